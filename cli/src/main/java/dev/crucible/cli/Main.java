@@ -1,0 +1,33 @@
+package dev.crucible.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code crucible} command: one entry point for validation, local runs, snapshots and probes. */
+@Command(name = "crucible", mixinStandardHelpOptions = true, version = "crucible 0.1.0",
+        description = "Run and check RL environments for coding agents, locally or on Kubernetes.",
+        subcommands = {ValidateCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    /** Exit status for invalid input (bad manifest, bad flag): distinct from a failed run. */
+    public static final int EXIT_INVALID = 2;
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setParameterExceptionHandler((ex, args) -> {
+            ex.getCommandLine().getErr().println("crucible: " + ex.getMessage());
+            ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+            return EXIT_INVALID;
+        });
+        return cl;
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+}

@@ -1,0 +1,25 @@
+package dev.crucible.api.v1alpha1;
+
+import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
+import dev.crucible.api.v1alpha1.environment.RLEnvironmentStatus;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Categories;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/** A packaged RL environment with its verifier. */
+@Group(Api.GROUP)
+@Version(Api.VERSION)
+@ShortNames("rlenv")
+@Categories(Api.CATEGORY)
+@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Verifier", jsonPath = ".spec.verifier.type", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Rollouts", jsonPath = ".status.statistics.rollouts", type = Type.INTEGER)
+@AdditionalPrinterColumn(name = "Solve-Rate", jsonPath = ".status.statistics.solveRate", type = Type.NUMBER)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
+public class RLEnvironment extends CustomResource<RLEnvironmentSpec, RLEnvironmentStatus> implements Namespaced {
+}

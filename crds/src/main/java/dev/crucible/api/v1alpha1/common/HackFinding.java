@@ -1,0 +1,24 @@
+package dev.crucible.api.v1alpha1.common;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.*;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** One reward-hack finding of the verifier's live monitor, as shown in Rollout status. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class HackFinding {
+    @JsonPropertyDescription("Detector that fired, e.g. protected-path-modified, pytest-skip-injection.")
+    public String detector;
+    @JsonPropertyDescription("low, medium, high or critical.")
+    public String severity;
+    @JsonPropertyDescription("File the finding is about, relative to the workspace.")
+    public String path;
+    @JsonPropertyDescription("What was seen, shortened.")
+    public String evidence;
+    @JsonPropertyDescription("When it was seen (RFC 3339).")
+    public String time;
+    @JsonPropertyDescription("Agent step index at detection, when known.")
+    public Integer step;
+    @JsonPropertyDescription("Action the hack policy took: flag, terminate or revert.")
+    public String action;
+}

@@ -1,0 +1,65 @@
+package dev.crucible.api.v1alpha1.environment;
+
+import java.util.List;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.*;
+
+/** What one verification runs; shared by the verifier and its composite components. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "self.type in ['io', 'bidirectional', 'composite'] || has(self.command)",
+        message = "command is required for execution, assertion and test-suite verifiers", fieldPath = ".command")
+@ValidationRule(value = "self.type != 'io' || (has(self.ioCases) && size(self.ioCases) > 0)",
+        message = "an io verifier needs at least one entry in ioCases", fieldPath = ".ioCases")
+@ValidationRule(value = "self.type != 'bidirectional' || has(self.bidirectional)",
+        message = "a bidirectional verifier needs the bidirectional section", fieldPath = ".bidirectional")
+@ValidationRule(value = "self.type == 'test-suite' || (!has(self.failToPass) && !has(self.passToPass))",
+        message = "failToPass and passToPass apply only to test-suite verifiers", fieldPath = ".failToPass")
+@ValidationRule(value = "!has(self.framework) || self.type == 'test-suite'",
+        message = "framework applies only to test-suite verifiers", fieldPath = ".framework")
+@ValidationRule(value = "!has(self.framework) || self.framework == 'pytest' || has(self.reportPath)",
+        message = "junit-xml and tap need reportPath, the file the command writes", fieldPath = ".reportPath")
+public class CheckSpec {
+    @JsonPropertyDescription("Verification strategy.")
+    @Required
+    public VerifierType type;
+
+    @JsonPropertyDescription("Shell command that runs the checks in the workspace.")
+    @Size(max = 16384)
+    public String command;
+
+    @JsonPropertyDescription("Command that builds the code first; its failure is the CodeRL 'does not build' case.")
+    @Size(max = 16384)
+    public String buildCommand;
+
+    @JsonPropertyDescription("How per-test results are read (test-suite only).")
+    public TestFramework framework;
+
+    @JsonPropertyDescription("Report file the command writes (junit-xml, tap), relative to the workspace.")
+    @Size(max = 1024)
+    public String reportPath;
+
+    @JsonPropertyDescription("Test ids that fail before the fix and must pass after it (SWE-bench FAIL_TO_PASS).")
+    @Size(max = 10000)
+    public List<@Size(min = 1, max = 1024) String> failToPass;
+
+    @JsonPropertyDescription("Test ids that pass before and must still pass after (SWE-bench PASS_TO_PASS).")
+    @Size(max = 10000)
+    public List<@Size(min = 1, max = 1024) String> passToPass;
+
+    @JsonPropertyDescription("Seconds the checks may run.")
+    @Min(1)
+    @Max(86400)
+    public Integer timeoutSeconds;
+
+    @JsonPropertyDescription("Count skipped and xfailed tests as passed; off unless the environment says so.")
+    @Default("false")
+    public Boolean countSkippedAsPassed;
+
+    @JsonPropertyDescription("stdin/stdout cases (io only).")
+    @Size(max = 1000)
+    public List<IoCase> ioCases;
+
+    @JsonPropertyDescription("Solutions × tests matrix (bidirectional only).")
+    public BidirectionalSpec bidirectional;
+}

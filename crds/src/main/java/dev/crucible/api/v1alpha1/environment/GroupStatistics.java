@@ -1,0 +1,16 @@
+package dev.crucible.api.v1alpha1.environment;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.*;
+
+/** Solve count of one GRPO group of attempts. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class GroupStatistics {
+    public String id;
+    public Integer attempts;
+    public Integer finished;
+    public Integer solved;
+    @JsonPropertyDescription("Whether the group's solve rate lies in the learnable band.")
+    public Boolean learnable;
+}

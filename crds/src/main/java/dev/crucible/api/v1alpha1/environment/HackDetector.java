@@ -1,0 +1,16 @@
+package dev.crucible.api.v1alpha1.environment;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Detectors of the live reward-hack monitor. */
+public enum HackDetector {
+    @JsonProperty("protected-path-modified") PROTECTED_PATH_MODIFIED,
+    @JsonProperty("test-skip-injection") TEST_SKIP_INJECTION,
+    @JsonProperty("startup-hook-injection") STARTUP_HOOK_INJECTION,
+    @JsonProperty("always-equal-override") ALWAYS_EQUAL_OVERRIDE,
+    @JsonProperty("timing-monkeypatch") TIMING_MONKEYPATCH,
+    @JsonProperty("hidden-test-access") HIDDEN_TEST_ACCESS,
+    @JsonProperty("git-history-mining") GIT_HISTORY_MINING,
+    @JsonProperty("grader-tampering") GRADER_TAMPERING,
+    @JsonProperty("network-egress") NETWORK_EGRESS
+}

@@ -1,0 +1,20 @@
+package dev.crucible.api.v1alpha1.rollout;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.*;
+
+/** Budget of one rollout; past it the rollout ends TimedOut. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class LimitsSpec {
+    @JsonPropertyDescription("Wall-clock limit from start to verdict, in seconds (up to 30 days).")
+    @Default("3600")
+    @Min(1)
+    @Max(2592000)
+    public Integer maxDurationSeconds;
+
+    @JsonPropertyDescription("Most environment API steps (tool calls) the agent may take.")
+    @Min(1)
+    @Max(1000000)
+    public Integer maxTurns;
+}

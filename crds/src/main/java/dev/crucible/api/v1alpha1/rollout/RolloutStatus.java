@@ -1,0 +1,34 @@
+package dev.crucible.api.v1alpha1.rollout;
+
+import dev.crucible.api.v1alpha1.common.HackFinding;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.ArrayList;
+import java.util.List;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.*;
+
+/** Observed state of a rollout: phase, reward, findings, members, timings. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class RolloutStatus {
+    public Long observedGeneration;
+    public RolloutPhase phase;
+    @JsonPropertyDescription("Machine-readable reason for the phase, e.g. DeadlineExceeded, GangTimeout.")
+    public String reason;
+    public String message;
+    public List<Condition> conditions = new ArrayList<>();
+    public Double reward;
+    @JsonPropertyDescription("Verifier verdict: pass, fail, partial, error.")
+    public String verdict;
+    public TestCounts tests;
+    @JsonPropertyDescription("The verifier's full JSON report, shortened to 64 KiB.")
+    public String verifierReport;
+    public List<HackFinding> hackFindings;
+    public Integer turns;
+    public List<RolloutMember> members;
+    @JsonPropertyDescription("Address of the environment API (interactive mode).")
+    public String endpoint;
+    public RolloutTimings timings;
+    public String restoredFrom;
+    public String lastSnapshot;
+}

@@ -1,0 +1,22 @@
+package dev.crucible.api.v1alpha1.snapshot;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.*;
+
+/** What was captured of one container. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class SnapshotMember {
+    public String pod;
+    public String container;
+    public String node;
+    public String role;
+    @JsonPropertyDescription("Where the images are, as the snapshot agent names them.")
+    public String imageLocation;
+    public Long bytes;
+    public Long dumpMillis;
+    public Boolean gpu;
+    public String gpuModel;
+    public Integer gpuCount;
+    public String sha256;
+}

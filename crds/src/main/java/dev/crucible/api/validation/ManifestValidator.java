@@ -1,0 +1,111 @@
+package dev.crucible.api.validation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one validator behind {@code crucible validate} and the admission webhook: CRD schema (strict),
+ * CEL rules, object metadata, then semantic checks. It never throws on bad input; every problem
+ * becomes a {@link ValidationError} that names a field path.
+ */
+public final class ManifestValidator {
+
+    private final CrdSchemas crds;
+    private final Map<String, StrictJsonSchema> schemas = new HashMap<>();
+    private final CelRules cel = new CelRules();
+
+    public ManifestValidator() {
+        this(new CrdSchemas());
+    }
+
+    public ManifestValidator(CrdSchemas crds) {
+        this.crds = crds;
+        crds.all().forEach((kind, crd) -> schemas.put(kind, new StrictJsonSchema(crd.schema())));
+    }
+
+    /** Validates files and folders of multi-document YAML, resolving references among them. */
+    public List<ValidationError> validatePaths(List<Path> paths) {
+        ManifestReader.Result read = new ManifestReader().read(paths);
+        List<ValidationError> errors = new ArrayList<>(read.errors());
+        errors.addAll(validateAll(read.manifests()));
+        return errors;
+    }
+
+    /** Validates documents that are checked together (references between them resolve). */
+    public List<ValidationError> validateAll(List<Manifest> manifests) {
+        Set<String> environments = new HashSet<>();
+        for (Manifest m : manifests) {
+            if ("RLEnvironment".equals(m.kind()) && m.name() != null) {
+                environments.add(m.namespace() + "/" + m.name());
+            }
+        }
+        SemanticChecks.Context ctx = SemanticChecks.Context.local(environments);
+        List<ValidationError> errors = new ArrayList<>();
+        for (Manifest m : manifests) {
+            errors.addAll(validate(m, ctx));
+        }
+        return errors;
+    }
+
+    /** Validates one document in the given context (the webhook passes {@link SemanticChecks.Context#cluster()}). */
+    public List<ValidationError> validate(Manifest m, SemanticChecks.Context ctx) {
+        List<ValidationError> errors = new ArrayList<>();
+        try {
+            if (!m.isObject()) {
+                errors.add(m.error("(document)", "a manifest must be a YAML mapping"));
+                return errors;
+            }
+            CrdSchemas.Crd crd = typeOf(m, errors);
+            if (crd == null) {
+                return errors;
+            }
+            ObjectNode body = ((ObjectNode) m.body()).deepCopy();
+            SchemaDefaults.apply(crd.schema(), body);
+            MetadataChecks.check(m, errors);
+            for (Map.Entry<String, String> v : schemas.get(crd.kind()).validate(body)) {
+                errors.add(m.error(v.getKey(), v.getValue()));
+            }
+            if (errors.isEmpty()) {
+                for (CelRules.Violation v : cel.evaluate(crd.schema(), body)) {
+                    errors.add(m.error(v.path(), v.message()));
+                }
+            }
+            if (errors.isEmpty()) {
+                SemanticChecks.check(new Manifest(m.file(), m.document(), body), ctx, errors);
+            }
+        } catch (RuntimeException e) {
+            // A validator bug must not look like valid input, nor crash the caller.
+            errors.add(m.error("(document)", "internal validation error: " + e));
+        }
+        return errors;
+    }
+
+    private CrdSchemas.Crd typeOf(Manifest m, List<ValidationError> errors) {
+        JsonNode kind = m.body().path("kind");
+        JsonNode apiVersion = m.body().path("apiVersion");
+        if (!apiVersion.isTextual()) {
+            errors.add(m.error("apiVersion", "required field is missing"));
+        }
+        if (!kind.isTextual()) {
+            errors.add(m.error("kind", "required field is missing"));
+            return null;
+        }
+        CrdSchemas.Crd crd = crds.forKind(kind.asText());
+        if (crd == null) {
+            errors.add(m.error("kind", "unknown kind " + kind.asText() + "; expected one of " + crds.all().keySet()));
+            return null;
+        }
+        if (apiVersion.isTextual() && !crd.apiVersion().equals(apiVersion.asText())) {
+            errors.add(m.error("apiVersion", "must be " + crd.apiVersion() + " for " + crd.kind()));
+            return null;
+        }
+        return errors.isEmpty() ? crd : null;
+    }
+}

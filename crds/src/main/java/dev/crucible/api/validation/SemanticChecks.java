@@ -1,0 +1,111 @@
+package dev.crucible.api.validation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Rules CEL cannot express: references between documents, globs that must compile, files a local
+ * run will need. The admission webhook runs the same checks with {@link Context#cluster()}.
+ */
+public final class SemanticChecks {
+
+    /** Annotation that marks a Rollout's environment as living elsewhere (another file, the cluster). */
+    public static final String EXTERNAL_ENVIRONMENT = "crucible.dev/external-environment";
+
+    /**
+     * What the checks can see. Locally: the other documents and the files beside the manifest. In the
+     * cluster: environments are looked up by the webhook, and local files do not exist.
+     */
+    public record Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences) {
+        public static Context local(Set<String> environments) {
+            return new Context(environments, true, true);
+        }
+
+        public static Context cluster() {
+            return new Context(Set.of(), false, false);
+        }
+    }
+
+    private SemanticChecks() {
+    }
+
+    static void check(Manifest m, Context ctx, List<ValidationError> errors) {
+        JsonNode spec = m.body().path("spec");
+        switch (String.valueOf(m.kind())) {
+            case "RLEnvironment" -> environment(m, spec, ctx, errors);
+            case "Rollout" -> rollout(m, spec, ctx, errors);
+            default -> {
+            }
+        }
+    }
+
+    private static void environment(Manifest m, JsonNode spec, Context ctx, List<ValidationError> errors) {
+        JsonNode verifier = spec.path("verifier");
+        Set<String> failToPass = new HashSet<>();
+        verifier.path("failToPass").forEach(t -> failToPass.add(t.asText()));
+        JsonNode p2p = verifier.path("passToPass");
+        for (int i = 0; i < p2p.size(); i++) {
+            if (failToPass.contains(p2p.get(i).asText())) {
+                errors.add(m.error("spec.verifier.passToPass[" + i + "]",
+                        "test " + p2p.get(i).asText() + " is also in failToPass; a test cannot be both"));
+            }
+        }
+        duplicates(m, verifier.path("failToPass"), "spec.verifier.failToPass", errors);
+        duplicates(m, p2p, "spec.verifier.passToPass", errors);
+        JsonNode globs = verifier.path("protectedPaths");
+        for (int i = 0; i < globs.size(); i++) {
+            String glob = globs.get(i).asText();
+            String at = "spec.verifier.protectedPaths[" + i + "]";
+            if (glob.startsWith("/") || Path.of(glob.replace("*", "x")).normalize().startsWith("..")) {
+                errors.add(m.error(at, "must be relative to the workspace and stay inside it"));
+                continue;
+            }
+            try {
+                FileSystems.getDefault().getPathMatcher("glob:" + glob);
+            } catch (RuntimeException e) {
+                errors.add(m.error(at, "not a valid glob: " + e.getMessage()));
+            }
+        }
+        if (ctx.checkLocalFiles()) {
+            localFile(m, spec.path("workspace").path("path"), "spec.workspace.path", true, errors);
+            localFile(m, verifier.path("hiddenTests").path("path"), "spec.verifier.hiddenTests.path", true, errors);
+            localFile(m, verifier.path("hiddenTests").path("patch"), "spec.verifier.hiddenTests.patch", false, errors);
+        }
+    }
+
+    private static void rollout(Manifest m, JsonNode spec, Context ctx, List<ValidationError> errors) {
+        JsonNode ref = spec.path("environmentRef").path("name");
+        boolean external = "true".equals(m.body().path("metadata").path("annotations").path(EXTERNAL_ENVIRONMENT).asText());
+        if (ctx.resolveReferences() && ref.isTextual() && !external
+                && !ctx.knownEnvironments().contains(m.namespace() + "/" + ref.asText())) {
+            errors.add(m.error("spec.environmentRef.name", "RLEnvironment " + ref.asText()
+                    + " is not among the given files; add it, or annotate the Rollout with "
+                    + EXTERNAL_ENVIRONMENT + ": \"true\""));
+        }
+    }
+
+    private static void duplicates(Manifest m, JsonNode list, String path, List<ValidationError> errors) {
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < list.size(); i++) {
+            if (!seen.add(list.get(i).asText())) {
+                errors.add(m.error(path + "[" + i + "]", "duplicate test id " + list.get(i).asText()));
+            }
+        }
+    }
+
+    private static void localFile(Manifest m, JsonNode value, String path, boolean directory, List<ValidationError> errors) {
+        if (!value.isTextual()) {
+            return;
+        }
+        Path base = Path.of(m.file()).toAbsolutePath().getParent();
+        Path target = base == null ? Path.of(value.asText()) : base.resolve(value.asText()).normalize();
+        if (directory ? !Files.isDirectory(target) : !Files.isRegularFile(target)) {
+            errors.add(m.error(path, (directory ? "directory " : "file ") + target + " does not exist"));
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import pytest
+
+from calc.ops import add, divide, subtract
+
+
+def test_add():
+    assert add(2, 3) == 5
+    assert subtract(5, 3) == 2
+
+
+def test_divide_positive():
+    assert divide(6, 3) == 2
+    assert divide(7, 2) == 3.5
+
+
+def test_divide_negative():
+    assert divide(-6, 3) == -2
+    assert divide(6, -4) == -1.5
+    assert divide(-1, -4) == 0.25
+
+
+def test_divide_by_zero():
+    with pytest.raises(ValueError, match="division by zero"):
+        divide(1, 0)
