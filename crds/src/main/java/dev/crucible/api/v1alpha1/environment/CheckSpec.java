@@ -56,6 +56,10 @@ public class CheckSpec {
     @Default("false")
     public Boolean countSkippedAsPassed;
 
+    @JsonPropertyDescription("Interpreter used to run Python test suites at grading (resolved outside the workspace); default python3.")
+    @Size(max = 256)
+    public String interpreter;
+
     @JsonPropertyDescription("stdin/stdout cases (io only).")
     @Size(max = 1000)
     public List<IoCase> ioCases;

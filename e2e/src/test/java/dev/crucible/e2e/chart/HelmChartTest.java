@@ -1,0 +1,129 @@
+package dev.crucible.e2e.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The chart lints clean, renders for the value sets that matter, and every object decodes strictly. */
+class HelmChartTest {
+
+    /** Kinds outside Fabric8's core models that the chart may render. */
+    private static final Set<String> CRD_KINDS = Set.of("Certificate", "Issuer", "ServiceMonitor");
+
+    static Stream<Map<String, Object>> valueSets() {
+        return Stream.of(
+                Map.of(),
+                Map.of("watchNamespaces[0]", "team-a", "watchNamespaces[1]", "team-b"),
+                Map.of("webhook.certManager.enabled", "true", "metrics.serviceMonitor.enabled", "true"),
+                Map.of("snapshots.storage.type", "pvc", "snapshots.storage.claimName", "snapshots",
+                        "rollouts.runtimeClassName", "gvisor"),
+                Map.of("webhook.enabled", "false", "snapshots.agent.enabled", "false"));
+    }
+
+    @Test
+    void lintIsClean() {
+        LintResult result = new Helm(ChartRendering.chartDir()).lint().strict().call();
+        assertThat(result.isFailed()).as(String.join("\n", result.getMessages())).isFalse();
+        assertThat(result.getMessages()).noneMatch(m -> m.contains("[ERROR]") || m.contains("[WARNING]"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void everyRenderedObjectDecodesStrictly(Map<String, Object> values) {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(values));
+        assertThat(objects).isNotEmpty();
+        for (HasMetadata o : objects) {
+            String id = o.getKind() + "/" + o.getMetadata().getName();
+            if (o instanceof GenericKubernetesResource) {
+                assertThat(CRD_KINDS).as("kind of " + id + " has no Fabric8 model").contains(o.getKind());
+            }
+            assertThat(StrictDecoding.unknownFields(o)).as("unknown fields in " + id).isEmpty();
+            assertThat(o.getMetadata().getLabels()).as("labels of " + id).containsKey("app.kubernetes.io/instance");
+        }
+    }
+
+    @Test
+    void operatorRunsLockedDownWithProbesAndLeaderElection() {
+        Deployment d = only(StrictDecoding.decode(ChartRendering.render(Map.of())), Deployment.class);
+        PodSpec pod = d.getSpec().getTemplate().getSpec();
+        var c = pod.getContainers().get(0);
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/q/health/live");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+        assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("QUARKUS_OPERATOR_SDK_LEADER_ELECTION_ENABLED")
+                && e.getValue().equals("true"));
+        assertThat(d.getSpec().getTemplate().getMetadata().getAnnotations()).containsEntry("prometheus.io/scrape", "true");
+    }
+
+    @Test
+    void snapshotAgentIsPrivilegedOnlyOnLabelledNodes() {
+        DaemonSet ds = only(StrictDecoding.decode(ChartRendering.render(Map.of())), DaemonSet.class);
+        PodSpec pod = ds.getSpec().getTemplate().getSpec();
+        assertThat(pod.getNodeSelector()).containsEntry("crucible.dev/snapshot-agent", "true");
+        assertThat(pod.getContainers().get(0).getSecurityContext().getPrivileged()).isTrue();
+        assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+    }
+
+    @Test
+    void rbacIsNamespacedWhenNamespacesAreListedAndNeverGrantsWildcards() {
+        List<HasMetadata> all = StrictDecoding.decode(ChartRendering.render(valueSets().toList().get(1)));
+        List<Role> roles = all.stream().filter(Role.class::isInstance).map(Role.class::cast).toList();
+        assertThat(roles).extracting(r -> r.getMetadata().getNamespace()).contains("team-a", "team-b");
+        List<ClusterRole> clusterRoles = all.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast).toList();
+        assertThat(clusterRoles).extracting(r -> r.getMetadata().getName()).containsExactly("crucible-cluster-read");
+        Stream.concat(roles.stream().flatMap(r -> r.getRules().stream()), clusterRoles.stream().flatMap(r -> r.getRules().stream()))
+                .forEach((PolicyRule rule) -> {
+                    assertThat(rule.getVerbs()).doesNotContain("*");
+                    assertThat(rule.getResources()).doesNotContain("*");
+                });
+    }
+
+    @Test
+    void badValuesAreRefusedByTheSchemaNamingTheField() {
+        assertThatThrownBy(() -> ChartRendering.render(Map.of("operator.replicas", 0)))
+                .hasMessageContaining("replicas");
+        assertThatThrownBy(() -> ChartRendering.render(Map.of("webhook.failurePolicy", "Sometimes")))
+                .hasMessageContaining("failurePolicy");
+        assertThatThrownBy(() -> ChartRendering.render(Map.of("snapshots.storage.type", "pvc")))
+                .hasMessageContaining("claimName");
+    }
+
+    @Test
+    void chartCarriesExactlyTheGeneratedCrds() throws Exception {
+        var chartCrds = ChartRendering.chartDir().resolve("crds");
+        var repoCrds = ChartRendering.chartDir().getParent().getParent().resolve("crds");
+        try (Stream<java.nio.file.Path> files = Files.list(chartCrds)) {
+            List<java.nio.file.Path> list = files.toList();
+            assertThat(list).hasSize(4);
+            for (var f : list) {
+                assertThat(Files.readString(f)).isEqualTo(Files.readString(repoCrds.resolve(f.getFileName())));
+            }
+        }
+    }
+
+    private static <T> T only(List<HasMetadata> objects, Class<T> type) {
+        List<T> matching = objects.stream().filter(type::isInstance).map(type::cast).toList();
+        assertThat(matching).hasSize(1);
+        return matching.get(0);
+    }
+}

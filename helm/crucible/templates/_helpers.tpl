@@ -1,0 +1,29 @@
+{{- define "crucible.name" -}}crucible{{- end -}}
+
+{{- define "crucible.fullname" -}}
+{{- if contains "crucible" .Release.Name -}}{{ .Release.Name | trunc 63 | trimSuffix "-" }}{{- else -}}{{ printf "%s-crucible" .Release.Name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- end -}}
+
+{{- define "crucible.labels" -}}
+app.kubernetes.io/name: crucible
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "crucible.operatorSelector" -}}
+app.kubernetes.io/name: crucible
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end -}}
+
+{{- define "crucible.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{/* cert-manager is used when asked, or on auto when its API is served. */}}
+{{- define "crucible.useCertManager" -}}
+{{- $cm := toString .Values.webhook.certManager.enabled -}}
+{{- if or (eq $cm "true") (and (eq $cm "auto") (.Capabilities.APIVersions.Has "cert-manager.io/v1")) -}}true{{- end -}}
+{{- end -}}
