@@ -1,0 +1,117 @@
+package dev.crucible.cli.derive;
+
+import dev.crucible.derive.Derivation;
+import dev.crucible.derive.DerivationException;
+import dev.crucible.derive.WorkflowDeriver;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code crucible derive}: an RLEnvironment manifest from a repository's own CI workflow. All logic is in
+ * {@link WorkflowDeriver}; this class only reads flags and writes files, and writes nothing at all when
+ * the derivation fails.
+ */
+@Command(name = "derive", mixinStandardHelpOptions = true,
+        description = {"Derive an RLEnvironment from a GitHub Actions workflow job: its setup script, toolchains,",
+                "env and test command come from the job's steps. Prints the manifest, preceded by a report of",
+                "every step (kept as setup, as the test command, as lint, or dropped, and why).",
+                "Exit 0 on success, 2 when the workflow does not parse, the job does not exist or has no test step."})
+public final class DeriveCommand implements Callable<Integer> {
+    static final int EXIT_ERROR = 2;
+
+    @Option(names = "--repo", required = true, paramLabel = "PATH", description = "the repository (a git working directory)")
+    Path repo;
+
+    @Option(names = "--commit", required = true, paramLabel = "SHA",
+            description = "commit to read the workflow at (HEAD works; recorded as the full id)")
+    String commit;
+
+    @Option(names = "--workflow", required = true, paramLabel = "FILE",
+            description = "workflow file, e.g. .github/workflows/ci.yml (a bare name is looked up there)")
+    String workflow;
+
+    @Option(names = "--job", paramLabel = "NAME", description = "job id or name (default: the first job that runs tests)")
+    String job;
+
+    @Option(names = "--matrix", split = ",", paramLabel = "KEY=VALUE",
+            description = "matrix values to choose a combination (default: the first that runs on Linux)")
+    Map<String, String> matrix = new LinkedHashMap<>();
+
+    @Option(names = "--test-step", paramLabel = "NAME",
+            description = "the step(s) that run the tests, by name, id or number, comma-separated (default: detected)")
+    String testStep;
+
+    @Option(names = "--report", paramLabel = "FILE", description = "also write the step report as JSON to FILE")
+    Path report;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "write the manifest to FILE instead of stdout")
+    Path output;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        if (!Files.isDirectory(repo)) {
+            err.println("crucible derive: --repo " + repo + ": no such directory");
+            return EXIT_ERROR;
+        }
+        Derivation d;
+        try {
+            d = new WorkflowDeriver().derive(repo, commit, workflowPath(), job, matrix, testStep);
+        } catch (DerivationException e) {
+            err.println("crucible derive: " + e.getMessage());
+            return EXIT_ERROR;
+        }
+        try {
+            OutputFiles files = new OutputFiles();
+            if (output != null) {
+                files.add(output, d.manifestYaml());
+            }
+            if (report != null) {
+                files.add(report, d.reportJson());
+            }
+            files.commit();
+        } catch (IOException e) {
+            err.println("crucible derive: cannot write output: " + e.getMessage());
+            return EXIT_ERROR;
+        }
+        if (output == null) {
+            spec.commandLine().getOut().print(d.manifestYaml());
+            spec.commandLine().getOut().flush();
+        } else {
+            err.println("crucible derive: wrote " + output + " (RLEnvironment " + d.name() + ", job '" + d.jobId()
+                    + "', verifier: " + oneLine(d.verifier().command()) + ")");
+        }
+        return 0;
+    }
+
+    /** The workflow as a path inside the repository, whichever way the user wrote it. */
+    private String workflowPath() {
+        Path given = Path.of(workflow);
+        Path root = repo.toAbsolutePath().normalize();
+        if (given.isAbsolute() && given.normalize().startsWith(root)) {
+            return root.relativize(given.normalize()).toString();
+        }
+        if (!workflow.contains("/") && !Files.exists(root.resolve(workflow))) {
+            return ".github/workflows/" + workflow;
+        }
+        return workflow.startsWith("./") ? workflow.substring(2) : workflow;
+    }
+
+    private static String oneLine(String command) {
+        String first = command.lines().filter(l -> !l.isBlank() && !l.startsWith("#") && !l.equals("set -e"))
+                .findFirst().orElse(command);
+        return command.lines().count() > 1 ? first + " ..." : first;
+    }
+}

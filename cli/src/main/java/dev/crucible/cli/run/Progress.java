@@ -1,0 +1,44 @@
+package dev.crucible.cli.run;
+
+import dev.crucible.verifier.monitor.Finding;
+import java.io.PrintWriter;
+
+/**
+ * Progress lines of one attempt on the terminal, each stamped with the attempt's elapsed time and
+ * label, e.g. {@code [  3.2s calc#0] Running: agent started}. Parallel attempts share the writer, so
+ * every line is written whole under its lock.
+ */
+public final class Progress {
+    private final PrintWriter out;
+    private final String label;
+    private final long t0 = System.nanoTime();
+
+    public Progress(PrintWriter out, String label) {
+        this.out = out;
+        this.label = label;
+    }
+
+    public void phase(Phase p, String detail) { line(p + (detail == null || detail.isEmpty() ? "" : ": " + detail)); }
+
+    public void finding(Finding f) {
+        line("FINDING " + f.detector() + " [" + f.severity() + "] " + (f.path() != null ? f.path() : "")
+                + (f.evidence() != null ? (f.path() != null ? " — " : "") + Text.shorten(f.evidence(), 160) : "")
+                + " (" + f.action() + ")");
+    }
+
+    public void heartbeat(int steps, int findings, String lastOutput) {
+        line("Running: " + steps + " step" + (steps == 1 ? "" : "s") + ", " + findings + " finding" + (findings == 1 ? "" : "s")
+                + (lastOutput == null || lastOutput.isBlank() ? "" : ", agent: " + Text.shorten(lastOutput.strip(), 100)));
+    }
+
+    public void info(String text) { line(text); }
+
+    public long elapsedMs() { return (System.nanoTime() - t0) / 1_000_000; }
+
+    private void line(String text) {
+        synchronized (out) {
+            out.printf("[%6.1fs %s] %s%n", elapsedMs() / 1000.0, label, text);
+            out.flush();
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.crucible.cli.run;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.monitor.Finding;
+import java.util.List;
+
+/**
+ * {@code result.json} of one attempt. The top-level fields mirror Rollout status (phase, reason,
+ * reward, verdict, tests, hackFindings, timings) so a local result reads like the cluster's;
+ * {@code verifierReport} is the verifier's full answer, as /v1/verify returns it.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"rollout", "environment", "mode", "group", "attempt", "phase", "reason", "message", "reward", "verdict", "flagged",
+        "tests", "hackFindings", "steps", "sandbox", "endpoint", "agent", "setup", "timings", "workspace", "verifierReport"})
+public record RolloutResult(String rollout, String environment, String mode, String group, int attempt, Phase phase, String reason,
+                            String message, Double reward, String verdict, Boolean flagged, VerifyReport.Tests tests,
+                            List<Finding> hackFindings, Integer steps, String sandbox, String endpoint, Agent agent, Setup setup,
+                            Timings timings, String workspace, VerifyReport verifierReport) {
+
+    /** The agent process of an embedded rollout. {@code exitCode} is null when it was killed (deadline, policy, Ctrl-C). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Agent(List<String> command, Integer exitCode, String log) {}
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Setup(int exitCode, boolean timedOut, long elapsedMs, String log) {}
+
+    /** Wall-clock times (RFC 3339) of each phase change, and durations in milliseconds. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Timings(String startedAt, String runningAt, String verifyingAt, String finishedAt, Long setupMs, Long agentMs,
+                          Long verifyMs, long totalMs) {}
+
+    /** Solved: graded pass with no finding against it (what counts toward the solve rate). */
+    public boolean solved() { return phase == Phase.Succeeded && "pass".equals(verdict); }
+}

@@ -1,0 +1,109 @@
+package dev.crucible.cli.run;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code crucible run}: runs RLEnvironment and Rollout documents on this machine as real processes,
+ * with the same verifier and live hack monitor as the cluster's sidecar. Exit 0 when every rollout
+ * reached a terminal phase, whatever its reward; 2 on invalid input; 130 after Ctrl-C; 1 when the
+ * local runtime itself failed.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Run an environment and its rollouts locally: workspace copy, setup, the agent under bubblewrap "
+                + "(or the environment API for a trainer), the live reward-hack monitor, and grading.",
+                "Writes OUT/result.json per attempt and OUT/summary.json when there are several."})
+public final class RunCommand implements Callable<Integer> {
+    static final int EXIT_INVALID = 2;
+    static final int EXIT_INTERRUPTED = 130;
+
+    @Option(names = {"-f", "--filename"}, required = true, arity = "1..*", paramLabel = "FILE|DIR",
+            description = "RLEnvironment and Rollout manifests (files or folders of YAML).")
+    List<Path> paths;
+
+    @Option(names = "--agent-cmd", paramLabel = "CMD",
+            description = "Shell command run as the agent in the workspace, instead of the Rollout's spec.agent.command "
+                    + "(makes the rollout embedded).")
+    String agentCmd;
+
+    @Option(names = "--attempts", defaultValue = "1", paramLabel = "N", description = "Attempts per rollout (a group). Default: ${DEFAULT-VALUE}.")
+    int attempts;
+
+    @Option(names = "--parallel", defaultValue = "1", paramLabel = "P", description = "Attempts run at the same time. Default: ${DEFAULT-VALUE}.")
+    int parallel;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where results go. Default: crucible-out/run-TIMESTAMP.")
+    Path out;
+
+    @Option(names = "--port", defaultValue = "0", paramLabel = "N",
+            description = "Interactive mode: port of the environment API on 127.0.0.1 (attempt i gets N+i). Default: an ephemeral port.")
+    int port;
+
+    @Option(names = "--no-sandbox", description = "Run the agent without bubblewrap even when it is installed (a warning says what is then not enforced).")
+    boolean noSandbox;
+
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new picocli.CommandLine(new RunCommand()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (attempts < 1 || attempts > 4096) return invalid(err, "--attempts: must be between 1 and 4096, got " + attempts);
+        if (parallel < 1) return invalid(err, "--parallel: must be at least 1, got " + parallel);
+        if (port < 0 || port > 65535) return invalid(err, "--port: must be between 0 and 65535, got " + port);
+        if (agentCmd != null && agentCmd.isBlank()) return invalid(err, "--agent-cmd: must not be empty");
+        RunInputs inputs;
+        try {
+            inputs = RunInputs.load(paths, agentCmd);
+        } catch (RunInputs.InvalidInput e) {
+            e.lines().forEach(err::println);
+            err.println("crucible run: invalid input (" + e.lines().size() + " error" + (e.lines().size() == 1 ? "" : "s") + "); nothing was run");
+            err.flush();
+            return EXIT_INVALID;
+        }
+        Path outDir = (out != null ? out : Path.of("crucible-out", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
+                .toAbsolutePath().normalize();
+        o.println("crucible run: " + inputs.rollouts().size() + " rollout" + (inputs.rollouts().size() == 1 ? "" : "s") + " × " + attempts
+                + " attempt" + (attempts == 1 ? "" : "s") + " → " + outDir);
+        o.flush();
+        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(!noSandbox, port, Duration.ofSeconds(5)))
+                .run(inputs.rollouts(), attempts, parallel, outDir);
+        printSummary(o, outcome);
+        if (outcome.interrupted()) return EXIT_INTERRUPTED;
+        return outcome.all().stream().anyMatch(r -> "LocalRunError".equals(r.reason())) ? 1 : 0;
+    }
+
+    static void printSummary(PrintWriter o, RolloutRunner.Outcome outcome) {
+        synchronized (o) {
+            o.println();
+            for (GroupSummary g : outcome.groups()) {
+                outcome.results().entrySet().stream().filter(e -> e.getKey().name().equals(g.rollout())).flatMap(e -> e.getValue().stream())
+                        .forEach(r -> HumanSummary.block(r, g.attempts() > 1).forEach(o::println));
+            }
+            for (GroupSummary g : outcome.groups()) if (g.attempts() > 1) o.println(g.line());
+            if (outcome.summary() != null) o.println("summary: " + outcome.summary());
+            else outcome.groups().forEach(g -> g.results().forEach(e -> o.println("result: " + e.result())));
+            o.flush();
+        }
+    }
+
+    private static int invalid(PrintWriter err, String message) {
+        err.println("crucible run: " + message);
+        err.flush();
+        return EXIT_INVALID;
+    }
+}

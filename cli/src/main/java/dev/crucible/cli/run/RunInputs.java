@@ -1,0 +1,157 @@
+package dev.crucible.cli.run;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.crucible.api.v1alpha1.common.ObjectRef;
+import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
+import dev.crucible.api.v1alpha1.rollout.AgentSpec;
+import dev.crucible.api.v1alpha1.rollout.RolloutMode;
+import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
+import dev.crucible.api.validation.Manifest;
+import dev.crucible.api.validation.ManifestReader;
+import dev.crucible.api.validation.ManifestValidator;
+import dev.crucible.api.validation.ValidationError;
+import dev.crucible.verifier.Environment;
+import dev.crucible.verifier.config.ConfigException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code crucible run} was given, validated: the environments by name and the rollouts to run.
+ * Validation is the same as {@code crucible validate} (schema, CEL, cross-references) plus the
+ * verifier's own reading of each environment, so anything that would fail later fails here, as
+ * "invalid input", naming the file and field.
+ */
+public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDoc> rollouts) {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    /** An RLEnvironment document: its API spec (workspace, source, setup env, band) and the verifier's view of it. */
+    public record EnvironmentDoc(String name, Path file, RLEnvironmentSpec spec, Environment verifierEnv) {
+        public Path baseDir() { return verifierEnv.baseDir(); }
+    }
+
+    /** A Rollout document (or one made up for an environment given alone). */
+    public record RolloutDoc(String name, String file, RolloutSpec spec, EnvironmentDoc environment) {
+        public boolean interactive() { return spec.mode == RolloutMode.INTERACTIVE; }
+    }
+
+    /** Bad input: each line names the file, document, field and problem. */
+    public static final class InvalidInput extends Exception {
+        private final List<String> lines;
+
+        public InvalidInput(List<String> lines) {
+            super(String.join("\n", lines));
+            this.lines = List.copyOf(lines);
+        }
+
+        public List<String> lines() { return lines; }
+    }
+
+    /**
+     * Validates and loads. {@code agentCmd} (from {@code --agent-cmd}) makes every rollout embedded with
+     * that command; without any Rollout document each environment gets one rollout: embedded when an
+     * agent command was given, interactive otherwise.
+     */
+    public static RunInputs load(List<Path> paths, String agentCmd) throws InvalidInput {
+        List<ValidationError> errors = new ManifestValidator().validatePaths(paths);
+        if (!errors.isEmpty()) throw new InvalidInput(errors.stream().map(ValidationError::toString).toList());
+        ManifestReader.Result read = new ManifestReader().read(paths);
+        Map<String, Integer> docsPerFile = new LinkedHashMap<>();
+        read.manifests().forEach(m -> docsPerFile.merge(m.file(), 1, Integer::sum));
+
+        Map<String, EnvironmentDoc> envs = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (Manifest m : read.manifests()) {
+            if (!"RLEnvironment".equals(m.kind())) continue;
+            try {
+                envs.put(m.name(), environment(m, docsPerFile.get(m.file()) == 1));
+            } catch (ConfigException e) {
+                problems.add(e.getMessage());
+            } catch (Exception e) {
+                problems.add(where(m) + "spec: " + e.getMessage());
+            }
+        }
+        List<RolloutDoc> rollouts = new ArrayList<>();
+        for (Manifest m : read.manifests()) {
+            if (!"Rollout".equals(m.kind())) continue;
+            RolloutSpec spec;
+            try {
+                spec = MAPPER.treeToValue(m.body().get("spec"), RolloutSpec.class);
+            } catch (Exception e) {
+                problems.add(where(m) + "spec: " + e.getMessage());
+                continue;
+            }
+            EnvironmentDoc env = envs.get(spec.environmentRef.name);
+            if (env == null) {
+                problems.add(where(m) + "spec.environmentRef.name: RLEnvironment " + spec.environmentRef.name
+                        + " is not among the files given to crucible run (pass its manifest too)");
+                continue;
+            }
+            rollouts.add(new RolloutDoc(m.name(), m.file(), overridden(spec, agentCmd), env));
+        }
+        if (read.manifests().stream().noneMatch(m -> "Rollout".equals(m.kind()))) {
+            for (EnvironmentDoc env : envs.values()) {
+                RolloutSpec spec = new RolloutSpec();
+                spec.environmentRef = new ObjectRef(env.name());
+                spec.mode = agentCmd == null ? RolloutMode.INTERACTIVE : RolloutMode.EMBEDDED;
+                rollouts.add(new RolloutDoc(env.name() + "-local", env.file().toString(), overridden(spec, agentCmd), env));
+            }
+        }
+        for (RolloutDoc r : rollouts) checkRunnableLocally(r, problems);
+        if (read.manifests().isEmpty()) problems.add(paths + ": (file): no YAML documents found");
+        else if (rollouts.isEmpty() && problems.isEmpty()) problems.add(paths + ": (file): no RLEnvironment or Rollout to run");
+        if (!problems.isEmpty()) throw new InvalidInput(problems.stream().distinct().toList());
+        return new RunInputs(envs, rollouts);
+    }
+
+    private static EnvironmentDoc environment(Manifest m, boolean aloneInFile) throws Exception {
+        RLEnvironmentSpec spec = MAPPER.treeToValue(m.body().get("spec"), RLEnvironmentSpec.class);
+        Path file = Path.of(m.file()).toAbsolutePath().normalize();
+        // A file of one document is loaded as a file, so the monitor also guards it as a grader file.
+        Environment env = aloneInFile ? Environment.load(file)
+                : Environment.of(dev.crucible.verifier.config.ManifestReader.parse(MAPPER.writeValueAsString(m.body()),
+                        m.file() + ":" + m.document()), file.getParent(), m.name());
+        return new EnvironmentDoc(m.name(), file, spec, env);
+    }
+
+    /** --agent-cmd replaces the rollout's agent and makes it embedded. */
+    private static RolloutSpec overridden(RolloutSpec spec, String agentCmd) {
+        if (agentCmd == null) return spec;
+        spec.mode = RolloutMode.EMBEDDED;
+        AgentSpec a = spec.agent == null ? new AgentSpec() : spec.agent;
+        a.command = List.of("/bin/sh", "-c", agentCmd);
+        spec.agent = a;
+        return spec;
+    }
+
+    /** What a cluster can run but this machine cannot: an environment with neither a local workspace nor a local repository. */
+    private static void checkRunnableLocally(RolloutDoc r, List<String> problems) {
+        RLEnvironmentSpec s = r.environment().spec();
+        String at = r.environment().file() + ": RLEnvironment/" + r.environment().name() + ": ";
+        boolean hasWorkspace = s.workspace != null && s.workspace.path != null;
+        if (!hasWorkspace && s.source == null) {
+            problems.add(at + "spec.workspace.path: crucible run needs a local workspace or a spec.source repository "
+                    + "(an image-only environment runs in a cluster)");
+        } else if (!hasWorkspace && SourceCheckout.isRemote(s.source.repo)) {
+            problems.add(at + "spec.source.repo: crucible run needs a local repository path, got " + s.source.repo
+                    + " (clone it first and point repo at the clone)");
+        } else if (!hasWorkspace && !java.nio.file.Files.isDirectory(r.environment().baseDir().resolve(s.source.repo))) {
+            problems.add(at + "spec.source.repo: no such directory " + r.environment().baseDir().resolve(s.source.repo));
+        } else if (hasWorkspace && !java.nio.file.Files.isDirectory(r.environment().baseDir().resolve(s.workspace.path))) {
+            problems.add(at + "spec.workspace.path: no such directory " + r.environment().baseDir().resolve(s.workspace.path));
+        }
+        if (r.spec().mode == RolloutMode.EMBEDDED && (r.spec().agent == null || r.spec().agent.command == null)) {
+            problems.add(r.file() + ": Rollout/" + r.name() + ": spec.agent.command: an embedded rollout needs a command (or pass --agent-cmd)");
+        }
+    }
+
+    private static String where(Manifest m) {
+        return m.file() + ":" + m.document() + ": " + m.kind() + "/" + m.name() + ": ";
+    }
+}

@@ -1,0 +1,38 @@
+package dev.crucible.cli.run;
+
+import dev.crucible.api.v1alpha1.environment.SetupSpec;
+import dev.crucible.verifier.exec.ExecRequest;
+import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.exec.LocalExecutor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs {@code spec.setup.script} in the workspace before the episode's reset, so what setup makes is
+ * part of the baseline and never a finding. Setup is the environment author's code, not the agent's:
+ * it runs outside the sandbox (it may need the network to install dependencies).
+ */
+final class SetupRunner {
+    /** What setup did; {@code exitCode} -1 when it ran past its timeout. */
+    record Outcome(boolean ran, int exitCode, boolean timedOut, long elapsedMs) {
+        static final Outcome NONE = new Outcome(false, 0, false, 0);
+
+        boolean ok() { return !ran || (exitCode == 0 && !timedOut); }
+    }
+
+    private SetupRunner() {}
+
+    static Outcome run(SetupSpec setup, Path workspace, Map<String, String> env, Duration budget, Path log) throws IOException {
+        if (setup == null || setup.script == null || setup.script.isBlank()) return Outcome.NONE;
+        Duration limit = Duration.ofSeconds(setup.timeoutSeconds == null ? 600 : setup.timeoutSeconds);
+        if (budget.compareTo(limit) < 0) limit = budget.isNegative() ? Duration.ZERO : budget;
+        ExecResult r = new LocalExecutor().run(new ExecRequest(List.of("/bin/sh", "-c", setup.script), workspace, env, true,
+                limit, 1 << 20, null, true));
+        Files.writeString(log, r.stdout() + (r.truncated() ? "\n[output cut at 1 MiB]\n" : ""));
+        return new Outcome(true, r.exitCode(), r.timedOut(), r.elapsedMs());
+    }
+}

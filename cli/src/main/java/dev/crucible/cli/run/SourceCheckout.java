@@ -1,0 +1,43 @@
+package dev.crucible.cli.run;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Materialises {@code spec.source} (a local git repository at a commit) as a fresh directory.
+ * {@code git archive} rather than a clone or worktree: the agent gets the files of that commit and
+ * no history, so it cannot mine future commits for the fix (a known reward hack).
+ */
+final class SourceCheckout {
+    private SourceCheckout() {}
+
+    static boolean isRemote(String repo) {
+        return repo.contains("://") || repo.startsWith("git@") || repo.matches("^[\\w.-]+@[\\w.-]+:.*");
+    }
+
+    /** Extracts {@code commit} of {@code repo} into {@code into} (created); throws with git's message on failure. */
+    static void extract(Path repo, String commit, Path into) throws IOException, InterruptedException {
+        Files.createDirectories(into);
+        Path err = Files.createTempFile("crucible-git-", ".log");
+        try {
+            Process p = new ProcessBuilder(List.of("/bin/bash", "-c",
+                    "set -euo pipefail; git -C \"$1\" archive --format=tar \"$2^{commit}\" | tar -x -C \"$3\"",
+                    "crucible-source", repo.toString(), commit, into.toString()))
+                    .redirectErrorStream(false).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(300, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException("git archive of " + repo + " at " + commit + " took longer than 300 s");
+            }
+            if (p.exitValue() != 0) {
+                throw new IOException("git archive of " + repo + " at " + commit + " failed: "
+                        + Files.readString(err, StandardCharsets.UTF_8).strip());
+            }
+        } finally {
+            Files.deleteIfExists(err);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.crucible.cli.snapshot;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * dd-like sequential write with fsync into a directory: the disk bandwidth that snapshot dump
+ * and restore speeds are compared against (same file system, same run).
+ */
+public final class DiskBandwidth {
+
+    private static final int BLOCK = 8 << 20;
+
+    private DiskBandwidth() {
+    }
+
+    /** MiB/s for writing {@code mib} MiB of incompressible data and fsyncing it; the file is removed. */
+    public static double measure(Path dir, long mib) throws IOException {
+        Path f = Files.createTempFile(dir, "crucible-disk-bench", ".bin");
+        byte[] data = new byte[BLOCK];
+        ThreadLocalRandom.current().nextBytes(data);
+        ByteBuffer buf = ByteBuffer.wrap(data);
+        long total = mib << 20;
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            long t0 = System.nanoTime();
+            for (long written = 0; written < total; ) {
+                buf.clear().limit((int) Math.min(BLOCK, total - written));
+                while (buf.hasRemaining()) {
+                    written += ch.write(buf);
+                }
+            }
+            ch.force(true);
+            return mib / ((System.nanoTime() - t0) / 1e9);
+        } finally {
+            Files.deleteIfExists(f);
+        }
+    }
+}

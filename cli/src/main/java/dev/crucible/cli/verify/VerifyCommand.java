@@ -1,0 +1,62 @@
+package dev.crucible.cli.verify;
+
+import dev.crucible.verifier.Environment;
+import dev.crucible.verifier.Episode;
+import dev.crucible.verifier.EpisodeOptions;
+import dev.crucible.verifier.Json;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.config.ConfigException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code crucible verify -f ENV.yaml --workspace DIR}: grades a finished workspace with the sidecar's
+ * code, comparing protected files with the environment's own workspace (its pristine copy), and
+ * prints the same JSON as /v1/verify. Exit 0 when grading ran (whatever the reward), 2 on bad input.
+ */
+@Command(name = "verify", mixinStandardHelpOptions = true, subcommands = VerifyBenchCommand.class,
+        description = "Grade a finished workspace post hoc and print the /v1/verify JSON.")
+public final class VerifyCommand implements Callable<Integer> {
+    public static final int BAD_INPUT = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "ENV.yaml", description = "RLEnvironment manifest")
+    Path file;
+
+    @Option(names = "--workspace", paramLabel = "DIR", description = "the finished workspace to grade")
+    Path workspace;
+
+    @Option(names = "--pretty", description = "indent the JSON")
+    boolean pretty;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        if (file == null) return bad(err, "-f ENV.yaml: required (the RLEnvironment manifest)");
+        if (workspace == null) return bad(err, "--workspace DIR: required (the finished workspace to grade)");
+        if (!Files.isDirectory(workspace)) return bad(err, "--workspace " + workspace + ": no such directory");
+        try {
+            Environment env = Environment.load(file);
+            VerifyReport report = Episode.gradePostHoc(env, workspace, EpisodeOptions.defaults());
+            spec.commandLine().getOut().println(Json.write(report, pretty));
+            spec.commandLine().getOut().flush();
+            return 0;
+        } catch (ConfigException e) {
+            return bad(err, e.getMessage());
+        }
+    }
+
+    static int bad(PrintWriter err, String message) {
+        err.println("crucible verify: " + message);
+        err.flush();
+        return BAD_INPUT;
+    }
+}

@@ -1,0 +1,82 @@
+package dev.crucible.cli.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code crucible probe train | score | bench} end to end on the bundled corpus and tiny model. */
+class ProbeCommandTest {
+    static final Path ROOT = Path.of(System.getProperty("crucible.repo.root", ".."));
+    static final Path CORPUS = ROOT.resolve("examples/probe/corpus.jsonl");
+    static final Path MODEL = ROOT.resolve("probe-server/src/test/resources/tiny-model");
+
+    record Run(int code, String out) {
+    }
+
+    static synchronized Run run(String... args) {
+        PrintStream old = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            int code = new CommandLine(new ProbeCommand()).execute(args);
+            return new Run(code, buf.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(old);
+        }
+    }
+
+    @Test
+    void trainThenScoreRanksAFrontierBugAboveEasyAndHardOnes(@TempDir Path out) throws Exception {
+        Run train = run("train", "--corpus", CORPUS.toString(), "--model", MODEL.toString(), "--out", out.toString(),
+                "--layers", "0", "--poolings", "mean_full,mean_last_half", "--aggregations", "mean_full",
+                "--architectures", "linear,mlp", "--balance", "weighted", "--device", "cpu");
+        assertThat(train.code()).as(train.out()).isZero();
+        assertThat(train.out()).contains("selected L0/").contains("bal_acc=");
+        for (String f : new String[] {"probe.json", "head.json", "report.json", "sweep.png", "calibration.png"}) {
+            assertThat(out.resolve(f)).exists();
+        }
+
+        Run score = run("score", "--model", out.toString(), "--input",
+                ROOT.resolve("examples/probe/score-input.jsonl").toString(), "--device", "cpu");
+        assertThat(score.code()).as(score.out()).isZero();
+        ObjectMapper json = new ObjectMapper();
+        Map<String, JsonNode> byId = new HashMap<>();
+        for (String line : score.out().strip().split("\n")) {
+            JsonNode n = json.readTree(line);
+            byId.put(n.get("id").asText(), n);
+        }
+        assertThat(byId).containsOnlyKeys("easy", "frontier", "hard", "invalid");
+        double frontier = byId.get("frontier").get("probability").asDouble();
+        assertThat(frontier).isGreaterThan(byId.get("easy").get("probability").asDouble())
+                .isGreaterThan(byId.get("hard").get("probability").asDouble());
+        assertThat(byId.get("invalid").get("reward").asDouble()).isEqualTo(-5.0);
+    }
+
+    @Test
+    void benchPrintsTheOneLineFormatAndSaysNaWithoutTorch() {
+        Run bench = run("bench", "--model", MODEL.toString(), "--batch", "2", "--seq", "16", "--seconds", "0.2",
+                "--device", "cpu", "--python", "/nonexistent/python");
+        assertThat(bench.code()).isZero();
+        assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+");
+    }
+
+    @Test
+    void missingOrBadOptionsAreUsageErrors(@TempDir Path out) throws Exception {
+        assertThat(run("train", "--model", MODEL.toString(), "--out", out.toString()).code()).isEqualTo(2);
+        Path bad = out.resolve("bad.jsonl");
+        Files.writeString(bad, "{\"text\": \"x\", \"k\": 9, \"n\": 8}\n");
+        assertThat(run("train", "--corpus", bad.toString(), "--model", MODEL.toString(), "--out",
+                out.resolve("o").toString()).code()).isNotZero();
+    }
+}

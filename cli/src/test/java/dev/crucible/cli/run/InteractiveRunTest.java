@@ -1,0 +1,86 @@
+package dev.crucible.cli.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Interactive mode: a trainer drives reset / step / verify over real HTTP on the port crucible run serves. */
+@Timeout(180)
+class InteractiveRunTest {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void aTrainerResetsStepsAndVerifiesOverHttp(@TempDir Path dir) throws Exception {
+        LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("trainer", "interactive", null, 120));
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String base = "http://127.0.0.1:" + port;
+        CompletableFuture<LocalRuns.Run> run = CompletableFuture.supplyAsync(() -> LocalRuns.run("-f", dir.resolve("env").toString(),
+                "--port", Integer.toString(port), "--out", dir.resolve("out").toString()));
+        awaitHealthy(base);
+
+        JsonNode reset = post(base + "/v1/reset", "{}");
+        assertThat(reset.path("prompt").asText()).contains("calc.ops.divide");
+        JsonNode step = post(base + "/v1/step", json.writeValueAsString(java.util.Map.of("tool", "bash", "args", java.util.Map.of(
+                "command", "sh " + LocalRuns.agent("honest.sh")))));
+        assertThat(step.path("exitCode").asInt()).as(step.toString()).isZero();
+        assertThat(step.path("observation").asText()).contains("4 passed");
+        JsonNode verify = post(base + "/v1/verify", "{}");
+        assertThat(verify.path("reward").asDouble()).isEqualTo(1.0);
+
+        LocalRuns.Run r = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        JsonNode res = LocalRuns.json(dir.resolve("out/result.json"));
+        assertThat(res.path("phase").asText()).isEqualTo("Succeeded");
+        assertThat(res.path("mode").asText()).isEqualTo("interactive");
+        assertThat(res.path("endpoint").asText()).isEqualTo(base);
+        assertThat(res.path("steps").asInt()).isEqualTo(1);
+        assertThat(res.path("reward").asDouble()).isEqualTo(1.0);
+        assertThat(r.out()).contains("environment API on " + base);
+    }
+
+    @Test
+    void aTrainerThatNeverVerifiesTimesOut(@TempDir Path dir) throws Exception {
+        LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("idle", "interactive", null, 3));
+        LocalRuns.Run r = LocalRuns.run("-f", dir.resolve("env").toString(), "--out", dir.resolve("out").toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat(LocalRuns.json(dir.resolve("out/result.json")).path("phase").asText()).isEqualTo("TimedOut");
+        assertThat(r.out()).containsPattern("environment API on http://127\\.0\\.0\\.1:\\d+");
+    }
+
+    private void awaitHealthy(String base) throws Exception {
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            try {
+                HttpResponse<String> h = http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+                if (h.statusCode() == 200) return;
+            } catch (java.io.IOException notYet) {
+                if (System.nanoTime() > until) throw notYet;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private JsonNode post(String url, String body) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(url + " → " + r.body()).isEqualTo(200);
+        return json.readTree(r.body());
+    }
+}

@@ -1,0 +1,47 @@
+package dev.crucible.cli.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ctrl-C: the CLI in its own JVM gets SIGINT while the agent runs; the agent dies and result.json is still written. */
+@Timeout(180)
+class InterruptTest {
+
+    @Test
+    void sigintStopsTheAgentAndStillWritesTheResult(@TempDir Path dir) throws Exception {
+        String marker = "876.543" + ProcessHandle.current().pid();
+        Path out = dir.resolve("out");
+        Path log = dir.resolve("cli.log");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process cli = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"), RunCommand.class.getName(),
+                "-f", LocalRuns.example().toString(), "--agent-cmd", "sleep " + marker, "--out", out.toString()))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (!(Files.exists(log) && Files.readString(log).contains("Running: agent")) || LocalRuns.processesWith(marker) == 0) {
+                assertThat(cli.isAlive()).as(Files.readString(log)).isTrue();
+                assertThat(System.nanoTime()).as("agent never started: " + Files.readString(log)).isLessThan(until);
+                Thread.sleep(100);
+            }
+            new ProcessBuilder("kill", "-INT", Long.toString(cli.pid())).start().waitFor();
+            assertThat(cli.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(log)).isTrue();
+            assertThat(cli.exitValue()).as(Files.readString(log)).isEqualTo(130);
+        } finally {
+            cli.destroyForcibly();
+        }
+        JsonNode res = LocalRuns.json(out.resolve("result.json"));
+        assertThat(res.path("phase").asText()).isEqualTo("Failed");
+        assertThat(res.path("reason").asText()).isEqualTo("Interrupted");
+        assertThat(LocalRuns.processesWith(marker)).isZero();
+        assertThat(Files.readString(log)).contains("interrupted: stopping the agents");
+    }
+}

@@ -1,0 +1,79 @@
+package dev.crucible.cli.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Deadlines, invalid input and groups of attempts. */
+@Timeout(180)
+class RunLimitsTest {
+
+    @Test
+    void aHangingAgentIsStoppedAtTheDeadlineAndReportedTimedOut(@TempDir Path dir) throws Exception {
+        String marker = "987.654" + ProcessHandle.current().pid();
+        LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("hangs", "embedded", "sleep " + marker, 4));
+        long t0 = System.nanoTime();
+        LocalRuns.Run r = LocalRuns.run("-f", dir.resolve("env").toString(), "--out", dir.resolve("out").toString());
+        long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        JsonNode res = LocalRuns.json(dir.resolve("out/result.json"));
+        assertThat(res.path("phase").asText()).isEqualTo("TimedOut");
+        assertThat(res.path("reason").asText()).isEqualTo("DeadlineExceeded");
+        assertThat(res.path("agent").has("exitCode")).isFalse();
+        assertThat(seconds).isLessThan(60);
+        assertThat(LocalRuns.processesWith(marker)).isZero();
+        assertThat(r.out()).contains("deadline of 4 s reached", "TimedOut");
+    }
+
+    @Test
+    void invalidManifestExitsTwoNamingFileAndField() {
+        Path bad = LocalRuns.root().resolve("examples/invalid/14-rollout-embedded-without-agent.yaml");
+        LocalRuns.Run r = LocalRuns.run("-f", bad.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains(bad.toString()).contains("spec.agent").contains("nothing was run");
+    }
+
+    @Test
+    void anEnvironmentWithoutALocalWorkspaceIsInvalidForALocalRun(@TempDir Path dir) throws Exception {
+        LocalRuns.copyExample(dir, null);
+        Path env = dir.resolve("environment.yaml");
+        Files.writeString(env, Files.readString(env).replace("path: ./workspace", "path: ./nowhere"));
+        LocalRuns.Run r = LocalRuns.run("-f", env.toString(), "--agent-cmd", "true");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains(env.toString()).contains("spec.workspace.path").contains("no such directory");
+    }
+
+    @Test
+    void badFlagsExitTwo() {
+        assertThat(LocalRuns.run("-f", LocalRuns.example().toString(), "--attempts", "0").exit()).isEqualTo(2);
+        assertThat(LocalRuns.run("--attempts", "2").exit()).isEqualTo(2);
+    }
+
+    @Test
+    void attemptsGiveASummaryWithSolveCountAndLearnableBand(@TempDir Path dir) throws Exception {
+        // attempt 0 fixes the bug, the others give up: solved 1 of 3, inside the default band [0.01, 0.99]
+        String agent = "if [ \"$CRUCIBLE_ATTEMPT\" = 0 ]; then sh " + LocalRuns.agent("honest.sh") + "; fi";
+        LocalRuns.Run r = LocalRuns.run("-f", LocalRuns.example().resolve("environment.yaml").toString(), "--agent-cmd", agent,
+                "--attempts", "3", "--parallel", "2", "--out", dir.toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        JsonNode s = LocalRuns.json(dir.resolve("summary.json"));
+        assertThat(s.path("attempts").asInt()).isEqualTo(3);
+        assertThat(s.path("solved").asInt()).isEqualTo(1);
+        JsonNode g = s.path("rollouts").get(0);
+        assertThat(g.path("solveRate").asDouble()).isBetween(0.33, 0.34);
+        assertThat(g.path("inLearnableBand").asBoolean()).isTrue();
+        assertThat(g.path("results")).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            JsonNode res = LocalRuns.json(dir.resolve("attempt-" + i + "/result.json"));
+            assertThat(res.path("attempt").asInt()).isEqualTo(i);
+            assertThat(res.path("reward").asDouble()).isEqualTo(i == 0 ? 1.0 : 0.0);
+            assertThat(res.path("phase").asText()).isEqualTo("Succeeded"); // graded, no finding, whatever the reward
+        }
+        assertThat(r.out()).contains("solved 1/3", "inside the learnable band");
+    }
+}

@@ -1,0 +1,56 @@
+package dev.crucible.controllers.config;
+
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Operator-wide settings the reconcilers need: the verifier sidecar, GPU placement, and pod identity.
+ * The Quarkus app fills it from {@code crucible.*} config; tests build it directly.
+ *
+ * @param verifierImage        image of the verifier sidecar injected into every rollout pod
+ * @param verifierCpu          CPU request/limit of the sidecar
+ * @param verifierMemory       memory request/limit of the sidecar
+ * @param verifierPort         port of the environment API the sidecar serves
+ * @param gpuNodeSelector      node labels every GPU pod requires (e.g. nvidia.com/gpu.present=true)
+ * @param gpuTolerations       tolerations every GPU pod gets (GPU nodes are usually tainted)
+ * @param gpuNodeLabel         label that marks GPU nodes; CPU pods require it to be absent
+ * @param runAsUser            uid rollout pods run as (non-root)
+ * @param gangSchedulerName    scheduler to use with PodGroups when a gang scheduler is installed
+ * @param rendezvousPort       port of the headless Service of multi-node rollouts (torch rendezvous)
+ */
+public record OperatorSettings(
+        String verifierImage,
+        String verifierCpu,
+        String verifierMemory,
+        int verifierPort,
+        Map<String, String> gpuNodeSelector,
+        List<Toleration> gpuTolerations,
+        String gpuNodeLabel,
+        long runAsUser,
+        String gangSchedulerName,
+        int rendezvousPort) {
+
+    public static final String DEFAULT_VERIFIER_IMAGE = "ghcr.io/crucible-dev/sidecar-verifier:0.1.0";
+    public static final String DEFAULT_GPU_NODE_LABEL = "nvidia.com/gpu.present";
+
+    public OperatorSettings {
+        gpuNodeSelector = Map.copyOf(gpuNodeSelector);
+        gpuTolerations = List.copyOf(gpuTolerations);
+    }
+
+    /** Defaults that match the NVIDIA GPU operator's node labels and the usual GPU taint. */
+    public static OperatorSettings defaults() {
+        return new OperatorSettings(DEFAULT_VERIFIER_IMAGE, "250m", "256Mi", 8080,
+                Map.of(DEFAULT_GPU_NODE_LABEL, "true"),
+                List.of(new TolerationBuilder().withKey("nvidia.com/gpu").withOperator("Exists")
+                        .withEffect("NoSchedule").build()),
+                DEFAULT_GPU_NODE_LABEL, 1000L, "scheduler-plugins-scheduler", 29500);
+    }
+
+    public OperatorSettings withVerifierImage(String image) {
+        return new OperatorSettings(image, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort);
+    }
+}

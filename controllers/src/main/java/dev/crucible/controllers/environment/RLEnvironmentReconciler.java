@@ -1,0 +1,134 @@
+package dev.crucible.controllers.environment;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.api.v1alpha1.environment.RLEnvironmentStatus;
+import dev.crucible.api.validation.ValidationError;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.status.Conditions;
+import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.StatusComparison;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reconciles an RLEnvironment: validates it with the shared validator (Valid condition), and keeps
+ * statistics over the Rollouts that reference it. It owns nothing, so it needs no finalizer.
+ */
+@ControllerConfiguration(name = RLEnvironmentReconciler.NAME)
+@GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
+// Statistics follow every rollout's phase; two passes a second per environment are plenty.
+@RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)
+public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
+
+    public static final String NAME = "rlenvironment";
+    public static final String PHASE_READY = "Ready";
+    public static final String PHASE_INVALID = "Invalid";
+
+    private final EnvironmentValidation validation;
+    private final ControllerMetrics metrics;
+    private volatile EventRecorder events;
+
+    public RLEnvironmentReconciler(EnvironmentValidation validation, ControllerMetrics metrics) {
+        this.validation = validation;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public List<EventSource<?, RLEnvironment>> prepareEventSources(EventSourceContext<RLEnvironment> context) {
+        InformerEventSource<Rollout, RLEnvironment> rollouts = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(Rollout.class, RLEnvironment.class)
+                        .withName("environment-rollouts")
+                        .withSecondaryToPrimaryMapper(r -> r.getSpec() == null || r.getSpec().environmentRef == null ? Set.of()
+                                : Set.of(new ResourceID(r.getSpec().environmentRef.name, r.getMetadata().getNamespace())))
+                        .withOnUpdateFilter((updated, old) -> !Objects.equals(outcome(updated), outcome(old)))
+                        .build(), context);
+        return List.of(rollouts);
+    }
+
+    private static RolloutOutcome outcome(Rollout r) {
+        return RolloutOutcome.of(r);
+    }
+
+    @Override
+    public UpdateControl<RLEnvironment> reconcile(RLEnvironment env, Context<RLEnvironment> context) {
+        var sample = metrics.startReconcile();
+        boolean ok = false;
+        try {
+            Instant now = Instant.now();
+            List<ValidationError> errors = validation.validate(env);
+            List<RolloutOutcome> outcomes = context.getSecondaryResources(Rollout.class).stream()
+                    .map(RolloutOutcome::of).toList();
+            RLEnvironmentStatus old = env.getStatus();
+            RLEnvironmentStatus status = new RLEnvironmentStatus();
+            Long generation = env.getMetadata().getGeneration();
+            status.observedGeneration = generation;
+            status.conditions = old == null || old.conditions == null ? new java.util.ArrayList<>() : old.conditions;
+            boolean valid = errors.isEmpty();
+            status.phase = valid ? PHASE_READY : PHASE_INVALID;
+            status.conditions = Conditions.set(status.conditions, ConditionTypes.VALID, valid,
+                    valid ? "Validated" : "ValidationFailed",
+                    valid ? "the environment passed schema, CEL and semantic checks" : EnvironmentValidation.summary(errors),
+                    generation, now);
+            status.conditions = Conditions.set(status.conditions, ConditionTypes.READY, valid,
+                    valid ? "Validated" : "ValidationFailed",
+                    valid ? "rollouts can start" : "rollouts stay Pending until the environment is fixed", generation, now);
+            status.statistics = EnvironmentStatisticsCalculator.compute(outcomes, env.getSpec().learnableBand);
+            // status.derived belongs to the source-derivation step; it is neither compared nor written here.
+            RLEnvironmentStatus comparable = old == null ? null : copyWithoutDerived(old);
+            if (!StatusComparison.same(comparable, status)) {
+                RLEnvironment patch = new RLEnvironment();
+                patch.setMetadata(new ObjectMetaBuilder().withName(env.getMetadata().getName())
+                        .withNamespace(env.getMetadata().getNamespace()).build());
+                patch.setStatus(status);
+                PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(env, patch, context);
+                boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);
+                boolean hadValidity = old != null && Conditions.find(old.conditions, ConditionTypes.VALID) != null;
+                if (!valid && (wasValid || !hadValidity)) {
+                    events(context).warning(env, "ValidationFailed", EnvironmentValidation.summary(errors));
+                } else if (valid && hadValidity && !wasValid) {
+                    events(context).normal(env, "Validated", "the environment is valid again");
+                }
+            }
+            ok = true;
+            return UpdateControl.noUpdate();
+        } finally {
+            metrics.endReconcile(sample, NAME, ok);
+        }
+    }
+
+    private static RLEnvironmentStatus copyWithoutDerived(RLEnvironmentStatus old) {
+        RLEnvironmentStatus c = new RLEnvironmentStatus();
+        c.observedGeneration = old.observedGeneration;
+        c.phase = old.phase;
+        c.conditions = old.conditions;
+        c.statistics = old.statistics;
+        return c;
+    }
+
+    private EventRecorder events(Context<RLEnvironment> context) {
+        EventRecorder e = events;
+        if (e == null) {
+            e = new EventRecorder(context.getClient());
+            events = e;
+        }
+        return e;
+    }
+}

@@ -1,0 +1,92 @@
+package dev.crucible.controllers.metrics;
+
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Crucible's own metrics (Micrometer; Prometheus in the operator): reconcile durations per controller,
+ * rollouts by phase, and the two latencies users feel: create → pods and create → running.
+ */
+public final class ControllerMetrics {
+
+    private final MeterRegistry registry;
+    private final Map<String, RolloutPhase> phaseByRollout = new ConcurrentHashMap<>();
+    private final Map<RolloutPhase, AtomicLong> byPhase = new EnumMap<>(RolloutPhase.class);
+    private final DistributionSummary createToPods;
+    private final DistributionSummary createToRunning;
+
+    public ControllerMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (RolloutPhase p : RolloutPhase.values()) {
+            AtomicLong count = new AtomicLong();
+            byPhase.put(p, count);
+            Gauge.builder("crucible.rollouts", count, AtomicLong::get)
+                    .description("Rollouts by phase").tag("phase", p.name()).register(registry);
+        }
+        createToPods = latency("crucible.rollout.create.to.pods", "Rollout created until all its pods were created");
+        createToRunning = latency("crucible.rollout.create.to.running", "Rollout created until all its pods ran");
+    }
+
+    private DistributionSummary latency(String name, String description) {
+        return DistributionSummary.builder(name).baseUnit("milliseconds").description(description)
+                .publishPercentiles(0.5, 0.99).publishPercentileHistogram()
+                .serviceLevelObjectives(10, 50, 100, 500, 1000, 5000, 30000)
+                .register(registry);
+    }
+
+    public Timer.Sample startReconcile() {
+        return Timer.start(registry);
+    }
+
+    public void endReconcile(Timer.Sample sample, String controller, boolean ok) {
+        sample.stop(Timer.builder("crucible.reconcile.duration").description("Time spent in one reconcile")
+                .tag("controller", controller).tag("result", ok ? "success" : "error")
+                .publishPercentiles(0.5, 0.99).register(registry));
+    }
+
+    /** Records the phase of one rollout (key: namespace/name); null removes it (deleted). */
+    public void phase(String rollout, RolloutPhase phase) {
+        RolloutPhase previous = phase == null ? phaseByRollout.remove(rollout) : phaseByRollout.put(rollout, phase);
+        if (previous == phase) {
+            return;
+        }
+        if (previous != null) {
+            byPhase.get(previous).decrementAndGet();
+        }
+        if (phase != null) {
+            byPhase.get(phase).incrementAndGet();
+        }
+    }
+
+    public void createToPods(long millis) {
+        createToPods.record(millis);
+    }
+
+    public void createToRunning(long millis) {
+        createToRunning.record(millis);
+    }
+
+    public long rolloutsIn(RolloutPhase phase) {
+        return byPhase.get(phase).get();
+    }
+
+    public DistributionSummary createToPodsSummary() {
+        return createToPods;
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    static Duration millis(long ms) {
+        return Duration.ofMillis(ms);
+    }
+}

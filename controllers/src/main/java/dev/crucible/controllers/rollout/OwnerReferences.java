@@ -1,0 +1,23 @@
+package dev.crucible.controllers.rollout;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+
+/** Controller owner references, so the garbage collector removes what a deleted Rollout leaves. */
+public final class OwnerReferences {
+
+    private OwnerReferences() {
+    }
+
+    public static OwnerReference controlledBy(HasMetadata owner) {
+        return new OwnerReferenceBuilder()
+                .withApiVersion(owner.getApiVersion())
+                .withKind(owner.getKind())
+                .withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .build();
+    }
+}

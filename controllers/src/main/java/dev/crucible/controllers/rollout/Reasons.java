@@ -1,0 +1,26 @@
+package dev.crucible.controllers.rollout;
+
+/** Machine-readable reasons of Rollout phases and Events: each names what happened and hints at the fix. */
+public final class Reasons {
+    public static final String ENVIRONMENT_NOT_FOUND = "EnvironmentNotFound";
+    public static final String ENVIRONMENT_INVALID = "EnvironmentInvalid";
+    public static final String CREATING_PODS = "CreatingPods";
+    public static final String GANG_RELEASED = "GangReleased";
+    public static final String SCHEDULING = "Scheduling";
+    public static final String UNSCHEDULABLE = "Unschedulable";
+    public static final String GANG_TIMEOUT = "GangTimeout";
+    public static final String STARTING = "ContainersStarting";
+    public static final String RUNNING = "AgentRunning";
+    public static final String AGENT_FINISHED = "AgentFinished";
+    public static final String VERIFIED = "Verified";
+    public static final String VERIFICATION_FAILED = "VerificationFailed";
+    public static final String HACK_DETECTED = "RewardHackDetected";
+    public static final String LIMIT_EXCEEDED = "LimitExceeded";
+    public static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
+    public static final String VERIFIER_RESULT_INVALID = "VerifierResultInvalid";
+    public static final String POD_FAILED = "PodFailed";
+    public static final String MEMBER_LOST = "MemberLost";
+
+    private Reasons() {
+    }
+}

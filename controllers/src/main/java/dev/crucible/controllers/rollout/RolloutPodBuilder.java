@@ -1,0 +1,270 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.common.ResourcesSpec;
+import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
+import dev.crucible.api.v1alpha1.rollout.RolloutMode;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.placement.PlacementBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSchedulingGate;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Desired state of one rollout pod (pure): the agent container, the verifier sidecar, the init
+ * container that fills the shared workspace and its pristine copy, placement, and the safety defaults.
+ */
+public final class RolloutPodBuilder {
+
+    public static final String GPU_RESOURCE = "nvidia.com/gpu";
+    public static final String WORKSPACE_VOLUME = "workspace";
+    public static final String PRISTINE_VOLUME = "pristine";
+    public static final String CONFIG_VOLUME = "crucible-config";
+    public static final String RUN_VOLUME = "crucible-run";
+    public static final String PRISTINE_PATH = "/crucible/pristine";
+    public static final String CONFIG_PATH = "/crucible/config";
+    public static final String RUN_PATH = "/crucible/run";
+    public static final String TASK_FILE = "/crucible/task.md";
+    public static final String TERMINATION_LOG = "/dev/termination-log";
+    /** Seconds past the rollout deadline after which the kubelet kills the pod even without the operator. */
+    public static final long DEADLINE_GRACE_SECONDS = 60;
+
+    private final OperatorSettings settings;
+
+    public RolloutPodBuilder(OperatorSettings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * @param gated      hold the pod with the gang scheduling gate until every member exists
+     * @param podGroup   name of the gang scheduler's PodGroup, or null where none is installed
+     */
+    public Pod build(Rollout rollout, RLEnvironment environment, MemberPlan member, List<MemberPlan> members,
+                     boolean gated, GangSchedulerSupport.Kind podGroup) {
+        RLEnvironmentSpec env = environment.getSpec();
+        String name = rollout.getMetadata().getName();
+        String podName = member.podName(name);
+        String mountPath = env.workspace != null && env.workspace.mountPath != null ? env.workspace.mountPath : "/workspace";
+        boolean gang = members.size() > 1;
+
+        Map<String, String> labels = RolloutLabels.forRollout(name);
+        labels.put(RolloutLabels.ROLE, member.role());
+        labels.put(RolloutLabels.INDEX, Integer.toString(member.index()));
+        labels.put(RolloutLabels.ENVIRONMENT, RolloutLabels.truncate(environment.getMetadata().getName()));
+        if (rollout.getSpec().group != null && rollout.getSpec().group.id != null) {
+            labels.put(RolloutLabels.GROUP, rollout.getSpec().group.id);
+        }
+        Map<String, String> annotations = new LinkedHashMap<>();
+        if (gang && podGroup != null) {
+            GangSchedulerSupport.label(podGroup, name, members.size(), labels, annotations);
+        }
+
+        PlacementBuilder.Placement placement = PlacementBuilder.place(member.gpus(),
+                member.resources() == null ? null : member.resources().gpuModel, rollout.getSpec().placement, settings);
+        List<String> protectedMounts = ProtectedPathMounts.mountable(
+                env.verifier == null ? null : env.verifier.protectedPaths);
+
+        PodBuilder pod = new PodBuilder()
+                .withNewMetadata()
+                .withName(podName)
+                .withNamespace(rollout.getMetadata().getNamespace())
+                .withLabels(labels)
+                .withAnnotations(annotations.isEmpty() ? null : annotations)
+                .withOwnerReferences(OwnerReferences.controlledBy(rollout))
+                .endMetadata()
+                .withNewSpec()
+                .withRestartPolicy("Never")
+                .withAutomountServiceAccountToken(false)
+                .withEnableServiceLinks(false)
+                .withRuntimeClassName(env.sandbox == null ? null : env.sandbox.runtimeClassName)
+                .withSecurityContext(SecurityDefaults.pod(settings.runAsUser()))
+                .withNodeSelector(placement.nodeSelector().isEmpty() ? null : placement.nodeSelector())
+                .withTolerations(placement.tolerations().isEmpty() ? null : placement.tolerations())
+                .withAffinity(placement.affinity())
+                .withActiveDeadlineSeconds(maxDurationSeconds(rollout) + DEADLINE_GRACE_SECONDS)
+                .withVolumes(volumes(name, env))
+                .withInitContainers(initContainer(env, mountPath))
+                .withContainers(agentContainer(rollout, env, member, members, mountPath, protectedMounts),
+                        verifierContainer(rollout, member, members, mountPath))
+                .endSpec();
+        if (gang) {
+            if (podName.length() <= 63) {
+                // hostname.subdomain makes each member resolvable through the headless Service.
+                pod.editSpec().withHostname(podName).withSubdomain(RolloutLabels.serviceName(name)).endSpec();
+            }
+            if (podGroup != null) {
+                pod.editSpec().withSchedulerName(GangSchedulerSupport.schedulerName(podGroup, settings)).endSpec();
+            }
+        }
+        if (gated) {
+            pod.editSpec().withSchedulingGates(new PodSchedulingGate(RolloutLabels.GANG_GATE)).endSpec();
+        }
+        return pod.build();
+    }
+
+    public static long maxDurationSeconds(Rollout rollout) {
+        var limits = rollout.getSpec().limits;
+        return limits == null || limits.maxDurationSeconds == null ? 3600 : limits.maxDurationSeconds;
+    }
+
+    private List<Volume> volumes(String rollout, RLEnvironmentSpec env) {
+        String sizeLimit = env.workspace != null && env.workspace.sizeLimit != null ? env.workspace.sizeLimit
+                : env.resources != null ? env.resources.ephemeralStorage : null;
+        List<Volume> volumes = new ArrayList<>();
+        volumes.add(new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir()
+                .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
+        volumes.add(new VolumeBuilder().withName(PRISTINE_VOLUME).withNewEmptyDir()
+                .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
+        volumes.add(new VolumeBuilder().withName(RUN_VOLUME).withNewEmptyDir().withMedium("Memory")
+                .withSizeLimit(new Quantity("64Mi")).endEmptyDir().build());
+        volumes.add(new VolumeBuilder().withName(CONFIG_VOLUME).withNewConfigMap()
+                .withName(RolloutLabels.configMapName(rollout)).withDefaultMode(0444).endConfigMap().build());
+        return volumes;
+    }
+
+    /** Copies the image's workspace into the shared volume and into the pristine copy grading trusts. */
+    private Container initContainer(RLEnvironmentSpec env, String mountPath) {
+        String image = env.image != null ? env.image : settings.verifierImage();
+        return new ContainerBuilder()
+                .withName(RolloutLabels.INIT_CONTAINER)
+                .withImage(image)
+                .withCommand("sh", "-c", "set -e; if [ -d \"$SRC\" ]; then cp -a \"$SRC\"/. /mnt/workspace/; "
+                        + "cp -a \"$SRC\"/. /mnt/pristine/; fi")
+                .withEnv(new EnvVar("SRC", mountPath, null))
+                .withVolumeMounts(mount(WORKSPACE_VOLUME, "/mnt/workspace", false),
+                        mount(PRISTINE_VOLUME, "/mnt/pristine", false))
+                .withResources(resources("100m", "128Mi", 0))
+                .withSecurityContext(SecurityDefaults.container(true))
+                .build();
+    }
+
+    private Container agentContainer(Rollout rollout, RLEnvironmentSpec env, MemberPlan member,
+                                     List<MemberPlan> members, String mountPath, List<String> protectedMounts) {
+        var spec = rollout.getSpec();
+        boolean embedded = spec.mode != RolloutMode.INTERACTIVE;
+        String image = embedded && spec.agent != null && spec.agent.image != null ? spec.agent.image
+                : env.image != null ? env.image : settings.verifierImage();
+        List<String> command = embedded && spec.agent != null && spec.agent.command != null
+                ? spec.agent.command : member.command();
+        List<EnvVar> vars = new ArrayList<>();
+        if (env.setup != null && env.setup.env != null) {
+            env.setup.env.forEach((k, v) -> vars.add(new EnvVar(k, v, null)));
+        }
+        if (embedded && spec.agent != null && spec.agent.env != null) {
+            spec.agent.env.forEach(e -> vars.add(new EnvVar(e.name, e.value, null)));
+        }
+        vars.addAll(identity(rollout, member, members));
+        vars.add(new EnvVar("CRUCIBLE_ENV_API", "http://127.0.0.1:" + settings.verifierPort(), null));
+        vars.add(new EnvVar("CRUCIBLE_TASK_FILE", TASK_FILE, null));
+
+        List<VolumeMount> mounts = new ArrayList<>();
+        mounts.add(mount(WORKSPACE_VOLUME, mountPath, false));
+        mounts.add(mount(RUN_VOLUME, RUN_PATH, false));
+        mounts.add(new VolumeMountBuilder().withName(CONFIG_VOLUME).withMountPath(TASK_FILE)
+                .withSubPath(EnvironmentConfigMapBuilder.TASK_KEY).withReadOnly(true).build());
+        for (String path : protectedMounts) {
+            // The pristine copy, read-only, over the agent's view of the protected path.
+            mounts.add(new VolumeMountBuilder().withName(PRISTINE_VOLUME)
+                    .withMountPath(mountPath.replaceAll("/+$", "") + "/" + path)
+                    .withSubPath(path).withReadOnly(true).build());
+        }
+        ResourcesSpec r = member.resources();
+        return new ContainerBuilder()
+                .withName(RolloutLabels.AGENT_CONTAINER)
+                .withImage(image)
+                .withCommand(command == null || command.isEmpty() ? null : command)
+                .withWorkingDir(mountPath)
+                .withEnv(vars)
+                .withVolumeMounts(mounts)
+                .withResources(resources(r == null ? null : r.cpu, r == null ? null : r.memory, member.gpus()))
+                .withSecurityContext(SecurityDefaults.container(false))
+                .withTerminationMessagePolicy("FallbackToLogsOnError")
+                .build();
+    }
+
+    private Container verifierContainer(Rollout rollout, MemberPlan member, List<MemberPlan> members, String mountPath) {
+        List<EnvVar> vars = new ArrayList<>(identity(rollout, member, members));
+        vars.add(new EnvVar("CRUCIBLE_ENVIRONMENT_FILE", CONFIG_PATH + "/" + EnvironmentConfigMapBuilder.ENVIRONMENT_KEY, null));
+        vars.add(new EnvVar("CRUCIBLE_ROLLOUT_FILE", CONFIG_PATH + "/" + EnvironmentConfigMapBuilder.ROLLOUT_KEY, null));
+        vars.add(new EnvVar("CRUCIBLE_WORKSPACE", mountPath, null));
+        vars.add(new EnvVar("CRUCIBLE_PRISTINE", PRISTINE_PATH, null));
+        vars.add(new EnvVar("CRUCIBLE_RUN_DIR", RUN_PATH, null));
+        vars.add(new EnvVar("CRUCIBLE_PORT", Integer.toString(settings.verifierPort()), null));
+        vars.add(new EnvVar("CRUCIBLE_RESULT_FILE", TERMINATION_LOG, null));
+        vars.add(new EnvVar("CRUCIBLE_MAX_DURATION_SECONDS", Long.toString(maxDurationSeconds(rollout)), null));
+        var limits = rollout.getSpec().limits;
+        if (limits != null && limits.maxTurns != null) {
+            vars.add(new EnvVar("CRUCIBLE_MAX_TURNS", limits.maxTurns.toString(), null));
+        }
+        vars.add(new EnvVar("CRUCIBLE_MODE", rollout.getSpec().mode == RolloutMode.INTERACTIVE ? "interactive" : "embedded", null));
+        return new ContainerBuilder()
+                .withName(RolloutLabels.VERIFIER_CONTAINER)
+                .withImage(settings.verifierImage())
+                .withEnv(vars)
+                .addNewPort().withName("env-api").withContainerPort(settings.verifierPort()).withProtocol("TCP").endPort()
+                .withVolumeMounts(mount(WORKSPACE_VOLUME, mountPath, false),
+                        mount(PRISTINE_VOLUME, PRISTINE_PATH, true),
+                        mount(CONFIG_VOLUME, CONFIG_PATH, true),
+                        mount(RUN_VOLUME, RUN_PATH, false))
+                .withResources(resources(settings.verifierCpu(), settings.verifierMemory(), 0))
+                .withSecurityContext(SecurityDefaults.container(true))
+                // The result contract: the sidecar's last act is writing its result JSON here (≤ 4 KiB).
+                .withTerminationMessagePath(TERMINATION_LOG)
+                .withTerminationMessagePolicy("File")
+                .build();
+    }
+
+    /** Who this pod is within the rollout; the same for agent and sidecar. */
+    private List<EnvVar> identity(Rollout rollout, MemberPlan member, List<MemberPlan> members) {
+        String name = rollout.getMetadata().getName();
+        List<EnvVar> vars = new ArrayList<>();
+        vars.add(new EnvVar("CRUCIBLE_ROLLOUT", name, null));
+        vars.add(new EnvVar("CRUCIBLE_NAMESPACE", rollout.getMetadata().getNamespace(), null));
+        vars.add(new EnvVar("CRUCIBLE_ROLE", member.role(), null));
+        vars.add(new EnvVar("CRUCIBLE_INDEX", Integer.toString(member.index()), null));
+        vars.add(new EnvVar("CRUCIBLE_LEADER", Boolean.toString(member.leader()), null));
+        vars.add(new EnvVar("CRUCIBLE_MEMBERS", Integer.toString(members.size()), null));
+        if (members.size() > 1) {
+            MemberPlan leader = members.get(0);
+            vars.add(new EnvVar("CRUCIBLE_RENDEZVOUS", leader.podName(name) + "." + RolloutLabels.serviceName(name)
+                    + ":" + settings.rendezvousPort(), null));
+        }
+        return vars;
+    }
+
+    private static VolumeMount mount(String volume, String path, boolean readOnly) {
+        return new VolumeMountBuilder().withName(volume).withMountPath(path).withReadOnly(readOnly ? true : null).build();
+    }
+
+    /** Requests equal limits (Guaranteed QoS where CPU and memory are given); GPUs only as limits+requests. */
+    private static ResourceRequirements resources(String cpu, String memory, int gpus) {
+        Map<String, Quantity> amounts = new LinkedHashMap<>();
+        if (cpu != null) {
+            amounts.put("cpu", new Quantity(cpu));
+        }
+        if (memory != null) {
+            amounts.put("memory", new Quantity(memory));
+        }
+        if (gpus > 0) {
+            amounts.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
+        }
+        if (amounts.isEmpty()) {
+            return null;
+        }
+        return new ResourceRequirements(null, new LinkedHashMap<>(amounts), new LinkedHashMap<>(amounts));
+    }
+}

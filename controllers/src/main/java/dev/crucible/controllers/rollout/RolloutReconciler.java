@@ -1,0 +1,309 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.RolloutSnapshot;
+import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.api.v1alpha1.rollout.RolloutMode;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.status.Conditions;
+import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.StatusComparison;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Reconciles a Rollout: observe (its pods, its environment) → decide ({@link RolloutStateMachine}) →
+ * act (create / ungate / stop pods, and the objects beside them) → write status when it changed.
+ * Everything is derived from observed state and deterministic names, so a restart at any moment
+ * neither loses nor duplicates pods.
+ */
+@ControllerConfiguration(name = RolloutReconciler.NAME)
+@GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
+@RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
+public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
+
+    public static final String NAME = "rollout";
+    static final String BY_ENVIRONMENT = "rollouts-by-environment";
+
+    private final OperatorSettings settings;
+    private final ControllerMetrics metrics;
+    private final RolloutPodBuilder podBuilder;
+    private volatile InformerEventSource<Pod, Rollout> pods;
+    private volatile EventRecorder events;
+    private volatile GangKindHolder gangKind;
+
+    /** The gang scheduler found at first use (CRDs are looked up once, not per reconcile). */
+    private record GangKindHolder(GangSchedulerSupport.Kind kind) {
+    }
+
+    public RolloutReconciler(OperatorSettings settings, ControllerMetrics metrics) {
+        this.settings = settings;
+        this.metrics = metrics;
+        this.podBuilder = new RolloutPodBuilder(settings);
+    }
+
+    @Override
+    public List<EventSource<?, Rollout>> prepareEventSources(EventSourceContext<Rollout> context) {
+        context.getPrimaryCache().addIndexer(BY_ENVIRONMENT, r -> List.of(environmentKey(r.getMetadata().getNamespace(),
+                r.getSpec() == null || r.getSpec().environmentRef == null ? "" : r.getSpec().environmentRef.name)));
+        pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, Rollout.class)
+                .withName("rollout-pods")
+                .withLabelSelector(RolloutLabels.MANAGED_BY + "=" + RolloutLabels.MANAGED_BY_VALUE)
+                .build(), context);
+        InformerEventSource<RLEnvironment, Rollout> environments = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(RLEnvironment.class, Rollout.class)
+                        .withName("rollout-environments")
+                        .withPrimaryToSecondaryMapper((Rollout r) -> r.getSpec() == null || r.getSpec().environmentRef == null
+                                ? Set.of() : Set.of(new ResourceID(r.getSpec().environmentRef.name, r.getMetadata().getNamespace())))
+                        .withSecondaryToPrimaryMapper(env -> context.getPrimaryCache()
+                                .byIndex(BY_ENVIRONMENT, environmentKey(env.getMetadata().getNamespace(), env.getMetadata().getName()))
+                                .stream().map(ResourceID::fromResource).collect(Collectors.toSet()))
+                        // Statistics change an environment's status all the time; only spec and validity matter here.
+                        .withOnUpdateFilter((updated, old) -> !Objects.equals(updated.getMetadata().getGeneration(),
+                                old.getMetadata().getGeneration()) || !Objects.equals(validity(updated), validity(old)))
+                        .build(), context);
+        return List.of(pods, environments);
+    }
+
+    @Override
+    public UpdateControl<Rollout> reconcile(Rollout rollout, Context<Rollout> context) {
+        var sample = metrics.startReconcile();
+        boolean ok = false;
+        try {
+            UpdateControl<Rollout> control = reconcileObserved(rollout, context);
+            ok = true;
+            return control;
+        } finally {
+            metrics.endReconcile(sample, NAME, ok);
+        }
+    }
+
+    private UpdateControl<Rollout> reconcileObserved(Rollout rollout, Context<Rollout> context) {
+        Instant now = Instant.now();
+        KubernetesClient client = context.getClient();
+        RLEnvironment env = context.getSecondaryResource(RLEnvironment.class).orElse(null);
+        Map<String, Pod> observed = new HashMap<>();
+        for (Pod p : context.getSecondaryResources(Pod.class)) {
+            observed.put(p.getMetadata().getName(), p);
+        }
+        RolloutDecision d = RolloutStateMachine.decide(rollout, env, env == null ? null : validity(env), observed, now);
+        RolloutStatus old = rollout.getStatus();
+        RolloutPhase oldPhase = old == null ? null : old.phase;
+
+        if (!d.create().isEmpty()) {
+            createMembers(rollout, env, d, client);
+        }
+        for (String name : d.ungate()) {
+            // A merge patch with null removes the gates; the scheduler then sees every member at once.
+            client.pods().inNamespace(rollout.getMetadata().getNamespace()).withName(name)
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"schedulingGates\":null}}");
+        }
+
+        RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now);
+        if (rollout.getSpec().mode == RolloutMode.INTERACTIVE && d.members() != null && !d.members().isEmpty()) {
+            Pod leader = observed.get(d.members().get(0).pod);
+            if (leader != null && leader.getStatus() != null && leader.getStatus().getPodIP() != null && !d.phase().isTerminal()) {
+                status.endpoint = "http://" + leader.getStatus().getPodIP() + ":" + settings.verifierPort();
+            }
+        }
+        String key = rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName();
+        metrics.phase(key, d.phase());
+        if (!StatusComparison.same(old, status)) {
+            // Write status first and cache what was written: a pod event that races the status event
+            // must not see the old phase (e.g. Running with pods gone after a verdict).
+            Rollout patch = new Rollout();
+            patch.setMetadata(new ObjectMetaBuilder().withName(rollout.getMetadata().getName())
+                    .withNamespace(rollout.getMetadata().getNamespace()).build());
+            patch.setStatus(status);
+            PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(rollout, patch, context);
+            recordTransition(rollout, oldPhase, old, status, d, client);
+        }
+        if (d.stopPods()) {
+            stopPods(rollout, observed, client);
+        }
+        UpdateControl<Rollout> control = UpdateControl.noUpdate();
+        if (d.requeueAfter() != null) {
+            control.rescheduleAfter(Math.max(100, d.requeueAfter().toMillis() + 50));
+        }
+        return control;
+    }
+
+    private void createMembers(Rollout rollout, RLEnvironment env, RolloutDecision d, KubernetesClient client) {
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        boolean gang = TopologyPlanner.isGang(plan);
+        GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
+        // Objects beside the pods first: the pods mount the ConfigMap and resolve through the Service.
+        createIfAbsent(client, EnvironmentConfigMapBuilder.build(rollout, env));
+        createIfAbsent(client, EgressPolicyBuilder.build(rollout, env, gang));
+        if (gang) {
+            createIfAbsent(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()));
+            if (kind != null) {
+                var podGroup = GangSchedulerSupport.podGroup(kind, rollout, plan.size(), TopologyPlanner.gangTimeoutSeconds(env.getSpec()));
+                if (podGroup != null) {
+                    createIfAbsent(client, podGroup);
+                }
+            }
+        }
+        for (MemberPlan m : d.create()) {
+            Pod pod = podBuilder.build(rollout, env, m, plan, d.gateNew(), kind);
+            try {
+                Pod created = client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
+                // Let the next reconcile see the pod even before the informer's watch delivers it.
+                pods.handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void createIfAbsent(KubernetesClient client, HasMetadata object) {
+        try {
+            client.resource(object).create();
+        } catch (KubernetesClientException e) {
+            // 409: it exists (created before a restart, or by the previous reconcile): deterministic names make that fine.
+            // 404: the kind is not served (e.g. a gang scheduler removed since detection): the gate still works.
+            if (e.getCode() != 409 && e.getCode() != 404) {
+                throw e;
+            }
+        }
+    }
+
+    private void stopPods(Rollout rollout, Map<String, Pod> observed, KubernetesClient client) {
+        for (Pod p : observed.values()) {
+            if (RolloutStateMachine.stillRunning(p)) {
+                try {
+                    client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName()).delete();
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != 404) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    private void recordTransition(Rollout rollout, RolloutPhase oldPhase, RolloutStatus old, RolloutStatus status,
+                                  RolloutDecision d, KubernetesClient client) {
+        if (status.timings != null && status.timings.createToPodsMillis != null
+                && (old == null || old.timings == null || old.timings.createToPodsMillis == null)) {
+            metrics.createToPods(status.timings.createToPodsMillis);
+            events(client).normal(rollout, "PodsCreated", d.members() == null ? "pods created"
+                    : d.members().size() + " pod(s) created");
+        }
+        if (status.timings != null && status.timings.createToRunningMillis != null
+                && (old == null || old.timings == null || old.timings.createToRunningMillis == null)) {
+            metrics.createToRunning(status.timings.createToRunningMillis);
+        }
+        if (oldPhase == d.phase() && Objects.equals(old == null ? null : old.reason, d.reason())) {
+            return;
+        }
+        switch (d.phase()) {
+            case Running, Succeeded -> events(client).normal(rollout, d.reason(), d.message());
+            case Failed, Hacked, TimedOut -> events(client).warning(rollout, d.reason(), d.message());
+            case Pending -> {
+                if (Reasons.UNSCHEDULABLE.equals(d.reason()) || Reasons.ENVIRONMENT_NOT_FOUND.equals(d.reason())
+                        || Reasons.ENVIRONMENT_INVALID.equals(d.reason())) {
+                    events(client).warning(rollout, d.reason(), d.message());
+                } else if (Reasons.GANG_RELEASED.equals(d.reason())) {
+                    events(client).normal(rollout, d.reason(), d.message());
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    @Override
+    public DeleteControl cleanup(Rollout rollout, Context<Rollout> context) {
+        KubernetesClient client = context.getClient();
+        String ns = rollout.getMetadata().getNamespace();
+        String name = rollout.getMetadata().getName();
+        // Owner references let the garbage collector do this too; deleting explicitly frees GPUs at once
+        // and works where no garbage collector runs.
+        client.pods().inNamespace(ns).withLabels(RolloutLabels.forRollout(name)).delete();
+        quietly(() -> client.services().inNamespace(ns).withName(RolloutLabels.serviceName(name)).delete());
+        quietly(() -> client.network().v1().networkPolicies().inNamespace(ns).withName(RolloutLabels.networkPolicyName(name)).delete());
+        quietly(() -> client.configMaps().inNamespace(ns).withName(RolloutLabels.configMapName(name)).delete());
+        if (Boolean.TRUE.equals(rollout.getSpec().deleteSnapshotsOnDelete)) {
+            quietly(() -> client.resources(RolloutSnapshot.class).inNamespace(ns).list().getItems().stream()
+                    .filter(s -> s.getSpec() != null && s.getSpec().rolloutRef != null && name.equals(s.getSpec().rolloutRef.name))
+                    .forEach(s -> client.resource(s).delete()));
+        }
+        metrics.phase(ns + "/" + name, null);
+        return DeleteControl.defaultDelete();
+    }
+
+    private static void quietly(Runnable r) {
+        try {
+            r.run();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+                throw e;
+            }
+        }
+    }
+
+    private EventRecorder events(KubernetesClient client) {
+        EventRecorder e = events;
+        if (e == null) {
+            e = new EventRecorder(client);
+            events = e;
+        }
+        return e;
+    }
+
+    private GangSchedulerSupport.Kind gangKind(KubernetesClient client) {
+        GangKindHolder holder = gangKind;
+        if (holder == null) {
+            holder = new GangKindHolder(GangSchedulerSupport.detect(client));
+            gangKind = holder;
+        }
+        return holder.kind();
+    }
+
+    /** The environment's Valid condition: true, false, or null while not yet reconciled. */
+    static Boolean validity(RLEnvironment env) {
+        if (env.getStatus() == null) {
+            return null;
+        }
+        var c = Conditions.find(env.getStatus().conditions, ConditionTypes.VALID);
+        return c == null ? null : "True".equals(c.getStatus());
+    }
+
+    static String environmentKey(String namespace, String name) {
+        return namespace + "/" + name;
+    }
+}

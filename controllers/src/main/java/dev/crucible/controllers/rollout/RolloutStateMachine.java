@@ -1,0 +1,248 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.rollout.RolloutMember;
+import dev.crucible.api.v1alpha1.rollout.RolloutMode;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Rollout lifecycle as a pure function of observed state: Pending → Initializing → Running →
+ * Verifying → Succeeded / Failed / Hacked / TimedOut. Nothing is remembered between reconciles except
+ * what status and the pods themselves say, so a restarted operator decides exactly as before.
+ */
+public final class RolloutStateMachine {
+
+    private static final Duration ENVIRONMENT_RETRY = Duration.ofSeconds(30);
+
+    private RolloutStateMachine() {
+    }
+
+    /**
+     * @param environmentValid false when the environment's Valid condition is False (null: unknown)
+     * @param pods             the rollout's pods by name, as observed
+     */
+    public static RolloutDecision decide(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
+                                         Map<String, Pod> pods, Instant now) {
+        RolloutStatus status = rollout.getStatus();
+        RolloutPhase current = status == null ? null : status.phase;
+        if (current != null && current.isTerminal()) {
+            // Terminal is final; only make sure nothing is left running.
+            boolean running = pods.values().stream().anyMatch(RolloutStateMachine::stillRunning);
+            return new RolloutDecision(current, status.reason, status.message, List.of(), false, List.of(), running,
+                    false, status.members, null, null);
+        }
+        Instant created = createdAt(rollout, now);
+        Instant deadline = created.plusSeconds(RolloutPodBuilder.maxDurationSeconds(rollout));
+        if (!now.isBefore(deadline)) {
+            return terminal(RolloutPhase.TimedOut, Reasons.DEADLINE_EXCEEDED, "the rollout ran past limits.maxDurationSeconds ("
+                    + RolloutPodBuilder.maxDurationSeconds(rollout) + "s); raise it or make the agent faster", status, true);
+        }
+        Duration untilDeadline = Duration.between(now, deadline);
+        String envName = rollout.getSpec().environmentRef == null ? null : rollout.getSpec().environmentRef.name;
+        if (environment == null) {
+            return waiting(RolloutPhase.Pending, Reasons.ENVIRONMENT_NOT_FOUND, "RLEnvironment " + envName
+                    + " does not exist in namespace " + rollout.getMetadata().getNamespace() + "; create it or fix spec.environmentRef.name",
+                    status, min(ENVIRONMENT_RETRY, untilDeadline));
+        }
+        if (Boolean.FALSE.equals(environmentValid)) {
+            return waiting(RolloutPhase.Pending, Reasons.ENVIRONMENT_INVALID, "RLEnvironment " + envName
+                    + " is invalid; see its Valid condition", status, min(ENVIRONMENT_RETRY, untilDeadline));
+        }
+
+        String name = rollout.getMetadata().getName();
+        List<MemberPlan> plan = TopologyPlanner.plan(environment.getSpec());
+        boolean gang = TopologyPlanner.isGang(plan);
+        List<MemberPlan> missing = new ArrayList<>();
+        for (MemberPlan m : plan) {
+            if (!pods.containsKey(m.podName(name))) {
+                missing.add(m);
+            }
+        }
+        List<RolloutMember> members = members(name, plan, pods);
+
+        if (!missing.isEmpty()) {
+            if (current == RolloutPhase.Running || current == RolloutPhase.Verifying) {
+                // A started member cannot be replaced without losing the agent's state: end, do not patch over.
+                return terminal(RolloutPhase.Failed, Reasons.MEMBER_LOST, "pod " + missing.get(0).podName(name)
+                        + " disappeared while the rollout was running (evicted or deleted)", status, true, members);
+            }
+            return new RolloutDecision(RolloutPhase.Pending, Reasons.CREATING_PODS, "creating " + missing.size() + " of "
+                    + plan.size() + " pods", missing, gang, List.of(), false, true, members, null, untilDeadline);
+        }
+
+        List<String> gated = new ArrayList<>();
+        for (Pod p : pods.values()) {
+            if (p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty()) {
+                gated.add(p.getMetadata().getName());
+            }
+        }
+        if (!gated.isEmpty()) {
+            // Every member exists: release them together so the scheduler sees the whole gang at once.
+            return new RolloutDecision(RolloutPhase.Pending, Reasons.GANG_RELEASED, "all " + plan.size()
+                    + " members created; released for scheduling together", List.of(), false, gated, false, false,
+                    members, null, untilDeadline);
+        }
+
+        Pod leader = pods.get(plan.get(0).podName(name));
+        ContainerStateTerminated verifierDone = terminated(leader, RolloutLabels.VERIFIER_CONTAINER);
+        if (verifierDone != null) {
+            VerifierResult.Parsed parsed = VerifierResult.parse(verifierDone.getMessage());
+            if (!parsed.ok()) {
+                return terminal(RolloutPhase.Failed, Reasons.VERIFIER_RESULT_INVALID, parsed.error()
+                        + " (exit code " + verifierDone.getExitCode() + ")", status, true, members);
+            }
+            VerifierResult r = parsed.result();
+            String reason = switch (r.phase()) {
+                case Succeeded -> Reasons.VERIFIED;
+                case Hacked -> Reasons.HACK_DETECTED;
+                case TimedOut -> Reasons.LIMIT_EXCEEDED;
+                default -> Reasons.VERIFICATION_FAILED;
+            };
+            String message = r.message() != null ? r.message() : "verdict " + r.verdict() + ", reward " + r.reward();
+            return new RolloutDecision(r.phase(), reason, message, List.of(), false, List.of(), true, false,
+                    members, r, null);
+        }
+
+        for (Pod p : pods.values()) {
+            if ("Failed".equals(phaseOf(p))) {
+                String why = p.getStatus().getReason();
+                if ("DeadlineExceeded".equals(why)) {
+                    return terminal(RolloutPhase.TimedOut, Reasons.DEADLINE_EXCEEDED, "pod " + p.getMetadata().getName()
+                            + " reached its activeDeadlineSeconds", status, true, members);
+                }
+                return terminal(RolloutPhase.Failed, Reasons.POD_FAILED, "pod " + p.getMetadata().getName() + " failed"
+                        + (why == null ? "" : ": " + why) + (p.getStatus().getMessage() == null ? "" : " " + p.getStatus().getMessage()),
+                        status, true, members);
+            }
+        }
+
+        long unbound = pods.values().stream().filter(p -> p.getSpec().getNodeName() == null).count();
+        if (unbound > 0) {
+            Duration wait = untilDeadline;
+            if (gang) {
+                Instant since = podsCreatedAt(status, created);
+                Instant gangDeadline = since.plusSeconds(TopologyPlanner.gangTimeoutSeconds(environment.getSpec()));
+                if (!now.isBefore(gangDeadline)) {
+                    return terminal(RolloutPhase.Failed, Reasons.GANG_TIMEOUT, unbound + " of " + plan.size()
+                            + " gang members could not be placed within topology.gangTimeoutSeconds ("
+                            + TopologyPlanner.gangTimeoutSeconds(environment.getSpec())
+                            + "s); all members were removed. Free capacity or lower the GPU request", status, true, members);
+                }
+                wait = min(wait, Duration.between(now, gangDeadline));
+            }
+            String unschedulable = unschedulableMessage(pods);
+            return new RolloutDecision(RolloutPhase.Pending, unschedulable != null ? Reasons.UNSCHEDULABLE : Reasons.SCHEDULING,
+                    unschedulable != null ? unschedulable : unbound + " of " + plan.size() + " pods waiting for a node",
+                    List.of(), false, List.of(), false, false, members, null, wait);
+        }
+
+        boolean allRunning = pods.values().stream().allMatch(p -> "Running".equals(phaseOf(p)));
+        if (!allRunning) {
+            return new RolloutDecision(RolloutPhase.Initializing, Reasons.STARTING, "workspace set-up and containers starting",
+                    List.of(), false, List.of(), false, false, members, null, untilDeadline);
+        }
+        boolean embedded = rollout.getSpec().mode != RolloutMode.INTERACTIVE;
+        if (embedded && terminated(leader, RolloutLabels.AGENT_CONTAINER) != null) {
+            return new RolloutDecision(RolloutPhase.Verifying, Reasons.AGENT_FINISHED, "the agent exited; the verifier is grading",
+                    List.of(), false, List.of(), false, false, members, null, untilDeadline);
+        }
+        return new RolloutDecision(RolloutPhase.Running, Reasons.RUNNING, "all " + plan.size() + " pods running",
+                List.of(), false, List.of(), false, false, members, null, untilDeadline);
+    }
+
+    static boolean stillRunning(Pod p) {
+        String phase = phaseOf(p);
+        return p.getMetadata().getDeletionTimestamp() == null && !"Succeeded".equals(phase) && !"Failed".equals(phase);
+    }
+
+    static List<RolloutMember> members(String rollout, List<MemberPlan> plan, Map<String, Pod> pods) {
+        List<RolloutMember> members = new ArrayList<>();
+        for (MemberPlan m : plan) {
+            RolloutMember rm = new RolloutMember();
+            rm.role = m.role();
+            rm.index = m.index();
+            rm.pod = m.podName(rollout);
+            rm.gpus = m.gpus() > 0 ? m.gpus() : null;
+            Pod p = pods.get(rm.pod);
+            if (p != null) {
+                rm.node = p.getSpec().getNodeName();
+                rm.podPhase = phaseOf(p);
+            }
+            members.add(rm);
+        }
+        return members;
+    }
+
+    private static RolloutDecision waiting(RolloutPhase phase, String reason, String message, RolloutStatus status,
+                                           Duration requeue) {
+        return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), false, false,
+                status == null ? null : status.members, null, requeue);
+    }
+
+    private static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
+                                            boolean stop) {
+        return terminal(phase, reason, message, status, stop, status == null ? null : status.members);
+    }
+
+    private static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
+                                            boolean stop, List<RolloutMember> members) {
+        return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), stop, false, members, null, null);
+    }
+
+    static ContainerStateTerminated terminated(Pod pod, String container) {
+        if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+            return null;
+        }
+        for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
+            if (container.equals(cs.getName()) && cs.getState() != null && cs.getState().getTerminated() != null) {
+                return cs.getState().getTerminated();
+            }
+        }
+        return null;
+    }
+
+    static String phaseOf(Pod p) {
+        return p.getStatus() == null ? null : p.getStatus().getPhase();
+    }
+
+    private static String unschedulableMessage(Map<String, Pod> pods) {
+        for (Pod p : pods.values()) {
+            if (p.getStatus() == null || p.getStatus().getConditions() == null) {
+                continue;
+            }
+            for (PodCondition c : p.getStatus().getConditions()) {
+                if ("PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason())) {
+                    return "pod " + p.getMetadata().getName() + ": " + c.getMessage();
+                }
+            }
+        }
+        return null;
+    }
+
+    static Instant createdAt(Rollout rollout, Instant fallback) {
+        String ts = rollout.getMetadata().getCreationTimestamp();
+        return ts == null ? fallback : Instant.parse(ts);
+    }
+
+    private static Instant podsCreatedAt(RolloutStatus status, Instant created) {
+        if (status != null && status.timings != null && status.timings.podsCreatedAt != null) {
+            return Instant.parse(status.timings.podsCreatedAt);
+        }
+        return created;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}

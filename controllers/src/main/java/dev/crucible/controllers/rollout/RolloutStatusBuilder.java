@@ -1,0 +1,97 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.api.v1alpha1.rollout.RolloutTimings;
+import dev.crucible.controllers.status.Conditions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+
+/**
+ * The status a decision leads to (pure). Timings are set once, when their moment is first observed;
+ * conditions keep their transition times while their status holds.
+ */
+public final class RolloutStatusBuilder {
+
+    private RolloutStatusBuilder() {
+    }
+
+    public static RolloutStatus build(Rollout rollout, RolloutDecision d, Instant now) {
+        RolloutStatus old = rollout.getStatus();
+        RolloutStatus s = new RolloutStatus();
+        if (old != null) {
+            s.reward = old.reward;
+            s.verdict = old.verdict;
+            s.tests = old.tests;
+            s.verifierReport = old.verifierReport;
+            s.hackFindings = old.hackFindings;
+            s.turns = old.turns;
+            s.endpoint = old.endpoint;
+            s.restoredFrom = old.restoredFrom;
+            s.lastSnapshot = old.lastSnapshot;
+            s.conditions = old.conditions == null ? new ArrayList<>() : old.conditions;
+        }
+        Long generation = rollout.getMetadata().getGeneration();
+        s.observedGeneration = generation;
+        s.phase = d.phase();
+        s.reason = d.reason();
+        s.message = d.message();
+        s.members = d.members();
+        if (d.result() != null) {
+            s.reward = d.result().reward();
+            s.verdict = d.result().verdict();
+            s.tests = d.result().tests();
+            s.hackFindings = d.result().hackFindings();
+            s.turns = d.result().turns();
+        }
+        s.timings = timings(rollout, old == null ? null : old.timings, d, now);
+
+        RolloutPhase p = d.phase();
+        boolean ready = p == RolloutPhase.Running || p == RolloutPhase.Verifying;
+        s.conditions = Conditions.set(s.conditions, ConditionTypes.READY, ready, d.reason(), d.message(), generation, now);
+        s.conditions = Conditions.set(s.conditions, ConditionTypes.PROGRESSING, !p.isTerminal(), d.reason(),
+                d.message(), generation, now);
+        if (s.hackFindings != null && !s.hackFindings.isEmpty()) {
+            s.conditions = Conditions.set(s.conditions, ConditionTypes.HACK_DETECTED, true, Reasons.HACK_DETECTED,
+                    s.hackFindings.size() + " finding(s), first by " + s.hackFindings.get(0).detector, generation, now);
+        }
+        return s;
+    }
+
+    private static RolloutTimings timings(Rollout rollout, RolloutTimings old, RolloutDecision d, Instant now) {
+        RolloutTimings t = new RolloutTimings();
+        if (old != null) {
+            t.podsCreatedAt = old.podsCreatedAt;
+            t.startedAt = old.startedAt;
+            t.runningAt = old.runningAt;
+            t.verifyingAt = old.verifyingAt;
+            t.finishedAt = old.finishedAt;
+            t.createToPodsMillis = old.createToPodsMillis;
+            t.createToRunningMillis = old.createToRunningMillis;
+        }
+        Instant created = RolloutStateMachine.createdAt(rollout, now);
+        String stamp = now.toString();
+        if (d.podsComplete() && t.podsCreatedAt == null) {
+            t.podsCreatedAt = stamp;
+            t.createToPodsMillis = Math.max(0, Duration.between(created, now).toMillis());
+        }
+        RolloutPhase p = d.phase();
+        if ((p == RolloutPhase.Initializing || p == RolloutPhase.Running || p == RolloutPhase.Verifying) && t.startedAt == null) {
+            t.startedAt = stamp;
+        }
+        if ((p == RolloutPhase.Running || p == RolloutPhase.Verifying) && t.runningAt == null) {
+            t.runningAt = stamp;
+            t.createToRunningMillis = Math.max(0, Duration.between(created, now).toMillis());
+        }
+        if (p == RolloutPhase.Verifying && t.verifyingAt == null) {
+            t.verifyingAt = stamp;
+        }
+        if (p.isTerminal() && t.finishedAt == null) {
+            t.finishedAt = stamp;
+        }
+        return t;
+    }
+}

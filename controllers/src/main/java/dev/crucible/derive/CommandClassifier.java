@@ -1,0 +1,436 @@
+package dev.crucible.derive;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Recognises what a shell command runs: test runners of the common ecosystems, linters, installers and
+ * CI-only publishing. It looks at the program being run, after wrappers such as {@code sudo},
+ * {@code VAR=x}, {@code poetry run}, {@code uv run} or {@code python -m}, so {@code pip install tox}
+ * is an install and {@code tox -e py} a test run.
+ */
+final class CommandClassifier {
+    /** A command and what it was recognised as; {@code what} names the tool for the report. */
+    record Classified(CommandKind kind, String what) {
+    }
+
+    private static final Set<String> TEST_PROGRAMS = Set.of("pytest", "py.test", "tox", "nox", "unittest",
+            "jest", "vitest", "mocha", "ava", "karma", "rspec", "phpunit", "ctest", "nosetests", "trial",
+            "behave", "stestr", "green", "ward", "playwright", "cypress");
+    private static final Set<String> LINT_PROGRAMS = Set.of("flake8", "ruff", "pylint", "mypy", "pyright",
+            "pyflakes", "pycodestyle", "pydocstyle", "bandit", "codespell", "yamllint", "shellcheck",
+            "hadolint", "eslint", "stylelint", "markdownlint", "markdownlint-cli2", "golangci-lint",
+            "staticcheck", "gofmt", "goimports", "revive", "rubocop", "ktlint", "clang-format", "cpplint",
+            "black", "isort", "prettier", "biome", "tsc", "vulture", "interrogate", "pre-commit", "actionlint",
+            "commitlint", "check-manifest", "twine-check", "pyupgrade", "autoflake", "xo", "standard",
+            "clang-tidy", "buf", "taplo", "typos");
+    /** Package-manager script names that run tests or lint (npm run X, make X, just X ...). */
+    private static final Pattern TEST_TARGET = Pattern.compile("(?i)(test|tests|check|spec|unit|e2e|ci|coverage|cov)([:_-].*)?|.*[:_-](test|tests|spec)");
+    private static final Pattern LINT_TARGET = Pattern.compile(
+            "(?i)(lint|format|fmt|style|typecheck|type-check|typing|types|check-types|check-format|check-style|format-check|fmt-check|mypy|flake8|ruff|eslint|prettier|black|isort|pylint|check-fmt|static|vet|clippy|audit)([:_-].*)?");
+    private static final Set<String> LINT_TOX_ENVS = Set.of("lint", "linting", "flake8", "pylint", "mypy",
+            "typing", "type", "types", "typecheck", "style", "format", "fmt", "pre-commit", "precommit", "ruff",
+            "black", "isort", "pep8", "check", "checkqa", "qa", "codestyle", "pyright", "docstyle");
+    private static final Set<String> MAVEN_TEST_GOALS = Set.of("test", "verify", "install", "package",
+            "integration-test", "surefire:test", "failsafe:integration-test");
+    private static final Set<String> MAVEN_OPTIONS_WITH_ARG = Set.of("-f", "--file", "-pl", "--projects", "-P",
+            "--activate-profiles", "-s", "--settings", "-gs", "--global-settings", "-T", "--threads", "-rf",
+            "--resume-from", "-t", "--toolchains", "-l", "--log-file", "-b", "--builder");
+    private static final Set<String> GRADLE_OPTIONS_WITH_ARG = Set.of("-p", "--project-dir", "-x",
+            "--exclude-task", "-c", "--settings-file", "-g", "--gradle-user-home", "--init-script", "-I");
+    private static final Pattern ENV_ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*=\\S*");
+    private static final Pattern TEST_SCRIPT = Pattern.compile("(?i)(.*/)?(run[-_]?)?(unit[-_]?)?tests?([-_]\\w+)?(\\.sh|\\.py|\\.bash)?");
+    private static final Pattern CI_ONLY = Pattern.compile(
+            "(?i)(codecov|coveralls|twine\\s+upload|(npm|yarn|pnpm)\\s+publish|docker\\s+(login|push)|gh\\s+(release|pr|issue)|git\\s+push|cargo\\s+publish|mvn\\S*\\s.*\\bdeploy\\b|gradlew?\\s.*\\bpublish|aws\\s+s3|gsutil|netlify\\s+deploy|vercel\\b|heroku\\b|sentry-cli|codeclimate|sonar-scanner|curl\\s.*codecov\\.io)");
+
+    private CommandClassifier() {
+    }
+
+    /** Splits a run script into logical lines: continuations joined, blank lines and comments gone. */
+    static List<String> logicalLines(String script) {
+        List<String> out = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String raw : script.split("\n", -1)) {
+            String line = raw.strip();
+            if (current.length() == 0 && (line.isEmpty() || line.startsWith("#"))) {
+                continue;
+            }
+            if (line.endsWith("\\")) {
+                current.append(line.substring(0, line.length() - 1).strip()).append(' ');
+                continue;
+            }
+            current.append(line);
+            out.add(current.toString().strip());
+            current.setLength(0);
+        }
+        if (current.length() > 0) {
+            out.add(current.toString().strip());
+        }
+        return out;
+    }
+
+    /**
+     * Whether a script uses shell control structures or heredocs, where moving single lines elsewhere
+     * would change what it does.
+     */
+    static boolean isStructured(String script) {
+        for (String line : logicalLines(script)) {
+            String first = line.split("\\s+")[0];
+            if (Set.of("if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+                    "function", "{", "}").contains(first) || line.contains("<<") || line.endsWith("{")
+                    || line.matches("[A-Za-z_][A-Za-z0-9_]*\\s*\\(\\)\\s*\\{?.*")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The strongest kind among a line's commands: TEST over LINT over CI_ONLY over INSTALL over OTHER. */
+    static Classified classifyLine(String line) {
+        Classified best = new Classified(CommandKind.OTHER, null);
+        for (String command : line.split("&&|\\|\\||;|\\|")) {
+            Classified c = classifyCommand(command.strip());
+            if (rank(c.kind()) > rank(best.kind())) {
+                best = c;
+            }
+        }
+        return best;
+    }
+
+    private static int rank(CommandKind k) {
+        return switch (k) {
+            case TEST -> 4;
+            case LINT -> 3;
+            case CI_ONLY -> 2;
+            case INSTALL -> 1;
+            case OTHER -> 0;
+        };
+    }
+
+    /** Classifies one simple command (no {@code &&}, {@code ;} or pipes). */
+    static Classified classifyCommand(String command) {
+        if (command.isEmpty()) {
+            return new Classified(CommandKind.OTHER, null);
+        }
+        if (CI_ONLY.matcher(command).find()) {
+            return new Classified(CommandKind.CI_ONLY, command);
+        }
+        List<String> words = unwrap(new ArrayList<>(Arrays.asList(command.split("\\s+"))));
+        if (words.isEmpty()) {
+            return new Classified(CommandKind.OTHER, null);
+        }
+        String program = words.get(0);
+        String base = program.substring(program.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
+        String sub = words.size() > 1 ? words.get(1).toLowerCase(Locale.ROOT) : "";
+        String third = words.size() > 2 ? words.get(2) : "";
+
+        if (isInstall(base, sub, words)) {
+            return new Classified(CommandKind.INSTALL, base + " " + sub);
+        }
+        switch (base) {
+            case "tox", "nox" -> {
+                return toxLike(base, words);
+            }
+            case "npm", "yarn", "pnpm", "bun" -> {
+                return packageScript(base, words);
+            }
+            case "make", "just", "task", "rake", "invoke", "inv" -> {
+                return target(base, words);
+            }
+            case "go" -> {
+                return sub.equals("test") ? test("go test")
+                        : sub.equals("vet") || sub.equals("fmt") ? lint("go " + sub) : other();
+            }
+            case "cargo" -> {
+                if (sub.equals("test") || (sub.equals("nextest") && third.equals("run"))) {
+                    return test("cargo " + sub);
+                }
+                return sub.equals("fmt") || sub.equals("clippy") || sub.equals("deny") || sub.equals("audit")
+                        ? lint("cargo " + sub) : other();
+            }
+            case "mvn", "mvnw", "mvnw.cmd" -> {
+                return maven(words);
+            }
+            case "gradle", "gradlew" -> {
+                return gradle(words);
+            }
+            case "dotnet", "bazel", "bazelisk", "deno", "meson", "swift", "mix", "stack", "cabal", "sbt",
+                    "hatch", "pants" -> {
+                return sub.equals("test") ? test(base + " test")
+                        : Set.of("lint", "fmt", "format").contains(sub) ? lint(base + " " + sub) : other();
+            }
+            case "coverage" -> {
+                return coverage(words);
+            }
+            case "bundle", "php", "composer" -> {
+                return other();
+            }
+            default -> {
+            }
+        }
+        if (TEST_PROGRAMS.contains(base)) {
+            return test(base);
+        }
+        if (LINT_PROGRAMS.contains(base)) {
+            if (base.equals("tsc") && !words.contains("--noEmit")) {
+                return other();
+            }
+            return lint(base);
+        }
+        if ((program.contains("/") || base.endsWith(".sh")) && TEST_SCRIPT.matcher(base).matches()) {
+            return test(program);
+        }
+        if (base.equals("bash") || base.equals("sh")) {
+            if (words.size() > 1 && !words.get(1).startsWith("-") && TEST_SCRIPT.matcher(
+                    words.get(1).substring(words.get(1).lastIndexOf('/') + 1)).matches()) {
+                return test(words.get(1));
+            }
+        }
+        return other();
+    }
+
+    /** Strips what only wraps the real program: sudo, time, env assignments, runners, python -m. */
+    private static List<String> unwrap(List<String> w) {
+        boolean changed = true;
+        while (changed && !w.isEmpty()) {
+            changed = false;
+            String first = w.get(0);
+            String lower = first.toLowerCase(Locale.ROOT);
+            if (Set.of("sudo", "time", "exec", "command", "nohup", "xvfb-run", "npx", "pnpx", "bunx", "-E", "-a")
+                    .contains(lower) || ENV_ASSIGNMENT.matcher(first).matches()) {
+                w.remove(0);
+                changed = true;
+            } else if (lower.equals("env")) {
+                w.remove(0);
+                while (!w.isEmpty() && (ENV_ASSIGNMENT.matcher(w.get(0)).matches() || w.get(0).startsWith("-"))) {
+                    boolean takesArg = Set.of("-u", "--unset", "-C", "--chdir", "-S").contains(w.get(0));
+                    w.remove(0);
+                    if (takesArg && !w.isEmpty()) {
+                        w.remove(0);
+                    }
+                }
+                changed = true;
+            } else if (w.size() > 1 && Set.of("poetry", "uv", "pipenv", "pdm", "rye", "hatch").contains(lower)
+                    && w.get(1).equals("run")) {
+                w.remove(0);
+                w.remove(0);
+                while (!w.isEmpty() && w.get(0).startsWith("-")) {
+                    w.remove(0);
+                }
+                changed = true;
+            } else if (w.size() > 1 && lower.equals("uvx")) {
+                w.remove(0);
+                changed = true;
+            } else if (w.size() > 1 && lower.equals("yarn") && w.get(1).equals("run")) {
+                w.remove(1);
+                changed = true;
+            } else if (w.size() > 1 && lower.equals("bundle") && w.get(1).equals("exec")) {
+                w.remove(0);
+                w.remove(0);
+                changed = true;
+            } else if (w.size() > 1 && lower.equals("conda") && w.get(1).equals("run")) {
+                w.remove(0);
+                w.remove(0);
+                while (!w.isEmpty() && w.get(0).startsWith("-")) {
+                    boolean takesArg = Set.of("-n", "--name", "-p", "--prefix").contains(w.get(0));
+                    w.remove(0);
+                    if (takesArg && !w.isEmpty()) {
+                        w.remove(0);
+                    }
+                }
+                changed = true;
+            } else if (lower.matches("python[0-9.]*|py|pypy[0-9.]*")) {
+                int m = w.indexOf("-m");
+                if (m >= 1 && m + 1 < w.size() && interpreterOptionsOnly(w.subList(1, m))) {
+                    w.subList(0, m + 1).clear();
+                    changed = true;
+                }
+            }
+        }
+        return w;
+    }
+
+    /** Whether the words between python and -m are only interpreter options (-u, -X dev, -W error). */
+    private static boolean interpreterOptionsOnly(List<String> words) {
+        for (int i = 0; i < words.size(); i++) {
+            String x = words.get(i);
+            if (!x.startsWith("-")) {
+                return false;
+            }
+            if (x.equals("-X") || x.equals("-W")) {
+                i++;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isInstall(String base, String sub, List<String> w) {
+        return switch (base) {
+            case "pip", "pip3", "pipx", "conda", "mamba", "micromamba", "brew", "gem", "choco" ->
+                    Set.of("install", "download", "sync", "create", "env").contains(sub);
+            case "apt", "apt-get", "yum", "dnf", "apk" -> true;
+            case "uv" -> Set.of("pip", "sync", "venv", "tool", "python").contains(sub);
+            case "poetry", "pipenv", "pdm", "bundle", "composer", "rye" -> Set.of("install", "sync", "lock").contains(sub);
+            case "npm" -> Set.of("ci", "install", "i").contains(sub);
+            case "yarn" -> sub.isEmpty() || sub.equals("install") || sub.startsWith("--");
+            case "pnpm", "bun" -> sub.equals("install") || sub.equals("i");
+            case "go" -> sub.equals("mod") || sub.equals("get") || sub.equals("install");
+            case "cargo" -> sub.equals("fetch") || sub.equals("install");
+            case "rustup", "corepack", "virtualenv", "nvm", "pyenv", "sdk" -> true;
+            default -> (base.equals("mvn") || base.equals("mvnw")) && w.stream().skip(1)
+                    .filter(x -> !x.startsWith("-")).allMatch(x -> x.startsWith("dependency:"))
+                    && w.stream().skip(1).anyMatch(x -> x.startsWith("dependency:"));
+        };
+    }
+
+    private static Classified toxLike(String tool, List<String> w) {
+        for (int i = 1; i < w.size(); i++) {
+            String opt = w.get(i);
+            String envs = null;
+            if ((opt.equals("-e") || opt.equals("-s") || opt.equals("--session") || opt.equals("--sessions"))
+                    && i + 1 < w.size()) {
+                envs = w.get(i + 1);
+            } else if (opt.startsWith("-e") && opt.length() > 2) {
+                envs = opt.substring(2);
+            }
+            if (envs != null) {
+                boolean allLint = Arrays.stream(envs.split(",")).map(e -> e.strip().toLowerCase(Locale.ROOT))
+                        .allMatch(LINT_TOX_ENVS::contains);
+                return allLint ? lint(tool + " -e " + envs) : test(tool + " -e " + envs);
+            }
+        }
+        return test(tool);
+    }
+
+    /** npm test / npm run test:unit / yarn lint ... by the script name. */
+    private static Classified packageScript(String tool, List<String> w) {
+        int i = 1;
+        if (i < w.size() && (w.get(i).equals("run") || w.get(i).equals("run-script"))) {
+            tool = tool + " " + w.get(i);
+            i++;
+        }
+        while (i < w.size() && w.get(i).startsWith("-")) {
+            i++;
+        }
+        if (i >= w.size()) {
+            return other();
+        }
+        String script = w.get(i);
+        if (script.equals("t") || TEST_TARGET.matcher(script).matches()) {
+            return LINT_TARGET.matcher(script.replaceFirst("^(test|check)[:_-]", "")).matches()
+                    && !script.equals("test") ? lint(tool + " " + script) : test(tool + " " + script);
+        }
+        if (LINT_TARGET.matcher(script).matches()) {
+            return lint(tool + " " + script);
+        }
+        return other();
+    }
+
+    /** make test / make lint / just check ... by the first target. */
+    private static Classified target(String tool, List<String> w) {
+        for (int i = 1; i < w.size(); i++) {
+            String t = w.get(i);
+            if (t.startsWith("-")) {
+                if (Set.of("-C", "-f", "--directory", "--file", "-j").contains(t)) {
+                    i++;
+                }
+                continue;
+            }
+            if (t.contains("=")) {
+                continue;
+            }
+            if (LINT_TARGET.matcher(t).matches()) {
+                return lint(tool + " " + t);
+            }
+            if (TEST_TARGET.matcher(t).matches() || t.equals("spec")) {
+                return test(tool + " " + t);
+            }
+            return other();
+        }
+        return tool.equals("rake") ? test("rake") : other();
+    }
+
+    private static Classified maven(List<String> w) {
+        boolean skipTests = w.stream().anyMatch(x -> x.startsWith("-DskipTests") && !x.endsWith("=false")
+                || x.equals("-Dmaven.test.skip=true") || x.equals("-Dmaven.test.skip"));
+        List<String> goals = goals(w, MAVEN_OPTIONS_WITH_ARG);
+        if (!skipTests && goals.stream().anyMatch(MAVEN_TEST_GOALS::contains)) {
+            return test("mvn " + String.join(" ", goals));
+        }
+        if (!goals.isEmpty() && goals.stream().allMatch(g -> g.matches(
+                "(checkstyle|spotless|pmd|spotbugs|fmt|formatter|license|enforcer|sortpom|rewrite|errorprone|modernizer|animal-sniffer|jacoco):.*|validate"))) {
+            return lint("mvn " + String.join(" ", goals));
+        }
+        return other();
+    }
+
+    private static Classified gradle(List<String> w) {
+        List<String> tasks = goals(w, GRADLE_OPTIONS_WITH_ARG);
+        boolean testsExcluded = false;
+        for (int i = 1; i + 1 < w.size(); i++) {
+            if ((w.get(i).equals("-x") || w.get(i).equals("--exclude-task")) && w.get(i + 1).endsWith("test")) {
+                testsExcluded = true;
+            }
+        }
+        for (String t : tasks) {
+            String name = t.substring(t.lastIndexOf(':') + 1);
+            if (!testsExcluded && (name.equals("test") || name.equals("check") || name.equals("build")
+                    || name.endsWith("Test") || name.equals("connectedCheck") || name.equals("integrationTest"))) {
+                return test("gradle " + String.join(" ", tasks));
+            }
+        }
+        if (!tasks.isEmpty() && tasks.stream().map(t -> t.substring(t.lastIndexOf(':') + 1)).allMatch(t -> t.matches(
+                "spotlessCheck|ktlintCheck|detekt|checkstyle\\w*|pmd\\w*|spotbugs\\w*|lint\\w*|apiCheck"))) {
+            return lint("gradle " + String.join(" ", tasks));
+        }
+        return other();
+    }
+
+    private static Classified coverage(List<String> w) {
+        if (w.size() > 1 && w.get(1).equals("run")) {
+            List<String> rest = new ArrayList<>(w.subList(2, w.size()));
+            int m = rest.indexOf("-m");
+            if (m >= 0 && m + 1 < rest.size()) {
+                String module = rest.get(m + 1);
+                return TEST_PROGRAMS.contains(module) ? test("coverage run -m " + module) : other();
+            }
+            while (!rest.isEmpty() && rest.get(0).startsWith("-")) {
+                rest.remove(0);
+            }
+            if (!rest.isEmpty()) {
+                Classified c = classifyCommand(String.join(" ", rest));
+                return c.kind() == CommandKind.TEST ? test("coverage run " + c.what()) : other();
+            }
+        }
+        return other();
+    }
+
+    private static List<String> goals(List<String> w, Set<String> optionsWithArg) {
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i < w.size(); i++) {
+            String x = w.get(i);
+            if (optionsWithArg.contains(x)) {
+                i++;
+            } else if (!x.startsWith("-") && !x.startsWith("$") && !x.contains("=")) {
+                out.add(x);
+            }
+        }
+        return out;
+    }
+
+    private static Classified test(String what) {
+        return new Classified(CommandKind.TEST, what);
+    }
+
+    private static Classified lint(String what) {
+        return new Classified(CommandKind.LINT, what);
+    }
+
+    private static Classified other() {
+        return new Classified(CommandKind.OTHER, null);
+    }
+}

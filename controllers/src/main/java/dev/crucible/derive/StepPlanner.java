@@ -1,0 +1,258 @@
+package dev.crucible.derive;
+
+import dev.crucible.derive.ExpressionContext.ShellVariable;
+import dev.crucible.derive.ExpressionContext.Unknown;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Resolves each step of the chosen job for the chosen matrix combination: evaluates {@code if:},
+ * substitutes expressions, picks shell and working directory from the step, job and workflow defaults,
+ * keeps secrets out, maps {@code uses:} steps and recognises what run steps execute. Roles (setup /
+ * test / lint / dropped) for run steps are assigned afterwards by {@link StepRoles}, because they depend
+ * on where the tests are.
+ */
+final class StepPlanner {
+    private final String file;
+    private final WorkflowJob job;
+    private final ExpressionContext jobContext;
+    private final Map<String, String> jobEnv;
+    private final RunDefaults defaults;
+    private final Function<String, String> readFile;
+
+    StepPlanner(String file, WorkflowJob job, ExpressionContext jobContext, Map<String, String> jobEnv,
+            RunDefaults defaults, Function<String, String> readFile) {
+        this.file = file;
+        this.job = job;
+        this.jobContext = jobContext;
+        this.jobEnv = jobEnv;
+        this.defaults = defaults;
+        this.readFile = readFile;
+    }
+
+    List<PlannedStep> plan() throws DerivationException {
+        List<PlannedStep> out = new ArrayList<>();
+        for (WorkflowStep s : job.steps()) {
+            try {
+                out.add(plan(s));
+            } catch (ExpressionEvaluator.SyntaxError e) {
+                throw new DerivationException(file, job.id(), s.line(),
+                        "step " + s.number() + " (" + s.label() + "): " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private PlannedStep plan(WorkflowStep s) {
+        PlannedStep p = new PlannedStep(s);
+        if (ExpressionTemplates.hasExpression(s.name())) {
+            p.label = ExpressionTemplates.substitute(s.name(), jobContext).text();
+        }
+        // A step's if: sees the job's env, not the step's own: decide it first, so a skipped step's env
+        // (often a publishing token) is never looked at.
+        if (s.ifCondition() != null) {
+            Object v = ExpressionTemplates.condition(s.ifCondition(), jobContext);
+            Boolean b = ExpressionEvaluator.truthy(v);
+            if (Boolean.FALSE.equals(b)) {
+                p.set(Disposition.DROPPED, "if: `" + s.ifCondition().strip() + "` is false here" + (s.ifCondition().contains("failure()")
+                        ? " (it runs only after a failed step)" : ""));
+                return p;
+            }
+            if (b == null) {
+                p.notes.add("if: `" + s.ifCondition().strip() + "` depends on how GitHub ran the workflow; "
+                        + "kept as if it were true: check it");
+            }
+        }
+        Map<String, String> env = new LinkedHashMap<>(jobEnv);
+        ExpressionContext stepEnvContext = jobContext.withEnv(env);
+        for (Map.Entry<String, String> e : s.env().entrySet()) {
+            ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(), stepEnvContext);
+            if (r.variables().stream().anyMatch(StepPlanner::userProvided)) {
+                p.userEnv.add(e.getKey());
+                p.notes.add("env " + e.getKey() + " comes from " + origins(r) + ": not copied; set " + e.getKey()
+                        + " through spec.setup.secretEnv");
+                continue;
+            }
+            noteUnresolved(p, "env " + e.getKey(), r);
+            p.env.put(e.getKey(), r.text());
+            env.put(e.getKey(), r.text());
+        }
+        ExpressionContext context = jobContext.withEnv(env);
+        p.continueOnError = Boolean.TRUE.equals(condition(s.continueOnError(), context, p, "continue-on-error"));
+        p.timeoutMinutes = minutes(s.timeoutMinutes(), context);
+
+        if (s.uses() != null) {
+            planAction(p, s, context);
+        } else {
+            planRun(p, s, context);
+        }
+        return p;
+    }
+
+    private void planAction(PlannedStep p, WorkflowStep s, ExpressionContext context) {
+        Map<String, String> with = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : s.with().entrySet()) {
+            ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(), context);
+            if (r.variables().stream().anyMatch(StepPlanner::userProvided)) {
+                p.notes.add("input " + e.getKey() + " comes from " + origins(r) + ": not copied");
+                continue;
+            }
+            with.put(e.getKey(), r.text());
+        }
+        p.action = ActionMapping.map(s.uses(), with, readFile);
+        p.set(p.action.disposition(), p.action.reason());
+        if (p.action.disposition() == Disposition.LINT || p.action.disposition() == Disposition.SETUP) {
+            p.kind = p.action.disposition() == Disposition.LINT ? CommandKind.LINT : CommandKind.INSTALL;
+            p.commandScript = p.action.command();
+            p.script = p.action.command();
+            if (p.action.setupCommand() != null) {
+                p.setupLines.add(p.action.setupCommand());
+            }
+            p.workingDirectory = resolve(defaults.workingDirectory(), context, p, "working-directory");
+            // Decided again by StepRoles, which knows where the tests are.
+            p.disposition = null;
+        }
+    }
+
+    private void planRun(PlannedStep p, WorkflowStep s, ExpressionContext context) {
+        String shell = s.shell() != null ? s.shell() : defaults.shell();
+        shell = shell == null ? null : resolve(shell, context, p, "shell").strip();
+        String template = shellTemplate(shell);
+        if (template == null && shell != null && !isBash(shell)) {
+            p.set(Disposition.DROPPED, "shell: " + shell + " has no Linux equivalent here; port the step to bash "
+                    + "if the tests need it");
+            return;
+        }
+        p.shellTemplate = shell == null || isBash(shell) && !shell.contains("{0}") ? null : template;
+        p.pipefail = shell != null && shell.equals("bash");
+        String wd = s.workingDirectory() != null ? s.workingDirectory() : defaults.workingDirectory();
+        p.workingDirectory = wd == null ? null : resolve(wd, context, p, "working-directory");
+
+        ExpressionTemplates.Result r = ExpressionTemplates.substitute(s.run(), context);
+        for (ShellVariable v : r.variables()) {
+            if (userProvided(v)) {
+                p.userEnv.add(v.name());
+                p.notes.add("uses " + v.origin() + ": written as " + v.reference()
+                        + ", which the user provides through spec.setup.secretEnv");
+            }
+        }
+        noteUnresolved(p, "run", r);
+        p.script = r.text();
+        p.commandScript = p.script;
+        classify(p);
+    }
+
+    /** Recognises the step's commands; for test and lint steps, splits off leading install lines. */
+    private static void classify(PlannedStep p) {
+        List<String> lines = CommandClassifier.logicalLines(p.script);
+        CommandKind strongest = CommandKind.OTHER;
+        int first = -1;
+        List<CommandClassifier.Classified> kinds = new ArrayList<>();
+        for (String line : lines) {
+            CommandClassifier.Classified c = CommandClassifier.classifyLine(line);
+            kinds.add(c);
+            if (rank(c.kind()) > rank(strongest)) {
+                strongest = c.kind();
+                p.recognised = c.what();
+            }
+        }
+        p.kind = strongest;
+        if (strongest != CommandKind.TEST && strongest != CommandKind.LINT) {
+            return;
+        }
+        for (int i = 0; i < kinds.size(); i++) {
+            if (kinds.get(i).kind() == strongest) {
+                first = i;
+                break;
+            }
+        }
+        boolean onlyInstallsBefore = first > 0
+                && kinds.subList(0, first).stream().allMatch(k -> k.kind() == CommandKind.INSTALL);
+        if (onlyInstallsBefore && p.shellTemplate == null && !CommandClassifier.isStructured(p.script)) {
+            p.setupLines.addAll(lines.subList(0, first));
+            p.commandScript = String.join("\n", lines.subList(first, lines.size()));
+        }
+    }
+
+    static int rank(CommandKind k) {
+        return switch (k) {
+            case TEST -> 4;
+            case LINT -> 3;
+            case CI_ONLY -> 2;
+            case INSTALL -> 1;
+            case OTHER -> 0;
+        };
+    }
+
+    private static boolean isBash(String shell) {
+        return shell == null || shell.equals("bash") || shell.startsWith("bash ");
+    }
+
+    /** The command that runs a script file {0} for a shell, or null when it cannot run here. */
+    private static String shellTemplate(String shell) {
+        if (shell == null || shell.equals("bash")) {
+            return null;
+        }
+        String lower = shell.toLowerCase(Locale.ROOT);
+        if (lower.equals("sh")) {
+            return "sh -e {0}";
+        }
+        if (lower.equals("python")) {
+            return "python {0}";
+        }
+        if (lower.equals("pwsh") || lower.equals("powershell") || lower.equals("cmd")) {
+            return null;
+        }
+        return shell.contains("{0}") ? shell : shell + " {0}";
+    }
+
+    private String resolve(String text, ExpressionContext context, PlannedStep p, String what) {
+        ExpressionTemplates.Result r = ExpressionTemplates.substitute(text, context);
+        noteUnresolved(p, what, r);
+        return r.text();
+    }
+
+    private static Object condition(String text, ExpressionContext context, PlannedStep p, String what) {
+        if (text == null) {
+            return false;
+        }
+        Object v = ExpressionTemplates.condition(text, context);
+        if (v instanceof Unknown) {
+            p.notes.add(what + ": `" + text + "` cannot be known locally; taken as false");
+            return false;
+        }
+        return ExpressionEvaluator.truthy(v);
+    }
+
+    private static Integer minutes(String text, ExpressionContext context) {
+        if (text == null) {
+            return null;
+        }
+        String v = ExpressionTemplates.substitute(text, context).text().strip();
+        try {
+            return (int) Math.ceil(Double.parseDouble(v));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    static boolean userProvided(ShellVariable v) {
+        return v.secret() || v.origin().startsWith("vars.");
+    }
+
+    private static String origins(ExpressionTemplates.Result r) {
+        return String.join(", ", r.variables().stream().filter(StepPlanner::userProvided)
+                .map(ShellVariable::origin).toList());
+    }
+
+    private static void noteUnresolved(PlannedStep p, String what, ExpressionTemplates.Result r) {
+        if (!r.unresolved().isEmpty()) {
+            p.notes.add(what + ": " + String.join(", ", r.unresolved())
+                    + " has no value outside a GitHub run; replaced with empty text");
+        }
+    }
+}

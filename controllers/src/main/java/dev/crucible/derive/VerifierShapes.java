@@ -1,0 +1,66 @@
+package dev.crucible.derive;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decides how a verifier reads its result. pytest run directly can be graded per test; Maven and
+ * Gradle leave JUnit XML behind; everything else (tox, npm test, go test, cargo test, make) is graded
+ * by its exit code, because its output format is not known in advance.
+ */
+final class VerifierShapes {
+    private VerifierShapes() {
+    }
+
+    static DerivedVerifier verifier(String name, List<PlannedStep> steps, boolean lint, Integer jobTimeoutMinutes) {
+        String command = ShellScripts.command(steps);
+        String type = "execution";
+        String framework = null;
+        List<String> reports = new ArrayList<>();
+        if (!lint) {
+            if (steps.size() == 1 && CommandClassifier.logicalLines(steps.get(0).commandScript).size() == 1
+                    && isPytest(steps.get(0).recognised)) {
+                type = "test-suite";
+                framework = "pytest";
+            } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "mvn "))) {
+                type = "test-suite";
+                framework = "junit-xml";
+                steps.forEach(p -> addOnce(reports, prefix(p) + "**/target/surefire-reports/TEST-*.xml"));
+            } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "gradle "))) {
+                type = "test-suite";
+                framework = "junit-xml";
+                steps.forEach(p -> addOnce(reports, prefix(p) + "**/build/test-results/**/TEST-*.xml"));
+            }
+        }
+        int timeout = lint ? WorkflowDeriver.DEFAULT_LINT_TIMEOUT_SECONDS : WorkflowDeriver.DEFAULT_TEST_TIMEOUT_SECONDS;
+        if (steps.stream().allMatch(p -> p.timeoutMinutes != null)) {
+            timeout = steps.stream().mapToInt(p -> p.timeoutMinutes * 60).sum();
+        } else if (jobTimeoutMinutes != null && !lint) {
+            timeout = jobTimeoutMinutes * 60;
+        }
+        return new DerivedVerifier(name, type, framework, command, reports, timeout,
+                steps.stream().map(p -> p.step.number()).toList());
+    }
+
+    private static boolean isPytest(String recognised) {
+        return "pytest".equals(recognised) || "py.test".equals(recognised);
+    }
+
+    private static boolean startsWith(String s, String prefix) {
+        return s != null && s.startsWith(prefix);
+    }
+
+    private static String prefix(PlannedStep p) {
+        if (p.workingDirectory == null || p.workingDirectory.equals(".") || p.workingDirectory.isBlank()) {
+            return "";
+        }
+        String wd = p.workingDirectory.startsWith("./") ? p.workingDirectory.substring(2) : p.workingDirectory;
+        return wd.endsWith("/") ? wd : wd + "/";
+    }
+
+    private static void addOnce(List<String> list, String value) {
+        if (!list.contains(value)) {
+            list.add(value);
+        }
+    }
+}

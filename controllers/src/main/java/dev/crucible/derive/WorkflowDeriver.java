@@ -1,0 +1,198 @@
+package dev.crucible.derive;
+
+import dev.crucible.derive.ExpressionContext.ShellVariable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * Derives an RLEnvironment from a GitHub Actions workflow job: its setup script, toolchains, env and
+ * test command come from the job's own steps, so a repository with CI gets an install script for free.
+ * Pure logic apart from reading the repository through git; used by {@code crucible derive} and by the
+ * operator when an RLEnvironment names a workflow in {@code spec.source}.
+ */
+public final class WorkflowDeriver {
+    public static final int DEFAULT_SETUP_TIMEOUT_SECONDS = 1800;
+    public static final int DEFAULT_TEST_TIMEOUT_SECONDS = 1800;
+    public static final int DEFAULT_LINT_TIMEOUT_SECONDS = 600;
+    private static final Pattern NOT_LINUX = Pattern.compile("(?i).*\\b(windows|macos|mac-?os|osx)\\b.*");
+
+    /** Derives from the workflow file at {@code commit} (or the working tree when commit is null). */
+    public Derivation derive(Path repo, String commit, String workflowPath, String job, Map<String, String> matrix,
+            String testStepOverride) throws DerivationException {
+        return derive(new DerivationRequest(repo, commit, workflowPath, job, matrix, testStepOverride));
+    }
+
+    public Derivation derive(DerivationRequest request) throws DerivationException {
+        String file = request.workflowPath();
+        String commit = null;
+        if (request.commit() != null) {
+            try {
+                commit = new RepositoryFiles(request.repo(), request.commit()).resolveCommit();
+            } catch (IOException e) {
+                throw new DerivationException(file, null, 0, "cannot read the workflow: " + e.getMessage());
+            }
+        }
+        RepositoryFiles files = new RepositoryFiles(request.repo(), commit);
+        String text;
+        try {
+            text = files.read(file);
+        } catch (IOException e) {
+            throw new DerivationException(file, null, 0, "cannot read the workflow: " + e.getMessage());
+        }
+        if (text == null) {
+            throw new DerivationException(file, null, 0, "no such file in " + request.repo()
+                    + (commit != null ? " at commit " + commit : ""));
+        }
+        return derive(request, text, commit, files::readQuietly);
+    }
+
+    /**
+     * Derives from workflow text already in hand (the operator may have fetched it itself). Version files
+     * named by setup actions are read from the repository's working tree when {@code request.repo()} is set.
+     */
+    public Derivation deriveFromText(DerivationRequest request, String workflowText) throws DerivationException {
+        RepositoryFiles files = request.repo() == null ? null : new RepositoryFiles(request.repo(), null);
+        return derive(request, workflowText, request.commit(), path -> files == null ? null : files.readQuietly(path));
+    }
+
+    private Derivation derive(DerivationRequest request, String text, String commit, Function<String, String> readFile)
+            throws DerivationException {
+        String file = request.workflowPath();
+        Workflow workflow = WorkflowParser.parse(file, text);
+        List<String> notes = new ArrayList<>();
+        WorkflowJob job = JobChooser.choose(workflow, request.job(), notes);
+        try {
+            return deriveJob(request, workflow, job, commit, readFile, notes);
+        } catch (ExpressionEvaluator.SyntaxError e) {
+            throw new DerivationException(file, job.id(), job.line(), e.getMessage());
+        }
+    }
+
+    private Derivation deriveJob(DerivationRequest request, Workflow workflow, WorkflowJob job, String commit,
+            Function<String, String> readFile, List<String> notes) throws DerivationException {
+        String file = workflow.file();
+        MatrixChooser.Choice choice = MatrixChooser.choose(file, job, request.matrix(), commit, notes);
+        Set<String> userEnv = new LinkedHashSet<>();
+        Map<String, String> env = resolveEnv(workflow.env(), new LinkedHashMap<>(), choice.combination(), commit,
+                userEnv, notes, "workflow");
+        env = resolveEnv(job.env(), env, choice.combination(), commit, userEnv, notes, "job");
+        ExpressionContext context = new ExpressionContext(choice.combination(), env, commit);
+        jobNotes(job, context, notes);
+
+        RunDefaults defaults = workflow.defaults().overriddenBy(job.defaults());
+        List<PlannedStep> steps = new StepPlanner(file, job, context, env, defaults, readFile).plan();
+        StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
+        steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
+        if (roles.lintIsTheVerifier()) {
+            notes.add("the job runs no tests; its lint steps are the verifier");
+        }
+
+        Map<String, String> toolchains = new LinkedHashMap<>();
+        for (PlannedStep p : steps) {
+            if (p.disposition == Disposition.TOOLCHAIN) {
+                String had = toolchains.putIfAbsent(p.action.toolchain(), p.action.version());
+                if (had != null && !had.equals(p.action.version())) {
+                    p.notes.add("the job already asked for " + p.action.toolchain() + " " + had + "; kept that");
+                }
+            }
+        }
+        Integer jobTimeout = minutes(job.timeoutMinutes(), context);
+        DerivedVerifier verifier = VerifierShapes.verifier(roles.lintIsTheVerifier() ? "lint" : "tests",
+                roles.lintIsTheVerifier() ? roles.lint().isEmpty() ? lintSteps(steps) : roles.lint() : roles.tests(),
+                roles.lintIsTheVerifier(), jobTimeout);
+        DerivedVerifier lint = roles.lint().isEmpty() ? null
+                : VerifierShapes.verifier("lint", roles.lint(), true, null);
+        String setupScript = ShellScripts.setupScript(steps);
+
+        Map<String, String> setupEnv = new LinkedHashMap<>();
+        // As on a GitHub runner: tools change behaviour on these (jest leaves watch mode, tox-gh-actions
+        // picks the tox environment matching the Python version only when GITHUB_ACTIONS is true).
+        setupEnv.put("CI", "true");
+        setupEnv.put("GITHUB_ACTIONS", "true");
+        setupEnv.putAll(env);
+        List<String> secretEnv = new ArrayList<>(userEnv);
+        if (!secretEnv.isEmpty()) {
+            notes.add("secrets are never copied: set " + String.join(", ", secretEnv)
+                    + " yourself (spec.setup.secretEnv lists them)");
+        }
+        if (!toolchains.isEmpty()) {
+            notes.add("the setup script expects these toolchains on the machine or image: " + toolchains);
+        }
+        int setupTimeout = jobTimeout != null ? jobTimeout * 60 : DEFAULT_SETUP_TIMEOUT_SECONDS;
+        var manifest = ManifestBuilder.build(request.repo() == null ? Path.of(".") : request.repo(), file, commit,
+                job.id(), choice.described(), job.containerImage(), setupScript, setupTimeout, toolchains, setupEnv,
+                secretEnv, verifier, lint);
+        return new Derivation(file, commit, job.id(), job.line(), choice.described(), choice.total(), setupScript,
+                toolchains, setupEnv, secretEnv, job.containerImage(), verifier, lint,
+                steps.stream().map(PlannedStep::report).toList(), notes, manifest);
+    }
+
+    private static List<PlannedStep> lintSteps(List<PlannedStep> steps) {
+        return steps.stream().filter(p -> p.disposition == Disposition.LINT).toList();
+    }
+
+    /** Resolves an env block; entries built from secrets or vars are left for the user. */
+    private static Map<String, String> resolveEnv(Map<String, String> raw, Map<String, String> outer,
+            Map<String, Object> matrix, String commit, Set<String> userEnv, List<String> notes, String level) {
+        Map<String, String> env = new LinkedHashMap<>(outer);
+        for (Map.Entry<String, String> e : raw.entrySet()) {
+            ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(),
+                    new ExpressionContext(matrix, env, commit));
+            if (r.variables().stream().anyMatch(StepPlanner::userProvided)) {
+                userEnv.add(e.getKey());
+                env.remove(e.getKey());
+                notes.add(level + " env " + e.getKey() + " comes from " + String.join(", ", r.variables().stream()
+                        .filter(StepPlanner::userProvided).map(ShellVariable::origin).toList()) + ": not copied");
+                continue;
+            }
+            if (!r.unresolved().isEmpty()) {
+                notes.add(level + " env " + e.getKey() + ": " + String.join(", ", r.unresolved())
+                        + " has no value outside a GitHub run; left empty");
+            }
+            env.put(e.getKey(), r.text());
+        }
+        return env;
+    }
+
+    private static void jobNotes(WorkflowJob job, ExpressionContext context, List<String> notes) {
+        if (job.ifCondition() != null) {
+            Boolean b = ExpressionEvaluator.truthy(ExpressionTemplates.condition(job.ifCondition(), context));
+            notes.add("the job has if: `" + job.ifCondition().strip() + "`"
+                    + (b == null ? " (depends on how GitHub ran it)" : b ? " (true here)" : " (false here: CI would skip this job)"));
+        }
+        String runsOn = job.runsOn() == null ? null
+                : ExpressionTemplates.substitute(ExpressionEvaluator.text(job.runsOn()), context).text();
+        if (runsOn != null && NOT_LINUX.matcher(runsOn).matches()) {
+            notes.add("the job runs on " + runsOn + " in CI; here it runs on Linux, so OS-specific steps may differ");
+        }
+        if (job.containerImage() != null) {
+            notes.add("the job runs in container " + job.containerImage() + ": used as spec.image");
+        }
+        if (!job.services().isEmpty()) {
+            notes.add("the job uses service containers " + job.services()
+                    + ", which are not provided here: tests that need them will fail until you provide them");
+        }
+        if (!job.needs().isEmpty()) {
+            notes.add("the job needs " + job.needs() + " in CI; their outputs and artifacts are not available here");
+        }
+    }
+
+    private static Integer minutes(String text, ExpressionContext context) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return (int) Math.ceil(Double.parseDouble(ExpressionTemplates.substitute(text, context).text().strip()));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.crucible.controllers.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.controllers.Fixtures;
+import dev.crucible.controllers.config.OperatorSettings;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RolloutPodBuilderTest {
+
+    private final OperatorSettings settings = OperatorSettings.defaults().withVerifierImage("verifier:test");
+    private final RolloutPodBuilder builder = new RolloutPodBuilder(settings);
+
+    private Pod single(RLEnvironment env, Rollout rollout) {
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        return builder.build(rollout, env, plan.get(0), plan, false, null);
+    }
+
+    private static Container container(Pod pod, String name) {
+        return pod.getSpec().getContainers().stream().filter(c -> c.getName().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void everyPodCarriesTheSafetyDefaults() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
+        assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSpec().getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(pod.getSpec().getRuntimeClassName()).isEqualTo("gvisor");
+        assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+        List<Container> all = new java.util.ArrayList<>(pod.getSpec().getContainers());
+        all.addAll(pod.getSpec().getInitContainers());
+        for (Container c : all) {
+            assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).as(c.getName()).isFalse();
+            assertThat(c.getSecurityContext().getCapabilities().getDrop()).as(c.getName()).containsExactly("ALL");
+            assertThat(c.getSecurityContext().getRunAsNonRoot()).as(c.getName()).isTrue();
+        }
+    }
+
+    @Test
+    void namesLabelsAndOwnerAreDeterministic() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        assertThat(pod.getMetadata().getName()).isEqualTo("r1-main-0");
+        assertThat(pod.getMetadata().getLabels()).containsEntry(RolloutLabels.ROLLOUT, "r1")
+                .containsEntry(RolloutLabels.ROLE, "main").containsEntry(RolloutLabels.INDEX, "0")
+                .containsEntry(RolloutLabels.MANAGED_BY, RolloutLabels.MANAGED_BY_VALUE);
+        assertThat(pod.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+            assertThat(o.getUid()).isEqualTo("uid-r1");
+            assertThat(o.getController()).isTrue();
+            assertThat(o.getKind()).isEqualTo("Rollout");
+        });
+    }
+
+    @Test
+    void verifierSidecarGetsTheResultContractAndTheEnvironmentFile() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);
+        assertThat(verifier.getImage()).isEqualTo("verifier:test");
+        assertThat(verifier.getTerminationMessagePath()).isEqualTo("/dev/termination-log");
+        assertThat(verifier.getTerminationMessagePolicy()).isEqualTo("File");
+        assertThat(verifier.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("CRUCIBLE_ENVIRONMENT_FILE");
+            assertThat(e.getValue()).isEqualTo("/crucible/config/environment.yaml");
+        });
+        assertThat(verifier.getVolumeMounts()).extracting(VolumeMount::getName)
+                .contains(RolloutPodBuilder.WORKSPACE_VOLUME, RolloutPodBuilder.CONFIG_VOLUME);
+        assertThat(verifier.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    }
+
+    @Test
+    void agentSeesWorkspaceAndTaskButNotTheVerifierConfig() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        Container agent = container(pod, RolloutLabels.AGENT_CONTAINER);
+        assertThat(agent.getCommand()).containsExactly("agent", "--go");
+        assertThat(agent.getWorkingDir()).isEqualTo("/workspace");
+        assertThat(agent.getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getMountPath()).isEqualTo("/crucible/task.md");
+            assertThat(m.getSubPath()).isEqualTo("task.md");
+        });
+        assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getMountPath().equals(RolloutPodBuilder.CONFIG_PATH));
+    }
+
+    @Test
+    void protectedPathsAreReadOnlyPristineMountsInTheAgent() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        Container agent = container(pod, RolloutLabels.AGENT_CONTAINER);
+        List<VolumeMount> pristine = agent.getVolumeMounts().stream()
+                .filter(m -> m.getName().equals(RolloutPodBuilder.PRISTINE_VOLUME)).toList();
+        assertThat(pristine).extracting(VolumeMount::getMountPath)
+                .containsExactly("/workspace/tests", "/workspace/conftest.py");
+        assertThat(pristine).allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
+        assertThat(pristine).extracting(VolumeMount::getSubPath).containsExactly("tests", "conftest.py");
+    }
+
+    @Test
+    void cpuRolloutKeepsOffGpuNodes() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        var terms = pod.getSpec().getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms();
+        assertThat(terms).singleElement().satisfies(t -> assertThat(t.getMatchExpressions()).singleElement().satisfies(e -> {
+            assertThat(e.getKey()).isEqualTo("nvidia.com/gpu.present");
+            assertThat(e.getOperator()).isEqualTo("DoesNotExist");
+        }));
+        assertThat(container(pod, "agent").getResources().getLimits()).doesNotContainKey("nvidia.com/gpu");
+    }
+
+    @Test
+    void gpuRolloutRequestsGpusAndGoesToGpuNodes() {
+        RLEnvironment env = Fixtures.gpuEnvironment("env", 4);
+        Rollout rollout = Fixtures.rollout("r1", "env");
+        rollout.getSpec().placement = new dev.crucible.api.v1alpha1.rollout.PlacementSpec();
+        rollout.getSpec().placement.nodeSelector = java.util.Map.of("pool", "h100-spot");
+        Pod pod = single(env, rollout);
+        Container agent = container(pod, "agent");
+        assertThat(agent.getResources().getLimits().get("nvidia.com/gpu").getAmount()).isEqualTo("4");
+        assertThat(agent.getResources().getRequests().get("nvidia.com/gpu").getAmount()).isEqualTo("4");
+        assertThat(container(pod, "verifier").getResources().getLimits()).doesNotContainKey("nvidia.com/gpu");
+        assertThat(pod.getSpec().getNodeSelector()).containsEntry("nvidia.com/gpu.present", "true")
+                .containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3").containsEntry("pool", "h100-spot");
+        assertThat(pod.getSpec().getTolerations()).anySatisfy(t -> assertThat(t.getKey()).isEqualTo("nvidia.com/gpu"));
+        assertThat(pod.getSpec().getAffinity()).isNull();
+    }
+
+    @Test
+    void gangMembersAreGatedAndResolvableThroughTheHeadlessService() {
+        RLEnvironment env = Fixtures.twoNodeEnvironment("env", 8);
+        Rollout rollout = Fixtures.rollout("r1", "env");
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        assertThat(plan).extracting(m -> m.podName("r1")).containsExactly("r1-trainer-0", "r1-trainer-1");
+        Pod second = builder.build(rollout, env, plan.get(1), plan, true, null);
+        assertThat(second.getSpec().getSchedulingGates()).singleElement()
+                .satisfies(g -> assertThat(g.getName()).isEqualTo(RolloutLabels.GANG_GATE));
+        assertThat(second.getSpec().getHostname()).isEqualTo("r1-trainer-1");
+        assertThat(second.getSpec().getSubdomain()).isEqualTo("r1");
+        assertThat(container(second, "agent").getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("CRUCIBLE_RENDEZVOUS");
+            assertThat(e.getValue()).isEqualTo("r1-trainer-0.r1:29500");
+        });
+    }
+
+    @Test
+    void coschedulingPodGroupLabelsAndScheduler() {
+        RLEnvironment env = Fixtures.twoNodeEnvironment("env", 8);
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        Pod pod = builder.build(Fixtures.rollout("r1", "env"), env, plan.get(0), plan, true,
+                GangSchedulerSupport.Kind.COSCHEDULING);
+        assertThat(pod.getMetadata().getLabels()).containsEntry("scheduling.x-k8s.io/pod-group", "r1");
+        assertThat(pod.getSpec().getSchedulerName()).isEqualTo(settings.gangSchedulerName());
+        var group = GangSchedulerSupport.podGroup(GangSchedulerSupport.Kind.COSCHEDULING, Fixtures.rollout("r1", "env"), 2, 60);
+        assertThat(group.getApiVersion()).isEqualTo("scheduling.x-k8s.io/v1alpha1");
+        assertThat(group.getAdditionalProperties().get("spec").toString()).contains("minMember=2");
+    }
+
+    @Test
+    void deadlineBacksUpTheOperatorWithActiveDeadlineSeconds() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        assertThat(pod.getSpec().getActiveDeadlineSeconds()).isEqualTo(600 + RolloutPodBuilder.DEADLINE_GRACE_SECONDS);
+    }
+}

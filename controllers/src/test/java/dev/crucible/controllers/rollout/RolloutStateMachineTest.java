@@ -1,0 +1,212 @@
+package dev.crucible.controllers.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.controllers.Fixtures;
+import dev.crucible.controllers.config.OperatorSettings;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RolloutStateMachineTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private final RolloutPodBuilder builder = new RolloutPodBuilder(OperatorSettings.defaults());
+
+    private Map<String, Pod> pods(Rollout r, RLEnvironment env, boolean gated) {
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        Map<String, Pod> pods = new HashMap<>();
+        for (MemberPlan m : plan) {
+            Pod p = builder.build(r, env, m, plan, gated, null);
+            pods.put(p.getMetadata().getName(), p);
+        }
+        return pods;
+    }
+
+    private static void bind(Map<String, Pod> pods, String phase) {
+        int i = 0;
+        for (Pod p : pods.values()) {
+            p.getSpec().setNodeName("node-" + i++);
+            p.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase(phase).withPodIP("10.0.0." + i).build());
+        }
+    }
+
+    private static void terminate(Pod p, String container, String message) {
+        var statuses = new java.util.ArrayList<>(p.getStatus().getContainerStatuses() == null ? List.of()
+                : p.getStatus().getContainerStatuses());
+        statuses.add(new ContainerStatusBuilder().withName(container).withNewState().withNewTerminated()
+                .withExitCode(0).withMessage(message).endTerminated().endState().build());
+        p.getStatus().setContainerStatuses(statuses);
+    }
+
+    private static RolloutStatus status(RolloutPhase phase) {
+        RolloutStatus s = new RolloutStatus();
+        s.phase = phase;
+        return s;
+    }
+
+    @Test
+    void missingEnvironmentWaitsWithAnActionableReason() {
+        Rollout r = Fixtures.rollout("r1", "env");
+        RolloutDecision d = RolloutStateMachine.decide(r, null, null, Map.of(), T0.plusSeconds(1));
+        assertThat(d.phase()).isEqualTo(RolloutPhase.Pending);
+        assertThat(d.reason()).isEqualTo(Reasons.ENVIRONMENT_NOT_FOUND);
+        assertThat(d.message()).contains("env").contains("spec.environmentRef.name");
+        assertThat(d.requeueAfter()).isNotNull();
+        assertThat(RolloutStateMachine.decide(r, Fixtures.cpuEnvironment("env"), false, Map.of(), T0).reason())
+                .isEqualTo(Reasons.ENVIRONMENT_INVALID);
+    }
+
+    @Test
+    void fullLifecycleOfASimpleRollout() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        RolloutDecision create = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(1));
+        assertThat(create.phase()).isEqualTo(RolloutPhase.Pending);
+        assertThat(create.create()).hasSize(1);
+        assertThat(create.gateNew()).isFalse();
+        assertThat(create.podsComplete()).isTrue();
+
+        Map<String, Pod> pods = pods(r, env, false);
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(2)).reason()).isEqualTo(Reasons.SCHEDULING);
+
+        bind(pods, "Pending");
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(3)).phase()).isEqualTo(RolloutPhase.Initializing);
+
+        bind(pods, "Running");
+        RolloutDecision running = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(4));
+        assertThat(running.phase()).isEqualTo(RolloutPhase.Running);
+        assertThat(running.members()).singleElement().satisfies(m -> assertThat(m.node).isEqualTo("node-0"));
+        assertThat(running.requeueAfter().getSeconds()).isEqualTo(596);
+
+        Pod pod = pods.get("r1-main-0");
+        terminate(pod, "agent", "");
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(5)).phase()).isEqualTo(RolloutPhase.Verifying);
+
+        terminate(pod, "verifier", "{\"reward\":1.0,\"verdict\":\"pass\",\"turns\":3,\"phase\":\"Succeeded\"}");
+        RolloutDecision done = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(6));
+        assertThat(done.phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(done.reason()).isEqualTo(Reasons.VERIFIED);
+        assertThat(done.result().reward()).isEqualTo(1.0);
+        assertThat(done.stopPods()).isTrue();
+    }
+
+    @Test
+    void deadlineEndsTheRolloutTimedOutAndStopsPods() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        r.setStatus(status(RolloutPhase.Running));
+        RolloutDecision d = RolloutStateMachine.decide(r, env, true, pods(r, env, false), T0.plusSeconds(600));
+        assertThat(d.phase()).isEqualTo(RolloutPhase.TimedOut);
+        assertThat(d.reason()).isEqualTo(Reasons.DEADLINE_EXCEEDED);
+        assertThat(d.stopPods()).isTrue();
+    }
+
+    @Test
+    void gangIsCreatedGatedThenReleasedTogether() {
+        RLEnvironment env = Fixtures.twoNodeEnvironment("env", 8);
+        Rollout r = Fixtures.rollout("r1", "env");
+        RolloutDecision create = RolloutStateMachine.decide(r, env, true, Map.of(), T0);
+        assertThat(create.create()).hasSize(2);
+        assertThat(create.gateNew()).isTrue();
+
+        Map<String, Pod> pods = pods(r, env, true);
+        Pod first = pods.remove("r1-trainer-1");
+        RolloutDecision partial = RolloutStateMachine.decide(r, env, true, pods, T0);
+        assertThat(partial.create()).extracting(MemberPlan::index).containsExactly(1);
+        assertThat(partial.ungate()).isEmpty();
+
+        pods.put("r1-trainer-1", first);
+        RolloutDecision release = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(1));
+        assertThat(release.reason()).isEqualTo(Reasons.GANG_RELEASED);
+        assertThat(release.ungate()).containsExactlyInAnyOrder("r1-trainer-0", "r1-trainer-1");
+    }
+
+    @Test
+    void gangThatCannotBePlacedTimesOutAndIsRemoved() {
+        RLEnvironment env = Fixtures.twoNodeEnvironment("env", 8);
+        Rollout r = Fixtures.rollout("r1", "env");
+        Map<String, Pod> pods = pods(r, env, false);
+        Pod p = pods.get("r1-trainer-0");
+        p.getSpec().setNodeName("gpu-1");
+        p.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Pending").build());
+        pods.get("r1-trainer-1").setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Pending")
+                .withConditions(new PodConditionBuilder().withType("PodScheduled").withStatus("False")
+                        .withReason("Unschedulable").withMessage("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.").build())
+                .build());
+        RolloutDecision waiting = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(30));
+        assertThat(waiting.reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+        assertThat(waiting.message()).contains("Insufficient nvidia.com/gpu");
+        assertThat(waiting.requeueAfter().getSeconds()).isEqualTo(30);
+
+        RolloutDecision timeout = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(60));
+        assertThat(timeout.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(timeout.reason()).isEqualTo(Reasons.GANG_TIMEOUT);
+        assertThat(timeout.stopPods()).isTrue();
+    }
+
+    @Test
+    void podLostWhileRunningFailsInsteadOfRecreating() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        r.setStatus(status(RolloutPhase.Running));
+        RolloutDecision d = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(10));
+        assertThat(d.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(d.reason()).isEqualTo(Reasons.MEMBER_LOST);
+        assertThat(d.create()).isEmpty();
+    }
+
+    @Test
+    void invalidVerifierResultFailsWithTheParseError() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        Map<String, Pod> pods = pods(r, env, false);
+        bind(pods, "Running");
+        terminate(pods.get("r1-main-0"), "verifier", "oops");
+        RolloutDecision d = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(10));
+        assertThat(d.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(d.reason()).isEqualTo(Reasons.VERIFIER_RESULT_INVALID);
+    }
+
+    @Test
+    void terminalPhaseIsFinal() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        r.setStatus(status(RolloutPhase.Succeeded));
+        RolloutDecision d = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(10_000));
+        assertThat(d.phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(d.create()).isEmpty();
+        assertThat(d.requeueAfter()).isNull();
+    }
+
+    @Test
+    void statusKeepsTimingsAndConditionTransitions() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        RolloutStatus s1 = RolloutStatusBuilder.build(r, RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusMillis(40)),
+                T0.plusMillis(40));
+        assertThat(s1.timings.createToPodsMillis).isEqualTo(40);
+        assertThat(s1.observedGeneration).isEqualTo(1L);
+        r.setStatus(s1);
+        Map<String, Pod> pods = pods(r, env, false);
+        bind(pods, "Running");
+        RolloutStatus s2 = RolloutStatusBuilder.build(r, RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(5)),
+                T0.plusSeconds(5));
+        assertThat(s2.timings.createToPodsMillis).isEqualTo(40);
+        assertThat(s2.timings.createToRunningMillis).isEqualTo(5000);
+        var progressing = dev.crucible.controllers.status.Conditions.find(s2.conditions, "Progressing");
+        assertThat(progressing.getLastTransitionTime()).isEqualTo("2026-01-01T00:00:00Z");
+        var ready = dev.crucible.controllers.status.Conditions.find(s2.conditions, "Ready");
+        assertThat(ready.getStatus()).isEqualTo("True");
+        assertThat(ready.getLastTransitionTime()).isEqualTo("2026-01-01T00:00:05Z");
+    }
+}

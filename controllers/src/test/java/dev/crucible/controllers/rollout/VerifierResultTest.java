@@ -1,0 +1,55 @@
+package dev.crucible.controllers.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import org.junit.jupiter.api.Test;
+
+class VerifierResultTest {
+
+    @Test
+    void parsesTheFullContract() {
+        var parsed = VerifierResult.parse("""
+                {"reward":1.0,"verdict":"pass","tests":{"passed":4,"failed":0,"skipped":0,"total":4,
+                 "failToPassPassed":2,"failToPassTotal":2,"passToPassPassed":2,"passToPassTotal":2},
+                 "hackFindings":[],"turns":17,"phase":"Succeeded","extra":"ignored"}""");
+        assertThat(parsed.ok()).isTrue();
+        var r = parsed.result();
+        assertThat(r.reward()).isEqualTo(1.0);
+        assertThat(r.verdict()).isEqualTo("pass");
+        assertThat(r.tests().passed).isEqualTo(4);
+        assertThat(r.tests().failToPassPassed).isEqualTo(2);
+        assertThat(r.turns()).isEqualTo(17);
+        assertThat(r.phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(r.hackFindings()).isNull();
+    }
+
+    @Test
+    void hackFindingsComeThrough() {
+        var r = VerifierResult.parse("""
+                {"reward":0.0,"verdict":"fail","hackFindings":[{"detector":"protected-path-modified","severity":"high",
+                 "path":"tests/test_ops.py","evidence":"sha256 changed","action":"terminate"}],"phase":"Hacked"}""").result();
+        assertThat(r.phase()).isEqualTo(RolloutPhase.Hacked);
+        assertThat(r.hackFindings()).singleElement().satisfies(f -> {
+            assertThat(f.detector).isEqualTo("protected-path-modified");
+            assertThat(f.path).isEqualTo("tests/test_ops.py");
+            assertThat(f.action).isEqualTo("terminate");
+        });
+    }
+
+    @Test
+    void phaseIsDerivedWhenAbsent() {
+        assertThat(VerifierResult.parse("{\"verdict\":\"pass\",\"reward\":1}").result().phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(VerifierResult.parse("{\"verdict\":\"fail\",\"reward\":0}").result().phase()).isEqualTo(RolloutPhase.Failed);
+    }
+
+    @Test
+    void badInputIsAnErrorNotAnException() {
+        assertThat(VerifierResult.parse("").error()).contains("no result");
+        assertThat(VerifierResult.parse("{not json").error()).contains("not JSON");
+        assertThat(VerifierResult.parse("[1]").error()).contains("JSON object");
+        assertThat(VerifierResult.parse("{\"reward\":\"high\"}").error()).contains("reward");
+        assertThat(VerifierResult.parse("{\"phase\":\"Running\"}").error()).contains("phase");
+        assertThat(VerifierResult.parse("{\"tests\":{\"passed\":\"many\"}}").error()).contains("malformed");
+    }
+}

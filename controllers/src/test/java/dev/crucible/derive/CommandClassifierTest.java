@@ -1,0 +1,104 @@
+package dev.crucible.derive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CommandClassifierTest {
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "pytest -q                                          | TEST",
+        "python -m pytest -v tests/                         | TEST",
+        "python3.12 -X dev -m pytest                        | TEST",
+        "poetry run pytest --cov                            | TEST",
+        "uv run --frozen pytest                             | TEST",
+        "coverage run -m pytest                             | TEST",
+        "coverage run -m unittest discover                  | TEST",
+        "python -m unittest discover -s tests               | TEST",
+        "tox                                                | TEST",
+        "tox -e py311                                       | TEST",
+        "tox -e lint,mypy                                   | LINT",
+        "nox -s tests-3.12                                  | TEST",
+        "nox -s lint                                        | LINT",
+        "npm test                                           | TEST",
+        "npm t                                              | TEST",
+        "npm run test:unit -- --coverage                    | TEST",
+        "yarn test --ci                                     | TEST",
+        "pnpm -r test                                       | TEST",
+        "npm run lint                                       | LINT",
+        "yarn lint                                          | LINT",
+        "npm run build --if-present                         | OTHER",
+        "npx jest --ci                                      | TEST",
+        "npx vitest run                                     | TEST",
+        "npx eslint .                                       | LINT",
+        "npx tsc --noEmit                                   | LINT",
+        "npx tsc -p .                                       | OTHER",
+        "mvn -B package --file pom.xml                      | TEST",
+        "./mvnw -B verify -Pci                              | TEST",
+        "mvn -B install -DskipTests                         | OTHER",
+        "mvn -B -f service/pom.xml test                     | TEST",
+        "mvn spotless:check                                 | LINT",
+        "mvn dependency:go-offline                          | INSTALL",
+        "./gradlew build                                    | TEST",
+        "./gradlew check --no-daemon                        | TEST",
+        "./gradlew assemble                                 | OTHER",
+        "./gradlew build -x test                            | OTHER",
+        "./gradlew spotlessCheck                            | LINT",
+        "go test -race ./...                                | TEST",
+        "go vet ./...                                       | LINT",
+        "go build -v ./...                                  | OTHER",
+        "go mod download                                    | INSTALL",
+        "cargo test --all-features                          | TEST",
+        "cargo nextest run                                  | TEST",
+        "cargo clippy -- -D warnings                        | LINT",
+        "cargo fmt --all -- --check                         | LINT",
+        "cargo build --release                              | OTHER",
+        "make test                                          | TEST",
+        "make -C backend check                              | TEST",
+        "make lint                                          | LINT",
+        "make                                               | OTHER",
+        "bundle exec rspec                                  | TEST",
+        "bundle exec rubocop                                | LINT",
+        "dotnet test --no-build                             | TEST",
+        "ctest --output-on-failure                          | TEST",
+        "./scripts/run-tests.sh                             | TEST",
+        "bash ci/test.sh                                    | TEST",
+        "ruff check .                                       | LINT",
+        "black --check .                                    | LINT",
+        "mypy src/                                          | LINT",
+        "pre-commit run --all-files                         | LINT",
+        "pip install tox                                    | INSTALL",
+        "python -m pip install -e .[test]                   | INSTALL",
+        "pip install pytest && pytest                       | TEST",
+        "sudo apt-get install -y libpq-dev                  | INSTALL",
+        "npm ci                                             | INSTALL",
+        "yarn install --frozen-lockfile                     | INSTALL",
+        "test -f setup.py                                   | OTHER",
+        "echo hello                                         | OTHER",
+        "twine upload dist/*                                | CI_ONLY",
+        "bash <(curl -s https://codecov.io/bash)            | CI_ONLY",
+        "docker push ghcr.io/x/y                            | CI_ONLY",
+        "CI=true FOO=bar pytest                             | TEST",
+        "env -u HOME pytest                                 | TEST",
+    })
+    void recognises(String command, CommandKind kind) {
+        assertThat(CommandClassifier.classifyLine(command.strip()).kind()).isEqualTo(kind);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "pytest -q                                   | false",
+        "if [ -f x ]; then pytest; fi                | true",
+        "for v in a b; do echo $v; done              | true",
+    })
+    void structuredScriptsAreNotSplit(String script, boolean structured) {
+        assertThat(CommandClassifier.isStructured(script.strip())).isEqualTo(structured);
+    }
+
+    @org.junit.jupiter.api.Test
+    void logicalLinesJoinContinuationsAndSkipComments() {
+        assertThat(CommandClassifier.logicalLines("# install\npip install \\\n  -e .\n\npytest -q\n"))
+                .containsExactly("pip install -e .", "pytest -q");
+    }
+}

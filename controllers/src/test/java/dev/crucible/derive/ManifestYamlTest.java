@@ -1,0 +1,72 @@
+package dev.crucible.derive;
+
+import static dev.crucible.derive.WorkflowFixtures.derive;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The printed manifest reads back as the same tree; the report is in comments and in JSON. */
+class ManifestYamlTest {
+    @TempDir
+    Path repo;
+
+    @Test
+    void printedManifestReadsBackAsTheSameTree() throws Exception {
+        Derivation d = derive(WorkflowFixtures.repository(repo), "monorepo.yml");
+        JsonNode read = new YAMLMapper().readTree(d.manifestYaml());
+
+        assertThat(read).isEqualTo(d.manifest());
+        assertThat(read.at("/apiVersion").asText()).isEqualTo("crucible.dev/v1alpha1");
+        assertThat(read.at("/kind").asText()).isEqualTo("RLEnvironment");
+        // "3.11" must stay a string, not become the number 3.11 (or 3.1 for "3.10").
+        assertThat(read.at("/spec/setup/toolchains/python").isTextual()).isTrue();
+        assertThat(read.at("/spec/workspace/path").asText()).isEqualTo(repo.toAbsolutePath().toString());
+        assertThat(read.at("/spec/source/repo").asText()).isEqualTo(repo.toAbsolutePath().toString());
+        assertThat(read.at("/spec/source/workflow").asText()).isEqualTo(".github/workflows/monorepo.yml");
+        assertThat(read.at("/spec/source/job").asText()).isEqualTo("backend");
+        assertThat(read.at("/spec/verifier/rewardMode").asText()).isEqualTo("binary");
+        assertThat(read.at("/spec/tools")).hasSize(5);
+        assertThat(read.at("/metadata/name").asText()).matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    }
+
+    @Test
+    void headerCommentsCarryTheStepReport() throws Exception {
+        Derivation d = derive(repo, "python-tox-matrix.yml");
+        String yaml = d.manifestYaml();
+
+        assertThat(yaml).startsWith("# Derived by `crucible derive` from .github/workflows/python-tox-matrix.yml, "
+                + "job 'test' (line 18) (working tree).\n");
+        assertThat(yaml).contains("# matrix: os=ubuntu-latest, python-version=3.9 (one of 12 combinations");
+        assertThat(yaml).contains("#   5. line 62 'Test with tox': test - runs the tests (tox)");
+        assertThat(yaml).contains("#   4. line 58 'Install Windows build tools': dropped - if:");
+        assertThat(yaml).contains("  # Placeholder: replace this prompt with the task the agent should do.\n  task:\n");
+        assertThat(yaml).contains("    script: |\n");
+    }
+
+    @Test
+    void reportJsonListsEveryStep() throws Exception {
+        Derivation d = derive(repo, "secrets.yml");
+        JsonNode report = new ObjectMapper().readTree(d.reportJson());
+
+        assertThat(report.at("/workflow").asText()).isEqualTo(".github/workflows/secrets.yml");
+        assertThat(report.at("/job").asText()).isEqualTo("test");
+        assertThat(report.at("/steps")).hasSize(7);
+        assertThat(report.at("/steps/4/disposition").asText()).isEqualTo("test");
+        assertThat(report.at("/steps/4/line").asInt()).isEqualTo(27);
+        assertThat(report.at("/steps/6/reason").asText()).contains("twine upload");
+        assertThat(report.at("/secretEnv")).hasSize(5);
+        assertThat(report.at("/verifier/command").asText()).contains("pytest");
+    }
+
+    @Test
+    void namesAreDns1123() {
+        assertThat(DnsNames.of("My_Repo.git", "Build & Test")).isEqualTo("my-repo-git-build-test");
+        assertThat(DnsNames.of("---", null)).isEqualTo("derived");
+        assertThat(DnsNames.of("a".repeat(80), "job")).hasSize(63);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.crucible.e2e.cluster;
+
+import dev.crucible.api.validation.ManifestValidator;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.environment.EnvironmentValidation;
+import dev.crucible.controllers.environment.RLEnvironmentReconciler;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.metrics.QueueDepthMetrics;
+import dev.crucible.controllers.rollout.RolloutReconciler;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/** The Crucible reconcilers in a plain JOSDK {@link Operator} (no Quarkus), against any API server. */
+public final class InProcessOperator implements AutoCloseable {
+
+    private static volatile ManifestValidator validator;
+
+    private final Operator operator;
+    private final ControllerMetrics metrics;
+    private final QueueDepthMetrics queue;
+    private final KubernetesClient client;
+
+    public InProcessOperator(KubernetesClient client, OperatorSettings settings) {
+        this.client = client;
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        this.metrics = new ControllerMetrics(registry);
+        this.queue = new QueueDepthMetrics(registry);
+        this.operator = new Operator(o -> o.withKubernetesClient(client)
+                .withMetrics(queue)
+                .withCloseClientOnStop(false)
+                .withConcurrentReconciliationThreads(50)
+                .withStopOnInformerErrorDuringStartup(true));
+        operator.register(new RolloutReconciler(settings, metrics));
+        operator.register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics));
+    }
+
+    /** Building the validator compiles every CEL rule once; share it across operator restarts. */
+    public static ManifestValidator validator() {
+        ManifestValidator v = validator;
+        if (v == null) {
+            synchronized (InProcessOperator.class) {
+                if (validator == null) {
+                    validator = new ManifestValidator();
+                }
+                v = validator;
+            }
+        }
+        return v;
+    }
+
+    public InProcessOperator start() {
+        operator.start();
+        return this;
+    }
+
+    public ControllerMetrics metrics() {
+        return metrics;
+    }
+
+    public QueueDepthMetrics queue() {
+        return queue;
+    }
+
+    public KubernetesClient client() {
+        return client;
+    }
+
+    @Override
+    public void close() {
+        operator.stop();
+    }
+}

@@ -1,0 +1,180 @@
+package dev.crucible.e2e.cluster;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real control plane on this machine: etcd + kube-apiserver (Fabric8 kube-api-test, offline), plus
+ * kube-scheduler so pods really bind, and kwok so bound pods on fake nodes really run. There is no
+ * kube-controller-manager: no garbage collection, no namespace deletion (tests use fresh namespaces).
+ */
+public final class LocalCluster implements AutoCloseable {
+
+    private final KubeBinaries binaries;
+    private final Path workDir;
+    private final KubeAPIServer apiServer;
+    private final List<Process> processes = new ArrayList<>();
+    private final Path kubeconfig;
+    private final KubernetesClient client;
+
+    private LocalCluster(KubeBinaries binaries, Path workDir, KubeAPIServer apiServer, Path kubeconfig) {
+        this.binaries = binaries;
+        this.workDir = workDir;
+        this.apiServer = apiServer;
+        this.kubeconfig = kubeconfig;
+        this.client = newClient();
+    }
+
+    /** Starts etcd and kube-apiserver; call {@link #startScheduler()} and {@link #startKwok()} for pods. */
+    public static LocalCluster start(KubeBinaries binaries) {
+        try {
+            Path work = Files.createTempDirectory("crucible-cluster-");
+            // kube-api-test looks for <testDir>/k8s/<version>-linux-amd64/; a link keeps certs out of the cache.
+            Path k8s = Files.createDirectories(work.resolve("k8s"));
+            Files.createSymbolicLink(k8s.resolve(binaries.dir().getFileName()), binaries.dir());
+            KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+                    .withTestDir(work.toString())
+                    .withApiServerVersion(binaries.version())
+                    .withOfflineMode(true)
+                    .withStartupTimeout(180_000)
+                    .withApiServerFlags(List.of("--max-requests-inflight=3000", "--max-mutating-requests-inflight=1500"))
+                    .build());
+            server.start();
+            Path kubeconfig = work.resolve("kubeconfig.yaml");
+            Files.writeString(kubeconfig, server.getKubeConfigYaml());
+            return new LocalCluster(binaries, work, server, kubeconfig);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public KubernetesClient client() {
+        return client;
+    }
+
+    /** A fresh client (its own connection pool), e.g. for an in-process operator. */
+    public KubernetesClient newClient() {
+        Config config = Config.fromKubeconfig(readKubeconfig());
+        // The benchmark fires thousands of requests; the defaults queue them behind 5 per host.
+        config.setMaxConcurrentRequests(512);
+        config.setMaxConcurrentRequestsPerHost(512);
+        config.setRequestTimeout(60_000);
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    public String readKubeconfig() {
+        try {
+            return Files.readString(kubeconfig);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Path kubeconfig() {
+        return kubeconfig;
+    }
+
+    public void startScheduler() {
+        if (!binaries.has("kube-scheduler")) {
+            throw new IllegalStateException("kube-scheduler not found in " + binaries.dir()
+                    + ": run e2e/scripts/install-kube-binaries.sh");
+        }
+        Path config = workDir.resolve("scheduler.yaml");
+        write(config, """
+                apiVersion: kubescheduler.config.k8s.io/v1
+                kind: KubeSchedulerConfiguration
+                clientConnection:
+                  kubeconfig: %s
+                  qps: 5000
+                  burst: 10000
+                leaderElection:
+                  leaderElect: false
+                """.formatted(kubeconfig));
+        start("kube-scheduler", List.of(binaries.binary("kube-scheduler").toString(), "--config=" + config,
+                "--secure-port=0", "-v=1"));
+    }
+
+    public void startKwok() {
+        if (!binaries.has("kwok")) {
+            throw new IllegalStateException("kwok not found in " + binaries.dir() + ": run e2e/scripts/install-kube-binaries.sh");
+        }
+        start("kwok", List.of(binaries.binary("kwok").toString(), "--kubeconfig=" + kubeconfig,
+                "--manage-all-nodes=false",
+                "--manage-nodes-with-label-selector=" + FakeNodes.KWOK_LABEL + "=" + FakeNodes.KWOK_LABEL_VALUE,
+                "--cidr=10.64.0.1/12", "--node-ip=10.63.0.1"));
+    }
+
+    private void start(String name, List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(workDir.resolve(name + ".log").toFile())
+                    .start();
+            processes.add(p);
+            Thread.sleep(300);
+            if (!p.isAlive()) {
+                throw new IllegalStateException(name + " exited at once with " + p.exitValue() + "; see "
+                        + workDir.resolve(name + ".log") + ":\n" + tail(workDir.resolve(name + ".log")));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static void write(Path path, String text) {
+        try {
+            Files.writeString(path, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        for (Process p : processes) {
+            p.destroy();
+        }
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        apiServer.stop();
+    }
+
+    public static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+}

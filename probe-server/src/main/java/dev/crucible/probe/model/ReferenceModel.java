@@ -1,0 +1,127 @@
+package dev.crucible.probe.model;
+
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * The frozen reference model in ONNX Runtime. One forward pass over a right-padded batch returns
+ * the requested hidden states per sequence, unpadded. Right padding is exact for a causal decoder:
+ * real tokens never attend to the pads after them.
+ */
+public final class ReferenceModel implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ReferenceModel.class.getName());
+
+    private final ReferenceSpec spec;
+    private final OrtEnvironment env;
+    private final OrtSession session;
+    private final String device;
+    private final boolean wantsMask;
+
+    public ReferenceModel(ReferenceSpec spec, Device device, int cpuThreads) throws OrtException {
+        this.spec = spec;
+        this.env = OrtEnvironment.getEnvironment();
+        OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+        options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+        if (cpuThreads > 0) {
+            options.setIntraOpNumThreads(cpuThreads);
+        }
+        String chosen = "cpu";
+        if (device != Device.CPU) {
+            try {
+                options.addCUDA(0);
+                chosen = "cuda";
+            } catch (OrtException | RuntimeException | UnsatisfiedLinkError e) {
+                if (device == Device.CUDA) {
+                    throw new OrtException("device cuda requested but the CUDA execution provider is"
+                            + " unavailable: " + e.getMessage()
+                            + " (build with -Pcuda for the onnxruntime_gpu artifact)");
+                }
+                LOG.info("CUDA execution provider unavailable (" + e.getMessage() + "); using CPU");
+            }
+        }
+        this.session = env.createSession(spec.onnx().toString(), options);
+        this.device = chosen;
+        this.wantsMask = session.getInputNames().contains("attention_mask");
+        LOG.info("reference model " + spec.name() + " loaded on " + chosen);
+    }
+
+    public ReferenceSpec spec() {
+        return spec;
+    }
+
+    public String device() {
+        return device;
+    }
+
+    /**
+     * Runs the batch and returns, for each requested layer, per sequence a [len][hidden] matrix.
+     *
+     * @param sequences token ids, each non-empty
+     * @param layers hidden-state indices (0 = embeddings)
+     */
+    public Map<Integer, float[][][]> forward(List<long[]> sequences, int... layers) throws OrtException {
+        int batch = sequences.size();
+        int maxLen = 0;
+        for (long[] s : sequences) {
+            if (s.length == 0) {
+                throw new IllegalArgumentException("empty token sequence");
+            }
+            maxLen = Math.max(maxLen, s.length);
+        }
+        long[] ids = new long[batch * maxLen];
+        long[] mask = new long[batch * maxLen];
+        for (int b = 0; b < batch; b++) {
+            long[] s = sequences.get(b);
+            System.arraycopy(s, 0, ids, b * maxLen, s.length);
+            java.util.Arrays.fill(mask, b * maxLen, b * maxLen + s.length, 1L);
+        }
+        long[] shape = {batch, maxLen};
+        Set<String> outputs = new LinkedHashSet<>();
+        for (int layer : layers) {
+            outputs.add(spec.outputName(layer));
+        }
+        Map<String, OnnxTensor> inputs = new HashMap<>();
+        try (OnnxTensor idTensor = OnnxTensor.createTensor(env, LongBuffer.wrap(ids), shape);
+             OnnxTensor maskTensor = OnnxTensor.createTensor(env, LongBuffer.wrap(mask), shape)) {
+            inputs.put("input_ids", idTensor);
+            if (wantsMask) {
+                inputs.put("attention_mask", maskTensor);
+            }
+            try (OrtSession.Result result = session.run(inputs, outputs)) {
+                Map<Integer, float[][][]> out = new HashMap<>();
+                int hidden = spec.hiddenSize();
+                for (int layer : layers) {
+                    OnnxTensor t = (OnnxTensor) result.get(spec.outputName(layer)).orElseThrow();
+                    FloatBuffer fb = t.getFloatBuffer();
+                    float[][][] perSeq = new float[batch][][];
+                    for (int b = 0; b < batch; b++) {
+                        int len = sequences.get(b).length;
+                        float[][] h = new float[len][hidden];
+                        for (int i = 0; i < len; i++) {
+                            fb.position((b * maxLen + i) * hidden);
+                            fb.get(h[i]);
+                        }
+                        perSeq[b] = h;
+                    }
+                    out.put(layer, perSeq);
+                }
+                return out;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws OrtException {
+        session.close();
+    }
+}

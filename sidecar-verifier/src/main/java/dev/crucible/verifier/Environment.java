@@ -1,0 +1,93 @@
+package dev.crucible.verifier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.crucible.verifier.config.ConfigException;
+import dev.crucible.verifier.config.EnvironmentSpec;
+import dev.crucible.verifier.config.HiddenTests;
+import dev.crucible.verifier.config.ManifestReader;
+import dev.crucible.verifier.config.VerifierSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A loaded RLEnvironment: its spec plus the directory its relative paths (workspace, hidden tests)
+ * are resolved against, which is the manifest's directory.
+ */
+public final class Environment {
+    private final EnvironmentSpec spec;
+    private final Path baseDir;
+    private final Path manifest;
+    private final String name;
+
+    private Environment(EnvironmentSpec spec, Path baseDir, Path manifest, String name) {
+        this.spec = spec;
+        this.baseDir = baseDir.toAbsolutePath().normalize();
+        this.manifest = manifest;
+        this.name = name;
+        checkHidden();
+    }
+
+    /** Reads and validates a manifest; {@link ConfigException} names the file and field on bad input. */
+    public static Environment load(Path manifest) {
+        Path abs = manifest.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(abs)) throw new ConfigException(manifest + ": no such file");
+        EnvironmentSpec spec = ManifestReader.read(abs);
+        return new Environment(spec, abs.getParent(), abs, metadataName(abs));
+    }
+
+    /** An environment built in code (tests, the local runtime); paths resolve against {@code baseDir}. */
+    public static Environment of(EnvironmentSpec spec, Path baseDir, String name) {
+        return new Environment(spec, baseDir, null, name);
+    }
+
+    public EnvironmentSpec spec() { return spec; }
+
+    public VerifierSpec verifier() { return spec.verifier(); }
+
+    public Path baseDir() { return baseDir; }
+
+    /** The manifest file, or empty for environments built in code. */
+    public Optional<Path> manifest() { return Optional.ofNullable(manifest); }
+
+    public String name() { return name; }
+
+    /** {@code spec.workspace.path} resolved against the manifest's directory. */
+    public Optional<Path> workspacePath() {
+        return spec.workspace() == null || spec.workspace().path() == null ? Optional.empty()
+                : Optional.of(baseDir.resolve(spec.workspace().path()).normalize());
+    }
+
+    public Optional<Path> hiddenTestsDir() {
+        HiddenTests h = spec.verifier().hiddenTests();
+        return h == null || h.path() == null ? Optional.empty() : Optional.of(baseDir.resolve(h.path()).normalize());
+    }
+
+    public Optional<Path> hiddenTestsPatch() {
+        HiddenTests h = spec.verifier().hiddenTests();
+        return h == null || h.patch() == null ? Optional.empty() : Optional.of(baseDir.resolve(h.patch()).normalize());
+    }
+
+    private void checkHidden() {
+        String src = manifest == null ? name : manifest.toString();
+        hiddenTestsDir().ifPresent(d -> {
+            if (!Files.isDirectory(d)) throw new ConfigException(src + ": spec.verifier.hiddenTests.path: no such directory " + d);
+        });
+        hiddenTestsPatch().ifPresent(p -> {
+            if (!Files.isRegularFile(p)) throw new ConfigException(src + ": spec.verifier.hiddenTests.patch: no such file " + p);
+        });
+    }
+
+    private static String metadataName(Path manifest) {
+        try {
+            JsonNode n = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(manifest));
+            String s = n == null ? "" : n.path("metadata").path("name").asText("");
+            return s.isEmpty() ? manifest.getFileName().toString() : s;
+        } catch (IOException e) {
+            return manifest.getFileName().toString();
+        }
+    }
+}

@@ -1,0 +1,318 @@
+package dev.crucible.verifier;
+
+import dev.crucible.verifier.config.ConfigException;
+import dev.crucible.verifier.config.EnvironmentSpec;
+import dev.crucible.verifier.config.VerifierSpec;
+import dev.crucible.verifier.exec.ExecRequest;
+import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.exec.ProcessTable;
+import dev.crucible.verifier.exec.ProcessTreeKiller;
+import dev.crucible.verifier.grade.GradeContext;
+import dev.crucible.verifier.grade.Outcome;
+import dev.crucible.verifier.grade.Strategy;
+import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.verifier.monitor.Finding;
+import dev.crucible.verifier.monitor.HackMonitor;
+import dev.crucible.verifier.monitor.MonitorConfig;
+import dev.crucible.verifier.pristine.GradingTree;
+import dev.crucible.verifier.pristine.PristineSnapshot;
+import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.tools.ToolCall;
+import dev.crucible.verifier.tools.ToolResult;
+import dev.crucible.verifier.tools.Tools;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One episode of an environment on a workspace: reset → step* → verify. Used by the sidecar's HTTP
+ * API, by {@code crucible verify}, and by the local runtime, which runs its agent as an external
+ * process and registers it with {@link #attachAgentProcess} so the monitor watches it and grading
+ * kills it first.
+ */
+public final class Episode implements AutoCloseable {
+    public enum State { NEW, RUNNING, TERMINATED, GRADED }
+
+    private final Environment env;
+    private final Path workspace;
+    private final EpisodeOptions opt;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Set<Long> agentPids = ConcurrentHashMap.newKeySet();
+    private final boolean ownsStateDir;
+    private final Path stateDir;
+    private volatile State state = State.NEW;
+    private Path initialCopy;
+    private PristineSnapshot pristine;
+    private PythonInfo python = PythonInfo.NONE;
+    private HackMonitor monitor;
+    private Tools tools;
+    private int steps;
+    private long startedAfterTicks;
+    private int resets;
+    private VerifyReport lastReport;
+
+    public Episode(Environment env, Path workspace, EpisodeOptions options) {
+        this.env = env;
+        this.workspace = workspace.toAbsolutePath().normalize();
+        this.opt = options;
+        if (!Files.isDirectory(this.workspace)) throw new ConfigException("workspace " + workspace + ": no such directory");
+        try {
+            this.ownsStateDir = options.stateDir() == null;
+            this.stateDir = ownsStateDir
+                    ? Files.createTempDirectory("crucible-episode-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))
+                    : Files.createDirectories(options.stateDir());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (stateDir.toAbsolutePath().normalize().startsWith(this.workspace)) {
+            throw new ConfigException("state directory " + stateDir + " must be outside the workspace");
+        }
+    }
+
+    /** Grades a finished workspace against the environment's original workspace (for {@code crucible verify}). */
+    public static VerifyReport gradePostHoc(Environment env, Path workspace, EpisodeOptions options) {
+        Path original = env.workspacePath().orElseThrow(() -> new ConfigException(
+                env.manifest().map(Path::toString).orElse(env.name()) + ": spec.workspace.path: needed to compare protected files with the pristine copy"));
+        if (!Files.isDirectory(original)) {
+            throw new ConfigException(env.manifest().map(Path::toString).orElse(env.name()) + ": spec.workspace.path: no such directory " + original);
+        }
+        try (Episode ep = new Episode(env, workspace, options.withPristineSource(original))) {
+            ep.reset();
+            return ep.verify();
+        }
+    }
+
+    /** Restores the workspace to its state at the first reset, snapshots protected files, starts the monitor. */
+    public ResetResult reset() {
+        if (!lock.tryLock()) throw new StepBusyException("a step or grading is running");
+        try {
+            stopMonitor();
+            killAgentProcesses();
+            List<String> warnings = new ArrayList<>();
+            resets++;
+            if (initialCopy == null) {
+                if (opt.runSetup()) runSetup(warnings);
+                if (opt.pristineSource() == null) {
+                    initialCopy = stateDir.resolve("initial");
+                    TreeCopy.copy(workspace, initialCopy);
+                }
+            } else {
+                TreeCopy.deleteContents(workspace);
+                TreeCopy.copy(initialCopy, workspace);
+            }
+            Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
+            Path pdir = stateDir.resolve("pristine-" + resets);
+            pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier()), pdir);
+            python = PythonInfo.probe(opt.executor(), env.verifier().interpreterOrDefault(), workspace, agentEnv());
+            if (python.executable() == null) warnings.add("no Python interpreter '" + env.verifier().interpreterOrDefault() + "' found: pytest grading will fail");
+            List<Path> hidden = new ArrayList<>();
+            env.hiddenTestsDir().ifPresent(hidden::add);
+            env.hiddenTestsPatch().ifPresent(hidden::add);
+            List<Path> graderFiles = new ArrayList<>();
+            env.manifest().ifPresent(graderFiles::add);
+            MonitorConfig mc = new MonitorConfig(workspace, opt.pristineSource(), pristine, env.spec().hackPolicy(), hidden, graderFiles,
+                    List.of(stateDir), python.siteDirs(), python.stdlib(), opt.scanInterval(), opt.processInterval());
+            startedAfterTicks = ProcessTable.newestStart();
+            monitor = new HackMonitor(mc, this::onFinding);
+            monitor.start();
+            tools = new Tools(workspace, opt.executor(), agentEnv(), opt.maxStepOutputBytes(), opt.defaultStepTimeout(), opt.maxStepTimeout(),
+                    env.spec().tools());
+            steps = 0;
+            lastReport = null;
+            state = State.RUNNING;
+            EnvironmentSpec s = env.spec();
+            return new ResetResult(env.name(), s.task() == null ? null : s.task().prompt(), s.tools(), workspace.toString(),
+                    pristine.protectedPaths().globs(), python.executable(), warnings);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs one tool call; {@link StepBusyException} when another is running. */
+    public StepResult step(ToolCall call) {
+        if (!lock.tryLock()) throw new StepBusyException("another step is running; steps run one at a time");
+        try {
+            requireRunning();
+            if (opt.maxSteps() > 0 && steps >= opt.maxSteps()) throw new EpisodeStateException("step limit of " + opt.maxSteps() + " reached");
+            int index = steps++;
+            monitor.setStep(index);
+            int before = monitor.findings().size();
+            if ("bash".equals(call.tool()) && call.args().get("command") instanceof String c) monitor.inspectCommand(c);
+            ToolResult r = state == State.RUNNING ? tools.run(call, this::attachAgentProcess)
+                    : new ToolResult("episode terminated by the hack policy", -1, false, 0);
+            monitor.scanNow();
+            List<Finding> all = monitor.findings();
+            return new StepResult(index, r.observation(), r.exitCode(), r.truncated(), r.elapsedMs(),
+                    all.subList(before, all.size()), state == State.TERMINATED);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Kills every agent process, then grades in a separate tree from pristine tests; ends the episode. */
+    public VerifyReport verify() {
+        if (!lock.tryLock()) throw new StepBusyException("a step is running; verify after it");
+        try {
+            if (state == State.NEW) throw new EpisodeStateException("reset the episode before verifying");
+            if (lastReport != null) return lastReport;
+            long t0 = System.nanoTime();
+            killAgentProcesses();
+            if (ProcessTreeKiller.anyAlive(agentPids)) {
+                lastReport = VerifyReport.error(env.name(), "agent processes survived the kill; not grading", monitor.findings(), rewardMode());
+                return lastReport;
+            }
+            long tKill = System.nanoTime();
+            monitor.scanNow();
+            monitor.disarmSentinels();
+            monitor.stop();
+            List<String> corrupted = pristine.corrupted();
+            if (!corrupted.isEmpty()) {
+                corrupted.forEach(c -> monitor.report(Detectors.GRADER_TAMPERING, "critical", c, "pristine copy of a protected file was changed"));
+                lastReport = VerifyReport.error(env.name(), "the grader's pristine copy was tampered with: " + corrupted, monitor.findings(), rewardMode());
+                state = State.GRADED;
+                return lastReport;
+            }
+            Path gradeBase = opt.gradingDir() == null ? stateDir : opt.gradingDir();
+            Path gradeRoot = gradeBase.resolve("grade-" + resets);
+            Path results = gradeBase.resolve("results-" + resets);
+            TreeCopy.delete(gradeRoot);
+            TreeCopy.delete(results);
+            GradingTree.Built built;
+            try {
+                Files.createDirectories(results.resolve("home"));
+                built = GradingTree.build(workspace, pristine, gradeRoot, env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
+            } catch (IOException | RuntimeException e) {
+                lastReport = VerifyReport.error(env.name(), "could not prepare grading: " + e.getMessage(), monitor.findings(), rewardMode());
+                state = State.GRADED;
+                return lastReport;
+            }
+            long tPrep = System.nanoTime();
+            GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.executor(),
+                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), gradingEnv(results), pid -> { });
+            VerifierSpec v = env.verifier();
+            Outcome o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);
+            if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
+                monitor.report(Detectors.GRADER_TAMPERING, "medium", null, "grading process was killed by signal " + (code - 128));
+            }
+            long tGrade = System.nanoTime();
+            TreeCopy.delete(gradeRoot);
+            VerifyReport.Tamper tamper = new VerifyReport.Tamper(pristine.changes(workspace), built.dropped());
+            VerifyReport.Timings timings = new VerifyReport.Timings(ms(tKill - t0), ms(tPrep - tKill), ms(tGrade - tPrep), ms(tGrade - t0));
+            lastReport = VerifyReport.of(env.name(), o, rewardMode(), v.skippedCountsAsPassed(), monitor.findings(),
+                    env.spec().hackPolicy().action(), tamper, timings);
+            state = State.GRADED;
+            return lastReport;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Registers a process the agent runs in (the local runtime's agent command, a step's shell). */
+    public void attachAgentProcess(long pid) {
+        agentPids.add(pid);
+        if (monitor != null) monitor.watchProcess(pid);
+    }
+
+    /** SIGKILLs every registered agent process with its descendants and session; returns how many died. */
+    public int killAgentProcesses() {
+        int n = opt.executor().killAgents(List.copyOf(agentPids));
+        return n + (state == State.NEW ? 0 : ProcessTreeKiller.killWorkspaceUsers(workspace, startedAfterTicks));
+    }
+
+    public List<Finding> findings() { return monitor == null ? List.of() : monitor.findings(); }
+
+    /** The live monitor (null before reset). */
+    public HackMonitor monitor() { return monitor; }
+
+    public State state() { return state; }
+
+    public Path workspace() { return workspace; }
+
+    public Path stateDir() { return stateDir; }
+
+    public Environment environment() { return env; }
+
+    public int steps() { return steps; }
+
+    @Override
+    public void close() {
+        stopMonitor();
+        killAgentProcesses();
+        if (ownsStateDir) TreeCopy.delete(stateDir);
+    }
+
+    private void onFinding(Finding f) {
+        opt.onFinding().accept(f);
+        switch (f.action()) {
+            case "terminate" -> {
+                if (state == State.RUNNING) state = State.TERMINATED;
+                killAgentProcesses();
+            }
+            case "revert" -> {
+                if (opt.pristineSource() == null && f.detector().equals(Detectors.PROTECTED_PATH)) pristine.restore(workspace);
+                opt.onRevert().accept(f);
+            }
+            default -> { }
+        }
+    }
+
+    private void requireRunning() {
+        switch (state) {
+            case NEW -> throw new EpisodeStateException("reset the episode before stepping");
+            case GRADED -> throw new EpisodeStateException("the episode was graded; reset to start another");
+            case TERMINATED -> throw new EpisodeStateException("the episode was terminated by the hack policy");
+            default -> { }
+        }
+    }
+
+    private void runSetup(List<String> warnings) {
+        EnvironmentSpec.Setup s = env.spec().setup();
+        if (s == null || s.script() == null || s.script().isBlank()) return;
+        int t = s.timeoutSeconds() == null ? 600 : s.timeoutSeconds();
+        ExecResult r = opt.executor().run(new ExecRequest(List.of("/bin/sh", "-c", s.script()), workspace, agentEnv(), true,
+                Duration.ofSeconds(t), 64 * 1024, null, true));
+        if (!r.ok()) warnings.add("setup script failed (exit " + r.exitCode() + "): " + r.stdout());
+    }
+
+    /** What agent commands see: PATH and locale from here, HOME in the workspace, nothing else of the sidecar's. */
+    private Map<String, String> agentEnv() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("PATH", System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
+        m.put("HOME", System.getenv().getOrDefault("HOME", workspace.toString()));
+        m.put("LANG", "C.UTF-8");
+        for (String k : List.of("PYENV_ROOT", "PYENV_VERSION", "VIRTUAL_ENV")) if (System.getenv(k) != null) m.put(k, System.getenv(k));
+        return m;
+    }
+
+    /** Grading's whole environment: the reset-time interpreter first on PATH, HOME and TMPDIR in the results directory. */
+    private Map<String, String> gradingEnv(Path results) {
+        Map<String, String> m = new LinkedHashMap<>();
+        String pyDir = python.executable() == null ? null : Path.of(python.executable()).getParent().toString();
+        m.put("PATH", (pyDir == null ? "" : pyDir + ":") + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        m.put("HOME", results.resolve("home").toString());
+        m.put("TMPDIR", results.resolve("home").toString());
+        m.put("LANG", "C.UTF-8");
+        m.put("PYTHONDONTWRITEBYTECODE", "1");
+        m.put("PYTHONNOUSERSITE", "1");
+        m.put("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+        return m;
+    }
+
+    private String rewardMode() { return env.verifier().rewardModeOrDefault(); }
+
+    private void stopMonitor() {
+        if (monitor != null) monitor.stop();
+    }
+
+    private static long ms(long nanos) { return nanos / 1_000_000; }
+}

@@ -1,0 +1,153 @@
+package dev.crucible.verifier.api;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.crucible.verifier.EpisodeStateException;
+import dev.crucible.verifier.Json;
+import dev.crucible.verifier.StepBusyException;
+import dev.crucible.verifier.config.ConfigException;
+import dev.crucible.verifier.tools.BadToolCallException;
+import dev.crucible.verifier.tools.ToolCall;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * The environment API over HTTP: POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings, /metrics,
+ * /healthz. Work runs on worker threads, unordered, so a second step arriving while one runs reaches
+ * the episode's lock and gets 409 instead of queueing behind it.
+ */
+public final class EnvironmentApi {
+    public static final long DEFAULT_MAX_BODY = 2L * 1024 * 1024;
+    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() { };
+
+    private final Vertx vertx;
+    private final EpisodeHolder episodes;
+    private final SidecarMetrics metrics;
+    private final long maxBody;
+    private HttpServer server;
+
+    public EnvironmentApi(Vertx vertx, EpisodeHolder episodes, SidecarMetrics metrics, long maxBody) {
+        this.vertx = vertx;
+        this.episodes = episodes;
+        this.metrics = metrics;
+        this.maxBody = maxBody;
+    }
+
+    public Router router() {
+        Router r = Router.router(vertx);
+        r.route().handler(BodyHandler.create(false).setBodyLimit(maxBody));
+        r.post("/v1/reset").handler(ctx -> blocking(ctx, () -> episodes.reset()));
+        r.post("/v1/step").handler(this::step);
+        r.post("/v1/verify").handler(ctx -> blocking(ctx, () -> {
+            long t0 = System.nanoTime();
+            var report = episodes.current().verify();
+            metrics.verify(report.verdict(), report.reward(), Duration.ofNanos(System.nanoTime() - t0));
+            return report;
+        }));
+        r.get("/v1/findings").handler(ctx -> blocking(ctx, () -> Map.of("findings", episodes.findings())));
+        r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", "text/plain; version=0.0.4").end(metrics.scrape()));
+        r.get("/healthz").handler(ctx -> json(ctx, 200, Map.of("status", "ok", "state", episodes.state())));
+        r.route().last().handler(ctx -> error(ctx, 404, "no such endpoint: " + ctx.request().method() + " " + ctx.request().path()));
+        r.errorHandler(413, ctx -> {
+            metrics.rejected("too-large");
+            error(ctx, 413, "request body larger than " + maxBody + " bytes");
+        });
+        r.errorHandler(405, ctx -> error(ctx, 405, "method not allowed"));
+        return r;
+    }
+
+    public Future<HttpServer> listen(String host, int port) {
+        return vertx.createHttpServer(new HttpServerOptions().setMaxInitialLineLength(8192))
+                .requestHandler(router()).listen(port, host).onSuccess(s -> server = s);
+    }
+
+    public int port() { return server == null ? -1 : server.actualPort(); }
+
+    public Future<Void> close() { return server == null ? Future.succeededFuture() : server.close(); }
+
+    private void step(RoutingContext ctx) {
+        ToolCall call;
+        try {
+            call = parseCall(ctx);
+        } catch (BadToolCallException e) {
+            metrics.rejected("bad-request");
+            error(ctx, 400, e.getMessage());
+            return;
+        }
+        long t0 = System.nanoTime();
+        blocking(ctx, () -> {
+            String outcome = "error";
+            try {
+                var r = episodes.current().step(call);
+                outcome = r.exitCode() == 0 ? "ok" : "nonzero";
+                r.findings().forEach(f -> metrics.finding(f.detector()));
+                return r;
+            } catch (StepBusyException e) {
+                outcome = "busy";
+                throw e;
+            } finally {
+                metrics.step(call.tool(), outcome, Duration.ofNanos(System.nanoTime() - t0));
+            }
+        });
+    }
+
+    /** Accepts {"tool": .., "args": {..}} or the arguments flat beside "tool". */
+    static ToolCall parseCall(RoutingContext ctx) {
+        String body = ctx.body() == null ? null : ctx.body().asString();
+        if (body == null || body.isBlank()) throw new BadToolCallException("body: a JSON object with \"tool\" and \"args\" is required");
+        Map<String, Object> m;
+        try {
+            m = Json.MAPPER.readValue(body, MAP);
+        } catch (Exception e) {
+            throw new BadToolCallException("body: not a JSON object: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+        if (m == null) throw new BadToolCallException("body: a JSON object is required");
+        if (!(m.get("tool") instanceof String tool)) throw new BadToolCallException("tool: required string, one of bash, read_file, write_file, edit, list");
+        Object args = m.get("args");
+        if (args != null && !(args instanceof Map)) throw new BadToolCallException("args: must be an object");
+        Map<String, Object> a = new LinkedHashMap<>();
+        if (args instanceof Map<?, ?> am) am.forEach((k, v) -> a.put(String.valueOf(k), v));
+        else m.forEach((k, v) -> { if (!k.equals("tool")) a.put(k, v); });
+        a.values().removeIf(v -> v == null);
+        return new ToolCall(tool, a);
+    }
+
+    private <T> void blocking(RoutingContext ctx, Callable<T> work) {
+        vertx.<T>executeBlocking(work, false).onComplete(ar -> {
+            if (ar.succeeded()) {
+                json(ctx, 200, ar.result());
+                return;
+            }
+            Throwable t = ar.cause();
+            if (t instanceof StepBusyException || t instanceof EpisodeStateException) {
+                metrics.rejected(t instanceof StepBusyException ? "busy" : "state");
+                error(ctx, 409, t.getMessage());
+            } else if (t instanceof BadToolCallException || t instanceof ConfigException) {
+                metrics.rejected("bad-request");
+                error(ctx, 400, t.getMessage());
+            } else {
+                error(ctx, 500, t.getClass().getSimpleName() + ": " + t.getMessage());
+            }
+        });
+    }
+
+    private static void json(RoutingContext ctx, int status, Object body) {
+        if (ctx.response().ended()) return;
+        ctx.response().setStatusCode(status).putHeader("content-type", "application/json").end(Json.write(body, false));
+    }
+
+    private static void error(RoutingContext ctx, int status, String message) {
+        json(ctx, status, Map.of("error", message == null ? "error" : message, "status", status));
+    }
+
+    static List<String> endpoints() { return List.of("/v1/reset", "/v1/step", "/v1/verify", "/v1/findings", "/metrics", "/healthz"); }
+}

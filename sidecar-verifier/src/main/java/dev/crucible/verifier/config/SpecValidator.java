@@ -1,0 +1,105 @@
+package dev.crucible.verifier.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** Checks the verifier fields; every message names the source and the field path. */
+public final class SpecValidator {
+    static final Set<String> TYPES = Set.of("execution", "io", "assertion", "test-suite", "bidirectional", "composite");
+    static final Set<String> FRAMEWORKS = Set.of("pytest", "junit-xml", "tap");
+    static final Set<String> REWARD_MODES = Set.of("binary", "fraction", "coderl", "weighted");
+    static final Set<String> ACTIONS = Set.of("flag", "terminate", "revert");
+
+    private SpecValidator() {}
+
+    public static void validate(EnvironmentSpec spec, String source) {
+        List<String> errors = new ArrayList<>();
+        if (spec.verifier() == null) {
+            errors.add("spec.verifier: missing");
+        } else {
+            verifier(spec.verifier(), "spec.verifier", errors);
+        }
+        if (!ACTIONS.contains(spec.hackPolicy().action())) {
+            errors.add("spec.hackPolicy.action: must be one of " + ACTIONS + ", got '" + spec.hackPolicy().action() + "'");
+        }
+        for (int i = 0; i < spec.hackPolicy().detectors().size(); i++) {
+            String d = spec.hackPolicy().detectors().get(i);
+            if (!dev.crucible.verifier.monitor.Detectors.ALL.contains(d)) {
+                errors.add("spec.hackPolicy.detectors[" + i + "]: unknown detector '" + d + "', known: "
+                        + dev.crucible.verifier.monitor.Detectors.ALL);
+            }
+        }
+        for (int i = 0; i < spec.tools().size(); i++) {
+            if (!EnvironmentSpec.ALL_TOOLS.contains(spec.tools().get(i))) {
+                errors.add("spec.tools[" + i + "]: unknown tool '" + spec.tools().get(i) + "', known: " + EnvironmentSpec.ALL_TOOLS);
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new ConfigException(source + ": " + String.join("; ", errors));
+        }
+    }
+
+    static void verifier(VerifierSpec v, String at, List<String> errors) {
+        String type = v.typeOrDefault();
+        if (!TYPES.contains(type)) {
+            errors.add(at + ".type: must be one of " + TYPES + ", got '" + type + "'");
+            return;
+        }
+        if (!REWARD_MODES.contains(v.rewardModeOrDefault())) {
+            errors.add(at + ".rewardMode: must be one of " + REWARD_MODES + ", got '" + v.rewardMode() + "'");
+        }
+        if (v.timeoutSeconds() != null && (v.timeoutSeconds() < 1 || v.timeoutSeconds() > 86_400)) {
+            errors.add(at + ".timeoutSeconds: must be between 1 and 86400");
+        }
+        if (v.framework() != null && !FRAMEWORKS.contains(v.framework())) {
+            errors.add(at + ".framework: must be one of " + FRAMEWORKS + ", got '" + v.framework() + "'");
+        }
+        boolean needsCommand = !type.equals("composite") && !type.equals("bidirectional");
+        if (needsCommand && (v.command() == null || v.command().isBlank())) {
+            errors.add(at + ".command: required for type " + type);
+        }
+        if (type.equals("test-suite") && "junit-xml".equals(v.frameworkOrDefault()) && v.reportPath() == null) {
+            errors.add(at + ".reportPath: required for framework " + v.framework());
+        }
+        if (type.equals("io") && v.ioCases().isEmpty()) {
+            errors.add(at + ".ioCases: at least one case is required for type io");
+        }
+        for (int i = 0; i < v.ioCases().size(); i++) {
+            if (v.ioCases().get(i).expectedStdout() == null) {
+                errors.add(at + ".ioCases[" + i + "].expectedStdout: required");
+            }
+        }
+        if (type.equals("bidirectional")) {
+            Bidirectional b = v.bidirectional();
+            if (b == null) {
+                errors.add(at + ".bidirectional: required for type bidirectional");
+            } else {
+                if (b.solutions().isEmpty()) errors.add(at + ".bidirectional.solutions: at least one path");
+                if (b.tests().isEmpty()) errors.add(at + ".bidirectional.tests: at least one path");
+                if (b.command() == null || !b.command().contains("{solution}") || !b.command().contains("{test}")) {
+                    errors.add(at + ".bidirectional.command: a template containing {solution} and {test}");
+                }
+            }
+        }
+        if (type.equals("composite")) {
+            if (v.components().isEmpty()) errors.add(at + ".components: at least one component for type composite");
+            for (int i = 0; i < v.components().size(); i++) {
+                Component c = v.components().get(i);
+                String cat = at + ".components[" + i + "]";
+                if (c.verifier() == null) {
+                    errors.add(cat + ".verifier: missing");
+                } else {
+                    verifier(c.verifier(), cat + ".verifier", errors);
+                }
+                if (c.weightOrDefault() < 0) errors.add(cat + ".weight: must be >= 0");
+            }
+        }
+        for (int i = 0; i < v.protectedPaths().size(); i++) {
+            String p = v.protectedPaths().get(i);
+            if (p.startsWith("/") || p.contains("..")) {
+                errors.add(at + ".protectedPaths[" + i + "]: must be a glob relative to the workspace, got '" + p + "'");
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.crucible.verifier.config;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.List;
+
+/** {@code spec.verifier} of an RLEnvironment; the same shape is nested in composite components. */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record VerifierSpec(
+        String type,
+        String command,
+        String buildCommand,
+        String framework,
+        String reportPath,
+        List<String> failToPass,
+        List<String> passToPass,
+        String rewardMode,
+        Integer timeoutSeconds,
+        List<String> protectedPaths,
+        HiddenTests hiddenTests,
+        Boolean countSkippedAsPassed,
+        List<IoCase> ioCases,
+        Bidirectional bidirectional,
+        List<Component> components,
+        String interpreter) {
+
+    public VerifierSpec {
+        failToPass = failToPass == null ? List.of() : List.copyOf(failToPass);
+        passToPass = passToPass == null ? List.of() : List.copyOf(passToPass);
+        protectedPaths = protectedPaths == null ? List.of() : List.copyOf(protectedPaths);
+        ioCases = ioCases == null ? List.of() : List.copyOf(ioCases);
+        components = components == null ? List.of() : List.copyOf(components);
+    }
+
+    public String typeOrDefault() { return type == null ? "test-suite" : type; }
+
+    public String rewardModeOrDefault() { return rewardMode == null ? "binary" : rewardMode; }
+
+    public int timeoutOrDefault() { return timeoutSeconds == null ? 600 : timeoutSeconds; }
+
+    public boolean skippedCountsAsPassed() { return Boolean.TRUE.equals(countSkippedAsPassed); }
+
+    /** pytest unless a report format says otherwise; a test suite without framework is pytest. */
+    public String frameworkOrDefault() { return framework == null ? "pytest" : framework; }
+
+    /** Interpreter used for pytest grading; {@code python3} resolved once at reset. */
+    public String interpreterOrDefault() { return interpreter == null ? "python3" : interpreter; }
+}

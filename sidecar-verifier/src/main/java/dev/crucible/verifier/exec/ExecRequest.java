@@ -1,0 +1,34 @@
+package dev.crucible.verifier.exec;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One command to run. {@code argv} runs as given; {@code clearEnv} starts from an empty environment
+ * (grading must not inherit variables such as PYTHONPATH that the agent could have influenced).
+ */
+public record ExecRequest(List<String> argv, Path cwd, Map<String, String> env, boolean clearEnv,
+                          Duration timeout, int maxOutputBytes, String stdin, boolean mergeStderr) {
+
+    public static final int DEFAULT_MAX_OUTPUT = 64 * 1024;
+
+    public ExecRequest {
+        argv = List.copyOf(argv);
+        env = env == null ? Map.of() : Map.copyOf(env);
+    }
+
+    public static ExecRequest shell(String command, Path cwd, Duration timeout) {
+        return new ExecRequest(List.of("/bin/sh", "-c", command), cwd, Map.of(), false, timeout,
+                DEFAULT_MAX_OUTPUT, null, true);
+    }
+
+    public ExecRequest withEnv(Map<String, String> newEnv, boolean clear) {
+        return new ExecRequest(argv, cwd, newEnv, clear, timeout, maxOutputBytes, stdin, mergeStderr);
+    }
+
+    public ExecRequest withStdin(String in, boolean merge) {
+        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, in, merge);
+    }
+}

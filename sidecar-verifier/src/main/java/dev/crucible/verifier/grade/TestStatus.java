@@ -1,0 +1,16 @@
+package dev.crucible.verifier.grade;
+
+import com.fasterxml.jackson.annotation.JsonValue;
+
+/** Outcome of one test as the report format gave it. */
+public enum TestStatus {
+    PASSED, FAILED, ERROR, SKIPPED, XFAILED, XPASSED, MISSING;
+
+    /** Skipped and xfailed tests pass only where the environment says so; xpass ran its assertions. */
+    public boolean counts(boolean skippedAsPassed) {
+        return this == PASSED || this == XPASSED || (skippedAsPassed && (this == SKIPPED || this == XFAILED));
+    }
+
+    @JsonValue
+    public String json() { return name().toLowerCase(); }
+}

@@ -1,0 +1,22 @@
+package dev.crucible.verifier.monitor;
+
+import java.util.List;
+
+/** Names of the reward-hack detectors, as {@code spec.hackPolicy.detectors} lists them. */
+public final class Detectors {
+    public static final String PROTECTED_PATH = "protected-path-modified";
+    public static final String TEST_SKIP = "test-skip-injection";
+    public static final String STARTUP_HOOK = "startup-hook-injection";
+    public static final String EQUALITY_OVERRIDE = "equality-override";
+    public static final String TIMING_PATCH = "timing-monkeypatch";
+    public static final String HIDDEN_TEST_ACCESS = "hidden-test-access";
+    public static final String GIT_HISTORY = "git-history-mining";
+    public static final String GRADER_TAMPERING = "grader-tampering";
+    public static final String NETWORK_EGRESS = "network-egress";
+    public static final String MODULE_SHADOWING = "module-shadowing";
+
+    public static final List<String> ALL = List.of(PROTECTED_PATH, TEST_SKIP, STARTUP_HOOK, EQUALITY_OVERRIDE, TIMING_PATCH,
+            HIDDEN_TEST_ACCESS, GIT_HISTORY, GRADER_TAMPERING, NETWORK_EGRESS, MODULE_SHADOWING);
+
+    private Detectors() {}
+}

@@ -1,0 +1,46 @@
+package dev.crucible.verifier.pristine;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Set;
+import java.util.function.BiConsumer;
+
+/** Walks a workspace without following links, skipping caches that neither grading nor detection need. */
+public final class WorkspaceWalker {
+    /** Byte-code caches are skipped everywhere: a planted .pyc could stand in for a pristine test module. */
+    public static final Set<String> SKIP_DIRS = Set.of(".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules", ".venv");
+
+    private WorkspaceWalker() {}
+
+    /** Calls {@code visit(relativePath, attrs)} for every regular file or symlink. */
+    public static void walk(Path root, BiConsumer<Path, BasicFileAttributes> visit) {
+        if (!Files.isDirectory(root)) return;
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    if (!dir.equals(root) && SKIP_DIRS.contains(dir.getFileName().toString())) return FileVisitResult.SKIP_SUBTREE;
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    if (attrs.isRegularFile() || attrs.isSymbolicLink()) visit.accept(root.relativize(file), attrs);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException exc) {
+                    return FileVisitResult.CONTINUE; // vanished while walking: the agent is still writing
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

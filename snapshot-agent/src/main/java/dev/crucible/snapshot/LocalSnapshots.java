@@ -1,0 +1,83 @@
+package dev.crucible.snapshot;
+
+import dev.crucible.snapshot.engine.CommitAction;
+import dev.crucible.snapshot.engine.EngineBuilder;
+import dev.crucible.snapshot.engine.RestoreRequest;
+import dev.crucible.snapshot.engine.RestoreResult;
+import dev.crucible.snapshot.engine.SnapshotEngine;
+import dev.crucible.snapshot.engine.SnapshotRequest;
+import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.target.TargetSpec;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Library entry points for local rollouts ({@code crucible snapshot} / {@code crucible restore}),
+ * for the local runtime to call in-process: no HTTP, same engine and same safety rules.
+ *
+ * <p>The rollout's process tree should be started as {@code unshare --pid --fork setsid CMD}
+ * (PID 1 of its own PID namespace): only then can its images be restored while the original
+ * still runs, and restored more than once (branches). Restored processes reopen files at their
+ * original absolute paths; {@code outDir} receives the workspace as it was at snapshot time, and
+ * a runtime that wants each branch to write its own copy runs the branch where outDir is mounted
+ * at the original path (a mount namespace or container).
+ */
+public final class LocalSnapshots {
+
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+
+    private final Path store;
+
+    public LocalSnapshots(Path store) {
+        this.store = store;
+    }
+
+    /** Snapshot (non-destructive: the tree keeps running) of the tree rooted at {@code pid}, with its workspace. */
+    public static Manifest snapshot(long pidOfTreeRoot, Path workspaceDir, Path store) {
+        return new LocalSnapshots(store).snapshot(newId(), pidOfTreeRoot, workspaceDir, null);
+    }
+
+    /** Restores snapshot {@code id}: workspace into {@code outDir} (empty or absent), processes via CRIU. */
+    public static RestoreResult restore(Path store, String id, Path outDir) {
+        return new LocalSnapshots(store).restore(id, outDir);
+    }
+
+    public Manifest snapshot(String id, long pidOfTreeRoot, Path workspaceDir, String group) {
+        EngineBuilder b = new EngineBuilder().store(store);
+        if (workspaceDir != null) {
+            b.workspaceRoot(workspaceDir.toAbsolutePath());
+        }
+        try (SnapshotEngine engine = b.build()) {
+            engine.recover();
+            SnapshotRequest r = new SnapshotRequest(id, group, TargetSpec.ofPid(pidOfTreeRoot), null, false, false,
+                    workspaceDir == null ? null : workspaceDir.toAbsolutePath().toString(), null, null);
+            return engine.snapshot(r, CommitAction.THAW);
+        }
+    }
+
+    public RestoreResult restore(String id, Path outDir) {
+        EngineBuilder b = new EngineBuilder().store(store);
+        Path out = outDir == null ? null : outDir.toAbsolutePath();
+        if (out != null) {
+            b.workspaceRoot(out.getParent());
+        }
+        try (SnapshotEngine engine = b.build()) {
+            Manifest m = engine.store().require(dev.crucible.snapshot.store.SnapshotId.of(id));
+            boolean withDisk = out != null && m.workspaceSha256 != null;
+            return engine.restore(new RestoreRequest(id, withDisk ? out.toString() : null, true, false));
+        }
+    }
+
+    public List<Manifest> list() {
+        try (SnapshotEngine engine = new EngineBuilder().store(store).build()) {
+            return engine.list();
+        }
+    }
+
+    public static String newId() {
+        return "local-" + LocalDateTime.now().format(STAMP) + "-" + UUID.randomUUID().toString().substring(0, 6);
+    }
+}

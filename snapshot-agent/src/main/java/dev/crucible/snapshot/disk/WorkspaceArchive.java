@@ -1,0 +1,75 @@
+package dev.crucible.snapshot.disk;
+
+import dev.crucible.snapshot.store.DirectoryDigests;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The workspace disk as a tar archive with a sha256. GNU tar is used (not a Java tar) because it
+ * keeps modes, owners, sparse files and hard links exactly, and refuses '..' members on extract.
+ * The archive is taken while the tree is frozen, so files and memory agree (CRIU checks the size
+ * of every open file on restore).
+ */
+public final class WorkspaceArchive {
+
+    public record Archive(Path file, long bytes, String sha256, long millis) {
+    }
+
+    private WorkspaceArchive() {
+    }
+
+    public static Archive capture(Path workspace, Path tarFile) {
+        if (!Files.isDirectory(workspace)) {
+            throw new IllegalArgumentException("workspace " + workspace + " is not a directory");
+        }
+        long t0 = System.nanoTime();
+        tar(List.of("tar", "--create", "--file", tarFile.toString(), "--directory", workspace.toString(),
+                "--numeric-owner", "--sparse", "."));
+        try {
+            return new Archive(tarFile, Files.size(tarFile), DirectoryDigests.sha256(tarFile),
+                    (System.nanoTime() - t0) / 1_000_000);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Verifies the sha256, then extracts into {@code outDir} (created; must be empty if it exists). */
+    public static void restore(Path tarFile, String expectedSha256, Path outDir) {
+        try {
+            if (expectedSha256 != null && !DirectoryDigests.sha256(tarFile).equals(expectedSha256)) {
+                throw new IllegalStateException("workspace archive " + tarFile + " fails its sha256 check; refusing to restore");
+            }
+            Files.createDirectories(outDir);
+            try (var entries = Files.list(outDir)) {
+                if (entries.findAny().isPresent()) {
+                    throw new IllegalArgumentException("restore target " + outDir + " is not empty; nothing was overwritten");
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        tar(List.of("tar", "--extract", "--file", tarFile.toString(), "--directory", outDir.toString(),
+                "--numeric-owner"));
+    }
+
+    private static void tar(List<String> cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", cmd) + " failed: "
+                        + new String(out, StandardCharsets.UTF_8).trim());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during tar");
+        }
+    }
+}

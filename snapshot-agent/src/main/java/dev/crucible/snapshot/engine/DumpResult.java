@@ -1,0 +1,5 @@
+package dev.crucible.snapshot.engine;
+
+/** Final images (and workspace archive) written; the tree is still frozen until commit. */
+public record DumpResult(String snapshotId, long dumpMs, long workspaceMs, long frozenSoFarMs) {
+}

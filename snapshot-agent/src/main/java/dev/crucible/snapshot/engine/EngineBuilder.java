@@ -1,0 +1,81 @@
+package dev.crucible.snapshot.engine;
+
+import dev.crucible.snapshot.criu.CriuBinary;
+import dev.crucible.snapshot.criu.CriuRunner;
+import dev.crucible.snapshot.freeze.Freezer;
+import dev.crucible.snapshot.freeze.TreeCgroups;
+import dev.crucible.snapshot.gpu.CudaCheckpoint;
+import dev.crucible.snapshot.metrics.SnapshotMetrics;
+import dev.crucible.snapshot.store.ImageStore;
+import dev.crucible.snapshot.target.CgroupMounts;
+import dev.crucible.snapshot.target.TargetResolver;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Wires an engine from what this host offers (CRIU, cgroup2, cuda-checkpoint); used by the agent, the CLI and tests. */
+public final class EngineBuilder {
+
+    private Path store;
+    private final List<Path> workspaceRoots = new ArrayList<>();
+    private Path cgroupParent;
+    private boolean useCgroups = true;
+    private EngineConfig config;
+    private SnapshotMetrics metrics;
+
+    public EngineBuilder store(Path dir) {
+        this.store = dir;
+        return this;
+    }
+
+    public EngineBuilder workspaceRoot(Path dir) {
+        this.workspaceRoots.add(dir);
+        return this;
+    }
+
+    /** Parent cgroup for local trees (default CGROUP2_MOUNT/crucible). */
+    public EngineBuilder cgroupParent(Path dir) {
+        this.cgroupParent = dir;
+        return this;
+    }
+
+    /** false: freeze local trees with SIGSTOP (tests of the fallback, hosts without cgroup2). */
+    public EngineBuilder useCgroups(boolean use) {
+        this.useCgroups = use;
+        return this;
+    }
+
+    public EngineBuilder config(EngineConfig c) {
+        this.config = c;
+        return this;
+    }
+
+    public EngineBuilder metrics(SnapshotMetrics m) {
+        this.metrics = m;
+        return this;
+    }
+
+    public SnapshotEngine build() {
+        if (store == null) {
+            throw new IllegalArgumentException("store directory is required");
+        }
+        Optional<Path> cgroup2 = CgroupMounts.cgroup2();
+        TreeCgroups trees = null;
+        if (useCgroups) {
+            Path parent = cgroupParent != null ? cgroupParent : cgroup2.map(p -> p.resolve("crucible")).orElse(null);
+            if (parent != null && (Files.isDirectory(parent) || Files.isWritable(parent.getParent()))) {
+                trees = new TreeCgroups(parent);
+            }
+        }
+        CriuRunner criu = CriuBinary.find().map(CriuRunner::new).orElse(null);
+        EngineConfig c = config != null ? config : EngineConfig.defaults(workspaceRoots);
+        if (config != null && !workspaceRoots.isEmpty()) {
+            c = new EngineConfig(c.defaultFreezeTimeout(), c.maxFreezeTimeout(), c.criuTimeout(), List.copyOf(workspaceRoots),
+                    c.defaultPreDumps());
+        }
+        return new SnapshotEngine(c, new ImageStore(store), criu, CudaCheckpoint.find().orElse(null), new Freezer(trees),
+                new TargetResolver(cgroup2.orElse(null)), metrics != null ? metrics : new SnapshotMetrics());
+    }
+}

@@ -1,0 +1,46 @@
+package dev.crucible.snapshot.engine;
+
+import dev.crucible.snapshot.freeze.FreezeHandle;
+import dev.crucible.snapshot.freeze.JournalEntry;
+import dev.crucible.snapshot.gpu.GpuSuspension;
+import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.target.ResolvedTarget;
+import java.nio.file.Path;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One in-flight snapshot (or plain pause). {@link #phaseLock} serialises the caller's phases;
+ * the release fields are guarded by {@code this} and never held across a slow call, so the
+ * watchdog can always thaw even while a phase hangs.
+ */
+final class Session {
+    final String id;
+    final boolean pauseOnly;
+    final ReentrantLock phaseLock = new ReentrantLock();
+
+    Manifest manifest;
+    ResolvedTarget target;
+    Path cgroup;
+    Path workspace;
+    SnapshotRequest request;
+    GpuSuspension gpu;
+    String lastImages;
+
+    // read by the watchdog thread as well as the request thread
+    volatile FreezeHandle handle;
+    volatile JournalEntry journal;
+    volatile long frozenAtNanos;
+    volatile ScheduledFuture<?> watchdog;
+
+    /** Set once: the session was aborted (by a caller, an error, or the watchdog). */
+    boolean aborted;
+    String abortReason;
+    /** True while a CRIU run holds the tree; a thaw then must be repeated when CRIU ends. */
+    boolean criuRunning;
+
+    Session(String id, boolean pauseOnly) {
+        this.id = id;
+        this.pauseOnly = pauseOnly;
+    }
+}

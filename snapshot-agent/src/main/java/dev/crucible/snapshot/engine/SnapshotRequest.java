@@ -1,0 +1,34 @@
+package dev.crucible.snapshot.engine;
+
+import dev.crucible.snapshot.target.TargetSpec;
+
+/**
+ * Prepare (or one-shot snapshot) request.
+ *
+ * @param preDumps        iterative pre-dumps before freezing; null = engine default
+ * @param freezeTimeoutMs the watchdog thaws and fails the snapshot if still frozen after this
+ * @param workspace       directory to archive while frozen, inside an allowed workspace root; may be null
+ */
+public record SnapshotRequest(String snapshotId, String group, TargetSpec target, Integer preDumps,
+                              boolean tcpEstablished, boolean shellJob, String workspace, Long freezeTimeoutMs,
+                              Long gpuLockTimeoutMs) {
+
+    public static SnapshotRequest of(String id, TargetSpec target) {
+        return new SnapshotRequest(id, null, target, null, false, false, null, null, null);
+    }
+
+    public SnapshotRequest withWorkspace(String dir) {
+        return new SnapshotRequest(snapshotId, group, target, preDumps, tcpEstablished, shellJob, dir, freezeTimeoutMs,
+                gpuLockTimeoutMs);
+    }
+
+    public SnapshotRequest withPreDumps(int n) {
+        return new SnapshotRequest(snapshotId, group, target, n, tcpEstablished, shellJob, workspace, freezeTimeoutMs,
+                gpuLockTimeoutMs);
+    }
+
+    public SnapshotRequest withFreezeTimeoutMs(long ms) {
+        return new SnapshotRequest(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, ms,
+                gpuLockTimeoutMs);
+    }
+}

@@ -1,0 +1,7 @@
+package dev.crucible.snapshot.gpu;
+
+public final class GpuCheckpointException extends RuntimeException {
+    public GpuCheckpointException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.crucible.snapshot.store;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a snapshot directory holds and how it came to be: state, target, timings, sizes and a
+ * sha256 per file. Written atomically ({@link ManifestFiles}); a snapshot whose manifest is not
+ * COMPLETE is never restored.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class Manifest {
+    public String id;
+    public SnapshotState state;
+    /** Why the snapshot FAILED (or a note on a COMPLETE one). */
+    public String reason;
+    /** Retention key (for example the rollout); keep-N applies per group. */
+    public String group;
+    public Instant createdAt;
+    public Instant completedAt;
+
+    /** Human-readable target: "pid 123" or "cgroup /sys/fs/cgroup/…". */
+    public String target;
+    public Long rootPid;
+    /** True when the root was PID 1 of its own PID namespace, so restores get a fresh one. */
+    public Boolean pidNamespaceRoot;
+    /** How the tree was frozen: "cgroup-v2" or "sigstop". */
+    public String freezer;
+    public String cgroupPath;
+    /** Namespace-local pids of tasks whose CUDA state was checkpointed. */
+    public List<Long> gpuNamespacePids = new ArrayList<>();
+    public boolean memoryTracking;
+    public boolean tcpEstablished;
+    public int preDumps;
+
+    public List<Long> preDumpMs = new ArrayList<>();
+    public Long freezeWindowMs;
+    public Long dumpMs;
+    public Long workspaceMs;
+    public Long imageBytes;
+    public Long workspaceBytes;
+    public String workspaceSha256;
+    /** Images directory that restore uses, relative to the snapshot directory. */
+    public String imagesDir;
+
+    public Map<String, FileDigest> files = new TreeMap<>();
+
+    public static Manifest preparing(SnapshotId id, String group, String target) {
+        Manifest m = new Manifest();
+        m.id = id.value();
+        m.group = group;
+        m.target = target;
+        m.state = SnapshotState.PREPARING;
+        m.createdAt = Instant.now();
+        return m;
+    }
+}
