@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Writes corpus.jsonl: a synthetic SWE-style probe corpus with a learnable signal.
+"""Writes corpus.jsonl: a synthetic SWE-style probe corpus with a learnable signal, and
+policy-sample.jsonl: unlabelled generations of the same "base policy" (no k, n) on which
+`crucible probe train --policy` measures reward variance under policy (RVP).
 
 Each row is a bug-writing agent's trajectory (or, for some rows, the rendered task text) in one of
 12 repositories (the group key). The kind of bug decides the solver's per-attempt success chance
@@ -14,6 +16,7 @@ import random
 
 SEED = 1234
 ROWS = 600
+POLICY_ROWS = 200
 N = 8
 REPOS = ["acme/httpkit", "acme/dateparse", "orbit/cachelib", "orbit/tasks", "lumen/cli-tools",
          "lumen/orm", "vega/plotting", "vega/units", "nimbus/queue", "nimbus/auth", "tern/config",
@@ -87,6 +90,13 @@ def main():
     with open(os.path.join(here, "corpus.jsonl"), "w", encoding="utf-8") as f:
         for i in range(ROWS):
             f.write(json.dumps(row(rnd, i)) + "\n")
+    policy = random.Random(SEED + 1)
+    with open(os.path.join(here, "policy-sample.jsonl"), "w", encoding="utf-8") as f:
+        for i in range(POLICY_ROWS):
+            r = row(policy, i)
+            r["id"] = f"gen-{i:04d}"
+            del r["k"], r["n"], r["group"]
+            f.write(json.dumps(r) + "\n")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,19 @@ public record Derivation(String workflowPath, String commit, String jobId, int j
         return ReportJson.render(this);
     }
 
+    /** One line for a status message or an Event: what was derived and how many steps went where. */
+    public String summary() {
+        Map<Disposition, Long> counts = new java.util.EnumMap<>(Disposition.class);
+        steps.forEach(s -> counts.merge(s.decision(), 1L, Long::sum));
+        String command = verifier.command().lines().filter(l -> !l.isBlank() && !l.startsWith("#")
+                && !l.equals("set -e")).findFirst().orElse(verifier.command());
+        return "job '" + jobId + "'" + (matrix.isEmpty() ? "" : " " + ManifestYaml.describe(matrix)) + ": "
+                + counts.getOrDefault(Disposition.SETUP, 0L) + " setup, " + counts.getOrDefault(Disposition.TEST, 0L)
+                + " test, " + counts.getOrDefault(Disposition.LINT, 0L) + " lint, "
+                + counts.getOrDefault(Disposition.DROPPED, 0L) + " dropped step(s); verifier: " + command
+                + (verifier.steps().size() > 1 ? " ..." : "");
+    }
+
     /** The name given to the derived environment (metadata.name). */
     public String name() {
         return manifest.path("metadata").path("name").asText();

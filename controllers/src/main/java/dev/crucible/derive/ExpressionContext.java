@@ -10,6 +10,7 @@ import java.util.Map;
  * everything about the triggering event ({@code github.event}, {@code steps}, {@code needs}, inputs) is
  * unknown, so conditions on it are reported rather than guessed.
  */
+@SuppressWarnings("unchecked")
 final class ExpressionContext {
     /** A value that cannot be known before the workflow runs on GitHub. */
     enum Unknown { VALUE }
@@ -57,6 +58,22 @@ final class ExpressionContext {
         ExpressionContext c = new ExpressionContext(Map.of(), Map.of(), null);
         c.roots.putAll(roots);
         c.roots.put("env", new LinkedHashMap<String, Object>(env));
+        return c;
+    }
+
+    /**
+     * The context inside a composite action: its resolved {@code inputs}, and {@code github.action_path}
+     * as the action's directory under the workspace.
+     */
+    ExpressionContext forAction(Map<String, ?> inputs, String actionDir) {
+        ExpressionContext c = withEnv(Map.of());
+        c.roots.put("env", roots.get("env"));
+        c.roots.put("inputs", new LinkedHashMap<String, Object>(inputs));
+        OpenMap github = new OpenMap();
+        github.putAll((Map<String, Object>) roots.get("github"));
+        // Written into scripts as text; the shell expands it where the step runs.
+        github.put("action_path", "${GITHUB_WORKSPACE}/" + actionDir);
+        c.roots.put("github", github);
         return c;
     }
 

@@ -24,6 +24,7 @@ final class ManifestBuilder {
     }
 
     static ObjectNode build(Path repo, String workflowPath, String commit, String jobId, Map<String, String> matrix,
+            String testStep,
             String containerImage, String setupScript, int setupTimeoutSeconds, Map<String, String> toolchains,
             Map<String, String> env, List<String> secretEnv, DerivedVerifier verifier, DerivedVerifier lint) {
         ObjectNode root = JSON.createObjectNode();
@@ -49,6 +50,9 @@ final class ManifestBuilder {
         if (!matrix.isEmpty()) {
             ObjectNode m = source.putObject("matrix");
             matrix.forEach(m::put);
+        }
+        if (testStep != null) {
+            source.put("testStep", testStep);
         }
         spec.putObject("workspace").put("path", repoPath);
 
@@ -89,9 +93,8 @@ final class ManifestBuilder {
             v.put("framework", d.framework());
         }
         v.put("command", d.command());
-        if (!d.reportPaths().isEmpty()) {
-            ArrayNode r = v.putArray("reportPaths");
-            d.reportPaths().forEach(r::add);
+        if (d.reportPath() != null) {
+            v.put("reportPath", d.reportPath());
         }
         v.put("timeoutSeconds", d.timeoutSeconds());
     }

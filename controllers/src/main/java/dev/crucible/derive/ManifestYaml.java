@@ -36,8 +36,8 @@ final class ManifestYaml {
         out.append("# spec.task.prompt is a placeholder: write the task before using this environment.\n");
         out.append("#\n# Steps:\n");
         for (StepReport s : d.steps()) {
-            out.append("#   ").append(s.number()).append(". line ").append(s.line()).append(" '")
-                    .append(oneLine(s.label())).append("': ").append(s.disposition().name().toLowerCase())
+            out.append("#   ").append(s.index()).append(". line ").append(s.line()).append(" '")
+                    .append(oneLine(s.name())).append("': ").append(s.decision().name().toLowerCase())
                     .append(" - ").append(oneLine(s.reason())).append('\n');
             for (String n : s.notes()) {
                 out.append("#        note: ").append(oneLine(n)).append('\n');

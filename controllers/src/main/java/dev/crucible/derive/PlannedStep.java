@@ -34,6 +34,8 @@ final class PlannedStep {
     String commandScript;
     /** The mapping of a uses: step. */
     ActionMapping.Outcome action;
+    /** Toolchains asked for by actions inside a local composite action this step uses. */
+    final List<ActionMapping.Outcome> nestedToolchains = new ArrayList<>();
     boolean continueOnError;
     /** Variables this step needs from the user (secrets, vars); they count only if the step is kept. */
     final java.util.Set<String> userEnv = new java.util.LinkedHashSet<>();

@@ -29,10 +29,10 @@ final class ReportJson {
         ArrayNode steps = root.putArray("steps");
         for (StepReport s : d.steps()) {
             ObjectNode n = steps.addObject();
-            n.put("number", s.number());
+            n.put("index", s.index());
             n.put("line", s.line());
-            n.put("name", s.label());
-            n.put("disposition", s.disposition().name().toLowerCase(Locale.ROOT));
+            n.put("name", s.name());
+            n.put("decision", s.decision().name().toLowerCase(Locale.ROOT));
             n.put("reason", s.reason());
             ArrayNode notes = n.putArray("notes");
             s.notes().forEach(notes::add);

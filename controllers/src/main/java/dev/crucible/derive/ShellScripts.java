@@ -115,7 +115,7 @@ final class ShellScripts {
                 || script.contains("GITHUB_PATH") || script.contains("GITHUB_OUTPUT") || script.contains("GITHUB_STEP_SUMMARY");
     }
 
-    private static void body(StringBuilder out, PlannedStep p, String script, String shellTemplate) {
+    static void body(StringBuilder out, PlannedStep p, String script, String shellTemplate) {
         if (p.workingDirectory != null) {
             out.append("cd ").append(quote(p.workingDirectory)).append('\n');
         }

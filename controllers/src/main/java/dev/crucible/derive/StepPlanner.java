@@ -95,13 +95,21 @@ final class StepPlanner {
 
     private void planAction(PlannedStep p, WorkflowStep s, ExpressionContext context) {
         Map<String, String> with = new LinkedHashMap<>();
+        // A composite action sees a secret input as the secret itself, so its own env keeps it out too.
+        Map<String, Object> compositeWith = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : s.with().entrySet()) {
             ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(), context);
             if (r.variables().stream().anyMatch(StepPlanner::userProvided)) {
                 p.notes.add("input " + e.getKey() + " comes from " + origins(r) + ": not copied");
+                compositeWith.put(e.getKey(), r.variables().stream().filter(StepPlanner::userProvided).findFirst()
+                        .orElseThrow());
                 continue;
             }
             with.put(e.getKey(), r.text());
+            compositeWith.put(e.getKey(), r.text());
+        }
+        if (s.uses().startsWith("./") && planComposite(p, s, compositeWith, context)) {
+            return;
         }
         p.action = ActionMapping.map(s.uses(), with, readFile);
         p.set(p.action.disposition(), p.action.reason());
@@ -116,6 +124,33 @@ final class StepPlanner {
             // Decided again by StepRoles, which knows where the tests are.
             p.disposition = null;
         }
+    }
+
+    /** Inlines a local composite action; false (with a note) when it cannot be read or is not composite. */
+    private boolean planComposite(PlannedStep p, WorkflowStep s, Map<String, Object> with, ExpressionContext context) {
+        List<String> whyNot = new ArrayList<>();
+        CompositeAction.Expansion e = CompositeAction.expand(s.uses(), with, context, readFile, whyNot);
+        if (e == null) {
+            p.notes.addAll(whyNot.stream().map(w -> "not followed: " + w).toList());
+            return false;
+        }
+        p.notes.addAll(e.notes());
+        p.userEnv.addAll(e.userEnv());
+        p.nestedToolchains.addAll(e.toolchains());
+        String toolchains = String.join(", ", e.toolchains().stream()
+                .map(o -> o.toolchain() + " " + o.version()).toList());
+        if (e.script().isBlank()) {
+            p.set(e.toolchains().isEmpty() ? Disposition.DROPPED : Disposition.TOOLCHAIN, "local composite action "
+                    + s.uses() + (e.toolchains().isEmpty() ? ": nothing in it runs here" : ": needs " + toolchains));
+            return true;
+        }
+        p.script = e.script();
+        p.commandScript = p.script;
+        p.workingDirectory = null;
+        p.reason = "local composite action " + s.uses() + " inlined" + (toolchains.isEmpty() ? "" : "; needs "
+                + toolchains);
+        classify(p);
+        return true;
     }
 
     private void planRun(PlannedStep p, WorkflowStep s, ExpressionContext context) {
@@ -143,6 +178,10 @@ final class StepPlanner {
         noteUnresolved(p, "run", r);
         p.script = r.text();
         p.commandScript = p.script;
+        if (s.name() == null) {
+            p.label = new WorkflowStep(s.number(), s.line(), s.id(), null, null, null, Map.of(), p.script, 0, null,
+                    null, Map.of(), null, null).label();
+        }
         classify(p);
     }
 
@@ -188,12 +227,12 @@ final class StepPlanner {
         };
     }
 
-    private static boolean isBash(String shell) {
+    static boolean isBash(String shell) {
         return shell == null || shell.equals("bash") || shell.startsWith("bash ");
     }
 
     /** The command that runs a script file {0} for a shell, or null when it cannot run here. */
-    private static String shellTemplate(String shell) {
+    static String shellTemplate(String shell) {
         if (shell == null || shell.equals("bash")) {
             return null;
         }

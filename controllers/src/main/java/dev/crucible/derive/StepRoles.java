@@ -61,7 +61,7 @@ final class StepRoles {
                 p.set(Disposition.DROPPED, "runs after the last " + (lintIsTheVerifier ? "lint" : "test")
                         + " step: not needed to set up or run them");
             } else {
-                p.set(Disposition.SETUP, p.step.uses() != null ? p.reason : "prepares the workspace"
+                p.set(Disposition.SETUP, p.step.uses() != null && p.reason != null ? p.reason : "prepares the workspace"
                         + (p.recognised != null ? " (" + p.recognised + ")" : ""));
                 if (p.step.number() > first) {
                     p.notes.add("runs between " + (lintIsTheVerifier ? "lint" : "test") + " steps in CI; "
@@ -93,7 +93,7 @@ final class StepRoles {
                 throw new DerivationException(file, job.id(), job.line(), "--test-step '" + w.strip()
                         + "' names no step of the job; its steps: " + describe(steps));
             }
-            if (p.step.run() == null && p.kind != CommandKind.LINT) {
+            if (p.script == null) {
                 throw new DerivationException(file, job.id(), p.step.line(), "--test-step '" + w.strip()
                         + "' is step " + p.step.number() + ", which uses an action (" + p.step.uses()
                         + "); only run: steps can be the test command");

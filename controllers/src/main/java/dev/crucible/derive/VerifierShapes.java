@@ -1,6 +1,5 @@
 package dev.crucible.derive;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,7 +15,7 @@ final class VerifierShapes {
         String command = ShellScripts.command(steps);
         String type = "execution";
         String framework = null;
-        List<String> reports = new ArrayList<>();
+        String report = null;
         if (!lint) {
             if (steps.size() == 1 && CommandClassifier.logicalLines(steps.get(0).commandScript).size() == 1
                     && isPytest(steps.get(0).recognised)) {
@@ -25,11 +24,11 @@ final class VerifierShapes {
             } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "mvn "))) {
                 type = "test-suite";
                 framework = "junit-xml";
-                steps.forEach(p -> addOnce(reports, prefix(p) + "**/target/surefire-reports/TEST-*.xml"));
+                report = commonPrefix(steps) + "**/target/surefire-reports/TEST-*.xml";
             } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "gradle "))) {
                 type = "test-suite";
                 framework = "junit-xml";
-                steps.forEach(p -> addOnce(reports, prefix(p) + "**/build/test-results/**/TEST-*.xml"));
+                report = commonPrefix(steps) + "**/build/test-results/**/TEST-*.xml";
             }
         }
         int timeout = lint ? WorkflowDeriver.DEFAULT_LINT_TIMEOUT_SECONDS : WorkflowDeriver.DEFAULT_TEST_TIMEOUT_SECONDS;
@@ -38,7 +37,7 @@ final class VerifierShapes {
         } else if (jobTimeoutMinutes != null && !lint) {
             timeout = jobTimeoutMinutes * 60;
         }
-        return new DerivedVerifier(name, type, framework, command, reports, timeout,
+        return new DerivedVerifier(name, type, framework, command, report, timeout,
                 steps.stream().map(p -> p.step.number()).toList());
     }
 
@@ -58,9 +57,9 @@ final class VerifierShapes {
         return wd.endsWith("/") ? wd : wd + "/";
     }
 
-    private static void addOnce(List<String> list, String value) {
-        if (!list.contains(value)) {
-            list.add(value);
-        }
+    /** The steps' shared working directory as a glob prefix; none when they differ (the glob then covers all). */
+    private static String commonPrefix(List<PlannedStep> steps) {
+        String first = prefix(steps.get(0));
+        return steps.stream().allMatch(p -> prefix(p).equals(first)) ? first : "";
     }
 }

@@ -87,6 +87,9 @@ public final class WorkflowDeriver {
         ExpressionContext context = new ExpressionContext(choice.combination(), env, commit);
         jobNotes(job, context, notes);
 
+
+        String image = job.containerImage() == null ? null
+                : ExpressionTemplates.substitute(job.containerImage(), context).text();
         RunDefaults defaults = workflow.defaults().overriddenBy(job.defaults());
         List<PlannedStep> steps = new StepPlanner(file, job, context, env, defaults, readFile).plan();
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
@@ -97,10 +100,17 @@ public final class WorkflowDeriver {
 
         Map<String, String> toolchains = new LinkedHashMap<>();
         for (PlannedStep p : steps) {
-            if (p.disposition == Disposition.TOOLCHAIN) {
-                String had = toolchains.putIfAbsent(p.action.toolchain(), p.action.version());
-                if (had != null && !had.equals(p.action.version())) {
-                    p.notes.add("the job already asked for " + p.action.toolchain() + " " + had + "; kept that");
+            List<ActionMapping.Outcome> asked = new ArrayList<>(p.nestedToolchains);
+            if (p.action != null && p.disposition == Disposition.TOOLCHAIN) {
+                asked.add(0, p.action);
+            }
+            if (p.disposition == Disposition.DROPPED) {
+                continue;
+            }
+            for (ActionMapping.Outcome o : asked) {
+                String had = toolchains.putIfAbsent(o.toolchain(), o.version());
+                if (had != null && !had.equals(o.version())) {
+                    p.notes.add("the job already asked for " + o.toolchain() + " " + had + "; kept that");
                 }
             }
         }
@@ -128,10 +138,10 @@ public final class WorkflowDeriver {
         }
         int setupTimeout = jobTimeout != null ? jobTimeout * 60 : DEFAULT_SETUP_TIMEOUT_SECONDS;
         var manifest = ManifestBuilder.build(request.repo() == null ? Path.of(".") : request.repo(), file, commit,
-                job.id(), choice.described(), job.containerImage(), setupScript, setupTimeout, toolchains, setupEnv,
+                job.id(), choice.described(), request.testStepOverride(), image, setupScript, setupTimeout, toolchains, setupEnv,
                 secretEnv, verifier, lint);
         return new Derivation(file, commit, job.id(), job.line(), choice.described(), choice.total(), setupScript,
-                toolchains, setupEnv, secretEnv, job.containerImage(), verifier, lint,
+                toolchains, setupEnv, secretEnv, image, verifier, lint,
                 steps.stream().map(PlannedStep::report).toList(), notes, manifest);
     }
 
@@ -174,7 +184,8 @@ public final class WorkflowDeriver {
             notes.add("the job runs on " + runsOn + " in CI; here it runs on Linux, so OS-specific steps may differ");
         }
         if (job.containerImage() != null) {
-            notes.add("the job runs in container " + job.containerImage() + ": used as spec.image");
+            notes.add("the job runs in container " + ExpressionTemplates.substitute(job.containerImage(), context).text()
+                    + ": used as spec.image");
         }
         if (!job.services().isEmpty()) {
             notes.add("the job uses service containers " + job.services()

@@ -20,7 +20,8 @@ record WorkflowStep(int number, int line, String id, String name, String ifCondi
             return name;
         }
         if (uses != null) {
-            return uses;
+            // Actions pinned to a commit read better with the short id, as GitHub shows them.
+            return uses.matches(".*@[0-9a-f]{40}") ? uses.substring(0, uses.length() - 33) : uses;
         }
         String first = run == null ? "" : run.strip().lines().findFirst().orElse("");
         return first.length() > 60 ? first.substring(0, 57) + "..." : first;

@@ -49,7 +49,7 @@ class GitRepositoryDerivationTest {
             assertThat(d.verifier().framework()).isEqualTo("pytest");
             assertThat(d.manifest().at("/spec/source/commit").asText()).isEqualTo(fixture.commit());
             assertThat(d.manifest().at("/metadata/name").asText()).isEqualTo("calc-test");
-            assertThat(d.steps()).extracting(StepReport::disposition).containsExactly(Disposition.DROPPED,
+            assertThat(d.steps()).extracting(StepReport::decision).containsExactly(Disposition.DROPPED,
                     Disposition.TOOLCHAIN, Disposition.DROPPED, Disposition.SETUP, Disposition.SETUP,
                     Disposition.SETUP, Disposition.SETUP, Disposition.TEST, Disposition.DROPPED);
             assertThat(d.steps().get(8).notes()).anyMatch(n -> n.contains("github.event_name"));

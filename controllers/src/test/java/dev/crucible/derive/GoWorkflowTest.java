@@ -27,7 +27,7 @@ class GoWorkflowTest {
     void buildIsSetupVetAndGolangciAreLintGoTestIsTheVerifier() throws Exception {
         Derivation d = derive(repository(dir), "go.yml");
 
-        assertThat(d.steps()).extracting(StepReport::disposition).containsExactly(Disposition.DROPPED,
+        assertThat(d.steps()).extracting(StepReport::decision).containsExactly(Disposition.DROPPED,
                 Disposition.TOOLCHAIN, Disposition.SETUP, Disposition.LINT, Disposition.LINT, Disposition.TEST,
                 Disposition.DROPPED);
         assertThat(d.verifier().command()).isEqualTo("go test -race -coverprofile=coverage.txt -covermode=atomic ./...");

@@ -40,6 +40,6 @@ class LintOnlyWorkflowTest {
         assertThat(d.verifier().command()).isEqualTo("pre-commit run --show-diff-on-failure --color=never --all-files");
         assertThat(d.setupScript()).contains("python3 -m pip install pre-commit");
         assertThat(d.toolchains()).containsExactly(Map.entry("python", "*"));
-        assertThat(step(d, 3).disposition()).isEqualTo(Disposition.LINT);
+        assertThat(step(d, 3).decision()).isEqualTo(Disposition.LINT);
     }
 }

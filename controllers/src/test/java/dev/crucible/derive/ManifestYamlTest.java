@@ -56,11 +56,27 @@ class ManifestYamlTest {
         assertThat(report.at("/workflow").asText()).isEqualTo(".github/workflows/secrets.yml");
         assertThat(report.at("/job").asText()).isEqualTo("test");
         assertThat(report.at("/steps")).hasSize(7);
-        assertThat(report.at("/steps/4/disposition").asText()).isEqualTo("test");
+        assertThat(report.at("/steps/4/decision").asText()).isEqualTo("test");
         assertThat(report.at("/steps/4/line").asInt()).isEqualTo(27);
         assertThat(report.at("/steps/6/reason").asText()).contains("twine upload");
         assertThat(report.at("/secretEnv")).hasSize(5);
         assertThat(report.at("/verifier/command").asText()).contains("pytest");
+    }
+
+    @Test
+    void summaryForStatusAndEvents() throws Exception {
+        Derivation d = derive(repo, "node.yml");
+
+        assertThat(d.summary()).isEqualTo("job 'build' node-version=18.x: 2 setup, 1 test, 1 lint, 1 dropped step(s); "
+                + "verifier: NODE_OPTIONS=--max-old-space-size=4096 npm test");
+    }
+
+    @Test
+    void actionsPinnedToACommitAreShownShort() {
+        WorkflowStep s = new WorkflowStep(1, 1, null, null, null,
+                "actions/checkout@b4ffde65f46336ab88eb53be808477a3936bae11", java.util.Map.of(), null, 0, null, null,
+                java.util.Map.of(), null, null);
+        assertThat(s.label()).isEqualTo("actions/checkout@b4ffde6");
     }
 
     @Test

@@ -22,15 +22,15 @@ class MavenWorkflowTest {
         assertThat(d.verifier().command()).isEqualTo("mvn -B package --file pom.xml");
         assertThat(d.verifier().type()).isEqualTo("test-suite");
         assertThat(d.verifier().framework()).isEqualTo("junit-xml");
-        assertThat(d.verifier().reportPaths()).containsExactly("**/target/surefire-reports/TEST-*.xml");
+        assertThat(d.verifier().reportPath()).isEqualTo("**/target/surefire-reports/TEST-*.xml");
         assertThat(d.lint().command()).isEqualTo("mvn -B spotless:check --file pom.xml");
-        assertThat(step(d, 3).disposition()).isEqualTo(Disposition.LINT);
-        assertThat(step(d, 4).disposition()).isEqualTo(Disposition.TEST);
-        assertThat(step(d, 5).disposition()).isEqualTo(Disposition.DROPPED);
+        assertThat(step(d, 3).decision()).isEqualTo(Disposition.LINT);
+        assertThat(step(d, 4).decision()).isEqualTo(Disposition.TEST);
+        assertThat(step(d, 5).decision()).isEqualTo(Disposition.DROPPED);
         assertThat(step(d, 5).reason()).contains("no local equivalent")
                 .contains("advanced-security/maven-dependency-submission-action");
         assertThat(d.setupScript()).contains("no setup steps");
-        assertThat(d.manifest().at("/spec/verifier/reportPaths/0").asText())
+        assertThat(d.manifest().at("/spec/verifier/reportPath").asText())
                 .isEqualTo("**/target/surefire-reports/TEST-*.xml");
     }
 }

@@ -31,11 +31,11 @@ class PythonToxWorkflowTest {
     void everyStepIsAccountedFor() throws Exception {
         Derivation d = derive(repo, "python-tox-matrix.yml");
 
-        assertThat(d.steps()).extracting(StepReport::disposition).containsExactly(Disposition.DROPPED,
+        assertThat(d.steps()).extracting(StepReport::decision).containsExactly(Disposition.DROPPED,
                 Disposition.TOOLCHAIN, Disposition.SETUP, Disposition.DROPPED, Disposition.TEST, Disposition.DROPPED);
         assertThat(d.steps()).extracting(StepReport::line).containsExactly(39, 43, 53, 58, 62, 67);
         assertThat(step(d, 1).reason()).contains("actions/checkout");
-        assertThat(step(d, 2).label()).isEqualTo("Set up Python 3.9");
+        assertThat(step(d, 2).name()).isEqualTo("Set up Python 3.9");
         assertThat(step(d, 2).reason()).contains("needs python 3.9");
         assertThat(step(d, 4).reason()).contains("runner.os == 'Windows'").contains("false");
         assertThat(step(d, 5).reason()).contains("tox");
@@ -69,7 +69,7 @@ class PythonToxWorkflowTest {
                 .containsEntry("coverage", "true");
         assertThat(d.toolchains()).containsEntry("python", "3.12");
         StepReport upload = step(d, 6);
-        assertThat(upload.disposition()).isEqualTo(Disposition.DROPPED);
+        assertThat(upload.decision()).isEqualTo(Disposition.DROPPED);
         assertThat(upload.reason()).contains("codecov/codecov-action").contains("CI-only");
         assertThat(upload.notes()).anyMatch(n -> n.contains("secrets.CODECOV_TOKEN"));
         // A dropped step's secret is not asked of the user.

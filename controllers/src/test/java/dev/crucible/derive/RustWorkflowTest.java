@@ -26,7 +26,7 @@ class RustWorkflowTest {
                 "cargo clippy --all-targets --all-features");
         assertThat(d.setupScript()).contains("cargo build --verbose");
         assertThat(step(d, 3).reason()).contains("caching");
-        assertThat(step(d, 8).disposition()).isEqualTo(Disposition.DROPPED);
+        assertThat(step(d, 8).decision()).isEqualTo(Disposition.DROPPED);
         assertThat(d.notes()).anyMatch(n -> n.contains("chose job 'test'"));
     }
 

@@ -43,9 +43,9 @@ class SecretsWorkflowTest {
     void stepsOnlyForFailuresOrPublishingAreDropped() throws Exception {
         Derivation d = derive(repo, "secrets.yml");
 
-        assertThat(step(d, 6).disposition()).isEqualTo(Disposition.DROPPED);
+        assertThat(step(d, 6).decision()).isEqualTo(Disposition.DROPPED);
         assertThat(step(d, 6).reason()).contains("failure()").contains("after a failed step");
-        assertThat(step(d, 7).disposition()).isEqualTo(Disposition.DROPPED);
+        assertThat(step(d, 7).decision()).isEqualTo(Disposition.DROPPED);
         assertThat(step(d, 7).reason()).contains("twine upload");
         // TWINE_PASSWORD belongs to a dropped step: nobody needs to provide it.
         assertThat(d.secretEnv()).doesNotContain("TWINE_PASSWORD", "SLACK_WEBHOOK");

@@ -72,7 +72,7 @@ class StepShellsTest {
         Derivation d = new WorkflowDeriver().deriveFromText(
                 new DerivationRequest(workspace, null, "ci.yml", null, Map.of(), null), WORKFLOW);
 
-        assertThat(d.steps().get(6).disposition()).isEqualTo(Disposition.DROPPED);
+        assertThat(d.steps().get(6).decision()).isEqualTo(Disposition.DROPPED);
         assertThat(d.steps().get(6).reason()).contains("shell: pwsh");
         BashRunner.Result r = BashRunner.run(workspace, d.setupScript(), d.env());
 
@@ -130,7 +130,7 @@ class StepShellsTest {
         assertThat(d.verifier().command()).isEqualTo("pytest --cov=pkg -q");
         assertThat(d.verifier().framework()).isEqualTo("pytest");
         assertThat(d.setupScript()).contains("python -m pip install -e \".[test]\"\npip install pytest-cov\n");
-        assertThat(d.steps().get(0).disposition()).isEqualTo(Disposition.TEST);
+        assertThat(d.steps().get(0).decision()).isEqualTo(Disposition.TEST);
         assertThat(d.steps().get(0).notes()).anyMatch(n -> n.contains("run in setup"));
     }
 

@@ -131,6 +131,8 @@ class HttpApiTest {
         TestProbes.writeMixed(mixedDir);
         try (ProbeScorer mixed = ProbeScorer.open(mixedDir, Device.CPU, BatchingOptions.DEFAULT,
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry())) {
+            assertThat(mixed.model().spec().numHiddenStates()).isEqualTo(5);
+            assertThat(mixed.model().spec().hiddenSize()).isEqualTo(64);
             String text = "Fix the off-by-one error in the pagination helper.";
             var r = mixed.score(List.of(ScoreItem.text("a", text, true), ScoreItem.text("b", text, false))).get();
             assertThat(r.get(0).headLogits()).hasSize(2);

@@ -46,16 +46,18 @@ final class TestProbes {
 
     /**
      * An ensemble over two reading points, written with the ProbeModel resource's field names:
-     * head0 at the model's layer 2 / mean_full, head1 at layer 3 / first_last_concat (128 features).
+     * head0 at the model's layer 2 / mean_full, head1 at layer 3 / first_last_concat (128 features);
+     * the reference is named by its files (no reference.json), so its shape is read from the ONNX.
      */
     static Path writeMixed(Path dir) throws IOException {
         HeadFile.write(linear("head0", 64, 11), dir.resolve("head0.json"));
         HeadFile.write(linear("head1", 128, 12), dir.resolve("head1.json"));
-        String ref = dir.toAbsolutePath().relativize(TinyModel.dir().toAbsolutePath()).toString();
+        String onnx = TinyModel.dir().resolve("model.onnx").toAbsolutePath().toString();
+        String tok = dir.toAbsolutePath().relativize(TinyModel.dir().resolve("tokenizer.json").toAbsolutePath()).toString();
         java.nio.file.Files.writeString(dir.resolve(ProbeSpec.FILE), """
-                {"name": "mixed", "reference": "%s", "layer": 2, "pooling": "mean_full", "turnAggregation": "mean",
+                {"name": "mixed", "reference": {"path": "%s", "tokenizerPath": "%s", "maxTokens": 512}, "layer": 2, "pooling": "mean_full", "turnAggregation": "mean",
                  "heads": ["head0.json", {"weightsPath": "head1.json", "layer": 3, "pooling": "first_last_concat"}],
-                 "reward": {"composition": "soft-gate", "clipMin": 0.2, "clipMax": 0.8}}""".formatted(ref));
+                 "reward": {"composition": "soft-gate", "clipMin": 0.2, "clipMax": 0.8}}""".formatted(onnx, tok));
         return dir;
     }
 }

@@ -41,6 +41,8 @@ class TrainingTest {
             "corpus.jsonl");
     static final ObjectMapper JSON = new ObjectMapper();
 
+    static final Path POLICY = CORPUS.resolveSibling("policy-sample.jsonl");
+
     static TrainConfig smallGrid(Path corpus, Path out) {
         return TrainConfig.defaults(corpus, TinyModel.dir(), out).withGrid(List.of(0, 2),
                         List.of("mean_full", "mean_last_half"), List.of("mean_full"),
@@ -50,7 +52,7 @@ class TrainingTest {
 
     @Test
     void learnableCorpusBeatsChanceClearlyAndWritesAServableProbe(@TempDir Path out) throws Exception {
-        ProbeTrainer.Outcome o = ProbeTrainer.train(smallGrid(CORPUS, out));
+        ProbeTrainer.Outcome o = ProbeTrainer.train(smallGrid(CORPUS, out).withPolicy(POLICY));
         System.out.println("learnable: " + o.selected());
         assertThat(o.results()).hasSize(8);
         assertThat(o.selected().balancedAccuracy()).as("cross-repo balanced accuracy").isGreaterThan(0.70);
@@ -60,6 +62,9 @@ class TrainingTest {
         JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
         assertThat(report.get("sweep")).hasSize(8);
         assertThat(report.get("data").get("groups").asInt()).isEqualTo(12);
+        assertThat(report.get("selection").get("rvpSample").asText()).contains("policy-sample.jsonl");
+        assertThat(report.get("metrics").get("rewardVariance").asDouble()).isEqualTo(o.selected().rvp(),
+                org.assertj.core.data.Offset.offset(1e-4));
         for (String f : List.of("balancedAccuracy", "auc", "f1", "ece", "spearmanSolveRate", "rvp")) {
             assertThat(report.get("selected").has(f)).as(f).isTrue();
         }
@@ -78,7 +83,7 @@ class TrainingTest {
             assertThat(ProbeMetrics.auc(y, logits)).isGreaterThan(0.8);
         }
 
-        ProbeTrainer.Outcome again = ProbeTrainer.train(smallGrid(CORPUS, out));
+        ProbeTrainer.Outcome again = ProbeTrainer.train(smallGrid(CORPUS, out).withPolicy(POLICY));
         assertThat(again.cacheHit()).isTrue();
         assertThat(again.selected().balancedAccuracy()).isEqualTo(o.selected().balancedAccuracy());
     }

@@ -54,7 +54,7 @@ public final class Episode implements AutoCloseable {
     private Path initialCopy;
     private PristineSnapshot pristine;
     private PythonInfo python = PythonInfo.NONE;
-    private HackMonitor monitor;
+    private volatile HackMonitor monitor;
     private Tools tools;
     private int steps;
     private long startedAfterTicks;

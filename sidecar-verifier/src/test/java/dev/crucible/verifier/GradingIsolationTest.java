@@ -58,14 +58,15 @@ class GradingIsolationTest {
             // Fix the bug, then leave two writers behind that would break it again during grading.
             Fixtures.write(ep.workspace().resolve("calc/ops.py"), FIX);
             Fixtures.runAgent(ep, "(while true; do sleep 0.05; done) >/dev/null 2>&1 & "
-                    + "setsid sh -c 'sleep 0.3; while true; do echo \"def divide(a, b): return 0\" >> calc/ops.py; sleep 0.05; done' >/dev/null 2>&1 &");
+                    + "setsid sh -c 'sleep 0.3; while true; do echo \"def divide(a, b): return 0\" >> calc/ops.py; sleep 0.05; done # leftover-writer-" + ep.stateDir().getFileName() + "' >/dev/null 2>&1 &");
             StepResult s = ep.step(ToolCall.bash("sleep 30 & echo started"));
             assertThat(s.observation()).contains("started");
             VerifyReport r = ep.verify();
             assertThat(r.reward()).as(r.reason()).isIn(0.0, 1.0);
             Thread.sleep(300);
             String ws = ep.workspace().toString();
-            assertThat(ProcessTable.all()).noneSatisfy(p -> assertThat(ProcessTable.cmdline(p.pid())).contains("calc/ops.py"));
+            String marker = "leftover-writer-" + ep.stateDir().getFileName();
+            assertThat(ProcessTable.all()).noneSatisfy(p -> assertThat(ProcessTable.cmdline(p.pid())).contains(marker));
             long size = java.nio.file.Files.size(ep.workspace().resolve("calc/ops.py"));
             Thread.sleep(300);
             assertThat(java.nio.file.Files.size(ep.workspace().resolve("calc/ops.py"))).as(ws).isEqualTo(size);

@@ -46,6 +46,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        RolloutRunner.quietLogging();
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Optional<Path> home = CrucibleHome.locate();

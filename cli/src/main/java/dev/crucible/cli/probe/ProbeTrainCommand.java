@@ -6,6 +6,7 @@ import dev.crucible.probe.reward.RewardComposition;
 import dev.crucible.probe.train.Balance;
 import dev.crucible.probe.train.CellResult;
 import dev.crucible.probe.train.LabelBand;
+import dev.crucible.probe.train.ProbeSelector;
 import dev.crucible.probe.train.ProbeTrainer;
 import dev.crucible.probe.train.TrainConfig;
 import java.nio.file.Path;
@@ -65,6 +66,17 @@ final class ProbeTrainCommand implements Callable<Integer> {
     @Option(names = "--invalid-floor", description = "reward of invalid tasks (default -5 hard, 0 soft)")
     Double invalidFloor;
 
+    @Option(names = "--policy", description = "base-policy generations (JSONL, text|turns + valid) to measure reward "
+            + "variance under policy on; default: a fixed sample of corpus rows")
+    Path policy;
+
+    @Option(names = "--max-ece", defaultValue = "0.25", description = "calibration bound for selection")
+    double maxEce;
+
+    @Option(names = "--rvp-tolerance", defaultValue = "0.02",
+            description = "cells within this of the best balanced accuracy compete on reward variance (0: best bal. acc.)")
+    double rvpTolerance;
+
     @Option(names = "--threads", description = "worker threads (default: all cores)")
     Integer threads;
 
@@ -92,6 +104,7 @@ final class ProbeTrainCommand implements Callable<Integer> {
                         pool.isEmpty() ? cfg.poolings() : pool, CsvList.of(aggregations),
                         CsvList.of(architectures).stream().map(HeadArchitecture::parse).toList(),
                         CsvList.of(balance).stream().map(Balance::parse).toList())
+                .withSelector(new ProbeSelector(maxEce, rvpTolerance)).withPolicy(policy)
                 .withBand(LabelBand.parse(band)).withFolds(folds, seeds).withGrouping(groupKey, seed)
                 .withReward(RewardComposition.of(reward, invalidFloor, null, null))
                 .withRuntime(threads == null ? Runtime.getRuntime().availableProcessors() : threads,

@@ -13,6 +13,7 @@ import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.SidecarMetrics;
+import dev.crucible.verifier.exec.ProcessTreeKiller;
 import dev.crucible.verifier.monitor.Finding;
 import io.vertx.core.Vertx;
 import java.io.File;
@@ -49,6 +50,7 @@ public final class LocalRollout {
     private volatile boolean cancelled;
     private volatile Episode episode;
     private volatile EpisodeHolder holder;
+    private volatile long setupPid;
 
     // what happened, filled in as the attempt goes
     private final long t0 = System.nanoTime();
@@ -80,6 +82,8 @@ public final class LocalRollout {
     /** Stops the attempt (Ctrl-C): the agent is killed at once and the result is written without grading. */
     public void cancel() {
         cancelled = true;
+        long sp = setupPid;
+        if (sp > 0) ProcessTreeKiller.killAll(List.of(sp));
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         if (e != null) e.killAgentProcesses();
     }
@@ -94,7 +98,7 @@ public final class LocalRollout {
             Files.createDirectories(dir.root());
             stateDir = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             initialize(stateDir);
-            if (setupError == null && !cancelled) {
+            if (setupError == null && !cancelled && !timedOut) {
                 if (doc.interactive()) serve(stateDir);
                 else runAgent(stateDir);
             }
@@ -124,11 +128,14 @@ public final class LocalRollout {
         if (env.setup != null && env.setup.script != null && !env.setup.script.isBlank()) {
             progress.phase(Phase.Initializing, "running setup script");
             SetupRunner.Outcome s = SetupRunner.run(env.setup, workspace,
-                    AgentEnvironment.base(System.getProperty("user.home"), env.setup.env), remaining(), dir.setupLog());
+                    AgentEnvironment.base(System.getProperty("user.home"), env.setup.env), remaining(), dir.setupLog(), pid -> setupPid = pid);
+            setupPid = 0;
             setupMs = s.elapsedMs();
             setup = new RolloutResult.Setup(s.exitCode(), s.timedOut(), s.elapsedMs(), dir.setupLog().toString());
-            if (!s.ok()) {
-                if (remaining().isZero() || remaining().isNegative()) timedOut = true;
+            if (s.timedOut() && remaining().compareTo(Duration.ofMillis(500)) < 0) {
+                timedOut = true; // the rollout's deadline, not the setup's own timeout, cut it short
+                progress.info("deadline of " + deadlineSeconds() + " s reached during setup: the agent never ran");
+            } else if (!s.ok()) {
                 setupError = "the setup script " + (s.timedOut() ? "ran past its timeout" : "exited with status " + s.exitCode())
                         + "; see " + dir.setupLog();
             }
@@ -170,16 +177,17 @@ public final class LocalRollout {
                 progress.info("deadline of " + deadlineSeconds() + " s reached: stopping the agent");
                 break;
             }
-            if (episode.state() == Episode.State.TERMINATED) {
-                progress.info("the hack policy terminated the episode: stopping the agent");
-                break;
-            }
+            if (episode.state() == Episode.State.TERMINATED) break;
             if (System.nanoTime() > nextBeat) {
-                progress.heartbeat(episode.steps(), episode.findings().size(), Text.lastLine(dir.agentLog()));
+                progress.heartbeat("agent running (" + (1 + p.descendants().count()) + " processes)", episode.findings().size(),
+                        remaining(), Text.lastLine(dir.agentLog()));
                 nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
             }
         }
-        boolean exited = !p.isAlive();
+        // the policy kills the agent itself, so its end may be seen as an exit (137) rather than in the loop
+        boolean terminated = episode.state() == Episode.State.TERMINATED;
+        if (terminated) progress.info("the hack policy terminated the episode: the agent is stopped");
+        boolean exited = !p.isAlive() && !terminated;
         if (!exited) {
             episode.killAgentProcesses();
             p.waitFor(5, TimeUnit.SECONDS);
@@ -214,7 +222,9 @@ public final class LocalRollout {
                 Thread.sleep(100);
                 if (System.nanoTime() > nextBeat) {
                     Episode e = currentOrNull(holder);
-                    progress.heartbeat(e == null ? 0 : e.steps(), holder.findings().size(), null);
+                    int steps = e == null ? 0 : e.steps();
+                    progress.heartbeat(e == null ? "waiting for /v1/reset" : steps + " step" + (steps == 1 ? "" : "s"),
+                            holder.findings().size(), remaining(), null);
                     nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
                 }
             }

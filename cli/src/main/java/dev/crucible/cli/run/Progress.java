@@ -2,6 +2,7 @@ package dev.crucible.cli.run;
 
 import dev.crucible.verifier.monitor.Finding;
 import java.io.PrintWriter;
+import java.time.Duration;
 
 /**
  * Progress lines of one attempt on the terminal, each stamped with the attempt's elapsed time and
@@ -26,9 +27,11 @@ public final class Progress {
                 + " (" + f.action() + ")");
     }
 
-    public void heartbeat(int steps, int findings, String lastOutput) {
-        line("Running: " + steps + " step" + (steps == 1 ? "" : "s") + ", " + findings + " finding" + (findings == 1 ? "" : "s")
-                + (lastOutput == null || lastOutput.isBlank() ? "" : ", agent: " + Text.shorten(lastOutput.strip(), 100)));
+    /** {@code activity}: steps taken (interactive) or the agent's process count (embedded). */
+    public void heartbeat(String activity, int findings, Duration left, String lastOutput) {
+        line("Running: " + activity + ", " + findings + " finding" + (findings == 1 ? "" : "s") + ", deadline in "
+                + Math.max(0, left.toSeconds()) + " s"
+                + (lastOutput == null || lastOutput.isBlank() ? "" : "; last output: " + Text.shorten(lastOutput.strip(), 100)));
     }
 
     public void info(String text) { line(text); }

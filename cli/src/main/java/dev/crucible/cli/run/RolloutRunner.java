@@ -34,7 +34,14 @@ public final class RolloutRunner {
     public RolloutRunner(PrintWriter out, LocalRollout.Options options) {
         this.out = out;
         this.options = options;
-        // Vert.x pulls in slf4j-api without a provider; its three-line warning would interleave with progress.
+        quietLogging();
+    }
+
+    /**
+     * The libraries below (Vert.x, the schema validator) bring slf4j-api without a provider, whose
+     * three-line warning would interleave with progress; call before anything logs.
+     */
+    public static void quietLogging() {
         if (System.getProperty("slf4j.internal.verbosity") == null) System.setProperty("slf4j.internal.verbosity", "ERROR");
     }
 

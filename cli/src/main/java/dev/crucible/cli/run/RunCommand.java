@@ -60,6 +60,7 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        RolloutRunner.quietLogging();
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (attempts < 1 || attempts > 4096) return invalid(err, "--attempts: must be between 1 and 4096, got " + attempts);

@@ -58,7 +58,8 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
      * that command; without any Rollout document each environment gets one rollout: embedded when an
      * agent command was given, interactive otherwise.
      */
-    public static RunInputs load(List<Path> paths, String agentCmd) throws InvalidInput {
+    public static RunInputs load(List<Path> given, String agentCmd) throws InvalidInput {
+        List<Path> paths = topLevelManifests(given);
         List<ValidationError> errors = new ManifestValidator().validatePaths(paths);
         if (!errors.isEmpty()) throw new InvalidInput(errors.stream().map(ValidationError::toString).toList());
         ManifestReader.Result read = new ManifestReader().read(paths);
@@ -104,10 +105,31 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
             }
         }
         for (RolloutDoc r : rollouts) checkRunnableLocally(r, problems);
-        if (read.manifests().isEmpty()) problems.add(paths + ": (file): no YAML documents found");
-        else if (rollouts.isEmpty() && problems.isEmpty()) problems.add(paths + ": (file): no RLEnvironment or Rollout to run");
+        if (read.manifests().isEmpty()) problems.add(given + ": (file): no YAML documents found (a folder is read for its own *.yaml files)");
+        else if (rollouts.isEmpty() && problems.isEmpty()) problems.add(given + ": (file): no RLEnvironment or Rollout to run");
         if (!problems.isEmpty()) throw new InvalidInput(problems.stream().distinct().toList());
         return new RunInputs(envs, rollouts);
+    }
+
+    /**
+     * A folder stands for its own *.yaml / *.yml files, not its subfolders (as {@code kubectl apply -f DIR}):
+     * the workspace beside the manifests holds YAML of its own (CI workflows, configs) that is not ours.
+     */
+    static List<Path> topLevelManifests(List<Path> given) {
+        List<Path> out = new ArrayList<>();
+        for (Path p : given) {
+            if (!java.nio.file.Files.isDirectory(p)) {
+                out.add(p);
+                continue;
+            }
+            try (var files = java.nio.file.Files.list(p)) {
+                files.filter(java.nio.file.Files::isRegularFile).filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml"))
+                        .sorted().forEach(out::add);
+            } catch (java.io.IOException e) {
+                out.add(p); // the validator reports why it cannot be listed
+            }
+        }
+        return out;
     }
 
     private static EnvironmentDoc environment(Manifest m, boolean aloneInFile) throws Exception {

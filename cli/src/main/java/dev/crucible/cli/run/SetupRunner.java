@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * Runs {@code spec.setup.script} in the workspace before the episode's reset, so what setup makes is
@@ -26,12 +27,14 @@ final class SetupRunner {
 
     private SetupRunner() {}
 
-    static Outcome run(SetupSpec setup, Path workspace, Map<String, String> env, Duration budget, Path log) throws IOException {
+    /** {@code onStart} gets the setup shell's pid, so Ctrl-C can kill it. */
+    static Outcome run(SetupSpec setup, Path workspace, Map<String, String> env, Duration budget, Path log, LongConsumer onStart)
+            throws IOException {
         if (setup == null || setup.script == null || setup.script.isBlank()) return Outcome.NONE;
         Duration limit = Duration.ofSeconds(setup.timeoutSeconds == null ? 600 : setup.timeoutSeconds);
         if (budget.compareTo(limit) < 0) limit = budget.isNegative() ? Duration.ZERO : budget;
         ExecResult r = new LocalExecutor().run(new ExecRequest(List.of("/bin/sh", "-c", setup.script), workspace, env, true,
-                limit, 1 << 20, null, true));
+                limit, 1 << 20, null, true), onStart);
         Files.writeString(log, r.stdout() + (r.truncated() ? "\n[output cut at 1 MiB]\n" : ""));
         return new Outcome(true, r.exitCode(), r.timedOut(), r.elapsedMs());
     }

@@ -28,7 +28,7 @@ final class WorkspacePreparer {
                     && !original.equals(env.baseDir());
             ws = dir.sandbox().resolve(besideManifest ? original.getFileName().toString() : "workspace");
             TreeCopy.copy(original, ws);
-            if (besideManifest) linkSiblings(env.baseDir(), original, dir.sandbox());
+            if (besideManifest) linkSiblings(env.baseDir(), original, dir);
         } else {
             ws = dir.sandbox().resolve("workspace");
             SourceCheckout.extract(env.baseDir().resolve(s.source.repo).normalize(), s.source.commit, ws);
@@ -38,10 +38,11 @@ final class WorkspacePreparer {
     }
 
     /** Links the manifest directory's other entries beside the copy (read-only in the sandbox, as everything outside the workspace). */
-    private static void linkSiblings(Path baseDir, Path original, Path sandbox) throws IOException {
+    private static void linkSiblings(Path baseDir, Path original, AttemptDir dir) throws IOException {
+        Path sandbox = dir.sandbox();
         try (Stream<Path> entries = Files.list(baseDir)) {
             for (Path e : entries.toList()) {
-                if (e.equals(original)) continue;
+                if (e.equals(original) || dir.root().toAbsolutePath().startsWith(e.toAbsolutePath())) continue; // not --out itself
                 Path link = sandbox.resolve(e.getFileName().toString());
                 if (!Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) Files.createSymbolicLink(link, e.toAbsolutePath());
             }

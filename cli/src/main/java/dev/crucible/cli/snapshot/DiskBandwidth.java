@@ -14,7 +14,11 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class DiskBandwidth {
 
-    private static final int BLOCK = 8 << 20;
+    /**
+     * 1 MiB writes, like dd bs=1M. Larger blocks are pathological on this VM: 8 MiB write()s ran
+     * 7x slower than 1 MiB ones (2.8 s vs 0.36 s for 256 MiB into the page cache).
+     */
+    private static final int BLOCK = 1 << 20;
 
     private DiskBandwidth() {
     }

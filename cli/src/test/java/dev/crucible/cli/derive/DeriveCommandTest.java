@@ -106,7 +106,7 @@ class DeriveCommandTest {
         assertThat(new YAMLMapper().readTree(manifest.toFile()).at("/kind").asText()).isEqualTo("RLEnvironment");
         JsonNode r = new ObjectMapper().readTree(report.toFile());
         assertThat(r.at("/steps")).hasSize(5);
-        assertThat(r.at("/steps/4/disposition").asText()).isEqualTo("test");
+        assertThat(r.at("/steps/4/decision").asText()).isEqualTo("test");
         try (var files = Files.list(dir.resolve("out"))) {
             assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("env.yaml", "report.json");
         }

@@ -56,7 +56,7 @@ class InteractiveRunTest {
 
     @Test
     void aTrainerThatNeverVerifiesTimesOut(@TempDir Path dir) throws Exception {
-        LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("idle", "interactive", null, 3));
+        LocalRuns.withoutSetup(LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("idle", "interactive", null, 5)));
         LocalRuns.Run r = LocalRuns.run("-f", dir.resolve("env").toString(), "--out", dir.resolve("out").toString());
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
         assertThat(LocalRuns.json(dir.resolve("out/result.json")).path("phase").asText()).isEqualTo("TimedOut");

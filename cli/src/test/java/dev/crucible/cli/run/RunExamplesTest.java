@@ -60,6 +60,20 @@ class RunExamplesTest {
     }
 
     @Test
+    void oneFileWithBothDocumentsRunsToo(@TempDir Path dir) throws Exception {
+        LocalRuns.copyExample(dir, null);
+        Path both = dir.resolve("both.yaml");
+        Files.writeString(both, Files.readString(dir.resolve("environment.yaml")) + "---\n"
+                + LocalRuns.rollout("combined", "embedded", "sh " + LocalRuns.agent("honest.sh"), 120));
+        Files.delete(dir.resolve("environment.yaml"));
+        LocalRuns.Run r = LocalRuns.run("-f", dir.toString(), "--out", dir.resolve("out").toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        JsonNode res = LocalRuns.json(dir.resolve("out/result.json"));
+        assertThat(res.path("rollout").asText()).isEqualTo("combined");
+        assertThat(res.path("phase").asText()).isEqualTo("Succeeded");
+    }
+
+    @Test
     void theAgentGetsTheTaskAndCannotReachTheNetworkOrWriteOutside(@TempDir Path out) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Sandbox.findBubblewrap() != null, "bubblewrap is not installed");
         String probe = "printf '%s' \"$CRUCIBLE_TASK\" > task-env.txt; cp \"$CRUCIBLE_TASK_FILE\" task-file.txt; "

@@ -16,7 +16,8 @@ class RunLimitsTest {
     @Test
     void aHangingAgentIsStoppedAtTheDeadlineAndReportedTimedOut(@TempDir Path dir) throws Exception {
         String marker = "987.654" + ProcessHandle.current().pid();
-        LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("hangs", "embedded", "sleep " + marker, 4));
+        Path env = LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("hangs", "embedded", "sleep " + marker, 6));
+        LocalRuns.withoutSetup(env); // the deadline counts from the start; a slow setup on a loaded machine must not eat it
         long t0 = System.nanoTime();
         LocalRuns.Run r = LocalRuns.run("-f", dir.resolve("env").toString(), "--out", dir.resolve("out").toString());
         long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
@@ -27,7 +28,52 @@ class RunLimitsTest {
         assertThat(res.path("agent").has("exitCode")).isFalse();
         assertThat(seconds).isLessThan(60);
         assertThat(LocalRuns.processesWith(marker)).isZero();
-        assertThat(r.out()).contains("deadline of 4 s reached", "TimedOut");
+        assertThat(r.out()).contains("deadline of 6 s reached: stopping the agent", "TimedOut");
+    }
+
+    @Test
+    void theTerminatePolicyStopsAHackingAgentLongBeforeItsDeadline(@TempDir Path dir) throws Exception {
+        String marker = "765.432" + ProcessHandle.current().pid();
+        Path env = LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("terminated", "embedded",
+                "cp ../hook.py conftest.py; sleep " + marker, 120));
+        Files.writeString(env.resolve("hook.py"), """
+                import pytest
+
+
+                @pytest.hookimpl(hookwrapper=True)
+                def pytest_runtest_makereport(item, call):
+                    outcome = yield
+                    outcome.get_result().outcome = "passed"
+                """);
+        Path manifest = env.resolve("environment.yaml");
+        Files.writeString(manifest, Files.readString(manifest).replace("action: flag", "action: terminate"));
+        long t0 = System.nanoTime();
+        LocalRuns.Run r = LocalRuns.run("-f", env.toString(), "--out", dir.resolve("out").toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat((System.nanoTime() - t0) / 1_000_000_000L).isLessThan(60);
+        JsonNode res = LocalRuns.json(dir.resolve("out/result.json"));
+        assertThat(res.path("phase").asText()).isEqualTo("Hacked");
+        assertThat(res.path("verdict").asText()).isEqualTo("hacked");
+        assertThat(res.path("reward").asDouble()).isZero();
+        assertThat(res.path("hackFindings").get(0).path("action").asText()).isEqualTo("terminate");
+        assertThat(LocalRuns.processesWith(marker)).isZero();
+        assertThat(r.out()).contains("the hack policy terminated the episode");
+    }
+
+    @Test
+    void aFailingSetupScriptIsFailedAndTheAgentNeverRuns(@TempDir Path dir) throws Exception {
+        Path env = LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("nosetup", "embedded", "touch ran", 60));
+        Path manifest = env.resolve("environment.yaml");
+        Files.writeString(manifest, Files.readString(manifest).replace("python3 -m pip --version >/dev/null 2>&1 || true",
+                "echo installing; echo \"$SETUP_FLAVOUR\"; exit 3").replace("  setup:\n", "  setup:\n    env:\n      SETUP_FLAVOUR: mint\n"));
+        LocalRuns.Run r = LocalRuns.run("-f", env.toString(), "--out", dir.resolve("out").toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        JsonNode res = LocalRuns.json(dir.resolve("out/result.json"));
+        assertThat(res.path("phase").asText()).isEqualTo("Failed");
+        assertThat(res.path("reason").asText()).isEqualTo("SetupFailed");
+        assertThat(res.path("setup").path("exitCode").asInt()).isEqualTo(3);
+        assertThat(Files.readString(dir.resolve("out/setup.log"))).contains("installing", "mint");
+        assertThat(Path.of(res.path("workspace").asText()).resolve("ran")).doesNotExist();
     }
 
     @Test
@@ -45,7 +91,7 @@ class RunLimitsTest {
         Files.writeString(env, Files.readString(env).replace("path: ./workspace", "path: ./nowhere"));
         LocalRuns.Run r = LocalRuns.run("-f", env.toString(), "--agent-cmd", "true");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains(env.toString()).contains("spec.workspace.path").contains("no such directory");
+        assertThat(r.err()).contains(env.toString()).contains("spec.workspace.path").containsPattern("does not exist|no such directory");
     }
 
     @Test

@@ -19,11 +19,24 @@ public final class FakeNodes {
 
     public static void create(KubernetesClient client, int cpuNodes, int gpuNodes, int gpusPerNode) {
         for (int i = 0; i < cpuNodes; i++) {
-            client.nodes().resource(node("cpu-" + i, 0)).create();
+            add(client, node("cpu-" + i, 0));
         }
         for (int i = 0; i < gpuNodes; i++) {
-            client.nodes().resource(node("gpu-" + i, gpusPerNode)).create();
+            add(client, node("gpu-" + i, gpusPerNode));
         }
+    }
+
+    /**
+     * The API server's TaintNodesByCondition admission marks new nodes not-ready; with no node lifecycle
+     * controller to lift it, the fake node gets its intended taints back right after creation.
+     */
+    private static void add(KubernetesClient client, Node node) {
+        var intended = node.getSpec() == null ? null : node.getSpec().getTaints();
+        client.nodes().resource(node).create();
+        client.nodes().withName(node.getMetadata().getName()).edit(n -> {
+            n.getSpec().setTaints(intended == null ? new java.util.ArrayList<>() : new java.util.ArrayList<>(intended));
+            return n;
+        });
     }
 
     static Node node(String name, int gpus) {

@@ -19,12 +19,16 @@ import java.util.List;
  *   "heads": ["head.json",                 // more than one: ensemble by worst-case min
  *             {"file": "h2.json", "layer": 3, "pooling": "max"}],   // per-head overrides
  *   "reward": {"type": "hard_gate", "invalidFloor": -5.0} }</pre>
+ * {@code reference} may instead name the files directly, as the ProbeModel resource does (paths
+ * relative to this directory or absolute; layer count and width are read from the ONNX outputs):
+ * {@code "reference": {"path": "/models/model.onnx", "tokenizerPath": "/models/tokenizer.json",
+ * "maxTokens": 2048}}.
  * Field names of the ProbeModel resource are accepted too: {@code weightsPath} for a head's file,
  * {@code composition} for the reward type ({@code hard-gate}, …), {@code clipMin}/{@code clipMax}.
  * This is also what a container mounts: the server starts from the directory alone.
  */
-public record ProbeSpec(Path dir, String name, Path reference, int layer, Pooling pooling,
-                        Pooling turnAggregation, List<HeadRef> heads, RewardComposition reward) {
+public record ProbeSpec(Path dir, String name, Path reference, ReferenceSpec inlineReference, int layer,
+                        Pooling pooling, Pooling turnAggregation, List<HeadRef> heads, RewardComposition reward) {
 
     /** One head file and where it reads; layer and pooling default to the model's. */
     public record HeadRef(Path file, int layer, Pooling pooling) {
@@ -67,8 +71,17 @@ public record ProbeSpec(Path dir, String name, Path reference, int layer, Poolin
             String type = r.hasNonNull("type") ? r.get("type").asText() : r.path("composition").asText("hard_gate");
             RewardComposition reward = RewardComposition.of(type, number(r, "invalidFloor", null),
                     number(r, "clipLow", "clipMin"), number(r, "clipHigh", "clipMax"));
+            JsonNode refNode = n.path("reference");
+            ReferenceSpec inline = null;
+            Path refDir;
+            if (refNode.isObject()) {
+                inline = ReferenceSpec.inline(dir, refNode);
+                refDir = inline.dir();
+            } else {
+                refDir = dir.resolve(refNode.asText("reference")).normalize();
+            }
             return new ProbeSpec(dir, n.path("name").asText(dir.toAbsolutePath().getFileName().toString()),
-                    dir.resolve(n.path("reference").asText("reference")).normalize(), layer, pooling,
+                    refDir, inline, layer, pooling,
                     Pooling.parse(n.path("turnAggregation").asText("mean_full")), heads, reward);
         } catch (IllegalArgumentException e) {
             throw new IOException(file + ": " + e.getMessage(), e);
@@ -84,6 +97,11 @@ public record ProbeSpec(Path dir, String name, Path reference, int layer, Poolin
             throw new IllegalArgumentException("reward." + name + " must be a number");
         }
         return v.asDouble();
+    }
+
+    /** The reference model: inline files, or the directory's reference.json. */
+    public ReferenceSpec referenceSpec() throws IOException {
+        return inlineReference != null ? inlineReference : ReferenceSpec.read(reference);
     }
 
     /** Writes probe.json; {@code reference} is stored relative to {@code dir} when possible. */

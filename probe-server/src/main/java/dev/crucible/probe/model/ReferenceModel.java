@@ -21,7 +21,7 @@ import java.util.logging.Logger;
 public final class ReferenceModel implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReferenceModel.class.getName());
 
-    private final ReferenceSpec spec;
+    private ReferenceSpec spec;
     private final OrtEnvironment env;
     private final OrtSession session;
     private final String device;
@@ -52,7 +52,29 @@ public final class ReferenceModel implements AutoCloseable {
         this.session = env.createSession(spec.onnx().toString(), options);
         this.device = chosen;
         this.wantsMask = session.getInputNames().contains("attention_mask");
+        if (spec.numHiddenStates() < 1 || spec.hiddenSize() < 1) {
+            this.spec = inferShape(spec);
+        }
         LOG.info("reference model " + spec.name() + " loaded on " + chosen);
+    }
+
+    /** Counts hidden-state outputs named by the pattern and reads their last dimension. */
+    private ReferenceSpec inferShape(ReferenceSpec s) throws OrtException {
+        var outputs = session.getOutputInfo();
+        int states = 0;
+        int hidden = 0;
+        while (outputs.containsKey(String.format(s.hiddenStateOutput(), states))) {
+            var info = outputs.get(String.format(s.hiddenStateOutput(), states)).getInfo();
+            if (info instanceof ai.onnxruntime.TensorInfo t && t.getShape().length == 3) {
+                hidden = (int) t.getShape()[2];
+            }
+            states++;
+        }
+        if (states == 0 || hidden < 1) {
+            throw new OrtException("model " + s.onnx() + " has no outputs named like '" + s.hiddenStateOutput()
+                    + "' with a static hidden size; export it with hidden states as outputs");
+        }
+        return s.withShape(states, hidden);
     }
 
     public ReferenceSpec spec() {

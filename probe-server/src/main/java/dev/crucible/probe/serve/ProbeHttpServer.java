@@ -59,35 +59,48 @@ public final class ProbeHttpServer implements AutoCloseable {
         return server.actualPort();
     }
 
+    private record Parsed(List<ScoreItem> items, List<List<long[]>> tokens) {
+    }
+
     private void score(RoutingContext ctx) {
         Timer.Sample sample = Timer.start(registry);
         String body = ctx.body().asString();
-        vertx.<List<ScoreItem>>executeBlocking(() -> parser.parse(body == null ? "" : body), false)
+        io.vertx.core.Context context = vertx.getOrCreateContext();
+        // parsing and tokenizing are CPU work: off the event loop; the answer goes back on it
+        vertx.<Parsed>executeBlocking(() -> {
+            List<ScoreItem> items = parser.parse(body == null ? "" : body);
+            return new Parsed(items, scorer.tokenize(items));
+        }, false)
                 .onFailure(e -> finish(ctx, sample, e))
-                .onSuccess(items -> scorer.score(items).whenComplete((results, e) -> {
-                    if (e != null) {
-                        finish(ctx, sample, e);
-                        return;
-                    }
-                    ObjectNode out = JSON.createObjectNode();
-                    out.put("model", scorer.spec().name());
-                    ArrayNode arr = out.putArray("results");
-                    for (ScoreResult r : results) {
-                        ObjectNode n = arr.addObject();
-                        n.put("id", r.id());
-                        n.put("logit", r.logit());
-                        n.put("probability", r.probability());
-                        n.put("reward", r.reward());
-                        n.put("valid", r.valid());
-                        n.put("tokens", r.tokens());
-                        ArrayNode hl = n.putArray("headLogits");
-                        for (double l : r.headLogits()) {
-                            hl.add(l);
-                        }
-                    }
-                    sample.stop(registry.timer("probe_http_score", "status", "200"));
-                    json(ctx, 200, out);
-                }));
+                .onSuccess(p -> scorer.score(p.items(), p.tokens()).whenComplete((results, e) ->
+                        context.runOnContext(v -> {
+                            if (e != null) {
+                                finish(ctx, sample, e);
+                            } else {
+                                respond(ctx, sample, results);
+                            }
+                        })));
+    }
+
+    private void respond(RoutingContext ctx, Timer.Sample sample, List<ScoreResult> results) {
+        ObjectNode out = JSON.createObjectNode();
+        out.put("model", scorer.spec().name());
+        ArrayNode arr = out.putArray("results");
+        for (ScoreResult r : results) {
+            ObjectNode n = arr.addObject();
+            n.put("id", r.id());
+            n.put("logit", r.logit());
+            n.put("probability", r.probability());
+            n.put("reward", r.reward());
+            n.put("valid", r.valid());
+            n.put("tokens", r.tokens());
+            ArrayNode hl = n.putArray("headLogits");
+            for (double l : r.headLogits()) {
+                hl.add(l);
+            }
+        }
+        sample.stop(registry.timer("probe_http_score", "status", "200"));
+        json(ctx, 200, out);
     }
 
     private void finish(RoutingContext ctx, Timer.Sample sample, Throwable e) {

@@ -59,7 +59,7 @@ public final class ProbeScorer implements AutoCloseable {
     public static ProbeScorer open(Path probeDir, Device device, BatchingOptions batching, MeterRegistry registry)
             throws Exception {
         ProbeSpec spec = ProbeSpec.read(probeDir);
-        ReferenceSpec ref = ReferenceSpec.read(spec.reference());
+        ReferenceSpec ref = spec.referenceSpec();
         List<BoundHead> heads = new ArrayList<>();
         for (ProbeSpec.HeadRef h : spec.heads()) {
             heads.add(new BoundHead(HeadFile.read(h.file()), h.layer(), h.pooling()));

@@ -26,7 +26,22 @@ public final class ProbeSweep {
     private final RewardComposition reward;
     private final HeadTrainer trainer;
     private final int seeds;
+    private final long seed;
     private final Map<String, float[][]> features = new ConcurrentHashMap<>();
+    private final Map<String, float[][]> policyFeatures = new ConcurrentHashMap<>();
+    private TurnActivations policy;
+    private boolean[] policyValid;
+    private double bandCentre = 0.25;
+
+    /**
+     * Scores RVP on separate base-policy generations instead of a corpus sample: each cell's fold
+     * heads score them and their mean logit is the cell's reward input.
+     */
+    public ProbeSweep policySample(TurnActivations policyActivations, boolean[] valid) {
+        this.policy = policyActivations;
+        this.policyValid = valid;
+        return this;
+    }
 
     public ProbeSweep(TurnActivations activations, int[] labels, double[] solveRates, boolean[] valid, int[] folds,
                       int policySampleSize, RewardComposition reward, TrainingOptions options, int seeds, long seed) {
@@ -38,6 +53,7 @@ public final class ProbeSweep {
         this.reward = reward;
         this.trainer = new HeadTrainer(options);
         this.seeds = seeds;
+        this.seed = seed;
         // a fixed sample of corpus rows stands in for base-policy generations (they were drawn from it)
         int[] all = java.util.stream.IntStream.range(0, labels.length).toArray();
         Random rnd = new Random(seed);
@@ -76,13 +92,17 @@ public final class ProbeSweep {
         float[][] x = features(cell.layer(), cell.pooling(), cell.turnAggregation());
         int k = GroupedFolds.count(folds);
         double[] oof = new double[labels.length];
+        float[][] px = policy == null ? null : policyFeatures.computeIfAbsent(
+                cell.layer() + "|" + cell.pooling() + "|" + cell.turnAggregation(),
+                key -> policy.features(cell.layer(), cell.pooling(), Pooling.parse(cell.turnAggregation())));
+        double[] policyLogits = px == null ? null : new double[px.length];
         double[] foldBalAcc = new double[k];
         for (int s = 0; s < seeds; s++) {
             for (int f = 0; f < k; f++) {
                 int[] train = rowsWhere(f, false);
                 int[] test = rowsWhere(f, true);
                 ProbeHead head = trainer.train(cell.label(), x, labels, train, cell.architecture(),
-                        cell.balance(), 1000L * s + f);
+                        cell.balance(), seed + 1000L * s + f);
                 int[] yt = new int[test.length];
                 double[] lt = new double[test.length];
                 for (int i = 0; i < test.length; i++) {
@@ -90,6 +110,11 @@ public final class ProbeSweep {
                     oof[test[i]] += l / seeds;
                     yt[i] = labels[test[i]];
                     lt[i] = l;
+                }
+                if (px != null) {
+                    for (int i = 0; i < px.length; i++) {
+                        policyLogits[i] += head.logit(px[i]) / (k * seeds);
+                    }
                 }
                 double ba = ProbeMetrics.balancedAccuracy(yt, lt);
                 foldBalAcc[f] += (Double.isNaN(ba) ? 0.5 : ba) / seeds;
@@ -101,10 +126,18 @@ public final class ProbeSweep {
         }
         double mean = java.util.Arrays.stream(foldBalAcc).average().orElse(Double.NaN);
         double std = Math.sqrt(ProbeMetrics.variance(foldBalAcc));
-        double[] rewards = new double[policySample.length];
-        for (int i = 0; i < policySample.length; i++) {
-            int r = policySample[i];
-            rewards[i] = reward.reward(oof[r], valid[r]);
+        double[] rewards;
+        if (policyLogits != null) {
+            rewards = new double[policyLogits.length];
+            for (int i = 0; i < rewards.length; i++) {
+                rewards[i] = reward.reward(policyLogits[i], policyValid[i]);
+            }
+        } else {
+            rewards = new double[policySample.length];
+            for (int i = 0; i < policySample.length; i++) {
+                int r = policySample[i];
+                rewards[i] = reward.reward(oof[r], valid[r]);
+            }
         }
         return new CellResult(cell, mean, std, ProbeMetrics.auc(labels, oof), ProbeMetrics.f1(labels, oof),
                 ProbeMetrics.ece(labels, prob, 10), ProbeMetrics.spearman(oof, solveRates),
@@ -124,8 +157,7 @@ public final class ProbeSweep {
         return d;
     }
 
-    private double bandCentre = 0.25;
-
+    /** Centre of the label band, for {@code spearmanBand}. */
     public ProbeSweep bandCentre(double centre) {
         this.bandCentre = centre;
         return this;

@@ -69,19 +69,16 @@ public final class ProbeTrainer {
         List<String> poolings = cfg.poolings().stream().map(p -> Pooling.parse(p).name()).toList();
         List<String> aggregations = cfg.turnAggregations().stream().map(p -> Pooling.parse(p).name()).toList();
 
-        Path cache = cfg.out().resolve("cache").resolve("activations-" + cacheKey(cfg, ref, poolings) + ".bin");
-        TurnActivations acts;
-        boolean hit = cfg.useCache() && Files.isRegularFile(cache);
-        if (hit) {
-            acts = TurnActivations.read(cache);
-            LOG.info("activations from cache " + cache);
-        } else {
-            try (ReferenceModel model = new ReferenceModel(ref, cfg.device(), cfg.threads());
-                 TextTokenizer tok = new TextTokenizer(ref.tokenizer(), ref.maxTokens())) {
-                acts = TurnActivations.extract(model, tok, rows, poolings, 8192);
-            }
-            if (cfg.useCache()) {
-                acts.write(cache);
+        boolean[] hit = {true};
+        TurnActivations acts = activations(cfg, ref, cfg.corpus(), rows, poolings, hit);
+        TurnActivations policyActs = null;
+        boolean[] policyValid = null;
+        if (cfg.policy() != null) {
+            List<CorpusRow> policyRows = CorpusReader.read(cfg.policy(), false, cfg.groupKey());
+            policyActs = activations(cfg, ref, cfg.policy(), policyRows, poolings, hit);
+            policyValid = new boolean[policyRows.size()];
+            for (int i = 0; i < policyValid.length; i++) {
+                policyValid[i] = policyRows.get(i).valid();
             }
         }
         long t1 = System.nanoTime();
@@ -100,6 +97,9 @@ public final class ProbeTrainer {
         }
         ProbeSweep sweep = new ProbeSweep(acts, labels, rates, valid, folds, cfg.policySample(), cfg.reward(),
                 cfg.training(), cfg.seeds(), cfg.seed()).bandCentre((cfg.band().min() + cfg.band().max()) / 2);
+        if (policyActs != null) {
+            sweep.policySample(policyActs, policyValid);
+        }
         LOG.info("sweeping " + cells.size() + " cells × " + GroupedFolds.count(folds) + " folds on "
                 + cfg.threads() + " threads");
         List<CellResult> results = sweep.run(cells, cfg.threads());
@@ -119,11 +119,31 @@ public final class ProbeTrainer {
         double extractS = (t1 - t0) / 1e9;
         double sweepS = (t2 - t1) / 1e9;
         writeReport(cfg, rows.size(), positives, GroupedFolds.count(folds), groups, acts.tokens(), results,
-                selected, extractS, sweepS, hit, out.resolve("report.json"));
+                selected, extractS, sweepS, hit[0], out.resolve("report.json"));
         SweepHeatmap.write(results, selected, layers, poolings,
                 cfg.architectures().stream().map(HeadArchitecture::id).toList(), out.resolve("sweep.png"));
         CalibrationPlot.write(selected, labels, 10, out.resolve("calibration.png"));
-        return new Outcome(selected, results, head, out, extractS, sweepS, hit);
+        return new Outcome(selected, results, head, out, extractS, sweepS, hit[0]);
+    }
+
+    /** Extracted once per (file, model, poolings) and cached under out/cache; hit[0] turns false on a miss. */
+    private static TurnActivations activations(TrainConfig cfg, ReferenceSpec ref, Path file, List<CorpusRow> rows,
+                                               List<String> poolings, boolean[] hit) throws Exception {
+        Path cache = cfg.out().resolve("cache").resolve("activations-" + cacheKey(file, ref, poolings) + ".bin");
+        if (cfg.useCache() && Files.isRegularFile(cache)) {
+            LOG.info("activations from cache " + cache);
+            return TurnActivations.read(cache);
+        }
+        hit[0] = false;
+        TurnActivations acts;
+        try (ReferenceModel model = new ReferenceModel(ref, cfg.device(), cfg.threads());
+             TextTokenizer tok = new TextTokenizer(ref.tokenizer(), ref.maxTokens())) {
+            acts = TurnActivations.extract(model, tok, rows, poolings, 8192);
+        }
+        if (cfg.useCache()) {
+            acts.write(cache);
+        }
+        return acts;
     }
 
     private static void writeReport(TrainConfig cfg, int rows, int positives, int folds, List<String> groups,
@@ -140,7 +160,8 @@ public final class ProbeTrainer {
         r.set("reward", ProbeSpec.rewardJson(cfg.reward()));
         r.putObject("selection").put("rule", "max RVP among cells within " + cfg.selector().tolerance()
                         + " of the best cross-validated balanced accuracy with ECE <= " + cfg.selector().maxEce())
-                .put("policySample", cfg.policySample());
+                .put("rvpSample", cfg.policy() != null ? "policy file " + cfg.policy()
+                        + " (mean logit of the fold heads)" : cfg.policySample() + " corpus rows (out-of-fold logits)");
         r.set("selected", cellJson(selected));
         // the ProbeModel status shape (status.training), so a reconciler can copy it as is
         ObjectNode m = r.putObject("metrics");
@@ -181,9 +202,9 @@ public final class ProbeTrainer {
     }
 
     /** Same corpus, model, tokenizer and poolings → same activations; anything else misses. */
-    private static String cacheKey(TrainConfig cfg, ReferenceSpec ref, List<String> poolings) throws Exception {
+    private static String cacheKey(Path file, ReferenceSpec ref, List<String> poolings) throws Exception {
         MessageDigest md = MessageDigest.getInstance("SHA-256");
-        for (Path p : new Path[] {cfg.corpus(), ref.tokenizer()}) {
+        for (Path p : new Path[] {file, ref.tokenizer()}) {
             try (InputStream in = Files.newInputStream(p)) {
                 md.update(in.readAllBytes());
             }

@@ -38,7 +38,7 @@ public final class SweepHeatmap {
         g.fillRect(0, 0, width, height);
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
-        g.drawString("Probe sweep: cross-validated balanced accuracy (grouped folds)", 10, 20);
+        g.drawString("Probe sweep: cross-validated balanced accuracy (grouped folds; best over turn aggregation and balance)", 10, 20);
         double lo = 0.4;
         double hi = Math.max(0.6, results.stream().mapToDouble(CellResult::balancedAccuracy)
                 .filter(v -> !Double.isNaN(v)).max().orElse(0.6));

@@ -17,44 +17,56 @@ public record TrainConfig(Path corpus, Path referenceDir, Path out, LabelBand ba
                           List<HeadArchitecture> architectures, List<Balance> balances, int folds, int seeds,
                           TrainingOptions training, ProbeSelector selector, RewardComposition reward,
                           int policySample, int threads, Device device, long seed, boolean useCache,
-                          String groupKey) {
+                          String groupKey, Path policy) {
 
     public static TrainConfig defaults(Path corpus, Path referenceDir, Path out) {
         return new TrainConfig(corpus, referenceDir, out, LabelBand.DEFAULT, List.of(), Pooling.STANDARD,
                 List.of("mean_full"), List.of(HeadArchitecture.values()), List.of(Balance.WEIGHTED), 5, 1,
                 TrainingOptions.DEFAULT, ProbeSelector.DEFAULT, RewardComposition.of("hard_gate", null, null, null),
-                256, Runtime.getRuntime().availableProcessors(), Device.AUTO, 17L, true, "group");
+                256, Runtime.getRuntime().availableProcessors(), Device.AUTO, 17L, true, "group", null);
     }
 
     public TrainConfig withGrid(List<Integer> layers, List<String> poolings, List<String> aggregations,
                                 List<HeadArchitecture> architectures, List<Balance> balances) {
         return new TrainConfig(corpus, referenceDir, out, band, layers, poolings, aggregations, architectures,
-                balances, folds, seeds, training, selector, reward, policySample, threads, device, seed, useCache, groupKey);
+                balances, folds, seeds, training, selector, reward, policySample, threads, device, seed, useCache, groupKey, policy);
+    }
+
+    /** Base-policy generations (JSONL, text|turns + valid, no labels) to measure RVP on. */
+    public TrainConfig withPolicy(Path file) {
+        return new TrainConfig(corpus, referenceDir, out, band, layers, poolings, turnAggregations, architectures,
+                balances, folds, seeds, training, selector, reward, policySample, threads, device, seed, useCache, groupKey,
+                file);
+    }
+
+    public TrainConfig withSelector(ProbeSelector s) {
+        return new TrainConfig(corpus, referenceDir, out, band, layers, poolings, turnAggregations, architectures,
+                balances, folds, seeds, training, s, reward, policySample, threads, device, seed, useCache, groupKey, policy);
     }
 
     public TrainConfig withBand(LabelBand b) {
         return new TrainConfig(corpus, referenceDir, out, b, layers, poolings, turnAggregations, architectures,
-                balances, folds, seeds, training, selector, reward, policySample, threads, device, seed, useCache, groupKey);
+                balances, folds, seeds, training, selector, reward, policySample, threads, device, seed, useCache, groupKey, policy);
     }
 
     public TrainConfig withFolds(int f, int s) {
         return new TrainConfig(corpus, referenceDir, out, band, layers, poolings, turnAggregations, architectures,
-                balances, f, s, training, selector, reward, policySample, threads, device, seed, useCache, groupKey);
+                balances, f, s, training, selector, reward, policySample, threads, device, seed, useCache, groupKey, policy);
     }
 
     public TrainConfig withReward(RewardComposition r) {
         return new TrainConfig(corpus, referenceDir, out, band, layers, poolings, turnAggregations, architectures,
-                balances, folds, seeds, training, selector, r, policySample, threads, device, seed, useCache, groupKey);
+                balances, folds, seeds, training, selector, r, policySample, threads, device, seed, useCache, groupKey, policy);
     }
 
     /** Corpus field that groups rows into folds, and the seed of folds, sampling and initialisation. */
     public TrainConfig withGrouping(String key, long newSeed) {
         return new TrainConfig(corpus, referenceDir, out, band, layers, poolings, turnAggregations, architectures,
-                balances, folds, seeds, training, selector, reward, policySample, threads, device, newSeed, useCache, key);
+                balances, folds, seeds, training, selector, reward, policySample, threads, device, newSeed, useCache, key, policy);
     }
 
     public TrainConfig withRuntime(int threadCount, Device d, boolean cache) {
         return new TrainConfig(corpus, referenceDir, out, band, layers, poolings, turnAggregations, architectures,
-                balances, folds, seeds, training, selector, reward, policySample, threadCount, d, seed, cache, groupKey);
+                balances, folds, seeds, training, selector, reward, policySample, threadCount, d, seed, cache, groupKey, policy);
     }
 }

@@ -16,7 +16,6 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -148,6 +147,4 @@ public final class EnvironmentApi {
     private static void error(RoutingContext ctx, int status, String message) {
         json(ctx, status, Map.of("error", message == null ? "error" : message, "status", status));
     }
-
-    static List<String> endpoints() { return List.of("/v1/reset", "/v1/step", "/v1/verify", "/v1/findings", "/metrics", "/healthz"); }
 }

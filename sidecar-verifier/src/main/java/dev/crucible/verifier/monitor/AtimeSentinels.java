@@ -13,13 +13,12 @@ import java.util.Map;
 /**
  * Detects reads of files nobody should read, without strace: the access time is set before the
  * modification time, so on a relatime mount (Linux's default) the kernel updates it on the very next
- * read, however short-lived the reading process. noatime mounts defeat this (the process sampler
- * still sees open descriptors), which {@link #supported()} reports.
+ * read, however short-lived the reading process. noatime mounts defeat this; the process sampler
+ * still sees open descriptors there.
  */
 final class AtimeSentinels {
     private static final FileTime ARMED = FileTime.fromMillis(1_000);
     private final Map<Path, Boolean> files = new LinkedHashMap<>();
-    private boolean supported = true;
 
     void arm(List<Path> paths) {
         for (Path p : paths) {
@@ -52,8 +51,4 @@ final class AtimeSentinels {
 
     /** Stops watching (grading is about to read them itself). */
     void disarm() { files.replaceAll((k, v) -> true); }
-
-    boolean supported() { return supported; }
-
-    void setSupported(boolean s) { supported = s; }
 }

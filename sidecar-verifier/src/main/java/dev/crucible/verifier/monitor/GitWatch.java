@@ -34,7 +34,8 @@ final class GitWatch {
     }
 
     void check(Consumer<WorkspaceScanner.Raw> out) {
-        if (!Files.isDirectory(git)) return;
+        // Without a baseline repository (post-hoc grading of a clone) there is nothing to compare with.
+        if (!Files.isDirectory(git) || !Files.isDirectory(baselineGit)) return;
         Map<String, Long> now = snapshot();
         for (var e : now.entrySet()) {
             Long before = marks.get(e.getKey());

@@ -42,6 +42,8 @@ public final class HackMonitor implements AutoCloseable {
     private ScheduledExecutorService timer;
     private volatile long threadId = -1;
     private long lastScanNanos;
+    private long nextScanAt;
+    private static final long SCAN_BUDGET_FACTOR = 100;
 
     public HackMonitor(MonitorConfig cfg, Consumer<Finding> listener) {
         this.cfg = cfg;
@@ -143,9 +145,17 @@ public final class HackMonitor implements AutoCloseable {
         recordCpu();
     }
 
+    /**
+     * Periodic scans cost one directory walk each (about 0.6 ms for 20 files, 60 ms for 2,000, 300 ms
+     * for 20,000 here), so a scan is skipped until 100× the last scan's duration has passed: the monitor
+     * stays near 1 % of a core on any repository, big ones simply get findings later. The scan before
+     * grading ({@link #scanNow}) always runs, so nothing is missed, only reported later.
+     */
     private void tickFiles() {
+        if (nextScanAt != 0 && System.nanoTime() - nextScanAt < 0) return;
         try {
             scanFiles();
+            nextScanAt = System.nanoTime() + SCAN_BUDGET_FACTOR * lastScanNanos;
         } catch (RuntimeException e) {
             // the agent is rewriting files under us; the next scan sees the result
         }

@@ -85,12 +85,15 @@ final class ProcessObserver {
         }
     }
 
-    /** Outbound attempt counters of a private network namespace; any growth is an egress attempt. */
+    /**
+     * Outbound attempt counters of the agent's private network namespace (made for it, so they start
+     * at zero: an attempt before the first sample still counts); any growth is an egress attempt.
+     */
     private void netnsCounters(long pid, String netns, Consumer<WorkspaceScanner.Raw> out) {
         long n = SocketTable.outboundAttempts(Path.of("/proc", Long.toString(pid), "net"));
         if (n < 0) return;
-        Long base = netnsBaseline.putIfAbsent(netns, n);
-        if (base != null && n > base) {
+        long base = netnsBaseline.getOrDefault(netns, 0L);
+        if (n > base) {
             out.accept(new WorkspaceScanner.Raw(Detectors.NETWORK_EGRESS, "high", null,
                     (n - base) + " outbound connection attempt(s) in the agent's network namespace " + netns));
             netnsBaseline.put(netns, n);

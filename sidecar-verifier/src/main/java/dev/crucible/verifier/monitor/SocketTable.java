@@ -54,11 +54,23 @@ final class SocketTable {
         return out;
     }
 
-    /** Tcp ActiveOpens + Udp OutDatagrams + Ip OutNoRoutes; -1 when unreadable. */
+    /**
+     * Packets that found no route (Ip OutNoRoutes + Ip6OutNoRoutes); -1 when unreadable. In a sandbox
+     * namespace that has only loopback, every attempt to reach outside (TCP, UDP, DNS) fails routing
+     * and counts here, while loopback traffic (a test suite's local server) never does.
+     */
     static long outboundAttempts(Path netDir) {
         try {
-            List<String> lines = Files.readAllLines(netDir.resolve("snmp"));
-            return field(lines, "Tcp:", "ActiveOpens") + field(lines, "Udp:", "OutDatagrams") + field(lines, "Ip:", "OutNoRoutes");
+            long v4 = field(Files.readAllLines(netDir.resolve("snmp")), "Ip:", "OutNoRoutes");
+            long v6 = 0;
+            Path snmp6 = netDir.resolve("snmp6");
+            if (Files.isReadable(snmp6)) {
+                for (String l : Files.readAllLines(snmp6)) {
+                    String[] f = l.trim().split("\\s+");
+                    if (f.length == 2 && f[0].equals("Ip6OutNoRoutes")) v6 = Long.parseLong(f[1]);
+                }
+            }
+            return v4 + v6;
         } catch (IOException | RuntimeException e) {
             return -1;
         }

@@ -10,7 +10,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -132,6 +131,4 @@ final class WorkspaceScanner {
 
     /** A detector hit before the monitor stamps it with time, step and action. */
     record Raw(String detector, String severity, String path, String evidence) {}
-
-    List<String> baselineFiles() { return List.copyOf(baseline); }
 }

@@ -5,6 +5,7 @@ import dev.crucible.snapshot.criu.CriuBinary;
 import dev.crucible.snapshot.criu.CriuException;
 import dev.crucible.snapshot.criu.CriuResult;
 import dev.crucible.snapshot.criu.CriuRunner;
+import dev.crucible.snapshot.criu.WorkingDirLocks;
 import dev.crucible.snapshot.disk.WorkspaceArchive;
 import dev.crucible.snapshot.freeze.FreezeHandle;
 import dev.crucible.snapshot.freeze.FreezeJournal;
@@ -202,7 +203,10 @@ public final class SnapshotEngine implements AutoCloseable {
                     args = new ArrayList<>(args);
                     args.addAll(List.of("--freeze-cgroup", s.cgroup.toString()));
                 }
-                CriuResult res = runner.run("pre-dump", args, logDir(id), "pre-dump-" + i + ".log", config.criuTimeout(), null);
+                CriuResult res;
+                try (AutoCloseable cwd = WorkingDirLocks.lock(pids(target))) {
+                    res = runner.run("pre-dump", args, logDir(id), "pre-dump-" + i + ".log", config.criuTimeout(), null);
+                }
                 m.preDumpMs.add(res.millis());
                 metrics.phase("pre_dump", Duration.ofNanos(res.durationNanos()));
                 s.lastImages = dir;
@@ -243,7 +247,7 @@ public final class SnapshotEngine implements AutoCloseable {
                 s.criuRunning = true;
             }
             CriuResult res;
-            try {
+            try (AutoCloseable cwd = WorkingDirLocks.lock(pids(s.target))) {
                 res = requireCriu().run("dump", args, logDir(id), "dump.log", config.criuTimeout(), criuProcess -> {
                     s.journal = s.journal.withCriu(criuProcess, "dump");
                     journal.record(s.journal);
@@ -667,6 +671,10 @@ public final class SnapshotEngine implements AutoCloseable {
 
     private Path logDir(SnapshotId id) {
         return store.inSnapshot(id, ImageStore.LOGS);
+    }
+
+    private static List<Long> pids(ResolvedTarget t) {
+        return t.processes().stream().map(ProcessRef::pid).toList();
     }
 
     private static String last(String relative) {

@@ -42,13 +42,18 @@ public final class MemoryWorkload implements AutoCloseable {
     }
 
     public static MemoryWorkload start(long sizeMiB, long dirtyKiB, long tickMs, long verifyEvery) {
+        return start(sizeMiB, dirtyKiB, tickMs, verifyEvery, null);
+    }
+
+    /** @param cwd working directory (null: inherit); CRIU writes a scratch "proc.crtools" there while dumping */
+    public static MemoryWorkload start(long sizeMiB, long dirtyKiB, long tickMs, long verifyEvery, Path cwd) {
         Path exe = compile();
         try {
             Process p = new ProcessBuilder("unshare", "--pid", "--fork", "setsid", exe.toString(), Long.toString(sizeMiB),
                     Long.toString(dirtyKiB), Long.toString(tickMs), Long.toString(verifyEvery))
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).directory(cwd == null ? null : cwd.toFile()).start();
             long inner = awaitChild(p);
             MemoryWorkload w = new MemoryWorkload(p, inner);
             if (!ProcessTree.isPidNamespaceRoot(inner)) {

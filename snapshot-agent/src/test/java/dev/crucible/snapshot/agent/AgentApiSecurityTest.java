@@ -79,10 +79,10 @@ class AgentApiSecurityTest {
         HttpResponse<String> prep = send("POST", "/v1/dump/prepare",
                 "{\"snapshotId\":\"s1\",\"target\":{\"pid\":" + ProcessHandle.current().pid() + "},\"workspace\":\"" + tmp
                         + "/workspaces/../secret.txt\"}", TOKEN);
-        assertThat(prep.statusCode()).as(prep.body()).isIn(403, 500);
-        assertThat(prep.body()).containsAnyOf("resolves outside", "CRIU");
+        assertThat(prep.statusCode()).as(prep.body()).isEqualTo(403);
+        assertThat(prep.body()).contains("resolves outside");
         HttpResponse<String> cg = send("POST", "/v1/freeze", "{\"target\":{\"cgroupPath\":\"../../../etc\"}}", TOKEN);
-        assertThat(cg.statusCode()).as(cg.body()).isIn(403, 500);
+        assertThat(cg.statusCode()).as(cg.body()).isEqualTo(403);
         assertThat(Files.readString(tmp.resolve("secret.txt"))).isEqualTo("not for callers");
         assertThat(Files.list(tmp.resolve("store/snapshots"))).isEmpty();
     }

@@ -49,6 +49,8 @@ class AgentCrashRecoveryTest {
 
             http.sendAsync(post(agent.port, "/v1/dump/dump", "{\"snapshotId\":\"crash\"}"), HttpResponse.BodyHandlers.ofString());
             long criu = awaitChildNamed(agent.process.pid(), "criu");
+            Thread.sleep(200); // well into the dump: tasks seized, pages being written (512 MiB take ~1.5 s here)
+            assertThat(ProcFs.exists(criu)).as("criu still dumping when the agent is killed").isTrue();
             agent.kill9();
             boolean criuOutlivedAgent = ProcFs.exists(criu);
 

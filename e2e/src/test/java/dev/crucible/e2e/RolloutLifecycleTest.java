@@ -1,0 +1,161 @@
+package dev.crucible.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** A Rollout's life on a real API server, with kube-scheduler binding and kwok running its pods. */
+class RolloutLifecycleTest {
+
+    static KubernetesClient client;
+
+    @BeforeAll
+    static void operator() {
+        SharedCluster.operator();
+        client = SharedCluster.client();
+    }
+
+    static Rollout get(String ns, String name) {
+        return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
+    }
+
+    static RolloutPhase phase(String ns, String name) {
+        Rollout r = get(ns, name);
+        return r == null || r.getStatus() == null ? null : r.getStatus().phase;
+    }
+
+    @Test
+    void simpleRolloutRunsAndRecordsTheVerifierReward() {
+        String ns = SharedCluster.namespace("simple");
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
+        Manifests.rollout(client, ns, "calc-a0", "calc", "limits: {maxDurationSeconds: 600, maxTurns: 50}");
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-a0") == RolloutPhase.Running);
+        List<Pod> pods = Manifests.podsOf(client, ns, "calc-a0");
+        assertThat(pods).singleElement().satisfies(pod -> {
+            assertThat(pod.getMetadata().getName()).isEqualTo("calc-a0-main-0");
+            assertThat(pod.getSpec().getNodeName()).startsWith("cpu-");
+            assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
+            assertThat(pod.getSpec().getRuntimeClassName()).isEqualTo("gvisor");
+            assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+            assertThat(pod.getSpec().getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+            for (Container c : pod.getSpec().getContainers()) {
+                assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+                assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+            }
+            assertThat(pod.getSpec().getContainers()).extracting(Container::getName).containsExactly("agent", "verifier");
+            assertThat(pod.getSpec().getContainers().get(1).getImage()).isEqualTo(SharedCluster.SETTINGS.verifierImage());
+            assertThat(pod.getMetadata().getOwnerReferences()).singleElement()
+                    .satisfies(o -> assertThat(o.getKind()).isEqualTo("Rollout"));
+        });
+        var cm = client.configMaps().inNamespace(ns).withName("calc-a0-environment").get();
+        assertThat(cm.getData().get("environment.yaml")).contains("kind: RLEnvironment").contains("name: calc");
+        var np = client.network().v1().networkPolicies().inNamespace(ns).withName("calc-a0-egress").get();
+        assertThat(np.getSpec().getPolicyTypes()).containsExactly("Egress");
+        assertThat(np.getSpec().getEgress()).singleElement()
+                .satisfies(e -> assertThat(e.getTo().get(0).getIpBlock().getCidr()).isEqualTo("10.1.0.0/16"));
+
+        Rollout running = get(ns, "calc-a0");
+        assertThat(running.getStatus().members).singleElement().satisfies(m -> assertThat(m.node).startsWith("cpu-"));
+        assertThat(running.getStatus().timings.createToPodsMillis).isNotNull();
+        assertThat(running.getStatus().observedGeneration).isEqualTo(running.getMetadata().getGeneration());
+
+        Manifests.verifierExits(client, ns, "calc-a0-main-0", """
+                {"reward":1.0,"verdict":"pass","tests":{"passed":2,"failed":0,"skipped":0,"total":2,
+                "failToPassPassed":1,"failToPassTotal":1},"hackFindings":[],"turns":12,"phase":"Succeeded"}""");
+        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-a0") == RolloutPhase.Succeeded);
+        Rollout done = get(ns, "calc-a0");
+        assertThat(done.getStatus().reward).isEqualTo(1.0);
+        assertThat(done.getStatus().verdict).isEqualTo("pass");
+        assertThat(done.getStatus().tests.failToPassPassed).isEqualTo(1);
+        assertThat(done.getStatus().turns).isEqualTo(12);
+        assertThat(done.getStatus().reason).isEqualTo("Verified");
+        assertThat(done.getStatus().conditions).anySatisfy(c -> {
+            assertThat(c.getType()).isEqualTo("Progressing");
+            assertThat(c.getStatus()).isEqualTo("False");
+        });
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                client.v1().events().inNamespace(ns).list().getItems()).anySatisfy(e -> {
+                    assertThat(e.getInvolvedObject().getName()).isEqualTo("calc-a0");
+                    assertThat(e.getReason()).isEqualTo("Verified");
+                }));
+    }
+
+    @Test
+    void hackFindingsEndTheRolloutHacked() {
+        String ns = SharedCluster.namespace("hack");
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
+        Manifests.rollout(client, ns, "calc-h", "calc", "");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-h") == RolloutPhase.Running);
+        Manifests.verifierExits(client, ns, "calc-h-main-0", """
+                {"reward":0.0,"verdict":"fail","hackFindings":[{"detector":"protected-path-modified","severity":"high",
+                "path":"tests/test_ops.py","evidence":"sha256 changed","action":"terminate"}],"turns":3,"phase":"Hacked"}""");
+        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-h") == RolloutPhase.Hacked);
+        Rollout r = get(ns, "calc-h");
+        assertThat(r.getStatus().hackFindings).singleElement().satisfies(f -> assertThat(f.path).isEqualTo("tests/test_ops.py"));
+        assertThat(r.getStatus().conditions).anySatisfy(c -> {
+            assertThat(c.getType()).isEqualTo("HackDetected");
+            assertThat(c.getStatus()).isEqualTo("True");
+        });
+    }
+
+    @Test
+    void deadlineEndsTheRolloutTimedOutAndStopsItsPods() {
+        String ns = SharedCluster.namespace("deadline");
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
+        Manifests.rollout(client, ns, "calc-slow", "calc", "limits: {maxDurationSeconds: 4}");
+        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-slow") == RolloutPhase.TimedOut);
+        assertThat(get(ns, "calc-slow").getStatus().reason).isEqualTo("DeadlineExceeded");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "calc-slow").stream()
+                .allMatch(p -> p.getMetadata().getDeletionTimestamp() != null));
+    }
+
+    @Test
+    void cpuRolloutsNeverLandOnGpuNodes() {
+        String ns = SharedCluster.namespace("cpu");
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 100m, memory: 128Mi}");
+        for (int i = 0; i < 8; i++) {
+            Manifests.rollout(client, ns, "cpu-" + i, "calc", "");
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Pod> pods = client.pods().inNamespace(ns).list().getItems();
+            return pods.size() == 8 && pods.stream().allMatch(p -> p.getSpec().getNodeName() != null);
+        });
+        assertThat(client.pods().inNamespace(ns).list().getItems())
+                .allSatisfy(p -> assertThat(p.getSpec().getNodeName()).startsWith("cpu-"));
+    }
+
+    @Test
+    void deletingARolloutRemovesItsPodsAndFinalizer() {
+        String ns = SharedCluster.namespace("delete");
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 100m, memory: 128Mi}");
+        Manifests.rollout(client, ns, "calc-del", "calc", "");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-del") == RolloutPhase.Running);
+        assertThat(get(ns, "calc-del").getMetadata().getFinalizers()).isNotEmpty();
+        client.resources(Rollout.class).inNamespace(ns).withName("calc-del").delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "calc-del") == null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "calc-del").isEmpty());
+        assertThat(client.configMaps().inNamespace(ns).withName("calc-del-environment").get()).isNull();
+        assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("calc-del-egress").get()).isNull();
+    }
+
+    @Test
+    void rolloutWaitsForItsEnvironment() {
+        String ns = SharedCluster.namespace("noenv");
+        Manifests.rollout(client, ns, "orphan", "later", "");
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "orphan").getStatus() != null
+                && "EnvironmentNotFound".equals(get(ns, "orphan").getStatus().reason));
+        assertThat(phase(ns, "orphan")).isEqualTo(RolloutPhase.Pending);
+        Manifests.environment(client, ns, "later", "resources: {cpu: 100m, memory: 128Mi}");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "orphan") == RolloutPhase.Running);
+    }
+}

@@ -1,0 +1,128 @@
+package dev.crucible.snapshot.client;
+
+import dev.crucible.snapshot.engine.CommitAction;
+import dev.crucible.snapshot.engine.DumpResult;
+import dev.crucible.snapshot.engine.PrepareResult;
+import dev.crucible.snapshot.engine.SnapshotRequest;
+import dev.crucible.snapshot.store.Manifest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A consistent snapshot across several members (pods, possibly on several nodes): prepare all
+ * (each ends frozen) → dump all in parallel → commit all. Any failure or timeout aborts every
+ * member — those that froze are thawed — and the whole snapshot fails with the first reason.
+ * The consistent-at time is when the last member reported frozen: from then until the first
+ * commit, no member ran.
+ */
+public final class TwoPhaseSnapshot {
+
+    /** One member: which agent, and what it should snapshot. */
+    public record Member(String name, SnapshotAgentClient agent, SnapshotRequest request) {
+    }
+
+    public record MemberResult(String name, String snapshotId, String agent, long preDumpMs, long dumpMs,
+                               long freezeWindowMs, long imageBytes) {
+    }
+
+    /**
+     * @param freezeWindowMs         the longest any member stayed frozen (what the workload felt)
+     * @param coordinationOverheadMs that window minus the slowest member's own dump: what waiting
+     *                               for the others and the extra round trips added (target ≤ 50 ms)
+     */
+    public record Result(Instant consistentAt, long freezeWindowMs, long wallMs, long coordinationOverheadMs,
+                         List<MemberResult> members) {
+    }
+
+    public static final class Failed extends RuntimeException {
+        public Failed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private final Duration phaseTimeout;
+
+    public TwoPhaseSnapshot(Duration phaseTimeout) {
+        this.phaseTimeout = phaseTimeout;
+    }
+
+    public Result run(List<Member> members, CommitAction action) {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, members.size()));
+        long t0 = System.nanoTime();
+        try {
+            List<PrepareResult> prepared = phase(pool, members, "prepare", m -> m.agent().prepare(m.request()));
+            Instant consistentAt = prepared.stream().map(PrepareResult::frozenAt).max(Comparator.naturalOrder()).orElseThrow();
+            List<DumpResult> dumped = phase(pool, members, "dump", m -> m.agent().dump(m.request().snapshotId()));
+            List<Manifest> committed = phase(pool, members, "commit", m -> m.agent().commit(m.request().snapshotId(), action));
+            long wallMs = (System.nanoTime() - t0) / 1_000_000;
+            List<MemberResult> results = new ArrayList<>();
+            long slowestDump = 0;
+            long freezeWindow = 0;
+            for (int i = 0; i < members.size(); i++) {
+                Manifest m = committed.get(i);
+                long pre = m.preDumpMs.stream().mapToLong(Long::longValue).sum();
+                results.add(new MemberResult(members.get(i).name(), m.id, members.get(i).agent().base().toString(), pre,
+                        dumped.get(i).dumpMs(), m.freezeWindowMs, m.imageBytes == null ? 0 : m.imageBytes));
+                freezeWindow = Math.max(freezeWindow, m.freezeWindowMs);
+                slowestDump = Math.max(slowestDump, dumped.get(i).dumpMs() + dumped.get(i).workspaceMs());
+            }
+            long overhead = Math.max(0, freezeWindow - slowestDump);
+            return new Result(consistentAt, freezeWindow, wallMs, overhead, results);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private <T> List<T> phase(ExecutorService pool, List<Member> members, String name, Function<Member, T> call) {
+        List<CompletableFuture<T>> futures = new ArrayList<>();
+        for (Member m : members) {
+            futures.add(CompletableFuture.supplyAsync(() -> call.apply(m), pool));
+        }
+        try {
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(phaseTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            Throwable cause = firstFailure(futures, e);
+            String reason = name + " failed: " + cause.getMessage();
+            abortAll(members, reason);
+            throw new Failed("snapshot aborted on every member: " + reason, cause);
+        }
+        return futures.stream().map(CompletableFuture::join).toList();
+    }
+
+    private static Throwable firstFailure(List<? extends CompletableFuture<?>> futures, Exception fallback) {
+        for (CompletableFuture<?> f : futures) {
+            if (f.isCompletedExceptionally()) {
+                try {
+                    f.join();
+                } catch (Exception e) {
+                    return e.getCause() != null ? e.getCause() : e;
+                }
+            }
+        }
+        return fallback instanceof java.util.concurrent.TimeoutException
+                ? new java.util.concurrent.TimeoutException("timed out") : fallback;
+    }
+
+    /** Best effort on every member; an agent that never saw the snapshot answers 409/404, which is fine. */
+    private static void abortAll(List<Member> members, String reason) {
+        List<CompletableFuture<Void>> aborts = new ArrayList<>();
+        for (Member m : members) {
+            aborts.add(CompletableFuture.runAsync(() -> {
+                try {
+                    m.agent().abort(m.request().snapshotId(), reason);
+                } catch (RuntimeException ignored) {
+                    // not in progress there, or unreachable: its own watchdog thaws it
+                }
+            }));
+        }
+        CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).join();
+    }
+}
