@@ -96,7 +96,7 @@ final class CompositeAction {
         String name = doc.optionalScalar(step, "name", "name");
         String where = file + ":" + line + " (" + (name != null ? name : "step " + number) + ")";
         String condition = doc.optionalScalar(step, "if", "if");
-        if (condition != null && Boolean.FALSE.equals(ExpressionEvaluator.truthy(
+        if (condition != null && Boolean.FALSE.equals(ExpressionValues.truthy(
                 ExpressionTemplates.condition(condition, context)))) {
             out.notes().add(where + ": skipped, if: `" + condition + "` is false here");
             return;

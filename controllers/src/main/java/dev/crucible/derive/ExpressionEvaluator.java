@@ -1,12 +1,9 @@
 package dev.crucible.derive;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crucible.derive.ExpressionContext.OpenMap;
 import dev.crucible.derive.ExpressionContext.ShellVariable;
 import dev.crucible.derive.ExpressionContext.Unknown;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -19,7 +16,6 @@ import java.util.Map;
  * Semantics follow GitHub's: loose equality, case-insensitive string comparison, and/or return operands.
  */
 final class ExpressionEvaluator {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String text;
     private final ExpressionContext context;
@@ -41,54 +37,13 @@ final class ExpressionEvaluator {
         return v;
     }
 
-    /** Truthiness as GitHub defines it, or null when unknown. */
-    static Boolean truthy(Object v) {
-        if (v instanceof Unknown || v instanceof ShellVariable) {
-            return null;
-        }
-        if (v == null) {
-            return false;
-        }
-        if (v instanceof Boolean b) {
-            return b;
-        }
-        if (v instanceof Double d) {
-            return d != 0 && !d.isNaN();
-        }
-        if (v instanceof String s) {
-            return !s.isEmpty();
-        }
-        return true;
-    }
-
-    /** How a value reads when substituted into text. */
-    static String text(Object v) {
-        if (v == null) {
-            return "";
-        }
-        if (v instanceof Double d) {
-            return d == Math.rint(d) && !d.isInfinite() ? Long.toString(d.longValue()) : d.toString();
-        }
-        if (v instanceof ShellVariable s) {
-            return s.reference();
-        }
-        if (v instanceof Map || v instanceof List) {
-            try {
-                return JSON.writeValueAsString(v);
-            } catch (Exception e) {
-                return String.valueOf(v);
-            }
-        }
-        return String.valueOf(v);
-    }
-
     static final class SyntaxError extends RuntimeException {
         SyntaxError(String message) {
             super(message);
         }
     }
 
-    private SyntaxError syntax(String problem) {
+    SyntaxError syntax(String problem) {
         return new SyntaxError("expression '" + text + "': " + problem);
     }
 
@@ -98,11 +53,11 @@ final class ExpressionEvaluator {
         Object left = and();
         while (take("||")) {
             Object right = and();
-            Boolean l = truthy(left);
+            Boolean l = ExpressionValues.truthy(left);
             if (Boolean.TRUE.equals(l)) {
                 continue;
             }
-            Boolean r = truthy(right);
+            Boolean r = ExpressionValues.truthy(right);
             left = l == null ? (Boolean.TRUE.equals(r) ? right : Unknown.VALUE) : right;
         }
         return left;
@@ -112,11 +67,11 @@ final class ExpressionEvaluator {
         Object left = equality();
         while (take("&&")) {
             Object right = equality();
-            Boolean l = truthy(left);
+            Boolean l = ExpressionValues.truthy(left);
             if (Boolean.FALSE.equals(l)) {
                 continue;
             }
-            Boolean r = truthy(right);
+            Boolean r = ExpressionValues.truthy(right);
             left = l == null ? (Boolean.FALSE.equals(r) ? right : Unknown.VALUE) : right;
         }
         return left;
@@ -126,9 +81,9 @@ final class ExpressionEvaluator {
         Object left = comparison();
         while (true) {
             if (take("==")) {
-                left = not(looseEquals(left, comparison()), false);
+                left = not(ExpressionValues.looseEquals(left, comparison()), false);
             } else if (take("!=")) {
-                left = not(looseEquals(left, comparison()), true);
+                left = not(ExpressionValues.looseEquals(left, comparison()), true);
             } else {
                 return left;
             }
@@ -147,7 +102,7 @@ final class ExpressionEvaluator {
                 return left;
             }
             Object right = unary();
-            if (unknown(left) || unknown(right)) {
+            if (ExpressionValues.unknown(left) || ExpressionValues.unknown(right)) {
                 left = Unknown.VALUE;
                 continue;
             }
@@ -155,8 +110,8 @@ final class ExpressionEvaluator {
             if (left instanceof String a && right instanceof String b) {
                 c = a.compareToIgnoreCase(b);
             } else {
-                double a = number(left);
-                double b = number(right);
+                double a = ExpressionValues.number(left);
+                double b = ExpressionValues.number(right);
                 if (Double.isNaN(a) || Double.isNaN(b)) {
                     left = false;
                     continue;
@@ -175,7 +130,7 @@ final class ExpressionEvaluator {
     private Object unary() {
         if (peekIs('!') && !text.startsWith("!=", pos)) {
             pos++;
-            Boolean b = truthy(unary());
+            Boolean b = ExpressionValues.truthy(unary());
             return b == null ? Unknown.VALUE : (Object) !b;
         }
         return postfix(primary());
@@ -205,14 +160,14 @@ final class ExpressionEvaluator {
     }
 
     private Object index(Object value, Object index) {
-        if (unknown(index)) {
+        if (ExpressionValues.unknown(index)) {
             return Unknown.VALUE;
         }
         if (value instanceof List<?> list) {
-            double i = number(index);
-            return i >= 0 && i < list.size() ? normalize(list.get((int) i)) : null;
+            double i = ExpressionValues.number(index);
+            return i >= 0 && i < list.size() ? list.get((int) i) : null;
         }
-        return property(value, text(index));
+        return property(value, ExpressionValues.text(index));
     }
 
     private Object property(Object owner, String name) {
@@ -223,7 +178,7 @@ final class ExpressionEvaluator {
         if (owner instanceof Map<?, ?> map) {
             for (Map.Entry<?, ?> e : map.entrySet()) {
                 if (String.valueOf(e.getKey()).equalsIgnoreCase(name)) {
-                    return normalize(e.getValue());
+                    return e.getValue();
                 }
             }
             return owner instanceof OpenMap ? Unknown.VALUE : null;
@@ -264,7 +219,7 @@ final class ExpressionEvaluator {
                 } while (take(","));
             }
             expect(')');
-            return call(name, args);
+            return ExpressionFunctions.call(name, args, this::syntax);
         }
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "true" -> true;
@@ -272,177 +227,8 @@ final class ExpressionEvaluator {
             case "null" -> null;
             case "nan" -> Double.NaN;
             case "infinity" -> Double.POSITIVE_INFINITY;
-            default -> context.root(name) instanceof Map<?, ?> m ? m : context.root(name);
+            default -> context.root(name);
         };
-    }
-
-    private Object call(String name, List<Object> args) {
-        String fn = name.toLowerCase(Locale.ROOT);
-        switch (fn) {
-            case "success", "always" -> {
-                return true;
-            }
-            case "failure", "cancelled" -> {
-                return false;
-            }
-            case "hashfiles" -> {
-                return Unknown.VALUE;
-            }
-            default -> {
-            }
-        }
-        for (Object a : args) {
-            if (unknown(a)) {
-                return Unknown.VALUE;
-            }
-        }
-        return switch (fn) {
-            case "contains" -> {
-                arity(name, args, 2);
-                if (args.get(0) instanceof List<?> list) {
-                    yield list.stream().anyMatch(x -> Boolean.TRUE.equals(looseEquals(normalize(x), args.get(1))));
-                }
-                yield text(args.get(0)).toLowerCase(Locale.ROOT).contains(text(args.get(1)).toLowerCase(Locale.ROOT));
-            }
-            case "startswith" -> {
-                arity(name, args, 2);
-                yield text(args.get(0)).toLowerCase(Locale.ROOT).startsWith(text(args.get(1)).toLowerCase(Locale.ROOT));
-            }
-            case "endswith" -> {
-                arity(name, args, 2);
-                yield text(args.get(0)).toLowerCase(Locale.ROOT).endsWith(text(args.get(1)).toLowerCase(Locale.ROOT));
-            }
-            case "format" -> format(args);
-            case "join" -> {
-                String sep = args.size() > 1 ? text(args.get(1)) : ",";
-                yield args.get(0) instanceof List<?> list
-                        ? String.join(sep, list.stream().map(x -> text(normalize(x))).toList())
-                        : text(args.get(0));
-            }
-            case "tojson" -> text(args.get(0) instanceof String s ? quoteJson(s) : args.get(0));
-            case "fromjson" -> fromJson(text(args.get(0)));
-            default -> throw syntax("unknown function " + name + "()");
-        };
-    }
-
-    private void arity(String name, List<Object> args, int n) {
-        if (args.size() != n) {
-            throw syntax(name + "() takes " + n + " arguments");
-        }
-    }
-
-    private static Object format(List<Object> args) {
-        String f = text(args.get(0));
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < f.length(); i++) {
-            char c = f.charAt(i);
-            if (c == '{' && i + 1 < f.length() && f.charAt(i + 1) == '{') {
-                out.append('{');
-                i++;
-            } else if (c == '}' && i + 1 < f.length() && f.charAt(i + 1) == '}') {
-                out.append('}');
-                i++;
-            } else if (c == '{') {
-                int end = f.indexOf('}', i);
-                int n = Integer.parseInt(f.substring(i + 1, end).trim());
-                out.append(n + 1 < args.size() ? text(args.get(n + 1)) : "");
-                i = end;
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
-    }
-
-    private static String quoteJson(String s) {
-        try {
-            return JSON.writeValueAsString(s);
-        } catch (Exception e) {
-            return s;
-        }
-    }
-
-    private Object fromJson(String json) {
-        try {
-            return fromJsonNode(JSON.readTree(json));
-        } catch (Exception e) {
-            throw syntax("fromJSON of text that is not JSON: " + json);
-        }
-    }
-
-    private static Object fromJsonNode(JsonNode n) {
-        if (n.isObject()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            n.fields().forEachRemaining(e -> m.put(e.getKey(), fromJsonNode(e.getValue())));
-            return m;
-        }
-        if (n.isArray()) {
-            List<Object> l = new ArrayList<>();
-            n.forEach(x -> l.add(fromJsonNode(x)));
-            return l;
-        }
-        if (n.isNumber()) {
-            return n.asDouble();
-        }
-        if (n.isBoolean()) {
-            return n.asBoolean();
-        }
-        return n.isNull() ? null : n.asText();
-    }
-
-    /** Loose equality: same types compare directly (strings ignoring case), others as numbers. */
-    static Object looseEquals(Object a, Object b) {
-        if (unknown(a) || unknown(b)) {
-            return Unknown.VALUE;
-        }
-        if (a == null && b == null) {
-            return true;
-        }
-        if (a instanceof String x && b instanceof String y) {
-            return x.equalsIgnoreCase(y);
-        }
-        if (a instanceof Map || a instanceof List || b instanceof Map || b instanceof List) {
-            return a == b;
-        }
-        if (a != null && b != null && a.getClass() == b.getClass()) {
-            return a.equals(b);
-        }
-        double x = number(a);
-        double y = number(b);
-        return !Double.isNaN(x) && x == y;
-    }
-
-    private static double number(Object v) {
-        if (v == null) {
-            return 0;
-        }
-        if (v instanceof Double d) {
-            return d;
-        }
-        if (v instanceof Boolean b) {
-            return b ? 1 : 0;
-        }
-        if (v instanceof String s) {
-            String t = s.trim();
-            if (t.isEmpty()) {
-                return 0;
-            }
-            try {
-                return t.startsWith("0x") ? Long.parseLong(t.substring(2), 16) : Double.parseDouble(t);
-            } catch (NumberFormatException e) {
-                return Double.NaN;
-            }
-        }
-        return Double.NaN;
-    }
-
-    private static boolean unknown(Object v) {
-        return v instanceof Unknown || v instanceof ShellVariable;
-    }
-
-    /** Matrix and env values arrive as written (strings); lists and maps stay as they are. */
-    private static Object normalize(Object v) {
-        return v;
     }
 
     // ---- lexing helpers
@@ -515,7 +301,7 @@ final class ExpressionEvaluator {
         while (pos < text.length() && "0123456789abcdefxABCDEFX.+-eE".indexOf(text.charAt(pos)) >= 0) {
             pos++;
         }
-        double d = number(text.substring(start, pos));
+        double d = ExpressionValues.number(text.substring(start, pos));
         if (Double.isNaN(d)) {
             throw syntax("bad number '" + text.substring(start, pos) + "'");
         }

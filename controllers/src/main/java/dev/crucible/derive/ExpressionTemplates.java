@@ -57,7 +57,7 @@ final class ExpressionTemplates {
                 if (value instanceof ShellVariable v && !variables.contains(v)) {
                     variables.add(v);
                 }
-                out.append(ExpressionEvaluator.text(value));
+                out.append(ExpressionValues.text(value));
             }
             i = end + 2;
         }

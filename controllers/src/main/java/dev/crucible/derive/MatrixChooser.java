@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * --matrix, preferring combinations that run on Linux, because that is where the environment runs.
  */
 final class MatrixChooser {
-    private static final Pattern NOT_LINUX = Pattern.compile("(?i).*\\b(windows|macos|mac-?os|osx)\\b.*");
+    static final Pattern NOT_LINUX = Pattern.compile("(?i).*\\b(windows|macos|mac-?os|osx)\\b.*");
 
     /**
      * @param combination the chosen combination (plain values for expressions)
@@ -70,7 +70,7 @@ final class MatrixChooser {
                     + (skipped > 0 ? "; skipped " + skipped + " earlier combination(s) that run on Windows or macOS" : ""));
         }
         Map<String, String> described = new LinkedHashMap<>();
-        chosen.forEach((k, v) -> described.put(k, ExpressionEvaluator.text(v)));
+        chosen.forEach((k, v) -> described.put(k, ExpressionValues.text(v)));
         return new Choice(chosen, described, combos.size());
     }
 
@@ -78,7 +78,7 @@ final class MatrixChooser {
         if (job.runsOn() == null) {
             return false;
         }
-        String text = ExpressionEvaluator.text(job.runsOn());
+        String text = ExpressionValues.text(job.runsOn());
         try {
             text = ExpressionTemplates.substitute(text, new ExpressionContext(combo, Map.of(), commit)).text();
         } catch (ExpressionEvaluator.SyntaxError e) {

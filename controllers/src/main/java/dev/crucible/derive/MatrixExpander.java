@@ -122,7 +122,7 @@ final class MatrixExpander {
     /** A combination as {@code k=v, ...} for messages; nested values as JSON. */
     static String describe(Map<String, Object> combo) {
         List<String> parts = new ArrayList<>();
-        combo.forEach((k, v) -> parts.add(k + "=" + ExpressionEvaluator.text(v)));
+        combo.forEach((k, v) -> parts.add(k + "=" + ExpressionValues.text(v)));
         return parts.isEmpty() ? "(no matrix)" : String.join(", ", parts);
     }
 
@@ -130,7 +130,7 @@ final class MatrixExpander {
     static boolean matches(Map<String, Object> combo, Map<String, String> wanted) {
         for (Map.Entry<String, String> w : wanted.entrySet()) {
             if (!combo.containsKey(w.getKey())
-                    || !ExpressionEvaluator.text(combo.get(w.getKey())).equals(w.getValue())) {
+                    || !ExpressionValues.text(combo.get(w.getKey())).equals(w.getValue())) {
                 return false;
             }
         }

@@ -56,7 +56,7 @@ final class StepPlanner {
         // (often a publishing token) is never looked at.
         if (s.ifCondition() != null) {
             Object v = ExpressionTemplates.condition(s.ifCondition(), jobContext);
-            Boolean b = ExpressionEvaluator.truthy(v);
+            Boolean b = ExpressionValues.truthy(v);
             if (Boolean.FALSE.equals(b)) {
                 p.set(Disposition.DROPPED, "if: `" + s.ifCondition().strip() + "` is false here" + (s.ifCondition().contains("failure()")
                         ? " (it runs only after a failed step)" : ""));
@@ -264,7 +264,7 @@ final class StepPlanner {
             p.notes.add(what + ": `" + text + "` cannot be known locally; taken as false");
             return false;
         }
-        return ExpressionEvaluator.truthy(v);
+        return ExpressionValues.truthy(v);
     }
 
     private static Integer minutes(String text, ExpressionContext context) {

@@ -14,8 +14,14 @@ final class StepRoles {
     private StepRoles() {
     }
 
-    /** The steps that make up each verifier, in workflow order. */
-    record Roles(List<PlannedStep> tests, List<PlannedStep> lint, boolean lintIsTheVerifier) {
+    /**
+     * The steps that make up each verifier, in workflow order.
+     *
+     * @param verifier          the test steps, or the lint steps when the job runs no tests
+     * @param lint              the separate lint verifier's steps (empty when lint is the verifier)
+     * @param lintIsTheVerifier whether the job only lints
+     */
+    record Roles(List<PlannedStep> verifier, List<PlannedStep> lint, boolean lintIsTheVerifier) {
     }
 
     static Roles assign(String file, WorkflowJob job, List<PlannedStep> steps, String testStepOverride)
@@ -72,7 +78,7 @@ final class StepRoles {
                 p.notes.add("its install commands (" + String.join("; ", p.setupLines) + ") run in setup");
             }
         }
-        return new Roles(tests, lintIsTheVerifier ? List.of() : lint, lintIsTheVerifier);
+        return new Roles(verifierSteps, lintIsTheVerifier ? List.of() : lint, lintIsTheVerifier);
     }
 
     /** Test steps with continue-on-error do not fail CI; leave them out unless nothing else tests. */

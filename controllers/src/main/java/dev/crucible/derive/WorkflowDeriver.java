@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 
 /**
  * Derives an RLEnvironment from a GitHub Actions workflow job: its setup script, toolchains, env and
@@ -22,7 +21,6 @@ public final class WorkflowDeriver {
     public static final int DEFAULT_SETUP_TIMEOUT_SECONDS = 1800;
     public static final int DEFAULT_TEST_TIMEOUT_SECONDS = 1800;
     public static final int DEFAULT_LINT_TIMEOUT_SECONDS = 600;
-    private static final Pattern NOT_LINUX = Pattern.compile("(?i).*\\b(windows|macos|mac-?os|osx)\\b.*");
 
     /** Derives from the workflow file at {@code commit} (or the working tree when commit is null). */
     public Derivation derive(Path repo, String commit, String workflowPath, String job, Map<String, String> matrix,
@@ -32,6 +30,12 @@ public final class WorkflowDeriver {
 
     public Derivation derive(DerivationRequest request) throws DerivationException {
         String file = request.workflowPath();
+        if (file == null || file.isBlank()) {
+            throw new DerivationException(null, null, 0, "no workflow file given");
+        }
+        if (request.repo() == null) {
+            throw new DerivationException(file, null, 0, "no repository given to read it from");
+        }
         String commit = null;
         if (request.commit() != null) {
             try {
@@ -59,6 +63,9 @@ public final class WorkflowDeriver {
      * named by setup actions are read from the repository's working tree when {@code request.repo()} is set.
      */
     public Derivation deriveFromText(DerivationRequest request, String workflowText) throws DerivationException {
+        if (workflowText == null) {
+            throw new DerivationException(request.workflowPath(), null, 0, "no workflow text given");
+        }
         RepositoryFiles files = request.repo() == null ? null : new RepositoryFiles(request.repo(), null);
         return derive(request, workflowText, request.commit(), path -> files == null ? null : files.readQuietly(path));
     }
@@ -116,8 +123,7 @@ public final class WorkflowDeriver {
         }
         Integer jobTimeout = minutes(job.timeoutMinutes(), context);
         DerivedVerifier verifier = VerifierShapes.verifier(roles.lintIsTheVerifier() ? "lint" : "tests",
-                roles.lintIsTheVerifier() ? roles.lint().isEmpty() ? lintSteps(steps) : roles.lint() : roles.tests(),
-                roles.lintIsTheVerifier(), jobTimeout);
+                roles.verifier(), roles.lintIsTheVerifier(), jobTimeout);
         DerivedVerifier lint = roles.lint().isEmpty() ? null
                 : VerifierShapes.verifier("lint", roles.lint(), true, null);
         String setupScript = ShellScripts.setupScript(steps);
@@ -145,10 +151,6 @@ public final class WorkflowDeriver {
                 steps.stream().map(PlannedStep::report).toList(), notes, manifest);
     }
 
-    private static List<PlannedStep> lintSteps(List<PlannedStep> steps) {
-        return steps.stream().filter(p -> p.disposition == Disposition.LINT).toList();
-    }
-
     /** Resolves an env block; entries built from secrets or vars are left for the user. */
     private static Map<String, String> resolveEnv(Map<String, String> raw, Map<String, String> outer,
             Map<String, Object> matrix, String commit, Set<String> userEnv, List<String> notes, String level) {
@@ -174,13 +176,13 @@ public final class WorkflowDeriver {
 
     private static void jobNotes(WorkflowJob job, ExpressionContext context, List<String> notes) {
         if (job.ifCondition() != null) {
-            Boolean b = ExpressionEvaluator.truthy(ExpressionTemplates.condition(job.ifCondition(), context));
+            Boolean b = ExpressionValues.truthy(ExpressionTemplates.condition(job.ifCondition(), context));
             notes.add("the job has if: `" + job.ifCondition().strip() + "`"
                     + (b == null ? " (depends on how GitHub ran it)" : b ? " (true here)" : " (false here: CI would skip this job)"));
         }
         String runsOn = job.runsOn() == null ? null
-                : ExpressionTemplates.substitute(ExpressionEvaluator.text(job.runsOn()), context).text();
-        if (runsOn != null && NOT_LINUX.matcher(runsOn).matches()) {
+                : ExpressionTemplates.substitute(ExpressionValues.text(job.runsOn()), context).text();
+        if (runsOn != null && MatrixChooser.NOT_LINUX.matcher(runsOn).matches()) {
             notes.add("the job runs on " + runsOn + " in CI; here it runs on Linux, so OS-specific steps may differ");
         }
         if (job.containerImage() != null) {

@@ -4,7 +4,6 @@ import static dev.crucible.derive.WorkflowFixtures.derive;
 import static dev.crucible.derive.WorkflowFixtures.step;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,10 +16,8 @@ class CompositeActionTest {
     Path repo;
 
     @BeforeEach
-    void actionInTheRepository() throws Exception {
-        Path action = Files.createDirectories(repo.resolve(".github/actions/setup-project"));
-        Files.writeString(action.resolve("action.yml"), WorkflowFixtures.text("composite/action.yml"));
-        Files.writeString(action.resolve("marker.txt"), WorkflowFixtures.text("composite/marker.txt"));
+    void actionInTheRepository() {
+        WorkflowFixtures.repository(repo);
     }
 
     @Test

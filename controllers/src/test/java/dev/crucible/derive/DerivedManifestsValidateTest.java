@@ -30,7 +30,7 @@ class DerivedManifestsValidateTest {
             {"rust.yml", null, Map.of(), null}, {"rust.yml", "msrv", Map.of(), "3"},
             {"monorepo.yml", null, Map.of(), null}, {"monorepo.yml", "frontend", Map.of(), null},
             {"secrets.yml", null, Map.of(), null}, {"lint-only.yml", null, Map.of(), null},
-            {"lint-only.yml", "pre-commit", Map.of(), null},
+            {"lint-only.yml", "pre-commit", Map.of(), null}, {"composite-action.yml", null, Map.of(), null},
         };
         int n = 0;
         for (Object[] c : cases) {

@@ -81,7 +81,7 @@ class ExpressionEvaluatorTest {
         assertThat(eval("format('py{0}-{1}', matrix.python-version, runner.os)")).isEqualTo("py3.10-Linux");
         assertThat(eval("join(matrix.config.extras, '+')")).isEqualTo("a+b");
         assertThat(eval("fromJSON('{\"a\": [1, 2]}').a[1]")).isEqualTo(2.0);
-        assertThat(ExpressionEvaluator.text(eval("fromJSON('3')"))).isEqualTo("3");
+        assertThat(ExpressionValues.text(eval("fromJSON('3')"))).isEqualTo("3");
         assertThat(eval("toJSON(matrix.os)")).isEqualTo("\"ubuntu-latest\"");
     }
 
@@ -90,7 +90,7 @@ class ExpressionEvaluatorTest {
         assertThat(eval("secrets.PYPI_TOKEN")).isEqualTo(new ShellVariable("PYPI_TOKEN", true, "secrets.PYPI_TOKEN"));
         assertThat(eval("vars.REGION")).isEqualTo(new ShellVariable("REGION", false, "vars.REGION"));
         assertThat(eval("github.token")).isEqualTo(new ShellVariable("GITHUB_TOKEN", true, "github.token"));
-        assertThat(ExpressionEvaluator.text(eval("github.workspace"))).isEqualTo("${GITHUB_WORKSPACE}");
+        assertThat(ExpressionValues.text(eval("github.workspace"))).isEqualTo("${GITHUB_WORKSPACE}");
     }
 
     @Test

@@ -42,6 +42,7 @@ class ManifestShapeTest {
             {"node.yml", null, Map.of()}, {"maven.yml", null, Map.of()}, {"go.yml", null, Map.of()},
             {"rust.yml", null, Map.of()}, {"monorepo.yml", null, Map.of()}, {"monorepo.yml", "frontend", Map.of()},
             {"secrets.yml", null, Map.of()}, {"lint-only.yml", null, Map.of()}, {"lint-only.yml", "pre-commit", Map.of()},
+            {"composite-action.yml", null, Map.of()},
         };
         for (Object[] c : cases) {
             @SuppressWarnings("unchecked")

@@ -28,7 +28,7 @@ final class WorkflowFixtures {
         }
     }
 
-    /** A repository directory holding the version files the fixtures' setup actions name. */
+    /** A repository directory holding the version files and the local action the fixtures' steps name. */
     static Path repository(Path dir) {
         try {
             Files.writeString(dir.resolve("go.mod"), "module example.com/service\n\ngo 1.22.0\n\ntoolchain go1.22.5\n");
@@ -36,6 +36,9 @@ final class WorkflowFixtures {
             Files.writeString(dir.resolve("services/api/.python-version"), "3.11\n");
             Files.createDirectories(dir.resolve("web"));
             Files.writeString(dir.resolve("web/.nvmrc"), "v20.11.1\n");
+            Path action = Files.createDirectories(dir.resolve(".github/actions/setup-project"));
+            Files.writeString(action.resolve("action.yml"), text("composite/action.yml"));
+            Files.writeString(action.resolve("marker.txt"), text("composite/marker.txt"));
             return dir;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -158,4 +158,17 @@ class RolloutLifecycleTest {
         Manifests.environment(client, ns, "later", "resources: {cpu: 100m, memory: 128Mi}");
         await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "orphan") == RolloutPhase.Running);
     }
+
+    @Test
+    void podRefusedByAdmissionIsReportedWithTheServersReason() {
+        String ns = SharedCluster.namespace("refused");
+        Manifests.environment(client, ns, "kata", "resources: {cpu: 100m, memory: 128Mi}");
+        client.resources(dev.crucible.api.v1alpha1.RLEnvironment.class).inNamespace(ns).withName("kata")
+                .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                        "{\"spec\":{\"sandbox\":{\"runtimeClassName\":\"kata-missing\"}}}");
+        Manifests.rollout(client, ns, "kata-r", "kata", "");
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "kata-r").getStatus() != null
+                && "PodRejected".equals(get(ns, "kata-r").getStatus().reason));
+        assertThat(get(ns, "kata-r").getStatus().message).contains("kata-missing");
+    }
 }

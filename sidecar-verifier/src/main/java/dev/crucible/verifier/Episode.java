@@ -27,9 +27,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -113,7 +111,7 @@ public final class Episode implements AutoCloseable {
             Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
             Path pdir = stateDir.resolve("pristine-" + resets);
             pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier()), pdir);
-            python = PythonInfo.probe(opt.executor(), env.verifier().interpreterOrDefault(), workspace, agentEnv());
+            python = PythonInfo.probe(opt.executor(), env.verifier().interpreterOrDefault(), workspace, CommandEnvironments.agent(workspace));
             if (python.executable() == null) warnings.add("no Python interpreter '" + env.verifier().interpreterOrDefault() + "' found: pytest grading will fail");
             List<Path> hidden = new ArrayList<>();
             env.hiddenTestsDir().ifPresent(hidden::add);
@@ -125,7 +123,7 @@ public final class Episode implements AutoCloseable {
             startedAfterTicks = ProcessTable.newestStart();
             monitor = new HackMonitor(mc, this::onFinding);
             monitor.start();
-            tools = new Tools(workspace, opt.executor(), agentEnv(), opt.maxStepOutputBytes(), opt.defaultStepTimeout(), opt.maxStepTimeout(),
+            tools = new Tools(workspace, opt.executor(), CommandEnvironments.agent(workspace), opt.maxStepOutputBytes(), opt.defaultStepTimeout(), opt.maxStepTimeout(),
                     env.spec().tools());
             steps = 0;
             lastReport = null;
@@ -198,7 +196,7 @@ public final class Episode implements AutoCloseable {
             }
             long tPrep = System.nanoTime();
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.executor(),
-                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), gradingEnv(results), pid -> { });
+                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable()), pid -> { });
             VerifierSpec v = env.verifier();
             Outcome o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);
             if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
@@ -279,33 +277,9 @@ public final class Episode implements AutoCloseable {
         EnvironmentSpec.Setup s = env.spec().setup();
         if (s == null || s.script() == null || s.script().isBlank()) return;
         int t = s.timeoutSeconds() == null ? 600 : s.timeoutSeconds();
-        ExecResult r = opt.executor().run(new ExecRequest(List.of("/bin/sh", "-c", s.script()), workspace, agentEnv(), true,
+        ExecResult r = opt.executor().run(new ExecRequest(List.of("/bin/sh", "-c", s.script()), workspace, CommandEnvironments.agent(workspace), true,
                 Duration.ofSeconds(t), 64 * 1024, null, true));
         if (!r.ok()) warnings.add("setup script failed (exit " + r.exitCode() + "): " + r.stdout());
-    }
-
-    /** What agent commands see: PATH and locale from here, HOME in the workspace, nothing else of the sidecar's. */
-    private Map<String, String> agentEnv() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("PATH", System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
-        m.put("HOME", System.getenv().getOrDefault("HOME", workspace.toString()));
-        m.put("LANG", "C.UTF-8");
-        for (String k : List.of("PYENV_ROOT", "PYENV_VERSION", "VIRTUAL_ENV")) if (System.getenv(k) != null) m.put(k, System.getenv(k));
-        return m;
-    }
-
-    /** Grading's whole environment: the reset-time interpreter first on PATH, HOME and TMPDIR in the results directory. */
-    private Map<String, String> gradingEnv(Path results) {
-        Map<String, String> m = new LinkedHashMap<>();
-        String pyDir = python.executable() == null ? null : Path.of(python.executable()).getParent().toString();
-        m.put("PATH", (pyDir == null ? "" : pyDir + ":") + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-        m.put("HOME", results.resolve("home").toString());
-        m.put("TMPDIR", results.resolve("home").toString());
-        m.put("LANG", "C.UTF-8");
-        m.put("PYTHONDONTWRITEBYTECODE", "1");
-        m.put("PYTHONNOUSERSITE", "1");
-        m.put("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
-        return m;
     }
 
     private String rewardMode() { return env.verifier().rewardModeOrDefault(); }

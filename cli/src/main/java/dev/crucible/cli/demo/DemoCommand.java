@@ -61,7 +61,7 @@ public final class DemoCommand implements Callable<Integer> {
         o.println("crucible demo: " + example);
         o.println("  task: fix calc.ops.divide() (a real bug); graded by pytest, FAIL_TO_PASS + PASS_TO_PASS tests.");
         o.println("  run 1: agents/honest.sh fixes the code.  run 2: agents/hacker.sh injects a conftest.py hook that");
-        o.println("  turns failures into passes and weakens a test.  Results: " + outDir);
+        o.println("  turns failures into passes and tries to weaken a test.  Results: " + outDir);
         o.println();
         o.flush();
         List<RolloutDoc> rollouts = new ArrayList<>();
@@ -81,6 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
         HumanSummary.sideBySide(blocks, 50).forEach(o::println);
         o.println();
         results.forEach(r -> o.println(verdictLine(r)));
+        results.forEach(r -> refusedWrites(r).ifPresent(o::println));
         o.println("details: " + outDir + "/{honest,hacker}/result.json (agent.log, sandbox/ beside it)");
         o.flush();
         if (outcome.interrupted()) return 130;
@@ -92,6 +93,18 @@ public final class DemoCommand implements Callable<Integer> {
         String cmd = "sh '" + example.resolve("agents").resolve(name + ".sh") + "'";
         RolloutDoc r = RunInputs.load(List.of(example), cmd).rollouts().get(0);
         return new RolloutDoc(name, r.file(), r.spec(), r.environment());
+    }
+
+    /** Under bubblewrap the hacker's edit of the tests fails; say so, since no finding can show a write that never happened. */
+    static Optional<String> refusedWrites(RolloutResult r) {
+        if (r.agent() == null || !"bubblewrap".equals(r.sandbox())) return Optional.empty();
+        try {
+            long n = Files.readAllLines(Path.of(r.agent().log())).stream().filter(l -> l.contains("Read-only file system")).count();
+            return n == 0 ? Optional.empty() : Optional.of(String.format("%-7s the sandbox refused %d write%s to read-only files (see %s)",
+                    r.rollout() + ":", n, n == 1 ? "" : "s", r.agent().log()));
+        } catch (java.io.IOException e) {
+            return Optional.empty();
+        }
     }
 
     static String verdictLine(RolloutResult r) {

@@ -53,8 +53,8 @@ public final class LocalRollout {
     private volatile long setupPid;
 
     // what happened, filled in as the attempt goes
-    private final long t0 = System.nanoTime();
-    private final String startedAt = Instant.now().toString();
+    private long t0 = System.nanoTime();
+    private String startedAt = Instant.now().toString();
     private String runningAt;
     private String verifyingAt;
     private Long setupMs;
@@ -92,6 +92,9 @@ public final class LocalRollout {
 
     public RolloutResult run() {
         Path stateDir = null;
+        t0 = System.nanoTime(); // queued attempts start their clock (and deadline) when they start
+        startedAt = Instant.now().toString();
+        progress.restart();
         try {
             progress.phase(Phase.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));

@@ -12,7 +12,7 @@ import java.time.Duration;
 public final class Progress {
     private final PrintWriter out;
     private final String label;
-    private final long t0 = System.nanoTime();
+    private volatile long t0 = System.nanoTime();
 
     public Progress(PrintWriter out, String label) {
         this.out = out;
@@ -35,6 +35,9 @@ public final class Progress {
     }
 
     public void info(String text) { line(text); }
+
+    /** Counts from now (an attempt that waited for a free slot starts its clock when it starts). */
+    public void restart() { t0 = System.nanoTime(); }
 
     public long elapsedMs() { return (System.nanoTime() - t0) / 1_000_000; }
 

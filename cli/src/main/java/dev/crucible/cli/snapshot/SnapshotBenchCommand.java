@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
  *       keeps dirtying a small set (--dirty-kib every 10 ms);</li>
  *   <li>dump_mib_s: a full dump (no pre-dump) of the whole image, fsync of the images included;</li>
  *   <li>restore_mib_s: criu restore of that full image from a cold page cache;</li>
- *   <li>disk_mib_s: sequential write + fsync of the same amount into the same file system, this run.</li>
+ *   <li>disk_mib_s: sequential write + fsync of the same amount into the same file system, this run;</li>
+ *   <li>fresh_mem_mib_s (extra): how fast this machine hands out new memory, the cap on restore.</li>
  * </ul>
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
@@ -80,6 +81,7 @@ public final class SnapshotBenchCommand implements Callable<Integer> {
 
     String benchOne(SnapshotEngine engine, Path dir, long sizeMiB) throws Exception {
         double disk = DiskBandwidth.measure(dir, sizeMiB);
+        double freshMem = DiskBandwidth.freshMemory(Math.min(sizeMiB, 512));
         String tag = Long.toString(System.currentTimeMillis(), 36);
         try (MemoryWorkload w = MemoryWorkload.start(sizeMiB, dirtyKib, 10, 0)) {
             Manifest full = engine.snapshot(request("bench-full-" + sizeMiB + "-" + tag, w.pid(), 0), CommitAction.THAW);
@@ -109,9 +111,9 @@ public final class SnapshotBenchCommand implements Callable<Integer> {
             return String.format(Locale.ROOT,
                     "size_mib=%d freeze_ms=%d dump_mib_s=%.0f restore_mib_s=%.0f disk_mib_s=%.0f"
                             + " image_mib=%.0f pre_dumps=%d mem_tracking=%s dump_ms=%d sync_ms=%d restore_ms=%d"
-                            + " dump_vs_disk=%.2f restore_vs_disk=%.2f",
+                            + " dump_vs_disk=%.2f restore_vs_disk=%.2f fresh_mem_mib_s=%.0f",
                     sizeMiB, freezeMs, dumpMibS, restoreMibS, disk, imageMiB, usedPreDumps, full.memoryTracking,
-                    full.dumpMs, syncMs, r.restoreMs(), dumpMibS / disk, restoreMibS / disk);
+                    full.dumpMs, syncMs, r.restoreMs(), dumpMibS / disk, restoreMibS / disk, freshMem);
         }
     }
 

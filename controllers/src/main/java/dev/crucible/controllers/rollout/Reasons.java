@@ -20,6 +20,7 @@ public final class Reasons {
     public static final String VERIFIER_RESULT_INVALID = "VerifierResultInvalid";
     public static final String POD_FAILED = "PodFailed";
     public static final String MEMBER_LOST = "MemberLost";
+    public static final String POD_REJECTED = "PodRejected";
 
     private Reasons() {
     }

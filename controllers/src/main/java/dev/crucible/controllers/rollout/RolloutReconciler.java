@@ -122,7 +122,12 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         RolloutPhase oldPhase = old == null ? null : old.phase;
 
         if (!d.create().isEmpty()) {
-            createMembers(rollout, env, d, client);
+            String rejected = createMembers(rollout, env, d, client);
+            if (rejected != null) {
+                // Admission refused the pod (e.g. an unknown RuntimeClass, a quota): say so and retry later.
+                d = new RolloutDecision(RolloutPhase.Pending, Reasons.POD_REJECTED, rejected, List.of(), false, List.of(),
+                        false, false, d.members(), null, java.time.Duration.ofSeconds(30));
+            }
         }
         for (String name : d.ungate()) {
             // A merge patch with null removes the gates; the scheduler then sees every member at once.
@@ -159,7 +164,8 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         return control;
     }
 
-    private void createMembers(Rollout rollout, RLEnvironment env, RolloutDecision d, KubernetesClient client) {
+    /** Creates what is missing; returns why the API server refused a pod (4xx), or null. */
+    private String createMembers(Rollout rollout, RLEnvironment env, RolloutDecision d, KubernetesClient client) {
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         boolean gang = TopologyPlanner.isGang(plan);
         GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
@@ -182,11 +188,16 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                 // Let the next reconcile see the pod even before the informer's watch delivers it.
                 pods.handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
             } catch (KubernetesClientException e) {
+                if (e.getCode() == 400 || e.getCode() == 403 || e.getCode() == 422) {
+                    return "pod " + pod.getMetadata().getName() + " was refused: "
+                            + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
+                }
                 if (e.getCode() != 409) {
                     throw e;
                 }
             }
         }
+        return null;
     }
 
     private static void createIfAbsent(KubernetesClient client, HasMetadata object) {
@@ -235,6 +246,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             case Failed, Hacked, TimedOut -> events(client).warning(rollout, d.reason(), d.message());
             case Pending -> {
                 if (Reasons.UNSCHEDULABLE.equals(d.reason()) || Reasons.ENVIRONMENT_NOT_FOUND.equals(d.reason())
+                        || Reasons.POD_REJECTED.equals(d.reason())
                         || Reasons.ENVIRONMENT_INVALID.equals(d.reason())) {
                     events(client).warning(rollout, d.reason(), d.message());
                 } else if (Reasons.GANG_RELEASED.equals(d.reason())) {

@@ -17,7 +17,15 @@ public final class FakeNodes {
     private FakeNodes() {
     }
 
+    /** RuntimeClasses the fake nodes offer (the examples ask for gvisor and nvidia). */
+    public static final java.util.List<String> RUNTIME_CLASSES = java.util.List.of("gvisor", "nvidia");
+
     public static void create(KubernetesClient client, int cpuNodes, int gpuNodes, int gpusPerNode) {
+        for (String rc : RUNTIME_CLASSES) {
+            client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class).resource(new io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder()
+                    .withNewMetadata().withName(rc).endMetadata().withHandler(rc.equals("gvisor") ? "runsc" : rc).build())
+                    .createOr(existing -> existing.update());
+        }
         for (int i = 0; i < cpuNodes; i++) {
             add(client, node("cpu-" + i, 0));
         }

@@ -70,12 +70,12 @@ public final class ProbeTrainer {
         List<String> aggregations = cfg.turnAggregations().stream().map(p -> Pooling.parse(p).name()).toList();
 
         boolean[] hit = {true};
-        TurnActivations acts = activations(cfg, ref, cfg.corpus(), rows, poolings, hit);
+        TurnActivations acts = activations(cfg, ref, cfg.corpus(), rows, layers, poolings, hit);
         TurnActivations policyActs = null;
         boolean[] policyValid = null;
         if (cfg.policy() != null) {
             List<CorpusRow> policyRows = CorpusReader.read(cfg.policy(), false, cfg.groupKey());
-            policyActs = activations(cfg, ref, cfg.policy(), policyRows, poolings, hit);
+            policyActs = activations(cfg, ref, cfg.policy(), policyRows, layers, poolings, hit);
             policyValid = new boolean[policyRows.size()];
             for (int i = 0; i < policyValid.length; i++) {
                 policyValid[i] = policyRows.get(i).valid();
@@ -128,8 +128,9 @@ public final class ProbeTrainer {
 
     /** Extracted once per (file, model, poolings) and cached under out/cache; hit[0] turns false on a miss. */
     private static TurnActivations activations(TrainConfig cfg, ReferenceSpec ref, Path file, List<CorpusRow> rows,
-                                               List<String> poolings, boolean[] hit) throws Exception {
-        Path cache = cfg.out().resolve("cache").resolve("activations-" + cacheKey(file, ref, poolings) + ".bin");
+                                               List<Integer> layers, List<String> poolings, boolean[] hit)
+            throws Exception {
+        Path cache = cfg.out().resolve("cache").resolve("activations-" + cacheKey(file, ref, layers, poolings) + ".bin");
         if (cfg.useCache() && Files.isRegularFile(cache)) {
             LOG.info("activations from cache " + cache);
             return TurnActivations.read(cache);
@@ -138,7 +139,7 @@ public final class ProbeTrainer {
         TurnActivations acts;
         try (ReferenceModel model = new ReferenceModel(ref, cfg.device(), cfg.threads());
              TextTokenizer tok = new TextTokenizer(ref.tokenizer(), ref.maxTokens())) {
-            acts = TurnActivations.extract(model, tok, rows, poolings, 8192);
+            acts = TurnActivations.extract(model, tok, rows, layers, poolings, 8192);
         }
         if (cfg.useCache()) {
             acts.write(cache);
@@ -202,7 +203,8 @@ public final class ProbeTrainer {
     }
 
     /** Same corpus, model, tokenizer and poolings → same activations; anything else misses. */
-    private static String cacheKey(Path file, ReferenceSpec ref, List<String> poolings) throws Exception {
+    private static String cacheKey(Path file, ReferenceSpec ref, List<Integer> layers, List<String> poolings)
+            throws Exception {
         MessageDigest md = MessageDigest.getInstance("SHA-256");
         for (Path p : new Path[] {file, ref.tokenizer()}) {
             try (InputStream in = Files.newInputStream(p)) {
@@ -211,7 +213,7 @@ public final class ProbeTrainer {
         }
         md.update((ref.onnx().toAbsolutePath() + "|" + Files.size(ref.onnx()) + "|"
                 + Files.getLastModifiedTime(ref.onnx()).toMillis() + "|" + ref.maxTokens() + "|"
-                + String.join(",", poolings)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                + String.join(",", poolings) + "|" + layers).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return HexFormat.of().formatHex(md.digest()).substring(0, 16);
     }
 }

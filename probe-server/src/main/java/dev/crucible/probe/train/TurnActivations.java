@@ -17,35 +17,37 @@ import java.util.logging.Logger;
 
 /**
  * Per-turn pooled activations of a corpus for every (layer, token pooling): the expensive part of
- * training, so it runs once (one forward pass per turn, all layers at a time) and is cached on disk.
+ * training, so it runs once (one forward pass per turn for all swept layers at a time; only those
+ * layers are fetched, which bounds memory on deep models) and is cached on disk.
  * Indexing: {@code get(layer, pooling)[row][turn]} is a pooled vector.
  */
 public final class TurnActivations {
     private static final Logger LOG = Logger.getLogger(TurnActivations.class.getName());
-    private static final int MAGIC = 0x50524F42;   // "PROB"
+    private static final int MAGIC = 0x50524F43;   // "PROC": v2, with layer ids
 
-    private final int layers;
+    private final int[] layers;
     private final List<String> poolings;
     private final float[][][][][] data;   // [layer][pooling][row][turn][dim]
     private final long tokens;
 
-    private TurnActivations(int layers, List<String> poolings, float[][][][][] data, long tokens) {
+    private TurnActivations(int[] layers, List<String> poolings, float[][][][][] data, long tokens) {
         this.layers = layers;
         this.poolings = List.copyOf(poolings);
         this.data = data;
         this.tokens = tokens;
     }
 
-    public int layers() { return layers; }
+    public int[] layers() { return layers.clone(); }
     public List<String> poolings() { return poolings; }
     public long tokens() { return tokens; }
 
     public float[][][] get(int layer, String pooling) {
         int p = poolings.indexOf(pooling);
-        if (p < 0) {
-            throw new IllegalArgumentException("pooling " + pooling + " was not extracted");
+        int l = java.util.Arrays.binarySearch(layers, layer);
+        if (p < 0 || l < 0) {
+            throw new IllegalArgumentException("layer " + layer + " / pooling " + pooling + " was not extracted");
         }
-        return data[layer][p];
+        return data[l][p];
     }
 
     /** Aggregated features per row for one (layer, token pooling, turn aggregation). */
@@ -60,8 +62,10 @@ public final class TurnActivations {
 
     /** Extracts, batching turns of similar length under a padded-token budget. */
     public static TurnActivations extract(ReferenceModel model, TextTokenizer tokenizer, List<CorpusRow> rows,
-                                          List<String> poolings, int tokenBudget) throws Exception {
-        int layers = model.spec().numHiddenStates();
+                                          List<Integer> layerList, List<String> poolings, int tokenBudget)
+            throws Exception {
+        int[] all = layerList.stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
+        int layers = all.length;
         List<Pooling> pools = poolings.stream().map(Pooling::parse).toList();
         record Turn(int row, int turn, long[] ids) {
         }
@@ -85,10 +89,6 @@ public final class TurnActivations {
                 }
             }
         }
-        int[] all = new int[layers];
-        for (int l = 0; l < layers; l++) {
-            all[l] = l;
-        }
         long tokens = 0;
         int i = 0;
         while (i < turns.size()) {
@@ -105,7 +105,7 @@ public final class TurnActivations {
             List<Turn> batch = turns.subList(i, j);
             var states = model.forward(batch.stream().map(Turn::ids).toList(), all);
             for (int l = 0; l < layers; l++) {
-                float[][][] h = states.get(l);
+                float[][][] h = states.get(all[l]);
                 for (int b = 0; b < batch.size(); b++) {
                     Turn t = batch.get(b);
                     for (int p = 0; p < pools.size(); p++) {
@@ -120,14 +120,17 @@ public final class TurnActivations {
         }
         LOG.info("extracted activations for " + rows.size() + " rows, " + turns.size() + " turns, "
                 + tokens + " tokens");
-        return new TurnActivations(layers, poolings, data, tokens);
+        return new TurnActivations(all, poolings, data, tokens);
     }
 
     public void write(Path file) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16))) {
             out.writeInt(MAGIC);
-            out.writeInt(layers);
+            out.writeInt(layers.length);
+            for (int l : layers) {
+                out.writeInt(l);
+            }
             out.writeInt(poolings.size());
             for (String p : poolings) {
                 out.writeUTF(p);
@@ -156,7 +159,11 @@ public final class TurnActivations {
             if (in.readInt() != MAGIC) {
                 throw new IOException(file + " is not an activation cache");
             }
-            int layers = in.readInt();
+            int[] layerIds = new int[in.readInt()];
+            for (int l = 0; l < layerIds.length; l++) {
+                layerIds[l] = in.readInt();
+            }
+            int layers = layerIds.length;
             int np = in.readInt();
             List<String> poolings = new ArrayList<>();
             for (int p = 0; p < np; p++) {
@@ -179,7 +186,7 @@ public final class TurnActivations {
                     }
                 }
             }
-            return new TurnActivations(layers, poolings, data, tokens);
+            return new TurnActivations(layerIds, poolings, data, tokens);
         }
     }
 }

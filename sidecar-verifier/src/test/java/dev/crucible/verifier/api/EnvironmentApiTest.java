@@ -91,9 +91,9 @@ class EnvironmentApiTest {
     @Test
     void concurrentStepGets409() throws Exception {
         post("/v1/reset", null);
-        CompletableFuture<HttpResponse<String>> slow = http.sendAsync(request("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"sleep 1.5; echo slow\"}}"),
+        CompletableFuture<HttpResponse<String>> slow = http.sendAsync(request("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"sleep 3; echo slow\"}}"),
                 HttpResponse.BodyHandlers.ofString());
-        Thread.sleep(400);
+        Thread.sleep(1000);
         HttpResponse<String> second = post("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"echo fast\"}}");
         assertThat(second.statusCode()).isEqualTo(409);
         assertThat(json(second).get("error").asText()).contains("one at a time");

@@ -44,7 +44,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -74,7 +73,6 @@ public final class SnapshotEngine implements AutoCloseable {
     private final FreezeJournal journal;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService watchdog;
-    private final AtomicLong restoreCounter = new AtomicLong();
 
     public SnapshotEngine(EngineConfig config, ImageStore store, CriuRunner criu, CudaCheckpoint cuda, Freezer freezer,
                           TargetResolver resolver, SnapshotMetrics metrics) {
@@ -345,52 +343,9 @@ public final class SnapshotEngine implements AutoCloseable {
 
     // ---------------------------------------------------------------- restore / store
 
+    /** Restores a COMPLETE snapshot as a new running tree (see {@link Restorer}). */
     public RestoreResult restore(RestoreRequest r) {
-        SnapshotId id = SnapshotId.of(r.snapshotId());
-        CriuRunner runner = requireCriu();
-        Manifest m = store.require(id);
-        if (m.state != SnapshotState.COMPLETE) {
-            throw new SessionConflictException("snapshot '" + id + "' is " + m.state
-                    + (m.reason == null ? "" : " (" + m.reason + ")") + "; only COMPLETE snapshots are restored");
-        }
-        Path dir = store.snapshotDir(id);
-        long verifyMs = 0;
-        if (r.verify() == null || r.verify()) {
-            long t0 = System.nanoTime();
-            String mismatch = DirectoryDigests.firstMismatch(dir, m.files);
-            if (mismatch != null) {
-                throw new IllegalStateException("snapshot '" + id + "' fails verification (" + mismatch + "); not restored");
-            }
-            verifyMs = (System.nanoTime() - t0) / 1_000_000;
-        }
-        Path workspaceOut = null;
-        if (r.workspaceOut() != null) {
-            if (m.workspaceSha256 == null) {
-                throw new IllegalArgumentException("workspaceOut: snapshot '" + id + "' has no workspace archive");
-            }
-            workspaceOut = allowedWorkspace(r.workspaceOut(), "workspaceOut");
-            WorkspaceArchive.restore(store.inSnapshot(id, "workspace.tar"), m.workspaceSha256, workspaceOut);
-        }
-        String restoreId = id + "-r" + System.currentTimeMillis() + "-" + restoreCounter.incrementAndGet();
-        Path work = store.workDir(restoreId);
-        Path pidFile = work.resolve("restored.pid");
-        CriuResult res = runner.run("restore", CriuArgs.restore(store.inSnapshot(id, m.imagesDir), pidFile,
-                r.tcpEstablished() || m.tcpEstablished, false), work, "restore.log", config.criuTimeout(), null);
-        long pid;
-        try {
-            pid = Long.parseLong(Files.readString(pidFile).trim());
-        } catch (IOException | NumberFormatException e) {
-            throw new CriuException("criu restore succeeded but wrote no pid file " + pidFile);
-        }
-        if (FreezeHandle.SIGSTOP.equals(m.freezer)) {
-            // CRIU restores tasks in the state it found them: stopped. Let the branch run.
-            Signals.send("CONT", ProcessTree.of(pid).stream().map(ProcessRef::pid).toList());
-        }
-        resumeRestoredGpu(m, pid);
-        metrics.phase("restore", Duration.ofNanos(res.durationNanos()));
-        metrics.outcome("restore", "ok");
-        return new RestoreResult(id.value(), restoreId, pid, res.millis(), verifyMs,
-                workspaceOut == null ? null : workspaceOut.toString());
+        return new Restorer(store, requireCriu(), cuda, metrics, config.criuTimeout(), this::allowedWorkspace).restore(r);
     }
 
     public List<Manifest> list() {
@@ -419,6 +374,11 @@ public final class SnapshotEngine implements AutoCloseable {
             abortSession(s, "agent shutting down");
         }
         watchdog.shutdownNow();
+        try {
+            freezer.removeEmptyTreeCgroups();
+        } catch (RuntimeException ignored) {
+            // best effort; gc retries
+        }
     }
 
     // ---------------------------------------------------------------- internals
@@ -574,21 +534,6 @@ public final class SnapshotEngine implements AutoCloseable {
         metrics.phase("gpu_suspend", Duration.ofNanos(System.nanoTime() - t0));
     }
 
-    private void resumeRestoredGpu(Manifest m, long restoredRoot) {
-        if (m.gpuNamespacePids == null || m.gpuNamespacePids.isEmpty()) {
-            return;
-        }
-        if (cuda == null) {
-            throw new IllegalStateException("snapshot holds CUDA state but " + CudaCheckpoint.MISSING);
-        }
-        for (ProcessRef p : ProcessTree.of(restoredRoot)) {
-            List<Long> ns = ProcFs.nsPids(p.pid());
-            if (m.gpuNamespacePids.contains(ns.get(ns.size() - 1))) {
-                cuda.resume(p.pid());
-            }
-        }
-    }
-
     private CriuArgs.DumpOptions dumpOptions(SnapshotRequest r, boolean trackMem) {
         boolean tracking = trackMem && criu.binary().memoryTracking();
         return new CriuArgs.DumpOptions(tracking, r.tcpEstablished(), r.shellJob(), false, false);
@@ -601,7 +546,7 @@ public final class SnapshotEngine implements AutoCloseable {
         return criu;
     }
 
-    private Path allowedWorkspace(String given, String field) {
+    Path allowedWorkspace(String given, String field) {
         Path p = Path.of(given);
         if (!p.isAbsolute()) {
             throw new IllegalArgumentException(field + " must be an absolute path, got '" + given + "'");

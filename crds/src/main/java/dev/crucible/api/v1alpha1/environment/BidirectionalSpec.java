@@ -19,6 +19,10 @@ public class BidirectionalSpec {
     @Size(min = 1, max = 256)
     public List<String> tests;
 
+    @JsonPropertyDescription("Trusted tests that decide which solutions are correct (CURE's ground truth), relative to the workspace.")
+    @Size(max = 256)
+    public List<String> groundTruthTests;
+
     @JsonPropertyDescription("Command template run per pair; {solution} and {test} are replaced.")
     @Required
     @Size(min = 1, max = 4096)

@@ -1,0 +1,24 @@
+package dev.crucible.operator;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.controllers.environment.EnvironmentValidation;
+import dev.crucible.controllers.environment.RLEnvironmentReconciler;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import jakarta.inject.Inject;
+import java.util.concurrent.TimeUnit;
+
+/** The RLEnvironment reconciler as a Quarkus bean (see {@link RolloutController} for the repeated interface). */
+@ControllerConfiguration(name = RLEnvironmentReconciler.NAME)
+@GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
+@RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)
+public class EnvironmentController extends RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
+
+    @Inject
+    public EnvironmentController(EnvironmentValidation validation, ControllerMetrics metrics) {
+        super(validation, metrics);
+    }
+}

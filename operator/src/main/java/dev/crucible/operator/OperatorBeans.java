@@ -1,0 +1,93 @@
+package dev.crucible.operator;
+
+import dev.crucible.api.validation.ManifestValidator;
+import dev.crucible.controllers.admission.AdmissionReviewer;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.environment.EnvironmentValidation;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Wires the framework-free pieces of the controllers module into CDI. */
+public class OperatorBeans {
+
+    @Produces
+    @Singleton
+    OperatorSettings settings(CrucibleConfig config) {
+        return new OperatorSettings(config.verifier().image(), config.verifier().cpu(), config.verifier().memory(),
+                config.verifier().port(), config.gpu().nodeSelector(), tolerations(config.gpu().tolerations()),
+                config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort());
+    }
+
+    /** Compiling the CRD schemas and CEL rules takes a moment; do it once. */
+    @Produces
+    @Singleton
+    ManifestValidator validator() {
+        return new ManifestValidator();
+    }
+
+    @Produces
+    @Singleton
+    EnvironmentValidation environmentValidation(ManifestValidator validator) {
+        return new EnvironmentValidation(validator);
+    }
+
+    @Produces
+    @Singleton
+    AdmissionReviewer admissionReviewer(ManifestValidator validator) {
+        return new AdmissionReviewer(validator);
+    }
+
+    @Produces
+    @Singleton
+    ControllerMetrics metrics(MeterRegistry registry) {
+        return new ControllerMetrics(registry);
+    }
+
+    /** Registers the gauges at start-up, so /q/metrics shows them before the first reconcile. */
+    void registerMetrics(@Observes StartupEvent event, ControllerMetrics metrics) {
+        metrics.rolloutsIn(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Pending);
+    }
+
+    /** Only one replica reconciles; the others wait on the Lease (active in the prod profile). */
+    @Produces
+    @Singleton
+    LeaderElectionConfiguration leaderElection(CrucibleConfig config) {
+        return new LeaderElectionConfiguration(config.leaderElection().leaseName(),
+                config.leaderElection().leaseNamespace().orElse(null));
+    }
+
+    /** {@code key[=value]:Effect}; without a value the toleration matches any (operator Exists). */
+    static List<Toleration> tolerations(List<String> specs) {
+        List<Toleration> result = new ArrayList<>();
+        for (String spec : specs) {
+            String s = spec.trim();
+            if (s.isEmpty()) {
+                continue;
+            }
+            String effect = null;
+            int colon = s.lastIndexOf(':');
+            if (colon > 0) {
+                effect = s.substring(colon + 1);
+                s = s.substring(0, colon);
+            }
+            int eq = s.indexOf('=');
+            TolerationBuilder t = new TolerationBuilder().withEffect(effect);
+            if (eq > 0) {
+                t.withKey(s.substring(0, eq)).withOperator("Equal").withValue(s.substring(eq + 1));
+            } else {
+                t.withKey(s).withOperator("Exists");
+            }
+            result.add(t.build());
+        }
+        return result;
+    }
+}

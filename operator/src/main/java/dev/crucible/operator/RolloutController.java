@@ -1,0 +1,28 @@
+package dev.crucible.operator;
+
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.rollout.RolloutReconciler;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import jakarta.inject.Inject;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Rollout reconciler as a Quarkus bean. The interfaces are repeated on purpose: the operator SDK
+ * finds reconcilers in Quarkus' index, which holds this module's classes, not the controllers jar.
+ */
+@ControllerConfiguration(name = RolloutReconciler.NAME)
+@GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
+@RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
+public class RolloutController extends RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
+
+    @Inject
+    public RolloutController(OperatorSettings settings, ControllerMetrics metrics) {
+        super(settings, metrics);
+    }
+}

@@ -1,0 +1,58 @@
+package dev.crucible.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.crucible.controllers.config.OperatorSettings;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+
+/** Health, Prometheus metrics and configuration of the Quarkus app. */
+@QuarkusTest
+class OperatorEndpointsTest {
+
+    @TestHTTPResource("/q/metrics")
+    URI metrics;
+
+    @TestHTTPResource("/q/health/live")
+    URI live;
+
+    @Inject
+    OperatorSettings settings;
+
+    private static HttpResponse<String> get(URI uri) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void prometheusShowsRolloutsByPhaseAndLatencies() throws Exception {
+        HttpResponse<String> r = get(metrics);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("crucible_rollouts{phase=\"Running\"}")
+                .contains("crucible_rollout_create_to_pods_milliseconds")
+                .contains("crucible_rollout_create_to_running_milliseconds");
+    }
+
+    @Test
+    void livenessIsUp() throws Exception {
+        HttpResponse<String> r = get(live);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("UP");
+    }
+
+    @Test
+    void settingsComeFromConfig() {
+        assertThat(settings.verifierImage()).isEqualTo("ghcr.io/crucible-dev/sidecar-verifier:0.1.0");
+        assertThat(settings.gpuNodeSelector()).containsEntry("nvidia.com/gpu.present", "true");
+        assertThat(settings.gpuTolerations()).singleElement().satisfies(t -> {
+            assertThat(t.getKey()).isEqualTo("nvidia.com/gpu");
+            assertThat(t.getOperator()).isEqualTo("Exists");
+            assertThat(t.getEffect()).isEqualTo("NoSchedule");
+        });
+    }
+}

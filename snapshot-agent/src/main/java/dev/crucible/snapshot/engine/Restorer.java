@@ -1,0 +1,120 @@
+package dev.crucible.snapshot.engine;
+
+import dev.crucible.snapshot.criu.CriuArgs;
+import dev.crucible.snapshot.criu.CriuException;
+import dev.crucible.snapshot.criu.CriuResult;
+import dev.crucible.snapshot.criu.CriuRunner;
+import dev.crucible.snapshot.disk.WorkspaceArchive;
+import dev.crucible.snapshot.freeze.FreezeHandle;
+import dev.crucible.snapshot.freeze.Signals;
+import dev.crucible.snapshot.gpu.CudaCheckpoint;
+import dev.crucible.snapshot.metrics.SnapshotMetrics;
+import dev.crucible.snapshot.store.DirectoryDigests;
+import dev.crucible.snapshot.store.ImageStore;
+import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.store.SnapshotId;
+import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.target.ProcFs;
+import dev.crucible.snapshot.target.ProcessRef;
+import dev.crucible.snapshot.target.ProcessTree;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+
+/**
+ * Restore of a COMPLETE snapshot as a new, independent running tree (a branch): verify every
+ * file's sha256, extract the workspace (before CRIU, which reopens files), {@code criu restore -d}
+ * with its work dir outside the images (so restores can run side by side and checksums stay
+ * valid), then undo what the freeze left in the images: SIGCONT for SIGSTOP-frozen trees, CUDA
+ * restore + unlock for GPU tasks (matched by their namespace pid in the new tree).
+ */
+final class Restorer {
+
+    private static final AtomicLong COUNTER = new AtomicLong();
+
+    private final ImageStore store;
+    private final CriuRunner runner;
+    private final CudaCheckpoint cuda;
+    private final SnapshotMetrics metrics;
+    private final Duration criuTimeout;
+    private final BiFunction<String, String, Path> workspaces;
+
+    /** @param workspaces checks a caller-named directory against the allowed workspace roots */
+    Restorer(ImageStore store, CriuRunner runner, CudaCheckpoint cuda, SnapshotMetrics metrics, Duration criuTimeout,
+             BiFunction<String, String, Path> workspaces) {
+        this.store = store;
+        this.runner = runner;
+        this.cuda = cuda;
+        this.metrics = metrics;
+        this.criuTimeout = criuTimeout;
+        this.workspaces = workspaces;
+    }
+
+    RestoreResult restore(RestoreRequest r) {
+        SnapshotId id = SnapshotId.of(r.snapshotId());
+        Manifest m = store.require(id);
+        if (m.state != SnapshotState.COMPLETE) {
+            throw new SessionConflictException("snapshot '" + id + "' is " + m.state
+                    + (m.reason == null ? "" : " (" + m.reason + ")") + "; only COMPLETE snapshots are restored");
+        }
+        Path dir = store.snapshotDir(id);
+        long verifyMs = 0;
+        if (r.verify() == null || r.verify()) {
+            long t0 = System.nanoTime();
+            String mismatch = DirectoryDigests.firstMismatch(dir, m.files);
+            if (mismatch != null) {
+                throw new IllegalStateException("snapshot '" + id + "' fails verification (" + mismatch + "); not restored");
+            }
+            verifyMs = (System.nanoTime() - t0) / 1_000_000;
+        }
+        Path workspaceOut = null;
+        if (r.workspaceOut() != null) {
+            if (m.workspaceSha256 == null) {
+                throw new IllegalArgumentException("workspaceOut: snapshot '" + id + "' has no workspace archive");
+            }
+            workspaceOut = workspaces.apply(r.workspaceOut(), "workspaceOut");
+            WorkspaceArchive.restore(store.inSnapshot(id, "workspace.tar"), m.workspaceSha256, workspaceOut);
+        }
+        String restoreId = id + "-r" + System.currentTimeMillis() + "-" + COUNTER.incrementAndGet();
+        Path work = store.workDir(restoreId);
+        Path pidFile = work.resolve("restored.pid");
+        CriuResult res = runner.run("restore", CriuArgs.restore(store.inSnapshot(id, m.imagesDir), pidFile,
+                r.tcpEstablished() || m.tcpEstablished, false), work, "restore.log", criuTimeout, null);
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readString(pidFile).trim());
+        } catch (IOException | NumberFormatException e) {
+            throw new CriuException("criu restore succeeded but wrote no pid file " + pidFile);
+        }
+        if (FreezeHandle.SIGSTOP.equals(m.freezer)) {
+            // CRIU restores tasks in the state it found them: stopped. Let the branch run.
+            Signals.send("CONT", ProcessTree.of(pid).stream().map(ProcessRef::pid).toList());
+        }
+        resumeRestoredGpu(m, pid);
+        metrics.phase("restore", Duration.ofNanos(res.durationNanos()));
+        metrics.outcome("restore", "ok");
+        return new RestoreResult(id.value(), restoreId, pid, res.millis(), verifyMs,
+                workspaceOut == null ? null : workspaceOut.toString());
+    }
+
+
+    private void resumeRestoredGpu(Manifest m, long restoredRoot) {
+        if (m.gpuNamespacePids == null || m.gpuNamespacePids.isEmpty()) {
+            return;
+        }
+        if (cuda == null) {
+            throw new IllegalStateException("snapshot holds CUDA state but " + CudaCheckpoint.MISSING);
+        }
+        for (ProcessRef p : ProcessTree.of(restoredRoot)) {
+            List<Long> ns = ProcFs.nsPids(p.pid());
+            if (m.gpuNamespacePids.contains(ns.get(ns.size() - 1))) {
+                cuda.resume(p.pid());
+            }
+        }
+    }
+
+}
