@@ -57,6 +57,8 @@ fetch_with_apt_source() {
       "if trixie moved on, update CRIU_VERSION and CRIU_ORIG_SHA256 in $0)"
   fi
   rm -rf "$dir"
+  # Leave the machine's apt sources as they were (the fetched index is only needed here).
+  "${SUDO[@]}" rm -f "$list"
 }
 
 verify() {

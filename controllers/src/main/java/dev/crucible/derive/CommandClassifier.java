@@ -28,20 +28,6 @@ final class CommandClassifier {
             "black", "isort", "prettier", "biome", "tsc", "vulture", "interrogate", "pre-commit", "actionlint",
             "commitlint", "check-manifest", "twine-check", "pyupgrade", "autoflake", "xo", "standard",
             "clang-tidy", "buf", "taplo", "typos");
-    /** Package-manager script names that run tests or lint (npm run X, make X, just X ...). */
-    private static final Pattern TEST_TARGET = Pattern.compile("(?i)(test|tests|check|spec|unit|e2e|ci|coverage|cov)([:_-].*)?|.*[:_-](test|tests|spec)");
-    private static final Pattern LINT_TARGET = Pattern.compile(
-            "(?i)(lint|format|fmt|style|typecheck|type-check|typing|types|check-types|check-format|check-style|format-check|fmt-check|mypy|flake8|ruff|eslint|prettier|black|isort|pylint|check-fmt|static|vet|clippy|audit)([:_-].*)?");
-    private static final Set<String> LINT_TOX_ENVS = Set.of("lint", "linting", "flake8", "pylint", "mypy",
-            "typing", "type", "types", "typecheck", "style", "format", "fmt", "pre-commit", "precommit", "ruff",
-            "black", "isort", "pep8", "check", "checkqa", "qa", "codestyle", "pyright", "docstyle");
-    private static final Set<String> MAVEN_TEST_GOALS = Set.of("test", "verify", "install", "package",
-            "integration-test", "surefire:test", "failsafe:integration-test");
-    private static final Set<String> MAVEN_OPTIONS_WITH_ARG = Set.of("-f", "--file", "-pl", "--projects", "-P",
-            "--activate-profiles", "-s", "--settings", "-gs", "--global-settings", "-T", "--threads", "-rf",
-            "--resume-from", "-t", "--toolchains", "-l", "--log-file", "-b", "--builder");
-    private static final Set<String> GRADLE_OPTIONS_WITH_ARG = Set.of("-p", "--project-dir", "-x",
-            "--exclude-task", "-c", "--settings-file", "-g", "--gradle-user-home", "--init-script", "-I");
     private static final Pattern ENV_ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*=\\S*");
     private static final Pattern TEST_SCRIPT = Pattern.compile("(?i)(.*/)?(run[-_]?)?(unit[-_]?)?tests?([-_]\\w+)?(\\.sh|\\.py|\\.bash)?");
     private static final Pattern CI_ONLY = Pattern.compile(
@@ -133,13 +119,13 @@ final class CommandClassifier {
         }
         switch (base) {
             case "tox", "nox" -> {
-                return toxLike(base, words);
+                return BuildToolCommands.toxLike(base, words);
             }
             case "npm", "yarn", "pnpm", "bun" -> {
-                return packageScript(base, words);
+                return BuildToolCommands.packageScript(base, words);
             }
             case "make", "just", "task", "rake", "invoke", "inv" -> {
-                return target(base, words);
+                return BuildToolCommands.target(base, words);
             }
             case "go" -> {
                 return sub.equals("test") ? test("go test")
@@ -153,10 +139,10 @@ final class CommandClassifier {
                         ? lint("cargo " + sub) : other();
             }
             case "mvn", "mvnw", "mvnw.cmd" -> {
-                return maven(words);
+                return BuildToolCommands.maven(words);
             }
             case "gradle", "gradlew" -> {
-                return gradle(words);
+                return BuildToolCommands.gradle(words);
             }
             case "dotnet", "bazel", "bazelisk", "deno", "meson", "swift", "mix", "stack", "cabal", "sbt",
                     "hatch", "pants" -> {
@@ -287,109 +273,6 @@ final class CommandClassifier {
         };
     }
 
-    private static Classified toxLike(String tool, List<String> w) {
-        for (int i = 1; i < w.size(); i++) {
-            String opt = w.get(i);
-            String envs = null;
-            if ((opt.equals("-e") || opt.equals("-s") || opt.equals("--session") || opt.equals("--sessions"))
-                    && i + 1 < w.size()) {
-                envs = w.get(i + 1);
-            } else if (opt.startsWith("-e") && opt.length() > 2) {
-                envs = opt.substring(2);
-            }
-            if (envs != null) {
-                boolean allLint = Arrays.stream(envs.split(",")).map(e -> e.strip().toLowerCase(Locale.ROOT))
-                        .allMatch(LINT_TOX_ENVS::contains);
-                return allLint ? lint(tool + " -e " + envs) : test(tool + " -e " + envs);
-            }
-        }
-        return test(tool);
-    }
-
-    /** npm test / npm run test:unit / yarn lint ... by the script name. */
-    private static Classified packageScript(String tool, List<String> w) {
-        int i = 1;
-        if (i < w.size() && (w.get(i).equals("run") || w.get(i).equals("run-script"))) {
-            tool = tool + " " + w.get(i);
-            i++;
-        }
-        while (i < w.size() && w.get(i).startsWith("-")) {
-            i++;
-        }
-        if (i >= w.size()) {
-            return other();
-        }
-        String script = w.get(i);
-        if (script.equals("t") || TEST_TARGET.matcher(script).matches()) {
-            return LINT_TARGET.matcher(script.replaceFirst("^(test|check)[:_-]", "")).matches()
-                    && !script.equals("test") ? lint(tool + " " + script) : test(tool + " " + script);
-        }
-        if (LINT_TARGET.matcher(script).matches()) {
-            return lint(tool + " " + script);
-        }
-        return other();
-    }
-
-    /** make test / make lint / just check ... by the first target. */
-    private static Classified target(String tool, List<String> w) {
-        for (int i = 1; i < w.size(); i++) {
-            String t = w.get(i);
-            if (t.startsWith("-")) {
-                if (Set.of("-C", "-f", "--directory", "--file", "-j").contains(t)) {
-                    i++;
-                }
-                continue;
-            }
-            if (t.contains("=")) {
-                continue;
-            }
-            if (LINT_TARGET.matcher(t).matches()) {
-                return lint(tool + " " + t);
-            }
-            if (TEST_TARGET.matcher(t).matches() || t.equals("spec")) {
-                return test(tool + " " + t);
-            }
-            return other();
-        }
-        return tool.equals("rake") ? test("rake") : other();
-    }
-
-    private static Classified maven(List<String> w) {
-        boolean skipTests = w.stream().anyMatch(x -> x.startsWith("-DskipTests") && !x.endsWith("=false")
-                || x.equals("-Dmaven.test.skip=true") || x.equals("-Dmaven.test.skip"));
-        List<String> goals = goals(w, MAVEN_OPTIONS_WITH_ARG);
-        if (!skipTests && goals.stream().anyMatch(MAVEN_TEST_GOALS::contains)) {
-            return test("mvn " + String.join(" ", goals));
-        }
-        if (!goals.isEmpty() && goals.stream().allMatch(g -> g.matches(
-                "(checkstyle|spotless|pmd|spotbugs|fmt|formatter|license|enforcer|sortpom|rewrite|errorprone|modernizer|animal-sniffer|jacoco):.*|validate"))) {
-            return lint("mvn " + String.join(" ", goals));
-        }
-        return other();
-    }
-
-    private static Classified gradle(List<String> w) {
-        List<String> tasks = goals(w, GRADLE_OPTIONS_WITH_ARG);
-        boolean testsExcluded = false;
-        for (int i = 1; i + 1 < w.size(); i++) {
-            if ((w.get(i).equals("-x") || w.get(i).equals("--exclude-task")) && w.get(i + 1).endsWith("test")) {
-                testsExcluded = true;
-            }
-        }
-        for (String t : tasks) {
-            String name = t.substring(t.lastIndexOf(':') + 1);
-            if (!testsExcluded && (name.equals("test") || name.equals("check") || name.equals("build")
-                    || name.endsWith("Test") || name.equals("connectedCheck") || name.equals("integrationTest"))) {
-                return test("gradle " + String.join(" ", tasks));
-            }
-        }
-        if (!tasks.isEmpty() && tasks.stream().map(t -> t.substring(t.lastIndexOf(':') + 1)).allMatch(t -> t.matches(
-                "spotlessCheck|ktlintCheck|detekt|checkstyle\\w*|pmd\\w*|spotbugs\\w*|lint\\w*|apiCheck"))) {
-            return lint("gradle " + String.join(" ", tasks));
-        }
-        return other();
-    }
-
     private static Classified coverage(List<String> w) {
         if (w.size() > 1 && w.get(1).equals("run")) {
             List<String> rest = new ArrayList<>(w.subList(2, w.size()));
@@ -409,28 +292,15 @@ final class CommandClassifier {
         return other();
     }
 
-    private static List<String> goals(List<String> w, Set<String> optionsWithArg) {
-        List<String> out = new ArrayList<>();
-        for (int i = 1; i < w.size(); i++) {
-            String x = w.get(i);
-            if (optionsWithArg.contains(x)) {
-                i++;
-            } else if (!x.startsWith("-") && !x.startsWith("$") && !x.contains("=")) {
-                out.add(x);
-            }
-        }
-        return out;
-    }
-
-    private static Classified test(String what) {
+    static Classified test(String what) {
         return new Classified(CommandKind.TEST, what);
     }
 
-    private static Classified lint(String what) {
+    static Classified lint(String what) {
         return new Classified(CommandKind.LINT, what);
     }
 
-    private static Classified other() {
+    static Classified other() {
         return new Classified(CommandKind.OTHER, null);
     }
 }

@@ -68,7 +68,7 @@ final class ShellScripts {
         if (parts.isEmpty()) {
             out.append("\n# The workflow job has no setup steps to keep.\n");
         }
-        return out.toString();
+        return withoutTrailingBlanks(out.toString());
     }
 
     /**
@@ -88,7 +88,7 @@ final class ShellScripts {
                 // Step env as assignments in front of the command keeps it one line (and scoped to it).
                 StringBuilder env = new StringBuilder();
                 p.env.forEach((k, v) -> env.append(k).append('=').append(quote(v)).append(' '));
-                return (p.workingDirectory != null ? "cd " + quote(p.workingDirectory) + " && " : "") + env + line;
+                return ((p.workingDirectory != null ? "cd " + quote(p.workingDirectory) + " && " : "") + env + line).strip();
             }
         }
         StringBuilder out = new StringBuilder("set -e\n");
@@ -107,7 +107,15 @@ final class ShellScripts {
                 out.append(")\n");
             }
         }
-        return out.toString();
+        return withoutTrailingBlanks(out.toString());
+    }
+
+    /**
+     * Drops blanks at line ends (an expression that resolved to nothing leaves one): they mean nothing to
+     * the shell, and YAML can print a script without them as a readable literal block.
+     */
+    private static String withoutTrailingBlanks(String script) {
+        return script.replaceAll("[ \t]+\n", "\n");
     }
 
     private static boolean needsPreamble(String script) {
@@ -145,10 +153,24 @@ final class ShellScripts {
         return s.replace('\n', ' ');
     }
 
-    /** Single-quotes a value for bash unless it is plainly safe as it is. */
+    /** Variables that expressions such as github.workspace turn into; they must expand where they run. */
+    private static final java.util.List<String> RUNTIME_VARIABLES = java.util.List.of("${GITHUB_WORKSPACE}",
+            "${RUNNER_TEMP}", "${RUNNER_TOOL_CACHE}");
+
+    /**
+     * Quotes a value for bash: literally (GitHub never shell-expands env values or directories), except
+     * for the runtime variables expressions were resolved to, which are left to expand.
+     */
     static String quote(String s) {
         if (!s.isEmpty() && s.matches("[A-Za-z0-9_./:@%+=,-]+")) {
             return s;
+        }
+        if (RUNTIME_VARIABLES.stream().anyMatch(s::contains)) {
+            String escaped = s.replace("\\", "\\\\").replace("\"", "\\\"").replace("`", "\\`").replace("$", "\\$");
+            for (String v : RUNTIME_VARIABLES) {
+                escaped = escaped.replace("\\" + v, v);
+            }
+            return "\"" + escaped + "\"";
         }
         return "'" + s.replace("'", "'\\''") + "'";
     }

@@ -169,6 +169,11 @@ public final class WorkflowDeriver {
                 notes.add(level + " env " + e.getKey() + ": " + String.join(", ", r.unresolved())
                         + " has no value outside a GitHub run; left empty");
             }
+            if (!r.variables().isEmpty()) {
+                notes.add(level + " env " + e.getKey() + " is '" + r.text() + "': the runtime must expand "
+                        + String.join(", ", r.variables().stream().map(ShellVariable::reference).toList())
+                        + " (the workspace or temp directory) when it sets it");
+            }
             env.put(e.getKey(), r.text());
         }
         return env;

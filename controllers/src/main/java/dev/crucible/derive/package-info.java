@@ -10,11 +10,13 @@
  * shaped like {@code examples/python-bugfix/environment.yaml}, so the CLI ({@code crucible derive})
  * and the operator's RLEnvironment reconciler use the same code.
  *
- * <p>How a workflow maps: parsing ({@code WorkflowParser}, line numbers from SnakeYAML nodes), job
- * choice ({@code JobChooser}), matrix expansion and choice ({@code MatrixExpander},
- * {@code MatrixChooser}), expressions ({@code ExpressionEvaluator}, {@code ExpressionTemplates}),
- * per-step resolution ({@code StepPlanner}, {@code ActionMapping}, {@code CommandClassifier}), roles
- * ({@code StepRoles}), then output ({@code ShellScripts}, {@code VerifierShapes},
- * {@code ManifestBuilder}, {@code ManifestYaml}, {@code ReportJson}).
+ * <p>How a workflow maps: parsing ({@code WorkflowParser}, {@code YamlDocument}: line numbers from
+ * SnakeYAML nodes), job choice ({@code JobChooser}), matrix expansion and choice ({@code MatrixExpander},
+ * {@code MatrixChooser}), expressions ({@code ExpressionEvaluator}, {@code ExpressionValues},
+ * {@code ExpressionFunctions}, {@code ExpressionTemplates}, {@code ExpressionContext}), per-step
+ * resolution ({@code StepPlanner}, {@code ActionMapping}, {@code CompositeAction},
+ * {@code CommandClassifier}, {@code BuildToolCommands}), roles ({@code StepRoles}), then output
+ * ({@code ShellScripts}, {@code VerifierShapes}, {@code ManifestBuilder}, {@code ManifestYaml},
+ * {@code ReportJson}). Files at a commit are read with git ({@code RepositoryFiles}).
  */
 package dev.crucible.derive;

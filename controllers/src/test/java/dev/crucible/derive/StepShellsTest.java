@@ -88,6 +88,34 @@ class StepShellsTest {
     }
 
     @Test
+    void workspaceExpressionsExpandWhereTheStepRuns() throws Exception {
+        String workflow = """
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: mkdir -p "sub dir"
+                      - working-directory: ${{ github.workspace }}/sub dir
+                        env:
+                          NOTE: it's $HOME, literally
+                          OUT: ${{ runner.temp }}/out
+                        run: |
+                          echo "$NOTE" > note.txt
+                          echo "$OUT" | grep -q '^/' && echo absolute > out.txt
+                      - run: pytest
+                """;
+        Derivation d = new WorkflowDeriver().deriveFromText(
+                new DerivationRequest(workspace, null, "ci.yml", null, Map.of(), null), workflow);
+
+        BashRunner.Result r = BashRunner.run(workspace, d.setupScript(), d.env());
+
+        assertThat(r.exit()).as(r.output() + "\n---\n" + d.setupScript()).isZero();
+        assertThat(workspace.resolve("sub dir/note.txt")).hasContent("it's $HOME, literally");
+        assertThat(workspace.resolve("sub dir/out.txt")).hasContent("absolute");
+    }
+
+    @Test
     void aFailingSetupStepStopsTheScript() throws Exception {
         String workflow = """
                 on: push

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 @ControllerConfiguration(name = RLEnvironmentReconciler.NAME)
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)
+@jakarta.inject.Singleton
 public class EnvironmentController extends RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
 
     @Inject

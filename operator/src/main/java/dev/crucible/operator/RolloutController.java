@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 @ControllerConfiguration(name = RolloutReconciler.NAME)
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
+@jakarta.inject.Singleton
 public class RolloutController extends RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
 
     @Inject

@@ -128,6 +128,8 @@ public final class LocalRollout {
         sandboxName = sandbox.name();
         this.sandbox = sandbox;
         progress.info(sandbox.describe());
+        List<String> clusterOnly = ClusterOnlySettings.of(env);
+        if (!clusterOnly.isEmpty()) progress.info("cluster-only, not applied here: " + String.join("; ", clusterOnly));
         if (env.setup != null && env.setup.script != null && !env.setup.script.isBlank()) {
             progress.phase(Phase.Initializing, "running setup script");
             SetupRunner.Outcome s = SetupRunner.run(env.setup, workspace,

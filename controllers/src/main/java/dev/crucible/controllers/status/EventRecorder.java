@@ -63,7 +63,8 @@ public final class EventRecorder {
         sender.execute(() -> {
             try {
                 client.v1().events().inNamespace(object.getMetadata().getNamespace()).resource(event).create();
-            } catch (KubernetesClientException e) {
+            } catch (KubernetesClientException | IllegalStateException e) {
+                // IllegalStateException: the client closed (operator stopping); the event is lost, as events may be.
                 LOG.debug("could not record event {} on {}: {}", reason, object.getMetadata().getName(), e.getMessage());
             }
         });

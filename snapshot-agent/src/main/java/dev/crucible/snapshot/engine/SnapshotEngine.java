@@ -385,9 +385,7 @@ public final class SnapshotEngine implements AutoCloseable {
 
     private FreezeHandle freezeNow(Session s, Duration timeout) {
         Instant now = Instant.now();
-        FreezeHandle planned = new FreezeHandle(s.cgroup != null ? FreezeHandle.CGROUP_V2 : FreezeHandle.SIGSTOP,
-                s.cgroup == null ? null : s.cgroup.toString(), s.target.processes());
-        s.journal = new JournalEntry(s.id, s.pauseOnly ? null : s.id, planned, s.gpu == null ? List.of() : s.gpu.suspended(),
+        s.journal = new JournalEntry(s.id, s.pauseOnly ? null : s.id, plannedHandle(s), s.gpu == null ? List.of() : s.gpu.suspended(),
                 ProcessHandle.current().pid(), now, now.plus(timeout), null, "frozen");
         journal.record(s.journal); // durable before the freeze: a crash after it is always undone
         s.frozenAtNanos = System.nanoTime();
@@ -525,6 +523,11 @@ public final class SnapshotEngine implements AutoCloseable {
             throw new IllegalStateException("target has GPU processes " + gpuPids + " but " + CudaCheckpoint.MISSING);
         }
         long t0 = System.nanoTime();
+        // journalled first: if the agent dies with CUDA locked, recovery resumes these pids
+        Instant now = Instant.now();
+        s.journal = new JournalEntry(s.id, s.id, plannedHandle(s), gpuPids, ProcessHandle.current().pid(), now, now, null,
+                "gpu-suspend");
+        journal.record(s.journal);
         s.gpu = new GpuSuspension(cuda);
         s.gpu.suspendAll(gpuPids, r.gpuLockTimeoutMs() == null ? 10_000 : r.gpuLockTimeoutMs());
         for (long pid : gpuPids) {
@@ -616,6 +619,12 @@ public final class SnapshotEngine implements AutoCloseable {
 
     private Path logDir(SnapshotId id) {
         return store.inSnapshot(id, ImageStore.LOGS);
+    }
+
+    /** How the target will be (or is) frozen, for the journal: thawing an unfrozen target is harmless. */
+    private static FreezeHandle plannedHandle(Session s) {
+        return new FreezeHandle(s.cgroup != null ? FreezeHandle.CGROUP_V2 : FreezeHandle.SIGSTOP,
+                s.cgroup == null ? null : s.cgroup.toString(), s.target.processes());
     }
 
     private static List<Long> pids(ResolvedTarget t) {

@@ -1,0 +1,288 @@
+package dev.crucible.e2e.bench;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.e2e.cluster.CrdInstaller;
+import dev.crucible.e2e.cluster.FakeNodes;
+import dev.crucible.e2e.cluster.InProcessOperator;
+import dev.crucible.e2e.cluster.KubeBinaries;
+import dev.crucible.e2e.cluster.LocalCluster;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code e2e/bench/control-plane --rollouts N}: a real kube-apiserver + kube-scheduler + kwok with 50
+ * CPU nodes and 10 nodes of 8 GPUs, the operator in-process; creates N Rollouts (CPU, GPU and two-node
+ * GPU gangs), waits until all are Running and prints one line of figures. Latencies are measured on
+ * this side with millisecond clocks (creationTimestamp has only second resolution): from just before
+ * the create request to when the watch shows the rollout's last pod.
+ */
+public final class ControlPlaneBenchmark {
+
+    private ControlPlaneBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rollouts = 1000;
+        int cpuNodes = 50;
+        int gpuNodes = 10;
+        int gpusPerNode = 8;
+        int timeoutSeconds = 900;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rollouts" -> rollouts = Integer.parseInt(args[++i]);
+                case "--cpu-nodes" -> cpuNodes = Integer.parseInt(args[++i]);
+                case "--gpu-nodes" -> gpuNodes = Integer.parseInt(args[++i]);
+                case "--gpus-per-node" -> gpusPerNode = Integer.parseInt(args[++i]);
+                case "--timeout-seconds" -> timeoutSeconds = Integer.parseInt(args[++i]);
+                default -> {
+                    System.err.println("usage: control-plane [--rollouts N] [--cpu-nodes 50] [--gpu-nodes 10] "
+                            + "[--gpus-per-node 8] [--timeout-seconds 900]");
+                    System.exit(2);
+                }
+            }
+        }
+        KubeBinaries binaries = KubeBinaries.find();
+        if (binaries == null) {
+            System.err.println(KubeBinaries.MISSING);
+            System.exit(2);
+        }
+        BenchmarkWorkload load = BenchmarkWorkload.of(rollouts, gpuNodes * gpusPerNode);
+        System.err.printf("workload: %d cpu, %d gpu, %d two-node gangs (%d pods) on %d cpu + %d gpu nodes%n",
+                load.cpu(), load.gpu(), load.gangs(), load.pods(), cpuNodes, gpuNodes);
+        int exit;
+        try (LocalCluster cluster = LocalCluster.start(binaries)) {
+            exit = run(cluster, load, cpuNodes, gpuNodes, gpusPerNode, timeoutSeconds);
+        }
+        System.exit(exit);
+    }
+
+    static int run(LocalCluster cluster, BenchmarkWorkload load, int cpuNodes, int gpuNodes, int gpusPerNode,
+                   int timeoutSeconds) throws Exception {
+        KubernetesClient client = cluster.client();
+        CrdInstaller.install(client);
+        cluster.startScheduler();
+        cluster.startKwok();
+        FakeNodes.create(client, cpuNodes, gpuNodes, gpusPerNode);
+        String ns = "bench";
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+        environments(client, ns, load);
+
+        long heapBefore = usedHeapAfterGc();
+        InProcessOperator operator = new InProcessOperator(cluster.newClient(), OperatorSettings.defaults()).start();
+
+        Map<String, Integer> expectedPods = new HashMap<>();
+        for (int i = 0; i < load.total(); i++) {
+            expectedPods.put(name(i), load.environmentOf(i).equals("gang") ? load.gangReplicas() : 1);
+        }
+        Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        Map<String, Long> podsSeenAt = new ConcurrentHashMap<>();
+        Map<String, Integer> podsSeen = new ConcurrentHashMap<>();
+        Map<String, Boolean> running = new ConcurrentHashMap<>();
+        AtomicLong lastRunningAt = new AtomicLong();
+
+        SharedIndexInformer<Pod> podWatch = client.pods().inNamespace(ns).inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                long now = System.nanoTime();
+                String rollout = pod.getMetadata().getLabels().get("crucible.dev/rollout");
+                int seen = podsSeen.merge(rollout, 1, Integer::sum);
+                if (seen == expectedPods.getOrDefault(rollout, 1)) {
+                    podsSeenAt.put(rollout, now);
+                }
+            }
+
+            @Override
+            public void onUpdate(Pod oldPod, Pod newPod) {
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean unknown) {
+            }
+        });
+        SharedIndexInformer<Rollout> rolloutWatch = client.resources(Rollout.class).inNamespace(ns).inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Rollout r) {
+                check(r);
+            }
+
+            @Override
+            public void onUpdate(Rollout oldR, Rollout newR) {
+                check(newR);
+            }
+
+            @Override
+            public void onDelete(Rollout r, boolean unknown) {
+            }
+
+            private void check(Rollout r) {
+                if (r.getStatus() != null && r.getStatus().phase == RolloutPhase.Running
+                        && running.putIfAbsent(r.getMetadata().getName(), true) == null) {
+                    lastRunningAt.set(System.nanoTime());
+                }
+            }
+        });
+
+        ExecutorService creators = Executors.newFixedThreadPool(16);
+        long start = System.nanoTime();
+        for (int i = 0; i < load.total(); i++) {
+            final int n = i;
+            creators.submit(() -> {
+                Rollout r = rollout(client, ns, name(n), load.environmentOf(n));
+                sentAt.put(name(n), System.nanoTime());
+                client.resource(r).create();
+                return null;
+            });
+        }
+        creators.shutdown();
+        creators.awaitTermination(timeoutSeconds, TimeUnit.SECONDS);
+        long created = System.nanoTime();
+        System.err.printf("created %d rollouts in %.1f s%n", load.total(), (created - start) / 1e9);
+
+        long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        long lastReport = 0;
+        while (running.size() < load.total() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(5)) {
+                lastReport = System.nanoTime();
+                System.err.printf("  t=%.0fs pods-complete=%d running=%d queue=%d%n", (lastReport - start) / 1e9,
+                        podsSeenAt.size(), running.size(), operator.queue().depth());
+            }
+        }
+        boolean complete = running.size() == load.total();
+        double allRunningSeconds = ((complete ? lastRunningAt.get() : System.nanoTime()) - start) / 1e9;
+
+        List<Long> latencies = new ArrayList<>();
+        for (var e : podsSeenAt.entrySet()) {
+            Long sent = sentAt.get(e.getKey());
+            if (sent != null) {
+                latencies.add(TimeUnit.NANOSECONDS.toMillis(e.getValue() - sent));
+            }
+        }
+        latencies.sort(Long::compare);
+        Placement placement = placement(client, ns);
+        podWatch.close();
+        rolloutWatch.close();
+        long heapMib = Math.max(0, usedHeapAfterGc() - heapBefore) / (1024 * 1024);
+        var opSummary = operator.metrics().createToPodsSummary().takeSnapshot();
+        System.err.printf("operator-side create->pods (second-resolution creationTimestamp): mean %.0f ms, max %.0f ms%n",
+                opSummary.mean(), opSummary.max());
+        System.out.printf("rollouts=%d create_to_pods_p50_ms=%d create_to_pods_p99_ms=%d all_running_s=%.1f "
+                        + "operator_heap_mib=%d gpu_overcommit=%d misplaced=%d%n",
+                load.total(), percentile(latencies, 0.50), percentile(latencies, 0.99), allRunningSeconds, heapMib,
+                placement.gpuOvercommit(), placement.misplaced());
+        if (!complete) {
+            System.err.printf("TIMEOUT: only %d of %d rollouts Running after %d s%n", running.size(), load.total(), timeoutSeconds);
+        }
+        operator.close();
+        return complete && placement.gpuOvercommit() == 0 && placement.misplaced() == 0 ? 0 : 1;
+    }
+
+    /** GPUs bound beyond a node's capacity, and pods on the wrong kind of node, from the real bindings. */
+    record Placement(int gpuOvercommit, int misplaced) {
+    }
+
+    static Placement placement(KubernetesClient client, String ns) {
+        Map<String, Node> nodes = new HashMap<>();
+        client.nodes().list().getItems().forEach(n -> nodes.put(n.getMetadata().getName(), n));
+        Map<String, Integer> gpusUsed = new HashMap<>();
+        int misplaced = 0;
+        for (Pod p : client.pods().inNamespace(ns).list().getItems()) {
+            String nodeName = p.getSpec().getNodeName();
+            if (nodeName == null) {
+                continue;
+            }
+            int gpus = p.getSpec().getContainers().stream()
+                    .map(c -> c.getResources() == null || c.getResources().getLimits() == null ? null
+                            : c.getResources().getLimits().get("nvidia.com/gpu"))
+                    .filter(q -> q != null).mapToInt(q -> Quantity.getAmountInBytes(q).intValue()).sum();
+            Node node = nodes.get(nodeName);
+            boolean gpuNode = node != null && FakeNodes.isGpuNode(node);
+            if ((gpus > 0) != gpuNode) {
+                misplaced++;
+            }
+            gpusUsed.merge(nodeName, gpus, Integer::sum);
+        }
+        int over = 0;
+        for (var e : gpusUsed.entrySet()) {
+            Node node = nodes.get(e.getKey());
+            Quantity cap = node == null ? null : node.getStatus().getAllocatable().get("nvidia.com/gpu");
+            int capacity = cap == null ? 0 : Quantity.getAmountInBytes(cap).intValue();
+            over += Math.max(0, e.getValue() - capacity);
+        }
+        return new Placement(over, misplaced);
+    }
+
+    static long percentile(List<Long> sorted, double p) {
+        if (sorted.isEmpty()) {
+            return -1;
+        }
+        int i = (int) Math.ceil(p * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+
+    static long usedHeapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(200);
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    static String name(int i) {
+        return String.format("ro-%05d", i);
+    }
+
+    static void environments(KubernetesClient client, String ns, BenchmarkWorkload load) {
+        String common = """
+                apiVersion: crucible.dev/v1alpha1
+                kind: RLEnvironment
+                metadata:
+                  name: %s
+                  namespace: %s
+                spec:
+                  image: example/env:1
+                  task: {prompt: fix the bug}
+                  verifier: {type: test-suite, framework: pytest, command: pytest -q, protectedPaths: ["tests/**"]}
+                  sandbox: {runtimeClassName: gvisor}
+                """;
+        client.resource(client.getKubernetesSerialization().unmarshal(common.formatted("cpu", ns)
+                + "  resources: {cpu: 100m, memory: 128Mi}\n", RLEnvironment.class)).create();
+        client.resource(client.getKubernetesSerialization().unmarshal(common.formatted("gpu", ns)
+                + "  resources: {cpu: 100m, memory: 128Mi, gpus: 1}\n", RLEnvironment.class)).create();
+        client.resource(client.getKubernetesSerialization().unmarshal(common.formatted("gang", ns)
+                + "  resources: {cpu: 100m, memory: 128Mi}\n"
+                + "  topology: {roles: [{name: trainer, replicas: " + load.gangReplicas() + ", gpusPerReplica: "
+                + load.gpusPerGangMember() + "}]}\n", RLEnvironment.class)).create();
+    }
+
+    static Rollout rollout(KubernetesClient client, String ns, String name, String environment) {
+        return client.getKubernetesSerialization().unmarshal("""
+                apiVersion: crucible.dev/v1alpha1
+                kind: Rollout
+                metadata: {name: %s, namespace: %s}
+                spec:
+                  environmentRef: {name: %s}
+                  mode: embedded
+                  agent: {command: [agent, --task, /crucible/task.md]}
+                  limits: {maxDurationSeconds: 86400}
+                """.formatted(name, ns, environment), Rollout.class);
+    }
+}
