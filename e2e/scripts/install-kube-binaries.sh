@@ -193,7 +193,7 @@ log "etcd built in $((SECONDS - t0)) s"
 # ---------------------------------------------------------------- kwok
 t0=$SECONDS
 log "building kwok v${KWOK_VERSION}"
-GOBIN="$STAGE" GOFLAGS= "$GO" install -trimpath \
+GOBIN="$STAGE" GOFLAGS='' "$GO" install -trimpath \
   -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION} -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=${K8S_VERSION}" \
   "sigs.k8s.io/kwok/cmd/kwok@v${KWOK_VERSION}"
 log "kwok built in $((SECONDS - t0)) s"

@@ -41,6 +41,11 @@ public record Derivation(String workflowPath, String commit, String jobId, int j
         return ReportJson.render(this);
     }
 
+    /** For the RLEnvironment status: the fields of its derived section, as a Jackson tree. */
+    public ObjectNode statusTree() {
+        return ReportJson.status(this);
+    }
+
     /** One line for a status message or an Event: what was derived and how many steps went where. */
     public String summary() {
         Map<Disposition, Long> counts = new java.util.EnumMap<>(Disposition.class);

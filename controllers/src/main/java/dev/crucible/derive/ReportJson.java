@@ -50,6 +50,37 @@ final class ReportJson {
         return root;
     }
 
+    /**
+     * The derivation in the shape of the RLEnvironment status's {@code derived} section (workflow, job,
+     * matrix, setupScript, testCommand, toolchains, steps of index/name/line/decision/reason), so the
+     * reconciler can convert it to the API type with Jackson and stay free of this package's types.
+     */
+    static ObjectNode status(Derivation d) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("workflow", d.workflowPath());
+        root.put("job", d.jobId());
+        if (!d.matrix().isEmpty()) {
+            ObjectNode matrix = root.putObject("matrix");
+            d.matrix().forEach(matrix::put);
+        }
+        root.put("setupScript", d.setupScript());
+        root.put("testCommand", d.verifier().command());
+        if (!d.toolchains().isEmpty()) {
+            ObjectNode toolchains = root.putObject("toolchains");
+            d.toolchains().forEach(toolchains::put);
+        }
+        ArrayNode steps = root.putArray("steps");
+        for (StepReport s : d.steps()) {
+            ObjectNode n = steps.addObject();
+            n.put("index", s.index());
+            n.put("name", s.name());
+            n.put("line", s.line());
+            n.put("decision", s.decision().name().toLowerCase(Locale.ROOT));
+            n.put("reason", s.reason());
+        }
+        return root;
+    }
+
     static String render(Derivation d) {
         try {
             return JSON.writeValueAsString(tree(d)) + "\n";

@@ -94,33 +94,18 @@ public final class WorkflowDeriver {
         ExpressionContext context = new ExpressionContext(choice.combination(), env, commit);
         jobNotes(job, context, notes);
 
-
         String image = job.containerImage() == null ? null
                 : ExpressionTemplates.substitute(job.containerImage(), context).text();
         RunDefaults defaults = workflow.defaults().overriddenBy(job.defaults());
         List<PlannedStep> steps = new StepPlanner(file, job, context, env, defaults, readFile).plan();
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
+        noteStaleEnv(steps, notes);
         if (roles.lintIsTheVerifier()) {
             notes.add("the job runs no tests; its lint steps are the verifier");
         }
 
-        Map<String, String> toolchains = new LinkedHashMap<>();
-        for (PlannedStep p : steps) {
-            List<ActionMapping.Outcome> asked = new ArrayList<>(p.nestedToolchains);
-            if (p.action != null && p.disposition == Disposition.TOOLCHAIN) {
-                asked.add(0, p.action);
-            }
-            if (p.disposition == Disposition.DROPPED) {
-                continue;
-            }
-            for (ActionMapping.Outcome o : asked) {
-                String had = toolchains.putIfAbsent(o.toolchain(), o.version());
-                if (had != null && !had.equals(o.version())) {
-                    p.notes.add("the job already asked for " + o.toolchain() + " " + had + "; kept that");
-                }
-            }
-        }
+        Map<String, String> toolchains = toolchains(steps);
         Integer jobTimeout = minutes(job.timeoutMinutes(), context);
         DerivedVerifier verifier = VerifierShapes.verifier(roles.lintIsTheVerifier() ? "lint" : "tests",
                 roles.verifier(), roles.lintIsTheVerifier(), jobTimeout);
@@ -128,12 +113,7 @@ public final class WorkflowDeriver {
                 : VerifierShapes.verifier("lint", roles.lint(), true, null);
         String setupScript = ShellScripts.setupScript(steps);
 
-        Map<String, String> setupEnv = new LinkedHashMap<>();
-        // As on a GitHub runner: tools change behaviour on these (jest leaves watch mode, tox-gh-actions
-        // picks the tox environment matching the Python version only when GITHUB_ACTIONS is true).
-        setupEnv.put("CI", "true");
-        setupEnv.put("GITHUB_ACTIONS", "true");
-        setupEnv.putAll(env);
+        Map<String, String> setupEnv = runnerEnv(env);
         List<String> secretEnv = new ArrayList<>(userEnv);
         if (!secretEnv.isEmpty()) {
             notes.add("secrets are never copied: set " + String.join(", ", secretEnv)
@@ -144,11 +124,45 @@ public final class WorkflowDeriver {
         }
         int setupTimeout = jobTimeout != null ? jobTimeout * 60 : DEFAULT_SETUP_TIMEOUT_SECONDS;
         var manifest = ManifestBuilder.build(request.repo() == null ? Path.of(".") : request.repo(), file, commit,
-                job.id(), choice.described(), request.testStepOverride(), image, setupScript, setupTimeout, toolchains, setupEnv,
-                secretEnv, verifier, lint);
+                job.id(), choice.described(), request.testStepOverride(), image, setupScript, setupTimeout,
+                toolchains, setupEnv, secretEnv, verifier, lint);
         return new Derivation(file, commit, job.id(), job.line(), choice.described(), choice.total(), setupScript,
                 toolchains, setupEnv, secretEnv, image, verifier, lint,
                 steps.stream().map(PlannedStep::report).toList(), notes, manifest);
+    }
+
+    /** Toolchains the kept steps ask for (also inside composite actions); the first version asked wins. */
+    private static Map<String, String> toolchains(List<PlannedStep> steps) {
+        Map<String, String> toolchains = new LinkedHashMap<>();
+        for (PlannedStep p : steps) {
+            if (p.disposition == Disposition.DROPPED) {
+                continue;
+            }
+            List<ActionMapping.Outcome> asked = new ArrayList<>(p.nestedToolchains);
+            if (p.action != null && p.disposition == Disposition.TOOLCHAIN) {
+                asked.add(0, p.action);
+            }
+            for (ActionMapping.Outcome o : asked) {
+                String had = toolchains.putIfAbsent(o.toolchain(), o.version());
+                if (had != null && !had.equals(o.version())) {
+                    p.notes.add("the job already asked for " + o.toolchain() + " " + had + "; kept that");
+                }
+            }
+        }
+        return toolchains;
+    }
+
+    /**
+     * The job's env plus what every GitHub runner sets: tools change behaviour on these (jest leaves
+     * watch mode under CI, tox-gh-actions picks the tox environment for the Python version only when
+     * GITHUB_ACTIONS is true).
+     */
+    private static Map<String, String> runnerEnv(Map<String, String> env) {
+        Map<String, String> out = new LinkedHashMap<>();
+        out.put("CI", "true");
+        out.put("GITHUB_ACTIONS", "true");
+        out.putAll(env);
+        return out;
     }
 
     /** Resolves an env block; entries built from secrets or vars are left for the user. */
@@ -177,6 +191,26 @@ public final class WorkflowDeriver {
             env.put(e.getKey(), r.text());
         }
         return env;
+    }
+
+    /**
+     * {@code ${{ env.X }}} is resolved once, from the workflow's env blocks; a step that writes X to
+     * $GITHUB_ENV would change it for later steps on GitHub. Say so where that can happen.
+     */
+    private static void noteStaleEnv(List<PlannedStep> steps, List<String> notes) {
+        PlannedStep writer = null;
+        for (PlannedStep p : steps) {
+            if (writer != null && p.disposition != Disposition.DROPPED && p.step.run() != null
+                    && p.step.run().contains("${{ env.")) {
+                notes.add("step " + writer.step.number() + " writes $GITHUB_ENV; `${{ env.* }}` in step "
+                        + p.step.number() + " was resolved from the workflow's env, not from what it writes");
+                return;
+            }
+            if (writer == null && p.disposition == Disposition.SETUP && p.script != null
+                    && p.script.contains("GITHUB_ENV")) {
+                writer = p;
+            }
+        }
     }
 
     private static void jobNotes(WorkflowJob job, ExpressionContext context, List<String> notes) {

@@ -2,6 +2,8 @@ package dev.crucible.derive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.api.v1alpha1.environment.DerivedStatus;
 import dev.crucible.api.validation.ManifestValidator;
 import dev.crucible.api.validation.ValidationError;
 import java.nio.file.Files;
@@ -12,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 9's "done when": every manifest derived from the fixture workflows passes the same validator
- * as {@code crucible validate} (CRD schema, CEL rules, semantic checks), exactly as it is printed.
+ * The contract with the API module. Issue 9's "done when": every manifest derived from the fixture
+ * workflows passes the same validator as {@code crucible validate} (CRD schema, CEL rules, semantic
+ * checks), exactly as it is printed; and the status tree fits the RLEnvironment status type.
  */
 class DerivedManifestsValidateTest {
     @TempDir
@@ -45,6 +48,20 @@ class DerivedManifestsValidateTest {
         List<ValidationError> errors = new ManifestValidator().validatePaths(List.of(out));
 
         assertThat(errors).isEmpty();
+    }
+
+    /** The reconciler copies the status tree into the API type; every field must exist there. */
+    @Test
+    void statusTreeConvertsToTheApiType() throws Exception {
+        Derivation d = WorkflowFixtures.derive(WorkflowFixtures.repository(dir), "monorepo.yml");
+
+        DerivedStatus status = new ObjectMapper().treeToValue(d.statusTree(), DerivedStatus.class);
+
+        assertThat(status.job).isEqualTo("backend");
+        assertThat(status.testCommand).contains("pytest tests/unit -q");
+        assertThat(status.steps).hasSize(6);
+        assertThat(status.steps.get(4).decision).isEqualTo("test");
+        assertThat(status.steps.get(4).line).isEqualTo(38);
     }
 
     /** The check above is only worth something if the validator rejects what the CRD does not know. */

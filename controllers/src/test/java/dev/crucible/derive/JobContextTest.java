@@ -90,6 +90,24 @@ class JobContextTest {
     }
 
     @Test
+    void envExpressionsAfterAGithubEnvWriteAreFlagged() throws Exception {
+        Derivation d = derive("""
+                on: push
+                env:
+                  CARGO: cargo
+                jobs:
+                  test:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: echo "CARGO=cross" >> "$GITHUB_ENV"
+                      - run: ${{ env.CARGO }} test
+                """, Map.of());
+
+        assertThat(d.verifier().command()).isEqualTo("cargo test");
+        assertThat(d.notes()).anyMatch(n -> n.contains("step 1 writes $GITHUB_ENV") && n.contains("step 2"));
+    }
+
+    @Test
     void windowsOnlyJobIsReported() throws Exception {
         Derivation d = derive("""
                 on: push

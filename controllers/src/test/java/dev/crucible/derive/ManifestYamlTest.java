@@ -72,11 +72,48 @@ class ManifestYamlTest {
     }
 
     @Test
+    void statusTreeHasTheShapeOfTheDerivedStatus() throws Exception {
+        Derivation d = derive(repo, "node.yml");
+        JsonNode status = d.statusTree();
+
+        assertThat(status.at("/workflow").asText()).isEqualTo(".github/workflows/node.yml");
+        assertThat(status.at("/job").asText()).isEqualTo("build");
+        assertThat(status.at("/matrix/node-version").asText()).isEqualTo("18.x");
+        assertThat(status.at("/testCommand").asText()).isEqualTo(d.verifier().command());
+        assertThat(status.at("/toolchains/node").asText()).isEqualTo("18.x");
+        assertThat(status.at("/steps/5/index").asInt()).isEqualTo(6);
+        assertThat(status.at("/steps/5/decision").asText()).isEqualTo("test");
+        assertThat(status.at("/steps/5/line").asInt()).isEqualTo(30);
+        assertThat(status.at("/steps/1/decision").asText()).isEqualTo("toolchain");
+    }
+
+    @Test
     void actionsPinnedToACommitAreShownShort() {
         WorkflowStep s = new WorkflowStep(1, 1, null, null, null,
                 "actions/checkout@b4ffde65f46336ab88eb53be808477a3936bae11", java.util.Map.of(), null, 0, null, null,
                 java.util.Map.of(), null, null);
         assertThat(s.label()).isEqualTo("actions/checkout@b4ffde6");
+    }
+
+    @Test
+    void expressionsThatResolveToNothingLeaveNoTrailingBlanks() throws Exception {
+        String workflow = """
+                on: push
+                env:
+                  FLAGS:
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: cargo build ${{ env.FLAGS }}
+                      - run: cargo test ${{ env.FLAGS }}
+                """;
+        Derivation d = new WorkflowDeriver().deriveFromText(
+                new DerivationRequest(repo, null, "ci.yml", null, java.util.Map.of(), null), workflow);
+
+        assertThat(d.verifier().command()).isEqualTo("cargo test");
+        assertThat(d.setupScript()).contains("\ncargo build\n");
+        assertThat(d.manifestYaml()).contains("    command: cargo test\n").contains("    script: |\n");
     }
 
     @Test

@@ -84,6 +84,7 @@ class StepShellsTest {
         assertThat(workspace.resolve("login.txt")).hasContent("login");
         assertThat(workspace.resolve("later.txt")).hasContent("from github env");
         assertThat(workspace.resolve("tool.txt")).hasContent("tool ran");
+        assertThat(d.notes()).noneMatch(n -> n.contains("writes $GITHUB_ENV"));
         assertThat(Files.exists(workspace.resolve("sub/greeting.txt"))).isFalse();
     }
 
