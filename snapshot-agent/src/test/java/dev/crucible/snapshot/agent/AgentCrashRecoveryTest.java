@@ -49,7 +49,12 @@ class AgentCrashRecoveryTest {
 
             http.sendAsync(post(agent.port, "/v1/dump/dump", "{\"snapshotId\":\"crash\"}"), HttpResponse.BodyHandlers.ofString());
             long criu = awaitChildNamed(agent.process.pid(), "criu");
-            Thread.sleep(200); // well into the dump: tasks seized, pages being written (512 MiB take ~1.5 s here)
+            // kill once CRIU is writing pages: the tasks are seized and its parasite is inside them
+            Path images = store.resolve("snapshots/crash/images/final");
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (ImageStore.sizeOf(images) < (16L << 20) && ProcFs.exists(criu) && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(500_000);
+            }
             assertThat(ProcFs.exists(criu)).as("criu still dumping when the agent is killed").isTrue();
             agent.kill9();
             boolean criuOutlivedAgent = ProcFs.exists(criu);
