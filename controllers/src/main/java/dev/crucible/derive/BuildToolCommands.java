@@ -15,9 +15,11 @@ import java.util.regex.Pattern;
  */
 final class BuildToolCommands {
     /** Package-manager script names that run tests or lint (npm run X, make X, just X ...). */
-    private static final Pattern TEST_TARGET = Pattern.compile("(?i)(test|tests|check|spec|unit|e2e|ci|coverage|cov)([:_-].*)?|.*[:_-](test|tests|spec)");
-    private static final Pattern LINT_TARGET = Pattern.compile(
-            "(?i)(lint|format|fmt|style|typecheck|type-check|typing|types|check-types|check-format|check-style|format-check|fmt-check|mypy|flake8|ruff|eslint|prettier|black|isort|pylint|check-fmt|static|vet|clippy|audit)([:_-].*)?");
+    private static final Pattern TEST_TARGET = Pattern.compile(
+            "(?i)(test|tests|check|spec|unit|e2e|ci|coverage|cov)([:_-].*)?|.*[:_-](test|tests|spec)");
+    private static final Pattern LINT_TARGET = Pattern.compile("(?i)(lint|format|fmt|style|typecheck|type-check"
+            + "|typing|types|check-types|check-format|check-style|format-check|fmt-check|mypy|flake8|ruff|eslint"
+            + "|prettier|black|isort|pylint|check-fmt|static|vet|clippy|audit)([:_-].*)?");
     private static final Set<String> LINT_TOX_ENVS = Set.of("lint", "linting", "flake8", "pylint", "mypy",
             "typing", "type", "types", "typecheck", "style", "format", "fmt", "pre-commit", "precommit", "ruff",
             "black", "isort", "pep8", "check", "checkqa", "qa", "codestyle", "pyright", "docstyle");
@@ -106,8 +108,8 @@ final class BuildToolCommands {
         if (!skipTests && goals.stream().anyMatch(MAVEN_TEST_GOALS::contains)) {
             return CommandClassifier.test("mvn " + String.join(" ", goals));
         }
-        if (!goals.isEmpty() && goals.stream().allMatch(g -> g.matches(
-                "(checkstyle|spotless|pmd|spotbugs|fmt|formatter|license|enforcer|sortpom|rewrite|errorprone|modernizer|animal-sniffer|jacoco):.*|validate"))) {
+        if (!goals.isEmpty() && goals.stream().allMatch(g -> g.matches("(checkstyle|spotless|pmd|spotbugs|fmt"
+                + "|formatter|license|enforcer|sortpom|rewrite|errorprone|modernizer|animal-sniffer|jacoco):.*|validate"))) {
             return CommandClassifier.lint("mvn " + String.join(" ", goals));
         }
         return CommandClassifier.other();

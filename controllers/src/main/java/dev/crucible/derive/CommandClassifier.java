@@ -29,9 +29,15 @@ final class CommandClassifier {
             "commitlint", "check-manifest", "twine-check", "pyupgrade", "autoflake", "xo", "standard",
             "clang-tidy", "buf", "taplo", "typos");
     private static final Pattern ENV_ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*=\\S*");
-    private static final Pattern TEST_SCRIPT = Pattern.compile("(?i)(.*/)?(run[-_]?)?(unit[-_]?)?tests?([-_]\\w+)?(\\.sh|\\.py|\\.bash)?");
-    private static final Pattern CI_ONLY = Pattern.compile(
-            "(?i)(codecov|coveralls|twine\\s+upload|(npm|yarn|pnpm)\\s+publish|docker\\s+(login|push)|gh\\s+(release|pr|issue)|git\\s+push|cargo\\s+publish|mvn\\S*\\s.*\\bdeploy\\b|gradlew?\\s.*\\bpublish|aws\\s+s3|gsutil|netlify\\s+deploy|vercel\\b|heroku\\b|sentry-cli|codeclimate|sonar-scanner|curl\\s.*codecov\\.io)");
+    /** Repository scripts named for running tests: ./test.sh, scripts/run-tests.sh, ci/test-complete. */
+    private static final Pattern TEST_SCRIPT = Pattern.compile(
+            "(?i)(.*/)?(run[-_]?)?(unit[-_]?)?tests?([-_]\\w+)?(\\.sh|\\.py|\\.bash)?");
+    /** Publishing, deploying and report uploads: meaningful only on GitHub. */
+    private static final Pattern CI_ONLY = Pattern.compile("(?i)(" + String.join("|",
+            "codecov", "coveralls", "twine\\s+upload", "(npm|yarn|pnpm)\\s+publish", "docker\\s+(login|push)",
+            "gh\\s+(release|pr|issue)", "git\\s+push", "cargo\\s+publish", "mvn\\S*\\s.*\\bdeploy\\b",
+            "gradlew?\\s.*\\bpublish", "aws\\s+s3", "gsutil", "netlify\\s+deploy", "vercel\\b", "heroku\\b",
+            "sentry-cli", "codeclimate", "sonar-scanner", "curl\\s.*codecov\\.io") + ")");
 
     private CommandClassifier() {
     }

@@ -20,6 +20,11 @@ final class ExpressionFunctions {
     private ExpressionFunctions() {
     }
 
+    /** String functions compare ignoring case, as GitHub's do. */
+    private static String lower(Object v) {
+        return ExpressionValues.text(v).toLowerCase(Locale.ROOT);
+    }
+
     static Object call(String name, List<Object> args, Function<String, RuntimeException> syntax) {
         String fn = name.toLowerCase(Locale.ROOT);
         switch (fn) {
@@ -46,15 +51,15 @@ final class ExpressionFunctions {
                 if (args.get(0) instanceof List<?> list) {
                     yield list.stream().anyMatch(x -> Boolean.TRUE.equals(ExpressionValues.looseEquals(x, args.get(1))));
                 }
-                yield ExpressionValues.text(args.get(0)).toLowerCase(Locale.ROOT).contains(ExpressionValues.text(args.get(1)).toLowerCase(Locale.ROOT));
+                yield lower(args.get(0)).contains(lower(args.get(1)));
             }
             case "startswith" -> {
                 arity(name, args, 2, syntax);
-                yield ExpressionValues.text(args.get(0)).toLowerCase(Locale.ROOT).startsWith(ExpressionValues.text(args.get(1)).toLowerCase(Locale.ROOT));
+                yield lower(args.get(0)).startsWith(lower(args.get(1)));
             }
             case "endswith" -> {
                 arity(name, args, 2, syntax);
-                yield ExpressionValues.text(args.get(0)).toLowerCase(Locale.ROOT).endsWith(ExpressionValues.text(args.get(1)).toLowerCase(Locale.ROOT));
+                yield lower(args.get(0)).endsWith(lower(args.get(1)));
             }
             case "format" -> format(args);
             case "join" -> {

@@ -74,6 +74,8 @@ class AgentCrashRecoveryTest {
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(restore.statusCode()).isEqualTo(409);
                 System.out.println("criu outlived the agent: " + criuOutlivedAgent);
+                Files.readAllLines(tmp.resolve("agent-2.log")).stream().filter(l -> l.contains("recovery:"))
+                        .forEach(System.out::println);
             }
         }
     }
