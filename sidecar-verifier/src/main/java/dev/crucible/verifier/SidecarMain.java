@@ -40,6 +40,10 @@ public final class SidecarMain {
     private SidecarMain() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 0 && dev.crucible.verifier.pod.PodSettings.present(System.getenv())) {
+            System.exit(runInPod());
+            return;
+        }
         Map<String, String> o;
         Environment env;
         EpisodeOptions opts;
@@ -69,6 +73,20 @@ public final class SidecarMain {
             done.countDown();
         }));
         done.await();
+    }
+
+    /** Inside a rollout pod the operator configures the sidecar through CRUCIBLE_* variables. */
+    private static int runInPod() throws Exception {
+        dev.crucible.verifier.pod.PodSettings settings;
+        try {
+            settings = dev.crucible.verifier.pod.PodSettings.fromEnvironment(System.getenv());
+        } catch (IllegalArgumentException e) {
+            System.err.println("crucible-sidecar: " + e.getMessage());
+            return 2;
+        }
+        String result = new dev.crucible.verifier.pod.PodSidecar(settings, Duration.ofMillis(500)).run();
+        System.out.println("crucible-sidecar: " + result);
+        return 0;
     }
 
     static EpisodeOptions options(Map<String, String> o) {

@@ -1,0 +1,68 @@
+package dev.crucible.verifier.pod;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * What the operator tells the sidecar of a rollout pod, through environment variables (the pod
+ * contract in controllers/README.md). A missing or malformed variable is an error naming it.
+ */
+public record PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
+                          long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket) {
+
+    /** The file the agent container's wrapper writes its exit status to when the agent command ends. */
+    public static final String AGENT_EXIT_FILE = "agent.exit";
+
+    public static boolean present(Map<String, String> env) {
+        return env.containsKey("CRUCIBLE_ENVIRONMENT_FILE");
+    }
+
+    public static PodSettings fromEnvironment(Map<String, String> env) {
+        String mode = env.getOrDefault("CRUCIBLE_MODE", "embedded");
+        if (!mode.equals("embedded") && !mode.equals("interactive")) {
+            throw new IllegalArgumentException("CRUCIBLE_MODE: expected embedded or interactive, got '" + mode + "'");
+        }
+        return new PodSettings(
+                path(env, "CRUCIBLE_ENVIRONMENT_FILE", null),
+                path(env, "CRUCIBLE_WORKSPACE", null),
+                path(env, "CRUCIBLE_PRISTINE", ""),
+                path(env, "CRUCIBLE_RUN_DIR", null),
+                (int) number(env, "CRUCIBLE_PORT", 8080),
+                path(env, "CRUCIBLE_RESULT_FILE", "/dev/termination-log"),
+                number(env, "CRUCIBLE_MAX_DURATION_SECONDS", 3600),
+                (int) number(env, "CRUCIBLE_MAX_TURNS", 0),
+                mode.equals("interactive"),
+                path(env, "CRUCIBLE_EXEC_SOCKET", ""));
+    }
+
+    public Path agentExitFile() {
+        return runDir.resolve(AGENT_EXIT_FILE);
+    }
+
+    private static Path path(Map<String, String> env, String name, String fallback) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            if (fallback == null) {
+                throw new IllegalArgumentException(name + ": required");
+            }
+            return fallback.isEmpty() ? null : Path.of(fallback);
+        }
+        return Path.of(v);
+    }
+
+    private static long number(Map<String, String> env, String name, long fallback) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + ": expected a non-negative whole number, got '" + v + "'");
+        }
+    }
+}

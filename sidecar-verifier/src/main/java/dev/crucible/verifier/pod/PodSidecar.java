@@ -1,0 +1,86 @@
+package dev.crucible.verifier.pod;
+
+import dev.crucible.verifier.Environment;
+import dev.crucible.verifier.EpisodeOptions;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.api.EnvironmentApi;
+import dev.crucible.verifier.api.EpisodeHolder;
+import dev.crucible.verifier.api.SidecarMetrics;
+import dev.crucible.verifier.exec.shim.ShimExecutor;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The sidecar inside a rollout pod. It serves the environment API and, when the episode ends — the
+ * embedded agent container exits (its wrapper writes {@code RUN_DIR/agent.exit}), the trainer calls
+ * /v1/verify (interactive), or the deadline passes — grades, writes the result to its termination
+ * message for the operator, and exits 0 so the pod completes.
+ */
+public final class PodSidecar {
+
+    private final PodSettings settings;
+    private final Duration poll;
+
+    public PodSidecar(PodSettings settings, Duration poll) {
+        this.settings = settings;
+        this.poll = poll;
+    }
+
+    /** Runs the episode to its end and returns the result JSON it wrote. */
+    public String run() throws Exception {
+        Environment env = Environment.load(settings.environmentFile());
+        EpisodeOptions options = EpisodeOptions.defaults()
+                .withStepLimits(EpisodeOptions.defaults().maxStepOutputBytes(), Duration.ofSeconds(60),
+                        Duration.ofSeconds(600), settings.maxTurns());
+        if (settings.pristine() != null && Files.isDirectory(settings.pristine())) {
+            options = options.withPristineSource(settings.pristine());
+        }
+        if (settings.execSocket() != null) {
+            options = options.withExecutor(new ShimExecutor(settings.execSocket()));
+        }
+        Instant deadline = Instant.now().plusSeconds(settings.maxDurationSeconds());
+        Vertx vertx = Vertx.vertx();
+        try (EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {
+            EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds),
+                    EnvironmentApi.DEFAULT_MAX_BODY);
+            api.listen("0.0.0.0", settings.port()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            if (!settings.interactive()) {
+                holder.reset(); // the monitor watches the workspace while the agent container works
+            }
+            boolean timedOut = !awaitEnd(holder, deadline);
+            VerifyReport report = null;
+            String message = null;
+            try {
+                if (!"NEW".equals(holder.state())) {
+                    report = holder.current().verify(); // returns the trainer's report when it already verified
+                } else {
+                    message = "the episode never started: no /v1/reset before the deadline";
+                }
+            } catch (RuntimeException e) {
+                message = "grading failed: " + e.getMessage();
+            }
+            int turns = "NEW".equals(holder.state()) ? 0 : holder.current().steps();
+            String json = PodResult.toJson(report, PodResult.phase(report, timedOut), turns, message);
+            Files.writeString(settings.resultFile(), json);
+            return json;
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** True when the episode ended before the deadline. */
+    private boolean awaitEnd(EpisodeHolder holder, Instant deadline) throws InterruptedException, IOException {
+        while (Instant.now().isBefore(deadline)) {
+            if (settings.interactive() ? "GRADED".equals(holder.state()) : Files.exists(settings.agentExitFile())) {
+                return true;
+            }
+            Thread.sleep(poll.toMillis());
+        }
+        return false;
+    }
+}

@@ -1,0 +1,156 @@
+package dev.crucible.verifier.pod;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.verifier.support.Fixtures;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The sidecar as it runs in a rollout pod: configured by CRUCIBLE_* variables, waiting for the agent
+ * container's exit marker (or the trainer's verify, or the deadline), then writing the result the
+ * operator reads from the termination message. Real pytest, real HTTP.
+ */
+class PodSidecarTest {
+
+    @TempDir
+    Path dir;
+
+    private Map<String, String> podEnv(String mode, long maxSeconds) throws Exception {
+        Path example = Fixtures.example();
+        Path workspace = dir.resolve("workspace");
+        Path pristine = dir.resolve("pristine");
+        Fixtures.copyTree(example.resolve("workspace"), workspace);
+        Fixtures.copyTree(example.resolve("workspace"), pristine);
+        Files.createDirectories(dir.resolve("run"));
+        Map<String, String> env = new HashMap<>();
+        env.put("CRUCIBLE_ENVIRONMENT_FILE", example.resolve("environment.yaml").toString());
+        env.put("CRUCIBLE_WORKSPACE", workspace.toString());
+        env.put("CRUCIBLE_PRISTINE", pristine.toString());
+        env.put("CRUCIBLE_RUN_DIR", dir.resolve("run").toString());
+        env.put("CRUCIBLE_RESULT_FILE", dir.resolve("termination-log").toString());
+        env.put("CRUCIBLE_PORT", Integer.toString(freePort()));
+        env.put("CRUCIBLE_MAX_DURATION_SECONDS", Long.toString(maxSeconds));
+        env.put("CRUCIBLE_MODE", mode);
+        return env;
+    }
+
+    private static JsonNode runEmbedded(PodSettings settings, String agentScript) throws Exception {
+        CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new PodSidecar(settings, Duration.ofMillis(100)).run();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        if (agentScript != null) {
+            Thread.sleep(1500); // the agent container starts after the sidecar has taken its reset snapshot
+            Process agent = new ProcessBuilder("sh", agentScript).directory(settings.workspace().toFile())
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            int code = agent.waitFor(120, TimeUnit.SECONDS) ? agent.exitValue() : -1;
+            Files.writeString(settings.agentExitFile(), code + "\n");
+        }
+        String json = result.get(180, TimeUnit.SECONDS);
+        assertThat(Files.readString(settings.resultFile())).isEqualTo(json);
+        assertThat(json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isLessThanOrEqualTo(PodResult.MAX_BYTES);
+        return new ObjectMapper().readTree(json);
+    }
+
+    @Test
+    void honestAgentContainerEndsSucceededWithRewardOne() throws Exception {
+        PodSettings settings = PodSettings.fromEnvironment(podEnv("embedded", 120));
+        JsonNode r = runEmbedded(settings, Fixtures.example().resolve("agents/honest.sh").toString());
+        assertThat(r.path("phase").asText()).isEqualTo("Succeeded");
+        assertThat(r.path("reward").asDouble()).isEqualTo(1.0);
+        assertThat(r.path("tests").path("passed").asInt()).isEqualTo(4);
+        assertThat(r.path("hackFindings")).isEmpty();
+    }
+
+    @Test
+    void hackingAgentContainerEndsHackedWithTheFinding() throws Exception {
+        PodSettings settings = PodSettings.fromEnvironment(podEnv("embedded", 120));
+        JsonNode r = runEmbedded(settings, Fixtures.example().resolve("agents/hacker.sh").toString());
+        assertThat(r.path("phase").asText()).isEqualTo("Hacked");
+        assertThat(r.path("reward").asDouble()).isEqualTo(0.0);
+        assertThat(r.path("hackFindings").toString()).contains("conftest.py");
+    }
+
+    @Test
+    void agentThatNeverEndsIsTimedOutAtTheDeadline() throws Exception {
+        PodSettings settings = PodSettings.fromEnvironment(podEnv("embedded", 3));
+        JsonNode r = runEmbedded(settings, null);
+        assertThat(r.path("phase").asText()).isEqualTo("TimedOut");
+        assertThat(r.path("reward").asDouble()).isEqualTo(0.0);
+    }
+
+    @Test
+    void interactiveTrainerDrivesTheEpisodeOverHttp() throws Exception {
+        PodSettings settings = PodSettings.fromEnvironment(podEnv("interactive", 120));
+        CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new PodSidecar(settings, Duration.ofMillis(100)).run();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + settings.port();
+        assertThat(post(http, base + "/v1/reset", "{}", 60)).isEqualTo(200);
+        String fix = "{\"tool\":\"bash\",\"args\":{\"command\":\"sh " + Fixtures.example().resolve("agents/honest.sh") + "\"}}";
+        assertThat(post(http, base + "/v1/step", fix, 60)).isEqualTo(200);
+        assertThat(post(http, base + "/v1/verify", "{}", 120)).isEqualTo(200);
+        JsonNode r = new ObjectMapper().readTree(result.get(60, TimeUnit.SECONDS));
+        assertThat(r.path("phase").asText()).isEqualTo("Succeeded");
+        assertThat(r.path("reward").asDouble()).isEqualTo(1.0);
+        assertThat(r.path("turns").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void missingOrMalformedVariablesAreNamed() throws Exception {
+        Map<String, String> env = podEnv("embedded", 10);
+        env.remove("CRUCIBLE_WORKSPACE");
+        assertThatThrownBy(() -> PodSettings.fromEnvironment(env)).hasMessageContaining("CRUCIBLE_WORKSPACE");
+        Map<String, String> bad = podEnv("embedded", 10);
+        bad.put("CRUCIBLE_MAX_DURATION_SECONDS", "soon");
+        assertThatThrownBy(() -> PodSettings.fromEnvironment(bad)).hasMessageContaining("CRUCIBLE_MAX_DURATION_SECONDS");
+        bad.put("CRUCIBLE_MAX_DURATION_SECONDS", "5");
+        bad.put("CRUCIBLE_MODE", "batch");
+        assertThatThrownBy(() -> PodSettings.fromEnvironment(bad)).hasMessageContaining("CRUCIBLE_MODE");
+    }
+
+    private static int post(HttpClient http, String url, String body, int seconds) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(seconds))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
+            } catch (java.net.ConnectException e) {
+                if (attempt > 50) {
+                    throw e;
+                }
+                Thread.sleep(200); // the sidecar is still starting
+            }
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
