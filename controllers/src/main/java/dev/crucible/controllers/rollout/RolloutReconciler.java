@@ -158,7 +158,11 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             stopPods(rollout, observed, client);
         }
         UpdateControl<Rollout> control = UpdateControl.noUpdate();
-        if (d.requeueAfter() != null) {
+        if (d.gateNew() && Reasons.CREATING_PODS.equals(d.reason())) {
+            // The operator's own pod creations raise no events (the informer knows them), so come back at
+            // once to release the gang that now exists in full.
+            control.rescheduleAfter(10);
+        } else if (d.requeueAfter() != null) {
             control.rescheduleAfter(Math.max(100, d.requeueAfter().toMillis() + 50));
         }
         return control;

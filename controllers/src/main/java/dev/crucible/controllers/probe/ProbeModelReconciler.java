@@ -1,0 +1,204 @@
+package dev.crucible.controllers.probe;
+
+import dev.crucible.api.v1alpha1.ProbeModel;
+import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.api.v1alpha1.probe.ProbeModelStatus;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.status.Conditions;
+import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.StatusComparison;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reconciles a ProbeModel: apply (server-side, so a spec change reaches the objects and fields nobody
+ * else owns stay untouched) the probe.json ConfigMap, the Service and the Deployment → observe the
+ * Deployment and the training report → write status when it changed. Everything it creates carries a
+ * controller owner reference, so the garbage collector removes it with the ProbeModel; no finalizer
+ * is needed (one would only block deletion while the operator is down).
+ */
+@ControllerConfiguration(name = ProbeModelReconciler.NAME,
+        // An unlabelled training-report ConfigMap raises no event; it is still read within this interval.
+        maxReconciliationInterval = @MaxReconciliationInterval(interval = 10, timeUnit = TimeUnit.MINUTES))
+@GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
+@RateLimited(maxReconciliations = 5, within = 1, unit = TimeUnit.SECONDS)
+public class ProbeModelReconciler implements Reconciler<ProbeModel> {
+
+    public static final String NAME = "probemodel";
+    public static final String FIELD_MANAGER = "crucible-operator";
+    static final long REQUEUE_NOT_READY_MILLIS = 30_000;
+    static final long REQUEUE_FAILED_MILLIS = 60_000;
+
+    private final ControllerMetrics metrics;
+    private final ProbeDeploymentBuilder deploymentBuilder;
+    private volatile EventRecorder events;
+
+    /** @param serverImage probe server image when a ProbeModel names none (Helm: probes.serverImage) */
+    public ProbeModelReconciler(OperatorSettings settings, ControllerMetrics metrics, String serverImage) {
+        this.metrics = metrics;
+        this.deploymentBuilder = new ProbeDeploymentBuilder(settings, serverImage);
+    }
+
+    @Override
+    public List<EventSource<?, ProbeModel>> prepareEventSources(EventSourceContext<ProbeModel> context) {
+        // Each informer caches only probe objects (label selector), not every Deployment of the cluster.
+        InformerEventSource<Deployment, ProbeModel> deployments = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(Deployment.class, ProbeModel.class)
+                        .withName("probe-deployments").withLabelSelector(ProbeNames.PROBE_MODEL).build(), context);
+        InformerEventSource<Service, ProbeModel> services = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(Service.class, ProbeModel.class)
+                        .withName("probe-services").withLabelSelector(ProbeNames.PROBE_MODEL).build(), context);
+        InformerEventSource<ConfigMap, ProbeModel> configMaps = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(ConfigMap.class, ProbeModel.class)
+                        .withName("probe-configmaps").withLabelSelector(ProbeNames.PROBE_MODEL)
+                        .withSecondaryToPrimaryMapper(configMapToProbe()).build(), context);
+        return List.of(deployments, services, configMaps);
+    }
+
+    /** Our probe.json by owner reference; a training report (written by others) by its name. */
+    static SecondaryToPrimaryMapper<ConfigMap> configMapToProbe() {
+        SecondaryToPrimaryMapper<ConfigMap> owners = Mappers.fromOwnerReferences(ProbeModel.class);
+        return cm -> {
+            Set<ResourceID> ids = new HashSet<>(owners.toPrimaryResourceIDs(cm));
+            String name = cm.getMetadata().getName();
+            if (name.endsWith(ProbeNames.REPORT_SUFFIX) && name.length() > ProbeNames.REPORT_SUFFIX.length()) {
+                ids.add(new ResourceID(name.substring(0, name.length() - ProbeNames.REPORT_SUFFIX.length()),
+                        cm.getMetadata().getNamespace()));
+            }
+            return ids;
+        };
+    }
+
+    @Override
+    public UpdateControl<ProbeModel> reconcile(ProbeModel probe, Context<ProbeModel> context) {
+        var sample = metrics.startReconcile();
+        boolean ok = false;
+        try {
+            UpdateControl<ProbeModel> control = reconcileObserved(probe, context);
+            ok = true;
+            return control;
+        } finally {
+            metrics.endReconcile(sample, NAME, ok);
+        }
+    }
+
+    private UpdateControl<ProbeModel> reconcileObserved(ProbeModel probe, Context<ProbeModel> context) {
+        KubernetesClient client = context.getClient();
+        Deployment deployment = context.getSecondaryResource(Deployment.class).orElse(null);
+        String rejected = null;
+        try {
+            // probe.json before the Deployment: its pods mount it, and its hash is in their template.
+            String probeJson = ProbeConfigMapBuilder.probeJson(probe);
+            apply(client, ProbeConfigMapBuilder.build(probe));
+            apply(client, ProbeServiceBuilder.build(probe));
+            deployment = apply(client, deploymentBuilder.build(probe, probeJson));
+        } catch (KubernetesClientException e) {
+            // Refused (invalid, forbidden, over quota): retrying at once would not help; say why in status.
+            if (e.getCode() != 400 && e.getCode() != 403 && e.getCode() != 422) {
+                throw e;
+            }
+            rejected = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+        }
+        TrainingReport report = TrainingReport.from(reportConfigMap(probe, context));
+        ProbeModelStatus old = probe.getStatus();
+        ProbeModelStatus status = ProbeStatusBuilder.build(probe, deployment, report, rejected, Instant.now());
+        if (!StatusComparison.same(old, status)) {
+            ProbeModel patch = new ProbeModel();
+            patch.setMetadata(new ObjectMetaBuilder().withName(probe.getMetadata().getName())
+                    .withNamespace(probe.getMetadata().getNamespace()).build());
+            patch.setStatus(status);
+            PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(probe, patch, context);
+            recordTransition(probe, old, status, client);
+        }
+        UpdateControl<ProbeModel> control = UpdateControl.noUpdate();
+        // Deployment events drive progress; the reschedule is a safety net while nothing serves fully.
+        if (ProbeStatusBuilder.FAILED.equals(status.phase)) {
+            control.rescheduleAfter(REQUEUE_FAILED_MILLIS);
+        } else if (!ProbeStatusBuilder.READY.equals(status.phase) && ProbeStatusBuilder.desiredReplicas(probe) > 0) {
+            control.rescheduleAfter(REQUEUE_NOT_READY_MILLIS);
+        }
+        return control;
+    }
+
+    private static <T extends HasMetadata> T apply(KubernetesClient client, T object) {
+        return client.resource(object).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    }
+
+    /** From the informer when labelled; otherwise one GET (a person may have run kubectl create configmap). */
+    private static ConfigMap reportConfigMap(ProbeModel probe, Context<ProbeModel> context) {
+        String name = ProbeNames.reportConfigMapName(probe.getMetadata().getName());
+        for (ConfigMap cm : context.getSecondaryResources(ConfigMap.class)) {
+            if (name.equals(cm.getMetadata().getName())) {
+                return cm;
+            }
+        }
+        try {
+            return context.getClient().configMaps().inNamespace(probe.getMetadata().getNamespace()).withName(name).get();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 403) {
+                return null; // a namespace-scoped install may not read unlabelled ConfigMaps: the label is the way then
+            }
+            throw e;
+        }
+    }
+
+    private void recordTransition(ProbeModel probe, ProbeModelStatus old, ProbeModelStatus status, KubernetesClient client) {
+        String oldPhase = old == null ? null : old.phase;
+        var ready = Conditions.find(status.conditions, ConditionTypes.READY);
+        if (!Objects.equals(oldPhase, status.phase) && ready != null) {
+            switch (status.phase) {
+                case ProbeStatusBuilder.READY -> events(client).normal(probe, ready.getReason(),
+                        "serving at " + status.endpoint + ": " + ready.getMessage());
+                case ProbeStatusBuilder.DEGRADED, ProbeStatusBuilder.FAILED ->
+                        events(client).warning(probe, ready.getReason(), ready.getMessage());
+                default -> {
+                }
+            }
+        }
+        var trained = Conditions.find(status.conditions, ProbeStatusBuilder.TRAINED);
+        var wasTrained = old == null ? null : Conditions.find(old.conditions, ProbeStatusBuilder.TRAINED);
+        if (trained != null && (wasTrained == null || !Objects.equals(trained.getMessage(), wasTrained.getMessage()))) {
+            if (ProbeStatusBuilder.REASON_REPORT_READ.equals(trained.getReason())) {
+                events(client).normal(probe, "TrainingReportRead", trained.getMessage());
+            } else if (ProbeStatusBuilder.REASON_INVALID_REPORT.equals(trained.getReason())) {
+                events(client).warning(probe, "InvalidTrainingReport", trained.getMessage());
+            }
+        }
+    }
+
+    private EventRecorder events(KubernetesClient client) {
+        EventRecorder e = events;
+        if (e == null) {
+            e = new EventRecorder(client);
+            events = e;
+        }
+        return e;
+    }
+}
