@@ -123,7 +123,8 @@ public final class LocalRollout {
                 : "extracting " + env.source.repo + " at " + env.source.commit);
         workspace = WorkspacePreparer.prepare(doc.environment(), doc.spec(), dir);
         Files.writeString(dir.taskFile(), prompt());
-        Sandbox sandbox = SandboxChooser.choose(opt.sandbox(), doc.environment(), workspace, dir, stateDir, dir.root().resolve("home"));
+        Sandbox sandbox = SandboxChooser.choose(opt.sandbox(), doc.environment(), workspace, dir, stateDir, dir.root().resolve("home"),
+                doc.spec().agent == null ? null : doc.spec().agent.command);
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
         sandboxName = sandbox.name();
         this.sandbox = sandbox;

@@ -36,8 +36,11 @@ class InteractiveRunTest {
 
         JsonNode reset = post(base + "/v1/reset", "{}");
         assertThat(reset.path("prompt").asText()).contains("calc.ops.divide");
+        // A trainer sends the fix as commands; the script is sent inline, as a remote trainer would
+        // (host paths are not visible inside the sandbox when they live under /tmp).
+        String fix = java.nio.file.Files.readString(LocalRuns.agent("honest.sh"));
         JsonNode step = post(base + "/v1/step", json.writeValueAsString(java.util.Map.of("tool", "bash", "args", java.util.Map.of(
-                "command", "sh " + LocalRuns.agent("honest.sh")))));
+                "command", fix))));
         assertThat(step.path("exitCode").asInt()).as(step.toString()).isZero();
         assertThat(step.path("observation").asText()).contains("4 passed");
         JsonNode verify = post(base + "/v1/verify", "{}");
