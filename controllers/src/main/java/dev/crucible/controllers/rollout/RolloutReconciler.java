@@ -234,9 +234,8 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                                   RolloutDecision d, KubernetesClient client) {
         if (status.timings != null && status.timings.createToPodsMillis != null
                 && (old == null || old.timings == null || old.timings.createToPodsMillis == null)) {
+            // No event here: one write per rollout on the hot path, and nothing a person acts on.
             metrics.createToPods(status.timings.createToPodsMillis);
-            events(client).normal(rollout, "PodsCreated", d.members() == null ? "pods created"
-                    : d.members().size() + " pod(s) created");
         }
         if (status.timings != null && status.timings.createToRunningMillis != null
                 && (old == null || old.timings == null || old.timings.createToRunningMillis == null)) {
