@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * The Rollout reconciler as a Quarkus bean. The interfaces are repeated on purpose: the operator SDK
  * finds reconcilers in Quarkus' index, which holds this module's classes, not the controllers jar.
  */
-@ControllerConfiguration(name = RolloutReconciler.NAME)
+@ControllerConfiguration(name = RolloutReconciler.NAME,
+        informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = LeanRolloutStore.class))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
 @jakarta.inject.Singleton

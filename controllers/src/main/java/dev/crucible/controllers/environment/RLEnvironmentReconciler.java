@@ -59,6 +59,7 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
                         .withSecondaryToPrimaryMapper(r -> r.getSpec() == null || r.getSpec().environmentRef == null ? Set.of()
                                 : Set.of(new ResourceID(r.getSpec().environmentRef.name, r.getMetadata().getNamespace())))
                         .withOnUpdateFilter((updated, old) -> !Objects.equals(outcome(updated), outcome(old)))
+                        .withItemStore(new dev.crucible.controllers.cache.LeanItemStore<>())
                         .build(), context);
         return List.of(rollouts);
     }

@@ -48,7 +48,8 @@ import java.util.stream.Collectors;
  * Everything is derived from observed state and deterministic names, so a restart at any moment
  * neither loses nor duplicates pods.
  */
-@ControllerConfiguration(name = RolloutReconciler.NAME)
+@ControllerConfiguration(name = RolloutReconciler.NAME,
+        informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = dev.crucible.controllers.cache.LeanItemStore.class))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
 public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
@@ -80,6 +81,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, Rollout.class)
                 .withName("rollout-pods")
                 .withLabelSelector(RolloutLabels.MANAGED_BY + "=" + RolloutLabels.MANAGED_BY_VALUE)
+                .withItemStore(new dev.crucible.controllers.cache.LeanItemStore<>())
                 .build(), context);
         InformerEventSource<RLEnvironment, Rollout> environments = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(RLEnvironment.class, Rollout.class)
