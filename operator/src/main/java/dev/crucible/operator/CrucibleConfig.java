@@ -28,6 +28,14 @@ public interface CrucibleConfig {
 
     LeaderElection leaderElection();
 
+    Probe probe();
+
+    interface Probe {
+        /** Probe server image when a ProbeModel sets no serving.image. */
+        @WithDefault("ghcr.io/crucible-dev/crucible-probe-server:0.1.0")
+        String serverImage();
+    }
+
     interface Verifier {
         /** Image of the verifier sidecar injected into every rollout pod. */
         @WithDefault("ghcr.io/crucible-dev/sidecar-verifier:0.1.0")

@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.controllers.environment.EnvironmentValidation;
 import dev.crucible.controllers.environment.RLEnvironmentReconciler;
 import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.source.SourceDerivation;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
@@ -20,6 +21,8 @@ public class EnvironmentController extends RLEnvironmentReconciler implements Re
 
     @Inject
     public EnvironmentController(EnvironmentValidation validation, ControllerMetrics metrics) {
-        super(validation, metrics);
+        // Derivation reads workflow files at a commit; remote repositories are fetched into this cache.
+        super(validation, metrics, new SourceDerivation(
+                java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources")));
     }
 }

@@ -6,6 +6,7 @@ import dev.crucible.api.v1alpha1.common.ConditionTypes;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentStatus;
 import dev.crucible.api.validation.ValidationError;
 import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.source.SourceDerivation;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
 import dev.crucible.controllers.status.StatusComparison;
@@ -42,13 +43,23 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
     public static final String PHASE_READY = "Ready";
     public static final String PHASE_INVALID = "Invalid";
 
+    /** Condition that says whether setup and test commands could be derived from spec.source's workflow. */
+    public static final String CONDITION_DERIVED = "Derived";
+
     private final EnvironmentValidation validation;
     private final ControllerMetrics metrics;
+    private final SourceDerivation derivation;
     private volatile EventRecorder events;
 
     public RLEnvironmentReconciler(EnvironmentValidation validation, ControllerMetrics metrics) {
+        this(validation, metrics, null);
+    }
+
+    /** @param derivation derives spec.source workflows into status.derived; null turns derivation off */
+    public RLEnvironmentReconciler(EnvironmentValidation validation, ControllerMetrics metrics, SourceDerivation derivation) {
         this.validation = validation;
         this.metrics = metrics;
+        this.derivation = derivation;
     }
 
     @Override
@@ -92,9 +103,16 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
                     valid ? "Validated" : "ValidationFailed",
                     valid ? "rollouts can start" : "rollouts stay Pending until the environment is fixed", generation, now);
             status.statistics = EnvironmentStatisticsCalculator.compute(outcomes, env.getSpec().learnableBand);
-            // status.derived belongs to the source-derivation step; it is neither compared nor written here.
-            RLEnvironmentStatus comparable = old == null ? null : copyWithoutDerived(old);
-            if (!StatusComparison.same(comparable, status)) {
+            SourceDerivation.Result derived = valid && derivation != null ? derivation.derive(env.getSpec().source) : null;
+            if (derived != null) {
+                status.derived = derived.status();
+                status.conditions = Conditions.set(status.conditions, CONDITION_DERIVED, derived.ok(),
+                        derived.ok() ? "Derived" : "DerivationFailed", derived.ok() ? derived.summary() : derived.error(),
+                        generation, now);
+            } else {
+                status.conditions = Conditions.remove(status.conditions, CONDITION_DERIVED);
+            }
+            if (!StatusComparison.same(old, status)) {
                 RLEnvironment patch = new RLEnvironment();
                 patch.setMetadata(new ObjectMetaBuilder().withName(env.getMetadata().getName())
                         .withNamespace(env.getMetadata().getNamespace()).build());
@@ -107,21 +125,16 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
                 } else if (valid && hadValidity && !wasValid) {
                     events(context).normal(env, "Validated", "the environment is valid again");
                 }
+                var before = old == null ? null : Conditions.find(old.conditions, CONDITION_DERIVED);
+                if (derived != null && !derived.ok() && (before == null || !Objects.equals(before.getMessage(), derived.error()))) {
+                    events(context).warning(env, "DerivationFailed", derived.error());
+                }
             }
             ok = true;
             return UpdateControl.noUpdate();
         } finally {
             metrics.endReconcile(sample, NAME, ok);
         }
-    }
-
-    private static RLEnvironmentStatus copyWithoutDerived(RLEnvironmentStatus old) {
-        RLEnvironmentStatus c = new RLEnvironmentStatus();
-        c.observedGeneration = old.observedGeneration;
-        c.phase = old.phase;
-        c.conditions = old.conditions;
-        c.statistics = old.statistics;
-        return c;
     }
 
     private EventRecorder events(Context<RLEnvironment> context) {

@@ -35,6 +35,10 @@ public final class RolloutPodBuilder {
     public static final String PRISTINE_VOLUME = "pristine";
     public static final String CONFIG_VOLUME = "crucible-config";
     public static final String RUN_VOLUME = "crucible-run";
+    /** The sidecar's private scratch (pristine snapshot, grading trees): never mounted in the agent. */
+    public static final String VERIFIER_TMP_VOLUME = "crucible-verifier-tmp";
+    /** Written by the agent container's wrapper when the agent command ends; the sidecar then grades. */
+    public static final String AGENT_EXIT_FILE = "agent.exit";
     public static final String PRISTINE_PATH = "/crucible/pristine";
     public static final String CONFIG_PATH = "/crucible/config";
     public static final String RUN_PATH = "/crucible/run";
@@ -131,6 +135,8 @@ public final class RolloutPodBuilder {
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
         volumes.add(new VolumeBuilder().withName(RUN_VOLUME).withNewEmptyDir().withMedium("Memory")
                 .withSizeLimit(new Quantity("64Mi")).endEmptyDir().build());
+        volumes.add(new VolumeBuilder().withName(VERIFIER_TMP_VOLUME).withNewEmptyDir()
+                .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
         volumes.add(new VolumeBuilder().withName(CONFIG_VOLUME).withNewConfigMap()
                 .withName(RolloutLabels.configMapName(rollout)).withDefaultMode(0444).endConfigMap().build());
         return volumes;
@@ -159,7 +165,7 @@ public final class RolloutPodBuilder {
         String image = embedded && spec.agent != null && spec.agent.image != null ? spec.agent.image
                 : env.image != null ? env.image : settings.verifierImage();
         List<String> command = embedded && spec.agent != null && spec.agent.command != null
-                ? spec.agent.command : member.command();
+                ? agentWrapper(spec.agent.command) : member.command();
         List<EnvVar> vars = new ArrayList<>();
         if (env.setup != null && env.setup.env != null) {
             env.setup.env.forEach((k, v) -> vars.add(new EnvVar(k, v, null)));
@@ -196,6 +202,17 @@ public final class RolloutPodBuilder {
                 .build();
     }
 
+    /**
+     * Runs the agent command and records its exit status in the shared run folder, so the sidecar
+     * (which cannot see the agent container's processes) knows the episode is over and grades.
+     */
+    static List<String> agentWrapper(List<String> command) {
+        List<String> wrapped = new ArrayList<>(List.of("/bin/sh", "-c",
+                "\"$@\"; code=$?; echo $code > " + RUN_PATH + "/" + AGENT_EXIT_FILE + "; exit $code", "crucible-agent"));
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
     private Container verifierContainer(Rollout rollout, MemberPlan member, List<MemberPlan> members, String mountPath) {
         List<EnvVar> vars = new ArrayList<>(identity(rollout, member, members));
         vars.add(new EnvVar("CRUCIBLE_ENVIRONMENT_FILE", CONFIG_PATH + "/" + EnvironmentConfigMapBuilder.ENVIRONMENT_KEY, null));
@@ -219,7 +236,8 @@ public final class RolloutPodBuilder {
                 .withVolumeMounts(mount(WORKSPACE_VOLUME, mountPath, false),
                         mount(PRISTINE_VOLUME, PRISTINE_PATH, true),
                         mount(CONFIG_VOLUME, CONFIG_PATH, true),
-                        mount(RUN_VOLUME, RUN_PATH, false))
+                        mount(RUN_VOLUME, RUN_PATH, false),
+                        mount(VERIFIER_TMP_VOLUME, "/tmp", false))
                 .withResources(resources(settings.verifierCpu(), settings.verifierMemory(), 0))
                 .withSecurityContext(SecurityDefaults.container(true))
                 // The result contract: the sidecar's last act is writing its result JSON here (≤ 4 KiB).

@@ -77,7 +77,10 @@ class RolloutPodBuilderTest {
     void agentSeesWorkspaceAndTaskButNotTheVerifierConfig() {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         Container agent = container(pod, RolloutLabels.AGENT_CONTAINER);
-        assertThat(agent.getCommand()).containsExactly("agent", "--go");
+        // The agent command runs inside a wrapper that records its exit status for the sidecar.
+        assertThat(agent.getCommand()).startsWith("/bin/sh", "-c").endsWith("crucible-agent", "agent", "--go");
+        assertThat(agent.getCommand().get(2)).contains("/crucible/run/agent.exit");
+        assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getName().equals(RolloutPodBuilder.VERIFIER_TMP_VOLUME));
         assertThat(agent.getWorkingDir()).isEqualTo("/workspace");
         assertThat(agent.getVolumeMounts()).anySatisfy(m -> {
             assertThat(m.getMountPath()).isEqualTo("/crucible/task.md");

@@ -7,6 +7,7 @@ import dev.crucible.controllers.environment.RLEnvironmentReconciler;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.metrics.QueueDepthMetrics;
 import dev.crucible.controllers.rollout.RolloutReconciler;
+import dev.crucible.controllers.source.SourceDerivation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -32,7 +33,8 @@ public final class InProcessOperator implements AutoCloseable {
                 .withConcurrentReconciliationThreads(50)
                 .withStopOnInformerErrorDuringStartup(true));
         operator.register(new RolloutReconciler(settings, metrics));
-        operator.register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics));
+        operator.register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics,
+                new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources"))));
     }
 
     /** Building the validator compiles every CEL rule once; share it across operator restarts. */

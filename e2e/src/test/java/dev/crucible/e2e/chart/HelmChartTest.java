@@ -34,7 +34,7 @@ class HelmChartTest {
                 Map.of("watchNamespaces[0]", "team-a", "watchNamespaces[1]", "team-b"),
                 Map.of("webhook.certManager.enabled", "true", "metrics.serviceMonitor.enabled", "true"),
                 Map.of("snapshots.storage.type", "pvc", "snapshots.storage.claimName", "snapshots",
-                        "rollouts.runtimeClassName", "gvisor"),
+                        "rollouts.gpu.nodeSelector.pool", "h100"),
                 Map.of("webhook.enabled", "false", "snapshots.agent.enabled", "false"));
     }
 
@@ -73,6 +73,17 @@ class HelmChartTest {
         assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("QUARKUS_OPERATOR_SDK_LEADER_ELECTION_ENABLED")
                 && e.getValue().equals("true"));
         assertThat(d.getSpec().getTemplate().getMetadata().getAnnotations()).containsEntry("prometheus.io/scrape", "true");
+    }
+
+    @Test
+    void webhookComesOnlyWithACertificateAndServesTls() {
+        List<HasMetadata> without = StrictDecoding.decode(ChartRendering.render(Map.of()));
+        assertThat(without).extracting(HasMetadata::getKind).doesNotContain("ValidatingWebhookConfiguration");
+        String with = ChartRendering.render(Map.of("webhook.certManager.enabled", "true"));
+        assertThat(StrictDecoding.decode(with)).extracting(HasMetadata::getKind)
+                .contains("ValidatingWebhookConfiguration", "Certificate", "Issuer");
+        assertThat(with).contains("cert-manager.io/inject-ca-from: crucible-system/crucible-webhook")
+                .contains("quarkus.http.ssl.certificate.files=/etc/crucible/webhook/tls.crt");
     }
 
     @Test

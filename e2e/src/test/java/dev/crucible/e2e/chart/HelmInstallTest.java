@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The chart installs for real, with helm-java, into the real kube-apiserver tier: every object it
  * renders is accepted and stored. Applying the same manifests again (as a GitOps sync does) changes
- * nothing. The webhook is installed with failurePolicy Ignore and uninstalled at the end, so the other
- * tests sharing this API server (which has no operator Service behind the webhook) are unaffected.
+ * nothing. This API server has no cert-manager, so the chart leaves the webhook out; it is uninstalled
+ * at the end so the other tests sharing the API server are unaffected.
  */
 class HelmInstallTest {
 
@@ -34,18 +34,19 @@ class HelmInstallTest {
         }
         try {
             Release release = chart.install().withName("crucible").withNamespace(NAMESPACE).createNamespace()
-                    .withKubeConfig(cluster.kubeconfig()).set("webhook.failurePolicy", "Ignore")
+                    .withKubeConfig(cluster.kubeconfig())
                     .set("watchNamespaces[0]", "team-a").set("operator.replicas", 1).call();
             assertThat(release.getStatus()).isEqualTo("deployed");
 
             List<HasMetadata> rendered = StrictDecoding.decode(ChartRendering.render(Map.of(
-                    "webhook.failurePolicy", "Ignore", "watchNamespaces[0]", "team-a", "operator.replicas", 1)));
+                    "watchNamespaces[0]", "team-a", "operator.replicas", 1)));
             for (HasMetadata o : rendered) {
                 HasMetadata stored = client.resource(o).inNamespace(namespaceOf(o)).get();
                 assertThat(stored).as("stored " + o.getKind() + "/" + o.getMetadata().getName()).isNotNull();
             }
             assertThat(rendered).extracting(HasMetadata::getKind)
-                    .contains("Deployment", "DaemonSet", "ClusterRole", "Role", "ValidatingWebhookConfiguration", "Service");
+                    .contains("Deployment", "DaemonSet", "ClusterRole", "Role", "ConfigMap", "Service")
+                    .doesNotContain("ValidatingWebhookConfiguration"); // no cert-manager here: no webhook
 
             // A GitOps tool takes the manifests over with server-side apply, then syncs again: the
             // second apply of the same manifests must change nothing (no drift, no defaulting churn).
