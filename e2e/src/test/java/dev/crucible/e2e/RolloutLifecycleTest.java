@@ -78,6 +78,7 @@ class RolloutLifecycleTest {
         assertThat(done.getStatus().verdict).isEqualTo("pass");
         assertThat(done.getStatus().tests.failToPassPassed).isEqualTo(1);
         assertThat(done.getStatus().turns).isEqualTo(12);
+        assertThat(done.getStatus().verifierReport).contains("\"failToPassTotal\":1");
         assertThat(done.getStatus().reason).isEqualTo("Verified");
         assertThat(done.getStatus().conditions).anySatisfy(c -> {
             assertThat(c.getType()).isEqualTo("Progressing");

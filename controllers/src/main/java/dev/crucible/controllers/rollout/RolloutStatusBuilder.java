@@ -46,6 +46,7 @@ public final class RolloutStatusBuilder {
             s.tests = d.result().tests();
             s.hackFindings = d.result().hackFindings();
             s.turns = d.result().turns();
+            s.verifierReport = d.result().report(); // the sidecar's compact JSON report (at most 4 KiB)
         }
         s.timings = timings(rollout, old == null ? null : old.timings, d, now);
 

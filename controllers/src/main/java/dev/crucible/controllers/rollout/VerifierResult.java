@@ -14,7 +14,7 @@ import java.util.List;
  * controllers/README.md). Parsing never throws: bad input is a {@link Parsed#error()}.
  */
 public record VerifierResult(Double reward, String verdict, TestCounts tests, List<HackFinding> hackFindings,
-                             Integer turns, RolloutPhase phase, String message) {
+                             Integer turns, RolloutPhase phase, String message, String report) {
 
     /** Kubernetes keeps at most 4 KiB of a termination message; longer ones are cut. */
     public static final int MAX_BYTES = 4096;
@@ -76,7 +76,7 @@ public record VerifierResult(Double reward, String verdict, TestCounts tests, Li
             }
             String msg = root.hasNonNull("message") ? root.get("message").asText() : null;
             return new Parsed(new VerifierResult(reward, verdict, tests, findings.isEmpty() ? null : findings,
-                    turns, phase, msg), null);
+                    turns, phase, msg, message.strip()), null);
         } catch (Exception e) {
             return new Parsed(null, "the verifier result has a malformed field: " + firstLine(e.getMessage()));
         }

@@ -22,6 +22,7 @@ class VerifierResultTest {
         assertThat(r.turns()).isEqualTo(17);
         assertThat(r.phase()).isEqualTo(RolloutPhase.Succeeded);
         assertThat(r.hackFindings()).isNull();
+        assertThat(r.report()).startsWith("{\"reward\":1.0").contains("\"extra\":\"ignored\"");
     }
 
     @Test
