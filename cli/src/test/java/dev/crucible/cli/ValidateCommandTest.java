@@ -46,6 +46,17 @@ class ValidateCommandTest {
     }
 
     @Test
+    void wholeExamplesFolderIsValidAndItsIgnoreFileKeepsTheInvalidOnesOut() {
+        Path examples = root().resolve("examples");
+        Run r = run("validate", "-f", examples.toString());
+        assertThat(r.err()).isEmpty();
+        assertThat(r.exit()).isZero();
+        // Named explicitly, an ignored file is still checked.
+        Run bad = run("validate", "-f", examples.resolve("invalid/01-env-missing-verifier.yaml").toString());
+        assertThat(bad.exit()).isEqualTo(2);
+    }
+
+    @Test
     void invalidFileExitsTwoWithOneLinePerError(@TempDir Path dir) throws Exception {
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, """

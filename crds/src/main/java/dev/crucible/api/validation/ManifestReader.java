@@ -56,9 +56,11 @@ public final class ManifestReader {
             errors.add(new ValidationError(path.toString(), 0, null, null, "(file)", "no such file or directory"));
             return List.of();
         }
+        IgnoreFile ignore = IgnoreFile.in(path);
         try (Stream<Path> walk = Files.walk(path)) {
             return walk.filter(Files::isRegularFile)
                     .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
+                    .filter(p -> !ignore.ignores(path.relativize(p)))
                     .sorted()
                     .toList();
         } catch (IOException e) {
