@@ -81,60 +81,57 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
 
     @Override
     public UpdateControl<RLEnvironment> reconcile(RLEnvironment env, Context<RLEnvironment> context) {
-        var sample = metrics.startReconcile();
-        boolean ok = false;
-        try {
-            Instant now = Instant.now();
-            List<ValidationError> errors = validation.validate(env);
-            List<RolloutOutcome> outcomes = context.getSecondaryResources(Rollout.class).stream()
-                    .map(RolloutOutcome::of).toList();
-            RLEnvironmentStatus old = env.getStatus();
-            RLEnvironmentStatus status = new RLEnvironmentStatus();
-            Long generation = env.getMetadata().getGeneration();
-            status.observedGeneration = generation;
-            status.conditions = old == null || old.conditions == null ? new java.util.ArrayList<>() : old.conditions;
-            boolean valid = errors.isEmpty();
-            status.phase = valid ? PHASE_READY : PHASE_INVALID;
-            status.conditions = Conditions.set(status.conditions, ConditionTypes.VALID, valid,
-                    valid ? "Validated" : "ValidationFailed",
-                    valid ? "the environment passed schema, CEL and semantic checks" : EnvironmentValidation.summary(errors),
+        return metrics.timeReconcile(NAME, () -> reconcileObserved(env, context));
+    }
+
+    private UpdateControl<RLEnvironment> reconcileObserved(RLEnvironment env, Context<RLEnvironment> context) {
+        Instant now = Instant.now();
+        List<ValidationError> errors = validation.validate(env);
+        List<RolloutOutcome> outcomes = context.getSecondaryResources(Rollout.class).stream()
+                .map(RolloutOutcome::of).toList();
+        RLEnvironmentStatus old = env.getStatus();
+        RLEnvironmentStatus status = new RLEnvironmentStatus();
+        Long generation = env.getMetadata().getGeneration();
+        status.observedGeneration = generation;
+        status.conditions = old == null || old.conditions == null ? new java.util.ArrayList<>() : old.conditions;
+        boolean valid = errors.isEmpty();
+        status.phase = valid ? PHASE_READY : PHASE_INVALID;
+        status.conditions = Conditions.set(status.conditions, ConditionTypes.VALID, valid,
+                valid ? "Validated" : "ValidationFailed",
+                valid ? "the environment passed schema, CEL and semantic checks" : EnvironmentValidation.summary(errors),
+                generation, now);
+        status.conditions = Conditions.set(status.conditions, ConditionTypes.READY, valid,
+                valid ? "Validated" : "ValidationFailed",
+                valid ? "rollouts can start" : "rollouts stay Pending until the environment is fixed", generation, now);
+        status.statistics = EnvironmentStatisticsCalculator.compute(outcomes, env.getSpec().learnableBand);
+        SourceDerivation.Result derived = valid && derivation != null ? derivation.derive(env.getSpec().source) : null;
+        if (derived != null) {
+            status.derived = derived.status();
+            status.conditions = Conditions.set(status.conditions, CONDITION_DERIVED, derived.ok(),
+                    derived.ok() ? "Derived" : "DerivationFailed", derived.ok() ? derived.summary() : derived.error(),
                     generation, now);
-            status.conditions = Conditions.set(status.conditions, ConditionTypes.READY, valid,
-                    valid ? "Validated" : "ValidationFailed",
-                    valid ? "rollouts can start" : "rollouts stay Pending until the environment is fixed", generation, now);
-            status.statistics = EnvironmentStatisticsCalculator.compute(outcomes, env.getSpec().learnableBand);
-            SourceDerivation.Result derived = valid && derivation != null ? derivation.derive(env.getSpec().source) : null;
-            if (derived != null) {
-                status.derived = derived.status();
-                status.conditions = Conditions.set(status.conditions, CONDITION_DERIVED, derived.ok(),
-                        derived.ok() ? "Derived" : "DerivationFailed", derived.ok() ? derived.summary() : derived.error(),
-                        generation, now);
-            } else {
-                status.conditions = Conditions.remove(status.conditions, CONDITION_DERIVED);
-            }
-            if (!StatusComparison.same(old, status)) {
-                RLEnvironment patch = new RLEnvironment();
-                patch.setMetadata(new ObjectMetaBuilder().withName(env.getMetadata().getName())
-                        .withNamespace(env.getMetadata().getNamespace()).build());
-                patch.setStatus(status);
-                PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(env, patch, context);
-                boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);
-                boolean hadValidity = old != null && Conditions.find(old.conditions, ConditionTypes.VALID) != null;
-                if (!valid && (wasValid || !hadValidity)) {
-                    events(context).warning(env, "ValidationFailed", EnvironmentValidation.summary(errors));
-                } else if (valid && hadValidity && !wasValid) {
-                    events(context).normal(env, "Validated", "the environment is valid again");
-                }
-                var before = old == null ? null : Conditions.find(old.conditions, CONDITION_DERIVED);
-                if (derived != null && !derived.ok() && (before == null || !Objects.equals(before.getMessage(), derived.error()))) {
-                    events(context).warning(env, "DerivationFailed", derived.error());
-                }
-            }
-            ok = true;
-            return UpdateControl.noUpdate();
-        } finally {
-            metrics.endReconcile(sample, NAME, ok);
+        } else {
+            status.conditions = Conditions.remove(status.conditions, CONDITION_DERIVED);
         }
+        if (!StatusComparison.same(old, status)) {
+            RLEnvironment patch = new RLEnvironment();
+            patch.setMetadata(new ObjectMetaBuilder().withName(env.getMetadata().getName())
+                    .withNamespace(env.getMetadata().getNamespace()).build());
+            patch.setStatus(status);
+            PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(env, patch, context);
+            boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);
+            boolean hadValidity = old != null && Conditions.find(old.conditions, ConditionTypes.VALID) != null;
+            if (!valid && (wasValid || !hadValidity)) {
+                events(context).warning(env, "ValidationFailed", EnvironmentValidation.summary(errors));
+            } else if (valid && hadValidity && !wasValid) {
+                events(context).normal(env, "Validated", "the environment is valid again");
+            }
+            var before = old == null ? null : Conditions.find(old.conditions, CONDITION_DERIVED);
+            if (derived != null && !derived.ok() && (before == null || !Objects.equals(before.getMessage(), derived.error()))) {
+                events(context).warning(env, "DerivationFailed", derived.error());
+            }
+        }
+        return UpdateControl.noUpdate();
     }
 
     private EventRecorder events(Context<RLEnvironment> context) {

@@ -42,6 +42,19 @@ public final class ControllerMetrics {
                 .register(registry);
     }
 
+    /** Runs one reconcile and records its duration, tagged with whether it returned or threw. */
+    public <T> T timeReconcile(String controller, java.util.function.Supplier<T> reconcile) {
+        Timer.Sample sample = startReconcile();
+        boolean ok = false;
+        try {
+            T result = reconcile.get();
+            ok = true;
+            return result;
+        } finally {
+            endReconcile(sample, controller, ok);
+        }
+    }
+
     public Timer.Sample startReconcile() {
         return Timer.start(registry);
     }

@@ -98,15 +98,7 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
 
     @Override
     public UpdateControl<ProbeModel> reconcile(ProbeModel probe, Context<ProbeModel> context) {
-        var sample = metrics.startReconcile();
-        boolean ok = false;
-        try {
-            UpdateControl<ProbeModel> control = reconcileObserved(probe, context);
-            ok = true;
-            return control;
-        } finally {
-            metrics.endReconcile(sample, NAME, ok);
-        }
+        return metrics.timeReconcile(NAME, () -> reconcileObserved(probe, context));
     }
 
     private UpdateControl<ProbeModel> reconcileObserved(ProbeModel probe, Context<ProbeModel> context) {

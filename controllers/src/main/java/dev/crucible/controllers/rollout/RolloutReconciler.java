@@ -100,15 +100,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
 
     @Override
     public UpdateControl<Rollout> reconcile(Rollout rollout, Context<Rollout> context) {
-        var sample = metrics.startReconcile();
-        boolean ok = false;
-        try {
-            UpdateControl<Rollout> control = reconcileObserved(rollout, context);
-            ok = true;
-            return control;
-        } finally {
-            metrics.endReconcile(sample, NAME, ok);
-        }
+        return metrics.timeReconcile(NAME, () -> reconcileObserved(rollout, context));
     }
 
     private UpdateControl<Rollout> reconcileObserved(Rollout rollout, Context<Rollout> context) {

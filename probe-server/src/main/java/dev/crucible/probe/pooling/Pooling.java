@@ -114,15 +114,7 @@ public sealed interface Pooling permits Pooling.LastToken, Pooling.MeanFull, Poo
     record Max() implements Pooling {
         public String name() { return "max"; }
         public float[] pool(float[][] h, int rows) {
-            requireRows(rows);
-            float[] out = h[0].clone();
-            for (int t = 1; t < rows; t++) {
-                float[] row = h[t];
-                for (int d = 0; d < out.length; d++) {
-                    out[d] = Math.max(out[d], row[d]);
-                }
-            }
-            return out;
+            return extreme(h, rows, true);
         }
     }
 
@@ -130,16 +122,21 @@ public sealed interface Pooling permits Pooling.LastToken, Pooling.MeanFull, Poo
     record Min() implements Pooling {
         public String name() { return "min"; }
         public float[] pool(float[][] h, int rows) {
-            requireRows(rows);
-            float[] out = h[0].clone();
-            for (int t = 1; t < rows; t++) {
-                float[] row = h[t];
-                for (int d = 0; d < out.length; d++) {
-                    out[d] = Math.min(out[d], row[d]);
-                }
-            }
-            return out;
+            return extreme(h, rows, false);
         }
+    }
+
+    /** Element-wise maximum (or minimum) over the first {@code rows} rows. */
+    private static float[] extreme(float[][] h, int rows, boolean max) {
+        requireRows(rows);
+        float[] out = h[0].clone();
+        for (int t = 1; t < rows; t++) {
+            float[] row = h[t];
+            for (int d = 0; d < out.length; d++) {
+                out[d] = max ? Math.max(out[d], row[d]) : Math.min(out[d], row[d]);
+            }
+        }
+        return out;
     }
 
     record FirstLastConcat() implements Pooling {
