@@ -1,5 +1,6 @@
 package dev.crucible.controllers.environment;
 
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
@@ -33,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * Reconciles an RLEnvironment: validates it with the shared validator (Valid condition), and keeps
  * statistics over the Rollouts that reference it. It owns nothing, so it needs no finalizer.
  */
-@ControllerConfiguration(name = RLEnvironmentReconciler.NAME)
+@ControllerConfiguration(name = RLEnvironmentReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER)
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 // Statistics follow every rollout's phase; two passes a second per environment are plenty.
 @RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)

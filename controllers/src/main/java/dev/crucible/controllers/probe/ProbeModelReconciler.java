@@ -5,6 +5,7 @@ import dev.crucible.api.v1alpha1.common.ConditionTypes;
 import dev.crucible.api.v1alpha1.probe.ProbeModelStatus;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
 import dev.crucible.controllers.status.StatusComparison;
@@ -44,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * controller owner reference, so the garbage collector removes it with the ProbeModel; no finalizer
  * is needed (one would only block deletion while the operator is down).
  */
-@ControllerConfiguration(name = ProbeModelReconciler.NAME,
+@ControllerConfiguration(name = ProbeModelReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
         // An unlabelled training-report ConfigMap raises no event; it is still read within this interval.
         maxReconciliationInterval = @MaxReconciliationInterval(interval = 10, timeUnit = TimeUnit.MINUTES))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
@@ -52,7 +53,7 @@ import java.util.concurrent.TimeUnit;
 public class ProbeModelReconciler implements Reconciler<ProbeModel> {
 
     public static final String NAME = "probemodel";
-    public static final String FIELD_MANAGER = "crucible-operator";
+    public static final String FIELD_MANAGER = ServerSideApply.FIELD_MANAGER;
     static final long REQUEUE_NOT_READY_MILLIS = 30_000;
     static final long REQUEUE_FAILED_MILLIS = 60_000;
 
@@ -140,7 +141,7 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
     }
 
     private static <T extends HasMetadata> T apply(KubernetesClient client, T object) {
-        return client.resource(object).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        return ServerSideApply.apply(client, object);
     }
 
     /** From the informer when labelled; otherwise one GET (a person may have run kubectl create configmap). */

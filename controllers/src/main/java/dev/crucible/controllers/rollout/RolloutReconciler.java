@@ -7,6 +7,7 @@ import dev.crucible.api.v1alpha1.common.ConditionTypes;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.status.Conditions;
@@ -17,8 +18,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -48,7 +47,7 @@ import java.util.stream.Collectors;
  * Everything is derived from observed state and deterministic names, so a restart at any moment
  * neither loses nor duplicates pods.
  */
-@ControllerConfiguration(name = RolloutReconciler.NAME,
+@ControllerConfiguration(name = RolloutReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
         informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = dev.crucible.controllers.cache.LeanItemStore.class))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
@@ -123,10 +122,8 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                         false, false, d.members(), null, java.time.Duration.ofSeconds(30));
             }
         }
-        for (String name : d.ungate()) {
-            // A merge patch with null removes the gates; the scheduler then sees every member at once.
-            client.pods().inNamespace(rollout.getMetadata().getNamespace()).withName(name)
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"schedulingGates\":null}}");
+        if (!d.ungate().isEmpty()) {
+            ungate(rollout, env, d.ungate(), client);
         }
 
         RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now);
@@ -168,21 +165,21 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         boolean gang = TopologyPlanner.isGang(plan);
         GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
         // Objects beside the pods first: the pods mount the ConfigMap and resolve through the Service.
-        createIfAbsent(client, EnvironmentConfigMapBuilder.build(rollout, env));
-        createIfAbsent(client, EgressPolicyBuilder.build(rollout, env, gang));
+        applyBeside(client, EnvironmentConfigMapBuilder.build(rollout, env));
+        applyBeside(client, EgressPolicyBuilder.build(rollout, env, gang));
         if (gang) {
-            createIfAbsent(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()));
+            applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()));
             if (kind != null) {
                 var podGroup = GangSchedulerSupport.podGroup(kind, rollout, plan.size(), TopologyPlanner.gangTimeoutSeconds(env.getSpec()));
                 if (podGroup != null) {
-                    createIfAbsent(client, podGroup);
+                    applyBeside(client, podGroup);
                 }
             }
         }
         for (MemberPlan m : d.create()) {
             Pod pod = podBuilder.build(rollout, env, m, plan, d.gateNew(), kind);
             try {
-                Pod created = client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
+                Pod created = ServerSideApply.apply(client, pod);
                 // Let the next reconcile see the pod even before the informer's watch delivers it.
                 pods.handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
             } catch (KubernetesClientException e) {
@@ -190,21 +187,34 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                     return "pod " + pod.getMetadata().getName() + " was refused: "
                             + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
                 }
-                if (e.getCode() != 409) {
-                    throw e;
-                }
+                throw e;
             }
         }
         return null;
     }
 
-    private static void createIfAbsent(KubernetesClient client, HasMetadata object) {
+    /**
+     * Re-applies each gated member without the gate: the operator owns {@code schedulingGates}, so
+     * leaving it out of the applied pod removes it, and the scheduler then sees the whole gang at once.
+     */
+    private void ungate(Rollout rollout, RLEnvironment env, List<String> names, KubernetesClient client) {
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        GangSchedulerSupport.Kind kind = gangKind(client);
+        for (MemberPlan m : plan) {
+            Pod pod = podBuilder.build(rollout, env, m, plan, false, kind);
+            if (names.contains(pod.getMetadata().getName())) {
+                ServerSideApply.apply(client, pod);
+            }
+        }
+    }
+
+    /** Applies an object beside the pods; the same intent applied again changes nothing. */
+    private static void applyBeside(KubernetesClient client, HasMetadata object) {
         try {
-            client.resource(object).create();
+            ServerSideApply.apply(client, object);
         } catch (KubernetesClientException e) {
-            // 409: it exists (created before a restart, or by the previous reconcile): deterministic names make that fine.
             // 404: the kind is not served (e.g. a gang scheduler removed since detection): the gate still works.
-            if (e.getCode() != 409 && e.getCode() != 404) {
+            if (e.getCode() != 404) {
                 throw e;
             }
         }
