@@ -30,6 +30,66 @@ public interface CrucibleConfig {
 
     Probe probe();
 
+    Webhook webhook();
+
+    interface Webhook {
+        /** The operator's own webhook certificate, for clusters without cert-manager. */
+        SelfSigned selfSigned();
+    }
+
+    /**
+     * The operator issues a CA and serving certificate, keeps them in a Secret shared by its replicas,
+     * patches the ValidatingWebhookConfiguration's caBundle and serves {@code /validate} over HTTPS on
+     * {@link #port()}. The Helm chart turns it on when cert-manager is not used.
+     */
+    interface SelfSigned {
+        @WithDefault("false")
+        boolean enabled();
+
+        /** The Secret (ca.crt, ca.key, tls.crt, tls.key); the chart creates it empty. */
+        @WithDefault("crucible-webhook-selfsigned")
+        String secretName();
+
+        /** Namespace of the Secret and the Service; defaults to the operator's own (POD_NAMESPACE). */
+        Optional<String> namespace();
+
+        /** The ValidatingWebhookConfiguration whose caBundle the operator keeps current. */
+        @WithDefault("crucible")
+        String webhookConfiguration();
+
+        /** The webhook Service: the certificate names {@code <service>.<namespace>.svc[.<cluster-domain>]}. */
+        @WithDefault("crucible-webhook")
+        String serviceName();
+
+        @WithDefault("cluster.local")
+        String clusterDomain();
+
+        /** More subject alternative names: IP literals become IP SANs, the rest DNS SANs. */
+        Optional<List<String>> extraSans();
+
+        @WithDefault("3650")
+        int caValidityDays();
+
+        @WithDefault("365")
+        int validityDays();
+
+        /** Re-issue when the certificate (or the CA) expires within this many days. */
+        @WithDefault("30")
+        int renewBeforeDays();
+
+        /** How often every replica re-reads the Secret, re-issues if due, and reloads what it serves. */
+        @WithDefault("60")
+        int checkIntervalMinutes();
+
+        /** HTTPS port of {@code /validate}. */
+        @WithDefault("8443")
+        int port();
+
+        /** Where the served certificate and key are written (a writable emptyDir in the pod). */
+        @WithDefault("/tmp/crucible-webhook")
+        String certDir();
+    }
+
     interface Probe {
         /** Probe server image when a ProbeModel sets no serving.image. */
         @WithDefault("ghcr.io/crucible-dev/crucible-probe-server:0.1.0")
