@@ -2,11 +2,14 @@ package dev.crucible.snapshot;
 
 import dev.crucible.snapshot.engine.CommitAction;
 import dev.crucible.snapshot.engine.EngineBuilder;
+import dev.crucible.snapshot.engine.EngineConfig;
+import dev.crucible.snapshot.local.RolloutSnapshotFiles;
 import dev.crucible.snapshot.engine.RestoreRequest;
 import dev.crucible.snapshot.engine.RestoreResult;
 import dev.crucible.snapshot.engine.SnapshotEngine;
 import dev.crucible.snapshot.engine.SnapshotRequest;
 import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.store.SnapshotId;
 import dev.crucible.snapshot.target.TargetSpec;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -56,6 +59,55 @@ public final class LocalSnapshots {
                     workspaceDir == null ? null : workspaceDir.toAbsolutePath().toString(), null, null);
             return engine.snapshot(r, CommitAction.THAW);
         }
+    }
+
+    /**
+     * Snapshot of a local rollout: the tree at {@code pidOfTreeRoot} (left running) and
+     * {@code attemptRoot} archived while frozen, plus {@code metadata} written as
+     * {@value RolloutSnapshotFiles#METADATA} into the snapshot before commit, so its checksum is
+     * verified with the images at restore. {@code ownNetworkNamespace}: the tree has its own
+     * network namespace, which CRIU then dumps without locking it through iptables.
+     * Any failure thaws the tree and marks the snapshot FAILED (the engine's rules).
+     */
+    public Manifest snapshotRollout(String id, long pidOfTreeRoot, Path attemptRoot, String group, byte[] metadata,
+                                    boolean ownNetworkNamespace) {
+        Path root = attemptRoot.toAbsolutePath().normalize();
+        EngineBuilder b = new EngineBuilder().store(store).workspaceRoot(root);
+        if (ownNetworkNamespace) {
+            b.config(EngineConfig.defaults(List.of(root)).withExtraDumpArgs(List.of("--network-lock", "skip")));
+        }
+        try (SnapshotEngine engine = b.build()) {
+            engine.recover();
+            SnapshotRequest r = new SnapshotRequest(id, group, TargetSpec.ofPid(pidOfTreeRoot), null, false, false,
+                    root.toString(), null, null);
+            engine.prepare(r);
+            engine.dump(id);
+            try {
+                java.nio.file.Files.write(engine.store().inSnapshot(SnapshotId.of(id), RolloutSnapshotFiles.METADATA), metadata);
+            } catch (java.io.IOException | RuntimeException e) {
+                engine.abort(id, "cannot write " + RolloutSnapshotFiles.METADATA + ": " + e.getMessage());
+                throw new IllegalStateException("snapshot '" + id + "' failed: cannot write its rollout metadata: " + e.getMessage(), e);
+            }
+            return engine.commit(id, CommitAction.THAW);
+        }
+    }
+
+    /** Keeps the newest {@code keep} COMPLETE snapshots of {@code group}; deletes older ones. Returns the deleted ids. */
+    public List<String> prune(String group, int keep) {
+        try (SnapshotEngine engine = new EngineBuilder().store(store).build()) {
+            List<Manifest> complete = engine.list().stream()
+                    .filter(m -> group.equals(m.group) && m.state == dev.crucible.snapshot.store.SnapshotState.COMPLETE)
+                    .sorted(java.util.Comparator.comparing((Manifest m) -> m.createdAt).reversed()).toList();
+            List<String> deleted = new java.util.ArrayList<>();
+            for (Manifest m : complete.subList(Math.min(keep, complete.size()), complete.size())) {
+                if (engine.delete(m.id)) deleted.add(m.id);
+            }
+            return deleted;
+        }
+    }
+
+    public Path store() {
+        return store;
     }
 
     public RestoreResult restore(String id, Path outDir) {

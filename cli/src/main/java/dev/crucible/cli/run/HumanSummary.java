@@ -25,6 +25,11 @@ public final class HumanSummary {
                     + Text.shorten(f.path() != null ? f.path() : String.valueOf(f.evidence()), 40));
         }
         if (r.agent() != null) l.add("  agent     " + (r.agent().exitCode() == null ? "stopped" : "exit " + r.agent().exitCode()));
+        if (r.restoredFrom() != null) l.add("  restored  from " + r.restoredFrom());
+        if (r.snapshots() != null) {
+            l.add("  snapshots " + r.snapshots().size() + (r.snapshots().isEmpty() ? ""
+                    : " (newest " + r.snapshots().get(r.snapshots().size() - 1).id() + "; crucible restore ID --out DIR branches from one)"));
+        }
         l.add("  time      " + String.format("%.1f s", r.timings().totalMs() / 1000.0));
         return l;
     }

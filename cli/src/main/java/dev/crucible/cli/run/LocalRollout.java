@@ -37,9 +37,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LocalRollout {
     /** {@code port}: 0 for an ephemeral port (interactive mode); {@code heartbeat}: how often a Running line is printed. */
-    public record Options(boolean sandbox, int port, Duration heartbeat) {
+    /** {@code snapshots}: null for a plain run (bubblewrap); else the run is snapshot-able (see {@link SnapshotPolicy}). */
+    public record Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots) {
+        public Options(boolean sandbox, int port, Duration heartbeat) { this(sandbox, port, heartbeat, null); }
+
         public static Options defaults() { return new Options(true, 0, Duration.ofSeconds(5)); }
     }
+
+    /** Where the agent's PID 1 writes its exit status (snapshot-able runs), relative to the attempt folder. */
+    static final String AGENT_EXIT = "agent.exit";
 
     private final RolloutDoc doc;
     private final int attempt;
@@ -70,6 +76,9 @@ public final class LocalRollout {
     private boolean timedOut;
     private Integer agentExit;
     private VerifyReport report;
+    private volatile RunningRollout live; // published while a snapshot-able agent runs
+    private String restoredFrom;
+    private String snapshotGroup;
 
     public LocalRollout(RolloutDoc doc, int attempt, AttemptDir dir, Options opt, Progress progress) {
         this.doc = doc;
@@ -123,9 +132,12 @@ public final class LocalRollout {
                 : "extracting " + env.source.repo + " at " + env.source.commit);
         workspace = WorkspacePreparer.prepare(doc.environment(), doc.spec(), dir);
         Files.writeString(dir.taskFile(), prompt());
-        Sandbox sandbox = SandboxChooser.choose(opt.sandbox(), doc.environment(), workspace, dir, stateDir, dir.root().resolve("home"),
-                doc.spec().agent == null ? null : doc.spec().agent.command);
+        Sandbox sandbox = opt.snapshots() != null && !doc.interactive()
+                ? new Namespaces(dir.root().resolve("home"), dir.root().resolve(AGENT_EXIT))
+                : SandboxChooser.choose(opt.sandbox(), doc.environment(), workspace, dir, stateDir, dir.root().resolve("home"),
+                        doc.spec().agent == null ? null : doc.spec().agent.command);
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
+        if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));
         sandboxName = sandbox.name();
         this.sandbox = sandbox;
         progress.info(sandbox.describe());
@@ -164,7 +176,7 @@ public final class LocalRollout {
         rr.warnings().forEach(w -> progress.info("warning: " + w));
         List<String> command = doc.spec().agent.command;
         List<String> argv = new ArrayList<>();
-        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) argv.add("/usr/bin/setsid"); // own session: the kill sweep finds it all
+        if (!sandbox.startsOwnSession() && Files.isExecutable(Path.of("/usr/bin/setsid"))) argv.add("/usr/bin/setsid"); // own session: the kill sweep finds it all
         argv.addAll(sandbox.wrap(command, workspace));
         ProcessBuilder pb = new ProcessBuilder(argv).directory(workspace.toFile()).redirectErrorStream(true)
                 .redirectOutput(dir.agentLog().toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -175,8 +187,67 @@ public final class LocalRollout {
         progress.phase(Phase.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
         Process p = pb.start();
         episode.attachAgentProcess(p.pid());
+        try {
+            if (sandbox instanceof Namespaces) publish(RolloutSnapshotter.newGroup(doc.name(), attempt), treeRoot(p), command, dir.root());
+            watchAgent(p.toHandle(), () -> p.exitValue(), ta, command);
+        } finally {
+            unpublish();
+        }
+    }
+
+    /**
+     * Continues a rollout restored from snapshot {@code snapshotId} into this attempt's folder: the
+     * restored agent (root {@code pid}, no child of ours) is watched by a new live monitor with the
+     * rollout's remaining deadline, then graded and written to result.json exactly as {@link #run} does.
+     */
+    public RolloutResult resume(RunningRollout meta, String snapshotId, long pid) {
+        Path stateDir = null;
+        Path pristine = null;
+        restoredFrom = snapshotId;
+        t0 = System.nanoTime() - meta.elapsedMs() * 1_000_000L; // the deadline counts from the original start
+        startedAt = meta.startedAt();
+        try {
+            stateDir = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            workspace = dir.root().resolve(meta.workspace()).normalize();
+            sandbox = new Namespaces(dir.root().resolve("home"), Path.of(meta.attemptRoot()).resolve(meta.exitFile()));
+            sandboxName = sandbox.name();
+            progress.info(sandbox.describe());
+            // the pristine tests come from a fresh copy of the environment, never from the restored (agent-written) workspace
+            pristine = Files.createTempDirectory("crucible-pristine-");
+            Path fresh = WorkspacePreparer.prepare(doc.environment(), doc.spec(), new AttemptDir(pristine));
+            episode = new Episode(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir).withPristineSource(fresh));
+            episode.reset().warnings().forEach(w -> progress.info("warning: " + w));
+            episode.attachAgentProcess(pid);
+            runningAt = Instant.now().toString();
+            progress.phase(Phase.Running, "agent restored from snapshot " + snapshotId + " as pid " + pid + " (output in " + dir.agentLog()
+                    + "; it sees this folder at " + meta.attemptRoot() + ")");
+            ProcessHandle h = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("the restored agent (pid " + pid + ") already exited"));
+            try {
+                publish(RolloutSnapshotter.newGroup(doc.name(), attempt), pid, meta.agentCommand(), Path.of(meta.attemptRoot()));
+                Path exitFile = dir.root().resolve(meta.exitFile());
+                watchAgent(h, () -> readExit(exitFile), System.nanoTime(), meta.agentCommand());
+            } finally {
+                unpublish();
+            }
+            return finish(null);
+        } catch (Exception e) {
+            return finish(e);
+        } finally {
+            if (episode != null) episode.close();
+            if (stateDir != null) TreeCopy.delete(stateDir);
+            if (pristine != null) TreeCopy.delete(pristine);
+            done.countDown();
+        }
+    }
+
+    /** Waits for the agent (deadline, policy, Ctrl-C, periodic snapshots, heartbeats), then grades. */
+    private void watchAgent(ProcessHandle p, java.util.function.IntSupplier exitCode, long ta, List<String> command) throws InterruptedException {
         long nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
-        while (!p.waitFor(100, TimeUnit.MILLISECONDS)) {
+        SnapshotPolicy policy = opt.snapshots();
+        long nextSnapshot = policy == null || policy.every() == null ? Long.MAX_VALUE : System.nanoTime() + policy.every().toNanos();
+        int findingsSeen = 0;
+        while (alive(p)) {
+            Thread.sleep(100);
             if (cancelled) break;
             if (remaining().isNegative()) {
                 timedOut = true;
@@ -184,6 +255,16 @@ public final class LocalRollout {
                 break;
             }
             if (episode.state() == Episode.State.TERMINATED) break;
+            int findings = episode.findings().size();
+            if (live != null && findings > findingsSeen && alive(p)) {
+                // the state right after a hack, to inspect or to branch from an earlier snapshot with a patch
+                snapshotNow("finding " + episode.findings().get(findings - 1).detector());
+            }
+            findingsSeen = findings;
+            if (live != null && System.nanoTime() >= nextSnapshot && alive(p)) {
+                snapshotNow("periodic");
+                nextSnapshot = System.nanoTime() + policy.every().toNanos();
+            }
             if (System.nanoTime() > nextBeat) {
                 progress.heartbeat("agent running (" + (1 + p.descendants().count()) + " processes)", episode.findings().size(),
                         remaining(), Text.lastLine(dir.agentLog()));
@@ -193,16 +274,98 @@ public final class LocalRollout {
         // the policy kills the agent itself, so its end may be seen as an exit (137) rather than in the loop
         boolean terminated = episode.state() == Episode.State.TERMINATED;
         if (terminated) progress.info("the hack policy terminated the episode: the agent is stopped");
-        boolean exited = !p.isAlive() && !terminated;
+        boolean exited = !alive(p) && !terminated;
         if (!exited) {
             episode.killAgentProcesses();
-            p.waitFor(5, TimeUnit.SECONDS);
+            try {
+                p.onExit().get(5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                progress.info("the agent did not end within 5 s of SIGKILL");
+            }
         }
         agentMs = (System.nanoTime() - ta) / 1_000_000;
-        if (exited) agentExit = p.exitValue();
+        if (exited) agentExit = exitCode.getAsInt();
         agent = new RolloutResult.Agent(command, agentExit, dir.agentLog().toString());
         if (exited) progress.info("agent exited with status " + agentExit + " after " + agentMs / 1000.0 + " s");
         if (!cancelled) grade(() -> episode.verify());
+    }
+
+    private static boolean alive(ProcessHandle p) {
+        if (!p.isAlive()) return false;
+        try {
+            return dev.crucible.snapshot.target.ProcFs.state(p.pid()) != 'Z';
+        } catch (RuntimeException gone) {
+            return false;
+        }
+    }
+
+    /** The restored agent is no child of ours: its PID 1 left the status in the attempt folder (-1 if it could not). */
+    private static int readExit(Path exitFile) {
+        for (int i = 0; i < 20; i++) { // the shell writes it just before it exits; allow for the write to land
+            try {
+                String t = Files.readString(exitFile).trim();
+                if (!t.isEmpty()) return Integer.parseInt(t);
+            } catch (IOException | NumberFormatException e) {
+                // not there yet
+            }
+            sleep(50);
+        }
+        return -1;
+    }
+
+    /** PID 1 of the agent's PID namespace: the only child of {@code unshare --fork}. */
+    private static long treeRoot(Process unshare) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            List<Long> kids = dev.crucible.snapshot.target.ProcFs.children(unshare.pid());
+            if (!kids.isEmpty()) return kids.get(0);
+            if (!unshare.isAlive()) break;
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("unshare (pid " + unshare.pid() + ") started no agent process");
+    }
+
+    /** Writes running.json so the run can be snapshotted, by itself or by {@code crucible snapshot DIR}. */
+    private void publish(String group, long rootPid, List<String> command, Path agentView) throws IOException {
+        SnapshotPolicy policy = opt.snapshots() != null ? opt.snapshots() : new SnapshotPolicy(null, 3, SnapshotPolicy.defaultStore());
+        List<String> manifests = new ArrayList<>(List.of(doc.environment().file().toString()));
+        Path rolloutFile = Path.of(doc.file()).toAbsolutePath().normalize();
+        if (!manifests.contains(rolloutFile.toString())) manifests.add(rolloutFile.toString());
+        snapshotGroup = group;
+        long clockStart = System.currentTimeMillis() - (System.nanoTime() - t0) / 1_000_000;
+        RunningRollout r = new RunningRollout(rootPid, dev.crucible.snapshot.target.ProcFs.startTime(rootPid), ProcessHandle.current().pid(),
+                group, manifests, doc.name(), attempt, command, agentView.toString(), dir.root().toString(),
+                agentView.relativize(agentView.resolve(dir.root().relativize(workspace))).toString(), AGENT_EXIT,
+                policy.store().toAbsolutePath().toString(), sandboxName, deadlineSeconds(), startedAt, clockStart, restoredFrom, null, null);
+        r.write(dir.root());
+        live = r;
+        progress.info("snapshot-able: " + (policy.every() == null ? "no periodic snapshots" : "a snapshot every " + Text.duration(policy.every())
+                + ", the newest " + policy.keep() + " kept") + " in " + policy.store() + "; take one now with: crucible snapshot " + dir.root());
+    }
+
+    private void unpublish() {
+        live = null;
+        try {
+            Files.deleteIfExists(dir.root().resolve(RunningRollout.FILE));
+        } catch (IOException e) {
+            progress.info("could not remove " + dir.root().resolve(RunningRollout.FILE) + ": " + e.getMessage() + " (it is refused as stale)");
+        }
+    }
+
+    private void snapshotNow(String trigger) {
+        RunningRollout r = live;
+        if (r == null) return;
+        try {
+            dev.crucible.snapshot.store.Manifest m = RolloutSnapshotter.take(r, trigger);
+            progress.info("snapshot " + m.id + " (" + trigger + "): frozen " + m.freezeWindowMs + " ms, "
+                    + String.format("%.1f MiB", (m.imageBytes + (m.workspaceBytes == null ? 0 : m.workspaceBytes)) / 1048576.0));
+            SnapshotPolicy policy = opt.snapshots();
+            if (policy != null) {
+                List<String> pruned = RolloutSnapshotter.prune(Path.of(r.store()), r.group(), policy.keep());
+                if (!pruned.isEmpty()) progress.info("pruned " + String.join(", ", pruned) + " (--snapshot-keep " + policy.keep() + ")");
+            }
+        } catch (Exception e) {
+            progress.info("snapshot (" + trigger + ") failed, the agent was thawed and runs on: " + e.getMessage());
+        }
     }
 
     /** Interactive mode: the environment API on a local port until the trainer verifies or the deadline passes. */
@@ -277,7 +440,7 @@ public final class LocalRollout {
                 report == null ? null : report.tests(), findings, e == null ? null : e.steps(), sandboxName, endpoint, agent, setup,
                 new RolloutResult.Timings(startedAt, runningAt, verifyingAt, Instant.now().toString(), setupMs, agentMs, verifyMs,
                         (System.nanoTime() - t0) / 1_000_000),
-                workspace == null ? null : workspace.toString(), report);
+                workspace == null ? null : workspace.toString(), report, restoredFrom, snapshotRefs());
         try {
             Files.createDirectories(dir.root());
             Files.writeString(dir.result(), Json.write(r, true) + "\n");
@@ -287,6 +450,23 @@ public final class LocalRollout {
         progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict())
                 + " → " + dir.result());
         return r;
+    }
+
+    /** The attempt's snapshots still in the store (pruned ones are gone); null for runs that were not snapshot-able. */
+    private List<RolloutResult.SnapshotRef> snapshotRefs() {
+        if (snapshotGroup == null) return null;
+        Path store = (opt.snapshots() != null ? opt.snapshots().store() : SnapshotPolicy.defaultStore()).toAbsolutePath();
+        List<RolloutResult.SnapshotRef> out = new ArrayList<>();
+        try {
+            for (dev.crucible.snapshot.store.Manifest m : RolloutSnapshotter.of(store, snapshotGroup)) {
+                RunningRollout meta = RolloutSnapshotter.metadata(store, m.id);
+                out.add(new RolloutResult.SnapshotRef(m.id, m.createdAt == null ? null : m.createdAt.toString(), m.freezeWindowMs,
+                        meta == null ? null : meta.trigger()));
+            }
+        } catch (Exception e) {
+            progress.info("could not list the snapshots in " + store + ": " + e.getMessage());
+        }
+        return out;
     }
 
     private Map<String, String> agentEnv() {

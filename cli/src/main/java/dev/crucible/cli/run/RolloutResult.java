@@ -9,15 +9,23 @@ import java.util.List;
 /**
  * {@code result.json} of one attempt. The top-level fields mirror Rollout status (phase, reason,
  * reward, verdict, tests, hackFindings, timings) so a local result reads like the cluster's;
- * {@code verifierReport} is the verifier's full answer, as /v1/verify returns it.
+ * {@code verifierReport} is the verifier's full answer, as /v1/verify returns it; {@code snapshots}
+ * (snapshot-able runs) the attempt's snapshots left after pruning, {@code restoredFrom} the snapshot a
+ * restored branch continued from.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"rollout", "environment", "mode", "group", "attempt", "phase", "reason", "message", "reward", "verdict", "flagged",
-        "tests", "hackFindings", "steps", "sandbox", "endpoint", "agent", "setup", "timings", "workspace", "verifierReport"})
+        "tests", "hackFindings", "steps", "sandbox", "endpoint", "agent", "setup", "timings", "workspace", "restoredFrom", "snapshots",
+        "verifierReport"})
 public record RolloutResult(String rollout, String environment, String mode, String group, int attempt, Phase phase, String reason,
                             String message, Double reward, String verdict, Boolean flagged, VerifyReport.Tests tests,
                             List<Finding> hackFindings, Integer steps, String sandbox, String endpoint, Agent agent, Setup setup,
-                            Timings timings, String workspace, VerifyReport verifierReport) {
+                            Timings timings, String workspace, VerifyReport verifierReport, String restoredFrom,
+                            List<SnapshotRef> snapshots) {
+
+    /** A snapshot of this attempt still in the store when it ended ({@code crucible restore ID --out DIR} continues it). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record SnapshotRef(String id, String takenAt, Long freezeWindowMs, String trigger) {}
 
     /** The agent process of an embedded rollout. {@code exitCode} is null when it was killed (deadline, policy, Ctrl-C). */
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -51,6 +51,20 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--no-sandbox", description = "Run the agent without bubblewrap even when it is installed (a warning says what is then not enforced).")
     boolean noSandbox;
 
+    @Option(names = "--snapshot-every", paramLabel = "DURATION",
+            description = {"Snapshot the running agent (CRIU memory, left running, plus the attempt folder) every DURATION "
+                    + "(30s, 5m, 1h). The agent then runs in the snapshot-able 'namespaces' sandbox instead of bubblewrap "
+                    + "(see the printed warning); crucible restore SNAPSHOT --out DIR continues or branches it."})
+    String snapshotEvery;
+
+    @Option(names = "--snapshot-keep", defaultValue = "3", paramLabel = "N",
+            description = "Snapshots kept per attempt; older ones are deleted. Default: ${DEFAULT-VALUE}.")
+    int snapshotKeep;
+
+    @Option(names = "--snapshot-store", paramLabel = "DIR",
+            description = "Image store for snapshots. Default: $CRUCIBLE_SNAPSHOTS or ~/.cache/crucible/snapshots (as crucible snapshot list).")
+    Path snapshotStore;
+
     @Spec
     CommandSpec spec;
 
@@ -67,6 +81,21 @@ public final class RunCommand implements Callable<Integer> {
         if (parallel < 1) return invalid(err, "--parallel: must be at least 1, got " + parallel);
         if (port < 0 || port > 65535) return invalid(err, "--port: must be between 0 and 65535, got " + port);
         if (agentCmd != null && agentCmd.isBlank()) return invalid(err, "--agent-cmd: must not be empty");
+        SnapshotPolicy snapshots = null;
+        if (snapshotEvery != null) {
+            try {
+                snapshots = new SnapshotPolicy(SnapshotPolicy.parseDuration("--snapshot-every", snapshotEvery), snapshotKeep,
+                        (snapshotStore != null ? snapshotStore : SnapshotPolicy.defaultStore()).toAbsolutePath().normalize());
+            } catch (IllegalArgumentException e) {
+                return invalid(err, e.getMessage());
+            }
+            if (snapshotKeep < 1) return invalid(err, "--snapshot-keep: must be at least 1, got " + snapshotKeep);
+            if (dev.crucible.snapshot.criu.CriuBinary.find().isEmpty()) {
+                return invalid(err, "--snapshot-every: " + dev.crucible.snapshot.criu.CriuBinary.MISSING);
+            }
+        } else if (snapshotStore != null || spec.commandLine().getParseResult().hasMatchedOption("--snapshot-keep")) {
+            return invalid(err, (snapshotStore != null ? "--snapshot-store" : "--snapshot-keep") + ": only with --snapshot-every");
+        }
         RunInputs inputs;
         try {
             inputs = RunInputs.load(paths, agentCmd);
@@ -76,12 +105,20 @@ public final class RunCommand implements Callable<Integer> {
             err.flush();
             return EXIT_INVALID;
         }
+        if (snapshots != null) {
+            for (RunInputs.RolloutDoc r : inputs.rollouts()) {
+                if (r.interactive()) {
+                    return invalid(err, "--snapshot-every: rollout " + r.name() + " is interactive (a trainer drives it through the"
+                            + " environment API); only embedded rollouts, whose agent is a process tree, are snapshotted");
+                }
+            }
+        }
         Path outDir = (out != null ? out : Path.of("crucible-out", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
                 .toAbsolutePath().normalize();
         o.println("crucible run: " + inputs.rollouts().size() + " rollout" + (inputs.rollouts().size() == 1 ? "" : "s") + " × " + attempts
                 + " attempt" + (attempts == 1 ? "" : "s") + " → " + outDir);
         o.flush();
-        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(!noSandbox, port, Duration.ofSeconds(5)))
+        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(!noSandbox, port, Duration.ofSeconds(5), snapshots))
                 .run(inputs.rollouts(), attempts, parallel, outDir);
         printSummary(o, outcome);
         if (outcome.interrupted()) return EXIT_INTERRUPTED;

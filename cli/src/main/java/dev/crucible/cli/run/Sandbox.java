@@ -7,10 +7,10 @@ import java.util.stream.Stream;
 
 /**
  * How the agent's commands are confined on this machine. {@link Bubblewrap} when {@code bwrap} is
- * installed; {@link Unconfined} otherwise, with a warning that says what is then not enforced.
+ * installed; {@link Namespaces} for runs that are snapshotted (CRIU can dump it); {@link Unconfined} otherwise, with a warning that says what is then not enforced.
  */
-public sealed interface Sandbox permits Bubblewrap, Unconfined {
-    /** "bubblewrap" or "none" (recorded in result.json). */
+public sealed interface Sandbox permits Bubblewrap, Namespaces, Unconfined {
+    /** "bubblewrap", "namespaces" or "none" (recorded in result.json). */
     String name();
 
     /** The argv that runs {@code argv} confined, in {@code cwd}. */
@@ -18,6 +18,9 @@ public sealed interface Sandbox permits Bubblewrap, Unconfined {
 
     /** Where HOME points for agent commands (a fresh directory the agent may write). */
     String home();
+
+    /** True when {@link #wrap} makes the agent its own session leader (no setsid is put in front of it). */
+    default boolean startsOwnSession() { return false; }
 
     /** One line for the terminal: what is enforced, or what is not. */
     String describe();

@@ -29,4 +29,13 @@ final class Text {
             return null;
         }
     }
+
+    /** 30s, 5m, 1h, 500ms: as --snapshot-every takes it. */
+    static String duration(java.time.Duration d) {
+        long ms = d.toMillis();
+        if (ms % 3_600_000 == 0) return ms / 3_600_000 + "h";
+        if (ms % 60_000 == 0) return ms / 60_000 + "m";
+        if (ms % 1000 == 0) return ms / 1000 + "s";
+        return ms + "ms";
+    }
 }

@@ -73,7 +73,7 @@ public final class EngineBuilder {
         EngineConfig c = config != null ? config : EngineConfig.defaults(workspaceRoots);
         if (config != null && !workspaceRoots.isEmpty()) {
             c = new EngineConfig(c.defaultFreezeTimeout(), c.maxFreezeTimeout(), c.criuTimeout(), List.copyOf(workspaceRoots),
-                    c.defaultPreDumps());
+                    c.defaultPreDumps(), c.extraDumpArgs());
         }
         return new SnapshotEngine(c, new ImageStore(store), criu, CudaCheckpoint.find().orElse(null), new Freezer(trees),
                 new TargetResolver(cgroup2.orElse(null)), metrics != null ? metrics : new SnapshotMetrics());

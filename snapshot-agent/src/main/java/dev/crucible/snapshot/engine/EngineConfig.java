@@ -13,9 +13,27 @@ import java.util.List;
  * @param workspaceRoots       directories under which callers may name workspaces to archive or
  *                             restore into; nothing outside them is read or written on a caller's say
  * @param defaultPreDumps      iterative pre-dumps before the freeze (used only with memory tracking)
+ * @param extraDumpArgs        appended to every pre-dump and dump; the local runtime passes
+ *                             {@code --network-lock skip} for trees in their own network namespace
+ *                             (CRIU would otherwise need iptables to lock a namespace that has no
+ *                             TCP connections to protect)
  */
 public record EngineConfig(Duration defaultFreezeTimeout, Duration maxFreezeTimeout, Duration criuTimeout,
-                           List<Path> workspaceRoots, int defaultPreDumps) {
+                           List<Path> workspaceRoots, int defaultPreDumps, List<String> extraDumpArgs) {
+
+    public EngineConfig {
+        extraDumpArgs = extraDumpArgs == null ? List.of() : List.copyOf(extraDumpArgs);
+    }
+
+    /** The configuration before {@code extraDumpArgs} existed (none). */
+    public EngineConfig(Duration defaultFreezeTimeout, Duration maxFreezeTimeout, Duration criuTimeout,
+                        List<Path> workspaceRoots, int defaultPreDumps) {
+        this(defaultFreezeTimeout, maxFreezeTimeout, criuTimeout, workspaceRoots, defaultPreDumps, List.of());
+    }
+
+    public EngineConfig withExtraDumpArgs(List<String> args) {
+        return new EngineConfig(defaultFreezeTimeout, maxFreezeTimeout, criuTimeout, workspaceRoots, defaultPreDumps, args);
+    }
 
     public static EngineConfig defaults(List<Path> workspaceRoots) {
         return new EngineConfig(Duration.ofSeconds(30), Duration.ofMinutes(10), Duration.ofMinutes(30),

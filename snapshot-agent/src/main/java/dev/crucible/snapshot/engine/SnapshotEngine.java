@@ -201,6 +201,7 @@ public final class SnapshotEngine implements AutoCloseable {
                     args = new ArrayList<>(args);
                     args.addAll(List.of("--freeze-cgroup", s.cgroup.toString()));
                 }
+                args = withExtra(args);
                 CriuResult res;
                 try (AutoCloseable cwd = WorkingDirLocks.lock(pids(target))) {
                     res = runner.run("pre-dump", args, logDir(id), "pre-dump-" + i + ".log", config.criuTimeout(), null);
@@ -238,6 +239,7 @@ public final class SnapshotEngine implements AutoCloseable {
             List<String> args = CriuArgs.dump(s.target.root().pid(), images,
                     s.lastImages == null ? null : "../" + last(s.lastImages), dumpOptions(s.request, s.manifest.preDumps > 0),
                     frozen.cgroup() ? s.cgroup : null, true);
+            args = withExtra(args);
             synchronized (s) {
                 if (s.aborted) {
                     throw new SessionConflictException("snapshot '" + s.id + "' was aborted: " + s.abortReason);
@@ -540,6 +542,15 @@ public final class SnapshotEngine implements AutoCloseable {
     private CriuArgs.DumpOptions dumpOptions(SnapshotRequest r, boolean trackMem) {
         boolean tracking = trackMem && criu.binary().memoryTracking();
         return new CriuArgs.DumpOptions(tracking, r.tcpEstablished(), r.shellJob(), false, false);
+    }
+
+    private List<String> withExtra(List<String> args) {
+        if (config.extraDumpArgs().isEmpty()) {
+            return args;
+        }
+        List<String> a = new ArrayList<>(args);
+        a.addAll(config.extraDumpArgs());
+        return a;
     }
 
     private CriuRunner requireCriu() {
