@@ -6,6 +6,7 @@ import dev.crucible.e2e.cluster.FakeNodes;
 import dev.crucible.e2e.cluster.InProcessOperator;
 import dev.crucible.e2e.cluster.KubeBinaries;
 import dev.crucible.e2e.cluster.LocalCluster;
+import dev.crucible.e2e.cluster.LocalSnapshotAgents;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,6 +22,9 @@ public final class SharedCluster {
     public static final int GPU_NODES = 3;
     public static final int GPUS_PER_NODE = 8;
     public static final OperatorSettings SETTINGS = OperatorSettings.defaults().withVerifierImage("crucible/verifier:test");
+
+    /** Snapshot agents for the fake nodes; tests start agents and bind pods to local processes. */
+    public static final LocalSnapshotAgents AGENTS = new LocalSnapshotAgents();
 
     private static LocalCluster cluster;
     private static InProcessOperator operator;
@@ -57,7 +61,7 @@ public final class SharedCluster {
     public static synchronized InProcessOperator operator() {
         LocalCluster c = cluster();
         if (operator == null) {
-            operator = new InProcessOperator(c.newClient(), SETTINGS).start();
+            operator = new InProcessOperator(c.newClient(), SETTINGS, AGENTS).start();
         }
         return operator;
     }

@@ -7,6 +7,8 @@ import dev.crucible.controllers.environment.RLEnvironmentReconciler;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.metrics.QueueDepthMetrics;
 import dev.crucible.controllers.rollout.RolloutReconciler;
+import dev.crucible.controllers.snapshot.RolloutSnapshotReconciler;
+import dev.crucible.controllers.snapshot.SnapshotAgents;
 import dev.crucible.controllers.source.SourceDerivation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -23,6 +25,11 @@ public final class InProcessOperator implements AutoCloseable {
     private final KubernetesClient client;
 
     public InProcessOperator(KubernetesClient client, OperatorSettings settings) {
+        this(client, settings, null);
+    }
+
+    /** With {@code agents}, RolloutSnapshots are reconciled through them (null: no snapshot controller). */
+    public InProcessOperator(KubernetesClient client, OperatorSettings settings, SnapshotAgents agents) {
         this.client = client;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         this.metrics = new ControllerMetrics(registry);
@@ -35,6 +42,9 @@ public final class InProcessOperator implements AutoCloseable {
         operator.register(new RolloutReconciler(settings, metrics));
         operator.register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics,
                 new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources"))));
+        if (agents != null) {
+            operator.register(new RolloutSnapshotReconciler(agents, metrics));
+        }
     }
 
     /** Building the validator compiles every CEL rule once; share it across operator restarts. */

@@ -68,6 +68,11 @@ public final class SnapshotAgentClient {
         return ManifestFiles.JSON.convertValue(send("GET", "/v1/snapshots", null), t);
     }
 
+    /** Deletes one snapshot's images; an unknown id is an {@link AgentCallException} with status 404. */
+    public void delete(String snapshotId) {
+        send("DELETE", "/v1/snapshots/" + snapshotId, null);
+    }
+
     private <T> T post(String path, Object body, Class<T> type) {
         return ManifestFiles.JSON.convertValue(send("POST", path, body), type);
     }

@@ -29,8 +29,9 @@ public final class TwoPhaseSnapshot {
     public record Member(String name, SnapshotAgentClient agent, SnapshotRequest request) {
     }
 
+    /** @param gpuProcesses processes whose CUDA state was checkpointed with the member */
     public record MemberResult(String name, String snapshotId, String agent, long preDumpMs, long dumpMs,
-                               long freezeWindowMs, long imageBytes) {
+                               long freezeWindowMs, long imageBytes, long workspaceBytes, int gpuProcesses) {
     }
 
     /**
@@ -70,7 +71,8 @@ public final class TwoPhaseSnapshot {
                 Manifest m = committed.get(i);
                 long pre = m.preDumpMs.stream().mapToLong(Long::longValue).sum();
                 results.add(new MemberResult(members.get(i).name(), m.id, members.get(i).agent().base().toString(), pre,
-                        dumped.get(i).dumpMs(), m.freezeWindowMs, m.imageBytes == null ? 0 : m.imageBytes));
+                        dumped.get(i).dumpMs(), m.freezeWindowMs, m.imageBytes == null ? 0 : m.imageBytes,
+                        m.workspaceBytes == null ? 0 : m.workspaceBytes, m.gpuNamespacePids.size()));
                 freezeWindow = Math.max(freezeWindow, m.freezeWindowMs);
                 slowestDump = Math.max(slowestDump, dumped.get(i).dumpMs() + dumped.get(i).workspaceMs());
             }

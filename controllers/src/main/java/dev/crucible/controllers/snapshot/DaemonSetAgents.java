@@ -1,0 +1,63 @@
+package dev.crucible.controllers.snapshot;
+
+import dev.crucible.controllers.rollout.RolloutPodBuilder;
+import dev.crucible.snapshot.client.SnapshotAgentClient;
+import dev.crucible.snapshot.target.TargetSpec;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.time.Duration;
+
+/**
+ * The agents of a real cluster: the DaemonSet pod on the member's node (reached by pod IP), and
+ * each container named by pod UID + container id, which the agent turns into its cgroup.
+ */
+public final class DaemonSetAgents implements SnapshotAgents {
+
+    /** Where kubelet keeps a pod's emptyDir volumes on the node; the agents are started with this root allowed. */
+    public static final String KUBELET_PODS = "/var/lib/kubelet/pods";
+
+    private final KubernetesClient client;
+    private final SnapshotAgentSettings settings;
+    private final Duration callTimeout;
+
+    public DaemonSetAgents(KubernetesClient client, SnapshotAgentSettings settings, Duration callTimeout) {
+        this.client = client;
+        this.settings = settings;
+        this.callTimeout = callTimeout;
+    }
+
+    @Override
+    public SnapshotAgentClient agentOn(String node) {
+        Pod agent = client.pods().inNamespace(settings.namespace()).withLabelSelector(settings.labelSelector())
+                .withField("spec.nodeName", node).list().getItems().stream()
+                .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null && ready(p))
+                .findFirst()
+                .orElseThrow(() -> new Unavailable("no ready snapshot agent on node " + node + " (label the node for the "
+                        + "agent DaemonSet, or see the pods matching " + settings.labelSelector() + " in " + settings.namespace() + ")"));
+        return new SnapshotAgentClient(URI.create("http://" + agent.getStatus().getPodIP() + ":" + settings.port()),
+                settings.token(), callTimeout);
+    }
+
+    @Override
+    public TargetSpec target(Pod pod, String container) {
+        ContainerStatus cs = pod.getStatus() == null ? null : pod.getStatus().getContainerStatuses().stream()
+                .filter(s -> container.equals(s.getName())).findFirst().orElse(null);
+        if (cs == null || cs.getContainerID() == null || cs.getState() == null || cs.getState().getRunning() == null) {
+            throw new Unavailable("container " + container + " of pod " + pod.getMetadata().getName() + " is not running");
+        }
+        return new TargetSpec(null, null, pod.getMetadata().getUid(), cs.getContainerID());
+    }
+
+    @Override
+    public String workspace(Pod pod) {
+        return KUBELET_PODS + "/" + pod.getMetadata().getUid() + "/volumes/kubernetes.io~empty-dir/"
+                + RolloutPodBuilder.WORKSPACE_VOLUME;
+    }
+
+    private static boolean ready(Pod p) {
+        return p.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+}

@@ -1,0 +1,280 @@
+package dev.crucible.controllers.snapshot;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.RolloutSnapshot;
+import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.api.v1alpha1.rollout.SnapshotInclude;
+import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
+import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotStatus;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
+import dev.crucible.controllers.apply.ServerSideApply;
+import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.status.Conditions;
+import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.snapshot.client.SnapshotAgentClient;
+import dev.crucible.snapshot.client.TwoPhaseSnapshot;
+import dev.crucible.snapshot.engine.CommitAction;
+import dev.crucible.snapshot.engine.SnapshotRequest;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Takes a consistent snapshot of every member of a running Rollout: prepare (freeze all) → dump all
+ * in parallel → commit all (thaw, or stop), through each member node's snapshot agent
+ * ({@link TwoPhaseSnapshot}). Any failure or timeout aborts every member, so all are thawed, and the
+ * snapshot is Failed with the reason.
+ *
+ * <p>The protocol runs inside one reconcile (seconds; bounded by {@code spec.timeoutSeconds}), after
+ * status has recorded Preparing with every member's agent-side id. A reconcile that finds a
+ * snapshot in progress that this process is not running means the operator died mid-protocol: it
+ * aborts every recorded member (thaw) and marks the snapshot Failed, so nothing stays frozen.
+ */
+@ControllerConfiguration(name = RolloutSnapshotReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER)
+@GradualRetry(maxAttempts = 5, initialInterval = 1000, intervalMultiplier = 2.0, maxInterval = 30_000)
+public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, Cleaner<RolloutSnapshot> {
+
+    public static final String NAME = "rolloutsnapshot";
+    static final Duration WAIT_FOR_ROLLOUT = Duration.ofSeconds(2);
+    private static final Logger LOG = Logger.getLogger(RolloutSnapshotReconciler.class.getName());
+
+    private final SnapshotAgents agents;
+    private final ControllerMetrics metrics;
+    /** Final statuses this process wrote: a stale cache that still says Preparing is not a crash. */
+    private final Map<String, RolloutSnapshotStatus> finished = new ConcurrentHashMap<>();
+    private volatile EventRecorder events;
+
+    public RolloutSnapshotReconciler(SnapshotAgents agents, ControllerMetrics metrics) {
+        this.agents = agents;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public UpdateControl<RolloutSnapshot> reconcile(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
+        return metrics.timeReconcile(NAME, () -> reconcileObserved(snapshot, context));
+    }
+
+    private UpdateControl<RolloutSnapshot> reconcileObserved(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
+        RolloutSnapshotStatus status = snapshot.getStatus();
+        SnapshotPhase phase = status == null ? null : status.phase;
+        Instant now = Instant.now();
+        if (phase == SnapshotPhase.Ready) {
+            return expireWhenDue(snapshot, context, now);
+        }
+        if (phase == SnapshotPhase.Failed || phase == SnapshotPhase.Expired) {
+            return UpdateControl.noUpdate();
+        }
+        if (phase == SnapshotPhase.Preparing || phase == SnapshotPhase.Dumping || phase == SnapshotPhase.Committing) {
+            RolloutSnapshotStatus done = finished.get(snapshot.getMetadata().getUid());
+            if (done != null) {
+                write(snapshot, done, context);
+                return UpdateControl.noUpdate();
+            }
+            abortAll(snapshot, status.members, "the operator restarted during the snapshot");
+            fail(snapshot, context, status.members, "OperatorRestarted",
+                    "the operator stopped while the snapshot was in phase " + phase + "; every member was thawed");
+            return UpdateControl.noUpdate();
+        }
+        return start(snapshot, context, now);
+    }
+
+    private UpdateControl<RolloutSnapshot> start(RolloutSnapshot snapshot, Context<RolloutSnapshot> context, Instant now) {
+        KubernetesClient client = context.getClient();
+        RolloutSnapshotSpec spec = snapshot.getSpec();
+        String ns = snapshot.getMetadata().getNamespace();
+        String rolloutName = spec.rolloutRef.name;
+        Rollout rollout = client.resources(Rollout.class).inNamespace(ns).withName(rolloutName).get();
+        if (rollout == null) {
+            return fail(snapshot, context, null, "RolloutNotFound", "spec.rolloutRef.name: Rollout " + rolloutName
+                    + " does not exist in namespace " + ns);
+        }
+        RolloutPhase rp = rollout.getStatus() == null ? null : rollout.getStatus().phase;
+        if (rp != null && rp.isTerminal()) {
+            return fail(snapshot, context, null, "RolloutFinished", "Rollout " + rolloutName + " already ended ("
+                    + rp + "); only a running rollout can be snapshotted");
+        }
+        SnapshotInclude include = spec.include;
+        if (include != null && Boolean.FALSE.equals(include.memory)) {
+            return fail(snapshot, context, null, "Unsupported", "spec.include.memory: false (disk only) is not supported "
+                    + "by the snapshot agent yet; snapshot memory and disk together");
+        }
+        if (rp != RolloutPhase.Running) {
+            Instant created = Instant.parse(snapshot.getMetadata().getCreationTimestamp());
+            if (now.isAfter(created.plusSeconds(timeoutSeconds(spec)))) {
+                return fail(snapshot, context, null, "RolloutNotRunning", "Rollout " + rolloutName + " did not reach Running within "
+                        + "spec.timeoutSeconds (" + timeoutSeconds(spec) + "s); it is " + rp);
+            }
+            RolloutSnapshotStatus waiting = status(snapshot, SnapshotPhase.Pending, "WaitingForRollout",
+                    "Rollout " + rolloutName + " is " + (rp == null ? "not yet reconciled" : rp) + "; the snapshot starts when it runs",
+                    null, now);
+            if (!sameProgress(snapshot.getStatus(), waiting)) {
+                write(snapshot, waiting, context);
+            }
+            return UpdateControl.<RolloutSnapshot>noUpdate().rescheduleAfter(WAIT_FOR_ROLLOUT);
+        }
+
+        RLEnvironment env = rollout.getSpec().environmentRef == null ? null : client.resources(RLEnvironment.class)
+                .inNamespace(ns).withName(rollout.getSpec().environmentRef.name).get();
+        List<SnapshotMember> members = SnapshotPlan.members(snapshot, rollout, env);
+        List<TwoPhaseSnapshot.Member> protocol = new ArrayList<>();
+        try {
+            for (SnapshotMember m : members) {
+                Pod pod = client.pods().inNamespace(ns).withName(m.pod).get();
+                if (pod == null || m.node == null) {
+                    throw new SnapshotAgents.Unavailable("member pod " + m.pod + " is gone or not scheduled");
+                }
+                SnapshotAgentClient agent = agents.agentOn(m.node);
+                String workspace = include != null && Boolean.FALSE.equals(include.disk) ? null : agents.workspace(pod);
+                SnapshotRequest request = new SnapshotRequest(SnapshotPlan.idOf(m.imageLocation), SnapshotPlan.group(snapshot),
+                        agents.target(pod, m.container), null, Boolean.TRUE.equals(spec.tcpEstablished), false, workspace,
+                        timeoutSeconds(spec) * 1000L, null);
+                protocol.add(new TwoPhaseSnapshot.Member(m.pod + "/" + m.container, agent, request));
+            }
+        } catch (SnapshotAgents.Unavailable e) {
+            return fail(snapshot, context, members, "AgentUnavailable", e.getMessage());
+        }
+
+        // Record every member's id before any agent is called: a crash from here on is recoverable.
+        write(snapshot, status(snapshot, SnapshotPhase.Preparing, "Preparing", "freezing " + members.size() + " member(s)",
+                members, now), context);
+        CommitAction action = Boolean.FALSE.equals(spec.leaveRunning) ? CommitAction.STOP : CommitAction.THAW;
+        try {
+            TwoPhaseSnapshot.Result result = new TwoPhaseSnapshot(Duration.ofSeconds(timeoutSeconds(spec))).run(protocol, action);
+            RolloutSnapshotStatus ready = SnapshotStatusBuilder.ready(snapshot, members, result, Instant.now());
+            finished.put(snapshot.getMetadata().getUid(), ready);
+            write(snapshot, ready, context);
+            events(client).normal(snapshot, "SnapshotReady", ready.message);
+            return expireWhenDue(snapshot, context, Instant.now());
+        } catch (TwoPhaseSnapshot.Failed e) {
+            return fail(snapshot, context, members, "SnapshotFailed", e.getMessage());
+        }
+    }
+
+    /** Ready until {@code ttlSeconds} after the consistent point; then the images go and the phase is Expired. */
+    private UpdateControl<RolloutSnapshot> expireWhenDue(RolloutSnapshot snapshot, Context<RolloutSnapshot> context, Instant now) {
+        RolloutSnapshotStatus status = finished.getOrDefault(snapshot.getMetadata().getUid(), snapshot.getStatus());
+        if (status.expiresAt == null) {
+            return UpdateControl.noUpdate();
+        }
+        Instant expires = Instant.parse(status.expiresAt);
+        if (now.isBefore(expires)) {
+            return UpdateControl.<RolloutSnapshot>noUpdate().rescheduleAfter(Duration.between(now, expires).plusMillis(50));
+        }
+        deleteImages(snapshot, status.members, context.getClient());
+        RolloutSnapshotStatus expired = SnapshotStatusBuilder.copy(status);
+        expired.phase = SnapshotPhase.Expired;
+        expired.reason = "Expired";
+        expired.message = "spec.ttlSeconds passed; the images were deleted";
+        expired.conditions = Conditions.set(expired.conditions, ConditionTypes.READY, false, "Expired", expired.message,
+                snapshot.getMetadata().getGeneration(), now);
+        finished.put(snapshot.getMetadata().getUid(), expired);
+        write(snapshot, expired, context);
+        return UpdateControl.noUpdate();
+    }
+
+    private UpdateControl<RolloutSnapshot> fail(RolloutSnapshot snapshot, Context<RolloutSnapshot> context,
+                                                List<SnapshotMember> members, String reason, String message) {
+        RolloutSnapshotStatus failed = status(snapshot, SnapshotPhase.Failed, reason, message, members, Instant.now());
+        finished.put(snapshot.getMetadata().getUid(), failed);
+        write(snapshot, failed, context);
+        events(context.getClient()).warning(snapshot, reason, message);
+        return UpdateControl.noUpdate();
+    }
+
+    @Override
+    public DeleteControl cleanup(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
+        RolloutSnapshotStatus status = snapshot.getStatus();
+        if (status != null && status.members != null && status.phase != SnapshotPhase.Expired) {
+            if (status.phase != SnapshotPhase.Ready && status.phase != SnapshotPhase.Failed) {
+                abortAll(snapshot, status.members, "the RolloutSnapshot was deleted");
+            }
+            deleteImages(snapshot, status.members, context.getClient());
+        }
+        finished.remove(snapshot.getMetadata().getUid());
+        return DeleteControl.defaultDelete();
+    }
+
+    /** Best effort: an agent that is gone takes its images with it, or its own TTL collects them. */
+    private void deleteImages(RolloutSnapshot snapshot, List<SnapshotMember> members, KubernetesClient client) {
+        for (SnapshotMember m : members) {
+            try {
+                agents.agentOn(m.node).delete(SnapshotPlan.idOf(m.imageLocation));
+            } catch (RuntimeException e) {
+                LOG.log(Level.INFO, "images " + m.imageLocation + " not deleted: " + e.getMessage());
+            }
+        }
+    }
+
+    private void abortAll(RolloutSnapshot snapshot, List<SnapshotMember> members, String reason) {
+        if (members == null) {
+            return;
+        }
+        for (SnapshotMember m : members) {
+            try {
+                agents.agentOn(m.node).abort(SnapshotPlan.idOf(m.imageLocation), reason);
+            } catch (RuntimeException e) {
+                // Not in progress there (404/409), or unreachable: the agent's freeze watchdog thaws it.
+                LOG.log(Level.FINE, "abort of " + m.imageLocation + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static RolloutSnapshotStatus status(RolloutSnapshot snapshot, SnapshotPhase phase, String reason, String message,
+                                                List<SnapshotMember> members, Instant now) {
+        RolloutSnapshotStatus s = new RolloutSnapshotStatus();
+        RolloutSnapshotStatus old = snapshot.getStatus();
+        s.observedGeneration = snapshot.getMetadata().getGeneration();
+        s.phase = phase;
+        s.reason = reason;
+        s.message = message;
+        s.members = members;
+        s.conditions = Conditions.set(old == null || old.conditions == null ? new ArrayList<>() : old.conditions,
+                ConditionTypes.READY, false, reason, message, s.observedGeneration, now);
+        return s;
+    }
+
+    private static boolean sameProgress(RolloutSnapshotStatus a, RolloutSnapshotStatus b) {
+        return a != null && a.phase == b.phase && java.util.Objects.equals(a.reason, b.reason)
+                && java.util.Objects.equals(a.message, b.message);
+    }
+
+    static int timeoutSeconds(RolloutSnapshotSpec spec) {
+        return spec.timeoutSeconds == null ? 120 : spec.timeoutSeconds;
+    }
+
+    private static void write(RolloutSnapshot snapshot, RolloutSnapshotStatus status, Context<RolloutSnapshot> context) {
+        RolloutSnapshot patch = new RolloutSnapshot();
+        patch.setMetadata(new ObjectMetaBuilder().withName(snapshot.getMetadata().getName())
+                .withNamespace(snapshot.getMetadata().getNamespace()).build());
+        patch.setStatus(status);
+        PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(snapshot, patch, context);
+    }
+
+    private EventRecorder events(KubernetesClient client) {
+        EventRecorder e = events;
+        if (e == null) {
+            e = new EventRecorder(client);
+            events = e;
+        }
+        return e;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.crucible.controllers.snapshot;
+
+import dev.crucible.snapshot.client.SnapshotAgentClient;
+import dev.crucible.snapshot.target.TargetSpec;
+import io.fabric8.kubernetes.api.model.Pod;
+
+/**
+ * Where the snapshot agent of a node is, and how it names a pod's container. In a cluster
+ * ({@link DaemonSetAgents}) that is the agent pod on the member's node and the container's cgroup;
+ * the test tier maps kwok's nodes to agents running as local processes.
+ */
+public interface SnapshotAgents {
+
+    /** The agent on {@code node}; throws {@link Unavailable} naming the node when there is none. */
+    SnapshotAgentClient agentOn(String node);
+
+    /** What the agent should freeze and dump for this container of the pod. */
+    TargetSpec target(Pod pod, String container);
+
+    /** The pod's workspace directory as the agent sees it (archived with the snapshot); null: memory only. */
+    String workspace(Pod pod);
+
+    /** No agent can be reached for a member: the snapshot fails with this message. */
+    final class Unavailable extends RuntimeException {
+        public Unavailable(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package dev.crucible.e2e.snapshot;
+
+import static dev.crucible.e2e.snapshot.SnapshotFixtures.awaitPhase;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.crucible.api.v1alpha1.RolloutSnapshot;
+import dev.crucible.api.v1alpha1.rollout.RolloutMember;
+import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotStatus;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
+import dev.crucible.controllers.snapshot.SnapshotPlan;
+import dev.crucible.e2e.SharedCluster;
+import dev.crucible.e2e.cluster.LocalSnapshotAgents;
+import dev.crucible.snapshot.engine.RestoreRequest;
+import dev.crucible.snapshot.engine.SnapshotRequest;
+import dev.crucible.snapshot.store.SnapshotId;
+import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.workload.MemoryWorkload;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The RolloutSnapshot controller against the real API server, coordinating real snapshot agents
+ * (one per kwok node, as local processes) that freeze and dump real process trees with CRIU.
+ */
+class RolloutSnapshotOnApiServerTest {
+
+    static KubernetesClient client;
+    static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
+    static final String[] NODES = {"cpu-0", "cpu-1", "cpu-2"};
+
+    @TempDir
+    static Path tmp;
+    final List<MemoryWorkload> workloads = new ArrayList<>();
+    final List<String> namespaces = new ArrayList<>();
+
+    @BeforeAll
+    static void agents() throws Exception {
+        SharedCluster.operator();
+        client = SharedCluster.client();
+        for (String node : NODES) {
+            AGENTS.start(tmp.resolve("store-" + node), Files.createDirectories(tmp.resolve("workspaces")), node);
+        }
+    }
+
+    @AfterAll
+    static void stopAgents() {
+        for (String node : NODES) {
+            AGENTS.unbindNode(node);
+        }
+    }
+
+    @AfterEach
+    void stopWorkloadsAndRollouts() {
+        workloads.forEach(MemoryWorkload::close);
+        for (String ns : namespaces) {
+            client.resources(dev.crucible.api.v1alpha1.Rollout.class).inNamespace(ns).delete();
+        }
+        for (String ns : namespaces) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
+        }
+    }
+
+    private String namespace(String prefix) {
+        String ns = SharedCluster.namespace(prefix);
+        namespaces.add(ns);
+        return ns;
+    }
+
+    /** Binds each member pod to a real process holding {@code mib} MiB, working in its own workspace. */
+    private List<MemoryWorkload> bindProcesses(String ns, List<RolloutMember> members, int mib) throws Exception {
+        List<MemoryWorkload> started = new ArrayList<>();
+        for (RolloutMember m : members) {
+            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
+            Files.writeString(ws.resolve("progress.txt"), "member " + m.pod + "\n");
+            MemoryWorkload w = MemoryWorkload.start(mib, 16, 10, 0, ws);
+            workloads.add(w);
+            started.add(w);
+            AGENTS.bind(ns, m.pod, w.pid(), ws);
+        }
+        return started;
+    }
+
+    private static void assertRuns(MemoryWorkload w) {
+        long c = w.status().count();
+        await().atMost(Duration.ofSeconds(10)).until(() -> w.status().count() > c);
+    }
+
+    @Test
+    void everyMemberIsFrozenDumpedAndThawedTogether() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = namespace("snap");
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
+        assertThat(members).extracting(m -> m.node).doesNotHaveDuplicates();
+        List<MemoryWorkload> procs = bindProcesses(ns, members, 32);
+
+        SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
+        RolloutSnapshot ready = awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
+        RolloutSnapshotStatus st = ready.getStatus();
+        System.out.printf("rollout-snapshot: members=%d freeze_window_ms=%d total_mib=%d message=%s%n",
+                st.members.size(), st.freezeWindowMillis, st.totalBytes >> 20, st.message);
+
+        assertThat(st.members).hasSize(2).allSatisfy(m -> {
+            assertThat(m.container).isEqualTo("agent");
+            assertThat(m.bytes).isGreaterThan(16L << 20);
+            assertThat(m.dumpMillis).isNotNull();
+            assertThat(m.imageLocation).startsWith("node/" + m.node + "/rs-" + ready.getMetadata().getUid());
+        });
+        assertThat(st.members).extracting(m -> m.pod).containsExactlyInAnyOrder(members.get(0).pod, members.get(1).pod);
+        assertThat(st.freezeWindowMillis).isPositive();
+        assertThat(st.consistentAt).isNotBlank();
+        assertThat(st.conditions).anySatisfy(c -> {
+            assertThat(c.getType()).isEqualTo("Ready");
+            assertThat(c.getStatus()).isEqualTo("True");
+        });
+        procs.forEach(RolloutSnapshotOnApiServerTest::assertRuns);
+
+        // The images are complete on each member's own node, and one restores into a running copy.
+        SnapshotMember first = st.members.get(0);
+        var agent = AGENTS.agentOn(first.node);
+        String id = SnapshotPlan.idOf(first.imageLocation);
+        assertThat(agent.list()).anySatisfy(m -> {
+            assertThat(m.id).isEqualTo(id);
+            assertThat(m.state).isEqualTo(SnapshotState.COMPLETE);
+            assertThat(m.workspaceBytes).isPositive();
+        });
+        Path out = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-restored"));
+        long pid = agent.restore(new RestoreRequest(id, out.toString(), true, false)).pid();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> MemoryWorkload.status(pid) != null
+                    && MemoryWorkload.status(pid).ok());
+            assertThat(Files.readString(out.resolve("progress.txt"))).contains(first.pod);
+        } finally {
+            MemoryWorkload.kill(pid);
+        }
+
+        // Deleting the RolloutSnapshot deletes its images on every node.
+        client.resource(ready).delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> SnapshotFixtures.get(client, ns, "pair-a0-s1") == null);
+        for (SnapshotMember m : st.members) {
+            assertThat(AGENTS.agentOn(m.node).list()).noneSatisfy(x ->
+                    assertThat(x.id).isEqualTo(SnapshotPlan.idOf(m.imageLocation)));
+        }
+    }
+
+    @Test
+    void aMemberThatCannotBeFrozenFailsTheSnapshotAndThawsTheOthers() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = namespace("snapfail");
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
+        MemoryWorkload alive = bindProcesses(ns, members.subList(0, 1), 16).get(0);
+        AGENTS.bind(ns, members.get(1).pod, 4_000_000L, null); // no such process
+
+        SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
+        RolloutSnapshot failed = awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Failed);
+
+        assertThat(failed.getStatus().reason).isEqualTo("SnapshotFailed");
+        assertThat(failed.getStatus().message).contains("aborted on every member").contains("4000000");
+        assertRuns(alive);
+        var agent = AGENTS.agentOn(members.get(0).node);
+        String id = SnapshotPlan.idOf(failed.getStatus().members.get(0).imageLocation);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                agent.list().stream().anyMatch(m -> m.id.equals(id) && m.state == SnapshotState.FAILED));
+    }
+
+    @Test
+    void anOperatorThatDiesMidSnapshotThawsEveryMemberWhenItComesBack() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = namespace("snapcrash");
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
+        List<MemoryWorkload> procs = bindProcesses(ns, members, 16);
+
+        // The operator is gone after recording Preparing and freezing the first member.
+        SharedCluster.stopOperator();
+        try {
+            RolloutSnapshot s = SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
+            RolloutSnapshotStatus preparing = new RolloutSnapshotStatus();
+            preparing.phase = SnapshotPhase.Preparing;
+            preparing.members = new ArrayList<>();
+            for (int i = 0; i < members.size(); i++) {
+                SnapshotMember m = new SnapshotMember();
+                m.pod = members.get(i).pod;
+                m.node = members.get(i).node;
+                m.container = "agent";
+                m.imageLocation = SnapshotPlan.imageLocation(m.node, SnapshotPlan.snapshotId(s, i));
+                preparing.members.add(m);
+            }
+            s.setStatus(preparing);
+            client.resource(s).updateStatus();
+            String id = SnapshotPlan.snapshotId(s, 0);
+            AGENTS.agentOn(members.get(0).node).prepare(SnapshotRequest.of(id, TargetSpec.ofPid(procs.get(0).pid()))
+                    .withFreezeTimeoutMs(600_000));
+            long frozenAt = procs.get(0).status().count();
+            Thread.sleep(300);
+            assertThat(procs.get(0).status().count()).as("member 0 is frozen").isEqualTo(frozenAt);
+        } finally {
+            SharedCluster.operator();
+        }
+
+        RolloutSnapshot failed = awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Failed);
+        assertThat(failed.getStatus().reason).isEqualTo("OperatorRestarted");
+        assertRuns(procs.get(0));
+        assertThat(AGENTS.agentOn(members.get(0).node).list()).anySatisfy(m -> {
+            assertThat(m.id).isEqualTo(SnapshotPlan.snapshotId(failed, 0));
+            assertThat(m.state).isEqualTo(SnapshotState.FAILED);
+        });
+    }
+
+    @Test
+    void aSnapshotOfAMissingRolloutFailsNamingTheField() {
+        String ns = namespace("snapmissing");
+        SnapshotFixtures.snapshot(client, ns, "nothing-s1", "nothing", "");
+        RolloutSnapshot failed = awaitPhase(client, ns, "nothing-s1", SnapshotPhase.Failed);
+        assertThat(failed.getStatus().reason).isEqualTo("RolloutNotFound");
+        assertThat(failed.getStatus().message).contains("spec.rolloutRef.name").contains("nothing");
+    }
+}
