@@ -27,3 +27,15 @@ app.kubernetes.io/component: operator
 {{- $cm := toString .Values.webhook.certManager.enabled -}}
 {{- if or (eq $cm "true") (and (eq $cm "auto") (.Capabilities.APIVersions.Has "cert-manager.io/v1")) -}}true{{- end -}}
 {{- end -}}
+
+{{/* How the webhook gets its serving certificate: "cert-manager", "self-signed" (the operator issues
+     and rotates it), or empty when the webhook is off. */}}
+{{- define "crucible.webhookMode" -}}
+{{- if .Values.webhook.enabled -}}
+{{- if include "crucible.useCertManager" . -}}cert-manager{{- else -}}self-signed{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "crucible.selfSignedSecret" -}}
+{{ include "crucible.fullname" . }}-webhook-selfsigned
+{{- end -}}

@@ -7,16 +7,23 @@ import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import dev.crucible.operator.CrucibleConfig;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +42,9 @@ class HelmChartTest {
                 Map.of("webhook.certManager.enabled", "true", "metrics.serviceMonitor.enabled", "true"),
                 Map.of("snapshots.storage.type", "pvc", "snapshots.storage.claimName", "snapshots",
                         "rollouts.gpu.nodeSelector.pool", "h100"),
-                Map.of("webhook.enabled", "false", "snapshots.agent.enabled", "false"));
+                Map.of("webhook.enabled", "false", "snapshots.agent.enabled", "false"),
+                Map.of("webhook.certManager.enabled", "false", "webhook.failurePolicy", "Ignore",
+                        "webhook.selfSigned.extraSans[0]", "webhook.example.com", "webhook.selfSigned.validityDays", 90));
     }
 
     @Test
@@ -76,14 +85,77 @@ class HelmChartTest {
     }
 
     @Test
-    void webhookComesOnlyWithACertificateAndServesTls() {
-        List<HasMetadata> without = StrictDecoding.decode(ChartRendering.render(Map.of()));
-        assertThat(without).extracting(HasMetadata::getKind).doesNotContain("ValidatingWebhookConfiguration");
+    void withCertManagerTheWebhookGetsItsCertificateFromCertManager() {
         String with = ChartRendering.render(Map.of("webhook.certManager.enabled", "true"));
-        assertThat(StrictDecoding.decode(with)).extracting(HasMetadata::getKind)
-                .contains("ValidatingWebhookConfiguration", "Certificate", "Issuer");
+        List<HasMetadata> objects = StrictDecoding.decode(with);
+        assertThat(objects).extracting(HasMetadata::getKind).contains("ValidatingWebhookConfiguration", "Certificate", "Issuer");
         assertThat(with).contains("cert-manager.io/inject-ca-from: crucible-system/crucible-webhook")
-                .contains("quarkus.http.ssl.certificate.files=/etc/crucible/webhook/tls.crt");
+                .contains("quarkus.http.ssl.certificate.files=/etc/crucible/webhook/tls.crt")
+                .doesNotContain("crucible.webhook.self-signed");
+        assertThat(objects).noneMatch(o -> o.getMetadata().getName().equals("crucible-webhook-selfsigned"));
+    }
+
+    @Test
+    void withoutCertManagerTheOperatorIssuesTheCertificateWithAccessToExactlyItsTwoObjects() {
+        String text = ChartRendering.render(Map.of());
+        List<HasMetadata> objects = StrictDecoding.decode(text);
+        assertThat(objects).extracting(HasMetadata::getKind).doesNotContain("Certificate", "Issuer");
+
+        ValidatingWebhookConfiguration vwc = only(objects, ValidatingWebhookConfiguration.class);
+        assertThat(vwc.getMetadata().getName()).isEqualTo("crucible");
+        assertThat(vwc.getMetadata().getAnnotations()).isNullOrEmpty();
+        ValidatingWebhook hook = vwc.getWebhooks().get(0);
+        assertThat(hook.getClientConfig().getCaBundle()).as("the operator's field, never rendered").isNull();
+        assertThat(hook.getClientConfig().getService().getName()).isEqualTo("crucible-webhook");
+        assertThat(hook.getFailurePolicy()).isEqualTo("Fail");
+
+        Secret secret = objects.stream().filter(Secret.class::isInstance).map(Secret.class::cast)
+                .filter(x -> x.getMetadata().getName().equals("crucible-webhook-selfsigned")).findFirst().orElseThrow();
+        assertThat(secret.getData()).as("created empty: the operator fills it").isNullOrEmpty();
+        assertThat(secret.getType()).isEqualTo("Opaque");
+
+        List<PolicyRule> secretRules = rules(objects).filter(r -> r.getResources().contains("secrets")).toList();
+        assertThat(secretRules).singleElement().satisfies(r -> {
+            assertThat(r.getResourceNames()).containsExactly("crucible-webhook-selfsigned");
+            assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "update");
+        });
+        List<PolicyRule> webhookRules = rules(objects).filter(r -> r.getResources().contains("validatingwebhookconfigurations")).toList();
+        assertThat(webhookRules).singleElement().satisfies(r -> {
+            assertThat(r.getResourceNames()).containsExactly("crucible");
+            assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "patch");
+        });
+
+        assertThat(text).contains("crucible.webhook.self-signed.enabled=true")
+                .contains("crucible.webhook.self-signed.secret-name=crucible-webhook-selfsigned")
+                .contains("crucible.webhook.self-signed.service-name=crucible-webhook")
+                .contains("crucible.webhook.self-signed.namespace=crucible-system")
+                .doesNotContain("quarkus.http.ssl");
+        Deployment d = only(objects, Deployment.class);
+        var container = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(container.getPorts()).anyMatch(p -> p.getName().equals("webhook") && p.getContainerPort() == 8443);
+        assertThat(container.getVolumeMounts()).anyMatch(m -> m.getMountPath().equals("/tmp"))
+                .noneMatch(m -> m.getName().equals("webhook-certs"));
+    }
+
+    /** Every crucible.webhook.* key the ConfigMap writes is one the operator's config reads. */
+    @Test
+    void selfSignedConfigKeysAreKeysTheOperatorReads() {
+        Set<String> read = Arrays.stream(CrucibleConfig.SelfSigned.class.getDeclaredMethods())
+                .map(m -> "crucible.webhook.self-signed." + m.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT))
+                .collect(Collectors.toSet());
+        String text = ChartRendering.render(Map.of("webhook.selfSigned.extraSans[0]", "127.0.0.1"));
+        List<String> written = text.lines().map(String::trim).filter(l -> l.startsWith("crucible.webhook."))
+                .map(l -> l.substring(0, l.indexOf('='))).toList();
+        assertThat(written).hasSizeGreaterThanOrEqualTo(12);
+        assertThat(read).containsAll(written);
+        assertThat(text).contains("crucible.webhook.self-signed.extra-sans=127.0.0.1");
+    }
+
+    @Test
+    void noWebhookWhenDisabled() {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("webhook.enabled", "false")));
+        assertThat(objects).extracting(HasMetadata::getKind).doesNotContain("ValidatingWebhookConfiguration", "Certificate");
+        assertThat(objects).noneMatch(o -> o.getMetadata().getName().startsWith("crucible-webhook-"));
     }
 
     @Test
@@ -101,11 +173,15 @@ class HelmChartTest {
         List<Role> roles = all.stream().filter(Role.class::isInstance).map(Role.class::cast).toList();
         assertThat(roles).extracting(r -> r.getMetadata().getNamespace()).contains("team-a", "team-b");
         List<ClusterRole> clusterRoles = all.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast).toList();
-        assertThat(clusterRoles).extracting(r -> r.getMetadata().getName()).containsExactly("crucible-cluster-read");
+        assertThat(clusterRoles).extracting(r -> r.getMetadata().getName())
+                .containsExactlyInAnyOrder("crucible-cluster-read", "crucible-webhook-configuration");
         Stream.concat(roles.stream().flatMap(r -> r.getRules().stream()), clusterRoles.stream().flatMap(r -> r.getRules().stream()))
                 .forEach((PolicyRule rule) -> {
                     assertThat(rule.getVerbs()).doesNotContain("*");
                     assertThat(rule.getResources()).doesNotContain("*");
+                    if (rule.getResources().contains("secrets")) {
+                        assertThat(rule.getResourceNames()).as("Secrets only by name").isNotEmpty();
+                    }
                 });
     }
 
@@ -117,6 +193,10 @@ class HelmChartTest {
                 .hasMessageContaining("failurePolicy");
         assertThatThrownBy(() -> ChartRendering.render(Map.of("snapshots.storage.type", "pvc")))
                 .hasMessageContaining("claimName");
+        assertThatThrownBy(() -> ChartRendering.render(Map.of("webhook.selfSigned.renewBeforeDays", 400)))
+                .hasMessageContaining("webhook.selfSigned.renewBeforeDays (400) must be less than webhook.selfSigned.validityDays (365)");
+        assertThatThrownBy(() -> ChartRendering.render(Map.of("webhook.selfSigned.validityDays", 0)))
+                .hasMessageContaining("validityDays");
     }
 
     @Test
@@ -130,6 +210,11 @@ class HelmChartTest {
                 assertThat(Files.readString(f)).isEqualTo(Files.readString(repoCrds.resolve(f.getFileName())));
             }
         }
+    }
+
+    private static Stream<PolicyRule> rules(List<HasMetadata> objects) {
+        return objects.stream().flatMap(o -> o instanceof Role r ? r.getRules().stream()
+                : o instanceof ClusterRole c ? c.getRules().stream() : Stream.empty());
     }
 
     private static <T> T only(List<HasMetadata> objects, Class<T> type) {

@@ -82,6 +82,11 @@ public final class AdmissionHttpsServer implements AutoCloseable {
         LOG.info("Admission webhook now serves the certificate in {}", files.certificate());
     }
 
+    /** The port listened on (the actual one when 0 was asked for); -1 before {@link #start()}. */
+    public synchronized int port() {
+        return server == null ? -1 : server.actualPort();
+    }
+
     public boolean serving() {
         return server != null;
     }
