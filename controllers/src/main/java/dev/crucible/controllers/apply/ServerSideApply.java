@@ -21,6 +21,17 @@ public final class ServerSideApply {
      * derived from a custom resource, and the operator is their only rightful writer.
      */
     public static <T extends HasMetadata> T apply(KubernetesClient client, T object) {
-        return client.resource(object).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        return apply(client, object, FIELD_MANAGER);
+    }
+
+    /**
+     * Custom resources the operator creates for itself (periodic RolloutSnapshots) are applied by a
+     * second manager: their own controller adds its finalizer by applying under {@link #FIELD_MANAGER}
+     * with only metadata, which would otherwise drop every spec field that manager owned.
+     */
+    public static final String POLICY_FIELD_MANAGER = FIELD_MANAGER + "-policy";
+
+    public static <T extends HasMetadata> T apply(KubernetesClient client, T object, String fieldManager) {
+        return client.resource(object).fieldManager(fieldManager).forceConflicts().serverSideApply();
     }
 }

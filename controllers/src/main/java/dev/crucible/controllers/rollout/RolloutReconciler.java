@@ -10,6 +10,7 @@ import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.snapshot.SnapshotSchedule;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
 import dev.crucible.controllers.status.StatusComparison;
@@ -60,6 +61,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     private final ControllerMetrics metrics;
     private final RolloutPodBuilder podBuilder;
     private volatile InformerEventSource<Pod, Rollout> pods;
+    private volatile InformerEventSource<RolloutSnapshot, Rollout> snapshots;
     private volatile EventRecorder events;
     private volatile GangKindHolder gangKind;
 
@@ -94,7 +96,14 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                         .withOnUpdateFilter((updated, old) -> !Objects.equals(updated.getMetadata().getGeneration(),
                                 old.getMetadata().getGeneration()) || !Objects.equals(validity(updated), validity(old)))
                         .build(), context);
-        return List.of(pods, environments);
+        // Every snapshot of a rollout (periodic, on-hack, or a person's), keyed by spec.rolloutRef.
+        snapshots = new InformerEventSource<>(InformerEventSourceConfiguration.from(RolloutSnapshot.class, Rollout.class)
+                .withName("rollout-snapshots")
+                .withSecondaryToPrimaryMapper(snap -> snap.getSpec() == null || snap.getSpec().rolloutRef == null ? Set.of()
+                        : Set.of(new ResourceID(snap.getSpec().rolloutRef.name, snap.getMetadata().getNamespace())))
+                .withPrimaryToSecondaryMapper((Rollout r) -> Set.of())
+                .build(), context);
+        return List.of(pods, environments, snapshots);
     }
 
     @Override
@@ -133,6 +142,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                 status.endpoint = "http://" + leader.getStatus().getPodIP() + ":" + settings.verifierPort();
             }
         }
+        SnapshotSchedule.Plan snapshotPlan = scheduleSnapshots(rollout, status, client);
         String key = rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName();
         metrics.phase(key, d.phase());
         if (!StatusComparison.same(old, status)) {
@@ -153,10 +163,36 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             // The operator's own pod creations raise no events (the informer knows them), so come back at
             // once to release the gang that now exists in full.
             control.rescheduleAfter(10);
-        } else if (d.requeueAfter() != null) {
-            control.rescheduleAfter(Math.max(100, d.requeueAfter().toMillis() + 50));
+        } else if (d.requeueAfter() != null || snapshotPlan.next() != null) {
+            long after = Math.min(d.requeueAfter() == null ? Long.MAX_VALUE : d.requeueAfter().toMillis(),
+                    snapshotPlan.next() == null ? Long.MAX_VALUE : snapshotPlan.next().toMillis());
+            control.rescheduleAfter(Math.max(100, after + 50));
         }
         return control;
+    }
+
+    /**
+     * The snapshot policy: creates the periodic snapshot that is due, prunes beyond {@code keep}, and
+     * reports the newest Ready snapshot in {@code status.lastSnapshot}.
+     */
+    private SnapshotSchedule.Plan scheduleSnapshots(Rollout rollout, RolloutStatus status, KubernetesClient client) {
+        String ns = rollout.getMetadata().getNamespace();
+        String name = rollout.getMetadata().getName();
+        List<RolloutSnapshot> mine = snapshots.list(ns, snap -> snap.getSpec() != null && snap.getSpec().rolloutRef != null
+                && name.equals(snap.getSpec().rolloutRef.name)).toList();
+        status.lastSnapshot = SnapshotSchedule.lastReady(mine);
+        Rollout current = new Rollout();
+        current.setMetadata(rollout.getMetadata());
+        current.setSpec(rollout.getSpec());
+        current.setStatus(status);
+        SnapshotSchedule.Plan plan = SnapshotSchedule.plan(current, mine, Instant.now());
+        if (plan.create() != null) {
+            ServerSideApply.apply(client, plan.create(), ServerSideApply.POLICY_FIELD_MANAGER);
+        }
+        for (String old : plan.delete()) {
+            quietly(() -> client.resources(RolloutSnapshot.class).inNamespace(ns).withName(old).delete());
+        }
+        return plan;
     }
 
     /** Creates what is missing; returns why the API server refused a pod (4xx), or null. */

@@ -225,4 +225,31 @@ class RolloutSnapshotOnApiServerTest {
         assertThat(failed.getStatus().reason).isEqualTo("RolloutNotFound");
         assertThat(failed.getStatus().message).contains("spec.rolloutRef.name").contains("nothing");
     }
+
+    @Test
+    void periodicSnapshotsFollowThePolicyAndKeepOnlyTheNewest() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = namespace("snapperiodic");
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0",
+                "snapshotPolicy: {intervalSeconds: 30, keep: 1}");
+        bindProcesses(ns, members, 8);
+
+        RolloutSnapshot first = awaitPhase(client, ns, "pair-a0-p1", SnapshotPhase.Ready);
+        assertThat(first.getSpec().trigger).hasToString("PERIODIC");
+        await().atMost(Duration.ofSeconds(10)).until(() -> "pair-a0-p1".equals(lastSnapshot(ns)));
+
+        awaitPhase(client, ns, "pair-a0-p2", SnapshotPhase.Ready);
+        await().atMost(Duration.ofSeconds(30)).until(() -> SnapshotFixtures.get(client, ns, "pair-a0-p1") == null);
+        assertThat(lastSnapshot(ns)).isEqualTo("pair-a0-p2");
+        // keep: 1 deleted p1's images on the agents too.
+        for (SnapshotMember m : first.getStatus().members) {
+            assertThat(AGENTS.agentOn(m.node).list()).noneSatisfy(x ->
+                    assertThat(x.id).isEqualTo(SnapshotPlan.idOf(m.imageLocation)));
+        }
+    }
+
+    private static String lastSnapshot(String ns) {
+        var r = client.resources(dev.crucible.api.v1alpha1.Rollout.class).inNamespace(ns).withName("pair-a0").get();
+        return r.getStatus() == null ? null : r.getStatus().lastSnapshot;
+    }
 }

@@ -31,6 +31,10 @@ final class SnapshotFixtures {
      * returns its members. Tests delete it at the end to free the nodes for the next.
      */
     static List<RolloutMember> runningPair(KubernetesClient client, String ns, String rollout) {
+        return runningPair(client, ns, rollout, "");
+    }
+
+    static List<RolloutMember> runningPair(KubernetesClient client, String ns, String rollout, String extraSpec) {
         Manifests.environment(client, ns, "pair", """
                 resources: {cpu: "33", memory: 1Gi}
                 topology:
@@ -39,7 +43,7 @@ final class SnapshotFixtures {
                     - name: worker
                       replicas: 2
                 """);
-        Manifests.rollout(client, ns, rollout, "pair", "limits: {maxDurationSeconds: 3600}");
+        Manifests.rollout(client, ns, rollout, "pair", "limits: {maxDurationSeconds: 3600}\n" + extraSpec);
         await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, rollout) == RolloutPhase.Running);
         return client.resources(Rollout.class).inNamespace(ns).withName(rollout).get().getStatus().members;
     }
