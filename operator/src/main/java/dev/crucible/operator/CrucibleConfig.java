@@ -32,6 +32,28 @@ public interface CrucibleConfig {
 
     Webhook webhook();
 
+    Snapshots snapshots();
+
+    /** How the RolloutSnapshot controller reaches the snapshot agent DaemonSet. */
+    interface Snapshots {
+        /** Namespace of the agent pods; defaults to the operator's own (POD_NAMESPACE). */
+        Optional<String> agentNamespace();
+
+        @WithDefault("app.kubernetes.io/component=snapshot-agent")
+        String agentSelector();
+
+        @WithDefault("9443")
+        int agentPort();
+
+        /** The bearer token the agents accept (the chart mounts their Secret here). */
+        @WithDefault("/etc/crucible/snapshot-agent/token")
+        String tokenFile();
+
+        /** Longest one agent call may take (a dump of a large member). */
+        @WithDefault("300")
+        int callTimeoutSeconds();
+    }
+
     interface Webhook {
         /** The operator's own webhook certificate, for clusters without cert-manager. */
         SelfSigned selfSigned();

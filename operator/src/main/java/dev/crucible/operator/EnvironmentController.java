@@ -1,5 +1,6 @@
 package dev.crucible.operator;
 
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.controllers.environment.EnvironmentValidation;
 import dev.crucible.controllers.environment.RLEnvironmentReconciler;
@@ -13,7 +14,7 @@ import jakarta.inject.Inject;
 import java.util.concurrent.TimeUnit;
 
 /** The RLEnvironment reconciler as a Quarkus bean (see {@link RolloutController} for the repeated interface). */
-@ControllerConfiguration(name = RLEnvironmentReconciler.NAME)
+@ControllerConfiguration(name = RLEnvironmentReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER)
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)
 @jakarta.inject.Singleton

@@ -1,5 +1,6 @@
 package dev.crucible.operator;
 
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.api.v1alpha1.ProbeModel;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
@@ -13,7 +14,7 @@ import jakarta.inject.Inject;
 import java.util.concurrent.TimeUnit;
 
 /** The ProbeModel reconciler as a Quarkus bean (see {@link RolloutController} for the repeated interface). */
-@ControllerConfiguration(name = ProbeModelReconciler.NAME,
+@ControllerConfiguration(name = ProbeModelReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
         maxReconciliationInterval = @MaxReconciliationInterval(interval = 10, timeUnit = TimeUnit.MINUTES))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 5, within = 1, unit = TimeUnit.SECONDS)

@@ -1,5 +1,6 @@
 package dev.crucible.operator;
 
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
@@ -16,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * The Rollout reconciler as a Quarkus bean. The interfaces are repeated on purpose: the operator SDK
  * finds reconcilers in Quarkus' index, which holds this module's classes, not the controllers jar.
  */
-@ControllerConfiguration(name = RolloutReconciler.NAME,
+@ControllerConfiguration(name = RolloutReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
         informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = LeanRolloutStore.class))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
