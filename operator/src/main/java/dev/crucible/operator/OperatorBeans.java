@@ -1,5 +1,9 @@
 package dev.crucible.operator;
 
+import dev.crucible.controllers.snapshot.DaemonSetAgents;
+import dev.crucible.controllers.snapshot.SnapshotAgentSettings;
+import dev.crucible.controllers.snapshot.SnapshotAgents;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import dev.crucible.api.validation.ManifestValidator;
 import dev.crucible.controllers.admission.AdmissionReviewer;
 import dev.crucible.controllers.config.OperatorSettings;
@@ -44,6 +48,18 @@ public class OperatorBeans {
     @Singleton
     AdmissionReviewer admissionReviewer(ManifestValidator validator) {
         return new AdmissionReviewer(validator);
+    }
+
+    /** The snapshot agent DaemonSet of this release: snapshots (RolloutSnapshot) and restores (Rollout). */
+    @Produces
+    @Singleton
+    SnapshotAgents snapshotAgents(KubernetesClient client, CrucibleConfig config) {
+        CrucibleConfig.Snapshots c = config.snapshots();
+        String pod = System.getenv("POD_NAMESPACE");
+        String ns = c.agentNamespace().filter(s -> !s.isBlank())
+                .orElse(pod != null && !pod.isBlank() ? pod : client.getNamespace());
+        return new DaemonSetAgents(client, new SnapshotAgentSettings(ns, c.agentSelector(), c.agentPort(),
+                java.nio.file.Path.of(c.tokenFile())), java.time.Duration.ofSeconds(c.callTimeoutSeconds()));
     }
 
     @Produces

@@ -1,5 +1,6 @@
 package dev.crucible.operator;
 
+import dev.crucible.controllers.snapshot.SnapshotAgents;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.controllers.config.OperatorSettings;
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 public class RolloutController extends RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
 
     @Inject
-    public RolloutController(OperatorSettings settings, ControllerMetrics metrics) {
-        super(settings, metrics);
+    public RolloutController(OperatorSettings settings, ControllerMetrics metrics, SnapshotAgents agents) {
+        super(settings, metrics, agents);
     }
 }

@@ -21,6 +21,11 @@ public final class Reasons {
     public static final String POD_FAILED = "PodFailed";
     public static final String MEMBER_LOST = "MemberLost";
     public static final String POD_REJECTED = "PodRejected";
+    public static final String WAITING_FOR_SNAPSHOT = "WaitingForSnapshot";
+    public static final String RESTORE_REJECTED = "RestoreRejected";
+    public static final String GPU_MISMATCH = "GpuMismatch";
+    public static final String RESTORE_FAILED = "RestoreFailed";
+    public static final String RESTORED = "Restored";
 
     private Reasons() {
     }

@@ -10,6 +10,8 @@ import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
+import dev.crucible.controllers.snapshot.SnapshotAgents;
+import dev.crucible.controllers.snapshot.SnapshotPlan;
 import dev.crucible.controllers.snapshot.SnapshotSchedule;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
@@ -60,6 +62,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     private final OperatorSettings settings;
     private final ControllerMetrics metrics;
     private final RolloutPodBuilder podBuilder;
+    private final SnapshotAgents agents;
     private volatile InformerEventSource<Pod, Rollout> pods;
     private volatile InformerEventSource<RolloutSnapshot, Rollout> snapshots;
     private volatile EventRecorder events;
@@ -70,9 +73,15 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     }
 
     public RolloutReconciler(OperatorSettings settings, ControllerMetrics metrics) {
+        this(settings, metrics, null);
+    }
+
+    /** @param agents the snapshot agents that restore {@code spec.restoreFrom} branches (null: none) */
+    public RolloutReconciler(OperatorSettings settings, ControllerMetrics metrics, SnapshotAgents agents) {
         this.settings = settings;
         this.metrics = metrics;
         this.podBuilder = new RolloutPodBuilder(settings);
+        this.agents = agents;
     }
 
     @Override
@@ -122,9 +131,29 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         RolloutDecision d = RolloutStateMachine.decide(rollout, env, env == null ? null : validity(env), observed, now);
         RolloutStatus old = rollout.getStatus();
         RolloutPhase oldPhase = old == null ? null : old.phase;
+        RestoreGate.Result gate = null;
+        if (rollout.getSpec().restoreFrom != null && env != null && !d.phase().isTerminal()) {
+            gate = restoreGate(rollout, env);
+            if (gate.verdict() == RestoreGate.Verdict.FAIL) {
+                d = RolloutStateMachine.terminal(RolloutPhase.Failed, gate.reason(), gate.message(), old, true);
+            } else if (gate.verdict() == RestoreGate.Verdict.WAIT && observed.isEmpty()) {
+                d = RolloutStateMachine.waiting(RolloutPhase.Pending, gate.reason(), gate.message(), old,
+                        java.time.Duration.ofSeconds(2));
+            }
+        }
+        String restored = null;
+        if (gate != null && gate.verdict() == RestoreGate.Verdict.GO && d.phase() == RolloutPhase.Running
+                && (old == null || old.restoredFrom == null)) {
+            try {
+                restored = restoreMembers(rollout, env, observed);
+            } catch (RuntimeException e) {
+                d = RolloutStateMachine.terminal(RolloutPhase.Failed, Reasons.RESTORE_FAILED, "restoring "
+                        + rollout.getSpec().restoreFrom.snapshotName + " failed: " + e.getMessage(), old, true);
+            }
+        }
 
         if (!d.create().isEmpty()) {
-            String rejected = createMembers(rollout, env, d, client);
+            String rejected = createMembers(rollout, env, d, client, gate == null ? Map.of() : gate.pins());
             if (rejected != null) {
                 // Admission refused the pod (e.g. an unknown RuntimeClass, a quota): say so and retry later.
                 d = new RolloutDecision(RolloutPhase.Pending, Reasons.POD_REJECTED, rejected, List.of(), false, List.of(),
@@ -132,10 +161,15 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             }
         }
         if (!d.ungate().isEmpty()) {
-            ungate(rollout, env, d.ungate(), client);
+            ungate(rollout, env, d.ungate(), client, gate == null ? Map.of() : gate.pins());
         }
 
         RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now);
+        if (restored != null) {
+            status.restoredFrom = rollout.getSpec().restoreFrom.snapshotName;
+            status.conditions = Conditions.set(status.conditions, Reasons.RESTORED, true, Reasons.RESTORED, restored,
+                    rollout.getMetadata().getGeneration(), now);
+        }
         if (rollout.getSpec().mode == RolloutMode.INTERACTIVE && d.members() != null && !d.members().isEmpty()) {
             Pod leader = observed.get(d.members().get(0).pod);
             if (leader != null && leader.getStatus() != null && leader.getStatus().getPodIP() != null && !d.phase().isTerminal()) {
@@ -196,7 +230,34 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     }
 
     /** Creates what is missing; returns why the API server refused a pod (4xx), or null. */
-    private String createMembers(Rollout rollout, RLEnvironment env, RolloutDecision d, KubernetesClient client) {
+    /** The restore gate for {@code spec.restoreFrom}: the snapshot from the informer, the plan from the environment. */
+    private RestoreGate.Result restoreGate(Rollout rollout, RLEnvironment env) {
+        String name = rollout.getSpec().restoreFrom.snapshotName;
+        RolloutSnapshot snapshot = snapshots.get(new ResourceID(name, rollout.getMetadata().getNamespace())).orElse(null);
+        return RestoreGate.check(name, snapshot, TopologyPlanner.plan(env.getSpec()),
+                env.getSpec().resources == null ? null : env.getSpec().resources.gpuModel);
+    }
+
+    /** Puts each snapshotted member back into its branch pod, through the agent of the pod's node. */
+    private String restoreMembers(Rollout rollout, RLEnvironment env, Map<String, Pod> observed) {
+        if (agents == null) {
+            throw new SnapshotAgents.Unavailable("this operator has no snapshot agents configured");
+        }
+        String name = rollout.getSpec().restoreFrom.snapshotName;
+        RolloutSnapshot snapshot = snapshots.get(new ResourceID(name, rollout.getMetadata().getNamespace())).orElseThrow();
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        StringBuilder what = new StringBuilder("restored from " + name + ":");
+        for (int i = 0; i < plan.size(); i++) {
+            Pod pod = observed.get(plan.get(i).podName(rollout.getMetadata().getName()));
+            String id = SnapshotPlan.idOf(snapshot.getStatus().members.get(i).imageLocation);
+            what.append(' ').append(pod.getMetadata().getName()).append(" (")
+                    .append(agents.restore(pod, RolloutLabels.AGENT_CONTAINER, id)).append(')');
+        }
+        return what.toString();
+    }
+
+    private String createMembers(Rollout rollout, RLEnvironment env, RolloutDecision d, KubernetesClient client,
+                                 Map<Integer, String> pins) {
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         boolean gang = TopologyPlanner.isGang(plan);
         GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
@@ -213,7 +274,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             }
         }
         for (MemberPlan m : d.create()) {
-            Pod pod = podBuilder.build(rollout, env, m, plan, d.gateNew(), kind);
+            Pod pod = pinned(podBuilder.build(rollout, env, m, plan, d.gateNew(), kind), plan.indexOf(m), pins);
             try {
                 Pod created = ServerSideApply.apply(client, pod);
                 // Let the next reconcile see the pod even before the informer's watch delivers it.
@@ -233,15 +294,28 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
      * Re-applies each gated member without the gate: the operator owns {@code schedulingGates}, so
      * leaving it out of the applied pod removes it, and the scheduler then sees the whole gang at once.
      */
-    private void ungate(Rollout rollout, RLEnvironment env, List<String> names, KubernetesClient client) {
+    private void ungate(Rollout rollout, RLEnvironment env, List<String> names, KubernetesClient client,
+                        Map<Integer, String> pins) {
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         GangSchedulerSupport.Kind kind = gangKind(client);
         for (MemberPlan m : plan) {
-            Pod pod = podBuilder.build(rollout, env, m, plan, false, kind);
+            Pod pod = pinned(podBuilder.build(rollout, env, m, plan, false, kind), plan.indexOf(m), pins);
             if (names.contains(pod.getMetadata().getName())) {
                 ServerSideApply.apply(client, pod);
             }
         }
+    }
+
+    /** A restored member runs on the node that holds its images (node-local snapshot storage). */
+    private static Pod pinned(Pod pod, int index, Map<Integer, String> pins) {
+        String node = pins.get(index);
+        if (node != null) {
+            Map<String, String> selector = new java.util.TreeMap<>(pod.getSpec().getNodeSelector() == null
+                    ? Map.of() : pod.getSpec().getNodeSelector());
+            selector.put("kubernetes.io/hostname", node);
+            pod.getSpec().setNodeSelector(selector);
+        }
+        return pod;
     }
 
     /** Applies an object beside the pods; the same intent applied again changes nothing. */

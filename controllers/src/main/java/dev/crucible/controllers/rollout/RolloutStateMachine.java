@@ -184,14 +184,14 @@ public final class RolloutStateMachine {
         return members;
     }
 
-    private static RolloutDecision waiting(RolloutPhase phase, String reason, String message, RolloutStatus status,
+    static RolloutDecision waiting(RolloutPhase phase, String reason, String message, RolloutStatus status,
                                            Duration requeue) {
         return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), false, false,
                 status == null ? null : status.members, null, requeue);
     }
 
-    private static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
-                                            boolean stop) {
+    static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
+                                    boolean stop) {
         return terminal(phase, reason, message, status, stop, status == null ? null : status.members);
     }
 

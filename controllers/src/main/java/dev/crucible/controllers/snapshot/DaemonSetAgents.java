@@ -56,6 +56,18 @@ public final class DaemonSetAgents implements SnapshotAgents {
                 + RolloutPodBuilder.WORKSPACE_VOLUME;
     }
 
+    /**
+     * Not in a cluster yet: putting a CRIU tree back inside a pod's container needs the container
+     * runtime's restore path (CRI checkpoint/restore), which this agent does not drive. The Rollout
+     * then fails with this message instead of silently starting from scratch.
+     */
+    @Override
+    public String restore(Pod pod, String container, String snapshotId) {
+        throw new Unavailable("restoring into container " + container + " of pod " + pod.getMetadata().getName()
+                + " needs the container runtime's checkpoint/restore (CRI), which the snapshot agent does not drive yet; "
+                + "restore snapshot " + snapshotId + " locally with crucible restore");
+    }
+
     private static boolean ready(Pod p) {
         return p.getStatus().getConditions().stream()
                 .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));

@@ -20,6 +20,12 @@ public interface SnapshotAgents {
     /** The pod's workspace directory as the agent sees it (archived with the snapshot); null: memory only. */
     String workspace(Pod pod);
 
+    /**
+     * Restores one member's images into {@code pod} (a branch of the snapshotted member) on the
+     * pod's node and says what runs now. Throws {@link Unavailable} with the reason when it cannot.
+     */
+    String restore(Pod pod, String container, String snapshotId);
+
     /** No agent can be reached for a member: the snapshot fails with this message. */
     final class Unavailable extends RuntimeException {
         public Unavailable(String message) {

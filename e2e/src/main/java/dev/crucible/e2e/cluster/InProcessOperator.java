@@ -39,7 +39,7 @@ public final class InProcessOperator implements AutoCloseable {
                 .withCloseClientOnStop(false)
                 .withConcurrentReconciliationThreads(50)
                 .withStopOnInformerErrorDuringStartup(true));
-        operator.register(new RolloutReconciler(settings, metrics));
+        operator.register(new RolloutReconciler(settings, metrics, agents));
         operator.register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics,
                 new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources"))));
         if (agents != null) {

@@ -5,6 +5,8 @@ import dev.crucible.snapshot.agent.AgentServer;
 import dev.crucible.snapshot.agent.BearerTokenAuth;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.engine.EngineBuilder;
+import dev.crucible.snapshot.engine.RestoreRequest;
+import dev.crucible.snapshot.engine.RestoreResult;
 import dev.crucible.snapshot.engine.SnapshotEngine;
 import dev.crucible.snapshot.target.TargetSpec;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -25,7 +27,7 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
     public static final String TOKEN = "e2e-operator-token-5f2a9c0d7e1b4a63";
 
     /** One agent process stand-in: its engine, its server, and the operator's client for it. */
-    public record Agent(SnapshotEngine engine, AgentServer server, SnapshotAgentClient client) {
+    public record Agent(SnapshotEngine engine, AgentServer server, SnapshotAgentClient client, Path workspaceRoot) {
     }
 
     private record Binding(long pid, String workspace) {
@@ -40,7 +42,7 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
         AgentServer server = new AgentServer(engine, new BearerTokenAuth(TOKEN));
         int port = server.start("127.0.0.1", 0);
         Agent agent = new Agent(engine, server,
-                new SnapshotAgentClient(URI.create("http://127.0.0.1:" + port), TOKEN, Duration.ofMinutes(2)));
+                new SnapshotAgentClient(URI.create("http://127.0.0.1:" + port), TOKEN, Duration.ofMinutes(2)), workspaceRoot);
         for (String node : nodes) {
             byNode.put(node, agent);
         }
@@ -77,6 +79,32 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
     @Override
     public String workspace(Pod pod) {
         return binding(pod).workspace();
+    }
+
+    /** The restored tree becomes the pod's process, in a fresh workspace of its own (a branch). */
+    @Override
+    public String restore(Pod pod, String container, String snapshotId) {
+        String node = pod.getSpec().getNodeName();
+        Agent a = byNode.get(node);
+        if (a == null) {
+            throw new Unavailable("no snapshot agent on node " + node);
+        }
+        Path out = a.workspaceRoot().resolve(pod.getMetadata().getNamespace() + "-" + pod.getMetadata().getName()
+                + "-" + pod.getMetadata().getUid());
+        try {
+            java.nio.file.Files.createDirectories(out);
+        } catch (java.io.IOException e) {
+            throw new Unavailable("cannot create " + out + ": " + e.getMessage());
+        }
+        RestoreResult r = a.client().restore(new RestoreRequest(snapshotId, out.toString(), true, false));
+        bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), r.pid(), out);
+        return "pid " + r.pid() + " on " + node + " in " + r.restoreMs() + " ms";
+    }
+
+    /** The process now standing for the pod (tests check branches run independently). */
+    public long pidOf(String namespace, String pod) {
+        Binding b = byPod.get(namespace + "/" + pod);
+        return b == null ? -1 : b.pid();
     }
 
     private Binding binding(Pod pod) {

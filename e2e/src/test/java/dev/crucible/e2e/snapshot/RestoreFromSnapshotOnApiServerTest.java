@@ -1,0 +1,156 @@
+package dev.crucible.e2e.snapshot;
+
+import static dev.crucible.e2e.snapshot.SnapshotFixtures.awaitPhase;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.RolloutSnapshot;
+import dev.crucible.api.v1alpha1.rollout.RolloutMember;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
+import dev.crucible.e2e.Manifests;
+import dev.crucible.e2e.SharedCluster;
+import dev.crucible.e2e.cluster.LocalSnapshotAgents;
+import dev.crucible.snapshot.workload.MemoryWorkload;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Branching on the real API server: Rollouts with {@code spec.restoreFrom} start from a Ready
+ * RolloutSnapshot; each member is restored by the agent of the node holding its images (real CRIU),
+ * and two branches of one snapshot run as independent processes.
+ */
+class RestoreFromSnapshotOnApiServerTest {
+
+    static KubernetesClient client;
+    static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
+    static final String[] NODES = {"cpu-0", "cpu-1", "cpu-2"};
+
+    @TempDir
+    static Path tmp;
+    static final List<Long> pids = new ArrayList<>();
+
+    @BeforeAll
+    static void agents() throws Exception {
+        SharedCluster.operator();
+        client = SharedCluster.client();
+        for (String node : NODES) {
+            AGENTS.start(tmp.resolve("store-" + node), Files.createDirectories(tmp.resolve("workspaces")), node);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        pids.forEach(MemoryWorkload::kill);
+        for (String node : NODES) {
+            AGENTS.unbindNode(node);
+        }
+    }
+
+    static Rollout branch(String ns, String name, String snapshot) {
+        Manifests.rollout(client, ns, name, "pair", "restoreFrom: {snapshotName: " + snapshot + "}\n");
+        return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
+    }
+
+    static Rollout get(String ns, String name) {
+        return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
+    }
+
+    @Test
+    void twoBranchesOfOneSnapshotRestoreOnTheImagesNodesAndRunIndependently() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = SharedCluster.namespace("branch");
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
+        for (RolloutMember m : members) {
+            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
+            MemoryWorkload w = MemoryWorkload.start(8, 16, 10, 0, ws);
+            pids.add(w.pid());
+            AGENTS.bind(ns, m.pod, w.pid(), ws);
+        }
+        SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
+        RolloutSnapshot snap = awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
+        // The source ends; its nodes' capacity is what the branches need.
+        client.resource(get(ns, "pair-a0")).delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
+
+        branch(ns, "branch-a", "pair-a0-s1");
+        await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "branch-a").getStatus() != null
+                && "pair-a0-s1".equals(get(ns, "branch-a").getStatus().restoredFrom));
+        Rollout a = get(ns, "branch-a");
+        assertThat(a.getStatus().phase).isEqualTo(RolloutPhase.Running);
+        assertThat(a.getStatus().conditions).anySatisfy(c -> {
+            assertThat(c.getType()).isEqualTo("Restored");
+            assertThat(c.getStatus()).isEqualTo("True");
+            assertThat(c.getMessage()).contains("restored from pair-a0-s1");
+        });
+        // Node-local images: each member runs where its images are.
+        List<String> snapshotNodes = snap.getStatus().members.stream().map((SnapshotMember m) -> m.node).toList();
+        assertThat(a.getStatus().members).extracting(m -> m.node).containsExactlyElementsOf(snapshotNodes);
+        List<Long> branchA = restoredPids(ns, a);
+
+        // Both branches pin to the same two nodes (33 of 64 CPUs each), so branch-a's pods go first;
+        // its restored processes live on, and the two branches' processes are compared below.
+        client.resource(a).delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
+        branch(ns, "branch-b", "pair-a0-s1");
+        await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "branch-b").getStatus() != null
+                && "pair-a0-s1".equals(get(ns, "branch-b").getStatus().restoredFrom));
+        List<Long> branchB = restoredPids(ns, get(ns, "branch-b"));
+
+        // Four live processes from one snapshot: the branches share nothing.
+        assertThat(branchA).doesNotContainAnyElementsOf(branchB);
+        for (long pid : List.of(branchA.get(0), branchB.get(0))) {
+            long c = MemoryWorkload.status(pid).count();
+            await().atMost(Duration.ofSeconds(10)).until(() -> MemoryWorkload.status(pid).count() > c);
+            assertThat(MemoryWorkload.status(pid).ok()).as("buffer checksum intact after restore").isTrue();
+        }
+    }
+
+    private static List<Long> restoredPids(String ns, Rollout r) {
+        List<Long> out = new ArrayList<>();
+        for (RolloutMember m : r.getStatus().members) {
+            long pid = AGENTS.pidOf(ns, m.pod);
+            assertThat(pid).as("a restored process stands for " + m.pod).isPositive();
+            assertThat(MemoryWorkload.status(pid)).as("restored process " + pid + " runs").isNotNull();
+            pids.add(pid);
+            out.add(pid);
+        }
+        return out;
+    }
+
+    @Test
+    void aSnapshotWhoseMembersDoNotMatchTheEnvironmentIsRefusedNamingTheField() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = SharedCluster.namespace("branchbad");
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
+        for (RolloutMember m : members) {
+            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
+            MemoryWorkload w = MemoryWorkload.start(8, 16, 10, 0, ws);
+            pids.add(w.pid());
+            AGENTS.bind(ns, m.pod, w.pid(), ws);
+        }
+        SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
+        awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
+        client.resource(get(ns, "pair-a0")).delete();
+
+        Manifests.environment(client, ns, "single", "resources: {cpu: 500m, memory: 512Mi}");
+        Manifests.rollout(client, ns, "single-a0", "single", "restoreFrom: {snapshotName: pair-a0-s1}\n");
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "single-a0").getStatus() != null
+                && get(ns, "single-a0").getStatus().phase == RolloutPhase.Failed);
+        Rollout failed = get(ns, "single-a0");
+        assertThat(failed.getStatus().reason).isEqualTo("RestoreRejected");
+        assertThat(failed.getStatus().message).contains("spec.restoreFrom.snapshotName").contains("2 member(s)")
+                .contains("plans 1 pod(s)");
+        assertThat(client.pods().inNamespace(ns).withLabel("crucible.dev/rollout", "single-a0").list().getItems()).isEmpty();
+    }
+}
