@@ -8,6 +8,8 @@ set -euo pipefail
 PACKAGES=(
   # component tests: verifier runs pytest in real workspaces, sandboxed with bubblewrap
   python3 python3-pytest bubblewrap git
+  # workspace patches on restored branches (snapshot agent)
+  patch
   # downloads (install-kube-binaries.sh, install-criu.sh)
   ca-certificates curl xz-utils
   # process tooling the snapshot tests use (unshare/setsid from util-linux, ip for CRIU)

@@ -13,6 +13,7 @@ import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.snapshot.SnapshotAgents;
 import dev.crucible.controllers.snapshot.SnapshotPlan;
 import dev.crucible.controllers.snapshot.SnapshotSchedule;
+import dev.crucible.snapshot.disk.WorkspacePatch;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
 import dev.crucible.controllers.status.StatusComparison;
@@ -246,12 +247,15 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         String name = rollout.getSpec().restoreFrom.snapshotName;
         RolloutSnapshot snapshot = snapshots.get(new ResourceID(name, rollout.getMetadata().getNamespace())).orElseThrow();
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
-        StringBuilder what = new StringBuilder("restored from " + name + ":");
+        List<WorkspacePatch> patches = rollout.getSpec().patches == null ? List.of() : rollout.getSpec().patches.stream()
+                .map(p -> new WorkspacePatch(p.path, p.content, p.diff)).toList();
+        StringBuilder what = new StringBuilder("restored from " + name
+                + (patches.isEmpty() ? "" : " with " + patches.size() + " patch(es)") + ":");
         for (int i = 0; i < plan.size(); i++) {
             Pod pod = observed.get(plan.get(i).podName(rollout.getMetadata().getName()));
             String id = SnapshotPlan.idOf(snapshot.getStatus().members.get(i).imageLocation);
             what.append(' ').append(pod.getMetadata().getName()).append(" (")
-                    .append(agents.restore(pod, RolloutLabels.AGENT_CONTAINER, id)).append(')');
+                    .append(agents.restore(pod, RolloutLabels.AGENT_CONTAINER, id, patches)).append(')');
         }
         return what.toString();
     }

@@ -62,7 +62,7 @@ public final class DaemonSetAgents implements SnapshotAgents {
      * then fails with this message instead of silently starting from scratch.
      */
     @Override
-    public String restore(Pod pod, String container, String snapshotId) {
+    public String restore(Pod pod, String container, String snapshotId, java.util.List<dev.crucible.snapshot.disk.WorkspacePatch> patches) {
         throw new Unavailable("restoring into container " + container + " of pod " + pod.getMetadata().getName()
                 + " needs the container runtime's checkpoint/restore (CRI), which the snapshot agent does not drive yet; "
                 + "restore snapshot " + snapshotId + " locally with crucible restore");

@@ -2,7 +2,9 @@ package dev.crucible.controllers.snapshot;
 
 import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.disk.WorkspacePatch;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
 
 /**
  * Where the snapshot agent of a node is, and how it names a pod's container. In a cluster
@@ -22,9 +24,10 @@ public interface SnapshotAgents {
 
     /**
      * Restores one member's images into {@code pod} (a branch of the snapshotted member) on the
-     * pod's node and says what runs now. Throws {@link Unavailable} with the reason when it cannot.
+     * pod's node, applying {@code patches} to its workspace before anything resumes, and says what
+     * runs now. Throws {@link Unavailable} with the reason when it cannot.
      */
-    String restore(Pod pod, String container, String snapshotId);
+    String restore(Pod pod, String container, String snapshotId, List<WorkspacePatch> patches);
 
     /** No agent can be reached for a member: the snapshot fails with this message. */
     final class Unavailable extends RuntimeException {

@@ -83,7 +83,7 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
 
     /** The restored tree becomes the pod's process, in a fresh workspace of its own (a branch). */
     @Override
-    public String restore(Pod pod, String container, String snapshotId) {
+    public String restore(Pod pod, String container, String snapshotId, java.util.List<dev.crucible.snapshot.disk.WorkspacePatch> patches) {
         String node = pod.getSpec().getNodeName();
         Agent a = byNode.get(node);
         if (a == null) {
@@ -96,7 +96,7 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
         } catch (java.io.IOException e) {
             throw new Unavailable("cannot create " + out + ": " + e.getMessage());
         }
-        RestoreResult r = a.client().restore(new RestoreRequest(snapshotId, out.toString(), true, false));
+        RestoreResult r = a.client().restore(new RestoreRequest(snapshotId, out.toString(), true, false, patches));
         bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), r.pid(), out);
         return "pid " + r.pid() + " on " + node + " in " + r.restoreMs() + " ms";
     }

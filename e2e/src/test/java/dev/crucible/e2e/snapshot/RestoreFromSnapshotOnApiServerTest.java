@@ -73,6 +73,7 @@ class RestoreFromSnapshotOnApiServerTest {
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
         for (RolloutMember m : members) {
             Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
+            Files.writeString(ws.resolve("progress.txt"), "step 41 of " + m.pod + "\n");
             MemoryWorkload w = MemoryWorkload.start(8, 16, 10, 0, ws);
             pids.add(w.pid());
             AGENTS.bind(ns, m.pod, w.pid(), ws);
@@ -102,10 +103,25 @@ class RestoreFromSnapshotOnApiServerTest {
         // its restored processes live on, and the two branches' processes are compared below.
         client.resource(a).delete();
         await().atMost(Duration.ofSeconds(30)).until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
-        branch(ns, "branch-b", "pair-a0-s1");
+        Manifests.rollout(client, ns, "branch-b", "pair", """
+                restoreFrom: {snapshotName: pair-a0-s1}
+                patches:
+                  - path: notes/hint.txt
+                    content: "try the other approach"
+                """);
         await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "branch-b").getStatus() != null
                 && "pair-a0-s1".equals(get(ns, "branch-b").getStatus().restoredFrom));
         List<Long> branchB = restoredPids(ns, get(ns, "branch-b"));
+        assertThat(get(ns, "branch-b").getStatus().conditions).anySatisfy(c ->
+                assertThat(c.getMessage()).contains("with 1 patch(es)"));
+        // Each branch restored its own copy of the workspace; only branch-b's carries the patch.
+        Path wsA = workspaceOf(ns, "branch-a-worker-0");
+        Path wsB = workspaceOf(ns, "branch-b-worker-0");
+        assertThat(wsA).isNotEqualTo(wsB);
+        assertThat(wsA.resolve("progress.txt")).exists();
+        assertThat(wsB.resolve("progress.txt")).hasSameTextualContentAs(wsA.resolve("progress.txt"));
+        assertThat(wsA.resolve("notes/hint.txt")).doesNotExist();
+        assertThat(wsB.resolve("notes/hint.txt")).hasContent("try the other approach");
 
         // Four live processes from one snapshot: the branches share nothing.
         assertThat(branchA).doesNotContainAnyElementsOf(branchB);
@@ -113,6 +129,12 @@ class RestoreFromSnapshotOnApiServerTest {
             long c = MemoryWorkload.status(pid).count();
             await().atMost(Duration.ofSeconds(10)).until(() -> MemoryWorkload.status(pid).count() > c);
             assertThat(MemoryWorkload.status(pid).ok()).as("buffer checksum intact after restore").isTrue();
+        }
+    }
+
+    private static Path workspaceOf(String ns, String pod) throws Exception {
+        try (var dirs = Files.list(tmp.resolve("workspaces"))) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith(ns + "-" + pod + "-")).findFirst().orElseThrow();
         }
     }
 

@@ -5,6 +5,7 @@ import dev.crucible.snapshot.criu.CriuException;
 import dev.crucible.snapshot.criu.CriuResult;
 import dev.crucible.snapshot.criu.CriuRunner;
 import dev.crucible.snapshot.disk.WorkspaceArchive;
+import dev.crucible.snapshot.disk.WorkspacePatch;
 import dev.crucible.snapshot.freeze.FreezeHandle;
 import dev.crucible.snapshot.freeze.Signals;
 import dev.crucible.snapshot.gpu.CudaCheckpoint;
@@ -78,6 +79,10 @@ final class Restorer {
             }
             workspaceOut = workspaces.apply(r.workspaceOut(), "workspaceOut");
             WorkspaceArchive.restore(store.inSnapshot(id, "workspace.tar"), m.workspaceSha256, workspaceOut);
+            // The branch's changes go in before any process of it runs again.
+            WorkspacePatch.applyAll(r.patches(), workspaceOut);
+        } else if (!r.patches().isEmpty()) {
+            throw new IllegalArgumentException("patches: need workspaceOut (a workspace to patch)");
         }
         String restoreId = id + "-r" + System.currentTimeMillis() + "-" + COUNTER.incrementAndGet();
         Path work = store.workDir(restoreId);
