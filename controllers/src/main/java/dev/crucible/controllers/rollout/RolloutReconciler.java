@@ -4,9 +4,11 @@ import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.api.v1alpha1.rollout.OnHack;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
@@ -142,6 +144,9 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                         java.time.Duration.ofSeconds(2));
             }
         }
+        if (d.phase() == RolloutPhase.Hacked && HackResponse.of(rollout) != OnHack.NONE) {
+            d = respondToHack(rollout, d, oldPhase, client);
+        }
         String restored = null;
         if (gate != null && gate.verdict() == RestoreGate.Verdict.GO && d.phase() == RolloutPhase.Running
                 && (old == null || old.restoredFrom == null)) {
@@ -231,6 +236,44 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     }
 
     /** Creates what is missing; returns why the API server refused a pod (4xx), or null. */
+    /**
+     * {@code onHack: snapshot} holds the pods until {@code <rollout>-hack} is taken (or failed);
+     * {@code onHack: revert} starts {@code <rollout>-revert} from the newest Ready snapshot, once.
+     */
+    private RolloutDecision respondToHack(Rollout rollout, RolloutDecision d, RolloutPhase oldPhase, KubernetesClient client) {
+        String ns = rollout.getMetadata().getNamespace();
+        if (HackResponse.of(rollout) == OnHack.SNAPSHOT) {
+            RolloutSnapshot hack = snapshots.get(new ResourceID(HackResponse.hackSnapshotName(rollout), ns)).orElse(null);
+            if (hack == null) {
+                ServerSideApply.apply(client, HackResponse.hackSnapshot(rollout), ServerSideApply.POLICY_FIELD_MANAGER);
+            }
+            SnapshotPhase phase = hack == null || hack.getStatus() == null ? null : hack.getStatus().phase;
+            if (phase != SnapshotPhase.Ready && phase != SnapshotPhase.Failed && phase != SnapshotPhase.Expired) {
+                return new RolloutDecision(d.phase(), d.reason(), d.message(), List.of(), false, List.of(), false,
+                        d.podsComplete(), d.members(), d.result(), java.time.Duration.ofSeconds(2));
+            }
+            return d;
+        }
+        if (oldPhase != RolloutPhase.Hacked) {
+            String name = rollout.getMetadata().getName();
+            String last = SnapshotSchedule.lastReady(snapshots.list(ns, s -> s.getSpec() != null && s.getSpec().rolloutRef != null
+                    && name.equals(s.getSpec().rolloutRef.name)).toList());
+            Rollout branch = last == null ? null : HackResponse.revertBranch(rollout, last);
+            if (branch == null) {
+                events(client).warning(rollout, "RevertSkipped", last == null ? "onHack: revert, but no Ready snapshot to revert to"
+                        : "onHack: revert, but this rollout is already " + HackResponse.MAX_REVERTS + " reverts deep");
+            } else {
+                ServerSideApply.apply(client, branch, ServerSideApply.POLICY_FIELD_MANAGER);
+                events(client).normal(rollout, "Reverted", "started Rollout " + branch.getMetadata().getName()
+                        + " from snapshot " + last + " (the last good state before the hack)");
+                return new RolloutDecision(d.phase(), d.reason(), d.message() + "; reverted: Rollout "
+                        + branch.getMetadata().getName() + " continues from snapshot " + last, d.create(), d.gateNew(),
+                        d.ungate(), d.stopPods(), d.podsComplete(), d.members(), d.result(), d.requeueAfter());
+            }
+        }
+        return d;
+    }
+
     /** The restore gate for {@code spec.restoreFrom}: the snapshot from the informer, the plan from the environment. */
     private RestoreGate.Result restoreGate(Rollout rollout, RLEnvironment env) {
         String name = rollout.getSpec().restoreFrom.snapshotName;

@@ -10,6 +10,7 @@ import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
 import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotStatus;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotTrigger;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.status.Conditions;
@@ -108,7 +109,9 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
                     + " does not exist in namespace " + ns);
         }
         RolloutPhase rp = rollout.getStatus() == null ? null : rollout.getStatus().phase;
-        if (rp != null && rp.isTerminal()) {
+        // A hack snapshot captures a Hacked rollout, whose pods the Rollout controller holds until it is taken.
+        boolean hackOfHacked = spec.trigger == SnapshotTrigger.HACK && rp == RolloutPhase.Hacked;
+        if (rp != null && rp.isTerminal() && !hackOfHacked) {
             return fail(snapshot, context, null, "RolloutFinished", "Rollout " + rolloutName + " already ended ("
                     + rp + "); only a running rollout can be snapshotted");
         }
@@ -117,7 +120,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
             return fail(snapshot, context, null, "Unsupported", "spec.include.memory: false (disk only) is not supported "
                     + "by the snapshot agent yet; snapshot memory and disk together");
         }
-        if (rp != RolloutPhase.Running) {
+        if (rp != RolloutPhase.Running && !hackOfHacked) {
             Instant created = Instant.parse(snapshot.getMetadata().getCreationTimestamp());
             if (now.isAfter(created.plusSeconds(timeoutSeconds(spec)))) {
                 return fail(snapshot, context, null, "RolloutNotRunning", "Rollout " + rolloutName + " did not reach Running within "

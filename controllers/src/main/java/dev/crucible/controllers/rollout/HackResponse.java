@@ -1,0 +1,83 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.RolloutSnapshot;
+import dev.crucible.api.v1alpha1.common.ObjectRef;
+import dev.crucible.api.v1alpha1.rollout.OnHack;
+import dev.crucible.api.v1alpha1.rollout.RestoreFromSpec;
+import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
+import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotTrigger;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What {@code snapshotPolicy.onHack} asks for once a rollout is Hacked: {@code snapshot} keeps the
+ * hacked state for inspection ({@code <rollout>-hack}, taken before the pods stop), {@code revert}
+ * starts a branch {@code <rollout>-revert} from the last good snapshot. A revert of a revert is
+ * allowed up to {@link #MAX_REVERTS} deep, so a policy cannot loop forever.
+ */
+public final class HackResponse {
+
+    public static final String REVERTS_LABEL = "crucible.dev/reverts";
+    static final int MAX_REVERTS = 3;
+
+    private HackResponse() {
+    }
+
+    public static OnHack of(Rollout r) {
+        var p = r.getSpec().snapshotPolicy;
+        return p == null || p.onHack == null ? OnHack.NONE : p.onHack;
+    }
+
+    public static String hackSnapshotName(Rollout r) {
+        return r.getMetadata().getName() + "-hack";
+    }
+
+    public static RolloutSnapshot hackSnapshot(Rollout r) {
+        RolloutSnapshot s = new RolloutSnapshot();
+        s.setMetadata(new ObjectMetaBuilder().withName(hackSnapshotName(r)).withNamespace(r.getMetadata().getNamespace())
+                .withLabels(Map.of(RolloutLabels.ROLLOUT, RolloutLabels.truncate(r.getMetadata().getName()),
+                        "crucible.dev/snapshot-trigger", "hack", RolloutLabels.MANAGED_BY, RolloutLabels.MANAGED_BY_VALUE))
+                .build());
+        RolloutSnapshotSpec spec = new RolloutSnapshotSpec();
+        spec.rolloutRef = new ObjectRef(r.getMetadata().getName());
+        spec.include = r.getSpec().snapshotPolicy.include;
+        // The run is over: capture it and let it stop.
+        spec.leaveRunning = false;
+        spec.trigger = SnapshotTrigger.HACK;
+        s.setSpec(spec);
+        return s;
+    }
+
+    /** The branch that continues from {@code snapshot}, or null when the revert depth is used up. */
+    public static Rollout revertBranch(Rollout r, String snapshot) {
+        Map<String, String> labels = r.getMetadata().getLabels() == null ? Map.of() : r.getMetadata().getLabels();
+        int depth = Integer.parseInt(labels.getOrDefault(REVERTS_LABEL, "0"));
+        if (depth >= MAX_REVERTS) {
+            return null;
+        }
+        Map<String, String> branchLabels = new HashMap<>(labels);
+        branchLabels.put(REVERTS_LABEL, Integer.toString(depth + 1));
+        Rollout b = new Rollout();
+        b.setMetadata(new ObjectMetaBuilder().withName(r.getMetadata().getName() + "-revert")
+                .withNamespace(r.getMetadata().getNamespace()).withLabels(branchLabels)
+                .withOwnerReferences(OwnerReferences.controlledBy(r)).build());
+        RolloutSpec spec = new RolloutSpec();
+        RolloutSpec from = r.getSpec();
+        spec.environmentRef = from.environmentRef;
+        spec.mode = from.mode;
+        spec.agent = from.agent;
+        spec.limits = from.limits;
+        spec.group = from.group;
+        spec.snapshotPolicy = from.snapshotPolicy;
+        // Not the patches: the snapshot's workspace already carries them.
+        spec.placement = from.placement;
+        spec.deleteSnapshotsOnDelete = from.deleteSnapshotsOnDelete;
+        spec.restoreFrom = new RestoreFromSpec();
+        spec.restoreFrom.snapshotName = snapshot;
+        b.setSpec(spec);
+        return b;
+    }
+}

@@ -1,0 +1,114 @@
+package dev.crucible.e2e.snapshot;
+
+import static dev.crucible.e2e.snapshot.SnapshotFixtures.awaitPhase;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.RolloutSnapshot;
+import dev.crucible.api.v1alpha1.rollout.RolloutMember;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
+import dev.crucible.e2e.Manifests;
+import dev.crucible.e2e.SharedCluster;
+import dev.crucible.e2e.cluster.LocalSnapshotAgents;
+import dev.crucible.snapshot.workload.MemoryWorkload;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code snapshotPolicy.onHack} on the real API server, with real agents and CRIU behind the kwok pods. */
+class HackResponseOnApiServerTest {
+
+    static KubernetesClient client;
+    static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
+    static final String[] NODES = {"cpu-0", "cpu-1", "cpu-2"};
+    static final String HACKED = """
+            {"reward":0.0,"verdict":"fail","hackFindings":[{"detector":"protected-path-modified","severity":"high",
+            "path":"tests/test_ops.py","evidence":"sha256 changed","action":"terminate"}],"turns":3,"phase":"Hacked"}""";
+
+    @TempDir
+    static Path tmp;
+    static final List<Long> pids = new ArrayList<>();
+
+    @BeforeAll
+    static void agents() throws Exception {
+        SharedCluster.operator();
+        client = SharedCluster.client();
+        for (String node : NODES) {
+            AGENTS.start(tmp.resolve("store-" + node), Files.createDirectories(tmp.resolve("workspaces")), node);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        pids.forEach(MemoryWorkload::kill);
+        for (String node : NODES) {
+            AGENTS.unbindNode(node);
+        }
+    }
+
+    private static List<RolloutMember> runningWithProcesses(String ns, String policy) throws Exception {
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0", policy);
+        for (RolloutMember m : members) {
+            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
+            MemoryWorkload w = MemoryWorkload.start(8, 16, 10, 0, ws);
+            pids.add(w.pid());
+            AGENTS.bind(ns, m.pod, w.pid(), ws);
+        }
+        return members;
+    }
+
+    static Rollout get(String ns, String name) {
+        return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
+    }
+
+    @Test
+    void onHackSnapshotCapturesTheHackedStateBeforeThePodsStop() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = SharedCluster.namespace("hacksnap");
+        List<RolloutMember> members = runningWithProcesses(ns, "snapshotPolicy: {onHack: snapshot}");
+
+        Manifests.verifierExits(client, ns, members.get(0).pod, HACKED);
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "pair-a0").getStatus().phase == RolloutPhase.Hacked);
+        RolloutSnapshot hack = awaitPhase(client, ns, "pair-a0-hack", SnapshotPhase.Ready);
+        assertThat(hack.getSpec().trigger).hasToString("HACK");
+        assertThat(hack.getStatus().members).hasSize(2).allSatisfy(m -> assertThat(m.bytes).isPositive());
+        // Taken with leaveRunning: false, and only then are the pods stopped.
+        await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "pair-a0").isEmpty());
+        await().atMost(Duration.ofSeconds(10)).until(() -> MemoryWorkload.status(pids.get(pids.size() - 1)) == null);
+        client.resources(Rollout.class).inNamespace(ns).delete();
+    }
+
+    @Test
+    void onHackRevertStartsABranchFromTheLastGoodSnapshot() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = SharedCluster.namespace("hackrevert");
+        List<RolloutMember> members = runningWithProcesses(ns, "snapshotPolicy: {intervalSeconds: 30, keep: 2, onHack: revert}");
+        awaitPhase(client, ns, "pair-a0-p1", SnapshotPhase.Ready);
+
+        Manifests.verifierExits(client, ns, members.get(0).pod, HACKED);
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "pair-a0").getStatus().phase == RolloutPhase.Hacked);
+        assertThat(get(ns, "pair-a0").getStatus().message).contains("reverted").contains("pair-a0-revert").contains("pair-a0-p1");
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "pair-a0-revert") != null
+                && get(ns, "pair-a0-revert").getStatus() != null
+                && "pair-a0-p1".equals(get(ns, "pair-a0-revert").getStatus().restoredFrom));
+        Rollout branch = get(ns, "pair-a0-revert");
+        assertThat(branch.getSpec().restoreFrom.snapshotName).isEqualTo("pair-a0-p1");
+        assertThat(branch.getMetadata().getLabels()).containsEntry("crucible.dev/reverts", "1");
+        assertThat(branch.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getName()).isEqualTo("pair-a0"));
+        long pid = AGENTS.pidOf(ns, "pair-a0-revert-worker-0");
+        pids.add(pid);
+        assertThat(MemoryWorkload.status(pid)).as("the reverted member runs from the good snapshot").isNotNull();
+        client.resources(Rollout.class).inNamespace(ns).delete();
+    }
+}
