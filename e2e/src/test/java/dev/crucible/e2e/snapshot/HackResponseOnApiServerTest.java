@@ -14,12 +14,12 @@ import dev.crucible.e2e.SharedCluster;
 import dev.crucible.e2e.cluster.LocalSnapshotAgents;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,6 @@ class HackResponseOnApiServerTest {
 
     static KubernetesClient client;
     static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
-    static final String[] NODES = {"cpu-0", "cpu-1", "cpu-2"};
     static final String HACKED = """
             {"reward":0.0,"verdict":"fail","hackFindings":[{"detector":"protected-path-modified","severity":"high",
             "path":"tests/test_ops.py","evidence":"sha256 changed","action":"terminate"}],"turns":3,"phase":"Hacked"}""";
@@ -42,27 +41,23 @@ class HackResponseOnApiServerTest {
     static void agents() throws Exception {
         SharedCluster.operator();
         client = SharedCluster.client();
-        for (String node : NODES) {
-            AGENTS.start(tmp.resolve("store-" + node), Files.createDirectories(tmp.resolve("workspaces")), node);
-        }
+        SnapshotFixtures.startAgents(tmp);
+    }
+
+    @AfterEach
+    void deleteRollouts() {
+        SnapshotFixtures.deleteRollouts(client);
     }
 
     @AfterAll
     static void stop() {
         pids.forEach(MemoryWorkload::kill);
-        for (String node : NODES) {
-            AGENTS.unbindNode(node);
-        }
+        SnapshotFixtures.stopAgents();
     }
 
     private static List<RolloutMember> runningWithProcesses(String ns, String policy) throws Exception {
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0", policy);
-        for (RolloutMember m : members) {
-            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
-            MemoryWorkload w = MemoryWorkload.start(8, 16, 10, 0, ws);
-            pids.add(w.pid());
-            AGENTS.bind(ns, m.pod, w.pid(), ws);
-        }
+        SnapshotFixtures.bindProcesses(tmp, ns, members, 8).forEach(w -> pids.add(w.pid()));
         return members;
     }
 
@@ -73,7 +68,7 @@ class HackResponseOnApiServerTest {
     @Test
     void onHackSnapshotCapturesTheHackedStateBeforeThePodsStop() throws Exception {
         SnapshotFixtures.assumeCriu();
-        String ns = SharedCluster.namespace("hacksnap");
+        String ns = SnapshotFixtures.namespace("hacksnap");
         List<RolloutMember> members = runningWithProcesses(ns, "snapshotPolicy: {onHack: snapshot}");
 
         Manifests.verifierExits(client, ns, members.get(0).pod, HACKED);
@@ -84,13 +79,12 @@ class HackResponseOnApiServerTest {
         // Taken with leaveRunning: false, and only then are the pods stopped.
         await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "pair-a0").isEmpty());
         await().atMost(Duration.ofSeconds(10)).until(() -> MemoryWorkload.status(pids.get(pids.size() - 1)) == null);
-        client.resources(Rollout.class).inNamespace(ns).delete();
     }
 
     @Test
     void onHackRevertStartsABranchFromTheLastGoodSnapshot() throws Exception {
         SnapshotFixtures.assumeCriu();
-        String ns = SharedCluster.namespace("hackrevert");
+        String ns = SnapshotFixtures.namespace("hackrevert");
         List<RolloutMember> members = runningWithProcesses(ns, "snapshotPolicy: {intervalSeconds: 30, keep: 2, onHack: revert}");
         awaitPhase(client, ns, "pair-a0-p1", SnapshotPhase.Ready);
 
@@ -109,6 +103,5 @@ class HackResponseOnApiServerTest {
         long pid = AGENTS.pidOf(ns, "pair-a0-revert-worker-0");
         pids.add(pid);
         assertThat(MemoryWorkload.status(pid)).as("the reverted member runs from the good snapshot").isNotNull();
-        client.resources(Rollout.class).inNamespace(ns).delete();
     }
 }

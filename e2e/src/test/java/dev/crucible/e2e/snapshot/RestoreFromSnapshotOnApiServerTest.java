@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +35,6 @@ class RestoreFromSnapshotOnApiServerTest {
 
     static KubernetesClient client;
     static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
-    static final String[] NODES = {"cpu-0", "cpu-1", "cpu-2"};
 
     @TempDir
     static Path tmp;
@@ -44,17 +44,18 @@ class RestoreFromSnapshotOnApiServerTest {
     static void agents() throws Exception {
         SharedCluster.operator();
         client = SharedCluster.client();
-        for (String node : NODES) {
-            AGENTS.start(tmp.resolve("store-" + node), Files.createDirectories(tmp.resolve("workspaces")), node);
-        }
+        SnapshotFixtures.startAgents(tmp);
+    }
+
+    @AfterEach
+    void deleteRollouts() {
+        SnapshotFixtures.deleteRollouts(client);
     }
 
     @AfterAll
     static void stop() {
         pids.forEach(MemoryWorkload::kill);
-        for (String node : NODES) {
-            AGENTS.unbindNode(node);
-        }
+        SnapshotFixtures.stopAgents();
     }
 
     static Rollout branch(String ns, String name, String snapshot) {
@@ -69,15 +70,9 @@ class RestoreFromSnapshotOnApiServerTest {
     @Test
     void twoBranchesOfOneSnapshotRestoreOnTheImagesNodesAndRunIndependently() throws Exception {
         SnapshotFixtures.assumeCriu();
-        String ns = SharedCluster.namespace("branch");
+        String ns = SnapshotFixtures.namespace("branch");
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
-        for (RolloutMember m : members) {
-            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
-            Files.writeString(ws.resolve("progress.txt"), "step 41 of " + m.pod + "\n");
-            MemoryWorkload w = MemoryWorkload.start(8, 16, 10, 0, ws);
-            pids.add(w.pid());
-            AGENTS.bind(ns, m.pod, w.pid(), ws);
-        }
+        SnapshotFixtures.bindProcesses(tmp, ns, members, 8).forEach(w -> pids.add(w.pid()));
         SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
         RolloutSnapshot snap = awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
         // The source ends; its nodes' capacity is what the branches need.
@@ -153,14 +148,9 @@ class RestoreFromSnapshotOnApiServerTest {
     @Test
     void aSnapshotWhoseMembersDoNotMatchTheEnvironmentIsRefusedNamingTheField() throws Exception {
         SnapshotFixtures.assumeCriu();
-        String ns = SharedCluster.namespace("branchbad");
+        String ns = SnapshotFixtures.namespace("branchbad");
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
-        for (RolloutMember m : members) {
-            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
-            MemoryWorkload w = MemoryWorkload.start(8, 16, 10, 0, ws);
-            pids.add(w.pid());
-            AGENTS.bind(ns, m.pod, w.pid(), ws);
-        }
+        SnapshotFixtures.bindProcesses(tmp, ns, members, 8).forEach(w -> pids.add(w.pid()));
         SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
         awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
         client.resource(get(ns, "pair-a0")).delete();

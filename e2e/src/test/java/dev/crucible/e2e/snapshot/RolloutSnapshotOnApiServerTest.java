@@ -38,57 +38,36 @@ class RolloutSnapshotOnApiServerTest {
 
     static KubernetesClient client;
     static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
-    static final String[] NODES = {"cpu-0", "cpu-1", "cpu-2"};
 
     @TempDir
     static Path tmp;
     final List<MemoryWorkload> workloads = new ArrayList<>();
-    final List<String> namespaces = new ArrayList<>();
 
     @BeforeAll
     static void agents() throws Exception {
         SharedCluster.operator();
         client = SharedCluster.client();
-        for (String node : NODES) {
-            AGENTS.start(tmp.resolve("store-" + node), Files.createDirectories(tmp.resolve("workspaces")), node);
-        }
+        SnapshotFixtures.startAgents(tmp);
     }
 
     @AfterAll
     static void stopAgents() {
-        for (String node : NODES) {
-            AGENTS.unbindNode(node);
-        }
+        SnapshotFixtures.stopAgents();
     }
 
     @AfterEach
     void stopWorkloadsAndRollouts() {
         workloads.forEach(MemoryWorkload::close);
-        for (String ns : namespaces) {
-            client.resources(dev.crucible.api.v1alpha1.Rollout.class).inNamespace(ns).delete();
-        }
-        for (String ns : namespaces) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
-        }
+        SnapshotFixtures.deleteRollouts(client);
     }
 
-    private String namespace(String prefix) {
-        String ns = SharedCluster.namespace(prefix);
-        namespaces.add(ns);
-        return ns;
+    private static String namespace(String prefix) {
+        return SnapshotFixtures.namespace(prefix);
     }
 
-    /** Binds each member pod to a real process holding {@code mib} MiB, working in its own workspace. */
     private List<MemoryWorkload> bindProcesses(String ns, List<RolloutMember> members, int mib) throws Exception {
-        List<MemoryWorkload> started = new ArrayList<>();
-        for (RolloutMember m : members) {
-            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
-            Files.writeString(ws.resolve("progress.txt"), "member " + m.pod + "\n");
-            MemoryWorkload w = MemoryWorkload.start(mib, 16, 10, 0, ws);
-            workloads.add(w);
-            started.add(w);
-            AGENTS.bind(ns, m.pod, w.pid(), ws);
-        }
+        List<MemoryWorkload> started = SnapshotFixtures.bindProcesses(tmp, ns, members, mib);
+        workloads.addAll(started);
         return started;
     }
 

@@ -9,6 +9,10 @@ import dev.crucible.api.v1alpha1.rollout.RolloutMember;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.e2e.Manifests;
+import dev.crucible.e2e.SharedCluster;
+import dev.crucible.snapshot.workload.MemoryWorkload;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import dev.crucible.snapshot.criu.CriuBinary;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -18,6 +22,60 @@ import java.util.List;
 final class SnapshotFixtures {
 
     private SnapshotFixtures() {
+    }
+
+    static final String[] NODES = {"cpu-0", "cpu-1", "cpu-2"};
+
+    /** A real agent for each CPU node, with its own store; workspaces live under {@code tmp/workspaces}. */
+    static void startAgents(Path tmp) throws java.io.IOException {
+        for (String node : NODES) {
+            SharedCluster.AGENTS.start(tmp.resolve("store-" + node), Files.createDirectories(tmp.resolve("workspaces")), node);
+        }
+    }
+
+    private static final List<String> NAMESPACES = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** A fresh namespace whose rollouts {@link #deleteRollouts} removes after the test. */
+    static String namespace(String prefix) {
+        String ns = SharedCluster.namespace(prefix);
+        NAMESPACES.add(ns);
+        return ns;
+    }
+
+    /**
+     * Each pair takes 33 of a node's 64 CPUs, so the next test's pair only fits once these are gone:
+     * delete every rollout the tests made and wait until their pods are.
+     */
+    static void deleteRollouts(KubernetesClient client) {
+        for (String ns : NAMESPACES) {
+            client.resources(Rollout.class).inNamespace(ns).delete();
+        }
+        for (String ns : NAMESPACES) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
+        }
+        NAMESPACES.clear();
+    }
+
+    static void stopAgents() {
+        for (String node : NODES) {
+            SharedCluster.AGENTS.unbindNode(node);
+        }
+    }
+
+    /**
+     * Binds each member pod to a real process holding {@code mib} MiB and working in its own
+     * workspace (which holds a progress.txt naming the pod).
+     */
+    static List<MemoryWorkload> bindProcesses(Path tmp, String ns, List<RolloutMember> members, int mib) throws java.io.IOException {
+        List<MemoryWorkload> started = new java.util.ArrayList<>();
+        for (RolloutMember m : members) {
+            Path ws = Files.createDirectories(tmp.resolve("workspaces").resolve(ns + "-" + m.pod));
+            Files.writeString(ws.resolve("progress.txt"), "step 41 of " + m.pod + "\n");
+            MemoryWorkload w = MemoryWorkload.start(mib, 16, 10, 0, ws);
+            started.add(w);
+            SharedCluster.AGENTS.bind(ns, m.pod, w.pid(), ws);
+        }
+        return started;
     }
 
     /** Real processes are frozen and dumped: root and CRIU ≥ 4.1 are needed. */
