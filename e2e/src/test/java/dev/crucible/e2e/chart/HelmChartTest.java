@@ -117,7 +117,7 @@ class HelmChartTest {
         List<PolicyRule> secretRules = rules(objects).filter(r -> r.getResources().contains("secrets")).toList();
         assertThat(secretRules).singleElement().satisfies(r -> {
             assertThat(r.getResourceNames()).containsExactly("crucible-webhook-selfsigned");
-            assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "update");
+            assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "patch");
         });
         List<PolicyRule> webhookRules = rules(objects).filter(r -> r.getResources().contains("validatingwebhookconfigurations")).toList();
         assertThat(webhookRules).singleElement().satisfies(r -> {

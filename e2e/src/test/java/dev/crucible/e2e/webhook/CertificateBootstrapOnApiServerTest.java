@@ -99,6 +99,13 @@ class CertificateBootstrapOnApiServerTest {
                     .isNotEqualTo(first.certificate().servingCertificate().getSerialNumber());
             assertThat(renewed.certificate().caBundle()).isEqualTo(first.certificate().caBundle());
             assertThat(renewed.caBundlePatched()).isFalse();
+            // The renewal is a server-side apply: the Secret's data belongs to the operator's field manager.
+            Secret afterRenewal = admin.secrets().inNamespace(ns).withName("crucible-webhook-selfsigned").get();
+            assertThat(afterRenewal.getMetadata().getManagedFields()).anySatisfy(f -> {
+                assertThat(f.getManager()).isEqualTo("crucible-operator");
+                assertThat(f.getOperation()).isEqualTo("Apply");
+                assertThat(f.getFieldsV1().getAdditionalProperties()).containsKey("f:data");
+            });
             // ... and replica A picks it up at its next check: its files change, so it reloads its server.
             CertificateBootstrap.Outcome pickedUp = new CertificateBootstrap(clientA, a, clock).ensure();
             assertThat(pickedUp.issuedHere()).isFalse();

@@ -82,7 +82,12 @@ public final class CertificateBootstrap {
                 + MAX_ATTEMPTS + " attempts to store the webhook certificate");
     }
 
-    /** Create when absent, else update at the resourceVersion read: both fail with 409 if another replica won. */
+    /**
+     * Create when absent, else server-side apply of the data at the resourceVersion read (an apply
+     * that names a resourceVersion is refused with 409 when the Secret changed since): both fail
+     * with 409 if another replica won. (Only without the chart is the Secret created here; every
+     * later write is an apply as {@value CaBundlePatcher#FIELD_MANAGER}.)
+     */
     private void store(Secret stored, WebhookCertificate fresh) {
         if (stored == null) {
             client.secrets().inNamespace(settings.namespace()).resource(new SecretBuilder()
@@ -96,8 +101,16 @@ public final class CertificateBootstrap {
                     .withData(fresh.toSecretData())
                     .build()).create();
         } else {
-            Secret updated = new SecretBuilder(stored).withData(fresh.toSecretData()).withStringData(null).build();
-            client.secrets().inNamespace(settings.namespace()).resource(updated).update();
+            Secret intent = new SecretBuilder().withNewMetadata()
+                    .withName(settings.secretName())
+                    .withNamespace(settings.namespace())
+                    .withResourceVersion(stored.getMetadata().getResourceVersion())
+                    .endMetadata()
+                    .withType(stored.getType())
+                    .withData(fresh.toSecretData())
+                    .build();
+            client.secrets().inNamespace(settings.namespace()).resource(intent)
+                    .fieldManager(CaBundlePatcher.FIELD_MANAGER).forceConflicts().serverSideApply();
         }
     }
 
