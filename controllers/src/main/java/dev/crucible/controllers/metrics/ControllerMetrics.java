@@ -42,6 +42,25 @@ public final class ControllerMetrics {
                 .register(registry);
     }
 
+    /**
+     * One finished RolloutSnapshot: its outcome (ready / failed, with the reason) and, when Ready, how
+     * long the rollout was frozen and how many bytes the images and workspaces took.
+     */
+    public void snapshot(String outcome, String reason, Long freezeWindowMillis, Long bytes) {
+        registry.counter("crucible.snapshots", "outcome", outcome, "reason", reason == null ? "" : reason).increment();
+        if (freezeWindowMillis != null) {
+            DistributionSummary.builder("crucible.snapshot.freeze.window").baseUnit("milliseconds")
+                    .description("How long every member of a rollout stayed frozen for one snapshot")
+                    .publishPercentiles(0.5, 0.99).serviceLevelObjectives(100, 500, 1000, 5000, 30000)
+                    .register(registry).record(freezeWindowMillis);
+        }
+        if (bytes != null) {
+            DistributionSummary.builder("crucible.snapshot.size").baseUnit("bytes")
+                    .description("Images plus workspace archives of one snapshot, all members")
+                    .register(registry).record(bytes);
+        }
+    }
+
     /** Runs one reconcile and records its duration, tagged with whether it returned or threw. */
     public <T> T timeReconcile(String controller, java.util.function.Supplier<T> reconcile) {
         Timer.Sample sample = startReconcile();

@@ -165,6 +165,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
             RolloutSnapshotStatus ready = SnapshotStatusBuilder.ready(snapshot, members, result, Instant.now());
             finished.put(snapshot.getMetadata().getUid(), ready);
             write(snapshot, ready, context);
+            metrics.snapshot("ready", null, ready.freezeWindowMillis, ready.totalBytes);
             events(client).normal(snapshot, "SnapshotReady", ready.message);
             return expireWhenDue(snapshot, context, Instant.now());
         } catch (TwoPhaseSnapshot.Failed e) {
@@ -199,6 +200,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
         RolloutSnapshotStatus failed = status(snapshot, SnapshotPhase.Failed, reason, message, members, Instant.now());
         finished.put(snapshot.getMetadata().getUid(), failed);
         write(snapshot, failed, context);
+        metrics.snapshot("failed", reason, null, null);
         events(context.getClient()).warning(snapshot, reason, message);
         return UpdateControl.noUpdate();
     }

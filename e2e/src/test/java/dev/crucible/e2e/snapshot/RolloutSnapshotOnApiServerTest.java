@@ -104,6 +104,9 @@ class RolloutSnapshotOnApiServerTest {
             assertThat(c.getStatus()).isEqualTo("True");
         });
         procs.forEach(RolloutSnapshotOnApiServerTest::assertRuns);
+        var registry = SharedCluster.operator().metrics().registry();
+        assertThat(registry.find("crucible.snapshots").tag("outcome", "ready").counter().count()).isGreaterThanOrEqualTo(1);
+        assertThat(registry.find("crucible.snapshot.freeze.window").summary().max()).isPositive();
 
         // The images are complete on each member's own node, and one restores into a running copy.
         SnapshotMember first = st.members.get(0);
@@ -146,6 +149,8 @@ class RolloutSnapshotOnApiServerTest {
 
         assertThat(failed.getStatus().reason).isEqualTo("SnapshotFailed");
         assertThat(failed.getStatus().message).contains("aborted on every member").contains("4000000");
+        assertThat(SharedCluster.operator().metrics().registry().find("crucible.snapshots")
+                .tag("reason", "SnapshotFailed").counter().count()).isGreaterThanOrEqualTo(1);
         assertRuns(alive);
         var agent = AGENTS.agentOn(members.get(0).node);
         String id = SnapshotPlan.idOf(failed.getStatus().members.get(0).imageLocation);
