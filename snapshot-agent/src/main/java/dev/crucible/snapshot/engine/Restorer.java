@@ -85,6 +85,17 @@ final class Restorer {
             throw new IllegalArgumentException("patches: need workspaceOut (a workspace to patch)");
         }
         String restoreId = id + "-r" + System.currentTimeMillis() + "-" + COUNTER.incrementAndGet();
+        if (Boolean.TRUE.equals(m.diskOnly)) {
+            if (workspaceOut == null) {
+                throw new IllegalArgumentException("workspaceOut: snapshot '" + id + "' holds only a workspace; say where to put it");
+            }
+            // No processes to bring back: the caller starts the agent again in the restored workspace.
+            metrics.outcome("restore", "ok");
+            return new RestoreResult(id.value(), restoreId, 0, 0, verifyMs, workspaceOut.toString());
+        }
+        if (runner == null) {
+            throw new CriuException(dev.crucible.snapshot.criu.CriuBinary.MISSING);
+        }
         Path work = store.workDir(restoreId);
         Path pidFile = work.resolve("restored.pid");
         CriuResult res = runner.run("restore", CriuArgs.restore(store.inSnapshot(id, m.imagesDir), pidFile,

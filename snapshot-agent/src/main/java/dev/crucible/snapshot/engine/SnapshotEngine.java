@@ -158,7 +158,11 @@ public final class SnapshotEngine implements AutoCloseable {
             throw new IllegalArgumentException("preDumps must be between 0 and 10, got " + preDumps);
         }
         Duration freezeTimeout = freezeTimeout(r.freezeTimeoutMs());
-        CriuRunner runner = requireCriu();
+        boolean diskOnly = r.skipsMemory();
+        if (diskOnly && workspace == null) {
+            throw new IllegalArgumentException("workspace: a disk-only snapshot needs the workspace to archive");
+        }
+        CriuRunner runner = diskOnly ? null : requireCriu();
         ResolvedTarget target = resolver.resolve(r.target());
         requireTargetFree(target);
 
@@ -173,6 +177,7 @@ public final class SnapshotEngine implements AutoCloseable {
         m.rootPid = target.root().pid();
         m.pidNamespaceRoot = ProcessTree.isPidNamespaceRoot(target.root().pid());
         m.tcpEstablished = r.tcpEstablished();
+        m.diskOnly = diskOnly ? Boolean.TRUE : null;
         s.manifest = m;
         try {
             store.create(m);
@@ -184,10 +189,14 @@ public final class SnapshotEngine implements AutoCloseable {
         try {
             s.cgroup = freezer.cgroupFor(target);
             m.cgroupPath = s.cgroup == null ? null : s.cgroup.toString();
-            suspendGpu(s, r);
-            boolean tracking = runner.binary().memoryTracking();
+            if (!diskOnly) {
+                suspendGpu(s, r);
+            }
+            boolean tracking = !diskOnly && runner.binary().memoryTracking();
             m.memoryTracking = tracking;
-            if (!tracking && preDumps > 0) {
+            if (diskOnly) {
+                preDumps = 0;
+            } else if (!tracking && preDumps > 0) {
                 m.reason = "kernel lacks soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY): no pre-dumps, the final dump copies all memory while frozen";
                 preDumps = 0;
             }
@@ -234,45 +243,7 @@ public final class SnapshotEngine implements AutoCloseable {
                 throw new SessionConflictException("snapshot '" + s.id + "' is no longer frozen");
             }
             SnapshotId id = SnapshotId.of(s.id);
-            Path images = store.inSnapshot(id, "images/final");
-            Files.createDirectories(images);
-            List<String> args = CriuArgs.dump(s.target.root().pid(), images,
-                    s.lastImages == null ? null : "../" + last(s.lastImages), dumpOptions(s.request, s.manifest.preDumps > 0),
-                    frozen.cgroup() ? s.cgroup : null, true);
-            args = withExtra(args);
-            synchronized (s) {
-                if (s.aborted) {
-                    throw new SessionConflictException("snapshot '" + s.id + "' was aborted: " + s.abortReason);
-                }
-                s.criuRunning = true;
-            }
-            CriuResult res;
-            try (AutoCloseable cwd = WorkingDirLocks.lock(pids(s.target))) {
-                res = requireCriu().run("dump", args, logDir(id), "dump.log", config.criuTimeout(), criuProcess -> {
-                    s.journal = s.journal.withCriu(criuProcess, "dump");
-                    journal.record(s.journal);
-                });
-            } finally {
-                boolean abortedMeanwhile;
-                synchronized (s) {
-                    s.criuRunning = false;
-                    abortedMeanwhile = s.aborted;
-                }
-                if (abortedMeanwhile) {
-                    // CRIU re-freezes the cgroup it found frozen; the abort already thawed once, so thaw again.
-                    release(s, CommitAction.THAW);
-                }
-            }
-            synchronized (s) {
-                if (s.aborted) {
-                    throw new SessionConflictException("snapshot '" + s.id + "' was aborted during the dump: " + s.abortReason);
-                }
-                s.journal = s.journal.withCriu(null, "dumped");
-                journal.record(s.journal);
-            }
-            metrics.phase("dump", Duration.ofNanos(res.durationNanos()));
-            s.manifest.dumpMs = res.millis();
-            s.manifest.imagesDir = "images/final";
+            long dumpMs = s.manifest.diskOnly == null ? dumpProcesses(s, frozen, id) : 0;
             long workspaceMs = 0;
             if (s.workspace != null) {
                 WorkspaceArchive.Archive a = WorkspaceArchive.capture(s.workspace, store.inSnapshot(id, "workspace.tar"));
@@ -284,7 +255,7 @@ public final class SnapshotEngine implements AutoCloseable {
             }
             s.manifest.state = SnapshotState.DUMPED;
             saveManifest(s);
-            return new DumpResult(s.id, res.millis(), workspaceMs, (System.nanoTime() - s.frozenAtNanos) / 1_000_000);
+            return new DumpResult(s.id, dumpMs, workspaceMs, (System.nanoTime() - s.frozenAtNanos) / 1_000_000);
         } catch (SessionConflictException e) {
             throw fail(s, "dump", e);
         } catch (Exception e) {
@@ -292,6 +263,50 @@ public final class SnapshotEngine implements AutoCloseable {
         } finally {
             s.phaseLock.unlock();
         }
+    }
+
+    /** The final CRIU dump of a frozen tree into images/final; returns its milliseconds. */
+    private long dumpProcesses(Session s, FreezeHandle frozen, SnapshotId id) throws Exception {
+        Path images = store.inSnapshot(id, "images/final");
+        Files.createDirectories(images);
+        List<String> args = CriuArgs.dump(s.target.root().pid(), images,
+                s.lastImages == null ? null : "../" + last(s.lastImages), dumpOptions(s.request, s.manifest.preDumps > 0),
+                frozen.cgroup() ? s.cgroup : null, true);
+        args = withExtra(args);
+        synchronized (s) {
+            if (s.aborted) {
+                throw new SessionConflictException("snapshot '" + s.id + "' was aborted: " + s.abortReason);
+            }
+            s.criuRunning = true;
+        }
+        CriuResult res;
+        try (AutoCloseable cwd = WorkingDirLocks.lock(pids(s.target))) {
+            res = requireCriu().run("dump", args, logDir(id), "dump.log", config.criuTimeout(), criuProcess -> {
+                s.journal = s.journal.withCriu(criuProcess, "dump");
+                journal.record(s.journal);
+            });
+        } finally {
+            boolean abortedMeanwhile;
+            synchronized (s) {
+                s.criuRunning = false;
+                abortedMeanwhile = s.aborted;
+            }
+            if (abortedMeanwhile) {
+                // CRIU re-freezes the cgroup it found frozen; the abort already thawed once, so thaw again.
+                release(s, CommitAction.THAW);
+            }
+        }
+        synchronized (s) {
+            if (s.aborted) {
+                throw new SessionConflictException("snapshot '" + s.id + "' was aborted during the dump: " + s.abortReason);
+            }
+            s.journal = s.journal.withCriu(null, "dumped");
+            journal.record(s.journal);
+        }
+        metrics.phase("dump", Duration.ofNanos(res.durationNanos()));
+        s.manifest.dumpMs = res.millis();
+        s.manifest.imagesDir = "images/final";
+        return res.millis();
     }
 
     public Manifest commit(String snapshotId, CommitAction action) {
@@ -306,7 +321,7 @@ public final class SnapshotEngine implements AutoCloseable {
             long t0 = System.nanoTime();
             Path dir = store.snapshotDir(SnapshotId.of(s.id));
             m.files = DirectoryDigests.compute(dir, NOT_CHECKSUMMED);
-            m.imageBytes = ImageStore.sizeOf(dir.resolve("images"));
+            m.imageBytes = Files.isDirectory(dir.resolve("images")) ? ImageStore.sizeOf(dir.resolve("images")) : 0L;
             metrics.phase("checksum", Duration.ofNanos(System.nanoTime() - t0));
             metrics.bytes("images", m.imageBytes);
             if (m.workspaceBytes != null) {
@@ -347,7 +362,7 @@ public final class SnapshotEngine implements AutoCloseable {
 
     /** Restores a COMPLETE snapshot as a new running tree (see {@link Restorer}). */
     public RestoreResult restore(RestoreRequest r) {
-        return new Restorer(store, requireCriu(), cuda, metrics, config.criuTimeout(), this::allowedWorkspace).restore(r);
+        return new Restorer(store, criu, cuda, metrics, config.criuTimeout(), this::allowedWorkspace).restore(r);
     }
 
     public List<Manifest> list() {

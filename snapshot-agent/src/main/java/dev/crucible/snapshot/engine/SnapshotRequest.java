@@ -8,10 +8,21 @@ import dev.crucible.snapshot.target.TargetSpec;
  * @param preDumps        iterative pre-dumps before freezing; null = engine default
  * @param freezeTimeoutMs the watchdog thaws and fails the snapshot if still frozen after this
  * @param workspace       directory to archive while frozen, inside an allowed workspace root; may be null
+ * @param diskOnly        freeze the tree and archive only the workspace, no CRIU (containers whose
+ *                        processes cannot be dumped here; a restore gives the workspace back)
  */
 public record SnapshotRequest(String snapshotId, String group, TargetSpec target, Integer preDumps,
                               boolean tcpEstablished, boolean shellJob, String workspace, Long freezeTimeoutMs,
-                              Long gpuLockTimeoutMs) {
+                              Long gpuLockTimeoutMs, Boolean diskOnly) {
+
+    public SnapshotRequest(String snapshotId, String group, TargetSpec target, Integer preDumps, boolean tcpEstablished,
+                           boolean shellJob, String workspace, Long freezeTimeoutMs, Long gpuLockTimeoutMs) {
+        this(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, freezeTimeoutMs, gpuLockTimeoutMs, null);
+    }
+
+    public boolean skipsMemory() {
+        return Boolean.TRUE.equals(diskOnly);
+    }
 
     public static SnapshotRequest of(String id, TargetSpec target) {
         return new SnapshotRequest(id, null, target, null, false, false, null, null, null);
@@ -19,16 +30,16 @@ public record SnapshotRequest(String snapshotId, String group, TargetSpec target
 
     public SnapshotRequest withWorkspace(String dir) {
         return new SnapshotRequest(snapshotId, group, target, preDumps, tcpEstablished, shellJob, dir, freezeTimeoutMs,
-                gpuLockTimeoutMs);
+                gpuLockTimeoutMs, diskOnly);
     }
 
     public SnapshotRequest withPreDumps(int n) {
         return new SnapshotRequest(snapshotId, group, target, n, tcpEstablished, shellJob, workspace, freezeTimeoutMs,
-                gpuLockTimeoutMs);
+                gpuLockTimeoutMs, diskOnly);
     }
 
     public SnapshotRequest withFreezeTimeoutMs(long ms) {
         return new SnapshotRequest(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, ms,
-                gpuLockTimeoutMs);
+                gpuLockTimeoutMs, diskOnly);
     }
 }

@@ -46,6 +46,8 @@ public final class Manifest {
     public String workspaceSha256;
     /** Images directory that restore uses, relative to the snapshot directory. */
     public String imagesDir;
+    /** Only the workspace was captured (no process images); a restore gives the workspace back. */
+    public Boolean diskOnly;
 
     public Map<String, FileDigest> files = new TreeMap<>();
 
