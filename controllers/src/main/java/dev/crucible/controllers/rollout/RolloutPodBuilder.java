@@ -32,6 +32,9 @@ public final class RolloutPodBuilder {
 
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     public static final String WORKSPACE_VOLUME = "workspace";
+    /** Left in a restored workspace by the snapshot agent once the snapshot's files (and patches) are in. */
+    public static final String RESTORED_MARKER = ".crucible/restored";
+    static final int RESTORE_WAIT_SECONDS = 600;
     public static final String PRISTINE_VOLUME = "pristine";
     public static final String CONFIG_VOLUME = "crucible-config";
     public static final String RUN_VOLUME = "crucible-run";
@@ -101,7 +104,7 @@ public final class RolloutPodBuilder {
                 .withAffinity(placement.affinity())
                 .withActiveDeadlineSeconds(maxDurationSeconds(rollout) + DEADLINE_GRACE_SECONDS)
                 .withVolumes(volumes(name, env))
-                .withInitContainers(initContainer(env, mountPath))
+                .withInitContainers(initContainer(rollout, env, mountPath))
                 .withContainers(agentContainer(rollout, env, member, members, mountPath, protectedMounts),
                         verifierContainer(rollout, member, members, mountPath))
                 .endSpec();
@@ -142,14 +145,24 @@ public final class RolloutPodBuilder {
         return volumes;
     }
 
-    /** Copies the image's workspace into the shared volume and into the pristine copy grading trusts. */
-    private Container initContainer(RLEnvironmentSpec env, String mountPath) {
+    /**
+     * Copies the image's workspace into the shared volume and into the pristine copy grading trusts.
+     * A branch ({@code spec.restoreFrom}) gets its workspace from the snapshot instead: the init
+     * container waits until the node's snapshot agent has extracted it (and the patches) and left
+     * {@link #RESTORED_MARKER}, so the agent never starts on an empty workspace.
+     */
+    private Container initContainer(Rollout rollout, RLEnvironmentSpec env, String mountPath) {
         String image = env.image != null ? env.image : settings.verifierImage();
+        String fill = rollout.getSpec().restoreFrom == null
+                ? "if [ -d \"$SRC\" ]; then cp -a \"$SRC\"/. /mnt/workspace/; cp -a \"$SRC\"/. /mnt/pristine/; fi"
+                : "if [ -d \"$SRC\" ]; then cp -a \"$SRC\"/. /mnt/pristine/; fi; i=0; "
+                        + "until [ -f /mnt/workspace/" + RESTORED_MARKER + " ]; do i=$((i+1)); "
+                        + "if [ $i -gt " + RESTORE_WAIT_SECONDS + " ]; then echo 'the snapshot workspace did not arrive' >&2; exit 1; fi; "
+                        + "sleep 1; done";
         return new ContainerBuilder()
                 .withName(RolloutLabels.INIT_CONTAINER)
                 .withImage(image)
-                .withCommand("sh", "-c", "set -e; if [ -d \"$SRC\" ]; then cp -a \"$SRC\"/. /mnt/workspace/; "
-                        + "cp -a \"$SRC\"/. /mnt/pristine/; fi")
+                .withCommand("sh", "-c", "set -e; " + fill)
                 .withEnv(new EnvVar("SRC", mountPath, null))
                 .withVolumeMounts(mount(WORKSPACE_VOLUME, "/mnt/workspace", false),
                         mount(PRISTINE_VOLUME, "/mnt/pristine", false))

@@ -148,7 +148,9 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             d = respondToHack(rollout, d, oldPhase, client);
         }
         String restored = null;
-        if (gate != null && gate.verdict() == RestoreGate.Verdict.GO && d.phase() == RolloutPhase.Running
+        // As soon as every branch pod is on its node: its init container waits for the workspace.
+        if (gate != null && gate.verdict() == RestoreGate.Verdict.GO
+                && (d.phase() == RolloutPhase.Initializing || d.phase() == RolloutPhase.Running)
                 && (old == null || old.restoredFrom == null)) {
             try {
                 restored = restoreMembers(rollout, env, observed);
@@ -290,15 +292,19 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         String name = rollout.getSpec().restoreFrom.snapshotName;
         RolloutSnapshot snapshot = snapshots.get(new ResourceID(name, rollout.getMetadata().getNamespace())).orElseThrow();
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
-        List<WorkspacePatch> patches = rollout.getSpec().patches == null ? List.of() : rollout.getSpec().patches.stream()
-                .map(p -> new WorkspacePatch(p.path, p.content, p.diff)).toList();
+        List<WorkspacePatch> patches = new java.util.ArrayList<>(rollout.getSpec().patches == null ? List.of()
+                : rollout.getSpec().patches.stream().map(p -> new WorkspacePatch(p.path, p.content, p.diff)).toList());
+        int userPatches = patches.size();
+        // Last: the marker the branch pod's init container waits for.
+        patches.add(new WorkspacePatch(RolloutPodBuilder.RESTORED_MARKER, name + "\n", null));
+        boolean processes = snapshot.getSpec().include == null || !Boolean.FALSE.equals(snapshot.getSpec().include.memory);
         StringBuilder what = new StringBuilder("restored from " + name
-                + (patches.isEmpty() ? "" : " with " + patches.size() + " patch(es)") + ":");
+                + (userPatches == 0 ? "" : " with " + userPatches + " patch(es)") + (processes ? "" : " (workspace only)") + ":");
         for (int i = 0; i < plan.size(); i++) {
             Pod pod = observed.get(plan.get(i).podName(rollout.getMetadata().getName()));
             String id = SnapshotPlan.idOf(snapshot.getStatus().members.get(i).imageLocation);
             what.append(' ').append(pod.getMetadata().getName()).append(" (")
-                    .append(agents.restore(pod, RolloutLabels.AGENT_CONTAINER, id, patches)).append(')');
+                    .append(agents.restore(pod, RolloutLabels.AGENT_CONTAINER, id, patches, processes)).append(')');
         }
         return what.toString();
     }

@@ -2,12 +2,16 @@ package dev.crucible.controllers.snapshot;
 
 import dev.crucible.controllers.rollout.RolloutPodBuilder;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
+import dev.crucible.snapshot.disk.WorkspacePatch;
+import dev.crucible.snapshot.engine.RestoreRequest;
+import dev.crucible.snapshot.engine.RestoreResult;
 import dev.crucible.snapshot.target.TargetSpec;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The agents of a real cluster: the DaemonSet pod on the member's node (reached by pod IP), and
@@ -57,15 +61,23 @@ public final class DaemonSetAgents implements SnapshotAgents {
     }
 
     /**
-     * Not in a cluster yet: putting a CRIU tree back inside a pod's container needs the container
-     * runtime's restore path (CRI checkpoint/restore), which this agent does not drive. The Rollout
-     * then fails with this message instead of silently starting from scratch.
+     * A disk-only snapshot's workspace is extracted (patches applied, marker left) into the branch
+     * pod's emptyDir on its node while the pod's init container waits for it. Process trees are not:
+     * putting a CRIU tree back inside a container needs the container runtime's checkpoint/restore
+     * (CRI), which this agent does not drive, so that fails with the reason instead of silently
+     * starting from scratch.
      */
     @Override
-    public String restore(Pod pod, String container, String snapshotId, java.util.List<dev.crucible.snapshot.disk.WorkspacePatch> patches) {
-        throw new Unavailable("restoring into container " + container + " of pod " + pod.getMetadata().getName()
-                + " needs the container runtime's checkpoint/restore (CRI), which the snapshot agent does not drive yet; "
-                + "restore snapshot " + snapshotId + " locally with crucible restore");
+    public String restore(Pod pod, String container, String snapshotId, List<WorkspacePatch> patches, boolean processes) {
+        if (processes) {
+            throw new Unavailable("restoring processes into container " + container + " of pod " + pod.getMetadata().getName()
+                    + " needs the container runtime's checkpoint/restore (CRI), which the snapshot agent does not drive yet; "
+                    + "take snapshots with include.memory: false to branch workspaces in a cluster, or restore " + snapshotId
+                    + " locally with crucible restore");
+        }
+        String node = pod.getSpec().getNodeName();
+        RestoreResult r = agentOn(node).restore(new RestoreRequest(snapshotId, workspace(pod), true, false, patches));
+        return "workspace on " + node + " (" + r.verifyMs() + " ms verify)";
     }
 
     private static boolean ready(Pod p) {

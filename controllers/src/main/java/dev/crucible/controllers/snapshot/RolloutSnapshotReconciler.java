@@ -116,10 +116,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
                     + rp + "); only a running rollout can be snapshotted");
         }
         SnapshotInclude include = spec.include;
-        if (include != null && Boolean.FALSE.equals(include.memory)) {
-            return fail(snapshot, context, null, "Unsupported", "spec.include.memory: false (disk only) is not supported "
-                    + "by the snapshot agent yet; snapshot memory and disk together");
-        }
+        boolean diskOnly = include != null && Boolean.FALSE.equals(include.memory);
         if (rp != RolloutPhase.Running && !hackOfHacked) {
             Instant created = Instant.parse(snapshot.getMetadata().getCreationTimestamp());
             if (now.isAfter(created.plusSeconds(timeoutSeconds(spec)))) {
@@ -149,7 +146,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
                 String workspace = include != null && Boolean.FALSE.equals(include.disk) ? null : agents.workspace(pod);
                 SnapshotRequest request = new SnapshotRequest(SnapshotPlan.idOf(m.imageLocation), SnapshotPlan.group(snapshot),
                         agents.target(pod, m.container), null, Boolean.TRUE.equals(spec.tcpEstablished), false, workspace,
-                        timeoutSeconds(spec) * 1000L, null);
+                        timeoutSeconds(spec) * 1000L, null, diskOnly ? Boolean.TRUE : null);
                 protocol.add(new TwoPhaseSnapshot.Member(m.pod + "/" + m.container, agent, request));
             }
         } catch (SnapshotAgents.Unavailable e) {

@@ -23,11 +23,12 @@ public interface SnapshotAgents {
     String workspace(Pod pod);
 
     /**
-     * Restores one member's images into {@code pod} (a branch of the snapshotted member) on the
-     * pod's node, applying {@code patches} to its workspace before anything resumes, and says what
-     * runs now. Throws {@link Unavailable} with the reason when it cannot.
+     * Restores one member's snapshot into {@code pod} (a branch of the snapshotted member) on the
+     * pod's node: its workspace with {@code patches} applied, and with {@code processes} its process
+     * tree, which then resumes. Says what it restored; throws {@link Unavailable} with the reason
+     * when it cannot.
      */
-    String restore(Pod pod, String container, String snapshotId, List<WorkspacePatch> patches);
+    String restore(Pod pod, String container, String snapshotId, List<WorkspacePatch> patches, boolean processes);
 
     /** No agent can be reached for a member: the snapshot fails with this message. */
     final class Unavailable extends RuntimeException {

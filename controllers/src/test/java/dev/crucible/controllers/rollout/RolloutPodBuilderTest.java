@@ -165,4 +165,32 @@ class RolloutPodBuilderTest {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         assertThat(pod.getSpec().getActiveDeadlineSeconds()).isEqualTo(600 + RolloutPodBuilder.DEADLINE_GRACE_SECONDS);
     }
+
+    @Test
+    void aBranchWaitsForItsRestoredWorkspaceInsteadOfCopyingTheImages() throws Exception {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        String fresh = String.join(" ", single(env, Fixtures.rollout("r1", "env")).getSpec().getInitContainers().get(0).getCommand());
+        assertThat(fresh).contains("/mnt/workspace/").doesNotContain(RolloutPodBuilder.RESTORED_MARKER);
+
+        Rollout branch = Fixtures.rollout("r2", "env");
+        branch.getSpec().restoreFrom = new dev.crucible.api.v1alpha1.rollout.RestoreFromSpec();
+        branch.getSpec().restoreFrom.snapshotName = "snap";
+        List<String> cmd = single(env, branch).getSpec().getInitContainers().get(0).getCommand();
+        // The pristine copy grading trusts still comes from the image; the workspace from the snapshot.
+        assertThat(cmd.get(2)).contains("cp -a \"$SRC\"/. /mnt/pristine/")
+                .doesNotContain("/mnt/workspace/;")
+                .contains("until [ -f /mnt/workspace/" + RolloutPodBuilder.RESTORED_MARKER + " ]")
+                .contains("exit 1");
+        // And the script really waits: run it with a marker that appears after a moment.
+        java.nio.file.Path root = java.nio.file.Files.createTempDirectory("branch-init");
+        String script = cmd.get(2).replace("/mnt/", root + "/").replace("sleep 1", "sleep 0.1");
+        java.nio.file.Files.createDirectories(root.resolve("workspace/.crucible"));
+        java.nio.file.Files.createDirectories(root.resolve("pristine"));
+        Process p = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
+        Thread.sleep(300);
+        assertThat(p.isAlive()).as("still waiting for the marker").isTrue();
+        java.nio.file.Files.writeString(root.resolve("workspace/" + RolloutPodBuilder.RESTORED_MARKER), "snap");
+        assertThat(p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+    }
 }

@@ -83,7 +83,8 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
 
     /** The restored tree becomes the pod's process, in a fresh workspace of its own (a branch). */
     @Override
-    public String restore(Pod pod, String container, String snapshotId, java.util.List<dev.crucible.snapshot.disk.WorkspacePatch> patches) {
+    public String restore(Pod pod, String container, String snapshotId, java.util.List<dev.crucible.snapshot.disk.WorkspacePatch> patches,
+                          boolean processes) {
         String node = pod.getSpec().getNodeName();
         Agent a = byNode.get(node);
         if (a == null) {
@@ -97,6 +98,11 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
             throw new Unavailable("cannot create " + out + ": " + e.getMessage());
         }
         RestoreResult r = a.client().restore(new RestoreRequest(snapshotId, out.toString(), true, false, patches));
+        if (!processes) {
+            // Only the workspace: in a cluster the pod's own agent command now starts in it.
+            bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), 0, out);
+            return "workspace on " + node;
+        }
         bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), r.pid(), out);
         return "pid " + r.pid() + " on " + node + " in " + r.restoreMs() + " ms";
     }

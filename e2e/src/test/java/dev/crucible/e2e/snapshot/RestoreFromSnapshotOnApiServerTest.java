@@ -165,4 +165,35 @@ class RestoreFromSnapshotOnApiServerTest {
                 .contains("plans 1 pod(s)");
         assertThat(client.pods().inNamespace(ns).withLabel("crucible.dev/rollout", "single-a0").list().getItems()).isEmpty();
     }
+
+    @Test
+    void aDiskOnlySnapshotBranchesTheWorkspaceWithoutProcesses() throws Exception {
+        SnapshotFixtures.assumeCriu();
+        String ns = SnapshotFixtures.namespace("branchdisk");
+        List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
+        var procs = SnapshotFixtures.bindProcesses(tmp, ns, members, 8);
+        procs.forEach(w -> pids.add(w.pid()));
+        SnapshotFixtures.snapshot(client, ns, "pair-a0-disk", "pair-a0", "include: {memory: false, disk: true}");
+        RolloutSnapshot snap = awaitPhase(client, ns, "pair-a0-disk", SnapshotPhase.Ready);
+        assertThat(snap.getStatus().members).allSatisfy(m -> {
+            assertThat(m.dumpMillis).as("no CRIU dump").isZero();
+            assertThat(m.bytes).as("the workspace archive only").isPositive().isLessThan(1L << 20);
+        });
+        for (MemoryWorkload w : procs) {
+            long c = w.status().count();
+            await().atMost(Duration.ofSeconds(10)).until(() -> w.status().count() > c);
+        }
+        client.resource(get(ns, "pair-a0")).delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
+
+        branch(ns, "fresh-start", "pair-a0-disk");
+        await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "fresh-start").getStatus() != null
+                && "pair-a0-disk".equals(get(ns, "fresh-start").getStatus().restoredFrom));
+        assertThat(get(ns, "fresh-start").getStatus().conditions).anySatisfy(c ->
+                assertThat(c.getMessage()).contains("(workspace only)"));
+        assertThat(AGENTS.pidOf(ns, "fresh-start-worker-0")).as("no process was restored").isZero();
+        Path ws = workspaceOf(ns, "fresh-start-worker-0");
+        assertThat(ws.resolve("progress.txt")).hasContent("step 41 of " + members.get(0).pod);
+        assertThat(ws.resolve(".crucible/restored")).as("the marker the init container waits for").exists();
+    }
 }
