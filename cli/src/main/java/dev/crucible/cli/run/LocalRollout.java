@@ -189,7 +189,7 @@ public final class LocalRollout {
         episode.attachAgentProcess(p.pid());
         try {
             if (sandbox instanceof Namespaces) publish(RolloutSnapshotter.newGroup(doc.name(), attempt), treeRoot(p), command, dir.root());
-            watchAgent(p.toHandle(), () -> p.exitValue(), ta, command);
+            watchAgent(p.toHandle(), () -> exitCodeOf(p), ta, command);
         } finally {
             unpublish();
         }
@@ -288,6 +288,21 @@ public final class LocalRollout {
         agent = new RolloutResult.Agent(command, agentExit, dir.agentLog().toString());
         if (exited) progress.info("agent exited with status " + agentExit + " after " + agentMs / 1000.0 + " s");
         if (!cancelled) grade(() -> episode.verify());
+    }
+
+    /**
+     * {@link #alive} counts a zombie as ended, but the JVM's reaper may not have collected it yet,
+     * and {@code exitValue()} throws until it has: wait for that (it is a matter of milliseconds).
+     */
+    private static int exitCodeOf(Process p) {
+        try {
+            if (p.waitFor(5, TimeUnit.SECONDS)) {
+                return p.exitValue();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return -1;
     }
 
     private static boolean alive(ProcessHandle p) {
