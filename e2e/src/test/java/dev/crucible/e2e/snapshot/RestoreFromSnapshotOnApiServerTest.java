@@ -82,8 +82,9 @@ class RestoreFromSnapshotOnApiServerTest {
         branch(ns, "branch-a", "pair-a0-s1");
         await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "branch-a").getStatus() != null
                 && "pair-a0-s1".equals(get(ns, "branch-a").getStatus().restoredFrom));
+        // Restored as soon as its pods are on their nodes (Initializing), then it runs.
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "branch-a").getStatus().phase == RolloutPhase.Running);
         Rollout a = get(ns, "branch-a");
-        assertThat(a.getStatus().phase).isEqualTo(RolloutPhase.Running);
         assertThat(a.getStatus().conditions).anySatisfy(c -> {
             assertThat(c.getType()).isEqualTo("Restored");
             assertThat(c.getStatus()).isEqualTo("True");
