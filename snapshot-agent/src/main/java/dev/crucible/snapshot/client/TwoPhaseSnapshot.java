@@ -49,20 +49,22 @@ public final class TwoPhaseSnapshot {
         }
     }
 
-    private final Duration phaseTimeout;
+    private final Duration timeout;
 
-    public TwoPhaseSnapshot(Duration phaseTimeout) {
-        this.phaseTimeout = phaseTimeout;
+    /** @param timeout how long the whole protocol (all three phases) may take before it aborts */
+    public TwoPhaseSnapshot(Duration timeout) {
+        this.timeout = timeout;
     }
 
     public Result run(List<Member> members, CommitAction action) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, members.size()));
         long t0 = System.nanoTime();
+        long deadline = t0 + timeout.toNanos();
         try {
-            List<PrepareResult> prepared = phase(pool, members, "prepare", m -> m.agent().prepare(m.request()));
+            List<PrepareResult> prepared = phase(pool, members, "prepare", m -> m.agent().prepare(m.request()), deadline);
             Instant consistentAt = prepared.stream().map(PrepareResult::frozenAt).max(Comparator.naturalOrder()).orElseThrow();
-            List<DumpResult> dumped = phase(pool, members, "dump", m -> m.agent().dump(m.request().snapshotId()));
-            List<Manifest> committed = phase(pool, members, "commit", m -> m.agent().commit(m.request().snapshotId(), action));
+            List<DumpResult> dumped = phase(pool, members, "dump", m -> m.agent().dump(m.request().snapshotId()), deadline);
+            List<Manifest> committed = phase(pool, members, "commit", m -> m.agent().commit(m.request().snapshotId(), action), deadline);
             long wallMs = (System.nanoTime() - t0) / 1_000_000;
             List<MemberResult> results = new ArrayList<>();
             long slowestDump = 0;
@@ -79,21 +81,24 @@ public final class TwoPhaseSnapshot {
             long overhead = Math.max(0, freezeWindow - slowestDump);
             return new Result(consistentAt, freezeWindow, wallMs, overhead, results);
         } finally {
-            pool.shutdownNow();
+            // Not shutdownNow: a call cut off by a timeout must still return, so its member is aborted then.
+            pool.shutdown();
         }
     }
 
-    private <T> List<T> phase(ExecutorService pool, List<Member> members, String name, Function<Member, T> call) {
+    private <T> List<T> phase(ExecutorService pool, List<Member> members, String name, Function<Member, T> call,
+                              long deadlineNanos) {
         List<CompletableFuture<T>> futures = new ArrayList<>();
         for (Member m : members) {
             futures.add(CompletableFuture.supplyAsync(() -> call.apply(m), pool));
         }
         try {
-            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(phaseTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            long left = Math.max(0, deadlineNanos - System.nanoTime());
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(left, TimeUnit.NANOSECONDS);
         } catch (Exception e) {
             Throwable cause = firstFailure(futures, e);
             String reason = name + " failed: " + cause.getMessage();
-            abortAll(members, reason);
+            abortAll(members, reason, futures);
             throw new Failed("snapshot aborted on every member: " + reason, cause);
         }
         return futures.stream().map(CompletableFuture::join).toList();
@@ -113,18 +118,30 @@ public final class TwoPhaseSnapshot {
                 ? new java.util.concurrent.TimeoutException("timed out") : fallback;
     }
 
-    /** Best effort on every member; an agent that never saw the snapshot answers 409/404, which is fine. */
-    private static void abortAll(List<Member> members, String reason) {
+    /**
+     * Best effort on every member; an agent that never saw the snapshot answers 409/404, which is
+     * fine. A member whose call is still running (a timeout) is aborted again when that call
+     * returns: an abort that reached its agent before the prepare did must not leave it frozen
+     * until the agent's watchdog.
+     */
+    private static void abortAll(List<Member> members, String reason, List<? extends CompletableFuture<?>> inFlight) {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
-        for (Member m : members) {
-            aborts.add(CompletableFuture.runAsync(() -> {
-                try {
-                    m.agent().abort(m.request().snapshotId(), reason);
-                } catch (RuntimeException ignored) {
-                    // not in progress there, or unreachable: its own watchdog thaws it
-                }
-            }));
+        for (int i = 0; i < members.size(); i++) {
+            Member m = members.get(i);
+            aborts.add(CompletableFuture.runAsync(() -> abortQuietly(m, reason)));
+            CompletableFuture<?> call = inFlight.get(i);
+            if (!call.isDone()) {
+                call.whenComplete((r, e) -> abortQuietly(m, reason));
+            }
         }
         CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).join();
+    }
+
+    private static void abortQuietly(Member m, String reason) {
+        try {
+            m.agent().abort(m.request().snapshotId(), reason);
+        } catch (RuntimeException ignored) {
+            // not in progress there, or unreachable: its own watchdog thaws it
+        }
     }
 }

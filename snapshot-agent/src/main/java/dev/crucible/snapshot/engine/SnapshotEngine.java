@@ -221,6 +221,12 @@ public final class SnapshotEngine implements AutoCloseable {
             }
             m.preDumps = preDumps;
             FreezeHandle h = freezeNow(s, freezeTimeout);
+            synchronized (s) {
+                if (s.aborted) {
+                    // The caller gave up while this prepare ran: do not leave the tree frozen for the watchdog.
+                    throw new SessionConflictException("snapshot '" + s.id + "' was aborted during prepare: " + s.abortReason);
+                }
+            }
             m.freezer = h.kind();
             m.state = SnapshotState.FROZEN;
             saveManifest(s);

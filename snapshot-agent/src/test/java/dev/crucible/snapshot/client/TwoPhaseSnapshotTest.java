@@ -101,4 +101,24 @@ class TwoPhaseSnapshotTest {
             assertThat(a.engine().inFlight()).isEmpty();
         }
     }
+
+    @Test
+    void theTimeoutBoundsTheWholeProtocolAndThawsOnExpiry() throws Exception {
+        HostAssumptions.assumeCriu();
+        try (Node a = Node.start(tmp.resolve("node-a"));
+             MemoryWorkload w1 = MemoryWorkload.start(64, 0, 10, 0)) {
+            List<TwoPhaseSnapshot.Member> members = List.of(
+                    new TwoPhaseSnapshot.Member("slow", a.client(), SnapshotRequest.of("ro-3-slow", TargetSpec.ofPid(w1.pid()))));
+            // Far less than prepare + dump + commit of 64 MiB take together.
+            assertThatThrownBy(() -> new TwoPhaseSnapshot(Duration.ofMillis(150)).run(members, CommitAction.THAW))
+                    .isInstanceOf(TwoPhaseSnapshot.Failed.class).hasMessageContaining("timed out");
+            assertRuns(w1);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(a.engine().store().list()).extracting(m -> m.id + ":" + m.state + ":" + m.reason)
+                            .anySatisfy(x -> assertThat(x).startsWith("ro-3-slow:FAILED")));
+            // Thawed at once, not by the agent's watchdog (its default deadline is 30 s).
+            assertRuns(w1);
+            assertThat(a.engine().inFlight()).isEmpty();
+        }
+    }
 }
