@@ -10,59 +10,28 @@ import dev.crucible.api.v1alpha1.rollout.RolloutMember;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.e2e.Manifests;
-import dev.crucible.e2e.SharedCluster;
-import dev.crucible.e2e.cluster.LocalSnapshotAgents;
 import dev.crucible.snapshot.workload.MemoryWorkload;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code snapshotPolicy.onHack} on the real API server, with real agents and CRIU behind the kwok pods. */
-class HackResponseOnApiServerTest {
+class HackResponseOnApiServerTest extends AgentsOnApiServerTest {
 
-    static KubernetesClient client;
-    static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
     static final String HACKED = """
             {"reward":0.0,"verdict":"fail","hackFindings":[{"detector":"protected-path-modified","severity":"high",
             "path":"tests/test_ops.py","evidence":"sha256 changed","action":"terminate"}],"turns":3,"phase":"Hacked"}""";
 
-    @TempDir
-    static Path tmp;
-    static final List<Long> pids = new ArrayList<>();
-
     @BeforeAll
     static void agents() throws Exception {
-        SharedCluster.operator();
-        client = SharedCluster.client();
         SnapshotFixtures.startAgents(tmp);
     }
 
-    @AfterEach
-    void deleteRollouts() {
-        SnapshotFixtures.deleteRollouts(client);
-    }
-
-    @AfterAll
-    static void stop() {
-        pids.forEach(MemoryWorkload::kill);
-        SnapshotFixtures.stopAgents();
-    }
-
-    private static List<RolloutMember> runningWithProcesses(String ns, String policy) throws Exception {
+    private List<RolloutMember> runningWithProcesses(String ns, String policy) throws Exception {
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0", policy);
-        SnapshotFixtures.bindProcesses(tmp, ns, members, 8).forEach(w -> pids.add(w.pid()));
+        bindProcesses(ns, members, 8);
         return members;
-    }
-
-    static Rollout get(String ns, String name) {
-        return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
     }
 
     @Test
@@ -78,7 +47,7 @@ class HackResponseOnApiServerTest {
         assertThat(hack.getStatus().members).hasSize(2).allSatisfy(m -> assertThat(m.bytes).isPositive());
         // Taken with leaveRunning: false, and only then are the pods stopped.
         await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "pair-a0").isEmpty());
-        await().atMost(Duration.ofSeconds(10)).until(() -> MemoryWorkload.status(pids.get(pids.size() - 1)) == null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> MemoryWorkload.status(workloads.get(1).pid()) == null);
     }
 
     @Test
@@ -101,7 +70,7 @@ class HackResponseOnApiServerTest {
         assertThat(branch.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(o -> assertThat(o.getName()).isEqualTo("pair-a0"));
         long pid = AGENTS.pidOf(ns, "pair-a0-revert-worker-0");
-        pids.add(pid);
+        restored.add(pid);
         assertThat(MemoryWorkload.status(pid)).as("the reverted member runs from the good snapshot").isNotNull();
     }
 }

@@ -11,59 +11,29 @@ import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.e2e.Manifests;
-import dev.crucible.e2e.SharedCluster;
-import dev.crucible.e2e.cluster.LocalSnapshotAgents;
 import dev.crucible.snapshot.workload.MemoryWorkload;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Branching on the real API server: Rollouts with {@code spec.restoreFrom} start from a Ready
  * RolloutSnapshot; each member is restored by the agent of the node holding its images (real CRIU),
  * and two branches of one snapshot run as independent processes.
  */
-class RestoreFromSnapshotOnApiServerTest {
-
-    static KubernetesClient client;
-    static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
-
-    @TempDir
-    static Path tmp;
-    static final List<Long> pids = new ArrayList<>();
+class RestoreFromSnapshotOnApiServerTest extends AgentsOnApiServerTest {
 
     @BeforeAll
     static void agents() throws Exception {
-        SharedCluster.operator();
-        client = SharedCluster.client();
         SnapshotFixtures.startAgents(tmp);
-    }
-
-    @AfterEach
-    void deleteRollouts() {
-        SnapshotFixtures.deleteRollouts(client);
-    }
-
-    @AfterAll
-    static void stop() {
-        pids.forEach(MemoryWorkload::kill);
-        SnapshotFixtures.stopAgents();
     }
 
     static Rollout branch(String ns, String name, String snapshot) {
         Manifests.rollout(client, ns, name, "pair", "restoreFrom: {snapshotName: " + snapshot + "}\n");
-        return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
-    }
-
-    static Rollout get(String ns, String name) {
         return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
     }
 
@@ -72,7 +42,7 @@ class RestoreFromSnapshotOnApiServerTest {
         SnapshotFixtures.assumeCriu();
         String ns = SnapshotFixtures.namespace("branch");
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
-        SnapshotFixtures.bindProcesses(tmp, ns, members, 8).forEach(w -> pids.add(w.pid()));
+        bindProcesses(ns, members, 8);
         SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
         RolloutSnapshot snap = awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
         // The source ends; its nodes' capacity is what the branches need.
@@ -134,13 +104,13 @@ class RestoreFromSnapshotOnApiServerTest {
         }
     }
 
-    private static List<Long> restoredPids(String ns, Rollout r) {
+    private List<Long> restoredPids(String ns, Rollout r) {
         List<Long> out = new ArrayList<>();
         for (RolloutMember m : r.getStatus().members) {
             long pid = AGENTS.pidOf(ns, m.pod);
             assertThat(pid).as("a restored process stands for " + m.pod).isPositive();
             assertThat(MemoryWorkload.status(pid)).as("restored process " + pid + " runs").isNotNull();
-            pids.add(pid);
+            restored.add(pid);
             out.add(pid);
         }
         return out;
@@ -151,7 +121,7 @@ class RestoreFromSnapshotOnApiServerTest {
         SnapshotFixtures.assumeCriu();
         String ns = SnapshotFixtures.namespace("branchbad");
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
-        SnapshotFixtures.bindProcesses(tmp, ns, members, 8).forEach(w -> pids.add(w.pid()));
+        bindProcesses(ns, members, 8);
         SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0", "");
         awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
         client.resource(get(ns, "pair-a0")).delete();
@@ -172,8 +142,7 @@ class RestoreFromSnapshotOnApiServerTest {
         SnapshotFixtures.assumeCriu();
         String ns = SnapshotFixtures.namespace("branchdisk");
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
-        var procs = SnapshotFixtures.bindProcesses(tmp, ns, members, 8);
-        procs.forEach(w -> pids.add(w.pid()));
+        var procs = bindProcesses(ns, members, 8);
         SnapshotFixtures.snapshot(client, ns, "pair-a0-disk", "pair-a0", "include: {memory: false, disk: true}");
         RolloutSnapshot snap = awaitPhase(client, ns, "pair-a0-disk", SnapshotPhase.Ready);
         assertThat(snap.getStatus().members).allSatisfy(m -> {

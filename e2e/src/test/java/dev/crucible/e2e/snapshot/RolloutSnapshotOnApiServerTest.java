@@ -11,64 +11,32 @@ import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.controllers.snapshot.SnapshotPlan;
 import dev.crucible.e2e.SharedCluster;
-import dev.crucible.e2e.cluster.LocalSnapshotAgents;
 import dev.crucible.snapshot.engine.RestoreRequest;
 import dev.crucible.snapshot.engine.SnapshotRequest;
-import dev.crucible.snapshot.store.SnapshotId;
 import dev.crucible.snapshot.store.SnapshotState;
 import dev.crucible.snapshot.target.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The RolloutSnapshot controller against the real API server, coordinating real snapshot agents
  * (one per kwok node, as local processes) that freeze and dump real process trees with CRIU.
  */
-class RolloutSnapshotOnApiServerTest {
-
-    static KubernetesClient client;
-    static final LocalSnapshotAgents AGENTS = SharedCluster.AGENTS;
-
-    @TempDir
-    static Path tmp;
-    final List<MemoryWorkload> workloads = new ArrayList<>();
+class RolloutSnapshotOnApiServerTest extends AgentsOnApiServerTest {
 
     @BeforeAll
     static void agents() throws Exception {
-        SharedCluster.operator();
-        client = SharedCluster.client();
         SnapshotFixtures.startAgents(tmp);
-    }
-
-    @AfterAll
-    static void stopAgents() {
-        SnapshotFixtures.stopAgents();
-    }
-
-    @AfterEach
-    void stopWorkloadsAndRollouts() {
-        workloads.forEach(MemoryWorkload::close);
-        SnapshotFixtures.deleteRollouts(client);
     }
 
     private static String namespace(String prefix) {
         return SnapshotFixtures.namespace(prefix);
-    }
-
-    private List<MemoryWorkload> bindProcesses(String ns, List<RolloutMember> members, int mib) throws Exception {
-        List<MemoryWorkload> started = SnapshotFixtures.bindProcesses(tmp, ns, members, mib);
-        workloads.addAll(started);
-        return started;
     }
 
     private static void assertRuns(MemoryWorkload w) {
@@ -233,7 +201,7 @@ class RolloutSnapshotOnApiServerTest {
     }
 
     private static String lastSnapshot(String ns) {
-        var r = client.resources(dev.crucible.api.v1alpha1.Rollout.class).inNamespace(ns).withName("pair-a0").get();
+        var r = get(ns, "pair-a0");
         return r.getStatus() == null ? null : r.getStatus().lastSnapshot;
     }
 }

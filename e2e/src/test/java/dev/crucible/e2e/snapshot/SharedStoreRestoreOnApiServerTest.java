@@ -10,54 +10,23 @@ import dev.crucible.api.v1alpha1.rollout.RolloutMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.e2e.Manifests;
-import dev.crucible.e2e.SharedCluster;
 import dev.crucible.snapshot.workload.MemoryWorkload;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code storage: pvc}: every node's agent keeps images on one shared claim, so a branch is not
  * pinned and restores on another node. Here one real agent with one store serves all three kwok
  * nodes, standing for the agents that mount the same claim.
  */
-class SharedStoreRestoreOnApiServerTest {
-
-    static KubernetesClient client;
-
-    @TempDir
-    static Path tmp;
-    static final List<Long> pids = new ArrayList<>();
+class SharedStoreRestoreOnApiServerTest extends AgentsOnApiServerTest {
 
     @BeforeAll
     static void sharedAgent() throws Exception {
-        SharedCluster.operator();
-        client = SharedCluster.client();
-        SharedCluster.AGENTS.start(tmp.resolve("shared-claim"), Files.createDirectories(tmp.resolve("workspaces")),
-                SnapshotFixtures.NODES);
-    }
-
-    @AfterEach
-    void deleteRollouts() {
-        SnapshotFixtures.deleteRollouts(client);
-    }
-
-    @AfterAll
-    static void stop() {
-        pids.forEach(MemoryWorkload::kill);
-        SnapshotFixtures.stopAgents();
-    }
-
-    static Rollout get(String ns, String name) {
-        return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
+        AGENTS.start(tmp.resolve("shared-claim"), Files.createDirectories(tmp.resolve("workspaces")), SnapshotFixtures.NODES);
     }
 
     @Test
@@ -65,7 +34,7 @@ class SharedStoreRestoreOnApiServerTest {
         SnapshotFixtures.assumeCriu();
         String ns = SnapshotFixtures.namespace("pvcbranch");
         List<RolloutMember> members = SnapshotFixtures.runningPair(client, ns, "pair-a0");
-        SnapshotFixtures.bindProcesses(tmp, ns, members, 8).forEach(w -> pids.add(w.pid()));
+        bindProcesses(ns, members, 8);
         SnapshotFixtures.snapshot(client, ns, "pair-a0-s1", "pair-a0",
                 "storage: {type: pvc, claimName: crucible-snapshots}");
         RolloutSnapshot snap = awaitPhase(client, ns, "pair-a0-s1", SnapshotPhase.Ready);
@@ -93,8 +62,8 @@ class SharedStoreRestoreOnApiServerTest {
         assertThat(moved.getStatus().members).extracting(m -> m.node).containsOnly(other);
         assertThat(snapshotNodes).doesNotContain(other);
         for (RolloutMember m : moved.getStatus().members) {
-            long pid = SharedCluster.AGENTS.pidOf(ns, m.pod);
-            pids.add(pid);
+            long pid = AGENTS.pidOf(ns, m.pod);
+            restored.add(pid);
             assertThat(MemoryWorkload.status(pid)).as("member " + m.pod + " restored on " + other).isNotNull();
         }
     }
