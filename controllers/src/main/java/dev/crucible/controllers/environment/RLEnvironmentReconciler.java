@@ -50,7 +50,7 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
     private final EnvironmentValidation validation;
     private final ControllerMetrics metrics;
     private final SourceDerivation derivation;
-    private volatile EventRecorder events;
+    private final EventRecorder.Lazy events = new EventRecorder.Lazy();
 
     public RLEnvironmentReconciler(EnvironmentValidation validation, ControllerMetrics metrics) {
         this(validation, metrics, null);
@@ -123,24 +123,16 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
             boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);
             boolean hadValidity = old != null && Conditions.find(old.conditions, ConditionTypes.VALID) != null;
             if (!valid && (wasValid || !hadValidity)) {
-                events(context).warning(env, "ValidationFailed", EnvironmentValidation.summary(errors));
+                events.of(context.getClient()).warning(env, "ValidationFailed", EnvironmentValidation.summary(errors));
             } else if (valid && hadValidity && !wasValid) {
-                events(context).normal(env, "Validated", "the environment is valid again");
+                events.of(context.getClient()).normal(env, "Validated", "the environment is valid again");
             }
             var before = old == null ? null : Conditions.find(old.conditions, CONDITION_DERIVED);
             if (derived != null && !derived.ok() && (before == null || !Objects.equals(before.getMessage(), derived.error()))) {
-                events(context).warning(env, "DerivationFailed", derived.error());
+                events.of(context.getClient()).warning(env, "DerivationFailed", derived.error());
             }
         }
         return UpdateControl.noUpdate();
     }
 
-    private EventRecorder events(Context<RLEnvironment> context) {
-        EventRecorder e = events;
-        if (e == null) {
-            e = new EventRecorder(context.getClient());
-            events = e;
-        }
-        return e;
-    }
 }

@@ -59,7 +59,7 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
 
     private final ControllerMetrics metrics;
     private final ProbeDeploymentBuilder deploymentBuilder;
-    private volatile EventRecorder events;
+    private final EventRecorder.Lazy events = new EventRecorder.Lazy();
 
     /** @param serverImage probe server image when a ProbeModel names none (Helm: probes.serverImage) */
     public ProbeModelReconciler(OperatorSettings settings, ControllerMetrics metrics, String serverImage) {
@@ -167,10 +167,10 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
         var ready = Conditions.find(status.conditions, ConditionTypes.READY);
         if (!Objects.equals(oldPhase, status.phase) && ready != null) {
             switch (status.phase) {
-                case ProbeStatusBuilder.READY -> events(client).normal(probe, ready.getReason(),
+                case ProbeStatusBuilder.READY -> events.of(client).normal(probe, ready.getReason(),
                         "serving at " + status.endpoint + ": " + ready.getMessage());
                 case ProbeStatusBuilder.DEGRADED, ProbeStatusBuilder.FAILED ->
-                        events(client).warning(probe, ready.getReason(), ready.getMessage());
+                        events.of(client).warning(probe, ready.getReason(), ready.getMessage());
                 default -> {
                 }
             }
@@ -179,19 +179,11 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
         var wasTrained = old == null ? null : Conditions.find(old.conditions, ProbeStatusBuilder.TRAINED);
         if (trained != null && (wasTrained == null || !Objects.equals(trained.getMessage(), wasTrained.getMessage()))) {
             if (ProbeStatusBuilder.REASON_REPORT_READ.equals(trained.getReason())) {
-                events(client).normal(probe, "TrainingReportRead", trained.getMessage());
+                events.of(client).normal(probe, "TrainingReportRead", trained.getMessage());
             } else if (ProbeStatusBuilder.REASON_INVALID_REPORT.equals(trained.getReason())) {
-                events(client).warning(probe, "InvalidTrainingReport", trained.getMessage());
+                events.of(client).warning(probe, "InvalidTrainingReport", trained.getMessage());
             }
         }
     }
 
-    private EventRecorder events(KubernetesClient client) {
-        EventRecorder e = events;
-        if (e == null) {
-            e = new EventRecorder(client);
-            events = e;
-        }
-        return e;
-    }
 }

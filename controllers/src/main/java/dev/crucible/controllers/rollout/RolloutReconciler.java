@@ -68,7 +68,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     private final SnapshotAgents agents;
     private volatile InformerEventSource<Pod, Rollout> pods;
     private volatile InformerEventSource<RolloutSnapshot, Rollout> snapshots;
-    private volatile EventRecorder events;
+    private final EventRecorder.Lazy events = new EventRecorder.Lazy();
     private volatile GangKindHolder gangKind;
 
     /** The gang scheduler found at first use (CRDs are looked up once, not per reconcile). */
@@ -262,11 +262,11 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                     && name.equals(s.getSpec().rolloutRef.name)).toList());
             Rollout branch = last == null ? null : HackResponse.revertBranch(rollout, last);
             if (branch == null) {
-                events(client).warning(rollout, "RevertSkipped", last == null ? "onHack: revert, but no Ready snapshot to revert to"
+                events.of(client).warning(rollout, "RevertSkipped", last == null ? "onHack: revert, but no Ready snapshot to revert to"
                         : "onHack: revert, but this rollout is already " + HackResponse.MAX_REVERTS + " reverts deep");
             } else {
                 ServerSideApply.apply(client, branch, ServerSideApply.POLICY_FIELD_MANAGER);
-                events(client).normal(rollout, "Reverted", "started Rollout " + branch.getMetadata().getName()
+                events.of(client).normal(rollout, "Reverted", "started Rollout " + branch.getMetadata().getName()
                         + " from snapshot " + last + " (the last good state before the hack)");
                 return new RolloutDecision(d.phase(), d.reason(), d.message() + "; reverted: Rollout "
                         + branch.getMetadata().getName() + " continues from snapshot " + last, d.create(), d.gateNew(),
@@ -412,15 +412,15 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             return;
         }
         switch (d.phase()) {
-            case Running, Succeeded -> events(client).normal(rollout, d.reason(), d.message());
-            case Failed, Hacked, TimedOut -> events(client).warning(rollout, d.reason(), d.message());
+            case Running, Succeeded -> events.of(client).normal(rollout, d.reason(), d.message());
+            case Failed, Hacked, TimedOut -> events.of(client).warning(rollout, d.reason(), d.message());
             case Pending -> {
                 if (Reasons.UNSCHEDULABLE.equals(d.reason()) || Reasons.ENVIRONMENT_NOT_FOUND.equals(d.reason())
                         || Reasons.POD_REJECTED.equals(d.reason())
                         || Reasons.ENVIRONMENT_INVALID.equals(d.reason())) {
-                    events(client).warning(rollout, d.reason(), d.message());
+                    events.of(client).warning(rollout, d.reason(), d.message());
                 } else if (Reasons.GANG_RELEASED.equals(d.reason())) {
-                    events(client).normal(rollout, d.reason(), d.message());
+                    events.of(client).normal(rollout, d.reason(), d.message());
                 }
             }
             default -> {
@@ -458,14 +458,6 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         }
     }
 
-    private EventRecorder events(KubernetesClient client) {
-        EventRecorder e = events;
-        if (e == null) {
-            e = new EventRecorder(client);
-            events = e;
-        }
-        return e;
-    }
 
     private GangSchedulerSupport.Kind gangKind(KubernetesClient client) {
         GangKindHolder holder = gangKind;

@@ -62,7 +62,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
     private final ControllerMetrics metrics;
     /** Final statuses this process wrote: a stale cache that still says Preparing is not a crash. */
     private final Map<String, RolloutSnapshotStatus> finished = new ConcurrentHashMap<>();
-    private volatile EventRecorder events;
+    private final EventRecorder.Lazy events = new EventRecorder.Lazy();
 
     public RolloutSnapshotReconciler(SnapshotAgents agents, ControllerMetrics metrics) {
         this.agents = agents;
@@ -163,7 +163,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
             finished.put(snapshot.getMetadata().getUid(), ready);
             write(snapshot, ready, context);
             metrics.snapshot("ready", null, ready.freezeWindowMillis, ready.totalBytes);
-            events(client).normal(snapshot, "SnapshotReady", ready.message);
+            events.of(client).normal(snapshot, "SnapshotReady", ready.message);
             return expireWhenDue(snapshot, context, Instant.now());
         } catch (TwoPhaseSnapshot.Failed e) {
             return fail(snapshot, context, members, "SnapshotFailed", e.getMessage());
@@ -198,7 +198,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
         finished.put(snapshot.getMetadata().getUid(), failed);
         write(snapshot, failed, context);
         metrics.snapshot("failed", reason, null, null);
-        events(context.getClient()).warning(snapshot, reason, message);
+        events.of(context.getClient()).warning(snapshot, reason, message);
         return UpdateControl.noUpdate();
     }
 
@@ -271,12 +271,4 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
         PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(snapshot, patch, context);
     }
 
-    private EventRecorder events(KubernetesClient client) {
-        EventRecorder e = events;
-        if (e == null) {
-            e = new EventRecorder(client);
-            events = e;
-        }
-        return e;
-    }
 }

@@ -29,6 +29,23 @@ public final class EventRecorder {
         this.client = client;
     }
 
+    /**
+     * A reconciler's recorder, made on first use: the client arrives with the first reconcile's
+     * context, and one recorder (one sender pool) serves every later one.
+     */
+    public static final class Lazy {
+        private volatile EventRecorder recorder;
+
+        public EventRecorder of(KubernetesClient client) {
+            EventRecorder r = recorder;
+            if (r == null) {
+                r = new EventRecorder(client);
+                recorder = r;
+            }
+            return r;
+        }
+    }
+
     public void normal(HasMetadata object, String reason, String message) {
         record(object, "Normal", reason, message);
     }
