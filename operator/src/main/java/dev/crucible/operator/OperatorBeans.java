@@ -55,9 +55,7 @@ public class OperatorBeans {
     @Singleton
     SnapshotAgents snapshotAgents(KubernetesClient client, CrucibleConfig config) {
         CrucibleConfig.Snapshots c = config.snapshots();
-        String pod = System.getenv("POD_NAMESPACE");
-        String ns = c.agentNamespace().filter(s -> !s.isBlank())
-                .orElse(pod != null && !pod.isBlank() ? pod : client.getNamespace());
+        String ns = OperatorNamespace.resolve(c.agentNamespace(), client);
         return new DaemonSetAgents(client, new SnapshotAgentSettings(ns, c.agentSelector(), c.agentPort(),
                 java.nio.file.Path.of(c.tokenFile())), java.time.Duration.ofSeconds(c.callTimeoutSeconds()));
     }

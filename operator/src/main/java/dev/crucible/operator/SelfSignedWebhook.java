@@ -83,9 +83,7 @@ public class SelfSignedWebhook implements HealthCheck {
     }
 
     private String namespace(CrucibleConfig.SelfSigned c) {
-        String pod = System.getenv("POD_NAMESPACE");
-        String ns = c.namespace().filter(s -> !s.isBlank())
-                .orElse(pod != null && !pod.isBlank() ? pod : client.getNamespace());
+        String ns = OperatorNamespace.resolve(c.namespace(), client);
         if (ns == null) {
             throw new IllegalStateException("cannot tell the operator's namespace for the webhook certificate: set "
                     + "crucible.webhook.self-signed.namespace or POD_NAMESPACE");
