@@ -21,14 +21,17 @@ public final class RestoreGate {
 
     public enum Verdict { WAIT, FAIL, GO }
 
-    /** @param pins planned pod index → node it must run on (empty: anywhere) */
-    public record Result(Verdict verdict, String reason, String message, Map<Integer, String> pins) {
+    /**
+     * @param pins     planned pod index → node it must run on (empty: anywhere)
+     * @param snapshot the snapshot to restore, with GO (null otherwise)
+     */
+    public record Result(Verdict verdict, String reason, String message, Map<Integer, String> pins, RolloutSnapshot snapshot) {
         static Result waitFor(String message) {
-            return new Result(Verdict.WAIT, Reasons.WAITING_FOR_SNAPSHOT, message, Map.of());
+            return new Result(Verdict.WAIT, Reasons.WAITING_FOR_SNAPSHOT, message, Map.of(), null);
         }
 
         static Result fail(String reason, String message) {
-            return new Result(Verdict.FAIL, reason, message, Map.of());
+            return new Result(Verdict.FAIL, reason, message, Map.of(), null);
         }
     }
 
@@ -76,6 +79,6 @@ public final class RestoreGate {
                 pins.put(i, m.node);
             }
         }
-        return new Result(Verdict.GO, null, null, pins);
+        return new Result(Verdict.GO, null, null, pins, snapshot);
     }
 }

@@ -153,7 +153,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                 && (d.phase() == RolloutPhase.Initializing || d.phase() == RolloutPhase.Running)
                 && (old == null || old.restoredFrom == null)) {
             try {
-                restored = restoreMembers(rollout, env, observed);
+                restored = restoreMembers(rollout, gate.snapshot(), env, observed);
             } catch (RuntimeException e) {
                 d = RolloutStateMachine.terminal(RolloutPhase.Failed, Reasons.RESTORE_FAILED, "restoring "
                         + rollout.getSpec().restoreFrom.snapshotName + " failed: " + e.getMessage(), old, true);
@@ -219,9 +219,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
      */
     private SnapshotSchedule.Plan scheduleSnapshots(Rollout rollout, RolloutStatus status, KubernetesClient client) {
         String ns = rollout.getMetadata().getNamespace();
-        String name = rollout.getMetadata().getName();
-        List<RolloutSnapshot> mine = snapshots.list(ns, snap -> snap.getSpec() != null && snap.getSpec().rolloutRef != null
-                && name.equals(snap.getSpec().rolloutRef.name)).toList();
+        List<RolloutSnapshot> mine = snapshotsOf(rollout);
         status.lastSnapshot = SnapshotSchedule.lastReady(mine);
         Rollout current = new Rollout();
         current.setMetadata(rollout.getMetadata());
@@ -238,6 +236,13 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     }
 
     /** Creates what is missing; returns why the API server refused a pod (4xx), or null. */
+    /** Every snapshot of the rollout (periodic, on-hack, or a person's), from the informer. */
+    private List<RolloutSnapshot> snapshotsOf(Rollout rollout) {
+        String name = rollout.getMetadata().getName();
+        return snapshots.list(rollout.getMetadata().getNamespace(), s -> s.getSpec() != null && s.getSpec().rolloutRef != null
+                && name.equals(s.getSpec().rolloutRef.name)).toList();
+    }
+
     /**
      * {@code onHack: snapshot} holds the pods until {@code <rollout>-hack} is taken (or failed);
      * {@code onHack: revert} starts {@code <rollout>-revert} from the newest Ready snapshot, once.
@@ -257,9 +262,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             return d;
         }
         if (oldPhase != RolloutPhase.Hacked) {
-            String name = rollout.getMetadata().getName();
-            String last = SnapshotSchedule.lastReady(snapshots.list(ns, s -> s.getSpec() != null && s.getSpec().rolloutRef != null
-                    && name.equals(s.getSpec().rolloutRef.name)).toList());
+            String last = SnapshotSchedule.lastReady(snapshotsOf(rollout));
             Rollout branch = last == null ? null : HackResponse.revertBranch(rollout, last);
             if (branch == null) {
                 events.of(client).warning(rollout, "RevertSkipped", last == null ? "onHack: revert, but no Ready snapshot to revert to"
@@ -285,12 +288,11 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     }
 
     /** Puts each snapshotted member back into its branch pod, through the agent of the pod's node. */
-    private String restoreMembers(Rollout rollout, RLEnvironment env, Map<String, Pod> observed) {
+    private String restoreMembers(Rollout rollout, RolloutSnapshot snapshot, RLEnvironment env, Map<String, Pod> observed) {
         if (agents == null) {
             throw new SnapshotAgents.Unavailable("this operator has no snapshot agents configured");
         }
-        String name = rollout.getSpec().restoreFrom.snapshotName;
-        RolloutSnapshot snapshot = snapshots.get(new ResourceID(name, rollout.getMetadata().getNamespace())).orElseThrow();
+        String name = snapshot.getMetadata().getName();
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         List<WorkspacePatch> patches = new java.util.ArrayList<>(rollout.getSpec().patches == null ? List.of()
                 : rollout.getSpec().patches.stream().map(p -> new WorkspacePatch(p.path, p.content, p.diff)).toList());

@@ -90,7 +90,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
                 write(snapshot, done, context);
                 return UpdateControl.noUpdate();
             }
-            abortAll(snapshot, status.members, "the operator restarted during the snapshot");
+            abortAll(status.members, "the operator restarted during the snapshot");
             fail(snapshot, context, status.members, "OperatorRestarted",
                     "the operator stopped while the snapshot was in phase " + phase + "; every member was thawed");
             return UpdateControl.noUpdate();
@@ -180,7 +180,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
         if (now.isBefore(expires)) {
             return UpdateControl.<RolloutSnapshot>noUpdate().rescheduleAfter(Duration.between(now, expires).plusMillis(50));
         }
-        deleteImages(snapshot, status.members, context.getClient());
+        deleteImages(status.members);
         RolloutSnapshotStatus expired = SnapshotStatusBuilder.copy(status);
         expired.phase = SnapshotPhase.Expired;
         expired.reason = "Expired";
@@ -207,35 +207,35 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
         RolloutSnapshotStatus status = snapshot.getStatus();
         if (status != null && status.members != null && status.phase != SnapshotPhase.Expired) {
             if (status.phase != SnapshotPhase.Ready && status.phase != SnapshotPhase.Failed) {
-                abortAll(snapshot, status.members, "the RolloutSnapshot was deleted");
+                abortAll(status.members, "the RolloutSnapshot was deleted");
             }
-            deleteImages(snapshot, status.members, context.getClient());
+            deleteImages(status.members);
         }
         finished.remove(snapshot.getMetadata().getUid());
         return DeleteControl.defaultDelete();
     }
 
     /** Best effort: an agent that is gone takes its images with it, or its own TTL collects them. */
-    private void deleteImages(RolloutSnapshot snapshot, List<SnapshotMember> members, KubernetesClient client) {
-        for (SnapshotMember m : members) {
-            try {
-                agents.agentOn(m.node).delete(SnapshotPlan.idOf(m.imageLocation));
-            } catch (RuntimeException e) {
-                LOG.log(Level.INFO, "images " + m.imageLocation + " not deleted: " + e.getMessage());
-            }
-        }
+    private void deleteImages(List<SnapshotMember> members) {
+        onEachAgent(members, "delete", Level.INFO, (agent, id) -> agent.delete(id));
     }
 
-    private void abortAll(RolloutSnapshot snapshot, List<SnapshotMember> members, String reason) {
+    /** Not in progress there (404/409), or unreachable: the agent's freeze watchdog thaws it. */
+    private void abortAll(List<SnapshotMember> members, String reason) {
+        onEachAgent(members, "abort", Level.FINE, (agent, id) -> agent.abort(id, reason));
+    }
+
+    /** Calls each member's agent with the member's image id; a failure is logged, never thrown. */
+    private void onEachAgent(List<SnapshotMember> members, String what, Level level,
+                             java.util.function.BiConsumer<SnapshotAgentClient, String> call) {
         if (members == null) {
             return;
         }
         for (SnapshotMember m : members) {
             try {
-                agents.agentOn(m.node).abort(SnapshotPlan.idOf(m.imageLocation), reason);
+                call.accept(agents.agentOn(m.node), SnapshotPlan.idOf(m.imageLocation));
             } catch (RuntimeException e) {
-                // Not in progress there (404/409), or unreachable: the agent's freeze watchdog thaws it.
-                LOG.log(Level.FINE, "abort of " + m.imageLocation + ": " + e.getMessage());
+                LOG.log(level, what + " of " + m.imageLocation + ": " + e.getMessage());
             }
         }
     }
