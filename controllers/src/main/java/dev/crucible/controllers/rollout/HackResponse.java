@@ -2,12 +2,11 @@ package dev.crucible.controllers.rollout;
 
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
-import dev.crucible.api.v1alpha1.common.ObjectRef;
 import dev.crucible.api.v1alpha1.rollout.OnHack;
 import dev.crucible.api.v1alpha1.rollout.RestoreFromSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
-import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotTrigger;
+import dev.crucible.controllers.snapshot.SnapshotSchedule;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.util.HashMap;
 import java.util.Map;
@@ -36,19 +35,8 @@ public final class HackResponse {
     }
 
     public static RolloutSnapshot hackSnapshot(Rollout r) {
-        RolloutSnapshot s = new RolloutSnapshot();
-        s.setMetadata(new ObjectMetaBuilder().withName(hackSnapshotName(r)).withNamespace(r.getMetadata().getNamespace())
-                .withLabels(Map.of(RolloutLabels.ROLLOUT, RolloutLabels.truncate(r.getMetadata().getName()),
-                        "crucible.dev/snapshot-trigger", "hack", RolloutLabels.MANAGED_BY, RolloutLabels.MANAGED_BY_VALUE))
-                .build());
-        RolloutSnapshotSpec spec = new RolloutSnapshotSpec();
-        spec.rolloutRef = new ObjectRef(r.getMetadata().getName());
-        spec.include = r.getSpec().snapshotPolicy.include;
         // The run is over: capture it and let it stop.
-        spec.leaveRunning = false;
-        spec.trigger = SnapshotTrigger.HACK;
-        s.setSpec(spec);
-        return s;
+        return SnapshotSchedule.policySnapshot(r, hackSnapshotName(r), SnapshotTrigger.HACK, false);
     }
 
     /** The branch that continues from {@code snapshot}, or null when the revert depth is used up. */

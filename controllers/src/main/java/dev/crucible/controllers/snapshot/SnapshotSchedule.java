@@ -67,17 +67,28 @@ public final class SnapshotSchedule {
     }
 
     static RolloutSnapshot periodicSnapshot(Rollout rollout, SnapshotPolicySpec policy, long k) {
-        RolloutSnapshot s = new RolloutSnapshot();
+        return policySnapshot(rollout, rollout.getMetadata().getName() + "-p" + k, SnapshotTrigger.PERIODIC,
+                policy.leaveRunning == null ? Boolean.TRUE : policy.leaveRunning);
+    }
+
+    /**
+     * A RolloutSnapshot the operator takes for {@code snapshotPolicy} (periodic or on a hack): labelled
+     * with the rollout and the trigger, capturing what the policy's {@code include} says.
+     */
+    public static RolloutSnapshot policySnapshot(Rollout rollout, String snapshotName, SnapshotTrigger trigger,
+                                                 Boolean leaveRunning) {
         String name = rollout.getMetadata().getName();
-        s.setMetadata(new ObjectMetaBuilder().withName(name + "-p" + k).withNamespace(rollout.getMetadata().getNamespace())
-                .withLabels(Map.of(RolloutLabels.ROLLOUT, RolloutLabels.truncate(name), TRIGGER_LABEL, "periodic",
+        RolloutSnapshot s = new RolloutSnapshot();
+        s.setMetadata(new ObjectMetaBuilder().withName(snapshotName).withNamespace(rollout.getMetadata().getNamespace())
+                .withLabels(Map.of(RolloutLabels.ROLLOUT, RolloutLabels.truncate(name),
+                        TRIGGER_LABEL, trigger.name().toLowerCase(java.util.Locale.ROOT),
                         RolloutLabels.MANAGED_BY, RolloutLabels.MANAGED_BY_VALUE))
                 .build());
         RolloutSnapshotSpec spec = new RolloutSnapshotSpec();
         spec.rolloutRef = new ObjectRef(name);
-        spec.include = policy.include;
-        spec.leaveRunning = policy.leaveRunning == null ? Boolean.TRUE : policy.leaveRunning;
-        spec.trigger = SnapshotTrigger.PERIODIC;
+        spec.include = rollout.getSpec().snapshotPolicy.include;
+        spec.leaveRunning = leaveRunning;
+        spec.trigger = trigger;
         s.setSpec(spec);
         return s;
     }
