@@ -1,0 +1,171 @@
+package dev.crucible.files;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * A directory that relative paths from an untrusted source are resolved under, one component at a
+ * time, without ever letting the operating system follow a link: each component is looked at with
+ * lstat, a link is expanded here and its target walked the same way (from the root when absolute),
+ * and the walk refuses a link that leaves the root or dangles. Every path it returns is real (no
+ * links in it) and inside the root; writes open the final component with NOFOLLOW_LINKS, so a link
+ * planted between the walk and the open makes the open fail instead of writing elsewhere.
+ *
+ * <p>What it does not close: a process that swaps a checked directory for a link while a walk is
+ * running can still redirect a {@code mkdir} of a missing parent (an empty directory). The callers
+ * either own the tree while they work (patchers, restorers) or serialise with the agent's steps.
+ */
+public final class ContainedRoot {
+    /** As the kernel's MAXSYMLINKS: more link expansions than this in one path is a loop. */
+    static final int MAX_LINKS = 40;
+
+    private final Path root;
+
+    private ContainedRoot(Path realRoot) {
+        this.root = realRoot;
+    }
+
+    /** The root itself may be reached through links (a configured path); what is under it may not leave it. */
+    public static ContainedRoot of(Path directory) throws IOException {
+        Path real = directory.toRealPath();
+        if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) throw new NoSuchFileException(directory + ": not a directory");
+        return new ContainedRoot(real);
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    /**
+     * Checks the text of a path alone: present, no NUL, relative, and no '..' that climbs above its
+     * start. Every resolve does this first; callers that only store a path use it to refuse early.
+     */
+    public static void checkText(String relative, String field) {
+        if (relative == null || relative.isEmpty()) throw new UnsafePathException(field, "", "is empty; a path relative to the root is required");
+        if (relative.indexOf('\0') >= 0) throw new UnsafePathException(field, relative, "contains a NUL byte");
+        if (relative.startsWith("/")) throw new UnsafePathException(field, relative, "is absolute; give a path relative to the root");
+        int depth = 0;
+        for (String c : relative.split("/")) {
+            if (c.isEmpty() || c.equals(".")) continue;
+            depth += c.equals("..") ? -1 : 1;
+            if (depth < 0) throw new UnsafePathException(field, relative, "leaves the root through '..'");
+        }
+    }
+
+    /**
+     * The real location {@code relative} names, for reading or listing: every component that exists
+     * is checked; a missing intermediate directory is {@link NoSuchFileException}; a missing final
+     * component is returned as it would be created.
+     */
+    public Path resolve(String relative, String field) throws IOException {
+        checkText(relative, field);
+        return walk(root, relative, field, relative, false, false, new int[] {0});
+    }
+
+    /** As {@link #resolve}, creating missing parent directories (never through a link). */
+    public Path resolveForWrite(String relative, String field) throws IOException {
+        checkText(relative, field);
+        Path p = walk(root, relative, field, relative, true, false, new int[] {0});
+        if (p.equals(root)) throw new UnsafePathException(field, relative, "names the root itself, not a file in it");
+        return p;
+    }
+
+    /** Opens an existing regular file for reading; the final component is opened without following a link. */
+    public InputStream openRead(String relative, String field) throws IOException {
+        Path p = resolve(relative, field);
+        if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) throw new NoSuchFileException(relative);
+        return Files.newInputStream(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** Creates or truncates the file and writes {@code bytes}; parents are created inside the root. */
+    public Path write(String relative, byte[] bytes, String field) throws IOException {
+        Path p = resolveForWrite(relative, field);
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) throw new UnsafePathException(field, relative, "is a directory");
+        try (OutputStream out = Files.newOutputStream(p, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            out.write(bytes);
+        }
+        return p;
+    }
+
+    /** {@code path} relative to the root, for messages ("wrote 3 characters to a/b.txt"). */
+    public String relativeText(Path real) {
+        return root.relativize(real).toString();
+    }
+
+    /**
+     * Walks {@code text} from {@code start}. {@code mustExist}: a link target, where anything missing
+     * means the link dangles. {@code links}: expansions so far in this resolve, shared by nested walks.
+     */
+    private Path walk(Path start, String text, String field, String given, boolean create, boolean mustExist, int[] links)
+            throws IOException {
+        Deque<String> todo = new ArrayDeque<>();
+        for (String c : text.split("/")) if (!c.isEmpty() && !c.equals(".")) todo.addLast(c);
+        Path cur = start;
+        while (!todo.isEmpty()) {
+            String c = todo.removeFirst();
+            boolean last = todo.isEmpty();
+            if (c.equals("..")) {
+                if (cur.equals(root)) throw new UnsafePathException(field, given, "leaves the root through '..'");
+                cur = cur.getParent();
+                continue;
+            }
+            Path next = cur.resolve(c);
+            BasicFileAttributes a = lstat(next);
+            if (a == null) {
+                if (mustExist) throw new UnsafePathException(field, given, "goes through a dangling link");
+                if (last) return next;
+                if (!create) throw new NoSuchFileException(given);
+                try {
+                    Files.createDirectory(next); // mkdir never follows a link in the final component
+                } catch (FileAlreadyExistsException raced) {
+                    todo.addFirst(c); // something appeared under us: look at it again
+                    continue;
+                }
+                cur = next;
+                continue;
+            }
+            if (a.isSymbolicLink()) {
+                if (++links[0] > MAX_LINKS) throw new UnsafePathException(field, given, "has too many levels of links");
+                Path target = Files.readSymbolicLink(next);
+                Path resolved;
+                if (target.isAbsolute()) {
+                    Path t = target.normalize();
+                    if (!t.startsWith(root)) throw new UnsafePathException(field, given, "goes through a link to " + target + ", outside the root");
+                    resolved = walk(root, root.relativize(t).toString(), field, given, false, true, links);
+                } else {
+                    resolved = walk(cur, target.toString(), field, given, false, true, links);
+                }
+                if (last) return resolved;
+                if (!Files.isDirectory(resolved, LinkOption.NOFOLLOW_LINKS)) throw new NoSuchFileException(given + ": not a directory");
+                cur = resolved;
+                continue;
+            }
+            if (a.isDirectory()) {
+                cur = next;
+                continue;
+            }
+            if (last) return next;
+            throw new NoSuchFileException(given + ": " + root.relativize(next) + " is not a directory");
+        }
+        return cur;
+    }
+
+    private static BasicFileAttributes lstat(Path p) throws IOException {
+        try {
+            return Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+}

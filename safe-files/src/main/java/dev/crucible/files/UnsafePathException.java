@@ -1,0 +1,31 @@
+package dev.crucible.files;
+
+/**
+ * A path from an untrusted source that cannot be used: NUL, absolute, a '..' or a link that leaves
+ * its root, a dangling link. The message starts with the field the path came from.
+ */
+public final class UnsafePathException extends IllegalArgumentException {
+    private final String field;
+
+    public UnsafePathException(String field, String given, String reason) {
+        super(field + ": '" + shown(given) + "' " + reason);
+        this.field = field;
+    }
+
+    /** Where the path came from, e.g. {@code args.path} or {@code spec.patches[0].path}. */
+    public String field() {
+        return field;
+    }
+
+    /** NUL and other control characters are shown escaped so the message stays one printable line. */
+    static String shown(String s) {
+        if (s == null) return "";
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == 0) b.append("\\0");
+            else if (c < 0x20) b.append(String.format("\\x%02x", (int) c));
+            else b.append(c);
+        }
+        return b.length() > 200 ? b.substring(0, 200) + "…" : b.toString();
+    }
+}
