@@ -30,16 +30,23 @@ public final class ContainedRoot {
     static final int MAX_LINKS = 40;
 
     private final Path root;
+    private final String name;
 
-    private ContainedRoot(Path realRoot) {
+    private ContainedRoot(Path realRoot, String name) {
         this.root = realRoot;
+        this.name = name;
     }
 
     /** The root itself may be reached through links (a configured path); what is under it may not leave it. */
     public static ContainedRoot of(Path directory) throws IOException {
+        return of(directory, "root");
+    }
+
+    /** {@code name} is what messages call the root: "leaves the workspace through '..'". */
+    public static ContainedRoot of(Path directory, String name) throws IOException {
         Path real = directory.toRealPath();
         if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) throw new NoSuchFileException(directory + ": not a directory");
-        return new ContainedRoot(real);
+        return new ContainedRoot(real, name);
     }
 
     public Path root() {
@@ -51,14 +58,18 @@ public final class ContainedRoot {
      * start. Every resolve does this first; callers that only store a path use it to refuse early.
      */
     public static void checkText(String relative, String field) {
-        if (relative == null || relative.isEmpty()) throw new UnsafePathException(field, "", "is empty; a path relative to the root is required");
+        checkText(relative, field, "root");
+    }
+
+    private static void checkText(String relative, String field, String name) {
+        if (relative == null || relative.isEmpty()) throw new UnsafePathException(field, "", "is empty; a path relative to the " + name + " is required");
         if (relative.indexOf('\0') >= 0) throw new UnsafePathException(field, relative, "contains a NUL byte");
-        if (relative.startsWith("/")) throw new UnsafePathException(field, relative, "is absolute; give a path relative to the root");
+        if (relative.startsWith("/")) throw new UnsafePathException(field, relative, "is absolute; give a path relative to the " + name);
         int depth = 0;
         for (String c : relative.split("/")) {
             if (c.isEmpty() || c.equals(".")) continue;
             depth += c.equals("..") ? -1 : 1;
-            if (depth < 0) throw new UnsafePathException(field, relative, "leaves the root through '..'");
+            if (depth < 0) throw new UnsafePathException(field, relative, "leaves the " + name + " through '..'");
         }
     }
 
@@ -68,15 +79,15 @@ public final class ContainedRoot {
      * component is returned as it would be created.
      */
     public Path resolve(String relative, String field) throws IOException {
-        checkText(relative, field);
+        checkText(relative, field, name);
         return walk(root, relative, field, relative, false, false, new int[] {0});
     }
 
     /** As {@link #resolve}, creating missing parent directories (never through a link). */
     public Path resolveForWrite(String relative, String field) throws IOException {
-        checkText(relative, field);
+        checkText(relative, field, name);
         Path p = walk(root, relative, field, relative, true, false, new int[] {0});
-        if (p.equals(root)) throw new UnsafePathException(field, relative, "names the root itself, not a file in it");
+        if (p.equals(root)) throw new UnsafePathException(field, relative, "names the " + name + " itself, not a file in it");
         return p;
     }
 
@@ -116,7 +127,7 @@ public final class ContainedRoot {
             String c = todo.removeFirst();
             boolean last = todo.isEmpty();
             if (c.equals("..")) {
-                if (cur.equals(root)) throw new UnsafePathException(field, given, "leaves the root through '..'");
+                if (cur.equals(root)) throw new UnsafePathException(field, given, "leaves the " + name + " through '..'");
                 cur = cur.getParent();
                 continue;
             }
@@ -141,7 +152,7 @@ public final class ContainedRoot {
                 Path resolved;
                 if (target.isAbsolute()) {
                     Path t = target.normalize();
-                    if (!t.startsWith(root)) throw new UnsafePathException(field, given, "goes through a link to " + target + ", outside the root");
+                    if (!t.startsWith(root)) throw new UnsafePathException(field, given, "goes through a link to " + target + ", outside the " + name);
                     resolved = walk(root, root.relativize(t).toString(), field, given, false, true, links);
                 } else {
                     resolved = walk(cur, target.toString(), field, given, false, true, links);

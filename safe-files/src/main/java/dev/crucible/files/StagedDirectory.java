@@ -17,8 +17,9 @@ import java.util.stream.Stream;
  * not published.
  *
  * <ul>
- * <li>{@link #beside}: a sibling folder, renamed onto the target (absent, or an empty directory,
- *     which rename(2) replaces) in one step. For targets nothing else holds open.</li>
+ * <li>{@link #beside}: a sibling folder (mode 0700 until its content says otherwise), renamed onto the
+ *     target (absent, or an empty directory, which rename(2) replaces) in one step. For targets
+ *     nothing else holds open.</li>
  * <li>{@link #inside}: a hidden folder inside an existing empty target, whose entries are renamed up
  *     into it. For a target that must keep its identity: a pod's volume that a running container
  *     has mounted would keep seeing the old directory if it were replaced.</li>
@@ -40,12 +41,13 @@ public final class StagedDirectory implements AutoCloseable {
         this.createdTarget = createdTarget;
     }
 
-    /** {@code target} must be absent or an empty directory; its parent must exist. */
+    /** {@code target} must be absent or an empty directory; its parent is created when missing. */
     public static StagedDirectory beside(Path target) throws IOException {
         Path t = target.toAbsolutePath().normalize();
         requireAbsentOrEmpty(t);
         Path parent = t.getParent();
-        if (parent == null || !Files.isDirectory(parent)) throw new IOException(t + ": its parent folder does not exist");
+        if (parent == null) throw new IOException(t + ": has no parent folder to stage beside");
+        Files.createDirectories(parent);
         Path s = Files.createDirectory(parent.resolve("." + t.getFileName() + "." + PREFIX.substring(1) + UUID.randomUUID()),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         return new StagedDirectory(s, t, false, false);
@@ -75,8 +77,6 @@ public final class StagedDirectory implements AutoCloseable {
     public void publish() throws IOException {
         if (published) return;
         if (!inside) {
-            // The folder's mode is the staging's 0700; give it the usual 0755 a created folder has.
-            Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
             published = true;
             return;

@@ -1,12 +1,15 @@
 package dev.crucible.verifier;
 
+import dev.crucible.verifier.api.ApiToken;
 import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.SidecarMetrics;
 import dev.crucible.verifier.config.ConfigException;
 import dev.crucible.verifier.exec.shim.ShimExecutor;
 import io.vertx.core.Vertx;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,6 +27,9 @@ import java.util.concurrent.TimeUnit;
  * --host ADDR           listen address (default 0.0.0.0)
  * --state-dir DIR       pristine copy, grading trees, results; must be a volume the agent
  *                       container does not mount (default: a private temp directory)
+ * --token-file FILE     the API's bearer token: read from FILE when it exists, else a new one is
+ *                       written there (mode 0600); default: a new one in a private temp file,
+ *                       whose path is printed. There is no way to serve without a token.
  * --max-body BYTES      request size limit (default 2 MiB)
  * --step-timeout S      default bash timeout (60); --max-step-timeout S caps requests (600)
  * --max-output BYTES    observation limit per step (65536)
@@ -62,9 +68,27 @@ public final class SidecarMain {
         EpisodeHolder holder = new EpisodeHolder(env, Path.of(require(o, "workspace")), opts);
         Vertx vertx = Vertx.vertx();
         SidecarMetrics metrics = new SidecarMetrics(holder::monitorCpuSeconds);
-        EnvironmentApi api = new EnvironmentApi(vertx, holder, metrics, Long.parseLong(o.getOrDefault("max-body", "" + EnvironmentApi.DEFAULT_MAX_BODY)));
+        Path tokenFile;
+        ApiToken token;
+        try {
+            tokenFile = o.containsKey("token-file") ? Path.of(o.get("token-file"))
+                    : Files.createTempDirectory("crucible-sidecar-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))
+                            .resolve("api-token");
+            if (Files.exists(tokenFile)) {
+                token = ApiToken.read(tokenFile);
+            } else {
+                token = ApiToken.generate();
+                token.writeTo(tokenFile);
+            }
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            System.err.println("crucible-sidecar: --token-file: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        EnvironmentApi api = new EnvironmentApi(vertx, holder, metrics, Long.parseLong(o.getOrDefault("max-body", "" + EnvironmentApi.DEFAULT_MAX_BODY)), token);
         api.listen(o.getOrDefault("host", "0.0.0.0"), Integer.parseInt(o.getOrDefault("port", "8080")))
                 .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        System.out.println("crucible-sidecar: bearer token in " + tokenFile);
         System.out.println("crucible-sidecar: environment " + env.name() + " on port " + api.port());
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

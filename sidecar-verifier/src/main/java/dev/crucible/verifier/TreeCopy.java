@@ -1,5 +1,6 @@
 package dev.crucible.verifier;
 
+import dev.crucible.files.TreeDelete;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -9,16 +10,33 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Whole-tree copy and delete (links copied as links), for the initial workspace copy and cleanup. */
+/**
+ * Whole-tree copy and delete, for the initial workspace copy, reset and cleanup. The source is a
+ * workspace untrusted code has written, so neither ever follows a link found inside it:
+ *
+ * <ul>
+ * <li>Links are copied as links, with their target text unchanged. Following them would copy
+ *     whatever they point at (a host file the agent may not read itself) into the copy; dropping
+ *     them would break repositories that carry links (a {@code README -> docs/README.md}). A copied
+ *     link is harmless by itself: every tool and patcher resolves paths with
+ *     {@link dev.crucible.files.ContainedRoot}, which refuses to go through a link out of the root.</li>
+ * <li>Delete removes a link, never its target, and never changes a target's mode.</li>
+ * </ul>
+ */
 public final class TreeCopy {
     private TreeCopy() {}
 
     public static void copy(Path src, Path dst) {
+        Path from = src.toAbsolutePath().normalize();
+        Path to = dst.toAbsolutePath().normalize();
+        if (to.startsWith(from)) {
+            // a copy inside its own source would copy itself again on each level it creates
+            throw new IllegalArgumentException("cannot copy " + from + " into " + to + ", which is inside it");
+        }
         try {
-            Files.walkFileTree(src, new SimpleFileVisitor<>() {
+            Files.walkFileTree(src, new SimpleFileVisitor<>() { // no FOLLOW_LINKS: a link is visited as a file
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
                     Files.createDirectories(dst.resolve(src.relativize(dir).toString()));
@@ -38,21 +56,17 @@ public final class TreeCopy {
     }
 
     public static void deleteContents(Path dir) {
-        if (!Files.isDirectory(dir)) return;
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
         try (Stream<Path> s = Files.list(dir)) {
-            s.forEach(TreeCopy::delete);
+            for (Path p : s.toList()) TreeDelete.delete(p);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     public static void delete(Path p) {
-        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> s = Files.walk(p)) {
-            s.sorted(Comparator.reverseOrder()).forEach(x -> {
-                x.toFile().setWritable(true);
-                x.toFile().delete();
-            });
+        try {
+            TreeDelete.delete(p);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

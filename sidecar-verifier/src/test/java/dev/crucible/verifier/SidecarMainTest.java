@@ -45,7 +45,7 @@ class SidecarMainTest {
     void servesTheExample() throws Exception {
         Path manifest = Fixtures.copyExample(dir);
         Process p = start("--env", manifest.toString(), "--workspace", dir.resolve("workspace").toString(), "--port", "0",
-                "--host", "127.0.0.1", "--state-dir", dir.resolve("state").toString());
+                "--host", "127.0.0.1", "--state-dir", dir.resolve("state").toString(), "--token-file", dir.resolve("token").toString());
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
             String line;
@@ -57,12 +57,18 @@ class SidecarMainTest {
                 }
             }
             assertThat(port).isPositive();
+            assertThat(java.nio.file.Files.getPosixFilePermissions(dir.resolve("token")))
+                    .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            String auth = "Bearer " + java.nio.file.Files.readString(dir.resolve("token")).strip();
             HttpClient http = HttpClient.newHttpClient();
-            HttpResponse<String> reset = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/reset"))
+            HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/reset"))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).isEqualTo(401);
+            HttpResponse<String> reset = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/reset"))
+                    .header("Authorization", auth).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(reset.statusCode()).isEqualTo(200);
             HttpResponse<String> verify = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/verify"))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+                    .header("Authorization", auth).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(verify.body()).contains("\"reward\":0.0").contains("\"verdict\":\"fail\"");
         } finally {
             p.destroy();

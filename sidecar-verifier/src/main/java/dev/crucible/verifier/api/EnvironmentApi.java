@@ -1,6 +1,7 @@
 package dev.crucible.verifier.api;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import dev.crucible.files.UnsafePathException;
 import dev.crucible.verifier.EpisodeStateException;
 import dev.crucible.verifier.Json;
 import dev.crucible.verifier.StepBusyException;
@@ -23,6 +24,11 @@ import java.util.concurrent.Callable;
  * The environment API over HTTP: POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings, /metrics,
  * /healthz. Work runs on worker threads, unordered, so a second step arriving while one runs reaches
  * the episode's lock and gets 409 instead of queueing behind it.
+ *
+ * <p>Every endpoint but /healthz needs {@code Authorization: Bearer <token>} (401 without it, before
+ * the body is read). /metrics too: its per-detector finding counters would tell an agent on the
+ * pod network which of its tricks were seen. /healthz says only whether the API is up and the
+ * episode's state, which probes need without a credential.
  */
 public final class EnvironmentApi {
     public static final long DEFAULT_MAX_BODY = 2L * 1024 * 1024;
@@ -32,17 +38,20 @@ public final class EnvironmentApi {
     private final EpisodeHolder episodes;
     private final SidecarMetrics metrics;
     private final long maxBody;
+    private final ApiToken token;
     private HttpServer server;
 
-    public EnvironmentApi(Vertx vertx, EpisodeHolder episodes, SidecarMetrics metrics, long maxBody) {
+    public EnvironmentApi(Vertx vertx, EpisodeHolder episodes, SidecarMetrics metrics, long maxBody, ApiToken token) {
         this.vertx = vertx;
         this.episodes = episodes;
         this.metrics = metrics;
         this.maxBody = maxBody;
+        this.token = java.util.Objects.requireNonNull(token, "token: the environment API always needs one");
     }
 
     public Router router() {
         Router r = Router.router(vertx);
+        r.route().handler(this::authenticate);
         r.route().handler(BodyHandler.create(false).setBodyLimit(maxBody));
         r.post("/v1/reset").handler(ctx -> blocking(ctx, () -> episodes.reset()));
         r.post("/v1/step").handler(this::step);
@@ -72,6 +81,16 @@ public final class EnvironmentApi {
     public int port() { return server == null ? -1 : server.actualPort(); }
 
     public Future<Void> close() { return server == null ? Future.succeededFuture() : server.close(); }
+
+    private void authenticate(RoutingContext ctx) {
+        if ("/healthz".equals(ctx.normalizedPath()) || token.accepts(ctx.request().getHeader("Authorization"))) {
+            ctx.next();
+            return;
+        }
+        metrics.rejected("unauthorized");
+        ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"crucible\"");
+        error(ctx, 401, "missing or wrong bearer token (Authorization: Bearer <token>)");
+    }
 
     private void step(RoutingContext ctx) {
         ToolCall call;
@@ -130,7 +149,7 @@ public final class EnvironmentApi {
             if (t instanceof StepBusyException || t instanceof EpisodeStateException) {
                 metrics.rejected(t instanceof StepBusyException ? "busy" : "state");
                 error(ctx, 409, t.getMessage());
-            } else if (t instanceof BadToolCallException || t instanceof ConfigException) {
+            } else if (t instanceof BadToolCallException || t instanceof ConfigException || t instanceof UnsafePathException) {
                 metrics.rejected("bad-request");
                 error(ctx, 400, t.getMessage());
             } else {

@@ -7,19 +7,34 @@ import dev.crucible.verifier.EpisodeStateException;
 import dev.crucible.verifier.ResetResult;
 import dev.crucible.verifier.monitor.Finding;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
-/** The sidecar's one episode: created lazily at the first reset, reused by later resets. */
+/**
+ * The sidecar's one episode: created lazily at the first reset, reused by later resets.
+ *
+ * <p>Findings are append-only for the life of the holder (one rollout): each is recorded here as
+ * the monitor reports it, so a {@code /v1/reset} that starts a new episode (and a new monitor)
+ * never erases what an earlier episode found. An agent that is caught, undoes its edit and resets
+ * still ends with the finding in {@link #findings()} and in the pod result.
+ */
 public final class EpisodeHolder implements AutoCloseable {
     private final Environment env;
     private final Path workspace;
     private final EpisodeOptions options;
+    /** Every finding of every episode; a finding is a record with its time, so a repeat in a later episode is kept too. */
+    private final Set<Finding> rolloutFindings = new LinkedHashSet<>();
     private volatile Episode episode;
 
     public EpisodeHolder(Environment env, Path workspace, EpisodeOptions options) {
         this.env = env;
         this.workspace = workspace;
-        this.options = options;
+        var forward = options.onFinding();
+        this.options = options.withListeners(f -> {
+            record(f);
+            forward.accept(f);
+        }, options.onRevert());
     }
 
     public ResetResult reset() {
@@ -37,13 +52,24 @@ public final class EpisodeHolder implements AutoCloseable {
         return e;
     }
 
-    public List<Finding> findings() { return episode == null ? List.of() : episode.findings(); }
+    /** All findings of this rollout, across resets, in the order they were reported. */
+    public List<Finding> findings() {
+        Episode e = episode;
+        if (e != null) e.findings().forEach(this::record); // a finding the listener has not delivered yet
+        synchronized (this) {
+            return List.copyOf(rolloutFindings);
+        }
+    }
 
     public String state() { return episode == null ? "NEW" : episode.state().name(); }
 
     public double monitorCpuSeconds() {
         Episode e = episode;
         return e == null || e.monitor() == null ? 0 : e.monitor().cpuNanos() / 1e9;
+    }
+
+    private synchronized void record(Finding f) {
+        rolloutFindings.add(f);
     }
 
     @Override

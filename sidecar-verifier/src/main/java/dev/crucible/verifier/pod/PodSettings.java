@@ -6,9 +6,11 @@ import java.util.Map;
 /**
  * What the operator tells the sidecar of a rollout pod, through environment variables (the pod
  * contract in controllers/README.md). A missing or malformed variable is an error naming it.
+ * {@code CRUCIBLE_API_TOKEN_FILE} names the environment API's bearer token: a key of the Rollout's
+ * Secret, mounted into the sidecar container only (the variable holds a path, never the token).
  */
 public record PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
-                          long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket) {
+                          long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile) {
 
     /** The file the agent container's wrapper writes its exit status to when the agent command ends. */
     public static final String AGENT_EXIT_FILE = "agent.exit";
@@ -32,7 +34,9 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                 number(env, "CRUCIBLE_MAX_DURATION_SECONDS", 3600),
                 (int) number(env, "CRUCIBLE_MAX_TURNS", 0),
                 mode.equals("interactive"),
-                path(env, "CRUCIBLE_EXEC_SOCKET", ""));
+                path(env, "CRUCIBLE_EXEC_SOCKET", ""),
+                // the environment API never runs without a token: a missing file is an error naming the variable
+                path(env, "CRUCIBLE_API_TOKEN_FILE", null));
     }
 
     public Path agentExitFile() {

@@ -3,6 +3,7 @@ package dev.crucible.verifier.pod;
 import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.api.ApiToken;
 import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.SidecarMetrics;
@@ -46,8 +47,10 @@ public final class PodSidecar {
         Instant deadline = Instant.now().plusSeconds(settings.maxDurationSeconds());
         Vertx vertx = Vertx.vertx();
         try (EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {
+            // All interfaces, so a trainer reaches it by pod IP; the agent container shares the pod's
+            // network too, which is why the token (a Secret mounted only into this container) is required.
             EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds),
-                    EnvironmentApi.DEFAULT_MAX_BODY);
+                    EnvironmentApi.DEFAULT_MAX_BODY, ApiToken.read(settings.apiTokenFile()));
             api.listen("0.0.0.0", settings.port()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             if (!settings.interactive()) {
                 holder.reset(); // the monitor watches the workspace while the agent container works
@@ -64,6 +67,7 @@ public final class PodSidecar {
             } catch (RuntimeException e) {
                 message = "grading failed: " + e.getMessage();
             }
+            report = RolloutFindings.withAll(report, holder.findings()); // a reset never takes a finding back
             int turns = "NEW".equals(holder.state()) ? 0 : holder.current().steps();
             String json = PodResult.toJson(report, PodResult.phase(report, timedOut), turns, message);
             Files.writeString(settings.resultFile(), json);

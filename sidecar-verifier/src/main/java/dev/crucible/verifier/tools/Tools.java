@@ -1,11 +1,15 @@
 package dev.crucible.verifier.tools;
 
+import dev.crucible.files.ContainedRoot;
+import dev.crucible.files.UnsafePathException;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.Executor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -13,7 +17,7 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 
-/** The agent's tools. Files stay inside the workspace; bash runs there with a timeout and bounded output. */
+/** The agent's tools. File tools resolve every path with {@link ContainedRoot}, so no link takes them out of the workspace; bash runs there with a timeout and bounded output. */
 public final class Tools {
     public static final int MAX_WRITE_BYTES = 1024 * 1024;
     private final Path workspace;
@@ -47,6 +51,8 @@ public final class Tools {
                 case "edit" -> edit(call, t0);
                 default -> list(call, t0);
             };
+        } catch (UnsafePathException e) {
+            throw new BadToolCallException(e.getMessage());
         } catch (IOException e) {
             return new ToolResult("error: " + e.getMessage(), 1, false, ms(t0));
         }
@@ -65,11 +71,12 @@ public final class Tools {
     }
 
     private ToolResult read(ToolCall call, long t0) throws IOException {
-        Path p = WorkspacePaths.resolve(workspace, call.required("path"));
-        if (!Files.isRegularFile(p)) return new ToolResult("error: no such file: " + call.string("path"), 1, false, ms(t0));
+        String path = call.required("path");
         byte[] b;
-        try (var in = Files.newInputStream(p)) {
+        try (var in = files().openRead(path, "args.path")) {
             b = in.readNBytes(maxOutput + 1);
+        } catch (NoSuchFileException e) {
+            return new ToolResult("error: no such file: " + path, 1, false, ms(t0));
         }
         boolean trunc = b.length > maxOutput;
         String s = new String(b, 0, Math.min(b.length, maxOutput), StandardCharsets.UTF_8);
@@ -78,38 +85,59 @@ public final class Tools {
 
     private ToolResult write(ToolCall call, long t0) throws IOException {
         String content = call.required("content");
-        if (content.getBytes(StandardCharsets.UTF_8).length > MAX_WRITE_BYTES) throw new BadToolCallException("args.content: larger than " + MAX_WRITE_BYTES + " bytes");
-        Path p = WorkspacePaths.resolve(workspace, call.required("path"));
-        Files.createDirectories(p.getParent());
-        Files.writeString(p, content);
-        return new ToolResult("wrote " + content.length() + " characters to " + workspace.toRealPath().relativize(p), 0, false, ms(t0));
+        byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > MAX_WRITE_BYTES) throw new BadToolCallException("args.content: larger than " + MAX_WRITE_BYTES + " bytes");
+        ContainedRoot root = files();
+        Path p;
+        try {
+            p = root.write(call.required("path"), bytes, "args.path");
+        } catch (NoSuchFileException e) {
+            return new ToolResult("error: cannot write " + e.getMessage(), 1, false, ms(t0));
+        }
+        return new ToolResult("wrote " + content.length() + " characters to " + root.relativeText(p), 0, false, ms(t0));
     }
 
     private ToolResult edit(ToolCall call, long t0) throws IOException {
-        Path p = WorkspacePaths.resolve(workspace, call.required("path"));
+        String path = call.required("path");
         String oldStr = call.required("old_str");
         String newStr = call.string("new_str") == null ? "" : call.string("new_str");
-        if (!Files.isRegularFile(p)) return new ToolResult("error: no such file: " + call.string("path"), 1, false, ms(t0));
-        String s = Files.readString(p);
+        ContainedRoot root = files();
+        String s;
+        try (var in = root.openRead(path, "args.path")) {
+            s = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            return new ToolResult("error: no such file: " + path, 1, false, ms(t0));
+        }
         int first = s.indexOf(oldStr);
-        if (oldStr.isEmpty() || first < 0) return new ToolResult("error: old_str not found in " + call.string("path"), 1, false, ms(t0));
+        if (oldStr.isEmpty() || first < 0) return new ToolResult("error: old_str not found in " + path, 1, false, ms(t0));
         if (s.indexOf(oldStr, first + 1) >= 0) return new ToolResult("error: old_str occurs more than once; add context to make it unique", 1, false, ms(t0));
-        Files.writeString(p, s.substring(0, first) + newStr + s.substring(first + oldStr.length()));
-        return new ToolResult("edited " + call.string("path"), 0, false, ms(t0));
+        root.write(path, (s.substring(0, first) + newStr + s.substring(first + oldStr.length())).getBytes(StandardCharsets.UTF_8), "args.path");
+        return new ToolResult("edited " + path, 0, false, ms(t0));
     }
 
     private ToolResult list(ToolCall call, long t0) throws IOException {
         String path = call.string("path");
-        Path p = WorkspacePaths.resolve(workspace, path == null ? "." : path);
-        if (!Files.isDirectory(p)) return new ToolResult("error: not a directory: " + path, 1, false, ms(t0));
+        Path p;
+        try {
+            p = files().resolve(path == null ? "." : path, "args.path");
+        } catch (NoSuchFileException e) {
+            p = null;
+        }
+        if (p == null || !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) return new ToolResult("error: not a directory: " + path, 1, false, ms(t0));
         Path root = p;
         StringBuilder sb = new StringBuilder();
+        // Files.walk does not follow links; the "/" mark does not either, so a link out says nothing about its target.
         try (Stream<Path> s = Files.walk(p, 3)) {
             s.filter(x -> !x.equals(root)).filter(x -> !x.toString().contains("/.git") && !x.toString().contains("__pycache__")).sorted()
-                    .forEach(x -> sb.append(root.relativize(x)).append(Files.isDirectory(x) ? "/" : "").append('\n'));
+                    .forEach(x -> sb.append(root.relativize(x)).append(Files.isDirectory(x, LinkOption.NOFOLLOW_LINKS) ? "/" : "").append('\n'));
         }
         boolean trunc = sb.length() > maxOutput;
         return new ToolResult(trunc ? sb.substring(0, maxOutput) : sb.toString(), 0, trunc, ms(t0));
+    }
+
+    /** The workspace as a root that paths from the agent cannot leave; a bad path is a 400 naming args.path. */
+    private ContainedRoot files() throws IOException {
+        return ContainedRoot.of(workspace, "workspace");
     }
 
     private static long ms(long t0) { return (System.nanoTime() - t0) / 1_000_000; }

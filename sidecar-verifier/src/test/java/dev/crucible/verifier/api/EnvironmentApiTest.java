@@ -28,6 +28,7 @@ class EnvironmentApiTest {
     Vertx vertx;
     EpisodeHolder holder;
     EnvironmentApi api;
+    final ApiToken token = ApiToken.generate();
     final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
@@ -37,7 +38,7 @@ class EnvironmentApiTest {
                 EpisodeOptions.defaults().withIntervals(Duration.ofMillis(200), Duration.ofMillis(50))
                         .withStepLimits(1000, Duration.ofSeconds(5), Duration.ofSeconds(10), 0));
         vertx = Vertx.vertx();
-        api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds), 4096);
+        api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds), 4096, token);
         api.listen("127.0.0.1", 0).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
@@ -55,11 +56,12 @@ class EnvironmentApiTest {
     HttpRequest request(String path, String body) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + path))
                 .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .header("content-type", "application/json").build();
+                .header("content-type", "application/json").header("Authorization", "Bearer " + token.value()).build();
     }
 
     HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + path)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + path))
+                .header("Authorization", "Bearer " + token.value()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static JsonNode json(HttpResponse<String> r) throws Exception { return Json.MAPPER.readTree(r.body()); }
@@ -115,7 +117,7 @@ class EnvironmentApiTest {
         assertThat(json(missing).get("error").asText()).isEqualTo("args.path: required for tool read_file");
         HttpResponse<String> escape = post("/v1/step", "{\"tool\":\"read_file\",\"args\":{\"path\":\"../environment.yaml\"}}");
         assertThat(escape.statusCode()).isEqualTo(400);
-        assertThat(json(escape).get("error").asText()).contains("outside the workspace");
+        assertThat(json(escape).get("error").asText()).isEqualTo("args.path: '../environment.yaml' leaves the workspace through '..'");
         HttpResponse<String> big = post("/v1/step", "{\"tool\":\"write_file\",\"args\":{\"path\":\"x\",\"content\":\"" + "a".repeat(10_000) + "\"}}");
         assertThat(big.statusCode()).isEqualTo(413);
         assertThat(get("/v1/nope").statusCode()).isEqualTo(404);
@@ -134,5 +136,70 @@ class EnvironmentApiTest {
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(5_000);
         JsonNode findings = json(get("/v1/findings"));
         assertThat(findings.get("findings")).isEmpty();
+    }
+
+    @Test
+    void everyEndpointButHealthzNeedsTheToken() throws Exception {
+        String base = "http://127.0.0.1:" + api.port();
+        HttpResponse<String> none = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/reset")).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(none.statusCode()).isEqualTo(401);
+        assertThat(none.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
+        for (String wrong : new String[] {"Bearer " + token.value() + "x", "Bearer " + token.value().substring(1), token.value(), "Basic " + token.value()}) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/reset")).header("Authorization", wrong)
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(wrong).isEqualTo(401);
+        }
+        for (String path : new String[] {"/v1/findings", "/metrics", "/v1/nope"}) {
+            assertThat(http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.discarding()).statusCode())
+                    .as(path).isEqualTo(401);
+        }
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), HttpResponse.BodyHandlers.discarding()).statusCode())
+                .isEqualTo(200);
+        assertThat(holder.state()).isEqualTo("NEW"); // nothing the refused calls asked for happened
+        assertThat(post("/v1/reset", null).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void badPathsGet400NamingTheField() throws Exception {
+        post("/v1/reset", null);
+        HttpResponse<String> nul = post("/v1/step", "{\"tool\":\"read_file\",\"args\":{\"path\":\"calc/ops.py\\u0000x\"}}");
+        assertThat(nul.statusCode()).as(nul.body()).isEqualTo(400);
+        assertThat(json(nul).get("error").asText()).isEqualTo("args.path: 'calc/ops.py\\0x' contains a NUL byte");
+        HttpResponse<String> nulWrite = post("/v1/step", "{\"tool\":\"write_file\",\"args\":{\"path\":\"a\\u0000\",\"content\":\"x\"}}");
+        assertThat(nulWrite.statusCode()).isEqualTo(400);
+        HttpResponse<String> up = post("/v1/step", "{\"tool\":\"write_file\",\"args\":{\"path\":\"calc/../../x\",\"content\":\"x\"}}");
+        assertThat(up.statusCode()).isEqualTo(400);
+        assertThat(json(up).get("error").asText()).startsWith("args.path: ").contains("'..'");
+        assertThat(dir.resolve("x")).doesNotExist();
+        HttpResponse<String> abs = post("/v1/step", "{\"tool\":\"list\",\"args\":{\"path\":\"/etc\"}}");
+        assertThat(abs.statusCode()).isEqualTo(400);
+        assertThat(json(abs).get("error").asText()).startsWith("args.path: '/etc' is absolute");
+    }
+
+    /** Issue 14: `ln -s /outside/x dang; write_file dang` created a host file. */
+    @Test
+    void aDanglingLinkPlantedByTheAgentIsNotWrittenThrough() throws Exception {
+        post("/v1/reset", null);
+        Path outside = java.nio.file.Files.createDirectories(dir.resolve("outside"));
+        String ln = Json.write(java.util.Map.of("tool", "bash", "args", java.util.Map.of("command",
+                "ln -s " + outside.resolve("x") + " dang && ln -s " + outside + " notes")), false);
+        assertThat(json(post("/v1/step", ln)).get("exitCode").asInt()).isZero();
+        HttpResponse<String> w = post("/v1/step", "{\"tool\":\"write_file\",\"args\":{\"path\":\"dang\",\"content\":\"pwned\"}}");
+        assertThat(w.statusCode()).as(w.body()).isEqualTo(400);
+        assertThat(json(w).get("error").asText()).startsWith("args.path: 'dang'").contains("outside the workspace");
+        HttpResponse<String> through = post("/v1/step", "{\"tool\":\"write_file\",\"args\":{\"path\":\"notes/deep/hint.txt\",\"content\":\"x\"}}");
+        assertThat(through.statusCode()).isEqualTo(400);
+        HttpResponse<String> edit = post("/v1/step", "{\"tool\":\"edit\",\"args\":{\"path\":\"dang\",\"old_str\":\"a\",\"new_str\":\"b\"}}");
+        assertThat(edit.statusCode()).isEqualTo(400);
+        assertThat(post("/v1/step", "{\"tool\":\"list\",\"args\":{\"path\":\"notes\"}}").statusCode()).isEqualTo(400);
+        try (var l = java.nio.file.Files.list(outside)) {
+            assertThat(l).isEmpty();
+        }
+        // a link that stays inside keeps working
+        String inside = Json.write(java.util.Map.of("tool", "bash", "args", java.util.Map.of("command", "ln -s calc/ops.py ops-link")), false);
+        post("/v1/step", inside);
+        assertThat(json(post("/v1/step", "{\"tool\":\"read_file\",\"args\":{\"path\":\"ops-link\"}}")).get("observation").asText())
+                .contains("def divide");
     }
 }

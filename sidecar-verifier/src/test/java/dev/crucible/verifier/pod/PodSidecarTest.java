@@ -30,6 +30,8 @@ class PodSidecarTest {
 
     @TempDir
     Path dir;
+    /** What the operator's Secret holds; the test is the trainer, so it knows it. */
+    final String token = dev.crucible.verifier.api.ApiToken.generate().value();
 
     private Map<String, String> podEnv(String mode, long maxSeconds) throws Exception {
         Path example = Fixtures.example();
@@ -47,6 +49,9 @@ class PodSidecarTest {
         env.put("CRUCIBLE_PORT", Integer.toString(freePort()));
         env.put("CRUCIBLE_MAX_DURATION_SECONDS", Long.toString(maxSeconds));
         env.put("CRUCIBLE_MODE", mode);
+        Path secret = Files.createDirectories(dir.resolve("secret")).resolve("token");
+        Files.writeString(secret, token + "\n");
+        env.put("CRUCIBLE_API_TOKEN_FILE", secret.toString());
         return env;
     }
 
@@ -110,14 +115,74 @@ class PodSidecarTest {
         });
         HttpClient http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + settings.port();
-        assertThat(post(http, base + "/v1/reset", "{}", 60)).isEqualTo(200);
+        assertThat(post(http, base + "/v1/reset", "{}", 60, null)).isEqualTo(401);
+        assertThat(post(http, base + "/v1/reset", "{}", 60, "Bearer " + token + "x")).isEqualTo(401);
+        assertThat(post(http, base + "/v1/reset", "{}", 60, "Bearer " + token)).isEqualTo(200);
         String fix = "{\"tool\":\"bash\",\"args\":{\"command\":\"sh " + Fixtures.example().resolve("agents/honest.sh") + "\"}}";
-        assertThat(post(http, base + "/v1/step", fix, 60)).isEqualTo(200);
-        assertThat(post(http, base + "/v1/verify", "{}", 120)).isEqualTo(200);
+        assertThat(post(http, base + "/v1/step", fix, 60, "Bearer " + token)).isEqualTo(200);
+        assertThat(post(http, base + "/v1/verify", "{}", 120, "Bearer " + token)).isEqualTo(200);
         JsonNode r = new ObjectMapper().readTree(result.get(60, TimeUnit.SECONDS));
         assertThat(r.path("phase").asText()).isEqualTo("Succeeded");
         assertThat(r.path("reward").asDouble()).isEqualTo(1.0);
         assertThat(r.path("turns").asInt()).isEqualTo(1);
+    }
+
+    /**
+     * The attack of issue 14: caught, the agent undoes its edit and resets so the findings vanish.
+     * Without the token its reset is refused; a reset by the token's holder starts a new episode but
+     * the pod result still carries the earlier episode's finding.
+     */
+    @Test
+    void anAgentWithoutTheTokenCannotResetAndAResetNeverErasesAFinding() throws Exception {
+        PodSettings settings = PodSettings.fromEnvironment(podEnv("interactive", 120));
+        CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new PodSidecar(settings, Duration.ofMillis(100)).run();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + settings.port();
+        String auth = "Bearer " + token;
+        assertThat(post(http, base + "/v1/reset", "{}", 60, auth)).isEqualTo(200);
+        String hack = "{\"tool\":\"write_file\",\"args\":{\"path\":\"conftest.py\",\"content\":\"import pytest\\n\"}}";
+        assertThat(post(http, base + "/v1/step", hack, 60, auth)).isEqualTo(200);
+        HttpResponse<String> findings = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/findings"))
+                .header("Authorization", auth).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(findings.body()).contains("conftest.py");
+        // the agent, on the pod network, tries to read its finding and reset without the token
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/v1/findings")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(401);
+        assertThat(post(http, base + "/v1/reset", "{}", 60, null)).isEqualTo(401);
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(401);
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+        // undo the edit and reset with the token: a new episode, the earlier finding stays
+        String undo = "{\"tool\":\"bash\",\"args\":{\"command\":\"rm -f conftest.py\"}}";
+        assertThat(post(http, base + "/v1/step", undo, 60, auth)).isEqualTo(200);
+        assertThat(post(http, base + "/v1/reset", "{}", 60, auth)).isEqualTo(200);
+        findings = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/findings"))
+                .header("Authorization", auth).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(findings.body()).contains("conftest.py");
+        String fix = "{\"tool\":\"bash\",\"args\":{\"command\":\"sh " + Fixtures.example().resolve("agents/honest.sh") + "\"}}";
+        assertThat(post(http, base + "/v1/step", fix, 60, auth)).isEqualTo(200);
+        assertThat(post(http, base + "/v1/verify", "{}", 120, auth)).isEqualTo(200);
+        JsonNode r = new ObjectMapper().readTree(result.get(60, TimeUnit.SECONDS));
+        assertThat(r.path("hackFindings").toString()).contains("conftest.py");
+        assertThat(r.path("phase").asText()).isEqualTo("Hacked");
+    }
+
+    @Test
+    void withoutATokenFileTheSidecarDoesNotStart() throws Exception {
+        Map<String, String> env = podEnv("interactive", 10);
+        env.remove("CRUCIBLE_API_TOKEN_FILE");
+        assertThatThrownBy(() -> PodSettings.fromEnvironment(env)).hasMessageContaining("CRUCIBLE_API_TOKEN_FILE");
+        Map<String, String> empty = podEnv("interactive", 10);
+        Files.writeString(Path.of(empty.get("CRUCIBLE_API_TOKEN_FILE")), "\n");
+        assertThatThrownBy(() -> new PodSidecar(PodSettings.fromEnvironment(empty), Duration.ofMillis(100)).run())
+                .hasMessageContaining(empty.get("CRUCIBLE_API_TOKEN_FILE"));
     }
 
     @Test
@@ -133,9 +198,11 @@ class PodSidecarTest {
         assertThatThrownBy(() -> PodSettings.fromEnvironment(bad)).hasMessageContaining("CRUCIBLE_MODE");
     }
 
-    private static int post(HttpClient http, String url, String body, int seconds) throws Exception {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(seconds))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    private static int post(HttpClient http, String url, String body, int seconds, String authorization) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(seconds))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        if (authorization != null) b.header("Authorization", authorization);
+        HttpRequest req = b.build();
         for (int attempt = 0; ; attempt++) {
             try {
                 return http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();

@@ -1,0 +1,33 @@
+package dev.crucible.verifier.pod;
+
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.monitor.Finding;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The pod result answers for the whole rollout, not only its last episode: findings of episodes a
+ * {@code /v1/reset} ended are added to the last report, and one under the terminate policy still
+ * floors the reward as it did when it was found. "info" findings are carried but never count.
+ */
+final class RolloutFindings {
+    private RolloutFindings() {}
+
+    static VerifyReport withAll(VerifyReport report, List<Finding> all) {
+        if (report == null || all.isEmpty()) return report;
+        List<Finding> last = report.hackFindings() == null ? List.of() : report.hackFindings();
+        Set<Finding> seen = new HashSet<>(last);
+        List<Finding> earlier = all.stream().filter(f -> !seen.contains(f)).toList();
+        if (earlier.isEmpty()) return report;
+        List<Finding> hacks = earlier.stream().filter(f -> !"info".equals(f.severity())).toList();
+        boolean terminate = hacks.stream().anyMatch(f -> "terminate".equals(f.action()));
+        boolean hacked = terminate && !"error".equals(report.verdict());
+        double reward = hacked ? ("coderl".equals(report.rewardMode()) ? -1.0 : 0.0) : report.reward();
+        List<Finding> merged = new java.util.ArrayList<>(earlier);
+        merged.addAll(last);
+        return new VerifyReport(report.environment(), reward, hacked ? "hacked" : report.verdict(), report.category(), report.reason(),
+                report.flagged() || (!hacks.isEmpty() && !terminate), report.type(), report.rewardMode(), report.partialCredit(),
+                report.tests(), report.details(), merged, report.tamper(), report.timings());
+    }
+}
