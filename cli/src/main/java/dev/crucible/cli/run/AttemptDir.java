@@ -18,4 +18,7 @@ public record AttemptDir(Path root) {
     public Path taskFile() { return root.resolve("task.md"); }
 
     public Path sandbox() { return root.resolve("sandbox"); }
+
+    /** Interactive mode: the environment API's bearer token (mode 0600, never inside the sandbox folder). */
+    public Path apiToken() { return root.resolve("api-token"); }
 }

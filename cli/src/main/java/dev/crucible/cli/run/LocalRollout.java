@@ -10,6 +10,7 @@ import dev.crucible.verifier.Json;
 import dev.crucible.verifier.ResetResult;
 import dev.crucible.verifier.TreeCopy;
 import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.api.ApiToken;
 import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.SidecarMetrics;
@@ -388,10 +389,14 @@ public final class LocalRollout {
         holder = new EpisodeHolder(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir));
         Vertx vertx = Vertx.vertx();
         try {
-            EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds), EnvironmentApi.DEFAULT_MAX_BODY);
+            // A new token per attempt: 127.0.0.1 is reachable by every local user, so the API needs one.
+            ApiToken token = ApiToken.generate();
+            Path tokenFile = token.writeTo(dir.apiToken());
+            EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds), EnvironmentApi.DEFAULT_MAX_BODY, token);
             int port = opt.port() == 0 ? 0 : opt.port() + attempt;
             api.listen("127.0.0.1", port).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             endpoint = "http://127.0.0.1:" + api.port();
+            progress.info("environment API token: " + token.value() + " (send Authorization: Bearer <token>; also in " + tokenFile + ", mode 0600)");
             runningAt = Instant.now().toString();
             long ta = System.nanoTime();
             progress.phase(Phase.Running, "environment API on " + endpoint + " (POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings);"

@@ -1,16 +1,12 @@
 package dev.crucible.cli.run;
 
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
-import dev.crucible.api.v1alpha1.rollout.PatchSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.cli.run.RunInputs.EnvironmentDoc;
 import dev.crucible.verifier.TreeCopy;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /** Makes a fresh workspace for one attempt: a copy of the local workspace or the source commit, then the rollout's patches. */
@@ -33,7 +29,7 @@ final class WorkspacePreparer {
             ws = dir.sandbox().resolve("workspace");
             SourceCheckout.extract(env.baseDir().resolve(s.source.repo).normalize(), s.source.commit, ws);
         }
-        if (rollout.patches != null) for (PatchSpec p : rollout.patches) apply(p, ws);
+        RolloutPatches.apply(rollout.patches, ws);
         return ws;
     }
 
@@ -46,28 +42,6 @@ final class WorkspacePreparer {
                 Path link = sandbox.resolve(e.getFileName().toString());
                 if (!Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) Files.createSymbolicLink(link, e.toAbsolutePath());
             }
-        }
-    }
-
-    private static void apply(PatchSpec p, Path ws) throws IOException, InterruptedException {
-        if (p.content != null) {
-            Path target = ws.resolve(p.path).normalize();
-            if (!target.startsWith(ws)) throw new IOException("spec.patches: path " + p.path + " leaves the workspace");
-            Files.createDirectories(target.getParent());
-            Files.writeString(target, p.content, StandardCharsets.UTF_8);
-            return;
-        }
-        Path diff = Files.createTempFile("crucible-patch-", ".diff");
-        try {
-            Files.writeString(diff, p.diff, StandardCharsets.UTF_8);
-            Process proc = new ProcessBuilder(List.of("git", "apply", "--whitespace=nowarn", diff.toString()))
-                    .directory(ws.toFile()).redirectErrorStream(true).start();
-            String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!proc.waitFor(60, TimeUnit.SECONDS) || proc.exitValue() != 0) {
-                throw new IOException("spec.patches: the diff does not apply: " + out.strip());
-            }
-        } finally {
-            Files.deleteIfExists(diff);
         }
     }
 }

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class InteractiveRunTest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final ObjectMapper json = new ObjectMapper();
+    private String token;
 
     @Test
     void aTrainerResetsStepsAndVerifiesOverHttp(@TempDir Path dir) throws Exception {
@@ -33,6 +34,18 @@ class InteractiveRunTest {
         CompletableFuture<LocalRuns.Run> run = CompletableFuture.supplyAsync(() -> LocalRuns.run("-f", dir.resolve("env").toString(),
                 "--port", Integer.toString(port), "--out", dir.resolve("out").toString()));
         awaitHealthy(base);
+        Path tokenFile = dir.resolve("out/api-token");
+        java.nio.file.attribute.PosixFileAttributes attrs = java.nio.file.Files.readAttributes(tokenFile, java.nio.file.attribute.PosixFileAttributes.class);
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(attrs.permissions())).isEqualTo("rw-------");
+        token = java.nio.file.Files.readString(tokenFile).strip();
+        assertThat(token).hasSizeGreaterThanOrEqualTo(32);
+        // without the token (another local user, a process that found the port): refused, nothing happens
+        HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/reset"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).isEqualTo(401);
+        HttpResponse<String> wrong = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/step")).header("Authorization", "Bearer " + token.substring(1))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"tool\":\"bash\",\"args\":{\"command\":\"id\"}}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(wrong.statusCode()).isEqualTo(401);
 
         JsonNode reset = post(base + "/v1/reset", "{}");
         assertThat(reset.path("prompt").asText()).contains("calc.ops.divide");
@@ -55,6 +68,7 @@ class InteractiveRunTest {
         assertThat(res.path("steps").asInt()).isEqualTo(1);
         assertThat(res.path("reward").asDouble()).isEqualTo(1.0);
         assertThat(r.out()).contains("environment API on " + base);
+        assertThat(r.out()).contains("environment API token: " + token + " ").contains(tokenFile.toString());
     }
 
     @Test
@@ -64,6 +78,9 @@ class InteractiveRunTest {
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
         assertThat(LocalRuns.json(dir.resolve("out/result.json")).path("phase").asText()).isEqualTo("TimedOut");
         assertThat(r.out()).containsPattern("environment API on http://127\\.0\\.0\\.1:\\d+");
+        assertThat(r.out()).containsPattern("environment API token: [A-Za-z0-9_-]{43} ");
+        assertThat(java.nio.file.Files.getPosixFilePermissions(dir.resolve("out/api-token")))
+                .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     }
 
     private void awaitHealthy(String base) throws Exception {
@@ -81,7 +98,8 @@ class InteractiveRunTest {
 
     private JsonNode post(String url, String body) throws Exception {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
-                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                .header("content-type", "application/json").header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(url + " → " + r.body()).isEqualTo(200);
         return json.readTree(r.body());

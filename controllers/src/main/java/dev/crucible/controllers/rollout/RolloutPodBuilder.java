@@ -40,6 +40,9 @@ public final class RolloutPodBuilder {
     public static final String RUN_VOLUME = "crucible-run";
     /** The sidecar's private scratch (pristine snapshot, grading trees): never mounted in the agent. */
     public static final String VERIFIER_TMP_VOLUME = "crucible-verifier-tmp";
+    /** The environment API's bearer token (the Rollout's Secret): mounted into the sidecar only. */
+    public static final String API_TOKEN_VOLUME = "crucible-env-api-token";
+    public static final String API_TOKEN_PATH = "/crucible/secrets/env-api";
     /** Written by the agent container's wrapper when the agent command ends; the sidecar then grades. */
     public static final String AGENT_EXIT_FILE = "agent.exit";
     public static final String PRISTINE_PATH = "/crucible/pristine";
@@ -140,6 +143,8 @@ public final class RolloutPodBuilder {
                 .withSizeLimit(new Quantity("64Mi")).endEmptyDir().build());
         volumes.add(new VolumeBuilder().withName(VERIFIER_TMP_VOLUME).withNewEmptyDir()
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
+        volumes.add(new VolumeBuilder().withName(API_TOKEN_VOLUME).withNewSecret()
+                .withSecretName(EnvApiTokenSecretBuilder.name(rollout)).withDefaultMode(0440).endSecret().build());
         volumes.add(new VolumeBuilder().withName(CONFIG_VOLUME).withNewConfigMap()
                 .withName(RolloutLabels.configMapName(rollout)).withDefaultMode(0444).endConfigMap().build());
         return volumes;
@@ -241,6 +246,8 @@ public final class RolloutPodBuilder {
             vars.add(new EnvVar("CRUCIBLE_MAX_TURNS", limits.maxTurns.toString(), null));
         }
         vars.add(new EnvVar("CRUCIBLE_MODE", rollout.getSpec().mode == RolloutMode.INTERACTIVE ? "interactive" : "embedded", null));
+        // a path, never the token itself: variables show in the pod spec
+        vars.add(new EnvVar("CRUCIBLE_API_TOKEN_FILE", API_TOKEN_PATH + "/" + EnvApiTokenSecretBuilder.TOKEN_KEY, null));
         return new ContainerBuilder()
                 .withName(RolloutLabels.VERIFIER_CONTAINER)
                 .withImage(settings.verifierImage())
@@ -250,7 +257,8 @@ public final class RolloutPodBuilder {
                         mount(PRISTINE_VOLUME, PRISTINE_PATH, true),
                         mount(CONFIG_VOLUME, CONFIG_PATH, true),
                         mount(RUN_VOLUME, RUN_PATH, false),
-                        mount(VERIFIER_TMP_VOLUME, "/tmp", false))
+                        mount(VERIFIER_TMP_VOLUME, "/tmp", false),
+                        mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true))
                 .withResources(resources(settings.verifierCpu(), settings.verifierMemory(), 0))
                 .withSecurityContext(SecurityDefaults.container(true))
                 // The result contract: the sidecar's last act is writing its result JSON here (≤ 4 KiB).

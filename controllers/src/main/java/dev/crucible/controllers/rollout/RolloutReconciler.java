@@ -318,6 +318,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
         // Objects beside the pods first: the pods mount the ConfigMap and resolve through the Service.
         applyBeside(client, EnvironmentConfigMapBuilder.build(rollout, env));
+        createOnce(client, EnvApiTokenSecretBuilder.build(rollout));
         applyBeside(client, EgressPolicyBuilder.build(rollout, env, gang));
         if (gang) {
             applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()));
@@ -380,6 +381,20 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         } catch (KubernetesClientException e) {
             // 404: the kind is not served (e.g. a gang scheduler removed since detection): the gate still works.
             if (e.getCode() != 404) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Creates an object that must never change once made (the API token Secret): 409 means it exists
+     * and is kept. Needs only the create verb, so the operator never reads a Secret.
+     */
+    private static void createOnce(KubernetesClient client, HasMetadata object) {
+        try {
+            client.resource(object).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
                 throw e;
             }
         }

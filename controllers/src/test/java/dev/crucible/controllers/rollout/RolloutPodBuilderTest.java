@@ -89,6 +89,36 @@ class RolloutPodBuilderTest {
         assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getMountPath().equals(RolloutPodBuilder.CONFIG_PATH));
     }
 
+    /** The environment API's token: the sidecar reads it from the Rollout's Secret; the agent has no way to it. */
+    @Test
+    void onlyTheSidecarMountsTheApiTokenSecret() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        assertThat(pod.getSpec().getVolumes()).anySatisfy(v -> {
+            assertThat(v.getName()).isEqualTo(RolloutPodBuilder.API_TOKEN_VOLUME);
+            assertThat(v.getSecret().getSecretName()).isEqualTo("r1-env-api");
+        });
+        Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);
+        assertThat(verifier.getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getName()).isEqualTo(RolloutPodBuilder.API_TOKEN_VOLUME);
+            assertThat(m.getReadOnly()).isTrue();
+        });
+        assertThat(verifier.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("CRUCIBLE_API_TOKEN_FILE");
+            assertThat(e.getValue()).isEqualTo("/crucible/secrets/env-api/token");
+        });
+        for (Container c : pod.getSpec().getContainers()) {
+            if (c.getName().equals(RolloutLabels.VERIFIER_CONTAINER)) continue;
+            assertThat(c.getVolumeMounts()).as(c.getName()).noneMatch(m -> m.getName().equals(RolloutPodBuilder.API_TOKEN_VOLUME));
+            assertThat(c.getEnv()).as(c.getName()).noneMatch(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null);
+            assertThat(c.getEnvFrom()).as(c.getName()).isNullOrEmpty();
+        }
+        assertThat(pod.getSpec().getInitContainers()).allSatisfy(c ->
+                assertThat(c.getVolumeMounts()).noneMatch(m -> m.getName().equals(RolloutPodBuilder.API_TOKEN_VOLUME)));
+        // one token volume only, so no other container can reach it through a shared process namespace either
+        assertThat(pod.getSpec().getShareProcessNamespace()).isNotEqualTo(Boolean.TRUE);
+        assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
+    }
+
     @Test
     void protectedPathsAreReadOnlyPristineMountsInTheAgent() {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));

@@ -52,4 +52,14 @@ class SideObjectsTest {
         assertThat(cm.getData().get("task.md")).isEqualTo("fix the bug");
         assertThat(cm.getData().get("rollout.yaml")).contains("kind: Rollout");
     }
+
+    @Test
+    void apiTokenSecretIsOwnedImmutableAndRandom() {
+        var a = EnvApiTokenSecretBuilder.build(Fixtures.rollout("r1", "env"));
+        var b = EnvApiTokenSecretBuilder.build(Fixtures.rollout("r1", "env"));
+        assertThat(a.getMetadata().getName()).isEqualTo("r1-env-api");
+        assertThat(a.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("Rollout"));
+        assertThat(a.getImmutable()).isTrue();
+        assertThat(a.getStringData().get("token")).hasSize(43).isNotEqualTo(b.getStringData().get("token"));
+    }
 }

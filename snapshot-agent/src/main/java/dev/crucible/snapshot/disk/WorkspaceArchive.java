@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.disk;
 
+import dev.crucible.files.StagedDirectory;
 import dev.crucible.snapshot.store.DirectoryDigests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The workspace disk as a tar archive with a sha256. GNU tar is used (not a Java tar) because it
@@ -40,20 +42,50 @@ public final class WorkspaceArchive {
 
     /** Verifies the sha256, then extracts into {@code outDir} (created; must be empty if it exists). */
     public static void restore(Path tarFile, String expectedSha256, Path outDir) {
-        try {
-            if (expectedSha256 != null && !DirectoryDigests.sha256(tarFile).equals(expectedSha256)) {
-                throw new IllegalStateException("workspace archive " + tarFile + " fails its sha256 check; refusing to restore");
-            }
-            Files.createDirectories(outDir);
+        restore(tarFile, expectedSha256, outDir, staged -> { });
+    }
+
+    /**
+     * Verifies the sha256 and extracts into a staging folder inside {@code outDir}, lets {@code finish}
+     * complete it there (the branch's patches), and only then moves it into {@code outDir}. Any failure
+     * removes the staging folder: {@code outDir} is left as it was (absent or empty). The staging folder
+     * is inside, not beside, because {@code outDir} may be a pod's volume that a waiting container has
+     * mounted: it must keep its identity, so it is filled, never replaced.
+     */
+    public static void restore(Path tarFile, String expectedSha256, Path outDir, Consumer<Path> finish) {
+        if (Files.isDirectory(outDir)) {
             try (var entries = Files.list(outDir)) {
                 if (entries.findAny().isPresent()) {
                     throw new IllegalArgumentException("restore target " + outDir + " is not empty; nothing was overwritten");
                 }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        try (StagedDirectory staged = StagedDirectory.inside(outDir)) {
+            extractInto(tarFile, expectedSha256, staged.path());
+            finish.accept(staged.path());
+            staged.publish();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Verifies the sha256, then extracts into {@code emptyDir}. GNU tar's own rules keep every member
+     * inside it: leading '/' is stripped, members and hard-link targets with '..' are refused, and a
+     * link to an absolute or '..' target is written as a placeholder until the end, so a later
+     * member cannot be written through it. Any refusal fails the extraction.
+     */
+    public static void extractInto(Path tarFile, String expectedSha256, Path emptyDir) {
+        try {
+            if (expectedSha256 != null && !DirectoryDigests.sha256(tarFile).equals(expectedSha256)) {
+                throw new IllegalStateException("workspace archive " + tarFile + " fails its sha256 check; refusing to restore");
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        tar(List.of("tar", "--extract", "--file", tarFile.toString(), "--directory", outDir.toString(),
+        tar(List.of("tar", "--extract", "--file", tarFile.toString(), "--directory", emptyDir.toString(),
                 "--numeric-owner"));
     }
 

@@ -78,9 +78,10 @@ final class Restorer {
                 throw new IllegalArgumentException("workspaceOut: snapshot '" + id + "' has no workspace archive");
             }
             workspaceOut = workspaces.apply(r.workspaceOut(), "workspaceOut");
-            WorkspaceArchive.restore(store.inSnapshot(id, "workspace.tar"), m.workspaceSha256, workspaceOut);
-            // The branch's changes go in before any process of it runs again.
-            WorkspacePatch.applyAll(r.patches(), workspaceOut);
+            // The branch's changes go in before any process of it runs again, and before the workspace
+            // appears at workspaceOut: a refused patch or a failed extraction leaves it as it was.
+            WorkspaceArchive.restore(store.inSnapshot(id, "workspace.tar"), m.workspaceSha256, workspaceOut,
+                    staged -> WorkspacePatch.applyAll(r.patches(), staged));
         } else if (!r.patches().isEmpty()) {
             throw new IllegalArgumentException("patches: need workspaceOut (a workspace to patch)");
         }

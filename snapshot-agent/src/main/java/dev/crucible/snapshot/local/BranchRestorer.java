@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.local;
 
+import dev.crucible.files.StagedDirectory;
 import dev.crucible.snapshot.criu.CriuBinary;
 import dev.crucible.snapshot.criu.CriuException;
 import dev.crucible.snapshot.criu.CriuLog;
@@ -62,9 +63,11 @@ public final class BranchRestorer {
         String mismatch = DirectoryDigests.firstMismatch(dir, m.files);
         if (mismatch != null) throw new IllegalStateException("snapshot '" + id + "' fails verification (" + mismatch + "); not restored");
         CriuBinary criu = CriuBinary.require();
-        boolean outExisted = Files.isDirectory(out);
-        WorkspaceArchive.restore(images.inSnapshot(sid, "workspace.tar"), m.workspaceSha256, out);
-        try {
+        // Built beside `out` and renamed onto it only once the tree runs: a failure anywhere leaves
+        // `out` as it was. The restored tree sees the staging folder through the bind mount; the
+        // rename keeps that folder (same inode), so it goes on seeing its files at the original path.
+        try (StagedDirectory staged = StagedDirectory.beside(out)) {
+            WorkspaceArchive.extractInto(images.inSnapshot(sid, "workspace.tar"), m.workspaceSha256, staged.path());
             boolean created = false;
             if (!Files.isDirectory(originalRoot)) {
                 Files.createDirectories(originalRoot); // the bind needs a mount point; it stays empty on the host
@@ -73,7 +76,7 @@ public final class BranchRestorer {
             Path work = images.workDir(id + "-branch-" + System.currentTimeMillis() + "-" + COUNTER.incrementAndGet());
             Path pidFile = work.resolve("restored.pid");
             List<String> cmd = new ArrayList<>(List.of("unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                    "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "crucible-branch", out.toString(), originalRoot.toString(),
+                    "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "crucible-branch", staged.path().toString(), originalRoot.toString(),
                     criu.path().toString(), "restore", "--images-dir", images.inSnapshot(sid, m.imagesDir).toString(),
                     "--restore-detached", "--pidfile", pidFile.toString(), "--manage-cgroups=ignore"));
             if (ownNetworkNamespace) cmd.addAll(List.of("--network-lock", "skip"));
@@ -94,32 +97,17 @@ public final class BranchRestorer {
                 throw new CriuException("restore", "exited with status " + p.exitValue(), errors, work.resolve("restore.log").toString());
             }
             long pid = Long.parseLong(Files.readString(pidFile).trim());
+            staged.publish();
             if (FreezeHandle.SIGSTOP.equals(m.freezer)) {
                 // frozen by SIGSTOP, so CRIU restored the tasks stopped: let the branch run
                 Signals.send("CONT", ProcessTree.of(pid).stream().map(ProcessRef::pid).toList());
             }
             return new Branch(id, pid, (System.nanoTime() - t0) / 1_000_000, out, created);
         } catch (IOException e) {
-            undoExtract(out, outExisted);
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            undoExtract(out, outExisted);
             throw new CriuException("interrupted during restore of '" + id + "'");
-        } catch (RuntimeException e) {
-            undoExtract(out, outExisted);
-            throw e;
-        }
-    }
-
-    /** A failed restore leaves the branch folder as it found it (absent or empty), so the same command can be retried. */
-    private static void undoExtract(Path out, boolean existed) {
-        if (!Files.isDirectory(out)) return;
-        try (var entries = Files.list(out)) {
-            for (Path e : entries.toList()) ImageStore.deleteTree(e);
-            if (!existed) Files.deleteIfExists(out);
-        } catch (IOException | RuntimeException ignored) {
-            // best effort: the error being thrown says what failed
         }
     }
 }

@@ -48,4 +48,23 @@ class WorkspacePatchTest {
         assertThatThrownBy(() -> WorkspacePatch.applyAll(List.of(new WorkspacePatch("a", "x", "y")), ws))
                 .hasMessageContaining("exactly one of diff or content");
     }
+
+    /** Issue 14: an agent plants notes -> /elsewhere; a branch's patch for notes/hint.txt wrote there as root. */
+    @Test
+    void aPatchThroughAnAgentPlantedLinkIsRefusedAndNothingIsWrittenOutside(@TempDir Path elsewhere) throws Exception {
+        Files.createSymbolicLink(ws.resolve("notes"), elsewhere);
+        Files.createSymbolicLink(ws.resolve("dang"), elsewhere.resolve("created"));
+        assertThatThrownBy(() -> WorkspacePatch.applyAll(List.of(new WorkspacePatch("notes/hint.txt", "x", null)), ws, "spec.patches"))
+                .hasMessageStartingWith("spec.patches[0].path: 'notes/hint.txt'").hasMessageContaining("outside the workspace");
+        assertThatThrownBy(() -> WorkspacePatch.applyAll(List.of(new WorkspacePatch("dang", "x", null)), ws, "spec.patches"))
+                .hasMessageStartingWith("spec.patches[0].path: 'dang'");
+        String diff = "--- /dev/null\n+++ b/notes/hint.txt\n@@ -0,0 +1 @@\n+x\n";
+        assertThatThrownBy(() -> WorkspacePatch.applyAll(List.of(new WorkspacePatch(null, null, diff)), ws, "spec.patches"))
+                .hasMessageStartingWith("spec.patches[0].diff: 'notes/hint.txt'");
+        assertThatThrownBy(() -> WorkspacePatch.applyAll(List.of(new WorkspacePatch("a\0b", "x", null)), ws))
+                .hasMessage("patches[0].path: 'a\\0b' contains a NUL byte");
+        try (var l = Files.list(elsewhere)) {
+            assertThat(l).isEmpty();
+        }
+    }
 }
