@@ -192,7 +192,7 @@ public final class RolloutPodBuilder {
             spec.agent.env.forEach(e -> vars.add(new EnvVar(e.name, e.value, null)));
         }
         vars.addAll(identity(rollout, member, members));
-        vars.add(new EnvVar("CRUCIBLE_ENV_API", "http://127.0.0.1:" + settings.verifierPort(), null));
+        // No CRUCIBLE_ENV_API: the environment API needs the token this container never gets.
         vars.add(new EnvVar("CRUCIBLE_TASK_FILE", TASK_FILE, null));
 
         List<VolumeMount> mounts = new ArrayList<>();
