@@ -13,6 +13,7 @@ import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.api.ApiToken;
 import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
+import dev.crucible.verifier.api.RolloutFindings;
 import dev.crucible.verifier.api.SidecarMetrics;
 import dev.crucible.verifier.exec.ProcessTreeKiller;
 import dev.crucible.verifier.monitor.Finding;
@@ -420,7 +421,8 @@ public final class LocalRollout {
             api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             agentMs = (System.nanoTime() - ta) / 1_000_000;
             Episode e = currentOrNull(holder);
-            if (e != null && !cancelled) grade(e::verify); // the trainer's own report when it verified; else grade what is there
+            // the trainer's own report when it verified, else grade what is there; with every earlier episode's findings
+            if (e != null && !cancelled) grade(() -> RolloutFindings.withAll(e.verify(), holder.findings()));
         } finally {
             vertx.close();
         }

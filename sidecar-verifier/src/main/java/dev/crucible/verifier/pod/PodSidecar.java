@@ -6,6 +6,7 @@ import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.api.ApiToken;
 import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
+import dev.crucible.verifier.api.RolloutFindings;
 import dev.crucible.verifier.api.SidecarMetrics;
 import dev.crucible.verifier.exec.shim.ShimExecutor;
 import io.vertx.core.Vertx;

@@ -1,4 +1,4 @@
-package dev.crucible.verifier.pod;
+package dev.crucible.verifier.api;
 
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
@@ -7,14 +7,15 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The pod result answers for the whole rollout, not only its last episode: findings of episodes a
+ * A rollout's result (the pod's termination message, a local interactive run's result.json) answers for the whole rollout, not only its last episode: findings of episodes a
  * {@code /v1/reset} ended are added to the last report, and one under the terminate policy still
  * floors the reward as it did when it was found. "info" findings are carried but never count.
  */
-final class RolloutFindings {
+public final class RolloutFindings {
     private RolloutFindings() {}
 
-    static VerifyReport withAll(VerifyReport report, List<Finding> all) {
+    /** {@code all}: {@link EpisodeHolder#findings()}; returns {@code report} itself when nothing is missing from it. */
+    public static VerifyReport withAll(VerifyReport report, List<Finding> all) {
         if (report == null || all.isEmpty()) return report;
         List<Finding> last = report.hackFindings() == null ? List.of() : report.hackFindings();
         Set<Finding> seen = new HashSet<>(last);
