@@ -108,6 +108,12 @@ public final class SidecarMain {
             System.err.println("crucible-sidecar: " + e.getMessage());
             return 2;
         }
+        try {
+            ApiToken.read(settings.apiTokenFile()); // never serve without a token: a bad one ends here, one line
+        } catch (IllegalArgumentException e) {
+            System.err.println("crucible-sidecar: CRUCIBLE_API_TOKEN_FILE: " + e.getMessage());
+            return 2;
+        }
         String result = new dev.crucible.verifier.pod.PodSidecar(settings, Duration.ofMillis(500)).run();
         System.out.println("crucible-sidecar: " + result);
         return 0;
