@@ -59,6 +59,11 @@ class RolloutLifecycleTest {
         });
         var cm = client.configMaps().inNamespace(ns).withName("calc-a0-environment").get();
         assertThat(cm.getData().get("environment.yaml")).contains("kind: RLEnvironment").contains("name: calc");
+        // the environment API's token: one Secret per Rollout, owned by it, made once, never changed
+        var token = client.secrets().inNamespace(ns).withName("calc-a0-env-api").get();
+        assertThat(token.getImmutable()).isTrue();
+        assertThat(token.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("Rollout"));
+        assertThat(new String(java.util.Base64.getDecoder().decode(token.getData().get("token")))).hasSize(43);
         var np = client.network().v1().networkPolicies().inNamespace(ns).withName("calc-a0-egress").get();
         assertThat(np.getSpec().getPolicyTypes()).containsExactly("Egress");
         assertThat(np.getSpec().getEgress()).singleElement()
