@@ -1,5 +1,7 @@
 package dev.crucible.verifier.pristine;
 
+import dev.crucible.files.ContainedRoot;
+import dev.crucible.files.UnsafePathException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -79,8 +81,23 @@ public final class PristineSnapshot {
 
     /** Puts protected files back as they were at reset and removes protected files the agent added. */
     public void restore(Path workspace) {
+        ContainedRoot root;
+        try {
+            root = ContainedRoot.of(workspace, "workspace");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         for (Change c : changes(workspace)) {
-            Path target = workspace.resolve(c.path());
+            Path target;
+            try {
+                // The folder is resolved inside the workspace (an agent's `tests -> /etc` is refused, never
+                // written through); the file itself, a link included, is removed and written anew.
+                Path rel = Path.of(c.path());
+                Path parent = rel.getParent() == null ? root.root() : root.resolveForWrite(rel.getParent().toString(), "protected path");
+                target = parent.resolve(rel.getFileName().toString());
+            } catch (UnsafePathException | IOException refused) {
+                continue; // the monitor reported the change; grading reads the pristine copy, not this
+            }
             try {
                 Files.deleteIfExists(target);
                 if (!c.kind().equals("added")) {
