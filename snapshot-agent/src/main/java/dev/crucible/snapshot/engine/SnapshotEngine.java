@@ -173,9 +173,9 @@ public final class SnapshotEngine implements AutoCloseable {
         if (diskOnly && workspace == null) {
             throw new IllegalArgumentException("workspace: a disk-only snapshot needs the workspace to archive");
         }
-        CriuRunner runner = diskOnly ? null : requireCriu();
         ResolvedTarget target = resolver.resolve(r.target());
-        requireTargetFree(target);
+        requireTargetFree(target); // an out-of-scope target is refused before anything else is looked at
+        CriuRunner runner = diskOnly ? null : requireCriu();
 
         Session s = new Session(id.value(), false);
         if (sessions.putIfAbsent(s.id, s) != null) {
