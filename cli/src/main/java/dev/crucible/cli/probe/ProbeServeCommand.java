@@ -26,7 +26,7 @@ final class ProbeServeCommand implements Callable<Integer> {
             + "16384)")
     Integer maxRequestTokens;
 
-    @Option(names = "--max-concurrent", description = "requests scored at once; more get 503 + Retry-After (default: 4)")
+    @Option(names = "--max-concurrent", description = "requests scored at once; more get 503 + Retry-After (default: 16)")
     Integer maxConcurrent;
 
     @Override

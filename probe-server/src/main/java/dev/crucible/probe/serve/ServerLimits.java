@@ -19,9 +19,9 @@ public record ServerLimits(long maxBodyBytes, int maxItems, int maxTurns, int ma
     /**
      * Defaults sized so the largest in-limit request stays about a second of CPU on the tiny
      * reference model (see the README's measurement): 1 MiB, 64 items, 32 turns, 32k characters,
-     * 16384 tokens, 4 requests at once.
+     * 16384 tokens, 16 requests at once (enough for the batcher to fill its forward passes).
      */
-    public static final ServerLimits DEFAULT = new ServerLimits(1L << 20, 64, 32, 32_768, 16_384, 4);
+    public static final ServerLimits DEFAULT = new ServerLimits(1L << 20, 64, 32, 32_768, 16_384, 16);
 
     public ServerLimits {
         if (maxBodyBytes <= 0 || maxItems <= 0 || maxTurns <= 0 || maxCharsPerTurn <= 0 || maxTokensPerRequest <= 0
@@ -37,7 +37,7 @@ public record ServerLimits(long maxBodyBytes, int maxItems, int maxTurns, int ma
     }
 
     private static final int DEFAULT_TOKENS = 16_384;
-    private static final int DEFAULT_CONCURRENT = 4;
+    private static final int DEFAULT_CONCURRENT = 16;
 
     public ServerLimits withBodyBytes(long v) {
         return new ServerLimits(v, maxItems, maxTurns, maxCharsPerTurn, maxTokensPerRequest, maxConcurrent);
