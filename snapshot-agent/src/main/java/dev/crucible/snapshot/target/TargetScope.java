@@ -26,9 +26,4 @@ public interface TargetScope {
     static TargetScope localRollouts(List<Path> rolloutRoots) {
         return new LocalRolloutScope(rolloutRoots);
     }
-
-    /** No rule beyond init and the agent itself: for tests of the freezer on plain processes only. */
-    static TargetScope anyButInitAndSelf() {
-        return t -> BasicRefusals.check(t);
-    }
 }
