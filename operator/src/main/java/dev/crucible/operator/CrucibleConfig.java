@@ -52,6 +52,29 @@ public interface CrucibleConfig {
         /** Longest one agent call may take (a dump of a large member). */
         @WithDefault("300")
         int callTimeoutSeconds();
+
+        /**
+         * Mutual TLS to the agents: the operator issues their CA, serving and client certificates
+         * (and the manifest HMAC key) into {@link #tlsCaSecret()} / {@link #tlsAgentSecret()}, which
+         * the chart creates empty. Agents refuse plaintext off loopback, so a cluster needs this on.
+         */
+        @WithDefault("true")
+        boolean tlsEnabled();
+
+        /** Operator-only Secret: CA key, client certificate and key, HMAC key. */
+        @WithDefault("crucible-snapshot-agent-ca")
+        String tlsCaSecret();
+
+        /** The agents' Secret: CA certificate, their serving certificate and key, HMAC key. */
+        @WithDefault("crucible-snapshot-agent-tls")
+        String tlsAgentSecret();
+
+        /** Where the operator keeps its client certificate files (an emptyDir; the root filesystem is read-only). */
+        @WithDefault("/tmp/crucible/snapshot-agent-tls")
+        String tlsDirectory();
+
+        @WithDefault("365")
+        int tlsValidityDays();
     }
 
     interface Webhook {

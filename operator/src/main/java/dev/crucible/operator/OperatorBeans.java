@@ -56,8 +56,15 @@ public class OperatorBeans {
     SnapshotAgents snapshotAgents(KubernetesClient client, CrucibleConfig config) {
         CrucibleConfig.Snapshots c = config.snapshots();
         String ns = OperatorNamespace.resolve(c.agentNamespace(), client);
+        java.util.function.Supplier<dev.crucible.snapshot.tls.AgentClientTls> tls = null;
+        if (c.tlsEnabled()) {
+            var certs = new dev.crucible.operator.webhook.SnapshotAgentCertificates(client, ns, c.tlsCaSecret(), c.tlsAgentSecret(),
+                    java.nio.file.Path.of(c.tlsDirectory()), java.time.Duration.ofDays(c.tlsValidityDays()),
+                    java.time.Duration.ofDays(Math.max(1, c.tlsValidityDays() / 3)), java.time.Clock.systemUTC());
+            tls = new AgentTlsRefresh(certs, java.time.Duration.ofHours(6));
+        }
         return new DaemonSetAgents(client, new SnapshotAgentSettings(ns, c.agentSelector(), c.agentPort(),
-                java.nio.file.Path.of(c.tokenFile())), java.time.Duration.ofSeconds(c.callTimeoutSeconds()));
+                java.nio.file.Path.of(c.tokenFile()), tls), java.time.Duration.ofSeconds(c.callTimeoutSeconds()));
     }
 
     @Produces

@@ -47,7 +47,7 @@ class HttpApiTest {
         // small token budget so concurrent requests are split over several batches
         scorer = ProbeScorer.open(dir, Device.CPU, new BatchingOptions(256, 5), registry);
         vertx = Vertx.vertx();
-        server = new ProbeHttpServer(vertx, scorer, registry, new ServerLimits(64 * 1024, 8, 4, 2000));
+        server = new ProbeHttpServer(vertx, scorer, registry, new ServerLimits(64 * 1024, 8, 4, 2000, 16_384, 32));
         base = "http://127.0.0.1:" + server.start("127.0.0.1", 0);
     }
 

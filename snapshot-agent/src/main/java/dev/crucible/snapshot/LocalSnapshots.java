@@ -72,7 +72,8 @@ public final class LocalSnapshots {
     public Manifest snapshotRollout(String id, long pidOfTreeRoot, Path attemptRoot, String group, byte[] metadata,
                                     boolean ownNetworkNamespace) {
         Path root = attemptRoot.toAbsolutePath().normalize();
-        EngineBuilder b = new EngineBuilder().store(store).workspaceRoot(root);
+        // The tree is in scope as the agent named by ROOT/running.json (pid + start time), which the run wrote.
+        EngineBuilder b = new EngineBuilder().store(store).workspaceRoot(root).rolloutRoot(root);
         if (ownNetworkNamespace) {
             b.config(EngineConfig.defaults(List.of(root)).withExtraDumpArgs(List.of("--network-lock", "skip")));
         }

@@ -4,7 +4,10 @@ import dev.crucible.snapshot.agent.AgentServer;
 import dev.crucible.snapshot.agent.BearerTokenAuth;
 import dev.crucible.snapshot.engine.EngineBuilder;
 import dev.crucible.snapshot.engine.SnapshotEngine;
+import dev.crucible.snapshot.store.ManifestKey;
 import dev.crucible.snapshot.store.RetentionPolicy;
+import dev.crucible.snapshot.target.TargetScope;
+import dev.crucible.snapshot.tls.AgentServerTls;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -19,7 +22,13 @@ import java.util.logging.Logger;
  * <pre>
  * SnapshotAgentMain --store DIR --port N --token-file F [--host ADDR] [--workspace-root DIR]…
  *                   [--cgroup-parent DIR] [--keep N] [--ttl-hours H]
+ *                   [--scope pods|local] [--rollout-root DIR]… [--hmac-key-file F]
+ *                   [--tls-cert F --tls-key F --client-ca F]
  * </pre>
+ * {@code --scope pods} (the DaemonSet): only processes in pod cgroups under kubepods, never the
+ * agent's own pod. {@code --scope local} (default): trees it started, trees in a {@code crucible}
+ * cgroup, or the agent of a live running.json under a {@code --rollout-root}. Without TLS it only
+ * listens on loopback.
  * On start it replays the freeze journal (thawing whatever a previous run left frozen) before
  * it accepts calls; on shutdown it aborts (thaws) everything in flight.
  */
@@ -38,6 +47,12 @@ public final class SnapshotAgentMain {
         int keep = RetentionPolicy.defaults().keepPerGroup();
         long ttlHours = RetentionPolicy.defaults().ttl().toHours();
         EngineBuilder builder = new EngineBuilder();
+        String scope = "local";
+        java.util.List<Path> rolloutRoots = new java.util.ArrayList<>();
+        Path hmacKey = null;
+        Path tlsCert = null;
+        Path tlsKey = null;
+        Path clientCa = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -50,9 +65,17 @@ public final class SnapshotAgentMain {
                 case "--cgroup-parent" -> builder.cgroupParent(Path.of(need(a, v)));
                 case "--keep" -> keep = Integer.parseInt(need(a, v));
                 case "--ttl-hours" -> ttlHours = Long.parseLong(need(a, v));
+                case "--scope" -> scope = need(a, v);
+                case "--rollout-root" -> rolloutRoots.add(Path.of(need(a, v)));
+                case "--hmac-key-file" -> hmacKey = Path.of(need(a, v));
+                case "--tls-cert" -> tlsCert = Path.of(need(a, v));
+                case "--tls-key" -> tlsKey = Path.of(need(a, v));
+                case "--client-ca" -> clientCa = Path.of(need(a, v));
                 case "-h", "--help" -> {
                     System.out.println("usage: SnapshotAgentMain --store DIR --port N --token-file F [--host ADDR]"
-                            + " [--workspace-root DIR]... [--cgroup-parent DIR] [--keep N] [--ttl-hours H]");
+                            + " [--workspace-root DIR]... [--cgroup-parent DIR] [--keep N] [--ttl-hours H]"
+                            + " [--scope pods|local] [--rollout-root DIR]... [--hmac-key-file F]"
+                            + " [--tls-cert F --tls-key F --client-ca F]");
                     return;
                 }
                 default -> fail("unknown option " + a);
@@ -63,13 +86,38 @@ public final class SnapshotAgentMain {
             fail("--store and --token-file are required");
         }
         BearerTokenAuth auth = BearerTokenAuth.fromFile(tokenFile);
+        switch (scope) {
+            case "pods" -> builder.scope(TargetScope.pods());
+            case "local" -> builder.scope(TargetScope.localRollouts(rolloutRoots));
+            default -> fail("--scope must be 'pods' or 'local', got '" + scope + "'");
+        }
+        AgentServerTls tls = null;
+        if (tlsCert != null || tlsKey != null || clientCa != null) {
+            try {
+                tls = new AgentServerTls(tlsCert, tlsKey, clientCa);
+            } catch (IllegalArgumentException e) {
+                fail(e.getMessage());
+            }
+        }
+        try {
+            builder.manifestKey(hmacKey != null ? ManifestKey.fromFile(hmacKey) : ManifestKey.localDefault());
+        } catch (RuntimeException e) {
+            fail("--hmac-key-file: " + e.getMessage());
+        }
         SnapshotEngine engine = builder.store(store).build();
         List<String> recovered = engine.recover();
         if (engine.criu().isEmpty()) {
             LOG.warning(dev.crucible.snapshot.criu.CriuBinary.MISSING + "; freeze/thaw work, dumps will fail");
         }
         AgentServer server = new AgentServer(engine, auth);
-        int bound = server.start(host, port);
+        int bound;
+        try {
+            bound = server.start(host, port, tls);
+        } catch (IllegalArgumentException e) {
+            engine.close();
+            fail(e.getMessage());
+            return;
+        }
         RetentionPolicy policy = new RetentionPolicy(keep, Duration.ofHours(ttlHours), RetentionPolicy.defaults().failedTtl());
         ScheduledExecutorService gc = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "crucible-snapshot-gc");
@@ -90,7 +138,8 @@ public final class SnapshotAgentMain {
             stopped.countDown();
         }, "crucible-snapshot-shutdown"));
         // Tests and wrappers read this line to learn the port (with --port 0) and the recovery outcome.
-        System.out.println("crucible-snapshot-agent listening on " + host + ":" + bound + " recovered=" + recovered.size());
+        System.out.println("crucible-snapshot-agent listening on " + host + ":" + bound + " recovered=" + recovered.size()
+                + " tls=" + (tls == null ? "off" : "mutual") + " scope=" + scope);
         System.out.flush();
         stopped.await();
     }

@@ -141,7 +141,8 @@ public final class ProbeDeploymentBuilder {
 
     static List<String> command(ProbeModel probe, ServingSpec serving, int gpus) {
         List<String> cmd = new ArrayList<>(List.of("java", "-cp", CLASSPATH, MAIN_CLASS,
-                "--model", ProbeConfigMapBuilder.MOUNT_PATH, "--port", String.valueOf(ProbeNames.PORT),
+                // the Service reaches it on the pod IP; the server itself defaults to loopback
+                "--model", ProbeConfigMapBuilder.MOUNT_PATH, "--host", "0.0.0.0", "--port", String.valueOf(ProbeNames.PORT),
                 "--device", device(serving, gpus)));
         if (serving.maxBatchTokens != null) {
             cmd.addAll(List.of("--token-budget", String.valueOf(serving.maxBatchTokens)));

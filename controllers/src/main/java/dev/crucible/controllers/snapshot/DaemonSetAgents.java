@@ -6,6 +6,7 @@ import dev.crucible.snapshot.disk.WorkspacePatch;
 import dev.crucible.snapshot.engine.RestoreRequest;
 import dev.crucible.snapshot.engine.RestoreResult;
 import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.tls.AgentClientTls;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,7 +15,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The agents of a real cluster: the DaemonSet pod on the member's node (reached by pod IP), and
+ * The agents of a real cluster: the DaemonSet pod on the member's node (reached by pod IP over
+ * mutual TLS), and
  * each container named by pod UID + container id, which the agent turns into its cgroup.
  */
 public final class DaemonSetAgents implements SnapshotAgents {
@@ -40,8 +42,13 @@ public final class DaemonSetAgents implements SnapshotAgents {
                 .findFirst()
                 .orElseThrow(() -> new Unavailable("no ready snapshot agent on node " + node + " (label the node for the "
                         + "agent DaemonSet, or see the pods matching " + settings.labelSelector() + " in " + settings.namespace() + ")"));
-        return new SnapshotAgentClient(URI.create("http://" + agent.getStatus().getPodIP() + ":" + settings.port()),
-                settings.token(), callTimeout);
+        AgentClientTls tls = settings.clientTls();
+        String ip = agent.getStatus().getPodIP();
+        String host = ip.contains(":") ? "[" + ip + "]" : ip;
+        // Mutual TLS to the pod IP: the agent's certificate is checked against the agent CA and its
+        // shared DNS name, and the agent accepts only the operator's client certificate (plus the token).
+        return new SnapshotAgentClient(URI.create((tls == null ? "http://" : "https://") + host + ":" + settings.port()),
+                settings.token(), callTimeout, tls);
     }
 
     @Override

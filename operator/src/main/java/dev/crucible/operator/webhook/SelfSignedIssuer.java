@@ -86,6 +86,30 @@ public final class SelfSignedIssuer {
         return serving(bundle.toString(), cas.get(0), current.signingCaKey(), names, now, servingValidity);
     }
 
+    /**
+     * A client certificate (extendedKeyUsage clientAuth only, so it can never serve) from the CA of
+     * {@code ca}; returned as a WebhookCertificate whose certificate/key are the client's.
+     */
+    public static WebhookCertificate issueClient(WebhookCertificate ca, String commonName, Instant now, Duration validity) {
+        X509Certificate caCert = ca.signingCa();
+        KeyPair keys = newKeyPair();
+        Instant notAfter = min(now.plus(validity), caCert.getNotAfter().toInstant());
+        try {
+            JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+            X509v3CertificateBuilder b = builder(X500Name.getInstance(caCert.getSubjectX500Principal().getEncoded()),
+                    new X500Name("CN=" + commonName), now, notAfter, keys.getPublic())
+                    .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
+                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
+                    .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert))
+                    .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
+            X509Certificate cert = sign(b, ca.signingCaKey());
+            return new WebhookCertificate(ca.caBundle(), ca.caKey(), PemCodec.encode(cert), PemCodec.encode(keys.getPrivate()));
+        } catch (GeneralSecurityException | CertIOException e) {
+            throw new IllegalStateException("cannot issue the client certificate " + commonName + ": " + e.getMessage(), e);
+        }
+    }
+
     private static WebhookCertificate serving(String caBundle, X509Certificate ca, PrivateKey caKey,
             SubjectAlternativeNames names, Instant now, Duration validity) {
         KeyPair keys = newKeyPair();

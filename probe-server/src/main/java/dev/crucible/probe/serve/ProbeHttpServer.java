@@ -29,6 +29,7 @@ public final class ProbeHttpServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final ScoreRequestParser parser;
     private final ServerLimits limits;
+    private final java.util.concurrent.Semaphore inFlight;
     private HttpServer server;
 
     public ProbeHttpServer(Vertx vertx, ProbeScorer scorer, PrometheusMeterRegistry registry, ServerLimits limits) {
@@ -37,11 +38,14 @@ public final class ProbeHttpServer implements AutoCloseable {
         this.registry = registry;
         this.limits = limits;
         this.parser = new ScoreRequestParser(limits);
+        this.inFlight = new java.util.concurrent.Semaphore(limits.maxConcurrent());
     }
 
     /** Starts listening (port 0 picks a free one) and returns the bound port. */
     public int start(String host, int port) throws Exception {
         Router router = Router.router(vertx);
+        // The concurrency cap comes first: a request over it costs no body read, no parse, no forward pass.
+        router.post("/v1/score").handler(this::admit);
         router.post("/v1/score").handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
         router.post("/v1/score").handler(this::score);
         router.get("/v1/models").handler(this::models);
@@ -54,9 +58,35 @@ public final class ProbeHttpServer implements AutoCloseable {
         router.errorHandler(404, ctx -> error(ctx, 404, "path", "no route " + ctx.request().path()));
         router.errorHandler(405, ctx -> error(ctx, 405, "method",
                 ctx.request().method() + " is not allowed on " + ctx.request().path()));
-        server = vertx.createHttpServer().requestHandler(router).listen(port, host)
-                .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        try {
+            server = vertx.createHttpServer().requestHandler(router).listen(port, host)
+                    .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof java.net.BindException) {
+                throw new PortInUseException(host, port);
+            }
+            throw e;
+        }
         return server.actualPort();
+    }
+
+    /** 503 + Retry-After when {@code maxConcurrent} requests are already in flight; the permit goes back when the response ends. */
+    private void admit(RoutingContext ctx) {
+        if (!inFlight.tryAcquire()) {
+            Counter.builder("probe_rejected_busy").register(registry).increment();
+            ctx.response().putHeader("Retry-After", "1");
+            error(ctx, 503, "server", "busy: " + limits.maxConcurrent() + " requests in flight; retry after 1 s");
+            return;
+        }
+        java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) {
+                inFlight.release();
+            }
+        };
+        ctx.addEndHandler(v -> release.run());
+        ctx.response().closeHandler(v -> release.run());
+        ctx.next();
     }
 
     private record Parsed(List<ScoreItem> items, List<List<long[]>> tokens) {
@@ -69,7 +99,9 @@ public final class ProbeHttpServer implements AutoCloseable {
         // parsing and tokenizing are CPU work: off the event loop; the answer goes back on it
         vertx.<Parsed>executeBlocking(() -> {
             List<ScoreItem> items = parser.parse(body == null ? "" : body);
-            return new Parsed(items, scorer.tokenize(items));
+            List<List<long[]>> tokens = scorer.tokenize(items);
+            requireTokenBudget(tokens);
+            return new Parsed(items, tokens);
         }, false)
                 .onFailure(e -> finish(ctx, sample, e))
                 .onSuccess(p -> scorer.score(p.items(), p.tokens()).whenComplete((results, e) ->
@@ -80,6 +112,20 @@ public final class ProbeHttpServer implements AutoCloseable {
                                 respond(ctx, sample, results);
                             }
                         })));
+    }
+
+    /** The compute budget: the forward passes a request asks for, in tokens, after truncation at the model's maxTokens. */
+    private void requireTokenBudget(List<List<long[]>> tokens) {
+        long total = 0;
+        for (List<long[]> item : tokens) {
+            for (long[] turn : item) {
+                total += turn.length;
+            }
+        }
+        if (total > limits.maxTokensPerRequest()) {
+            throw new BadRequest(413, "items", "request needs " + total + " tokens; at most " + limits.maxTokensPerRequest()
+                    + " per request (split it)");
+        }
     }
 
     private void respond(RoutingContext ctx, Timer.Sample sample, List<ScoreResult> results) {

@@ -12,7 +12,12 @@ import dev.crucible.snapshot.store.SnapshotId;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import dev.crucible.snapshot.tls.AgentServerTls;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -63,8 +68,20 @@ public final class AgentServer implements AutoCloseable {
                 .setWarningExceptionTime(1).setWarningExceptionTimeUnit(TimeUnit.HOURS));
     }
 
-    /** Starts listening; port 0 picks a free one. Returns the bound port. */
+    /** Starts listening in plaintext, on a loopback address only; port 0 picks a free one. Returns the bound port. */
     public int start(String host, int port) {
+        return start(host, port, null);
+    }
+
+    /**
+     * Starts listening; port 0 picks a free one. Returns the bound port. Without {@code tls} only a
+     * loopback host is accepted: the token would otherwise cross the network in the clear.
+     */
+    public int start(String host, int port, AgentServerTls tls) {
+        if (tls == null && !loopback(host)) {
+            throw new IllegalArgumentException("--host " + host + ": plaintext is allowed on 127.0.0.1/::1 only;"
+                    + " give --tls-cert, --tls-key and --client-ca to listen on " + host);
+        }
         Router router = Router.router(vertx);
         router.get("/healthz").handler(ctx -> json(ctx, 200, health()));
         router.get("/metrics").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain; version=0.0.4")
@@ -127,8 +144,23 @@ public final class AgentServer implements AutoCloseable {
         router.route().last().handler(ctx -> json(ctx, 404, Map.of("error", "no such endpoint: "
                 + ctx.request().method() + " " + ctx.request().path())));
 
-        server = await(vertx.createHttpServer().requestHandler(router).listen(port, host));
+        HttpServerOptions options = new HttpServerOptions();
+        if (tls != null) {
+            options.setSsl(true)
+                    .setKeyCertOptions(new PemKeyCertOptions().setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString()))
+                    .setTrustOptions(new PemTrustOptions().addCertPath(tls.clientCaFile().toString()))
+                    .setClientAuth(ClientAuth.REQUIRED);
+        }
+        server = await(vertx.createHttpServer(options).requestHandler(router).listen(port, host));
         return server.actualPort();
+    }
+
+    private static boolean loopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.crucible.snapshot.engine.RestoreResult;
 import dev.crucible.snapshot.engine.SnapshotRequest;
 import dev.crucible.snapshot.store.Manifest;
 import dev.crucible.snapshot.store.ManifestFiles;
+import dev.crucible.snapshot.tls.AgentClientTls;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,11 +32,27 @@ public final class SnapshotAgentClient {
     private final Duration timeout;
     private final HttpClient http;
 
+    /** Plaintext: for an agent on this machine's loopback only (local use, tests). */
     public SnapshotAgentClient(URI base, String token, Duration timeout) {
+        this(base, token, timeout, null);
+    }
+
+    /** {@code tls} non-null: https with the operator's client certificate, trusting only the agent CA. */
+    public SnapshotAgentClient(URI base, String token, Duration timeout, AgentClientTls tls) {
         this.base = base;
         this.token = token;
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        if (tls == null && !"http".equals(base.getScheme())) {
+            throw new IllegalArgumentException("agent URI " + base + ": https needs the agent TLS settings");
+        }
+        if (tls != null && !"https".equals(base.getScheme())) {
+            throw new IllegalArgumentException("agent URI " + base + ": with TLS settings the scheme must be https");
+        }
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (tls != null) {
+            b.sslContext(tls.sslContext());
+        }
+        this.http = b.build();
     }
 
     public URI base() {

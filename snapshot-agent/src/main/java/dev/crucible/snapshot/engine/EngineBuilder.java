@@ -7,6 +7,9 @@ import dev.crucible.snapshot.freeze.TreeCgroups;
 import dev.crucible.snapshot.gpu.CudaCheckpoint;
 import dev.crucible.snapshot.metrics.SnapshotMetrics;
 import dev.crucible.snapshot.store.ImageStore;
+import dev.crucible.snapshot.store.ManifestKey;
+import dev.crucible.snapshot.store.ManifestSeal;
+import dev.crucible.snapshot.target.TargetScope;
 import dev.crucible.snapshot.target.CgroupMounts;
 import dev.crucible.snapshot.target.TargetResolver;
 import java.nio.file.Files;
@@ -24,6 +27,9 @@ public final class EngineBuilder {
     private boolean useCgroups = true;
     private EngineConfig config;
     private SnapshotMetrics metrics;
+    private TargetScope scope;
+    private final List<Path> rolloutRoots = new ArrayList<>();
+    private ManifestKey manifestKey;
 
     public EngineBuilder store(Path dir) {
         this.store = dir;
@@ -57,6 +63,24 @@ public final class EngineBuilder {
         return this;
     }
 
+    /** Which processes may be frozen (default: local rollouts, see {@link TargetScope#localRollouts}). */
+    public EngineBuilder scope(TargetScope s) {
+        this.scope = s;
+        return this;
+    }
+
+    /** A folder whose running.json (or its subfolders') names a local rollout's agent tree that may be snapshotted. */
+    public EngineBuilder rolloutRoot(Path dir) {
+        this.rolloutRoots.add(dir);
+        return this;
+    }
+
+    /** The key that seals manifests (default: the local user's, {@link ManifestKey#localDefault()}). */
+    public EngineBuilder manifestKey(ManifestKey key) {
+        this.manifestKey = key;
+        return this;
+    }
+
     public SnapshotEngine build() {
         if (store == null) {
             throw new IllegalArgumentException("store directory is required");
@@ -75,7 +99,10 @@ public final class EngineBuilder {
             c = new EngineConfig(c.defaultFreezeTimeout(), c.maxFreezeTimeout(), c.criuTimeout(), List.copyOf(workspaceRoots),
                     c.defaultPreDumps(), c.extraDumpArgs());
         }
+        ManifestKey key = manifestKey != null ? manifestKey : ManifestKey.localDefault();
+        key.requireOutside(store);
+        TargetScope sc = scope != null ? scope : TargetScope.localRollouts(rolloutRoots);
         return new SnapshotEngine(c, new ImageStore(store), criu, CudaCheckpoint.find().orElse(null), new Freezer(trees),
-                new TargetResolver(cgroup2.orElse(null)), metrics != null ? metrics : new SnapshotMetrics());
+                new TargetResolver(cgroup2.orElse(null)), metrics != null ? metrics : new SnapshotMetrics(), sc, new ManifestSeal(key));
     }
 }

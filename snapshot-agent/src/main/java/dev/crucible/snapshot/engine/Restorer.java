@@ -10,9 +10,10 @@ import dev.crucible.snapshot.freeze.FreezeHandle;
 import dev.crucible.snapshot.freeze.Signals;
 import dev.crucible.snapshot.gpu.CudaCheckpoint;
 import dev.crucible.snapshot.metrics.SnapshotMetrics;
-import dev.crucible.snapshot.store.DirectoryDigests;
 import dev.crucible.snapshot.store.ImageStore;
 import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.store.ManifestSeal;
+import dev.crucible.snapshot.store.SnapshotVerification;
 import dev.crucible.snapshot.store.SnapshotId;
 import dev.crucible.snapshot.store.SnapshotState;
 import dev.crucible.snapshot.target.ProcFs;
@@ -43,10 +44,12 @@ final class Restorer {
     private final SnapshotMetrics metrics;
     private final Duration criuTimeout;
     private final BiFunction<String, String, Path> workspaces;
+    private final ManifestSeal seal;
 
     /** @param workspaces checks a caller-named directory against the allowed workspace roots */
     Restorer(ImageStore store, CriuRunner runner, CudaCheckpoint cuda, SnapshotMetrics metrics, Duration criuTimeout,
-             BiFunction<String, String, Path> workspaces) {
+             BiFunction<String, String, Path> workspaces, ManifestSeal seal) {
+        this.seal = seal;
         this.store = store;
         this.runner = runner;
         this.cuda = cuda;
@@ -63,15 +66,9 @@ final class Restorer {
                     + (m.reason == null ? "" : " (" + m.reason + ")") + "; only COMPLETE snapshots are restored");
         }
         Path dir = store.snapshotDir(id);
-        long verifyMs = 0;
-        if (r.verify() == null || r.verify()) {
-            long t0 = System.nanoTime();
-            String mismatch = DirectoryDigests.firstMismatch(dir, m.files);
-            if (mismatch != null) {
-                throw new IllegalStateException("snapshot '" + id + "' fails verification (" + mismatch + "); not restored");
-            }
-            verifyMs = (System.nanoTime() - t0) / 1_000_000;
-        }
+        // Always verified (a request's verify:false is ignored): the seal proves the sums are the
+        // agent's, the sums prove the files, and no unlisted file may sit among the images.
+        long verifyMs = SnapshotVerification.verify(dir, m, id, seal);
         Path workspaceOut = null;
         if (r.workspaceOut() != null) {
             if (m.workspaceSha256 == null) {

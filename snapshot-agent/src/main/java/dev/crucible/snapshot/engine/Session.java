@@ -22,6 +22,8 @@ final class Session {
     Manifest manifest;
     ResolvedTarget target;
     Path cgroup;
+    /** The adopted freezer cgroup has been released (guarded by the session). */
+    boolean cgroupReleased;
     Path workspace;
     SnapshotRequest request;
     GpuSuspension gpu;

@@ -21,6 +21,7 @@ import dev.crucible.snapshot.store.DirectoryDigests;
 import dev.crucible.snapshot.store.GarbageCollector;
 import dev.crucible.snapshot.store.ImageStore;
 import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.store.ManifestSeal;
 import dev.crucible.snapshot.store.RetentionPolicy;
 import dev.crucible.snapshot.store.SnapshotId;
 import dev.crucible.snapshot.store.SnapshotState;
@@ -29,6 +30,7 @@ import dev.crucible.snapshot.target.ProcessRef;
 import dev.crucible.snapshot.target.ProcessTree;
 import dev.crucible.snapshot.target.ResolvedTarget;
 import dev.crucible.snapshot.target.TargetResolver;
+import dev.crucible.snapshot.target.TargetScope;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +63,7 @@ import java.util.logging.Logger;
 public final class SnapshotEngine implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(SnapshotEngine.class.getName());
-    private static final Set<String> NOT_CHECKSUMMED = Set.of(ImageStore.MANIFEST, ImageStore.LOGS);
+    private static final Set<String> NOT_CHECKSUMMED = dev.crucible.snapshot.store.SnapshotVerification.NOT_CHECKSUMMED;
 
     private final EngineConfig config;
     private final ImageStore store;
@@ -71,11 +73,15 @@ public final class SnapshotEngine implements AutoCloseable {
     private final TargetResolver resolver;
     private final SnapshotMetrics metrics;
     private final FreezeJournal journal;
+    private final TargetScope scope;
+    private final ManifestSeal seal;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService watchdog;
 
     public SnapshotEngine(EngineConfig config, ImageStore store, CriuRunner criu, CudaCheckpoint cuda, Freezer freezer,
-                          TargetResolver resolver, SnapshotMetrics metrics) {
+                          TargetResolver resolver, SnapshotMetrics metrics, TargetScope scope, ManifestSeal seal) {
+        this.scope = java.util.Objects.requireNonNull(scope, "scope");
+        this.seal = java.util.Objects.requireNonNull(seal, "seal");
         this.config = config;
         this.store = store;
         this.criu = criu;
@@ -107,7 +113,12 @@ public final class SnapshotEngine implements AutoCloseable {
 
     /** Replays the journal left by a previous agent process; call once before serving. */
     public List<String> recover() {
-        return new Recovery(store, journal, cuda).run(sessions.keySet());
+        List<String> report = new ArrayList<>(new Recovery(store, journal, cuda).run(sessions.keySet()));
+        for (String stale : freezer.removeStaleTreeCgroups()) {
+            report.add("removed stale freezer cgroup " + stale + " (thawed, processes moved out)");
+            LOG.info("recovery: removed stale freezer cgroup " + stale);
+        }
+        return report;
     }
 
     // ---------------------------------------------------------------- pause / resume
@@ -162,9 +173,9 @@ public final class SnapshotEngine implements AutoCloseable {
         if (diskOnly && workspace == null) {
             throw new IllegalArgumentException("workspace: a disk-only snapshot needs the workspace to archive");
         }
-        CriuRunner runner = diskOnly ? null : requireCriu();
         ResolvedTarget target = resolver.resolve(r.target());
-        requireTargetFree(target);
+        requireTargetFree(target); // an out-of-scope target is refused before anything else is looked at
+        CriuRunner runner = diskOnly ? null : requireCriu();
 
         Session s = new Session(id.value(), false);
         if (sessions.putIfAbsent(s.id, s) != null) {
@@ -339,6 +350,7 @@ public final class SnapshotEngine implements AutoCloseable {
                 }
                 m.state = SnapshotState.COMPLETE;
                 m.completedAt = Instant.now();
+                seal.seal(m);
                 store.save(m);
             }
             metrics.outcome("snapshot", "complete");
@@ -368,7 +380,7 @@ public final class SnapshotEngine implements AutoCloseable {
 
     /** Restores a COMPLETE snapshot as a new running tree (see {@link Restorer}). */
     public RestoreResult restore(RestoreRequest r) {
-        return new Restorer(store, criu, cuda, metrics, config.criuTimeout(), this::allowedWorkspace).restore(r);
+        return new Restorer(store, criu, cuda, metrics, config.criuTimeout(), this::allowedWorkspace, seal).restore(r);
     }
 
     public List<Manifest> list() {
@@ -477,9 +489,27 @@ public final class SnapshotEngine implements AutoCloseable {
                 if (s.journal != null) {
                     journal.remove(s.journal.name());
                 }
+                releaseAdoptedCgroup(s);
             }
         }
         return frozenMs;
+    }
+
+    /** A cgroup made for a local tree lives only as long as its freeze: processes go back, the cgroup goes. */
+    private void releaseAdoptedCgroup(Session s) {
+        Path cg;
+        synchronized (s) {
+            cg = s.target != null && freezer.adopted(s.target, s.cgroup) ? s.cgroup : null;
+            if (cg == null || s.cgroupReleased) {
+                return;
+            }
+            s.cgroupReleased = true;
+        }
+        try {
+            freezer.releaseAdopted(cg);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot remove freezer cgroup " + cg + " of " + s.id, e);
+        }
     }
 
     private static void stop(FreezeHandle h) {
@@ -608,12 +638,7 @@ public final class SnapshotEngine implements AutoCloseable {
     }
 
     private void requireTargetFree(ResolvedTarget t) {
-        long self = ProcessHandle.current().pid();
-        boolean holdsAgent = t.processes().stream().anyMatch(p -> p.pid() == self)
-                || ProcessHandle.current().parent().map(ph -> ph.pid() == t.root().pid()).orElse(false);
-        if (holdsAgent || t.root().pid() == 1) {
-            throw new IllegalArgumentException("target " + t.description() + " contains the agent itself or init; refused");
-        }
+        scope.check(t); // init, the agent, and everything that is not a rollout's: refused with the reason
         for (Session other : sessions.values()) {
             if (other.target != null && other.target.root().equals(t.root())) {
                 throw new SessionConflictException("target " + t.description() + " is already held by '" + other.id + "'");

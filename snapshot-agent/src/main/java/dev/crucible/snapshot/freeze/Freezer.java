@@ -4,6 +4,7 @@ import dev.crucible.snapshot.target.ResolvedTarget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -38,6 +39,23 @@ public final class Freezer {
                     + treeCgroups.parent() + " (" + e.getMessage() + "); falling back to SIGSTOP");
             return null;
         }
+    }
+
+    /** True when {@code cgroup} was created for a local tree (and must be released when the freeze ends). */
+    public boolean adopted(ResolvedTarget target, Path cgroup) {
+        return cgroup != null && treeCgroups != null && !cgroup.equals(target.cgroup());
+    }
+
+    /** Moves an adopted tree back where it came from and removes its cgroup. */
+    public void releaseAdopted(Path cgroup) {
+        if (treeCgroups != null) {
+            treeCgroups.release(cgroup);
+        }
+    }
+
+    /** Start-up: thaws and removes tree cgroups left by an agent that is gone. */
+    public List<String> removeStaleTreeCgroups() {
+        return treeCgroups == null ? List.of() : treeCgroups.removeStale();
     }
 
     /** Drops per-tree cgroups whose processes have all exited. */

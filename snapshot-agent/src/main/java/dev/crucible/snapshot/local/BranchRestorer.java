@@ -7,7 +7,9 @@ import dev.crucible.snapshot.criu.CriuLog;
 import dev.crucible.snapshot.disk.WorkspaceArchive;
 import dev.crucible.snapshot.freeze.FreezeHandle;
 import dev.crucible.snapshot.freeze.Signals;
-import dev.crucible.snapshot.store.DirectoryDigests;
+import dev.crucible.snapshot.store.ManifestKey;
+import dev.crucible.snapshot.store.ManifestSeal;
+import dev.crucible.snapshot.store.SnapshotVerification;
 import dev.crucible.snapshot.store.ImageStore;
 import dev.crucible.snapshot.store.Manifest;
 import dev.crucible.snapshot.store.SnapshotId;
@@ -40,9 +42,16 @@ public final class BranchRestorer {
     public record Branch(String snapshotId, long pid, long restoreMs, Path out, boolean createdMountPoint) {}
 
     private final Path store;
+    private final ManifestSeal seal;
 
+    /** With the local user's manifest key (see {@link ManifestKey#localDefault()}). */
     public BranchRestorer(Path store) {
+        this(store, ManifestKey.localDefault());
+    }
+
+    public BranchRestorer(Path store, ManifestKey key) {
         this.store = store;
+        this.seal = new ManifestSeal(key);
     }
 
     /**
@@ -60,8 +69,7 @@ public final class BranchRestorer {
         }
         if (m.workspaceSha256 == null) throw new IllegalStateException("snapshot '" + id + "' has no workspace archive");
         Path dir = images.snapshotDir(sid);
-        String mismatch = DirectoryDigests.firstMismatch(dir, m.files);
-        if (mismatch != null) throw new IllegalStateException("snapshot '" + id + "' fails verification (" + mismatch + "); not restored");
+        SnapshotVerification.verify(dir, m, sid, seal);
         CriuBinary criu = CriuBinary.require();
         // Built beside `out` and renamed onto it only once the tree runs: a failure anywhere leaves
         // `out` as it was. The restored tree sees the staging folder through the bind mount; the

@@ -82,6 +82,42 @@ public final class DirectoryDigests {
         return null;
     }
 
+    /**
+     * A file or link under {@code dir} that the manifest does not list (skipping top-level names
+     * in {@code skip}), or null: an image added after sealing (a new pages-N.img) would be read
+     * by CRIU without ever being hashed.
+     */
+    public static String firstUnlisted(Path dir, Map<String, FileDigest> expected, Set<String> skip) {
+        String[] found = new String[1];
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                    if (!d.equals(dir) && d.getParent().equals(dir) && skip.contains(d.getFileName().toString())) {
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+                    if (f.getParent().equals(dir) && skip.contains(f.getFileName().toString())) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    String rel = dir.relativize(f).toString().replace('\\', '/');
+                    if (!expected.containsKey(rel)) {
+                        found[0] = rel + ": not in the manifest";
+                        return FileVisitResult.TERMINATE;
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            return dir + ": " + e.getMessage();
+        }
+        return found[0];
+    }
+
     public static String sha256(Path f) throws IOException {
         MessageDigest md;
         try {

@@ -50,6 +50,8 @@ public final class Manifest {
     public Boolean diskOnly;
 
     public Map<String, FileDigest> files = new TreeMap<>();
+    /** HMAC-SHA256 of the restore-relevant fields and every file digest ({@link ManifestSeal}), hex. */
+    public String hmac;
 
     public static Manifest preparing(SnapshotId id, String group, String target) {
         Manifest m = new Manifest();

@@ -39,7 +39,8 @@ class AgentCrashRecoveryTest {
         Path token = Files.writeString(tmp.resolve("token"), TOKEN);
         HttpClient http = HttpClient.newHttpClient();
         try (MemoryWorkload w = MemoryWorkload.start(512, 0, 10, 0)) {
-            AgentProcess agent = AgentProcess.start(store, token, tmp.resolve("agent-1.log"));
+            String roots = AgentProcess.registerRollout(tmp.resolve("rollouts"), w.pid()).toString();
+            AgentProcess agent = AgentProcess.start(store, token, tmp.resolve("agent-1.log"), "--rollout-root", roots);
             HttpResponse<String> prep = http.send(post(agent.port, "/v1/dump/prepare",
                     "{\"snapshotId\":\"crash\",\"target\":{\"pid\":" + w.pid() + "},\"preDumps\":0}"),
                     HttpResponse.BodyHandlers.ofString());
@@ -59,7 +60,7 @@ class AgentCrashRecoveryTest {
             agent.kill9();
             boolean criuOutlivedAgent = ProcFs.exists(criu);
 
-            try (AgentProcess restarted = AgentProcess.start(store, token, tmp.resolve("agent-2.log"))) {
+            try (AgentProcess restarted = AgentProcess.start(store, token, tmp.resolve("agent-2.log"), "--rollout-root", roots)) {
                 assertThat(restarted.recovered).isGreaterThan(0);
                 assertThat(CgroupV2Freezer.isFrozen(Path.of(cgroup))).as("cgroup frozen after recovery").isFalse();
                 char state = ProcFs.state(w.pid());
@@ -87,7 +88,8 @@ class AgentCrashRecoveryTest {
         Path token = Files.writeString(tmp.resolve("token"), TOKEN);
         HttpClient http = HttpClient.newHttpClient();
         try (MemoryWorkload w = MemoryWorkload.start(8, 0, 5, 0)) {
-            AgentProcess agent = AgentProcess.start(store, token, tmp.resolve("agent-1.log"));
+            String roots = AgentProcess.registerRollout(tmp.resolve("rollouts"), w.pid()).toString();
+            AgentProcess agent = AgentProcess.start(store, token, tmp.resolve("agent-1.log"), "--rollout-root", roots);
             HttpResponse<String> frozen = http.send(post(agent.port, "/v1/freeze",
                     "{\"target\":{\"pid\":" + w.pid() + "},\"timeoutMs\":600000}"), HttpResponse.BodyHandlers.ofString());
             assertThat(frozen.statusCode()).as(frozen.body()).isEqualTo(200);
@@ -95,7 +97,7 @@ class AgentCrashRecoveryTest {
             assertThat(CgroupV2Freezer.isFrozen(Path.of(cgroup))).isTrue();
             agent.kill9();
             assertThat(CgroupV2Freezer.isFrozen(Path.of(cgroup))).as("still frozen while no agent runs").isTrue();
-            try (AgentProcess restarted = AgentProcess.start(store, token, tmp.resolve("agent-2.log"))) {
+            try (AgentProcess restarted = AgentProcess.start(store, token, tmp.resolve("agent-2.log"), "--rollout-root", roots)) {
                 assertThat(restarted.recovered).isGreaterThan(0);
                 assertThat(CgroupV2Freezer.isFrozen(Path.of(cgroup))).isFalse();
                 long c = w.status().count();

@@ -27,11 +27,21 @@ final class AgentProcess implements AutoCloseable {
         this.recovered = recovered;
     }
 
-    static AgentProcess start(Path store, Path tokenFile, Path log) throws Exception {
+    /** A rollout root whose running.json names {@code pid}, so a separate agent (local scope) may act on it. */
+    static Path registerRollout(Path rollouts, long pid) throws IOException {
+        Path dir = java.nio.file.Files.createDirectories(rollouts.resolve("attempt-" + pid));
+        java.nio.file.Files.writeString(dir.resolve("running.json"), "{\"agentPid\":" + pid + ",\"agentStartTicks\":"
+                + dev.crucible.snapshot.target.ProcFs.startTime(pid) + "}");
+        return rollouts;
+    }
+
+    static AgentProcess start(Path store, Path tokenFile, Path log, String... extra) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
+        List<String> cmd = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
                 SnapshotAgentMain.class.getName(), "--store", store.toString(), "--port", "0",
-                "--token-file", tokenFile.toString()))
+                "--token-file", tokenFile.toString()));
+        cmd.addAll(List.of(extra));
+        Process p = new ProcessBuilder(cmd)
                 .redirectError(log.toFile()).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = CompletableFuture.supplyAsync(() -> {
