@@ -50,6 +50,6 @@ g checkout -q -b wip "$task"
 overlay "$here/history/c5-wip"; g add -A; commit "2024-03-12T10:00:00" "wip: sum() parser"
 g checkout -q main
 g branch -q -D wip
-g reflog expire --expire=now --all
+g reflog expire --expire=now HEAD
 g pack-refs --all
 echo "$task"
