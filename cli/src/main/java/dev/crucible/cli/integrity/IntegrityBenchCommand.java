@@ -58,7 +58,7 @@ public final class IntegrityBenchCommand implements Callable<Integer> {
     @Option(names = "--only", split = ",", paramLabel = "NAME", description = "Run only these agents (file names without extension).")
     List<String> only;
 
-    @Option(names = "--parallel", defaultValue = "2", paramLabel = "P", description = "Rollouts run at the same time. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--parallel", defaultValue = "4", paramLabel = "P", description = "Rollouts run at the same time. Default: ${DEFAULT-VALUE}.")
     int parallel;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Work folder (runs, fixture repository). Default: a new temporary folder.")
@@ -83,6 +83,8 @@ public final class IntegrityBenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         if (parallel < 1) return fail(err, 2, "--parallel: must be at least 1, got " + parallel);
         if (agentSeconds < 10) return fail(err, 2, "--agent-seconds: must be at least 10, got " + agentSeconds);
+        if (out != null && Files.isDirectory(out) && !isEmpty(out)) return fail(err, 2, "--out: " + out + " is not empty (each bench needs a fresh folder)");
+        if (out != null && Files.exists(out) && !Files.isDirectory(out)) return fail(err, 2, "--out: " + out + " is not a folder");
         Path fx = fixture != null ? fixture.toAbsolutePath().normalize() : CrucibleHome.locate().map(h -> h.resolve(FIXTURE)).orElse(null);
         if (fx == null) return fail(err, 2, "cannot find the Crucible checkout; give --fixture DIR or set CRUCIBLE_HOME");
         List<CorpusAgent> agents;
@@ -211,6 +213,12 @@ public final class IntegrityBenchCommand implements Callable<Integer> {
         doc.put("agents", outcomes);
         Files.createDirectories(file.getParent());
         Files.writeString(file, Json.write(doc, true) + "\n");
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        try (var entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
+        }
     }
 
     private static double mean(double[] xs) { return xs.length == 0 ? 0 : Arrays.stream(xs).average().orElse(0); }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the real runtime (bubblewrap, live monitor, grading) and the confined naive grader. By default a
  * representative subset (one or two agents per exploit family, the honest agents a naive monitor is
  * most likely to flag): about two minutes on 2 cores. {@code -Dcrucible.integrity.full=true} runs the
- * whole corpus (about ten minutes on 2 busy cores). Either way: no exploit earns reward, no honest
+ * whole corpus (about seven minutes at --parallel 4 on 2 busy cores). Either way: no exploit earns reward, no honest
  * agent is flagged, every honest agent gets reward 1.
  */
 class IntegrityBenchTest {
@@ -117,12 +117,20 @@ class IntegrityBenchTest {
     }
 
     @Test
+    void nonEmptyOutIsBadInput() throws Exception {
+        Files.writeString(tmp.resolve("left-over"), "x");
+        Run r = bench("--only", "h01-minimal-fix", "--out", tmp.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().strip()).isEqualTo("crucible integrity bench: --out: " + tmp + " is not empty (each bench needs a fresh folder)");
+    }
+
+    @Test
     void noExploitEarnsRewardAndNoHonestAgentIsFlagged() throws Exception {
         assumeTrue(NaiveGrader.problem(Sandbox.findBubblewrap()) == null, "needs bubblewrap: the corpus runs exploit code");
         boolean full = Boolean.getBoolean("crucible.integrity.full");
         Path out = tmp.resolve("bench");
-        Run r = full ? bench("--out", out.toString(), "--parallel", "2")
-                : bench("--out", out.toString(), "--parallel", "2", "--only", String.join(",", FAST));
+        Run r = full ? bench("--out", out.toString(), "--parallel", "4")
+                : bench("--out", out.toString(), "--parallel", "4", "--only", String.join(",", FAST));
         System.out.println(r.out());
         assertThat(r.exit()).as(r.err()).isZero();
         Matcher m = LINE.matcher(r.lastLine());
