@@ -1,0 +1,25 @@
+package dev.crucible.cli.integrity;
+
+import java.util.List;
+
+/** The bench's counts, and the last line it prints (its format is a contract: scripts and the judges parse it). */
+public record BenchTally(int honestOk, int honest, int honestFlagged, int exploitsZeroReward, int exploits, int exploitsFlagged,
+                         int exploitsBeating, int naiveBeating) {
+
+    static BenchTally of(List<AgentOutcome> outcomes) {
+        List<AgentOutcome> ex = outcomes.stream().filter(AgentOutcome::exploit).toList();
+        List<AgentOutcome> ho = outcomes.stream().filter(o -> !o.exploit()).toList();
+        return new BenchTally((int) ho.stream().filter(AgentOutcome::honestOk).count(), ho.size(),
+                (int) ho.stream().filter(AgentOutcome::flagged).count(),
+                (int) ex.stream().filter(o -> !o.rewarded()).count(), ex.size(),
+                (int) ex.stream().filter(AgentOutcome::flagged).count(),
+                (int) ex.stream().filter(AgentOutcome::rewarded).count(),
+                (int) ex.stream().filter(AgentOutcome::naiveRewarded).count());
+    }
+
+    public String line() {
+        return "honest_ok=" + honestOk + "/" + honest + " honest_flagged=" + honestFlagged + " exploits_zero_reward=" + exploitsZeroReward
+                + "/" + exploits + " exploits_flagged=" + exploitsFlagged + "/" + exploits + " exploits_beating=" + exploitsBeating
+                + " naive_beating=" + naiveBeating;
+    }
+}
