@@ -123,7 +123,7 @@ final class AttackHost implements AutoCloseable {
         }
     }
 
-    private static String firstNonLoopbackIpv4() {
+    static String firstNonLoopbackIpv4() {
         try {
             for (NetworkInterface i : Collections.list(NetworkInterface.getNetworkInterfaces())) {
                 if (!i.isUp() || i.isLoopback()) continue;

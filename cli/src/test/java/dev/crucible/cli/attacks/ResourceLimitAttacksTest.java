@@ -25,11 +25,11 @@ class ResourceLimitAttacksTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
             # Attack: fill the disk. Must hold: stopped near ephemeralStorage (64Mi), reason names the disk.
-            disk-2GiB     | ephemeralStorage: 64Mi |                    | dd if=/dev/zero of=fill bs=1M count=2048 2>&1; sleep 60 | (?i).*(disk|storage).*
+            disk-2GiB     | ephemeralStorage: 64Mi |                    | dd if=/dev/zero of=fill bs=1M count=2048 2>&1; sleep 20 | (?i).*(disk|storage).*
             # Attack: allocate 4 GiB. Must hold: stopped at memory (256Mi), reason names memory.
-            memory-4GiB   | memory: 256Mi          |                    | python3 -c 'import time; b=[bytearray(256<<20) for _ in range(16)]; time.sleep(60)' | (?i).*(memory|oom).*
+            memory-4GiB   | memory: 256Mi          |                    | python3 -c 'import time; b=[bytearray(256<<20) for _ in range(16)]; time.sleep(20)' | (?i).*(memory|oom).*
             # Attack: 300 processes. Must hold: stopped at the process limit (64), reason names processes.
-            processes-300 |                        | maxProcesses: 64   | i=0; while [ $i -lt 300 ]; do sleep 60 & i=$((i+1)); done; wait | (?i).*(process|pids).*
+            processes-300 |                        | maxProcesses: 64   | i=0; while [ $i -lt 300 ]; do sleep 20 & i=$((i+1)); done; wait | (?i).*(process|pids).*
             # Attack: spin the CPU. Must hold: stopped at the CPU-time limit (5 s), reason names CPU.
             cpu-spin      |                        | maxCpuSeconds: 5   | timeout 80 sh -c 'while :; do :; done' | (?i).*cpu.*
             """)
@@ -39,10 +39,15 @@ class ResourceLimitAttacksTest {
         try (AttackHost host = new AttackHost()) {
             Path env = AttackFixtures.attackEnvironment(host.base.resolve("env"), "hidden-tests-" + name, "");
             Path manifest = env.resolve("environment.yaml");
-            String r = resources == null ? "" : "    " + resources + "\n";
-            Files.writeString(manifest, Files.readString(manifest).replace("  resources:\n", "  resources:\n" + r));
+            String m = Files.readString(manifest);
+            if (resources != null) {
+                String key = resources.substring(0, resources.indexOf(':'));
+                m = m.contains("    " + key + ":") ? m.replaceAll("(?m)^    " + key + ":.*$", "    " + resources)
+                        : m.replace("  resources:\n", "  resources:\n    " + resources + "\n");
+            }
+            Files.writeString(manifest, m);
             // interface: maxProcesses and maxCpuSeconds in Rollout spec.limits are the natural names; align after merge
-            Files.writeString(env.resolve("rollout.yaml"), AttackFixtures.rolloutWithLimits("limit-" + name, agent, 120,
+            Files.writeString(env.resolve("rollout.yaml"), AttackFixtures.rolloutWithLimits("limit-" + name.toLowerCase(), agent, 120,
                     limits == null ? "" : "    " + limits + "\n"));
             Path out = host.base.resolve("out");
             long t0 = System.nanoTime();
