@@ -6,6 +6,10 @@
 # the finding (findings are append-only per rollout).
 # Usage: sh pod-erase-findings.sh PORT   (in the workspace; prints "CODE <endpoint> <status>" lines)
 port=$1
+i=0
+until [ "$(curl -s -o /dev/null -w '%{http_code}' -m 5 "http://127.0.0.1:$port/healthz")" = 200 ] || [ $i -ge 60 ]; do
+  sleep 0.5; i=$((i + 1))
+done
 cat > conftest.py <<'PY'
 import pytest
 
@@ -19,11 +23,8 @@ def pytest_runtest_makereport(item, call):
         rep.longrepr = None
 PY
 sleep 3 # the monitor sees it
-for i in 1 2 3; do
-  c=$(curl -s -o findings.json -w '%{http_code}' -m 10 "http://127.0.0.1:$port/v1/findings") && break
-  sleep 1
-done
-echo "CODE findings $c"
+echo "CODE findings $(curl -s -o findings.json -w '%{http_code}' -m 30 "http://127.0.0.1:$port/v1/findings")"
 rm -f conftest.py findings.json
 echo "CODE reset $(curl -s -o /dev/null -w '%{http_code}' -m 60 -X POST -H 'content-type: application/json' -d '{}' "http://127.0.0.1:$port/v1/reset")"
+# (a reset that works also ends this script: the sidecar stops the episode's processes)
 echo "CODE verify $(curl -s -o /dev/null -w '%{http_code}' -m 60 -X POST -H 'content-type: application/json' -d '{}' "http://127.0.0.1:$port/v1/verify")"

@@ -129,9 +129,16 @@ class ProbeServerAttacksTest {
                     System.getProperty("java.class.path"), "dev.crucible.probe.ProbeServerMain", "--model", dir.toString(),
                     "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()), "--device", "cpu")
                     .redirectErrorStream(true).start();
+            CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+                } catch (java.io.IOException e) {
+                    return "(output unreadable: " + e.getMessage() + ")";
+                }
+            });
             boolean ended = p.waitFor(60, TimeUnit.SECONDS);
-            if (!ended) p.destroyForcibly();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!ended) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            String out = output.get(10, TimeUnit.SECONDS);
             assertThat(ended).as("the server must exit, not hang, on a port in use: " + out).isTrue();
             assertThat(p.exitValue()).isNotZero();
             List<String> lines = out.lines().filter(l -> !l.startsWith("SLF4J") && !l.isBlank()).toList();
