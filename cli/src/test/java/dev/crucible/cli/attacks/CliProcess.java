@@ -1,0 +1,125 @@
+package dev.crucible.cli.attacks;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * {@code crucible} as its own process, as root or as a throwaway unprivileged uid (setpriv), the way a
+ * user starts it. Its own process, not in the test JVM, because an attack that works may kill or trace it.
+ *
+ * <p>The unprivileged run needs the classpath readable by that uid: jars under /root (~/.m2) are not,
+ * so they are hard-linked (or copied) once into a world-readable folder under /var/tmp.
+ */
+final class CliProcess {
+    /** A uid with no passwd entry and no files anywhere: what a CI job or a second user would be. */
+    static final int THROWAWAY_UID = 64123;
+
+    record Result(int exit, String output) {}
+
+    private CliProcess() {}
+
+    static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name")) || Path.of("/root").toFile().canWrite();
+    }
+
+    /** Skips the test unless this JVM runs as root (needed to start the CLI as root and to drop to another uid). */
+    static void assumeRoot() {
+        Assumptions.assumeTrue(isRoot(), "attack suite: this tier needs root (it runs the CLI as root and as uid " + THROWAWAY_UID + ")");
+    }
+
+    /** Skips the test unless bwrap exists and can create its namespaces for {@code uid} (null: this user). */
+    static void assumeBubblewrapFor(Integer uid) throws Exception {
+        Path bwrap = java.util.stream.Stream.of(System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":"))
+                .filter(d -> !d.isEmpty()).map(d -> Path.of(d, "bwrap")).filter(Files::isExecutable).findFirst().orElse(null);
+        Assumptions.assumeTrue(bwrap != null, "attack suite: bubblewrap (bwrap) is not installed; nothing was attacked");
+        List<String> cmd = new ArrayList<>();
+        if (uid != null) {
+            Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "attack suite: setpriv is missing; no unprivileged run");
+            cmd.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
+        }
+        cmd.addAll(List.of(bwrap.toString(), "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+                "--proc", "/proc", "--tmpfs", "/tmp", "true"));
+        Process p = new ProcessBuilder(cmd).directory(Path.of("/").toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        Assumptions.assumeTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0,
+                "attack suite: bubblewrap cannot create namespaces" + (uid == null ? "" : " for uid " + uid) + ": " + out);
+    }
+
+    /**
+     * Runs {@code crucible ARGS...}; {@code agentCmdWithPid}, when given, is appended as
+     * {@code --agent-cmd} with {@code $CLI_PID} replaced by the CLI's own pid (the shell execs java, so
+     * the shell's pid is the CLI's).
+     */
+    static Result run(Integer uid, Path home, List<String> args, String agentCmdWithPid, long timeoutSeconds) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = uid == null ? System.getProperty("java.class.path") : readableClasspath();
+        List<String> cmd = new ArrayList<>();
+        if (uid != null) cmd.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
+        String script = "exec \"$@\"" + (agentCmdWithPid == null ? "" : " --agent-cmd \"" + agentCmdWithPid.replace("$CLI_PID", "$$") + "\"");
+        cmd.addAll(List.of("sh", "-c", script, "sh", java, "-Xmx512m", "-cp", cp, "dev.crucible.cli.Main"));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(home.toFile());
+        Map<String, String> env = pb.environment();
+        env.put("HOME", home.toString());
+        env.remove("CRUCIBLE_SNAPSHOTS");
+        if (uid != null) {
+            // the pyenv shims under /root are unreadable for this uid; the system python is what it has
+            env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+        }
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes(); // until the CLI (and anything holding its stdout) ends
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return new Result(-1, new String(out, StandardCharsets.UTF_8) + "\n[timed out after " + timeoutSeconds + " s]");
+        }
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    private static String cachedClasspath;
+
+    private static synchronized String readableClasspath() throws IOException {
+        if (cachedClasspath != null) return cachedClasspath;
+        Path dir = Path.of("/var/tmp", "crucible-attack-classpath-" + ProcessHandle.current().pid());
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        List<String> entries = new ArrayList<>();
+        int i = 0;
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(e);
+            if (!p.startsWith("/root") || !Files.isRegularFile(p)) {
+                entries.add(e);
+                continue;
+            }
+            Path link = dir.resolve((i++) + "-" + p.getFileName());
+            try {
+                Files.createLink(link, p);
+            } catch (IOException | UnsupportedOperationException notSameFs) {
+                Files.copy(p, link);
+            }
+            entries.add(link.toString());
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                AttackHost.delete(dir);
+            } catch (IOException ignored) {
+                // best effort: a stale folder of links under /var/tmp
+            }
+        }));
+        cachedClasspath = String.join(java.io.File.pathSeparator, entries);
+        return cachedClasspath;
+    }
+
+    /** chown -R for the unprivileged run's own folders (its out and manifest folders). */
+    static void chown(Path root, int uid) throws Exception {
+        Process p = new ProcessBuilder("chown", "-R", uid + ":" + uid, root.toString()).inheritIO().start();
+        if (p.waitFor() != 0) throw new IOException("chown " + root + " failed");
+    }
+}

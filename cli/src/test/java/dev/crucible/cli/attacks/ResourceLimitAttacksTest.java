@@ -1,0 +1,64 @@
+package dev.crucible.cli.attacks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Issue 14 "Local resource limits": agents that write, allocate, fork and spin past small limits from the
+ * manifest. Each must end the run early with a reason in result.json, also when the CLI runs as root
+ * (where RLIMIT_NPROC alone does nothing). The agents run under bubblewrap in a real CLI process.
+ */
+@Tag("attacks")
+@Timeout(300)
+class ResourceLimitAttacksTest {
+
+    // name | RLEnvironment spec.resources lines | Rollout spec.limits lines | agent (runs in the workspace) | reason pattern
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            # Attack: fill the disk. Must hold: stopped near ephemeralStorage (64Mi), reason names the disk.
+            disk-2GiB     | ephemeralStorage: 64Mi |                    | dd if=/dev/zero of=fill bs=1M count=2048 2>&1; sleep 20 | (?i).*(disk|storage).*
+            # Attack: allocate 4 GiB. Must hold: stopped at memory (256Mi), reason names memory.
+            memory-4GiB   | memory: 256Mi          |                    | python3 -c 'import time; b=[bytearray(256<<20) for _ in range(16)]; time.sleep(20)' | (?i).*(memory|oom).*
+            # Attack: 300 processes. Must hold: stopped at the process limit (64), reason names processes.
+            processes-300 |                        | maxProcesses: 64   | i=0; while [ $i -lt 300 ]; do sleep 20 & i=$((i+1)); done; wait | (?i).*(process|pids).*
+            # Attack: spin the CPU. Must hold: stopped at the CPU-time limit (5 s), reason names CPU.
+            cpu-spin      |                        | maxCpuSeconds: 5   | timeout 80 sh -c 'while :; do :; done' | (?i).*cpu.*
+            """)
+    void aLimitEndsTheRunWithAReason(String name, String resources, String limits, String agent, String reason) throws Exception {
+        CliProcess.assumeRoot();
+        CliProcess.assumeBubblewrapFor(null);
+        try (AttackHost host = new AttackHost()) {
+            Path env = AttackFixtures.attackEnvironment(host.base.resolve("env"), "hidden-tests-" + name, "");
+            Path manifest = env.resolve("environment.yaml");
+            String m = Files.readString(manifest);
+            if (resources != null) {
+                String key = resources.substring(0, resources.indexOf(':'));
+                m = m.contains("    " + key + ":") ? m.replaceAll("(?m)^    " + key + ":.*$", "    " + resources)
+                        : m.replace("  resources:\n", "  resources:\n    " + resources + "\n");
+            }
+            Files.writeString(manifest, m);
+            // interface: maxProcesses and maxCpuSeconds in Rollout spec.limits are the natural names; align after merge
+            Files.writeString(env.resolve("rollout.yaml"), AttackFixtures.rolloutWithLimits("limit-" + name.toLowerCase(), agent, 120,
+                    limits == null ? "" : "    " + limits + "\n"));
+            Path out = host.base.resolve("out");
+            long t0 = System.nanoTime();
+            CliProcess.Result run = CliProcess.run(null, host.home, List.of("run", "-f", env.toString(), "--out", out.toString()), null, 240);
+            long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+            assertThat(run.exit()).as(run.output()).isZero();
+            JsonNode res = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+            assertThat(res.path("sandbox").asText()).as(run.output()).isEqualTo("bubblewrap");
+            assertThat(res.path("phase").asText()).as(res.toString()).isIn("Failed", "TimedOut");
+            assertThat(res.path("reason").asText()).as("result.json reason: " + res).isNotEqualTo("DeadlineExceeded").matches(reason);
+            assertThat(seconds).as("the limit, not the 120 s deadline, ended the run").isLessThan(100);
+        }
+    }
+}
