@@ -141,6 +141,7 @@ public final class Box implements AutoCloseable {
             bw.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", src, b.dest().toString()));
         }
         List<Path> visible = binds.stream().map(Bind::dest).toList();
+        bw.addAll(List.of("--remount-ro", "/")); // the box's own root (where /etc and the mount points live) read-only too
         bw.addAll(List.of("--setenv", "PATH", HostView.boxPath(path, tools, visible), "--chdir", cwd.toAbsolutePath().normalize().toString(), "--"));
 
         List<String> exec = new ArrayList<>();
