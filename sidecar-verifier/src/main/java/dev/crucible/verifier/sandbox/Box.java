@@ -43,7 +43,10 @@ public final class Box implements AutoCloseable {
 
     /** The first uid boxes take when the CLI is root; each box gets its own (see {@link #nextUid}). */
     static final int UID_BASE = 200_000;
-    static final boolean ROOT = processUid() == 0;
+    /** The launcher's descriptors for copied-in files start here, far above the caller's (fd 3 is grading's channel); bwrap closes them. */
+    static final int FIRST_DATA_FD = 60;
+    /** Whether this JVM runs as root (boxes then drop to their own uid and use cgroups). */
+    public static final boolean ROOT = processUid() == 0;
     private static final AtomicInteger SLOT = new AtomicInteger();
     private static volatile Availability availability;
 
@@ -116,7 +119,6 @@ public final class Box implements AutoCloseable {
         for (Path t : tools) binds.add(new Bind(t, t, false));
         for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
         for (Path r : spec.readOnly()) if (Files.exists(r)) binds.add(new Bind(r, r, false));
-        spec.files().forEach((src, dest) -> { if (Files.exists(src)) binds.add(new Bind(src, dest.toAbsolutePath().normalize(), false)); });
         binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
 
         List<String> script = new ArrayList<>();
@@ -139,6 +141,14 @@ public final class Box implements AutoCloseable {
                 src = s;
             }
             bw.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", src, b.dest().toString()));
+        }
+        // named files are copied in from a descriptor the launcher opens: a bind would name their folder in /proc/self/mountinfo
+        int fd = FIRST_DATA_FD;
+        for (Map.Entry<Path, Path> f : spec.files().entrySet()) {
+            if (!Files.isRegularFile(f.getKey())) continue;
+            script.add("exec " + fd + "<" + q(f.getKey().toString()));
+            bw.addAll(List.of("--perms", Files.isExecutable(f.getKey()) ? "0555" : "0444", "--ro-bind-data", Integer.toString(fd++),
+                    f.getValue().toAbsolutePath().normalize().toString()));
         }
         List<Path> visible = binds.stream().map(Bind::dest).toList();
         bw.addAll(List.of("--remount-ro", "/")); // the box's own root (where /etc and the mount points live) read-only too

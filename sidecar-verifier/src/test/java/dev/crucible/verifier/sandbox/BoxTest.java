@@ -108,15 +108,20 @@ class BoxTest {
     @Test
     void inheritedDescriptorsPassThrough() throws Exception {
         Path channel = tmp.resolve("channel");
-        try (Box box = open(BoxLimits.defaults())) {
+        Path script = Files.writeString(Files.createDirectories(tmp.resolve("manifests/agents")).resolve("agent.sh"), "echo from-script >&3\n");
+        Path seen = tmp.resolve("attempt-0/agents/agent.sh");
+        try (Box box = Box.open(BoxSpec.of("fd", BoxLimits.defaults()).withWritable(ws).withFiles(Map.of(script, seen)))) {
             List<String> argv = new ArrayList<>(List.of("/bin/bash", "-c", "exec 3>\"$0\"; exec \"$@\"", channel.toString()));
-            argv.addAll(box.wrap(List.of("/bin/sh", "-c", "echo through-fd3 >&3"), ws, env()));
+            argv.addAll(box.wrap(List.of("/bin/sh", "-c", "echo through-fd3 >&3; sh " + seen + "; ls /proc/self/fd | tr '\\n' ' ' >&3;"
+                    + " grep -c manifests /proc/self/mountinfo >&3; true"), ws, env()));
             Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as(out).isZero();
         }
-        assertThat(Files.readString(channel)).isEqualTo("through-fd3\n");
+        // fd 3 arrives, the named file is there without its folder, and the launcher's own descriptors do not leak in
+        assertThat(Files.readString(channel)).startsWith("through-fd3\nfrom-script\n0 1 2 3 ").doesNotContain(" " + Box.FIRST_DATA_FD + " ")
+                .endsWith(" 0\n");
     }
 
     @Test
