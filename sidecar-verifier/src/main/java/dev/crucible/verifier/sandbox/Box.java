@@ -302,7 +302,7 @@ public final class Box implements AutoCloseable {
         if (cgroups == null) {
             if (l.memoryBytes() > 0) a.add("--as=" + l.memoryBytes());
             if (l.pids() > 0) a.add("--nproc=" + l.pids());
-            if (l.cpuSeconds() > 0) a.add("--cpu=" + l.cpuSeconds());
+            if (l.cpuSeconds() > 0) a.add("--cpu=" + l.cpuSeconds() + ":" + (l.cpuSeconds() + 2)); // SIGXCPU first (a reason), SIGKILL 2 s later
         }
         return a;
     }
