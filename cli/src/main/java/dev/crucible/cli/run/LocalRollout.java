@@ -144,8 +144,11 @@ public final class LocalRollout {
         sandboxName = sandbox.name();
         this.sandbox = sandbox;
         progress.info(sandbox.describe());
-        progress.info(opt.sandbox() ? "grading: each graded command in a fresh box (grading tree read-only, results writable, nothing else of the host)"
-                : "WARNING: grading runs unconfined (--no-sandbox): graded code can reach everything this user can");
+        progress.info(!opt.sandbox() ? "WARNING: grading runs unconfined (--no-sandbox): graded code can reach everything this user can"
+                : dev.crucible.verifier.sandbox.Box.availability().ok()
+                ? "grading: each graded command in a fresh box (grading tree read-only, results writable, nothing else of the host)"
+                : "grading will be refused: no box can be made here (" + dev.crucible.verifier.sandbox.Box.availability().problem()
+                        + "); pass --no-sandbox to grade unconfined");
         List<String> clusterOnly = ClusterOnlySettings.of(env);
         if (!clusterOnly.isEmpty()) progress.info("cluster-only, not applied here: " + String.join("; ", clusterOnly));
         if (env.setup != null && env.setup.script != null && !env.setup.script.isBlank()) {
@@ -414,6 +417,11 @@ public final class LocalRollout {
                 if (remaining().isNegative()) {
                     timedOut = true;
                     progress.info("deadline of " + deadlineSeconds() + " s reached: closing the environment API");
+                    break;
+                }
+                limitExceeded = sandbox.limitExceeded(0).orElse(null);
+                if (limitExceeded != null) {
+                    progress.info("the sandbox stopped the steps: " + limitExceeded + "; closing the environment API");
                     break;
                 }
                 Thread.sleep(100);
