@@ -195,7 +195,7 @@ public final class Episode implements AutoCloseable {
                 return lastReport;
             }
             long tPrep = System.nanoTime();
-            GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.executor(),
+            GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
                     python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable()), pid -> { });
             VerifierSpec v = env.verifier();
             Outcome o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);

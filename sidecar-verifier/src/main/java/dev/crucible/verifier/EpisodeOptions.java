@@ -19,12 +19,26 @@ import java.util.function.Consumer;
  *     a workspace restore here).</li>
  * <li>{@code gradingDir}: where grading trees and reports are built (null: {@code stateDir}); in a
  *     pod, a volume the environment container also mounts, since grading commands run there.</li>
+ * <li>{@code gradingExecutor}: runs graded commands (null: {@code executor}); the CLI passes a
+ *     {@link dev.crucible.verifier.sandbox.GradingSandbox}.</li>
  * </ul>
  */
 public record EpisodeOptions(Path stateDir, Path pristineSource, Executor executor, boolean runSetup,
                              Duration scanInterval, Duration processInterval, int maxStepOutputBytes,
                              Duration defaultStepTimeout, Duration maxStepTimeout, int maxSteps,
-                             Consumer<Finding> onFinding, Consumer<Finding> onRevert, Path gradingDir) {
+                             Consumer<Finding> onFinding, Consumer<Finding> onRevert, Path gradingDir,
+                             Executor gradingExecutor) {
+
+    /** The constructor before {@code gradingExecutor}: graded commands use {@code executor}. */
+    public EpisodeOptions(Path stateDir, Path pristineSource, Executor executor, boolean runSetup, Duration scanInterval,
+                          Duration processInterval, int maxStepOutputBytes, Duration defaultStepTimeout, Duration maxStepTimeout,
+                          int maxSteps, Consumer<Finding> onFinding, Consumer<Finding> onRevert, Path gradingDir) {
+        this(stateDir, pristineSource, executor, runSetup, scanInterval, processInterval, maxStepOutputBytes, defaultStepTimeout,
+                maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir, null);
+    }
+
+    /** The executor of graded commands. */
+    public Executor grader() { return gradingExecutor == null ? executor : gradingExecutor; }
 
     public static EpisodeOptions defaults() {
         return new EpisodeOptions(null, null, new LocalExecutor(), false, Duration.ofMillis(1000), Duration.ofMillis(250),
@@ -33,41 +47,46 @@ public record EpisodeOptions(Path stateDir, Path pristineSource, Executor execut
 
     public EpisodeOptions withStateDir(Path dir) {
         return new EpisodeOptions(dir, pristineSource, executor, runSetup, scanInterval, processInterval, maxStepOutputBytes,
-                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir);
+                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir, gradingExecutor);
     }
 
     public EpisodeOptions withPristineSource(Path source) {
         return new EpisodeOptions(stateDir, source, executor, runSetup, scanInterval, processInterval, maxStepOutputBytes,
-                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir);
+                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir, gradingExecutor);
     }
 
     public EpisodeOptions withRunSetup(boolean run) {
         return new EpisodeOptions(stateDir, pristineSource, executor, run, scanInterval, processInterval, maxStepOutputBytes,
-                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir);
+                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir, gradingExecutor);
     }
 
     public EpisodeOptions withIntervals(Duration scan, Duration process) {
         return new EpisodeOptions(stateDir, pristineSource, executor, runSetup, scan, process, maxStepOutputBytes,
-                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir);
+                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir, gradingExecutor);
     }
 
     public EpisodeOptions withStepLimits(int maxOutputBytes, Duration defaultTimeout, Duration maxTimeout, int steps) {
         return new EpisodeOptions(stateDir, pristineSource, executor, runSetup, scanInterval, processInterval, maxOutputBytes,
-                defaultTimeout, maxTimeout, steps, onFinding, onRevert, gradingDir);
+                defaultTimeout, maxTimeout, steps, onFinding, onRevert, gradingDir, gradingExecutor);
     }
 
     public EpisodeOptions withListeners(Consumer<Finding> finding, Consumer<Finding> revert) {
         return new EpisodeOptions(stateDir, pristineSource, executor, runSetup, scanInterval, processInterval, maxStepOutputBytes,
-                defaultStepTimeout, maxStepTimeout, maxSteps, finding, revert, gradingDir);
+                defaultStepTimeout, maxStepTimeout, maxSteps, finding, revert, gradingDir, gradingExecutor);
     }
 
     public EpisodeOptions withGradingDir(Path dir) {
         return new EpisodeOptions(stateDir, pristineSource, executor, runSetup, scanInterval, processInterval, maxStepOutputBytes,
-                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, dir);
+                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, dir, gradingExecutor);
     }
 
     public EpisodeOptions withExecutor(Executor e) {
         return new EpisodeOptions(stateDir, pristineSource, e, runSetup, scanInterval, processInterval, maxStepOutputBytes,
-                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir);
+                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir, gradingExecutor);
+    }
+
+    public EpisodeOptions withGradingExecutor(Executor e) {
+        return new EpisodeOptions(stateDir, pristineSource, executor, runSetup, scanInterval, processInterval, maxStepOutputBytes,
+                defaultStepTimeout, maxStepTimeout, maxSteps, onFinding, onRevert, gradingDir, e);
     }
 }

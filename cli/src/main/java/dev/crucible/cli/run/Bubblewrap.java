@@ -1,6 +1,7 @@
 package dev.crucible.cli.run;
 
 import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.sandbox.Box;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -9,23 +10,27 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The agent under bubblewrap: the whole file system read-only, only the workspace writable, the
- * protected paths inside it bound read-only again, a fresh /tmp and HOME, no network, its own PID
- * namespace (killing bwrap ends every process in it), and it dies with the CLI.
- *
- * @param readable paths under /tmp that must stay visible despite the fresh /tmp (the attempt folder,
- *                 the manifest's folder); bound read-only
- * @param readOnly existing protected files and folders inside the workspace
- * @param masked   folders (hidden tests, the episode's state) replaced by an empty tmpfs
- * @param maskedFiles files (a hidden test patch) replaced by /dev/null
+ * The agent in the shared {@link Box} (the one grading uses too): the workspace writable, its
+ * protected paths read-only, the files the agent command names read-only, nothing else of the
+ * attempt folder, the manifest folder, the hidden tests or the state folder, which are simply not
+ * in the box (no masks that would name them in /proc/self/mountinfo).
  */
-public record Bubblewrap(Path bwrap, Path workspace, List<Path> readable, List<Path> readOnly, List<Path> masked,
-                         List<Path> maskedFiles) implements Sandbox {
+public final class Bubblewrap implements Sandbox {
     /** Past this many protected files the argv grows unwieldy; the monitor still watches the rest. */
     static final int MAX_BINDS = 512;
     static final String HOME = "/tmp/home";
+    private final Box box;
+    private final Path workspace;
+
+    Bubblewrap(Box box, Path workspace) {
+        this.box = box;
+        this.workspace = workspace;
+    }
+
+    public Box box() { return box; }
 
     @Override
     public String name() { return "bubblewrap"; }
@@ -34,33 +39,23 @@ public record Bubblewrap(Path bwrap, Path workspace, List<Path> readable, List<P
     public String home() { return HOME; }
 
     @Override
-    public List<String> wrap(List<String> argv, Path cwd) {
-        List<String> a = new ArrayList<>(List.of(bwrap.toString(), "--die-with-parent", "--new-session",
-                "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--dir", HOME));
-        for (Path p : readable) if (Files.exists(p)) bind(a, "--ro-bind", p);
-        bind(a, "--bind", workspace);
-        for (Path p : readOnly) bind(a, "--ro-bind", p);
-        for (Path p : masked) if (Files.isDirectory(p)) { a.add("--tmpfs"); a.add(p.toString()); }
-        for (Path p : maskedFiles) if (Files.isRegularFile(p)) { a.add("--ro-bind"); a.add("/dev/null"); a.add(p.toString()); }
-        a.add("--chdir");
-        a.add(cwd.toString());
-        a.add("--");
-        a.addAll(argv);
-        return a;
+    public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env) { return box.wrap(argv, cwd, env); }
+
+    /** Files created in the workspace by the CLI (setup, write_file) go to the box's uid, so the agent may change them. */
+    @Override
+    public void prepare() throws IOException { box.handOver(workspace); }
+
+    @Override
+    public java.util.Optional<String> limitExceeded(int exitCode) {
+        box.noteExit(exitCode);
+        return box.limitExceeded();
     }
 
     @Override
-    public String describe() {
-        return "sandbox: bubblewrap (no network, writes only in the workspace, " + readOnly.size()
-                + " protected path" + (readOnly.size() == 1 ? "" : "s") + " read-only, own PID namespace, fresh /tmp)";
-    }
+    public String describe() { return box.describe(); }
 
-    private static void bind(List<String> a, String how, Path p) {
-        a.add(how);
-        a.add(p.toString());
-        a.add(p.toString());
-    }
+    @Override
+    public void close() { box.close(); }
 
     /**
      * The existing workspace paths the protected globs cover: a folder for {@code dir/**} (so nothing

@@ -20,7 +20,7 @@ final class ClusterOnlySettings {
         if (s.sandbox != null && s.sandbox.network != null && s.sandbox.network.egress == EgressMode.ALLOW_LIST) {
             l.add("the egress allow-list (locally all network is denied under bubblewrap)");
         }
-        if (s.resources != null) l.add("resources (CPU, memory, GPU limits)");
+        if (s.resources != null && s.resources.gpus != null && s.resources.gpus > 0) l.add("resources.gpus (no GPU is handed to a local run)");
         if (s.topology != null) l.add("topology (one local process instead of roles × replicas)");
         return l;
     }

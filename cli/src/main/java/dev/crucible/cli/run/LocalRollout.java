@@ -17,6 +17,7 @@ import dev.crucible.verifier.api.RolloutFindings;
 import dev.crucible.verifier.api.SidecarMetrics;
 import dev.crucible.verifier.exec.ProcessTreeKiller;
 import dev.crucible.verifier.monitor.Finding;
+import dev.crucible.verifier.sandbox.GradingSandbox;
 import io.vertx.core.Vertx;
 import java.io.File;
 import java.io.IOException;
@@ -76,6 +77,7 @@ public final class LocalRollout {
     private RolloutResult.Agent agent;
     private String setupError;
     private boolean timedOut;
+    private String limitExceeded; // the sandbox's resource limit that ended the agent, if one did
     private Integer agentExit;
     private VerifyReport report;
     private volatile RunningRollout live; // published while a snapshot-able agent runs
@@ -122,6 +124,7 @@ public final class LocalRollout {
         } finally {
             if (episode != null) episode.close();
             if (holder != null) holder.close();
+            if (sandbox != null) sandbox.close();
             if (stateDir != null) TreeCopy.delete(stateDir);
             done.countDown();
         }
@@ -136,13 +139,18 @@ public final class LocalRollout {
         Files.writeString(dir.taskFile(), prompt());
         Sandbox sandbox = opt.snapshots() != null && !doc.interactive()
                 ? new Namespaces(dir.root().resolve("home"), dir.root().resolve(AGENT_EXIT))
-                : SandboxChooser.choose(opt.sandbox(), doc.environment(), workspace, dir, stateDir, dir.root().resolve("home"),
-                        doc.spec().agent == null ? null : doc.spec().agent.command);
+                : SandboxChooser.choose(opt.sandbox(), doc.environment(), workspace, dir, dir.root().resolve("home"),
+                        doc.spec().agent == null ? null : doc.spec().agent.command, deadlineSeconds(), "agent-" + attempt);
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
         if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));
         sandboxName = sandbox.name();
         this.sandbox = sandbox;
         progress.info(sandbox.describe());
+        progress.info(!opt.sandbox() ? "WARNING: grading runs unconfined (--no-sandbox): graded code can reach everything this user can"
+                : dev.crucible.verifier.sandbox.Box.availability().ok()
+                ? "grading: each graded command in a fresh box (grading tree read-only, results writable, nothing else of the host)"
+                : "grading will be refused: no box can be made here (" + dev.crucible.verifier.sandbox.Box.availability().problem()
+                        + "); pass --no-sandbox to grade unconfined");
         List<String> clusterOnly = ClusterOnlySettings.of(env);
         if (!clusterOnly.isEmpty()) progress.info("cluster-only, not applied here: " + String.join("; ", clusterOnly));
         if (env.setup != null && env.setup.script != null && !env.setup.script.isBlank()) {
@@ -168,6 +176,10 @@ public final class LocalRollout {
         EpisodeOptions o = EpisodeOptions.defaults().withStateDir(stateDir).withRunSetup(false)
                 .withListeners(progress::finding, f -> { })
                 .withStepLimits(64 * 1024, Duration.ofSeconds(60), Duration.ofSeconds(600), maxTurns);
+        if (opt.sandbox()) {
+            long gradeWall = doc.environment().verifierEnv().verifier().timeoutOrDefault();
+            o = o.withGradingExecutor(new GradingSandbox(SandboxChooser.limits(doc.environment(), gradeWall)));
+        }
         return doc.interactive() ? o.withExecutor(new SandboxedExecutor(sandbox, workspace)) : o;
     }
 
@@ -179,11 +191,13 @@ public final class LocalRollout {
         List<String> command = doc.spec().agent.command;
         List<String> argv = new ArrayList<>();
         if (!sandbox.startsOwnSession() && Files.isExecutable(Path.of("/usr/bin/setsid"))) argv.add("/usr/bin/setsid"); // own session: the kill sweep finds it all
-        argv.addAll(sandbox.wrap(command, workspace));
+        Map<String, String> agentEnv = agentEnv();
+        sandbox.prepare(); // what setup made goes to the sandbox's user
+        argv.addAll(sandbox.wrap(command, workspace, agentEnv));
         ProcessBuilder pb = new ProcessBuilder(argv).directory(workspace.toFile()).redirectErrorStream(true)
                 .redirectOutput(dir.agentLog().toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().clear();
-        pb.environment().putAll(agentEnv());
+        pb.environment().putAll(agentEnv);
         runningAt = Instant.now().toString();
         long ta = System.nanoTime();
         progress.phase(Phase.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
@@ -287,6 +301,8 @@ public final class LocalRollout {
         }
         agentMs = (System.nanoTime() - ta) / 1_000_000;
         if (exited) agentExit = exitCode.getAsInt();
+        limitExceeded = sandbox.limitExceeded(agentExit == null ? 0 : agentExit).orElse(null);
+        if (limitExceeded != null) progress.info("the agent was stopped: " + limitExceeded);
         agent = new RolloutResult.Agent(command, agentExit, dir.agentLog().toString());
         if (exited) progress.info("agent exited with status " + agentExit + " after " + agentMs / 1000.0 + " s");
         if (!cancelled) grade(() -> episode.verify());
@@ -409,6 +425,11 @@ public final class LocalRollout {
                     progress.info("deadline of " + deadlineSeconds() + " s reached: closing the environment API");
                     break;
                 }
+                limitExceeded = sandbox.limitExceeded(0).orElse(null);
+                if (limitExceeded != null) {
+                    progress.info("the sandbox stopped the steps: " + limitExceeded + "; closing the environment API");
+                    break;
+                }
                 Thread.sleep(100);
                 if (System.nanoTime() > nextBeat) {
                     Episode e = currentOrNull(holder);
@@ -454,7 +475,8 @@ public final class LocalRollout {
         Phase.Decision d = error != null
                 ? new Phase.Decision(Phase.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
                 : Phase.terminal(new Phase.Facts(cancelled, setupError, flagged, doc.environment().verifierEnv().spec().hackPolicy().action(),
-                        timedOut, deadlineSeconds(), report == null ? null : report.verdict(), report == null ? null : report.reason(), agentExit));
+                        timedOut, deadlineSeconds(), report == null ? null : report.verdict(), report == null ? null : report.reason(), agentExit,
+                        limitExceeded));
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         RolloutResult r = new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",
                 doc.spec().group == null ? null : doc.spec().group.id, attempt, d.phase(), d.reason(), d.message(),

@@ -3,6 +3,7 @@ package dev.crucible.cli.run;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The sandbox of snapshot-able runs ({@code --snapshot-every}, or a restored branch): the agent is
@@ -24,7 +25,7 @@ public record Namespaces(Path homeDir, Path exitFile) implements Sandbox {
     public String name() { return "namespaces"; }
 
     @Override
-    public List<String> wrap(List<String> argv, Path cwd) {
+    public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env) {
         List<String> a = new ArrayList<>(List.of("unshare", "--pid", "--fork", "--net", "--ipc", "--uts", "setsid",
                 "/bin/sh", "-c", "f=$1; shift; \"$@\"; s=$?; echo $s > \"$f\"; exit $s", "crucible-agent", exitFile.toString()));
         a.addAll(argv);
@@ -42,7 +43,9 @@ public record Namespaces(Path homeDir, Path exitFile) implements Sandbox {
     public String describe() {
         return "sandbox: namespaces (snapshot-able; chosen because of --snapshot-every: own PID, network, IPC and UTS namespaces,"
                 + " no network). Weaker than the default bubblewrap sandbox: the file system is NOT read-only (the agent can write"
-                + " wherever " + System.getProperty("user.name") + " can), protected paths are not bound read-only and hidden tests"
-                + " are not masked (the monitor still reports changes), /tmp is the host's. Runs without --snapshot-every keep bubblewrap.";
+                + " wherever " + System.getProperty("user.name") + " can), protected paths are not bound read-only, hidden tests"
+                + " are readable (the monitor still reports changes), /tmp is the host's, no user namespace (the agent keeps this user's"
+                + " privileges), no memory, process, CPU or disk limits. Grading still runs in the bubblewrap box. Runs without"
+                + " --snapshot-every keep bubblewrap.";
     }
 }

@@ -26,6 +26,7 @@ public enum Phase {
         }
         if (f.timedOut()) return new Decision(TimedOut, "DeadlineExceeded", "the rollout ran past limits.maxDurationSeconds ("
                 + f.deadlineSeconds() + " s); its agent was stopped");
+        if (f.limitExceeded() != null) return new Decision(Failed, "ResourceLimitExceeded", "the sandbox stopped the agent: " + f.limitExceeded());
         if (f.verdict() == null || "error".equals(f.verdict())) {
             return new Decision(Failed, "VerificationFailed", f.gradeError() == null ? "grading did not run" : f.gradeError());
         }
@@ -37,5 +38,11 @@ public enum Phase {
 
     /** What happened, as {@link #terminal} needs it. */
     public record Facts(boolean interrupted, String setupError, int flaggedFindings, String policy, boolean timedOut,
-                        long deadlineSeconds, String verdict, String gradeError, Integer agentExit) {}
+                        long deadlineSeconds, String verdict, String gradeError, Integer agentExit, String limitExceeded) {
+        /** Without a resource limit hit (limitExceeded: the sandbox's reason, e.g. "memory limit 1Gi reached (OOM kill)"). */
+        public Facts(boolean interrupted, String setupError, int flaggedFindings, String policy, boolean timedOut,
+                     long deadlineSeconds, String verdict, String gradeError, Integer agentExit) {
+            this(interrupted, setupError, flaggedFindings, policy, timedOut, deadlineSeconds, verdict, gradeError, agentExit, null);
+        }
+    }
 }

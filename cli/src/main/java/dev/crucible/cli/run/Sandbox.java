@@ -1,20 +1,23 @@
 package dev.crucible.cli.run;
 
-import java.nio.file.Files;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * How the agent's commands are confined on this machine. {@link Bubblewrap} when {@code bwrap} is
- * installed; {@link Namespaces} for runs that are snapshotted (CRIU can dump it); {@link Unconfined} otherwise, with a warning that says what is then not enforced.
+ * How the agent's commands are confined on this machine. {@link Bubblewrap} (the shared
+ * {@link dev.crucible.verifier.sandbox.Box}) when bwrap works here; {@link Namespaces} for runs
+ * that are snapshotted (CRIU can dump it); {@link Unconfined} otherwise, with a warning that says
+ * what is then not enforced.
  */
-public sealed interface Sandbox permits Bubblewrap, Namespaces, Unconfined {
+public sealed interface Sandbox extends AutoCloseable permits Bubblewrap, Namespaces, Unconfined {
     /** "bubblewrap", "namespaces" or "none" (recorded in result.json). */
     String name();
 
-    /** The argv that runs {@code argv} confined, in {@code cwd}. */
-    List<String> wrap(List<String> argv, Path cwd);
+    /** The argv that runs {@code argv} confined, in {@code cwd}; {@code env} is what the launcher gets (its PATH is read). */
+    List<String> wrap(List<String> argv, Path cwd, Map<String, String> env);
 
     /** Where HOME points for agent commands (a fresh directory the agent may write). */
     String home();
@@ -22,13 +25,16 @@ public sealed interface Sandbox permits Bubblewrap, Namespaces, Unconfined {
     /** True when {@link #wrap} makes the agent its own session leader (no setsid is put in front of it). */
     default boolean startsOwnSession() { return false; }
 
+    /** Called before agent commands run: makes the workspace writable for the sandbox's user. */
+    default void prepare() throws IOException { }
+
+    /** After the agent ended with {@code exitCode}: the resource limit that ended it, if one did. */
+    default Optional<String> limitExceeded(int exitCode) { return Optional.empty(); }
+
     /** One line for the terminal: what is enforced, or what is not. */
     String describe();
 
-    /** The bwrap on PATH, if any. */
-    static Path findBubblewrap() {
-        String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
-        return Stream.of(path.split(":")).filter(d -> !d.isEmpty()).map(d -> Path.of(d, "bwrap"))
-                .filter(Files::isExecutable).findFirst().orElse(null);
-    }
+    /** Ends whatever the sandbox still holds (processes, cgroups). */
+    @Override
+    default void close() { }
 }

@@ -1,72 +1,69 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.api.v1alpha1.common.ResourcesSpec;
 import dev.crucible.cli.run.RunInputs.EnvironmentDoc;
 import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.BoxSpec;
+import dev.crucible.verifier.sandbox.BoxUnavailableException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
-/** Picks the sandbox for one attempt: bubblewrap when it is installed and works here, else unconfined with the reason. */
+/** Picks the sandbox for one attempt: the shared box when bwrap works here, else unconfined with the reason. */
 final class SandboxChooser {
-    private static volatile String bwrapProblem; // null: not probed yet; "": works
-
     private SandboxChooser() {}
 
-    static Sandbox choose(boolean wanted, EnvironmentDoc env, Path workspace, AttemptDir dir, Path stateDir, Path home,
-                          List<String> agentCommand) throws IOException {
+    /**
+     * The box shows the workspace (protected paths read-only), the task file and the files the agent
+     * command names; never the attempt folder, the manifest's folder or the state folder.
+     */
+    static Sandbox choose(boolean wanted, EnvironmentDoc env, Path workspace, AttemptDir dir, Path home, List<String> agentCommand,
+                          long deadlineSeconds, String label) throws IOException {
         if (!wanted) return new Unconfined(home, "--no-sandbox was given");
-        Path bwrap = Sandbox.findBubblewrap();
-        if (bwrap == null) return new Unconfined(home, "bubblewrap (bwrap) is not installed");
-        String problem = probe(bwrap);
-        if (!problem.isEmpty()) return new Unconfined(home, "bubblewrap cannot create its namespaces here (" + problem + ")");
-        List<Path> masked = new ArrayList<>(List.of(stateDir));
-        env.verifierEnv().hiddenTestsDir().ifPresent(masked::add);
-        List<Path> maskedFiles = new ArrayList<>();
-        env.verifierEnv().hiddenTestsPatch().ifPresent(maskedFiles::add);
-        List<Path> readOnly = Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier()));
-        List<Path> readable = new ArrayList<>(List.of(dir.root(), env.baseDir()));
-        readable.addAll(commandFiles(agentCommand));
-        return new Bubblewrap(bwrap, workspace, readable, readOnly, masked, maskedFiles);
+        Map<Path, Path> files = commandFiles(agentCommand, workspace);
+        if (Files.isRegularFile(dir.taskFile())) files.put(dir.taskFile(), dir.taskFile());
+        BoxSpec spec = BoxSpec.of(label, limits(env, deadlineSeconds)).withWritable(workspace)
+                .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier())))
+                .withFiles(files).withHome(Bubblewrap.HOME);
+        try {
+            return new Bubblewrap(Box.open(spec), workspace);
+        } catch (BoxUnavailableException e) {
+            return new Unconfined(home, e.getMessage());
+        }
+    }
+
+    /** The environment's {@code spec.resources} as box limits; CPU time is the CPU share over {@code wallSeconds}. */
+    static BoxLimits limits(EnvironmentDoc env, long wallSeconds) {
+        ResourcesSpec r = env.spec().resources;
+        return r == null ? BoxLimits.defaults() : BoxLimits.of(r.cpu, r.memory, r.ephemeralStorage, wallSeconds);
     }
 
     /**
-     * Folders of the files an agent command names by absolute path (e.g. {@code sh /tmp/x/agent.sh}):
-     * the fresh /tmp would hide them otherwise. They stay read-only; masks still apply on top.
+     * Files an agent command names ({@code sh /abs/agent.sh}, {@code sh ../agents/honest.sh}),
+     * resolved against the workspace like the shell would: source (links followed) → the path the
+     * agent uses. Only regular files outside the workspace; never a folder, so the manifest's folder
+     * stays out of the box.
      */
-    static List<Path> commandFiles(List<String> command) {
-        List<Path> out = new ArrayList<>();
+    static Map<Path, Path> commandFiles(List<String> command, Path workspace) {
+        Map<Path, Path> out = new LinkedHashMap<>();
         if (command == null) return out;
         for (String arg : command) {
             for (String token : arg.split("[\\s'\"=;|&()<>]+")) {
-                if (!token.startsWith("/")) continue;
-                Path p = Path.of(token).normalize();
-                Path dir = Files.isDirectory(p) ? p : Files.isRegularFile(p) ? p.getParent() : null;
-                if (dir != null && dir.getNameCount() >= 2 && !out.contains(dir)) out.add(dir);
+                if (token.isEmpty() || !token.contains("/")) continue;
+                Path as = (token.startsWith("/") ? Path.of(token) : workspace.resolve(token)).normalize();
+                if (as.startsWith(workspace) || !Files.isRegularFile(as)) continue;
+                try {
+                    out.putIfAbsent(as.toRealPath(), as);
+                } catch (IOException e) {
+                    // vanished: nothing to show
+                }
             }
         }
         return out;
-    }
-
-    /** One trial run, once per process: an installed bwrap can still be refused namespaces (no user namespaces, seccomp). */
-    private static String probe(Path bwrap) {
-        String p = bwrapProblem;
-        if (p != null) return p;
-        try {
-            Process proc = new ProcessBuilder(bwrap.toString(), "--die-with-parent", "--unshare-net", "--unshare-pid",
-                    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true")
-                    .redirectErrorStream(true).start();
-            String out = new String(proc.getInputStream().readAllBytes()).strip();
-            p = proc.waitFor(20, TimeUnit.SECONDS) && proc.exitValue() == 0 ? "" : (out.isEmpty() ? "exit " + proc.exitValue() : out);
-        } catch (IOException e) {
-            p = e.getMessage();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted";
-        }
-        bwrapProblem = p;
-        return p;
     }
 }

@@ -4,14 +4,16 @@ import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.Executor;
 import dev.crucible.verifier.exec.LocalExecutor;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.LongConsumer;
 
 /**
  * The episode's executor in interactive mode: commands that run in the workspace (the trainer's
- * bash steps, the interpreter probe) go through the sandbox; grading runs in the episode's own
- * tree outside the workspace and stays unconfined, since it must read the pristine copy the
- * sandbox hides.
+ * bash steps, the interpreter probe) go through the attempt's sandbox (the same box as an embedded
+ * agent's); grading has its own executor (a fresh grading box per command).
  */
 final class SandboxedExecutor implements Executor {
     private final Executor inner = new LocalExecutor();
@@ -26,14 +28,15 @@ final class SandboxedExecutor implements Executor {
     @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
         if (!req.cwd().toAbsolutePath().normalize().startsWith(workspace)) return inner.run(req, onStart);
-        ExecRequest wrapped = new ExecRequest(sandbox.wrap(req.argv(), req.cwd()), req.cwd(), homed(req), req.clearEnv(),
+        try {
+            sandbox.prepare(); // write_file and edit ran as this user: hand their files to the box
+        } catch (IOException e) {
+            return new ExecResult(126, "", "could not prepare the workspace for the sandbox: " + e.getMessage() + "\n", false, false, 0, -1);
+        }
+        Map<String, String> env = new LinkedHashMap<>(req.env());
+        env.put("HOME", sandbox.home());
+        ExecRequest wrapped = new ExecRequest(sandbox.wrap(req.argv(), req.cwd(), env), req.cwd(), env, req.clearEnv(),
                 req.timeout(), req.maxOutputBytes(), req.stdin(), req.mergeStderr());
         return inner.run(wrapped, onStart);
-    }
-
-    private java.util.Map<String, String> homed(ExecRequest req) {
-        java.util.Map<String, String> env = new java.util.LinkedHashMap<>(req.env());
-        env.put("HOME", sandbox.home());
-        return env;
     }
 }

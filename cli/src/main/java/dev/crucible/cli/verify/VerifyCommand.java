@@ -45,7 +45,9 @@ public final class VerifyCommand implements Callable<Integer> {
         if (!Files.isDirectory(workspace)) return bad(err, "--workspace " + workspace + ": no such directory");
         try {
             Environment env = Environment.load(file);
-            VerifyReport report = Episode.gradePostHoc(env, workspace, EpisodeOptions.defaults());
+            // graded code runs in the shared sandbox, as in crucible run
+            VerifyReport report = Episode.gradePostHoc(env, workspace, EpisodeOptions.defaults().withGradingExecutor(
+                    new dev.crucible.verifier.sandbox.GradingSandbox(dev.crucible.verifier.sandbox.BoxLimits.defaults())));
             spec.commandLine().getOut().println(Json.write(report, pretty));
             spec.commandLine().getOut().flush();
             return 0;

@@ -25,14 +25,14 @@ class BubblewrapTest {
     }
 
     @Test
-    void theWorkspaceIsBoundAfterTheFreshTmpAndProtectedPathsAfterTheWorkspace(@TempDir Path dir) throws Exception {
-        Path ws = Files.createDirectories(dir.resolve("sandbox/ws"));
-        Path state = Files.createDirectories(dir.resolve("state"));
-        Bubblewrap b = new Bubblewrap(Path.of("/usr/bin/bwrap"), ws, List.of(dir), List.of(ws.resolve("tests")), List.of(state), List.of());
-        List<String> a = b.wrap(List.of("sh", "-c", "true"), ws);
-        assertThat(a).containsSubsequence("--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid", "--ro-bind", "/", "/");
-        assertThat(a.indexOf("--tmpfs")).isLessThan(a.indexOf("--bind"));
-        assertThat(String.join(" ", a)).contains("--bind " + ws + " " + ws + " --ro-bind " + ws.resolve("tests"))
-                .contains("--tmpfs " + state).endsWith("--chdir " + ws + " -- sh -c true");
+    void theAgentSeesTheFilesItsCommandNamesButNotTheirFolder(@TempDir Path dir) throws Exception {
+        Path manifestDir = Files.createDirectories(dir.resolve("env/agents"));
+        Files.writeString(manifestDir.resolve("honest.sh"), "echo hi");
+        Path attempt = Files.createDirectories(dir.resolve("out"));
+        Path ws = Files.createDirectories(attempt.resolve("workspace"));
+        Files.createSymbolicLink(attempt.resolve("agents"), manifestDir);
+        var files = SandboxChooser.commandFiles(List.of("sh", "-c", "sh ../agents/honest.sh && cat ./x"), ws);
+        assertThat(files).containsEntry(manifestDir.resolve("honest.sh").toRealPath(), attempt.resolve("agents/honest.sh"))
+                .doesNotContainKey(manifestDir).hasSize(1);
     }
 }

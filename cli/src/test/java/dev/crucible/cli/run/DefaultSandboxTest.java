@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DefaultSandboxTest {
     @Test
     void runsWithoutSnapshotFlagsKeepBubblewrapAndPublishNoState(@TempDir Path tmp) throws Exception {
-        assumeTrue(Sandbox.findBubblewrap() != null, "bubblewrap (bwrap) is not installed");
+        assumeTrue(dev.crucible.verifier.sandbox.Box.availability().ok(), "bubblewrap (bwrap) is not installed");
         Path env = LocalRuns.withoutSetup(LocalRuns.copyExample(tmp.resolve("env"), null));
         LocalRuns.Run r = LocalRuns.run("-f", env.toString(), "--agent-cmd", "sh ../agents/honest.sh", "--out", tmp.resolve("run").toString());
         assertThat(r.exit()).as(r.out() + r.err()).isZero();

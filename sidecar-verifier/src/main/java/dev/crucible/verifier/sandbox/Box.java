@@ -1,0 +1,401 @@
+package dev.crucible.verifier.sandbox;
+
+import dev.crucible.verifier.exec.ProcessTreeKiller;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * The one sandbox of agent commands and graded commands: bubblewrap in a new user namespace with
+ * no capabilities, no network, its own PID/IPC/UTS/mount/cgroup namespaces, a fresh /proc, /dev
+ * and size-limited /tmp, and a minimal file system ({@link HostView} plus what the {@link BoxSpec}
+ * names; never a bind of /). As root the launcher first joins the box's cgroups, then drops to an
+ * unprivileged uid of its own (root inside the box maps to it) with setpriv; folders the box may
+ * write are handed to that uid. Paths that uid cannot reach by name (under /root, a 0700 state
+ * folder) are bind-mounted by the still-root launcher into a staging tmpfs in a private mount
+ * namespace, and bwrap binds them from there. File descriptors 3 and up pass through unchanged.
+ *
+ * <p>Limits: cgroups when root (memory, pids, CPU quota, CPU time watched), else rlimits; the
+ * writable folders' size is checked every 2 s. A watcher ends the box when one is hit and
+ * {@link #limitExceeded} says which. {@link #close} kills what is left and removes the cgroups.
+ */
+public final class Box implements AutoCloseable {
+    /** bwrap's path and, when it cannot make a box here, why ({@code problem} null when it can). */
+    public record Availability(Path bwrap, String problem) {
+        public boolean ok() { return problem == null; }
+    }
+
+    /** The first uid boxes take when the CLI is root; each box gets its own (see {@link #nextUid}). */
+    static final int UID_BASE = 200_000;
+    /** The launcher's descriptors for copied-in files start here, far above the caller's (fd 3 is grading's channel); bwrap closes them. */
+    static final int FIRST_DATA_FD = 60;
+    /** Whether this JVM runs as root (boxes then drop to their own uid and use cgroups). */
+    public static final boolean ROOT = processUid() == 0;
+    private static final AtomicInteger SLOT = new AtomicInteger();
+    private static volatile Availability availability;
+
+    private final BoxSpec spec;
+    private final Availability bwrap;
+    private final int uid;
+    private final Cgroups cgroups;
+    private final String cgroupProblem;
+    private final Path stage;
+    private final List<Long> attached = new CopyOnWriteArrayList<>();
+    private final Thread watcher;
+    private volatile String exceeded;
+    private volatile boolean closed;
+
+    private Box(BoxSpec spec, Availability bwrap, int uid, Cgroups cgroups, String cgroupProblem, Path stage) {
+        this.spec = spec;
+        this.bwrap = bwrap;
+        this.uid = uid;
+        this.cgroups = cgroups;
+        this.cgroupProblem = cgroupProblem;
+        this.stage = stage;
+        this.watcher = new Thread(this::watch, "box-watch-" + spec.label());
+        watcher.setDaemon(true);
+    }
+
+    /** Whether boxes can be made on this machine (probed once per JVM with a real box). */
+    public static Availability availability() {
+        Availability a = availability;
+        if (a == null) availability = a = probe();
+        return a;
+    }
+
+    /** A box for {@code spec}; {@link BoxUnavailableException} when bubblewrap cannot make one here. */
+    public static Box open(BoxSpec spec) throws IOException {
+        Availability a = availability();
+        if (!a.ok()) throw new BoxUnavailableException(a.problem());
+        int uid = ROOT ? nextUid() : processUid();
+        Cgroups cg = null;
+        String why = null;
+        if (ROOT) {
+            String[] w = new String[1];
+            if (Cgroups.usable(w).isPresent()) {
+                try {
+                    cg = Cgroups.create("box-" + ProcessHandle.current().pid() + "-" + uid, spec.limits());
+                } catch (IOException e) {
+                    why = "could not create cgroups: " + e.getMessage();
+                }
+            } else {
+                why = w[0];
+            }
+        } else {
+            why = "not root: cgroups cannot be created";
+        }
+        Path stage = ROOT ? Files.createTempDirectory("crucible-box-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"))) : null;
+        Box b = new Box(spec, a, uid, cg, why, stage);
+        for (Path w : spec.writable()) b.handOver(w);
+        b.watcher.start();
+        return b;
+    }
+
+    /**
+     * The argv that runs {@code argv} in the box with {@code cwd} as working folder. {@code env} is
+     * the environment the launcher is started with (it passes into the box); its PATH is rewritten
+     * to what exists inside.
+     */
+    public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env) {
+        String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+        List<Path> tools = HostView.toolchains(path, env);
+        List<Bind> binds = new ArrayList<>();
+        for (Path t : tools) binds.add(new Bind(t, t, false));
+        for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
+        for (Path r : spec.readOnly()) if (Files.exists(r)) binds.add(new Bind(r, r, false));
+        binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
+
+        List<String> script = new ArrayList<>();
+        script.add("set -e");
+        if (cgroups != null) for (Path f : cgroups.procsFiles()) script.add("echo $$ > " + q(f.toString()));
+        List<String> bw = new ArrayList<>(List.of(bwrap.bwrap().toString(), "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",
+                "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "crucible"));
+        bw.addAll(HostView.systemArgs());
+        bw.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp"));
+        if (spec.home() != null && spec.home().startsWith("/tmp/")) bw.addAll(List.of("--dir", spec.home()));
+        int staged = 0;
+        for (Bind b : binds) {
+            String src = b.src().toString();
+            if (ROOT && !reachable(b.src(), b.writable())) {
+                if (staged == 0) script.add("mount -t tmpfs -o mode=0755,size=64k crucible-stage " + q(stage.toString()));
+                String s = stage.resolve(Integer.toString(staged++)).toString();
+                script.add((Files.isDirectory(b.src()) ? "mkdir " : ": > ") + q(s));
+                script.add("mount --bind " + q(src) + " " + q(s));
+                if (!b.writable()) script.add("mount -o remount,bind,ro " + q(s));
+                src = s;
+            }
+            bw.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", src, b.dest().toString()));
+        }
+        // named files are copied in from a descriptor the launcher opens: a bind would name their folder in /proc/self/mountinfo
+        int fd = FIRST_DATA_FD;
+        for (Map.Entry<Path, Path> f : spec.files().entrySet()) {
+            if (!Files.isRegularFile(f.getKey())) continue;
+            script.add("exec " + fd + "<" + q(f.getKey().toString()));
+            bw.addAll(List.of("--perms", Files.isExecutable(f.getKey()) ? "0555" : "0444", "--ro-bind-data", Integer.toString(fd++),
+                    f.getValue().toAbsolutePath().normalize().toString()));
+        }
+        List<Path> visible = binds.stream().map(Bind::dest).toList();
+        bw.addAll(List.of("--remount-ro", "/")); // the box's own root (where /etc and the mount points live) read-only too
+        bw.addAll(List.of("--setenv", "PATH", HostView.boxPath(path, tools, visible), "--chdir", cwd.toAbsolutePath().normalize().toString(), "--"));
+
+        List<String> exec = new ArrayList<>();
+        if (ROOT) exec.addAll(List.of("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
+        List<String> rl = rlimits();
+        if (!rl.isEmpty()) {
+            exec.add("/usr/bin/prlimit");
+            exec.addAll(rl);
+            exec.add("--");
+        }
+        exec.addAll(bw);
+        StringBuilder line = new StringBuilder("exec");
+        for (String s : exec) line.append(' ').append(q(s));
+        script.add(line.append(" \"$@\"").toString());
+
+        List<String> out = new ArrayList<>();
+        if (staged > 0) out.addAll(List.of("/usr/bin/unshare", "--mount", "--propagation", "private"));
+        out.addAll(List.of("/bin/bash", "-c", String.join("\n", script), "crucible-box"));
+        out.addAll(argv);
+        return out;
+    }
+
+    /** The launcher's pid (for rlimit-only boxes, whose processes are found by their tree). */
+    public void attach(long pid) { attached.add(pid); }
+
+    /** The limit that ended the box, if one did: the reason result.json gives. */
+    public Optional<String> limitExceeded() {
+        if (exceeded == null) check();
+        return Optional.ofNullable(exceeded);
+    }
+
+    /**
+     * Notes a wrapped command's exit status: without cgroups, the kernel's rlimit signals (SIGXCPU,
+     * SIGXFSZ) are the only sign that a limit was hit; the file size limit applies with cgroups too.
+     */
+    public void noteExit(int code) {
+        if (exceeded != null) return;
+        if (code == 128 + 24 && cgroups == null) exceeded = "CPU time limit " + spec.limits().cpuSeconds() + " s reached (SIGXCPU)";
+        else if (code == 128 + 25 && spec.limits().diskBytes() > 0) exceeded = "file size limit " + Quantities.human(spec.limits().diskBytes()) + " reached (SIGXFSZ)";
+    }
+
+    /** The uid the box's root maps to outside. */
+    public int uid() { return uid; }
+
+    /** Hands {@code dir} (and all in it, links not followed) to the box's uid so it may write there; nothing unless root. */
+    public void handOver(Path dir) throws IOException {
+        if (!ROOT || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) return;
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
+                own(d);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                own(f);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    /** What this box enforces, and what it does not and why: one line for the terminal. */
+    public String describe() {
+        BoxLimits l = spec.limits();
+        StringBuilder s = new StringBuilder("sandbox: bubblewrap box ");
+        s.append(ROOT ? "as uid " + uid + " (root inside maps to it)" : "as uid " + uid + " (this user)")
+                .append(", no capabilities, no network, own PID/IPC/UTS/mount namespaces, fresh /proc /dev and /tmp (")
+                .append(Quantities.human(l.tmpBytes())).append("); sees read-only /usr, selected /etc files");
+        List<Path> tools = HostView.toolchains(System.getenv().getOrDefault("PATH", ""), System.getenv());
+        if (!tools.isEmpty()) s.append(", ").append(tools.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse(""));
+        s.append("; writable: ").append(spec.writable().isEmpty() ? "nothing but /tmp" : String.join(", ", spec.writable().stream().map(Path::toString).toList()));
+        if (!spec.readOnly().isEmpty()) s.append("; ").append(spec.readOnly().size()).append(" path(s) read-only");
+        if (!spec.files().isEmpty()) s.append("; ").append(spec.files().size()).append(" command file(s) read-only");
+        List<String> on = new ArrayList<>();
+        List<String> off = new ArrayList<>();
+        String how = cgroups != null ? "cgroup " + cgroups.version() : "rlimit";
+        if (l.memoryBytes() > 0) on.add("memory " + Quantities.human(l.memoryBytes()) + " (" + (cgroups != null ? how : "RLIMIT_AS, address space per process") + ")");
+        else off.add("memory (no spec.resources.memory)");
+        if (l.pids() > 0) on.add("processes " + l.pids() + " (" + (cgroups != null ? how : "RLIMIT_NPROC, counts all of this user's processes") + ")");
+        if (l.millicores() > 0) {
+            if (cgroups != null) on.add("CPU " + l.millicores() + "m (" + how + " quota)");
+            else off.add("CPU share (needs cgroups: " + cgroupProblem + ")");
+        }
+        if (l.cpuSeconds() > 0) on.add("CPU time " + l.cpuSeconds() + " s (" + (cgroups != null ? how + ", watched" : "RLIMIT_CPU, per process") + ")");
+        else off.add("CPU time (no spec.resources.cpu)");
+        if (l.diskBytes() > 0) on.add("disk " + Quantities.human(l.diskBytes()) + " (writable folders checked every 2 s, RLIMIT_FSIZE per file)");
+        else off.add("disk of the workspace (no spec.resources.ephemeralStorage)");
+        s.append("; limits: ").append(on.isEmpty() ? "none" : String.join(", ", on));
+        if (!off.isEmpty()) s.append("; NOT limited: ").append(String.join(", ", off));
+        if (cgroups == null && cgroupProblem != null) s.append(" [no cgroups: ").append(cgroupProblem).append("]");
+        return s.toString();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        watcher.interrupt();
+        if (cgroups != null) cgroups.close();
+        if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
+        if (stage != null) {
+            try {
+                Files.deleteIfExists(stage);
+            } catch (IOException e) {
+                // a launcher still holds it mounted in its own namespace; it is empty on the host
+            }
+        }
+    }
+
+    private void watch() {
+        int tick = 0;
+        while (!closed) {
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (exceeded == null && ++tick % 8 == 0 && spec.limits().diskBytes() > 0) checkDisk();
+            if (exceeded == null) check();
+            if (exceeded != null) {
+                end();
+                return;
+            }
+        }
+    }
+
+    private synchronized void check() {
+        if (exceeded == null && cgroups != null) cgroups.exceeded().ifPresent(r -> exceeded = r);
+    }
+
+    private void checkDisk() {
+        long total = 0;
+        for (Path w : spec.writable()) total += size(w);
+        if (total > spec.limits().diskBytes()) {
+            exceeded = "disk limit " + Quantities.human(spec.limits().diskBytes()) + " reached (" + Quantities.human(total) + " in the writable folders)";
+        }
+    }
+
+    private void end() {
+        if (cgroups != null) cgroups.killAll();
+        if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
+    }
+
+    private List<String> rlimits() {
+        BoxLimits l = spec.limits();
+        List<String> a = new ArrayList<>();
+        if (l.diskBytes() > 0) a.add("--fsize=" + l.diskBytes());
+        if (cgroups == null) {
+            if (l.memoryBytes() > 0) a.add("--as=" + l.memoryBytes());
+            if (l.pids() > 0) a.add("--nproc=" + l.pids());
+            if (l.cpuSeconds() > 0) a.add("--cpu=" + l.cpuSeconds() + ":" + (l.cpuSeconds() + 2)); // SIGXCPU first (a reason), SIGKILL 2 s later
+        }
+        return a;
+    }
+
+    /** Can the box's uid open {@code p} by name: every parent searchable by others, and the path itself usable. */
+    private boolean reachable(Path p, boolean writable) {
+        try {
+            Path real = p.toRealPath();
+            for (Path d = real.getParent(); d != null; d = d.getParent()) {
+                if (!Files.getPosixFilePermissions(d).contains(PosixFilePermission.OTHERS_EXECUTE)) return false;
+            }
+            if (writable) return true; // handed over to the box's uid
+            Set<PosixFilePermission> own = Files.getPosixFilePermissions(real);
+            return own.contains(PosixFilePermission.OTHERS_READ) && (!Files.isDirectory(real) || own.contains(PosixFilePermission.OTHERS_EXECUTE))
+                    || ((Integer) Files.getAttribute(real, "unix:uid")) == uid;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    private void own(Path p) throws IOException {
+        Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static long size(Path dir) {
+        long[] n = {0};
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path f, BasicFileAttributes a) {
+                    n[0] += a.size();
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path f, IOException e) { return FileVisitResult.CONTINUE; }
+            });
+        } catch (IOException e) {
+            // counted what could be read
+        }
+        return n[0];
+    }
+
+    /**
+     * Distinct per box in this JVM, and per JVM (pid-derived), so parallel attempts and their
+     * grading never share an id: 64 boxes per JVM at once.
+     */
+    static int nextUid() {
+        return UID_BASE + (int) (ProcessHandle.current().pid() % 4000) * 64 + SLOT.getAndIncrement() % 64;
+    }
+
+    private static Availability probe() {
+        Path bwrap = Stream.of(System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":"), new String[] {"/usr/bin"})
+                .flatMap(Stream::of).filter(d -> !d.isEmpty()).map(d -> Path.of(d, "bwrap")).filter(Files::isExecutable).findFirst().orElse(null);
+        if (bwrap == null) return new Availability(null, "bubblewrap (bwrap) is not installed");
+        if (ROOT && !Files.isExecutable(Path.of("/usr/bin/setpriv"))) return new Availability(bwrap, "setpriv (util-linux) is missing: root cannot drop to a box uid");
+        List<String> cmd = new ArrayList<>();
+        if (ROOT) cmd.addAll(List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+        cmd.addAll(List.of(bwrap.toString(), "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0", "--cap-drop", "ALL", "--die-with-parent"));
+        cmd.addAll(HostView.systemArgs());
+        cmd.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--", "/bin/true"));
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).strip();
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return new Availability(bwrap, "a trial box did not finish in 20 s");
+            }
+            if (p.exitValue() != 0) {
+                return new Availability(bwrap, "bubblewrap cannot create an unprivileged user namespace here (" + (out.isEmpty() ? "exit " + p.exitValue() : out) + ")");
+            }
+            return new Availability(bwrap, null);
+        } catch (IOException e) {
+            return new Availability(bwrap, "cannot run bwrap: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Availability(bwrap, "interrupted while trying bwrap");
+        }
+    }
+
+    private static int processUid() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) return Integer.parseInt(line.split("\\s+")[1]);
+            }
+        } catch (IOException | RuntimeException e) {
+            // fall through
+        }
+        return "root".equals(System.getProperty("user.name")) ? 0 : 1000;
+    }
+
+    private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
+
+    private record Bind(Path src, Path dest, boolean writable) {}
+}

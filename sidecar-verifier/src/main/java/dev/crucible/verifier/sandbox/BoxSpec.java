@@ -1,0 +1,54 @@
+package dev.crucible.verifier.sandbox;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one box shows its commands, besides the system's toolchain (see {@link HostView}).
+ *
+ * @param label     names the box in messages and its cgroup ("agent-calc-0", "grade-1")
+ * @param writable  folders bound read-write at their own path (the workspace; grading's results);
+ *                  as root they are handed to the box's unprivileged uid first
+ * @param readOnly  folders or files bound read-only at their own path, after the writable ones, so
+ *                  protected paths inside the workspace stay read-only; missing ones are skipped
+ * @param files     read-only binds at another path: source → where the box sees it (files an agent
+ *                  command names through a symlink)
+ * @param home      HOME inside the box; made in the fresh /tmp when it lies under /tmp
+ * @param limits    what the box may use
+ */
+public record BoxSpec(String label, List<Path> writable, List<Path> readOnly, Map<Path, Path> files, String home, BoxLimits limits) {
+    public BoxSpec {
+        writable = List.copyOf(writable);
+        readOnly = List.copyOf(readOnly);
+        files = Map.copyOf(new LinkedHashMap<>(files));
+    }
+
+    public static BoxSpec of(String label, BoxLimits limits) {
+        return new BoxSpec(label, List.of(), List.of(), Map.of(), "/tmp/home", limits);
+    }
+
+    public BoxSpec withWritable(Path... p) {
+        List<Path> l = new ArrayList<>(writable);
+        for (Path x : p) l.add(x.toAbsolutePath().normalize());
+        return new BoxSpec(label, l, readOnly, files, home, limits);
+    }
+
+    public BoxSpec withReadOnly(List<Path> p) {
+        List<Path> l = new ArrayList<>(readOnly);
+        for (Path x : p) l.add(x.toAbsolutePath().normalize());
+        return new BoxSpec(label, writable, l, files, home, limits);
+    }
+
+    public BoxSpec withFiles(Map<Path, Path> f) {
+        Map<Path, Path> m = new LinkedHashMap<>(files);
+        m.putAll(f);
+        return new BoxSpec(label, writable, readOnly, m, home, limits);
+    }
+
+    public BoxSpec withHome(String h) { return new BoxSpec(label, writable, readOnly, files, h, limits); }
+
+    public BoxSpec withLimits(BoxLimits l) { return new BoxSpec(label, writable, readOnly, files, home, l); }
+}

@@ -1,0 +1,110 @@
+package dev.crucible.verifier.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.crucible.verifier.Environment;
+import dev.crucible.verifier.Episode;
+import dev.crucible.verifier.EpisodeOptions;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.exec.ExecRequest;
+import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.exec.ProcessTable;
+import dev.crucible.verifier.support.Fixtures;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Graded commands in a box: real pytest grades, the code under test reaches nothing of the host and leaves nothing running. */
+class GradingSandboxTest {
+    @TempDir Path dir;
+
+    static final String FIX = "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n\n\n"
+            + "def divide(a, b):\n    if b == 0:\n        raise ValueError(\"division by zero\")\n    return a / b\n";
+
+    @BeforeEach
+    void needsBox() { assumeTrue(Box.availability().ok(), () -> "no box here: " + Box.availability().problem()); }
+
+    static EpisodeOptions boxed(Path state) {
+        return EpisodeOptions.defaults().withIntervals(Duration.ofMillis(200), Duration.ofMillis(50)).withStateDir(state)
+                .withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
+    }
+
+    @Test
+    void anHonestFixGradesOneInTheBox() {
+        Environment env = Environment.load(Fixtures.copyExample(dir));
+        try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), boxed(dir.resolve("state")))) {
+            ep.reset();
+            Fixtures.write(ep.workspace().resolve("calc/ops.py"), FIX);
+            VerifyReport r = ep.verify();
+            assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
+            assertThat(r.tests().total()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void codeUnderTestReachesNothingOfTheHostAndLeavesNothingRunning() throws Exception {
+        Environment env = Environment.load(Fixtures.copyExample(dir));
+        Path state = dir.resolve("state");
+        String marker = "31.4159" + ProcessHandle.current().pid();
+        Path hostFile = Files.writeString(dir.resolve("host-secret.txt"), "secret");
+        try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), boxed(state))) {
+            ep.reset();
+            Path ws = ep.workspace();
+            // imported by the grading pytest: try to keep a daemon, write the workspace and the state folder, read a host file
+            Fixtures.write(ws.resolve("calc/ops.py"), FIX + "\nimport os, subprocess\n"
+                    + "subprocess.Popen(['sleep', '" + marker + "'], start_new_session=True)\n"
+                    + "for p in [" + py(ws.resolve("from-grading.txt")) + ", " + py(state.resolve("from-grading.txt")) + "]:\n"
+                    + "    try:\n        open(p, 'w').write('x')\n    except OSError:\n        pass\n"
+                    + "SEEN = os.path.exists(" + py(hostFile) + ") or os.path.exists(" + py(state.resolve("initial")) + ")\n"
+                    + "assert not SEEN, 'the host is visible from grading'\n");
+            VerifyReport r = ep.verify();
+            assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
+            assertThat(ws.resolve("from-grading.txt")).doesNotExist();
+            assertThat(state.resolve("from-grading.txt")).doesNotExist();
+            Thread.sleep(200);
+            assertThat(ProcessTable.all()).noneSatisfy(p -> assertThat(ProcessTable.cmdline(p.pid())).contains(marker));
+        }
+    }
+
+    @Test
+    void theResultChannelOnFd3PassesThroughAndSupportIsReadOnly() throws Exception {
+        Path base = Files.createDirectories(dir.resolve("gradebase"));
+        Path grade = Files.createDirectories(base.resolve("grade-1"));
+        Files.createDirectories(base.resolve("results-1/home"));
+        Path support = Files.createDirectories(base.resolve("support-1"));
+        Files.writeString(support.resolve("plugin.py"), "print('support')");
+        Path channel = dir.resolve("channel");
+        // what the grader's executor does: open fd 3 before anything graded runs, then exec the command
+        GradingSandbox g = new GradingSandbox(BoxLimits.defaults(), (req, onStart) -> {
+            List<String> argv = new ArrayList<>(List.of("/bin/bash", "-c", "exec 3>\"$0\"; exec \"$@\"", channel.toString()));
+            argv.addAll(req.argv());
+            return new LocalExecutor().run(new ExecRequest(argv, req.cwd(), req.env(), req.clearEnv(), req.timeout(), req.maxOutputBytes(),
+                    req.stdin(), req.mergeStderr()), onStart);
+        });
+        ExecResult r = g.run(new ExecRequest(List.of("/bin/sh", "-c", "echo reported >&3; cat " + support.resolve("plugin.py")
+                + "; echo x > " + support.resolve("evil") + " || echo SUPPORT_RO; echo x > " + grade.resolve("evil") + " || echo GRADE_RO;"
+                + " echo ok > " + base.resolve("results-1/report")), grade, Map.of("PATH", "/usr/bin:/bin"), true, Duration.ofSeconds(30),
+                64 * 1024, null, true));
+        assertThat(r.stdout()).contains("support", "SUPPORT_RO", "GRADE_RO");
+        assertThat(Files.readString(channel)).isEqualTo("reported\n");
+        assertThat(base.resolve("results-1/report")).hasContent("ok");
+    }
+
+    @Test
+    void aCommandOutsideAGradingTreeIsRefusedNotRunUnconfined() {
+        ExecResult r = new GradingSandbox(BoxLimits.defaults()).run(ExecRequest.shell("touch " + dir.resolve("ran"), dir, Duration.ofSeconds(10)));
+        assertThat(r.exitCode()).isEqualTo(126);
+        assertThat(r.stderr()).contains("not inside a grade-N tree");
+        assertThat(dir.resolve("ran")).doesNotExist();
+    }
+
+    private static String py(Path p) { return "'" + p + "'"; }
+}
