@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.rollout.EnvVar;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
+import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.Json;
@@ -443,15 +444,16 @@ public final class LocalRollout {
     private RolloutResult finish(Exception error) {
         List<Finding> findings = report != null ? report.hackFindings()
                 : episode != null ? episode.findings() : holder != null ? holder.findings() : List.of();
-        int flagged = (int) findings.stream().filter(f -> !"revert".equals(f.action())).count();
         Phase.Decision d = error != null
                 ? new Phase.Decision(Phase.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
-                : Phase.terminal(new Phase.Facts(cancelled, setupError, flagged, doc.environment().verifierEnv().spec().hackPolicy().action(),
-                        timedOut, deadlineSeconds(), report == null ? null : report.verdict(), report == null ? null : report.reason(), agentExit));
+                : Phase.terminal(OutcomeFacts.none().withInterrupted(cancelled).withSetupError(setupError)
+                        .withFindings(VerifyReport.counted(findings), doc.environment().verifierEnv().spec().hackPolicy().action())
+                        .withTimedOut(timedOut, deadlineSeconds())
+                        .withGrade(report == null ? null : report.verdict(), report == null ? null : report.reason()).withAgentExit(agentExit));
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         RolloutResult r = new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",
                 doc.spec().group == null ? null : doc.spec().group.id, attempt, d.phase(), d.reason(), d.message(),
-                report == null ? null : report.reward(), report == null ? null : report.verdict(), report == null ? null : report.flagged(),
+                report == null ? null : report.reward(), report == null ? null : report.testReward(), report == null ? null : report.verdict(), report == null ? null : report.flagged(),
                 report == null ? null : report.tests(), findings, e == null ? null : e.steps(), sandboxName, endpoint, agent, setup,
                 new RolloutResult.Timings(startedAt, runningAt, verifyingAt, Instant.now().toString(), setupMs, agentMs, verifyMs,
                         (System.nanoTime() - t0) / 1_000_000),
