@@ -161,6 +161,11 @@ public final class LocalRollout {
         }
     }
 
+    /** The environment with this attempt's own copy of the hidden tests, in its 0700 state folder (shared with no other attempt). */
+    private dev.crucible.verifier.Environment graderEnv(Path stateDir) throws IOException {
+        return doc.environment().verifierEnv().withPrivateHiddenTests(stateDir.resolve("hidden"));
+    }
+
     private EpisodeOptions episodeOptions(Path stateDir) {
         RolloutSpec r = doc.spec();
         int maxTurns = r.limits == null || r.limits.maxTurns == null ? 0 : r.limits.maxTurns;
@@ -172,7 +177,7 @@ public final class LocalRollout {
 
     /** Embedded mode: the agent command runs in the workspace under the sandbox, watched by the live monitor. */
     private void runAgent(Path stateDir) throws IOException, InterruptedException {
-        episode = new Episode(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir));
+        episode = new Episode(graderEnv(stateDir), workspace, episodeOptions(stateDir));
         ResetResult rr = episode.reset();
         rr.warnings().forEach(w -> progress.info("warning: " + w));
         List<String> command = doc.spec().agent.command;
@@ -216,7 +221,7 @@ public final class LocalRollout {
             // the pristine tests come from a fresh copy of the environment, never from the restored (agent-written) workspace
             pristine = Files.createTempDirectory("crucible-pristine-");
             Path fresh = WorkspacePreparer.prepare(doc.environment(), doc.spec(), new AttemptDir(pristine));
-            episode = new Episode(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir).withPristineSource(fresh));
+            episode = new Episode(graderEnv(stateDir), workspace, episodeOptions(stateDir).withPristineSource(fresh));
             episode.reset().warnings().forEach(w -> progress.info("warning: " + w));
             episode.attachAgentProcess(pid);
             runningAt = Instant.now().toString();
@@ -386,7 +391,7 @@ public final class LocalRollout {
 
     /** Interactive mode: the environment API on a local port until the trainer verifies or the deadline passes. */
     private void serve(Path stateDir) throws Exception {
-        holder = new EpisodeHolder(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir));
+        holder = new EpisodeHolder(graderEnv(stateDir), workspace, episodeOptions(stateDir));
         Vertx vertx = Vertx.vertx();
         try {
             EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds), EnvironmentApi.DEFAULT_MAX_BODY);

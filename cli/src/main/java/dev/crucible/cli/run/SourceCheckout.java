@@ -9,14 +9,26 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Materialises {@code spec.source} (a local git repository at a commit) as a fresh directory.
- * {@code git archive} rather than a clone or worktree: the agent gets the files of that commit and
- * no history, so it cannot mine future commits for the fix (a known reward hack).
+ * {@code git archive} rather than a clone or worktree: the agent gets the files of that commit, made a
+ * fresh one-commit repository ({@link TaskRepository}), so it cannot mine later commits or other
+ * branches for the fix (a known reward hack). {@code history: ancestors} keeps the commit's ancestry,
+ * still nothing beyond it.
  */
 final class SourceCheckout {
     private SourceCheckout() {}
 
     static boolean isRemote(String repo) {
         return repo.contains("://") || repo.startsWith("git@") || repo.matches("^[\\w.-]+@[\\w.-]+:.*");
+    }
+
+    /** The history modes of {@code spec.source.history}; null means {@link #COMMIT}. */
+    static final String COMMIT = "commit";
+    static final String ANCESTORS = "ancestors";
+
+    /** Extracts {@code commit} into {@code into} as the agent's task repository; returns the task commit id. */
+    static String checkout(Path repo, String commit, String history, Path into) throws IOException, InterruptedException {
+        extract(repo, commit, into);
+        return ANCESTORS.equals(history) ? TaskRepository.ancestry(repo, commit, into) : TaskRepository.commitTree(into, true);
     }
 
     /** Extracts {@code commit} of {@code repo} into {@code into} (created); throws with git's message on failure. */
