@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.verifier.config.EnvironmentSpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,14 +22,10 @@ final class SourceCheckout {
         return repo.contains("://") || repo.startsWith("git@") || repo.matches("^[\\w.-]+@[\\w.-]+:.*");
     }
 
-    /** The history modes of {@code spec.source.history}; null means {@link #COMMIT}. */
-    static final String COMMIT = "commit";
-    static final String ANCESTORS = "ancestors";
-
     /** Extracts {@code commit} into {@code into} as the agent's task repository; returns the task commit id. */
     static String checkout(Path repo, String commit, String history, Path into) throws IOException, InterruptedException {
         extract(repo, commit, into);
-        return ANCESTORS.equals(history) ? TaskRepository.ancestry(repo, commit, into) : TaskRepository.commitTree(into, true);
+        return EnvironmentSpec.Source.ANCESTORS.equals(history) ? TaskRepository.ancestry(repo, commit, into) : TaskRepository.commitTree(into, true);
     }
 
     /** Extracts {@code commit} of {@code repo} into {@code into} (created); throws with git's message on failure. */
