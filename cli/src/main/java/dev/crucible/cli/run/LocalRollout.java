@@ -75,6 +75,7 @@ public final class LocalRollout {
     private RolloutResult.Agent agent;
     private String setupError;
     private boolean timedOut;
+    private volatile String limitExceeded; // which resource limit ended the run (set by the sandbox's enforcement), or null
     private Integer agentExit;
     private VerifyReport report;
     private volatile RunningRollout live; // published while a snapshot-able agent runs
@@ -453,7 +454,7 @@ public final class LocalRollout {
                 ? new Phase.Decision(Phase.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
                 : Phase.terminal(OutcomeFacts.none().withInterrupted(cancelled).withSetupError(setupError)
                         .withFindings(VerifyReport.counted(findings), doc.environment().verifierEnv().spec().hackPolicy().action())
-                        .withTimedOut(timedOut, deadlineSeconds())
+                        .withTimedOut(timedOut, deadlineSeconds()).withLimitExceeded(limitExceeded != null, limitExceeded)
                         .withGrade(report == null ? null : report.verdict(), report == null ? null : report.reason()).withAgentExit(agentExit));
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         RolloutResult r = new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",
