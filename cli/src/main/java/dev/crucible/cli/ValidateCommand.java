@@ -20,6 +20,10 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "Files or folders of (multi-document) YAML.")
     List<Path> paths;
 
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "crucible-out",
+            description = "The output folder crucible run will write to: a spec.workspace.path holding it is refused. Default: ${DEFAULT-VALUE}.")
+    Path outDir;
+
     @Spec
     CommandSpec spec;
 
@@ -29,7 +33,7 @@ public final class ValidateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ManifestValidator validator = new ManifestValidator();
         ManifestCount counted = ManifestCount.of(paths);
-        List<ValidationError> errors = validator.validatePaths(paths);
+        List<ValidationError> errors = validator.validatePaths(paths, outDir.toAbsolutePath().normalize());
         if (!errors.isEmpty()) {
             errors.forEach(e -> err.println(e));
             err.println(errors.size() + " error" + (errors.size() == 1 ? "" : "s") + " in " + counted.documents() + " documents");

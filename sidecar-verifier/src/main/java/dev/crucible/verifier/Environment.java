@@ -22,13 +22,50 @@ public final class Environment {
     private final Path baseDir;
     private final Path manifest;
     private final String name;
+    private final Path hiddenDir;   // the hidden tests grading uses: spec.verifier.hiddenTests resolved, or a private copy
+    private final Path hiddenPatch;
 
     private Environment(EnvironmentSpec spec, Path baseDir, Path manifest, String name) {
         this.spec = spec;
         this.baseDir = baseDir.toAbsolutePath().normalize();
         this.manifest = manifest;
         this.name = name;
+        HiddenTests h = spec.verifier().hiddenTests();
+        this.hiddenDir = h == null || h.path() == null ? null : this.baseDir.resolve(h.path()).normalize();
+        this.hiddenPatch = h == null || h.patch() == null ? null : this.baseDir.resolve(h.patch()).normalize();
         checkHidden();
+    }
+
+    private Environment(Environment e, Path hiddenDir, Path hiddenPatch) {
+        this.spec = e.spec;
+        this.baseDir = e.baseDir;
+        this.manifest = e.manifest;
+        this.name = e.name;
+        this.hiddenDir = hiddenDir;
+        this.hiddenPatch = hiddenPatch;
+    }
+
+    /**
+     * This environment with its hidden tests copied into {@code privateDir} (created 0700): grading and
+     * the monitor then use that copy, so parallel attempts share no hidden file (one attempt's grading
+     * reading them can never be blamed on another's agent) and nothing of them is left behind when the
+     * attempt's state folder is deleted. Without hidden tests it returns this environment.
+     */
+    public Environment withPrivateHiddenTests(Path privateDir) throws IOException {
+        if (hiddenDir == null && hiddenPatch == null) return this;
+        Files.createDirectories(privateDir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        Path dir = null;
+        Path patch = null;
+        if (hiddenDir != null) {
+            dir = privateDir.resolve("tests");
+            TreeCopy.copy(hiddenDir, dir);
+        }
+        if (hiddenPatch != null) {
+            patch = privateDir.resolve("tests.patch");
+            Files.copy(hiddenPatch, patch, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        }
+        return new Environment(this, dir, patch);
     }
 
     /** Reads and validates a manifest; {@link ConfigException} names the file and field on bad input. */
@@ -61,15 +98,11 @@ public final class Environment {
                 : Optional.of(baseDir.resolve(spec.workspace().path()).normalize());
     }
 
-    public Optional<Path> hiddenTestsDir() {
-        HiddenTests h = spec.verifier().hiddenTests();
-        return h == null || h.path() == null ? Optional.empty() : Optional.of(baseDir.resolve(h.path()).normalize());
-    }
+    /** The hidden tests folder grading copies in: {@code spec.verifier.hiddenTests.path}, or its private copy. */
+    public Optional<Path> hiddenTestsDir() { return Optional.ofNullable(hiddenDir); }
 
-    public Optional<Path> hiddenTestsPatch() {
-        HiddenTests h = spec.verifier().hiddenTests();
-        return h == null || h.patch() == null ? Optional.empty() : Optional.of(baseDir.resolve(h.patch()).normalize());
-    }
+    /** The hidden tests patch grading applies: {@code spec.verifier.hiddenTests.patch}, or its private copy. */
+    public Optional<Path> hiddenTestsPatch() { return Optional.ofNullable(hiddenPatch); }
 
     private void checkHidden() {
         String src = manifest == null ? name : manifest.toString();

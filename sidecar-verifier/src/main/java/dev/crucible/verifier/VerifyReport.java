@@ -2,6 +2,8 @@ package dev.crucible.verifier;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.crucible.contract.FindingSeverity;
+import dev.crucible.contract.Reward;
 import dev.crucible.verifier.grade.Outcome;
 import dev.crucible.verifier.grade.TestCase;
 import dev.crucible.verifier.grade.TestStatus;
@@ -11,16 +13,31 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The answer of /v1/verify and {@code crucible verify}. {@code verdict}: pass, fail, error (grading
- * could not run) or hacked (a finding under the terminate policy floors the reward);
- * {@code flagged} is true when findings exist under the flag policy.
+ * The answer of /v1/verify and {@code crucible verify}. {@code reward} is what a trainer trains on: a
+ * counted finding (any severity but info, {@link FindingSeverity}) floors it under every policy action
+ * (flag, terminate, revert); {@code testReward} is the score from the tests alone. {@code verdict}: pass,
+ * fail, error (grading could not run) or hacked (a counted finding under the terminate policy);
+ * {@code flagged} is true when counted findings exist under the flag or revert policy.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"environment", "reward", "verdict", "category", "reason", "flagged", "type", "rewardMode", "partialCredit", "tests",
+@JsonPropertyOrder({"environment", "reward", "testReward", "verdict", "category", "reason", "flagged", "type", "rewardMode", "partialCredit", "tests",
         "details", "hackFindings", "tamper", "timings"})
-public record VerifyReport(String environment, double reward, String verdict, String category, String reason, boolean flagged,
+public record VerifyReport(String environment, double reward, Double testReward, String verdict, String category, String reason, boolean flagged,
                            String type, String rewardMode, Double partialCredit, Tests tests, Map<String, Object> details,
                            List<Finding> hackFindings, Tamper tamper, Timings timings) {
+
+    /** A report whose reward is the tests' own score (no finding floors it). */
+    public VerifyReport(String environment, double reward, String verdict, String category, String reason, boolean flagged,
+                        String type, String rewardMode, Double partialCredit, Tests tests, Map<String, Object> details,
+                        List<Finding> hackFindings, Tamper tamper, Timings timings) {
+        this(environment, reward, reward, verdict, category, reason, flagged, type, rewardMode, partialCredit, tests, details,
+                hackFindings, tamper, timings);
+    }
+
+    /** Findings that count as a hack (severity info never does). */
+    public static int counted(List<Finding> findings) {
+        return findings == null ? 0 : FindingSeverity.counted(findings.stream().map(Finding::severity).toList());
+    }
 
     @JsonPropertyOrder({"passed", "failed", "skipped", "total", "details"})
     public record Tests(int passed, int failed, int skipped, int total, List<TestCase> details) {
@@ -42,23 +59,16 @@ public record VerifyReport(String environment, double reward, String verdict, St
 
     static VerifyReport of(String env, Outcome o, String rewardMode, boolean skippedAsPassed, List<Finding> findings,
                            String action, Tamper tamper, Timings timings) {
-        double reward = o.reward();
-        String verdict = o.verdict();
-        boolean flagged = false;
-        if (!findings.isEmpty()) {
-            if (action.equals("terminate")) {
-                reward = rewardMode.equals("coderl") ? -1.0 : 0.0;
-                verdict = "hacked";
-            } else {
-                flagged = true;
-            }
-        }
-        return new VerifyReport(env, reward, verdict, o.category(), o.reason(), flagged, o.type(), rewardMode, o.partialCredit(),
+        int counted = counted(findings);
+        double reward = Reward.trainable(o.reward(), counted, rewardMode);
+        String verdict = counted > 0 && action.equals("terminate") ? "hacked" : o.verdict();
+        boolean flagged = counted > 0 && !action.equals("terminate");
+        return new VerifyReport(env, reward, o.reward(), verdict, o.category(), o.reason(), flagged, o.type(), rewardMode, o.partialCredit(),
                 Tests.of(o.tests(), skippedAsPassed), o.details(), findings, tamper, timings);
     }
 
     static VerifyReport error(String env, String reason, List<Finding> findings, String rewardMode) {
-        return new VerifyReport(env, rewardMode.equals("coderl") ? -1.0 : 0.0, "error", null, reason, !findings.isEmpty(), null, rewardMode,
+        return new VerifyReport(env, Reward.floor(rewardMode), null, "error", null, reason, counted(findings) > 0, null, rewardMode,
                 null, new Tests(0, 0, 0, 0, List.of()), null, findings, null, null);
     }
 }

@@ -12,7 +12,8 @@ public final class HumanSummary {
         List<String> l = new ArrayList<>();
         l.add(r.rollout() + (showAttempt ? " #" + r.attempt() : ""));
         l.add("  phase     " + r.phase() + " (" + r.reason() + ")");
-        l.add("  reward    " + (r.reward() == null ? "-" : fmt(r.reward()) + "  verdict " + r.verdict()));
+        l.add("  reward    " + (r.reward() == null ? "-" : fmt(r.reward()) + "  verdict " + r.verdict()
+                + (r.testReward() != null && !r.testReward().equals(r.reward()) ? "  (tests alone: " + fmt(r.testReward()) + ", floored by a finding)" : "")));
         if (r.tests() != null) {
             l.add("  tests     " + r.tests().passed() + " passed, " + r.tests().failed() + " failed"
                     + (r.tests().skipped() > 0 ? ", " + r.tests().skipped() + " skipped" : ""));

@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.rollout.EnvVar;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
+import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.Json;
@@ -77,7 +78,7 @@ public final class LocalRollout {
     private RolloutResult.Agent agent;
     private String setupError;
     private boolean timedOut;
-    private String limitExceeded; // the sandbox's resource limit that ended the agent, if one did
+    private volatile String limitExceeded; // which resource limit ended the run (set by the sandbox's enforcement), or null
     private Integer agentExit;
     private VerifyReport report;
     private volatile RunningRollout live; // published while a snapshot-able agent runs
@@ -170,6 +171,11 @@ public final class LocalRollout {
         }
     }
 
+    /** The environment with this attempt's own copy of the hidden tests, in its 0700 state folder (shared with no other attempt). */
+    private dev.crucible.verifier.Environment graderEnv(Path stateDir) throws IOException {
+        return doc.environment().verifierEnv().withPrivateHiddenTests(stateDir.resolve("hidden"));
+    }
+
     private EpisodeOptions episodeOptions(Path stateDir) {
         RolloutSpec r = doc.spec();
         int maxTurns = r.limits == null || r.limits.maxTurns == null ? 0 : r.limits.maxTurns;
@@ -185,7 +191,7 @@ public final class LocalRollout {
 
     /** Embedded mode: the agent command runs in the workspace under the sandbox, watched by the live monitor. */
     private void runAgent(Path stateDir) throws IOException, InterruptedException {
-        episode = new Episode(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir));
+        episode = new Episode(graderEnv(stateDir), workspace, episodeOptions(stateDir));
         ResetResult rr = episode.reset();
         rr.warnings().forEach(w -> progress.info("warning: " + w));
         List<String> command = doc.spec().agent.command;
@@ -231,7 +237,7 @@ public final class LocalRollout {
             // the pristine tests come from a fresh copy of the environment, never from the restored (agent-written) workspace
             pristine = Files.createTempDirectory("crucible-pristine-");
             Path fresh = WorkspacePreparer.prepare(doc.environment(), doc.spec(), new AttemptDir(pristine));
-            episode = new Episode(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir).withPristineSource(fresh));
+            episode = new Episode(graderEnv(stateDir), workspace, episodeOptions(stateDir).withPristineSource(fresh));
             episode.reset().warnings().forEach(w -> progress.info("warning: " + w));
             episode.attachAgentProcess(pid);
             runningAt = Instant.now().toString();
@@ -403,7 +409,7 @@ public final class LocalRollout {
 
     /** Interactive mode: the environment API on a local port until the trainer verifies or the deadline passes. */
     private void serve(Path stateDir) throws Exception {
-        holder = new EpisodeHolder(doc.environment().verifierEnv(), workspace, episodeOptions(stateDir));
+        holder = new EpisodeHolder(graderEnv(stateDir), workspace, episodeOptions(stateDir));
         Vertx vertx = Vertx.vertx();
         try {
             // A new token per attempt: 127.0.0.1 is reachable by every local user, so the API needs one.
@@ -471,16 +477,16 @@ public final class LocalRollout {
     private RolloutResult finish(Exception error) {
         List<Finding> findings = report != null ? report.hackFindings()
                 : episode != null ? episode.findings() : holder != null ? holder.findings() : List.of();
-        int flagged = (int) findings.stream().filter(f -> !"revert".equals(f.action())).count();
         Phase.Decision d = error != null
                 ? new Phase.Decision(Phase.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
-                : Phase.terminal(new Phase.Facts(cancelled, setupError, flagged, doc.environment().verifierEnv().spec().hackPolicy().action(),
-                        timedOut, deadlineSeconds(), report == null ? null : report.verdict(), report == null ? null : report.reason(), agentExit,
-                        limitExceeded));
+                : Phase.terminal(OutcomeFacts.none().withInterrupted(cancelled).withSetupError(setupError)
+                        .withFindings(VerifyReport.counted(findings), doc.environment().verifierEnv().spec().hackPolicy().action())
+                        .withTimedOut(timedOut, deadlineSeconds()).withLimitExceeded(limitExceeded != null, limitExceeded)
+                        .withGrade(report == null ? null : report.verdict(), report == null ? null : report.reason()).withAgentExit(agentExit));
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         RolloutResult r = new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",
                 doc.spec().group == null ? null : doc.spec().group.id, attempt, d.phase(), d.reason(), d.message(),
-                report == null ? null : report.reward(), report == null ? null : report.verdict(), report == null ? null : report.flagged(),
+                report == null ? null : report.reward(), report == null ? null : report.testReward(), report == null ? null : report.verdict(), report == null ? null : report.flagged(),
                 report == null ? null : report.tests(), findings, e == null ? null : e.steps(), sandboxName, endpoint, agent, setup,
                 new RolloutResult.Timings(startedAt, runningAt, verifyingAt, Instant.now().toString(), setupMs, agentMs, verifyMs,
                         (System.nanoTime() - t0) / 1_000_000),

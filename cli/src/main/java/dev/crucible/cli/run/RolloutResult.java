@@ -8,17 +8,18 @@ import java.util.List;
 
 /**
  * {@code result.json} of one attempt. The top-level fields mirror Rollout status (phase, reason,
- * reward, verdict, tests, hackFindings, timings) so a local result reads like the cluster's;
+ * reward, testReward, verdict, tests, hackFindings, timings) so a local result reads like the cluster's:
+ * {@code reward} is what to train on (floored by a counted finding), {@code testReward} the tests' own score;
  * {@code verifierReport} is the verifier's full answer, as /v1/verify returns it; {@code snapshots}
  * (snapshot-able runs) the attempt's snapshots left after pruning, {@code restoredFrom} the snapshot a
  * restored branch continued from.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"rollout", "environment", "mode", "group", "attempt", "phase", "reason", "message", "reward", "verdict", "flagged",
+@JsonPropertyOrder({"rollout", "environment", "mode", "group", "attempt", "phase", "reason", "message", "reward", "testReward", "verdict", "flagged",
         "tests", "hackFindings", "steps", "sandbox", "endpoint", "agent", "setup", "timings", "workspace", "restoredFrom", "snapshots",
         "verifierReport"})
 public record RolloutResult(String rollout, String environment, String mode, String group, int attempt, Phase phase, String reason,
-                            String message, Double reward, String verdict, Boolean flagged, VerifyReport.Tests tests,
+                            String message, Double reward, Double testReward, String verdict, Boolean flagged, VerifyReport.Tests tests,
                             List<Finding> hackFindings, Integer steps, String sandbox, String endpoint, Agent agent, Setup setup,
                             Timings timings, String workspace, VerifyReport verifierReport, String restoredFrom,
                             List<SnapshotRef> snapshots) {

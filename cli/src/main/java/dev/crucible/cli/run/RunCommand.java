@@ -96,9 +96,11 @@ public final class RunCommand implements Callable<Integer> {
         } else if (snapshotStore != null || spec.commandLine().getParseResult().hasMatchedOption("--snapshot-keep")) {
             return invalid(err, (snapshotStore != null ? "--snapshot-store" : "--snapshot-keep") + ": only with --snapshot-every");
         }
+        Path outDir = (out != null ? out : Path.of("crucible-out", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
+                .toAbsolutePath().normalize();
         RunInputs inputs;
         try {
-            inputs = RunInputs.load(paths, agentCmd);
+            inputs = RunInputs.load(paths, agentCmd, outDir);
         } catch (RunInputs.InvalidInput e) {
             e.lines().forEach(err::println);
             err.println("crucible run: invalid input (" + e.lines().size() + " error" + (e.lines().size() == 1 ? "" : "s") + "); nothing was run");
@@ -113,8 +115,6 @@ public final class RunCommand implements Callable<Integer> {
                 }
             }
         }
-        Path outDir = (out != null ? out : Path.of("crucible-out", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
-                .toAbsolutePath().normalize();
         o.println("crucible run: " + inputs.rollouts().size() + " rollout" + (inputs.rollouts().size() == 1 ? "" : "s") + " × " + attempts
                 + " attempt" + (attempts == 1 ? "" : "s") + " → " + outDir);
         o.flush();

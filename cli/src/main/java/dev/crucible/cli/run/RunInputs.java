@@ -59,8 +59,13 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
      * agent command was given, interactive otherwise.
      */
     public static RunInputs load(List<Path> given, String agentCmd) throws InvalidInput {
+        return load(given, agentCmd, null);
+    }
+
+    /** As {@link #load(List, String)}, for a run writing into {@code outDir}: a workspace holding it is invalid input. */
+    public static RunInputs load(List<Path> given, String agentCmd, Path outDir) throws InvalidInput {
         List<Path> paths = topLevelManifests(given);
-        List<ValidationError> errors = new ManifestValidator().validatePaths(paths);
+        List<ValidationError> errors = new ManifestValidator().validatePaths(paths, outDir);
         if (!errors.isEmpty()) throw new InvalidInput(errors.stream().map(ValidationError::toString).toList());
         ManifestReader.Result read = new ManifestReader().read(paths);
         Map<String, Integer> docsPerFile = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.verifier.config.EnvironmentSpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,14 +10,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Materialises {@code spec.source} (a local git repository at a commit) as a fresh directory.
- * {@code git archive} rather than a clone or worktree: the agent gets the files of that commit and
- * no history, so it cannot mine future commits for the fix (a known reward hack).
+ * {@code git archive} rather than a clone or worktree: the agent gets the files of that commit, made a
+ * fresh one-commit repository ({@link TaskRepository}), so it cannot mine later commits or other
+ * branches for the fix (a known reward hack). {@code history: ancestors} keeps the commit's ancestry,
+ * still nothing beyond it.
  */
 final class SourceCheckout {
     private SourceCheckout() {}
 
     static boolean isRemote(String repo) {
         return repo.contains("://") || repo.startsWith("git@") || repo.matches("^[\\w.-]+@[\\w.-]+:.*");
+    }
+
+    /** Extracts {@code commit} into {@code into} as the agent's task repository; returns the task commit id. */
+    static String checkout(Path repo, String commit, String history, Path into) throws IOException, InterruptedException {
+        extract(repo, commit, into);
+        return EnvironmentSpec.Source.ANCESTORS.equals(history) ? TaskRepository.ancestry(repo, commit, into) : TaskRepository.commitTree(into, true);
     }
 
     /** Extracts {@code commit} of {@code repo} into {@code into} (created); throws with git's message on failure. */

@@ -2,12 +2,19 @@ package dev.crucible.cli.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.crucible.contract.OutcomeFacts;
+import dev.crucible.contract.PhaseName;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.monitor.Finding;
+import dev.crucible.verifier.pod.PodResult;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** How an attempt's terminal phase is decided. */
+/** How an attempt's terminal phase is decided, and that the sidecar's pod result decides the same. */
 class PhaseTest {
-    private static Phase.Facts facts(boolean interrupted, String setupError, int findings, boolean timedOut, String verdict, Integer exit) {
-        return new Phase.Facts(interrupted, setupError, findings, "flag", timedOut, 60, verdict, null, exit);
+    private static OutcomeFacts facts(boolean interrupted, String setupError, int findings, boolean timedOut, String verdict, Integer exit) {
+        return OutcomeFacts.none().withInterrupted(interrupted).withSetupError(setupError).withFindings(findings, "flag")
+                .withTimedOut(timedOut, 60).withGrade(verdict, null).withAgentExit(exit);
     }
 
     @Test
@@ -26,13 +33,58 @@ class PhaseTest {
     void errorsAreFailed() {
         assertThat(Phase.terminal(facts(false, "setup exited 1", 0, false, null, null)).reason()).isEqualTo("SetupFailed");
         assertThat(Phase.terminal(facts(false, null, 0, false, "error", 0)).reason()).isEqualTo("VerificationFailed");
-        assertThat(Phase.terminal(facts(false, null, 0, false, "fail", 3)).reason()).isEqualTo("AgentFailed");
         assertThat(Phase.terminal(facts(true, null, 2, true, null, null)).reason()).isEqualTo("Interrupted");
+        assertThat(Phase.terminal(facts(false, null, 0, false, "pass", 0).withLimitExceeded(true, "memory")).reason())
+                .isEqualTo("ResourceLimitExceeded");
+    }
+
+    @Test
+    void anAgentsNonZeroExitIsRecordedNotAFailure() {
+        Phase.Decision d = Phase.terminal(facts(false, null, 0, false, "pass", 3));
+        assertThat(d.phase()).isEqualTo(Phase.Succeeded);
+        assertThat(d.reason()).isEqualTo("Verified");
+        assertThat(d.message()).contains("exited with status 3");
+    }
+
+    /** The same facts through the CLI's path and the sidecar's pod result end the same way. */
+    @Test
+    void theCliAndThePodResultDecideAlike() {
+        Finding critical = new Finding("test-skip-injection", "critical", "conftest.py", "e", "t", -1, "flag");
+        Finding info = new Finding("network-blocked", "info", null, "e", "t", -1, "flag");
+        record Case(VerifyReport report, boolean timedOut, Integer exit) {}
+        List<Case> cases = List.of(
+                new Case(report("pass", 1.0, List.of()), false, 0),
+                new Case(report("fail", 0.0, List.of()), false, 1),
+                new Case(report("pass", 1.0, List.of(critical)), false, 0),
+                new Case(report("pass", 1.0, List.of(critical)), true, null), // hacked outranks the deadline (the pod used to say TimedOut)
+                new Case(report("pass", 1.0, List.of(info)), false, 0),       // info never counts
+                new Case(report("pass", 1.0, List.of()), true, null),
+                new Case(report("error", 0.0, List.of()), false, 0),
+                new Case(report("error", 0.0, List.of(critical)), false, 0),  // hacked outranks a grading error (the pod used to say Failed)
+                new Case(null, false, 0),
+                new Case(null, true, null));
+        for (Case c : cases) {
+            VerifyReport r = c.report();
+            Phase.Decision cli = Phase.terminal(OutcomeFacts.none().withFindings(VerifyReport.counted(r == null ? List.of() : r.hackFindings()), "flag")
+                    .withTimedOut(c.timedOut(), 60).withGrade(r == null ? null : r.verdict(), r == null ? null : r.reason()).withAgentExit(c.exit()));
+            var pod = PodResult.outcome(r, c.timedOut(), 60, c.exit(), null);
+            assertThat(pod.phase()).as(c.toString()).isEqualTo(PhaseName.valueOf(cli.phase().name()));
+            assertThat(pod.reason()).as(c.toString()).isEqualTo(cli.reason());
+            assertThat(PodResult.phase(r, c.timedOut())).isEqualTo(cli.phase().name());
+        }
+        assertThat(PodResult.phase(report("pass", 1.0, List.of(critical)), true)).isEqualTo("Hacked");
+        assertThat(PodResult.phase(report("pass", 1.0, List.of(info)), false)).isEqualTo("Succeeded");
+    }
+
+    private static VerifyReport report(String verdict, double reward, List<Finding> findings) {
+        return new VerifyReport("env", reward, verdict, null, "error".equals(verdict) ? "pytest missing" : null, !findings.isEmpty(), "test-suite",
+                "binary", null, new VerifyReport.Tests(0, 0, 0, 0, List.of()), null, findings, null, null);
     }
 
     @Test
     void terminalPhases() {
         assertThat(Phase.Verifying.isTerminal()).isFalse();
         assertThat(Phase.TimedOut.isTerminal()).isTrue();
+        for (PhaseName n : PhaseName.values()) assertThat(Phase.valueOf(n.name()).isTerminal()).isEqualTo(n.isTerminal());
     }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** An environment whose code comes from spec.source: a local git repository at a commit, extracted without history. */
+/** An environment whose code comes from spec.source: a local git repository at a commit, as a one-commit task repository. */
 @Timeout(180)
 class SourceRunTest {
 
@@ -41,7 +41,9 @@ class SourceRunTest {
         assertThat(res.path("reward").asDouble()).isEqualTo(1.0);
         Path ws = Path.of(res.path("workspace").asText());
         assertThat(ws.resolve("FUTURE.txt")).doesNotExist();
-        assertThat(ws.resolve(".git")).doesNotExist();
+        // a fresh one-commit task repository: the later commit is not in it
+        assertThat(TaskWorkspaceTest.git(ws, "rev-list", "--all").lines().count()).isEqualTo(1);
+        assertThat(TaskWorkspaceTest.git(ws, "log", "--all", "--format=%s").strip()).isEqualTo("task");
     }
 
     @Test

@@ -1,6 +1,8 @@
 package dev.crucible.controllers.rollout;
 
-/** Machine-readable reasons of Rollout phases and Events: each names what happened and hints at the fix. */
+import dev.crucible.contract.OutcomeReasons;
+
+/** Machine-readable reasons of Rollout phases and Events: each names what happened and hints at the fix (terminal ones from the contract). */
 public final class Reasons {
     public static final String ENVIRONMENT_NOT_FOUND = "EnvironmentNotFound";
     public static final String ENVIRONMENT_INVALID = "EnvironmentInvalid";
@@ -12,11 +14,11 @@ public final class Reasons {
     public static final String STARTING = "ContainersStarting";
     public static final String RUNNING = "AgentRunning";
     public static final String AGENT_FINISHED = "AgentFinished";
-    public static final String VERIFIED = "Verified";
-    public static final String VERIFICATION_FAILED = "VerificationFailed";
-    public static final String HACK_DETECTED = "RewardHackDetected";
-    public static final String LIMIT_EXCEEDED = "LimitExceeded";
-    public static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
+    public static final String VERIFIED = OutcomeReasons.VERIFIED;
+    public static final String VERIFICATION_FAILED = OutcomeReasons.VERIFICATION_FAILED;
+    public static final String HACK_DETECTED = OutcomeReasons.HACK_DETECTED;
+    public static final String LIMIT_EXCEEDED = OutcomeReasons.RESOURCE_LIMIT_EXCEEDED;
+    public static final String DEADLINE_EXCEEDED = OutcomeReasons.DEADLINE_EXCEEDED;
     public static final String VERIFIER_RESULT_INVALID = "VerifierResultInvalid";
     public static final String POD_FAILED = "PodFailed";
     public static final String MEMBER_LOST = "MemberLost";

@@ -151,7 +151,8 @@ public final class RolloutPodBuilder {
     }
 
     /**
-     * Copies the image's workspace into the shared volume and into the pristine copy grading trusts.
+     * Copies the image's workspace into the shared volume, as a fresh one-commit task repository
+     * ({@link WorkspaceInitScript}), and into the pristine copy grading trusts.
      * A branch ({@code spec.restoreFrom}) gets its workspace from the snapshot instead: the init
      * container waits until the node's snapshot agent has extracted it (and the patches) and left
      * {@link #RESTORED_MARKER}, so the agent never starts on an empty workspace.
@@ -159,8 +160,8 @@ public final class RolloutPodBuilder {
     private Container initContainer(Rollout rollout, RLEnvironmentSpec env, String mountPath) {
         String image = env.image != null ? env.image : settings.verifierImage();
         String fill = rollout.getSpec().restoreFrom == null
-                ? "if [ -d \"$SRC\" ]; then cp -a \"$SRC\"/. /mnt/workspace/; cp -a \"$SRC\"/. /mnt/pristine/; fi"
-                : "if [ -d \"$SRC\" ]; then cp -a \"$SRC\"/. /mnt/pristine/; fi; i=0; "
+                ? WorkspaceInitScript.fill(env.source == null ? null : env.source.history)
+                : WorkspaceInitScript.pristineOnly() + "; i=0; "
                         + "until [ -f /mnt/workspace/" + RESTORED_MARKER + " ]; do i=$((i+1)); "
                         + "if [ $i -gt " + RESTORE_WAIT_SECONDS + " ]; then echo 'the snapshot workspace did not arrive' >&2; exit 1; fi; "
                         + "sleep 1; done";

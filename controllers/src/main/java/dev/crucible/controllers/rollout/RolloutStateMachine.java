@@ -6,6 +6,10 @@ import dev.crucible.api.v1alpha1.rollout.RolloutMember;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.contract.OutcomeFacts;
+import dev.crucible.contract.OutcomeReasons;
+import dev.crucible.contract.PhaseName;
+import dev.crucible.contract.TerminalOutcome;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -45,8 +49,17 @@ public final class RolloutStateMachine {
         Instant created = createdAt(rollout, now);
         Instant deadline = created.plusSeconds(RolloutPodBuilder.maxDurationSeconds(rollout));
         if (!now.isBefore(deadline)) {
-            return terminal(RolloutPhase.TimedOut, Reasons.DEADLINE_EXCEEDED, "the rollout ran past limits.maxDurationSeconds ("
-                    + RolloutPodBuilder.maxDurationSeconds(rollout) + "s); raise it or make the agent faster", status, true);
+            // a result the verifier already wrote still counts: a finding in it outranks the deadline (the contract's order)
+            for (Pod p : pods.values()) {
+                ContainerStateTerminated done = terminated(p, RolloutLabels.VERIFIER_CONTAINER);
+                VerifierResult.Parsed parsed = done == null ? null : VerifierResult.parse(done.getMessage());
+                if (parsed != null && parsed.ok()) {
+                    return fromResult(rollout, parsed.result(), true, terminated(p, RolloutLabels.AGENT_CONTAINER),
+                            status == null ? null : status.members);
+                }
+            }
+            TerminalOutcome o = TerminalOutcome.of(OutcomeFacts.none().withTimedOut(true, RolloutPodBuilder.maxDurationSeconds(rollout)));
+            return terminal(RolloutPhase.TimedOut, o.reason(), o.message() + "; raise it or make the agent faster", status, true);
         }
         Duration untilDeadline = Duration.between(now, deadline);
         String envName = rollout.getSpec().environmentRef == null ? null : rollout.getSpec().environmentRef.name;
@@ -102,16 +115,7 @@ public final class RolloutStateMachine {
                 return terminal(RolloutPhase.Failed, Reasons.VERIFIER_RESULT_INVALID, parsed.error()
                         + " (exit code " + verifierDone.getExitCode() + ")", status, true, members);
             }
-            VerifierResult r = parsed.result();
-            String reason = switch (r.phase()) {
-                case Succeeded -> Reasons.VERIFIED;
-                case Hacked -> Reasons.HACK_DETECTED;
-                case TimedOut -> Reasons.LIMIT_EXCEEDED;
-                default -> Reasons.VERIFICATION_FAILED;
-            };
-            String message = r.message() != null ? r.message() : "verdict " + r.verdict() + ", reward " + r.reward();
-            return new RolloutDecision(r.phase(), reason, message, List.of(), false, List.of(), true, false,
-                    members, r, null);
+            return fromResult(rollout, parsed.result(), false, terminated(leader, RolloutLabels.AGENT_CONTAINER), members);
         }
 
         for (Pod p : pods.values()) {
@@ -159,6 +163,28 @@ public final class RolloutStateMachine {
         }
         return new RolloutDecision(RolloutPhase.Running, Reasons.RUNNING, "all " + plan.size() + " pods running",
                 List.of(), false, List.of(), false, false, members, null, untilDeadline);
+    }
+
+    /**
+     * The terminal decision for a verifier's result, by the contract's {@link TerminalOutcome#of} (the function
+     * the sidecar and the local runtime use): the sidecar's facts plus the operator's own deadline.
+     */
+    static RolloutDecision fromResult(Rollout rollout, VerifierResult r, boolean deadlinePassed, ContainerStateTerminated agent,
+                                      List<RolloutMember> members) {
+        String policy = r.hackFindings() == null || r.hackFindings().isEmpty() || r.hackFindings().get(0).action == null
+                ? "flag" : r.hackFindings().get(0).action;
+        // a verifier that wrote no verdict but a Failed phase (a custom one) failed to grade
+        boolean failedWithoutGrade = r.phase() == RolloutPhase.Failed && !OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason());
+        String verdict = failedWithoutGrade ? "error" : r.verdict() != null ? r.verdict() : r.phase() == RolloutPhase.Succeeded ? "pass" : null;
+        OutcomeFacts f = OutcomeFacts.none().withFindings(r.countedFindings(), policy)
+                .withTimedOut(deadlinePassed || r.phase() == RolloutPhase.TimedOut, RolloutPodBuilder.maxDurationSeconds(rollout))
+                .withLimitExceeded(OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason()), r.message())
+                .withGrade(verdict, r.message() != null ? r.message() : "verdict " + r.verdict() + ", reward " + r.reward())
+                .withAgentExit(agent == null ? null : agent.getExitCode());
+        TerminalOutcome o = TerminalOutcome.of(f);
+        String message = o.phase() == PhaseName.Succeeded && r.message() != null ? r.message() : o.message();
+        return new RolloutDecision(RolloutPhase.valueOf(o.phase().name()), o.reason(), message, List.of(), false, List.of(), true, false,
+                members, r, null);
     }
 
     static boolean stillRunning(Pod p) {

@@ -2,13 +2,16 @@ package dev.crucible.controllers.rollout;
 
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.api.v1alpha1.common.HackFinding;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.api.v1alpha1.rollout.RolloutTimings;
+import dev.crucible.contract.FindingSeverity;
 import dev.crucible.controllers.status.Conditions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The status a decision leads to (pure). Timings are set once, when their moment is first observed;
@@ -24,6 +27,7 @@ public final class RolloutStatusBuilder {
         RolloutStatus s = new RolloutStatus();
         if (old != null) {
             s.reward = old.reward;
+            s.testReward = old.testReward;
             s.verdict = old.verdict;
             s.tests = old.tests;
             s.verifierReport = old.verifierReport;
@@ -42,6 +46,7 @@ public final class RolloutStatusBuilder {
         s.members = d.members();
         if (d.result() != null) {
             s.reward = d.result().reward();
+            s.testReward = d.result().testReward();
             s.verdict = d.result().verdict();
             s.tests = d.result().tests();
             s.hackFindings = d.result().hackFindings();
@@ -55,9 +60,11 @@ public final class RolloutStatusBuilder {
         s.conditions = Conditions.set(s.conditions, ConditionTypes.READY, ready, d.reason(), d.message(), generation, now);
         s.conditions = Conditions.set(s.conditions, ConditionTypes.PROGRESSING, !p.isTerminal(), d.reason(),
                 d.message(), generation, now);
-        if (s.hackFindings != null && !s.hackFindings.isEmpty()) {
+        List<HackFinding> counted = s.hackFindings == null ? List.of()
+                : s.hackFindings.stream().filter(f -> FindingSeverity.counts(f.severity)).toList(); // info findings never count
+        if (!counted.isEmpty()) {
             s.conditions = Conditions.set(s.conditions, ConditionTypes.HACK_DETECTED, true, Reasons.HACK_DETECTED,
-                    s.hackFindings.size() + " finding(s), first by " + s.hackFindings.get(0).detector, generation, now);
+                    counted.size() + " finding(s), first by " + counted.get(0).detector, generation, now);
         }
         return s;
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crucible.api.v1alpha1.common.HackFinding;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.TestCounts;
+import dev.crucible.contract.FindingSeverity;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,8 +14,8 @@ import java.util.List;
  * The verifier sidecar's result, read from its termination message (the contract in
  * controllers/README.md). Parsing never throws: bad input is a {@link Parsed#error()}.
  */
-public record VerifierResult(Double reward, String verdict, TestCounts tests, List<HackFinding> hackFindings,
-                             Integer turns, RolloutPhase phase, String message, String report) {
+public record VerifierResult(Double reward, Double testReward, String verdict, TestCounts tests, List<HackFinding> hackFindings,
+                             int countedFindings, Integer turns, RolloutPhase phase, String reason, String message, String report) {
 
     /** Kubernetes keeps at most 4 KiB of a termination message; longer ones are cut. */
     public static final int MAX_BYTES = 4096;
@@ -51,6 +52,13 @@ public record VerifierResult(Double reward, String verdict, TestCounts tests, Li
                 }
                 reward = root.get("reward").asDouble();
             }
+            Double testReward = null;
+            if (root.hasNonNull("testReward")) {
+                if (!root.get("testReward").isNumber() || !Double.isFinite(root.get("testReward").asDouble())) {
+                    return new Parsed(null, "testReward must be a finite number, got " + root.get("testReward"));
+                }
+                testReward = root.get("testReward").asDouble();
+            }
             String verdict = root.hasNonNull("verdict") ? root.get("verdict").asText() : null;
             TestCounts tests = root.hasNonNull("tests") ? JSON.treeToValue(root.get("tests"), TestCounts.class) : null;
             List<HackFinding> findings = new ArrayList<>();
@@ -59,6 +67,10 @@ public record VerifierResult(Double reward, String verdict, TestCounts tests, Li
                     findings.add(JSON.treeToValue(f, HackFinding.class));
                 }
             }
+            // the list may have been cut to fit 4 KiB; countedFindings, when present, is the whole count
+            int counted = root.hasNonNull("countedFindings") && root.get("countedFindings").canConvertToInt()
+                    ? root.get("countedFindings").asInt()
+                    : FindingSeverity.counted(findings.stream().map(f -> f.severity).toList());
             Integer turns = root.hasNonNull("turns") && root.get("turns").canConvertToInt() ? root.get("turns").asInt() : null;
             RolloutPhase phase;
             if (root.hasNonNull("phase")) {
@@ -71,12 +83,13 @@ public record VerifierResult(Double reward, String verdict, TestCounts tests, Li
                     return new Parsed(null, "phase must be Succeeded, Failed, Hacked or TimedOut, got " + phase);
                 }
             } else {
-                phase = !findings.isEmpty() ? RolloutPhase.Hacked
+                phase = counted > 0 ? RolloutPhase.Hacked
                         : "pass".equals(verdict) ? RolloutPhase.Succeeded : RolloutPhase.Failed;
             }
+            String reason = root.hasNonNull("reason") ? root.get("reason").asText() : null;
             String msg = root.hasNonNull("message") ? root.get("message").asText() : null;
-            return new Parsed(new VerifierResult(reward, verdict, tests, findings.isEmpty() ? null : findings,
-                    turns, phase, msg, message.strip()), null);
+            return new Parsed(new VerifierResult(reward, testReward, verdict, tests, findings.isEmpty() ? null : findings,
+                    counted, turns, phase, reason, msg, message.strip()), null);
         } catch (Exception e) {
             return new Parsed(null, "the verifier result has a malformed field: " + firstLine(e.getMessage()));
         }

@@ -6,6 +6,8 @@ import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.contract.OutcomeFacts;
+import dev.crucible.contract.TerminalOutcome;
 import dev.crucible.controllers.Fixtures;
 import dev.crucible.controllers.config.OperatorSettings;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
@@ -109,6 +111,56 @@ class RolloutStateMachineTest {
         assertThat(d.phase()).isEqualTo(RolloutPhase.TimedOut);
         assertThat(d.reason()).isEqualTo(Reasons.DEADLINE_EXCEEDED);
         assertThat(d.stopPods()).isTrue();
+    }
+
+    /** A result the sidecar wrote before the deadline passed still counts: a counted finding outranks the deadline. */
+    @Test
+    void aHackedResultStaysHackedPastTheDeadlineAsItWouldLocally() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        r.setStatus(status(RolloutPhase.Verifying));
+        Map<String, Pod> pods = pods(r, env, false);
+        bind(pods, "Running");
+        Pod pod = pods.get("r1-main-0");
+        terminate(pod, "agent", "");
+        terminate(pod, "verifier", "{\"phase\":\"Hacked\",\"reason\":\"RewardHackDetected\",\"reward\":0.0,\"testReward\":1.0,"
+                + "\"verdict\":\"pass\",\"countedFindings\":3,\"hackFindings\":[{\"detector\":\"test-skip-injection\","
+                + "\"severity\":\"critical\",\"action\":\"flag\"}]}");
+        RolloutDecision late = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(601));
+        TerminalOutcome local = TerminalOutcome.of(OutcomeFacts.none().withFindings(3, "flag").withTimedOut(true, 600).withGrade("pass", null));
+        assertThat(late.phase().name()).isEqualTo(local.phase().name()).isEqualTo("Hacked");
+        assertThat(late.reason()).isEqualTo(local.reason());
+        assertThat(late.message()).isEqualTo(local.message()); // 3 findings: the count survives a findings list cut to fit 4 KiB
+        assertThat(late.result().testReward()).isEqualTo(1.0);
+        assertThat(late.stopPods()).isTrue();
+    }
+
+    /** The sidecar's facts go through the contract's function: same facts, same outcome as the CLI. */
+    @Test
+    void verifierResultsEndAsTheContractSays() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        record Case(String json, OutcomeFacts facts) {}
+        OutcomeFacts base = OutcomeFacts.none().withTimedOut(false, 600);
+        List<Case> cases = List.of(
+                new Case("{\"phase\":\"Succeeded\",\"verdict\":\"fail\",\"reward\":0.0}", base.withGrade("fail", null)),
+                new Case("{\"phase\":\"TimedOut\",\"verdict\":\"pass\",\"reward\":1.0}", base.withTimedOut(true, 600).withGrade("pass", null)),
+                new Case("{\"phase\":\"Failed\",\"reason\":\"ResourceLimitExceeded\",\"verdict\":\"pass\",\"message\":\"memory\"}",
+                        base.withLimitExceeded(true, "memory").withGrade("pass", null)),
+                new Case("{\"phase\":\"Failed\",\"verdict\":\"error\",\"message\":\"pytest missing\"}", base.withGrade("error", "pytest missing")),
+                // an info finding is recorded but never counts
+                new Case("{\"phase\":\"Succeeded\",\"verdict\":\"pass\",\"hackFindings\":[{\"detector\":\"network-blocked\",\"severity\":\"info\"}]}",
+                        base.withGrade("pass", null)));
+        for (Case c : cases) {
+            Rollout r = Fixtures.rollout("r1", "env");
+            r.setStatus(status(RolloutPhase.Verifying));
+            Map<String, Pod> pods = pods(r, env, false);
+            bind(pods, "Running");
+            terminate(pods.get("r1-main-0"), "verifier", c.json());
+            RolloutDecision d = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(10));
+            TerminalOutcome local = TerminalOutcome.of(c.facts());
+            assertThat(d.phase().name()).as(c.json()).isEqualTo(local.phase().name());
+            assertThat(d.reason()).as(c.json()).isEqualTo(local.reason());
+        }
     }
 
     @Test

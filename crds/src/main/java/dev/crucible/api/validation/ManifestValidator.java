@@ -32,21 +32,30 @@ public final class ManifestValidator {
 
     /** Validates files and folders of multi-document YAML, resolving references among them. */
     public List<ValidationError> validatePaths(List<Path> paths) {
+        return validatePaths(paths, null);
+    }
+
+    /** As {@link #validatePaths(List)}, for a local run writing into {@code outputDir} (a workspace holding it is refused). */
+    public List<ValidationError> validatePaths(List<Path> paths, Path outputDir) {
         ManifestReader.Result read = new ManifestReader().read(paths);
         List<ValidationError> errors = new ArrayList<>(read.errors());
-        errors.addAll(validateAll(read.manifests()));
+        errors.addAll(validateAll(read.manifests(), outputDir));
         return errors;
     }
 
     /** Validates documents that are checked together (references between them resolve). */
     public List<ValidationError> validateAll(List<Manifest> manifests) {
+        return validateAll(manifests, null);
+    }
+
+    private List<ValidationError> validateAll(List<Manifest> manifests, Path outputDir) {
         Set<String> environments = new HashSet<>();
         for (Manifest m : manifests) {
             if ("RLEnvironment".equals(m.kind()) && m.name() != null) {
                 environments.add(m.namespace() + "/" + m.name());
             }
         }
-        SemanticChecks.Context ctx = SemanticChecks.Context.local(environments);
+        SemanticChecks.Context ctx = SemanticChecks.Context.local(environments, outputDir);
         List<ValidationError> errors = new ArrayList<>();
         for (Manifest m : manifests) {
             errors.addAll(validate(m, ctx));

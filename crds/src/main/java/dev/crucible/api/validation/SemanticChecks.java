@@ -21,9 +21,18 @@ public final class SemanticChecks {
      * What the checks can see. Locally: the other documents and the files beside the manifest. In the
      * cluster: environments are looked up by the webhook, and local files do not exist.
      */
-    public record Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences) {
+    public record Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences, Path outputDir) {
+        public Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences) {
+            this(knownEnvironments, checkLocalFiles, resolveReferences, null);
+        }
+
         public static Context local(Set<String> environments) {
             return new Context(environments, true, true);
+        }
+
+        /** A local run writing into {@code outputDir}: a workspace holding it is refused. */
+        public static Context local(Set<String> environments, Path outputDir) {
+            return new Context(environments, true, true, outputDir);
         }
 
         public static Context cluster() {
@@ -75,6 +84,7 @@ public final class SemanticChecks {
             localFile(m, spec.path("workspace").path("path"), "spec.workspace.path", true, errors);
             localFile(m, verifier.path("hiddenTests").path("path"), "spec.verifier.hiddenTests.path", true, errors);
             localFile(m, verifier.path("hiddenTests").path("patch"), "spec.verifier.hiddenTests.patch", false, errors);
+            workspacePath(m, spec, ctx, errors);
         }
     }
 
@@ -95,6 +105,24 @@ public final class SemanticChecks {
             if (!seen.add(list.get(i).asText())) {
                 errors.add(m.error(path + "[" + i + "]", "duplicate test id " + list.get(i).asText()));
             }
+        }
+    }
+
+    /** {@link WorkspacePathRules}: not /, the checkout's root, a folder holding the manifest, hidden tests or output. */
+    private static void workspacePath(Manifest m, JsonNode spec, Context ctx, List<ValidationError> errors) {
+        JsonNode value = spec.path("workspace").path("path");
+        if (!value.isTextual() || value.asText().isEmpty()) {
+            return;
+        }
+        Path manifest = Path.of(m.file()).toAbsolutePath().normalize();
+        Path base = manifest.getParent();
+        List<Path> hidden = new java.util.ArrayList<>();
+        JsonNode h = spec.path("verifier").path("hiddenTests");
+        if (h.path("path").isTextual()) hidden.add(base.resolve(h.path("path").asText()).normalize());
+        if (h.path("patch").isTextual()) hidden.add(base.resolve(h.path("patch").asText()).normalize());
+        String why = WorkspacePathRules.refusal(base.resolve(value.asText()).normalize(), manifest, ctx.outputDir(), hidden);
+        if (why != null) {
+            errors.add(m.error("spec.workspace.path", why));
         }
     }
 

@@ -6,7 +6,7 @@ import java.util.List;
 /** The parts of an RLEnvironment's spec the verifier uses; everything else is ignored. */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record EnvironmentSpec(Workspace workspace, Setup setup, Task task, List<String> tools,
-                              VerifierSpec verifier, HackPolicy hackPolicy) {
+                              VerifierSpec verifier, HackPolicy hackPolicy, Source source) {
 
     public static final List<String> ALL_TOOLS = List.of("bash", "read_file", "write_file", "edit", "list");
 
@@ -15,8 +15,23 @@ public record EnvironmentSpec(Workspace workspace, Setup setup, Task task, List<
         hackPolicy = hackPolicy == null ? HackPolicy.DEFAULT : hackPolicy;
     }
 
+    public EnvironmentSpec(Workspace workspace, Setup setup, Task task, List<String> tools, VerifierSpec verifier, HackPolicy hackPolicy) {
+        this(workspace, setup, task, tools, verifier, hackPolicy, null);
+    }
+
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Workspace(String path, String mountPath) {}
+
+    /** {@code spec.source}: a repository at a commit; {@code history} is how much of it the agent's workspace keeps. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Source(String repo, String commit, String history) {
+        /** One fresh commit of the task's tree (the default): nothing of any other commit. */
+        public static final String COMMIT = "commit";
+        /** The task commit's ancestry: still no other refs, no later objects, no remote. */
+        public static final String ANCESTORS = "ancestors";
+
+        public String historyOrDefault() { return history == null ? COMMIT : history; }
+    }
 
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Setup(String script, Integer timeoutSeconds) {}

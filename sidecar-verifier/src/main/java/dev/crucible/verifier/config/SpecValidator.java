@@ -30,6 +30,10 @@ public final class SpecValidator {
                         + dev.crucible.verifier.monitor.Detectors.ALL);
             }
         }
+        if (spec.source() != null && !Set.of(EnvironmentSpec.Source.COMMIT, EnvironmentSpec.Source.ANCESTORS).contains(spec.source().historyOrDefault())) {
+            errors.add("spec.source.history: must be commit (a fresh one-commit repository, the default) or ancestors, got '"
+                    + spec.source().history() + "'");
+        }
         for (int i = 0; i < spec.tools().size(); i++) {
             if (!EnvironmentSpec.ALL_TOOLS.contains(spec.tools().get(i))) {
                 errors.add("spec.tools[" + i + "]: unknown tool '" + spec.tools().get(i) + "', known: " + EnvironmentSpec.ALL_TOOLS);

@@ -70,11 +70,22 @@ public final class PodSidecar {
             }
             report = RolloutFindings.withAll(report, holder.findings()); // a reset never takes a finding back
             int turns = "NEW".equals(holder.state()) ? 0 : holder.current().steps();
-            String json = PodResult.toJson(report, PodResult.phase(report, timedOut), turns, message);
+            String json = PodResult.toJson(report, PodResult.outcome(report, timedOut, settings.maxDurationSeconds(), agentExit(),
+                    message), turns, message);
             Files.writeString(settings.resultFile(), json);
             return json;
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The agent container's exit status from its marker file (embedded mode), or null. */
+    private Integer agentExit() {
+        if (settings.interactive()) return null;
+        try {
+            return Integer.valueOf(Files.readString(settings.agentExitFile()).strip());
+        } catch (IOException | NumberFormatException e) {
+            return null;
         }
     }
 

@@ -28,6 +28,16 @@ class ManifestReaderTest {
     }
 
     @Test
+    void sourceHistoryDefaultsToOneCommitAndAcceptsOnlyItsTwoModes() {
+        EnvironmentSpec plain = ManifestReader.parse("spec:\n  source: {repo: ./r, commit: abcdef1}\n  verifier: {command: x}\n", "s.yaml");
+        assertThat(plain.source().historyOrDefault()).isEqualTo("commit");
+        EnvironmentSpec kept = ManifestReader.parse("spec:\n  source: {repo: ./r, commit: abcdef1, history: ancestors}\n  verifier: {command: x}\n", "s.yaml");
+        assertThat(kept.source().historyOrDefault()).isEqualTo("ancestors");
+        assertThatThrownBy(() -> ManifestReader.parse("spec:\n  source: {repo: ./r, commit: abcdef1, history: all}\n  verifier: {command: x}\n", "s.yaml"))
+                .hasMessageContaining("s.yaml: spec.source.history: must be commit").hasMessageContaining("got 'all'");
+    }
+
+    @Test
     void errorsNameFileAndField() {
         assertThatThrownBy(() -> ManifestReader.parse("spec:\n  verifier:\n    type: magic\n", "e.yaml"))
                 .hasMessage("e.yaml: spec.verifier.type: must be one of " + SpecValidator.TYPES + ", got 'magic'");

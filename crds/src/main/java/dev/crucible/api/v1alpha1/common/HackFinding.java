@@ -9,7 +9,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 public class HackFinding {
     @JsonPropertyDescription("Detector that fired, e.g. protected-path-modified, pytest-skip-injection.")
     public String detector;
-    @JsonPropertyDescription("low, medium, high or critical.")
+    @JsonPropertyDescription("info (recorded, never counted as a hack), low, medium, high or critical.")
     public String severity;
     @JsonPropertyDescription("File the finding is about, relative to the workspace.")
     public String path;

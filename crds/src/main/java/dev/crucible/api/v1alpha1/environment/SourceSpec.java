@@ -19,6 +19,11 @@ public class SourceSpec {
     @Pattern("^[0-9a-f]{7,40}$")
     public String commit;
 
+    @JsonPropertyDescription("History the agent's workspace keeps: commit (default) gives a fresh one-commit repository of the commit's tree; ancestors keeps the commit's ancestry (no other refs, no later objects, no remote).")
+    @Default("commit")
+    @Pattern("^(commit|ancestors)$")
+    public String history;
+
     @JsonPropertyDescription("CI workflow file to derive setup and test commands from, e.g. .github/workflows/ci.yml.")
     @Pattern("^[^/].*\\.ya?ml$")
     @Size(max = 1024)

@@ -17,7 +17,10 @@ public class RolloutStatus {
     public String reason;
     public String message;
     public List<Condition> conditions = new ArrayList<>();
+    @JsonPropertyDescription("What a trainer should train on: the tests' score, floored (0, or -1 in coderl mode) when a counted reward-hack finding exists, under every hack policy action.")
     public Double reward;
+    @JsonPropertyDescription("The score from the tests alone, before any finding floors it.")
+    public Double testReward;
     @JsonPropertyDescription("Verifier verdict: pass, fail, partial, error.")
     public String verdict;
     public TestCounts tests;
