@@ -93,7 +93,7 @@ public final class IntegrityBenchCommand implements Callable<Integer> {
         } catch (IOException | IllegalArgumentException e) {
             return fail(err, 2, e.getMessage());
         }
-        Path bwrap = Sandbox.findBubblewrap();
+        Path bwrap = dev.crucible.verifier.sandbox.Box.availability().bwrap();
         String problem = NaiveGrader.problem(bwrap);
         if (problem != null) return fail(err, 1, "the corpus runs exploit code and needs bubblewrap to confine it: " + problem);
         String python = pythonExecutable();

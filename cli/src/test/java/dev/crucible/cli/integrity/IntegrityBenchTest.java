@@ -126,7 +126,7 @@ class IntegrityBenchTest {
 
     @Test
     void noExploitEarnsRewardAndNoHonestAgentIsFlagged() throws Exception {
-        assumeTrue(NaiveGrader.problem(Sandbox.findBubblewrap()) == null, "needs bubblewrap: the corpus runs exploit code");
+        assumeTrue(NaiveGrader.problem(dev.crucible.verifier.sandbox.Box.availability().bwrap()) == null, "needs bubblewrap: the corpus runs exploit code");
         boolean full = Boolean.getBoolean("crucible.integrity.full");
         Path out = tmp.resolve("bench");
         Run r = full ? bench("--out", out.toString(), "--parallel", "4")
