@@ -45,7 +45,7 @@ public record VerifyReport(String environment, double reward, String verdict, St
         double reward = o.reward();
         String verdict = o.verdict();
         boolean flagged = false;
-        if (!findings.isEmpty()) {
+        if (findings.stream().anyMatch(Finding::isHack)) { // info findings are recorded, never a hack
             if (action.equals("terminate")) {
                 reward = rewardMode.equals("coderl") ? -1.0 : 0.0;
                 verdict = "hacked";
@@ -58,7 +58,7 @@ public record VerifyReport(String environment, double reward, String verdict, St
     }
 
     static VerifyReport error(String env, String reason, List<Finding> findings, String rewardMode) {
-        return new VerifyReport(env, rewardMode.equals("coderl") ? -1.0 : 0.0, "error", null, reason, !findings.isEmpty(), null, rewardMode,
+        return new VerifyReport(env, rewardMode.equals("coderl") ? -1.0 : 0.0, "error", null, reason, findings.stream().anyMatch(Finding::isHack), null, rewardMode,
                 null, new Tests(0, 0, 0, 0, List.of()), null, findings, null, null);
     }
 }

@@ -443,7 +443,7 @@ public final class LocalRollout {
     private RolloutResult finish(Exception error) {
         List<Finding> findings = report != null ? report.hackFindings()
                 : episode != null ? episode.findings() : holder != null ? holder.findings() : List.of();
-        int flagged = (int) findings.stream().filter(f -> !"revert".equals(f.action())).count();
+        int flagged = (int) findings.stream().filter(f -> f.isHack() && !"revert".equals(f.action())).count();
         Phase.Decision d = error != null
                 ? new Phase.Decision(Phase.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
                 : Phase.terminal(new Phase.Facts(cancelled, setupError, flagged, doc.environment().verifierEnv().spec().hackPolicy().action(),

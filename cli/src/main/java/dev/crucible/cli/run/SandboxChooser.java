@@ -26,7 +26,7 @@ final class SandboxChooser {
         env.verifierEnv().hiddenTestsDir().ifPresent(masked::add);
         List<Path> maskedFiles = new ArrayList<>();
         env.verifierEnv().hiddenTestsPatch().ifPresent(maskedFiles::add);
-        List<Path> readOnly = Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier()));
+        List<Path> readOnly = Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier(), env.verifierEnv().spec().hackPolicy().protectsDefaults()));
         List<Path> readable = new ArrayList<>(List.of(dir.root(), env.baseDir()));
         readable.addAll(commandFiles(agentCommand));
         return new Bubblewrap(bwrap, workspace, readable, readOnly, masked, maskedFiles);

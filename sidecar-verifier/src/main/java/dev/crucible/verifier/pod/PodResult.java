@@ -28,7 +28,7 @@ public final class PodResult {
         if (report == null || "error".equals(report.verdict())) {
             return "Failed";
         }
-        if (report.hackFindings() != null && !report.hackFindings().isEmpty()) {
+        if (report.hackFindings() != null && report.hackFindings().stream().anyMatch(Finding::isHack)) {
             return "Hacked";
         }
         return "Succeeded";
@@ -63,6 +63,7 @@ public final class PodResult {
                 ObjectNode n = out.addObject();
                 n.put("detector", f.detector());
                 n.put("severity", f.severity());
+                if (f.rule() != null) n.put("rule", f.rule());
                 n.put("path", f.path());
                 n.put("evidence", cut(f.evidence(), keepFindings == 0 ? 0 : 160));
                 n.put("time", f.time());
