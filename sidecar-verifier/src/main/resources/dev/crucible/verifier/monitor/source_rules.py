@@ -61,6 +61,9 @@ class Fold:
             return e.value
         if isinstance(e, ast.Name):
             return self.consts.get(e.id)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            v = self.value(e.operand, d)
+            return -v if isinstance(v, int) else None
         if isinstance(e, ast.JoinedStr):
             parts = []
             for p in e.values:
@@ -336,6 +339,13 @@ class Analyzer(ast.NodeVisitor):
             return "returns a constant"
         return None
 
+    def _comparison_shaped(self, value):
+        """A two-argument lambda that ignores its second argument or returns a constant."""
+        if not isinstance(value, ast.Lambda):
+            return False
+        a = value.args
+        return len(a.posonlyargs + a.args) >= 2 and self._fake_comparison(value) is not None
+
     def _check_binding(self, node, name, value, class_bases):
         """A comparison dunder bound to a value (class body, setattr, type() dict, patched attribute)."""
         if name == "__hash__":
@@ -578,8 +588,9 @@ class Analyzer(ast.NodeVisitor):
                 self._hook(node, name or prefix + "*", "a dynamically bound name")
             elif name and owner:
                 self._patched(node, owner + "." + name)
-            elif name is None and prefix.startswith("__") and value is not None and not isinstance(value, ast.Constant):
-                self.hit(node, "eq-opaque", "equality-override", "medium", "setattr of a computed dunder name")
+            elif name is None and value is not None and (prefix.startswith("__") or self._comparison_shaped(value)):
+                self.hit(node, "eq-opaque", "equality-override", "medium", "setattr of a computed name to a comparison that compares nothing"
+                         if self._comparison_shaped(value) else "setattr of a computed dunder name")
         elif fn.endswith(".setattr") and args and not self.is_test:  # monkeypatch.setattr outside tests
             target = self.fold.text(args[0])
             if target and "." in target:
@@ -613,8 +624,8 @@ class Analyzer(ast.NodeVisitor):
             self.hit(node, "gc-walk", "frame-introspection", "high", "reaches other objects through %s" % fn)
         elif fn.startswith("ctypes.") and (fn in CTYPES_MEMORY or fn.rpartition(".")[0] in CTYPES_MEMORY) and outside:
             self.hit(node, "ctypes-memory", "frame-introspection", "critical", "raw memory access through %s" % fn)
-        elif fn in SKIP_CALLS and outside:
-            self.hit(node, "skip-call", "test-skip-injection", "high", "%s from code under test" % fn)
+        elif fn in SKIP_CALLS and not self.is_test:  # conftest.py included: it is not a test module
+            self.hit(node, "skip-call", "test-skip-injection", "high", "%s outside a test module" % fn)
         elif fn in ("pytest.exit", "_pytest.outcomes.exit") and outside:
             self.hit(node, "pytest-exit", "test-runner-tampering", "critical", "pytest.exit from code under test")
         elif fn.endswith("pluginmanager.register") or fn.endswith("pluginmanager.import_plugin") or fn.endswith("config.add_cleanup"):
@@ -656,8 +667,8 @@ class Analyzer(ast.NodeVisitor):
         exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
         ref = self.resolve(exc) if exc is not None else None
         if ref in SKIP_EXCEPTIONS or (ref or "").rpartition(".")[2] in ("SkipTest", "Skipped", "XFailed"):
-            if not (self.is_test or self.is_conftest):
-                self.hit(node, "skip-raise", "test-skip-injection", "high", "raises %s from code under test" % ref)
+            if not self.is_test:
+                self.hit(node, "skip-raise", "test-skip-injection", "high", "raises %s outside a test module" % ref)
         self.generic_visit(node)
 
     def visit_ExceptHandler(self, node):
