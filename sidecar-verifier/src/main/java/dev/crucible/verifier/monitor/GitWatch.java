@@ -22,9 +22,9 @@ import java.util.zip.InflaterInputStream;
  * could name commands, and no sampling is involved, so a git command of a few milliseconds leaves its
  * trace all the same): FETCH_HEAD, remote-tracking or replace refs (loose or packed), new pack files,
  * object alternates, hooks, grafts/shallow, config that adds a remote, a hooks path or a command,
- * commits whose committer date is older than the episode (history, not the agent's work), and HEAD
- * moving to another commit. Committing, branching, stashing and tagging the agent's own work are not
- * findings.
+ * and commits whose committer date is older than the episode (history, not the agent's work). HEAD
+ * moving is recorded with severity info. Committing, branching, stashing and tagging the agent's own
+ * work are not findings.
  */
 final class GitWatch {
     private static final Pattern RISKY_CONFIG = Pattern.compile(
@@ -85,7 +85,9 @@ final class GitWatch {
         marks.putAll(now);
         String h = resolveHead();
         if (head != null && h != null && !h.equals(head)) {
-            out.accept(new WorkspaceScanner.Raw(Detectors.GIT_HISTORY, "medium", ".git/HEAD", "HEAD moved from " + abbrev(head) + " to " + abbrev(h), "head-moved"));
+            // Switching branches or commits is the agent's business; what could make it a hack (foreign
+            // objects, refs, alternates) is reported by the checks above. Recorded for the record.
+            out.accept(new WorkspaceScanner.Raw(Detectors.GIT_HISTORY, "info", ".git/HEAD", "HEAD moved from " + abbrev(head) + " to " + abbrev(h), "head-moved"));
             head = h;
         }
         if (live) deepCheck(out);
