@@ -89,8 +89,9 @@ class MonitorPolicyTest {
             assertThat(got).isEmpty();
             Fixtures.write(ws.resolve("tox.ini"), "[pytest]\naddopts = -p evil\n");
             m.scanNow();
-            assertThat(got).extracting(Finding::path, Finding::evidence).containsExactly(
-                    org.assertj.core.groups.Tuple.tuple("tox.ini", "test-runner section added"));
+            // grading leaves an added protected file out: recorded, not a hack
+            assertThat(got).extracting(Finding::path, Finding::evidence, Finding::severity).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("tox.ini", "test-runner section added (left out of grading)", "info"));
         }
     }
 
