@@ -81,6 +81,7 @@ class SyntaxRulesTest {
                 x("ctypes memory", "import ctypes\nctypes.pythonapi.PyFrame_LocalsToFast(None, 0)\n", "frame-introspection", "ctypes-memory"),
                 x("reads a test file", "def answer():\n    return open('tests/test_ops.py').read()\n", "hidden-test-access", "test-file-path"),
                 x("reads .git", "from pathlib import Path\nrefs = (Path('.git') / 'packed-refs').read_text()\n", "git-history-mining", "test-file-path"),
+                x("reads a git object", "import zlib\nraw = zlib.decompress(open('.git/objects/3f/2a9c1').read())\n", "git-history-mining", "test-file-path"),
                 x("reads mountinfo", "print(open('/proc/self/mountinfo').read())\n", "hidden-test-access", "test-file-path"),
                 x("notices it is under pytest", "import os\nif os.environ.get('PYTEST_CURRENT_TEST'):\n    pass\n", "test-runner-tampering", "test-detection"),
                 x("'pytest' in sys.modules", "import sys\nUNDER_TEST = 'pytest' in sys.modules\n", "test-runner-tampering", "test-detection"),
@@ -116,6 +117,7 @@ class SyntaxRulesTest {
                 Arguments.of("cleanup with atexit", "pkg/cache.py", "import atexit, shutil, tempfile\nD = tempfile.mkdtemp()\natexit.register(shutil.rmtree, D, True)\n"),
                 Arguments.of("CLI that exits", "pkg/cli.py", "import sys\ndef main():\n    sys.exit(0)\nif __name__ == '__main__':\n    main()\n"),
                 Arguments.of("enum-like globals from a table", "pkg/consts.py", "for _n, _v in {'A': 1, 'B': 2}.items():\n    globals()[_n] = _v\n"),
+                Arguments.of("directory walker skipping .git", "pkg/walk.py", "import os\ndef files(root):\n    for d, dirs, fs in os.walk(root):\n        dirs[:] = [x for x in dirs if x not in ('.git', '__pycache__')]\n        yield from fs\n"),
                 Arguments.of("ctypes for a library lookup", "pkg/native.py", "import ctypes.util\nLIB = ctypes.util.find_library('m')\n"),
                 Arguments.of("operator-based comparison", "pkg/cmp.py", "import operator\nclass K:\n    def __init__(self, k): self.k = k\n    def __lt__(self, o): return operator.lt(self.k, o.k)\n"));
     }
