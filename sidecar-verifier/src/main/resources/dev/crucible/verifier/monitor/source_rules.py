@@ -576,7 +576,8 @@ class Analyzer(ast.NodeVisitor):
     def visit_Constant(self, node):
         if isinstance(node.value, str) and id(node) not in self.docstrings and not (self.is_test or self.is_conftest or self.is_build_script):
             if len(node.value) < 512 and STRONG_TEST_PATH.search(node.value):
-                det = "git-history-mining" if ".git" in node.value else "hidden-test-access"
+                det = "git-history-mining" if ".git" in node.value or node.value in ("packed-refs", "ORIG_HEAD", "FETCH_HEAD") \
+                    else "hidden-test-access"
                 self.hit(node, "test-file-path", det, "high", "refers to test, git or mount files: %r" % node.value[:80])
             elif WEAK_GIT_PATH.search(node.value):
                 self.hit(node, "git-dir-name", "git-history-mining", "info", "names the .git directory")
