@@ -32,6 +32,8 @@ public final class SyntaxRules {
     private static final String HELPER = load();
     private static final long TIMEOUT_SECONDS = 60;
     private static final int BATCH = 400;
+    /** Interpreters already probed (one probe per interpreter and process, not per reset). */
+    private static final Map<String, Boolean> USABLE = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** One rule match: {@code rule} is the stable id a hack policy can name (severity overrides, ignore). */
     public record Hit(String rule, String detector, String severity, int line, String evidence) {
@@ -74,7 +76,7 @@ public final class SyntaxRules {
                 }
             }
             SyntaxRules r = new SyntaxRules(exe);
-            if (r.works()) return r;
+            if (USABLE.computeIfAbsent(exe, e -> r.works())) return r;
         }
         return null;
     }
