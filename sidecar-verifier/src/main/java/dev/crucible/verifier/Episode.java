@@ -110,7 +110,7 @@ public final class Episode implements AutoCloseable {
             }
             Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
             Path pdir = stateDir.resolve("pristine-" + resets);
-            pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier()), pdir);
+            pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier(), env.spec().hackPolicy().protectsDefaults()), pdir);
             python = PythonInfo.probe(opt.executor(), env.verifier().interpreterOrDefault(), workspace, CommandEnvironments.agent(workspace));
             if (python.executable() == null) warnings.add("no Python interpreter '" + env.verifier().interpreterOrDefault() + "' found: pytest grading will fail");
             List<Path> hidden = new ArrayList<>();
@@ -119,7 +119,7 @@ public final class Episode implements AutoCloseable {
             List<Path> graderFiles = new ArrayList<>();
             env.manifest().ifPresent(graderFiles::add);
             MonitorConfig mc = new MonitorConfig(workspace, opt.pristineSource(), pristine, env.spec().hackPolicy(), hidden, graderFiles,
-                    List.of(stateDir), python.siteDirs(), python.stdlib(), opt.scanInterval(), opt.processInterval());
+                    List.of(stateDir), python.siteDirs(), python.stdlib(), opt.scanInterval(), opt.processInterval(), python.executable());
             startedAfterTicks = ProcessTable.newestStart();
             monitor = new HackMonitor(mc, this::onFinding);
             monitor.start();

@@ -79,7 +79,9 @@ public final class Bubblewrap implements Sandbox {
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-                if (attrs.isRegularFile() && globs.isProtected(workspace.relativize(file)) && out.size() < MAX_BINDS) out.add(file);
+                Path rel = workspace.relativize(file);
+                // pyproject.toml & co. stay writable: only their test-runner sections are protected, judged by the monitor
+                if (attrs.isRegularFile() && globs.isProtected(rel) && !globs.judgedBySections(rel) && out.size() < MAX_BINDS) out.add(file);
                 return FileVisitResult.CONTINUE;
             }
         });

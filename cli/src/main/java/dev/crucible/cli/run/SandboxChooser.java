@@ -28,7 +28,7 @@ final class SandboxChooser {
         Map<Path, Path> files = commandFiles(agentCommand, workspace);
         if (Files.isRegularFile(dir.taskFile())) files.put(dir.taskFile(), dir.taskFile());
         BoxSpec spec = BoxSpec.of(label, limits(env, deadlineSeconds)).withWritable(workspace)
-                .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier())))
+                .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier(), env.verifierEnv().spec().hackPolicy().protectsDefaults())))
                 .withFiles(files).withHome(Bubblewrap.HOME);
         try {
             return new Bubblewrap(Box.open(spec), workspace);

@@ -34,6 +34,7 @@ public final class SpecValidator {
             errors.add("spec.source.history: must be commit (a fresh one-commit repository, the default) or ancestors, got '"
                     + spec.source().history() + "'");
         }
+        hackPolicyOverrides(spec.hackPolicy(), errors);
         for (int i = 0; i < spec.tools().size(); i++) {
             if (!EnvironmentSpec.ALL_TOOLS.contains(spec.tools().get(i))) {
                 errors.add("spec.tools[" + i + "]: unknown tool '" + spec.tools().get(i) + "', known: " + EnvironmentSpec.ALL_TOOLS);
@@ -42,6 +43,32 @@ public final class SpecValidator {
         if (!errors.isEmpty()) {
             throw new ConfigException(source + ": " + String.join("; ", errors));
         }
+    }
+
+    /** Keys of severity and ignore: a detector name, or detector/rule with a rule id as findings show it. */
+    private static void hackPolicyOverrides(HackPolicy p, List<String> errors) {
+        for (var e : new java.util.TreeMap<>(p.severity()).entrySet()) {
+            String bad = overrideKey(e.getKey());
+            if (bad != null) errors.add("spec.hackPolicy.severity." + e.getKey() + ": " + bad);
+            if (!HackPolicy.SEVERITIES.contains(e.getValue())) {
+                errors.add("spec.hackPolicy.severity." + e.getKey() + ": must be one of " + HackPolicy.SEVERITIES + ", got '" + e.getValue() + "'");
+            }
+        }
+        for (int i = 0; i < p.ignore().size(); i++) {
+            String bad = overrideKey(p.ignore().get(i));
+            if (bad != null) errors.add("spec.hackPolicy.ignore[" + i + "]: " + bad);
+        }
+    }
+
+    private static String overrideKey(String key) {
+        String det = key.contains("/") ? key.substring(0, key.indexOf('/')) : key;
+        if (!dev.crucible.verifier.monitor.Detectors.ALL.contains(det)) {
+            return "unknown detector '" + det + "', known: " + dev.crucible.verifier.monitor.Detectors.ALL;
+        }
+        if (key.contains("/") && !key.substring(det.length() + 1).matches("[a-z0-9][a-z0-9-]*")) {
+            return "rule must be a rule id like frame-walk, got '" + key.substring(det.length() + 1) + "'";
+        }
+        return null;
     }
 
     static void verifier(VerifierSpec v, String at, List<String> errors) {

@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Detects reads of files nobody should read, without strace: the access time is set before the
@@ -18,13 +21,25 @@ import java.util.Map;
  */
 final class AtimeSentinels {
     private static final FileTime ARMED = FileTime.fromMillis(1_000);
+    /**
+     * Files (by device and inode) that some grading in this process is reading or has read: an access
+     * time cannot say whose process read a file, so a sibling attempt's grading must not be taken for
+     * this attempt's agent. Their reads stay visible to the process sampler, which knows the reader.
+     */
+    private static final Set<Object> GRADED = ConcurrentHashMap.newKeySet();
     private final Map<Path, Boolean> files = new LinkedHashMap<>();
+    private final Map<Path, Object> keys = new LinkedHashMap<>();
 
     void arm(List<Path> paths) {
         for (Path p : paths) {
             try {
                 Files.getFileAttributeView(p, BasicFileAttributeView.class).setTimes(null, ARMED, null);
                 files.put(p, false);
+                Object key = Files.readAttributes(p, BasicFileAttributes.class).fileKey();
+                if (key != null) {
+                    keys.put(p, key);
+                    GRADED.remove(key); // re-armed for a new episode: reads from here on are attributable again
+                }
             } catch (IOException e) {
                 // unreadable or vanished: nothing to watch
             }
@@ -36,8 +51,10 @@ final class AtimeSentinels {
         List<Path> read = new ArrayList<>();
         for (var e : files.entrySet()) {
             if (e.getValue()) continue;
+            Object key = keys.get(e.getKey());
+            if (key != null && GRADED.contains(key)) continue;
             try {
-                FileTime at = Files.readAttributes(e.getKey(), java.nio.file.attribute.BasicFileAttributes.class).lastAccessTime();
+                FileTime at = Files.readAttributes(e.getKey(), BasicFileAttributes.class).lastAccessTime();
                 if (at.toMillis() > ARMED.toMillis()) {
                     e.setValue(true);
                     read.add(e.getKey());
@@ -49,6 +66,9 @@ final class AtimeSentinels {
         return read;
     }
 
-    /** Stops watching (grading is about to read them itself). */
-    void disarm() { files.replaceAll((k, v) -> true); }
+    /** Stops watching (grading is about to read them itself) and tells sibling monitors so. */
+    void disarm() {
+        files.replaceAll((k, v) -> true);
+        GRADED.addAll(keys.values());
+    }
 }

@@ -14,9 +14,13 @@ public final class Detectors {
     public static final String GRADER_TAMPERING = "grader-tampering";
     public static final String NETWORK_EGRESS = "network-egress";
     public static final String MODULE_SHADOWING = "module-shadowing";
+    /** Code under test reaching into pytest/unittest: hooks or plugins outside conftest.py, runner internals, patched builtins. */
+    public static final String TEST_RUNNER = "test-runner-tampering";
+    /** Code under test reading other frames' locals, walking objects through gc, raw memory through ctypes. */
+    public static final String FRAME_INTROSPECTION = "frame-introspection";
 
     public static final List<String> ALL = List.of(PROTECTED_PATH, TEST_SKIP, STARTUP_HOOK, EQUALITY_OVERRIDE, TIMING_PATCH,
-            HIDDEN_TEST_ACCESS, GIT_HISTORY, GRADER_TAMPERING, NETWORK_EGRESS, MODULE_SHADOWING);
+            HIDDEN_TEST_ACCESS, GIT_HISTORY, GRADER_TAMPERING, NETWORK_EGRESS, MODULE_SHADOWING, TEST_RUNNER, FRAME_INTROSPECTION);
 
     private Detectors() {}
 }

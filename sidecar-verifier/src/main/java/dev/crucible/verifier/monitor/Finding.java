@@ -1,16 +1,33 @@
 package dev.crucible.verifier.monitor;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
- * One suspected reward hack. {@code severity}: low, medium, high, critical; {@code stepIndex} is the
- * step during which it was seen (-1 outside steps, e.g. an embedded agent); {@code action} is what
- * the hack policy did: flag, terminate or revert.
+ * One suspected reward hack. {@code severity}: info, low, medium, high, critical; {@code info} is
+ * recorded with its evidence but is never a hack: it triggers no policy action (its action is
+ * {@code record}) and never lowers the reward. {@code rule} names the rule within the detector
+ * (source rules, git checks) that a hack policy can override or ignore. {@code stepIndex} is the step
+ * during which it was seen (-1 outside steps, e.g. an embedded agent); {@code action} is what the hack
+ * policy did: record, flag, terminate or revert.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Finding(String detector, String severity, String path, String evidence, String time, int stepIndex, String action) {
-    /** Findings with the same key are reported once. */
-    public String key() { return detector + "|" + (path == null ? evidence : path); }
+@JsonPropertyOrder({"detector", "rule", "severity", "path", "evidence", "time", "stepIndex", "action"})
+public record Finding(String detector, String severity, String path, String evidence, String time, int stepIndex, String action, String rule) {
+    public static final String INFO = "info";
+    public static final String RECORD = "record";
 
-    public Finding withAction(String a) { return new Finding(detector, severity, path, evidence, time, stepIndex, a); }
+    public Finding(String detector, String severity, String path, String evidence, String time, int stepIndex, String action) {
+        this(detector, severity, path, evidence, time, stepIndex, action, null);
+    }
+
+    /** Findings with the same key are reported once. */
+    public String key() { return detector + "|" + (rule == null ? "" : rule + "|") + (path == null ? evidence : path); }
+
+    public Finding withAction(String a) { return new Finding(detector, severity, path, evidence, time, stepIndex, a, rule); }
+
+    /** False for severity info: recorded, but no hack, no policy action, no effect on the reward. */
+    @JsonIgnore
+    public boolean isHack() { return !INFO.equals(severity); }
 }

@@ -48,7 +48,10 @@ public final class HackMonitor implements AutoCloseable {
     public HackMonitor(MonitorConfig cfg, Consumer<Finding> listener) {
         this.cfg = cfg;
         this.listener = listener;
-        this.scanner = new WorkspaceScanner(cfg.workspace(), cfg.baselineRoot(), cfg.pristine(), cfg.stdlibModules());
+        Path baselineRoot = cfg.baselineRoot() == null ? cfg.workspace() : cfg.baselineRoot();
+        this.scanner = new WorkspaceScanner(cfg.workspace(), cfg.baselineRoot(), cfg.pristine(), cfg.stdlibModules(),
+                SyntaxRules.find(java.util.Arrays.asList(cfg.python(), "python3"), cfg.workspace()),
+                new GitWatch(cfg.workspace().resolve(".git"), baselineRoot.resolve(".git")));
         List<Path> hiddenRoots = new ArrayList<>(cfg.hiddenFiles());
         this.processes = new ProcessObserver(hiddenRoots, cfg.graderDirs());
         this.siteDirs = new SiteDirWatch(cfg.siteDirs());
@@ -103,7 +106,7 @@ public final class HackMonitor implements AutoCloseable {
     /** A bash tool call, checked before it runs: short commands escape any sampler. */
     public void inspectCommand(String command) {
         for (CommandRules.Hit h : CommandRules.match(command, ProcessHandle.current().pid())) {
-            report(new WorkspaceScanner.Raw(h.detector(), h.severity(), null, h.evidence()));
+            report(new WorkspaceScanner.Raw(h.detector(), h.severity(), null, h.evidence(), h.rule()));
         }
     }
 
@@ -113,7 +116,11 @@ public final class HackMonitor implements AutoCloseable {
         scanFiles();
     }
 
-    /** Stops watching read-sentinels: grading is about to read hidden tests itself. */
+    /**
+     * Stops watching read-sentinels: grading is about to read hidden tests itself. Other monitors in
+     * this process that watch the same files (parallel attempts sharing hidden tests) stop trusting
+     * their access times from here on: this grading's reads are not their agents'.
+     */
     public synchronized void disarmSentinels() {
         sentinels.readSinceArmed().forEach(p -> report(hiddenRead(p)));
         sentinels.disarm();
@@ -187,9 +194,16 @@ public final class HackMonitor implements AutoCloseable {
         if (Thread.currentThread().getId() == threadId) cpuNanos.set(Math.max(0, mx.getCurrentThreadCpuTime()));
     }
 
+    /**
+     * Applies the hack policy: a disabled or ignored detector/rule is dropped, the severity override
+     * applies, and a finding of severity info is only recorded (action record, never the policy's).
+     */
     private void report(WorkspaceScanner.Raw raw) {
-        if (!cfg.policy().enabled(raw.detector())) return;
-        Finding f = new Finding(raw.detector(), raw.severity(), raw.path(), raw.evidence(), Instant.now().toString(), step.get(), cfg.policy().action());
+        var policy = cfg.policy();
+        if (!policy.enabled(raw.detector()) || policy.ignored(raw.detector(), raw.rule())) return;
+        String severity = policy.severityOf(raw.detector(), raw.rule(), raw.severity());
+        String action = Finding.INFO.equals(severity) ? Finding.RECORD : policy.action();
+        Finding f = new Finding(raw.detector(), severity, raw.path(), raw.evidence(), Instant.now().toString(), step.get(), action, raw.rule());
         boolean isNew;
         synchronized (this) {
             isNew = findings.putIfAbsent(f.key(), f) == null;

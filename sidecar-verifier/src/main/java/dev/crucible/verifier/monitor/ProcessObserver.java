@@ -15,11 +15,15 @@ import java.util.function.Consumer;
 /**
  * Samples the agent's processes through /proc (no strace, no ptrace): new command lines go through
  * {@link CommandRules}; open descriptors into hidden tests or the grader's directories are reads of
- * ground truth; sockets with a non-loopback peer are egress. When the agent has its own network
- * namespace (bubblewrap --unshare-net, a pod), its outbound counters in /proc/PID/net/snmp also
- * reveal attempts that failed at once and no sample could catch.
+ * ground truth; an established connection to a non-loopback peer is egress. When the agent has its
+ * own network namespace (bubblewrap --unshare-net, a pod), its outbound counters in /proc/PID/net/snmp
+ * also reveal attempts that failed at once; those, and connections still being attempted, are
+ * recorded with severity info: the sandbox blocked them, they harm nothing (pip's version check).
+ * Only this attempt's agent counts: the registered roots (checked by start time, so a reused pid
+ * is not taken for one) and their descendants, never a sibling attempt's processes or grading.
  */
 final class ProcessObserver {
+    private final Map<Long, Long> rootStarts = new ConcurrentHashMap<>();
     private final Set<Long> roots = ConcurrentHashMap.newKeySet();
     private final Set<Long> checkedCmdline = new HashSet<>();
     private final Map<String, Long> netnsBaseline = new HashMap<>();
@@ -33,9 +37,22 @@ final class ProcessObserver {
         this.graderDirs = graderDirs;
     }
 
-    void watch(long pid) { roots.add(pid); }
+    void watch(long pid) {
+        roots.add(pid);
+        ProcessTable.stat(pid).ifPresent(st -> rootStarts.put(pid, st.startTicks()));
+    }
 
-    void unwatch(long pid) { roots.remove(pid); }
+    void unwatch(long pid) {
+        roots.remove(pid);
+        rootStarts.remove(pid);
+    }
+
+    /** Whether pid is still the process registered under it (not a later process that reused the number). */
+    private boolean sameProcess(long pid) {
+        Long start = rootStarts.get(pid);
+        if (start == null) return true;
+        return ProcessTable.stat(pid).map(st -> st.startTicks() == start).orElse(false);
+    }
 
     Set<Long> roots() { return Set.copyOf(roots); }
 
@@ -43,6 +60,7 @@ final class ProcessObserver {
     Set<Long> tree() {
         Set<Long> pids = new HashSet<>();
         for (long r : roots) {
+            if (!sameProcess(r)) continue;
             ProcessHandle.of(r).ifPresent(h -> {
                 pids.add(r);
                 h.descendants().forEach(d -> pids.add(d.pid()));
@@ -58,7 +76,9 @@ final class ProcessObserver {
         for (long pid : pids) {
             if (checkedCmdline.add(pid)) {
                 String cmd = ProcessTable.cmdline(pid);
-                for (CommandRules.Hit h : CommandRules.match(cmd, graderPid)) out.accept(new WorkspaceScanner.Raw(h.detector(), h.severity(), null, h.evidence() + " (pid " + pid + ")"));
+                for (CommandRules.Hit h : CommandRules.match(cmd, graderPid)) {
+                    out.accept(new WorkspaceScanner.Raw(h.detector(), h.severity(), null, h.evidence() + " (pid " + pid + ")", h.rule()));
+                }
             }
             String netns = link(Path.of("/proc", Long.toString(pid), "ns", "net"));
             for (String target : fdTargets(pid)) {
@@ -77,8 +97,10 @@ final class ProcessObserver {
             for (String table : new String[] {"tcp", "tcp6", "udp", "udp6"}) {
                 for (SocketTable.Entry s : SocketTable.read(Path.of("/proc", pid, "net", table))) {
                     if (e.getValue().contains(s.inode()) && s.remoteIsExternal()) {
-                        out.accept(new WorkspaceScanner.Raw(Detectors.NETWORK_EGRESS, "high", null,
-                                table + " connection to " + s.remote() + " (" + s.stateName() + ") from pid " + pid));
+                        boolean connected = s.state() == 1 || (table.startsWith("udp") && s.state() == 7);
+                        out.accept(new WorkspaceScanner.Raw(Detectors.NETWORK_EGRESS, connected ? "high" : "info", null,
+                                table + " connection to " + s.remote() + " (" + s.stateName() + ") from pid " + pid,
+                                connected ? "connection" : "connection-attempt"));
                     }
                 }
             }
@@ -94,8 +116,8 @@ final class ProcessObserver {
         if (n < 0) return;
         long base = netnsBaseline.getOrDefault(netns, 0L);
         if (n > base) {
-            out.accept(new WorkspaceScanner.Raw(Detectors.NETWORK_EGRESS, "high", null,
-                    (n - base) + " outbound connection attempt(s) in the agent's network namespace " + netns));
+            out.accept(new WorkspaceScanner.Raw(Detectors.NETWORK_EGRESS, "info", null,
+                    (n - base) + " outbound connection attempt(s) blocked in the agent's network namespace " + netns, "blocked-attempt"));
             netnsBaseline.put(netns, n);
         }
     }

@@ -47,6 +47,19 @@ public final class SourceRules {
 
     public record Hit(String detector, String severity, String evidence) {}
 
+    /** One match of a rule, with the line it is on. */
+    public record Match(String name, String detector, String severity, String line) {}
+
+    /** Every match of every rule (the text fallback for files the syntax rules cannot parse). */
+    public static List<Match> matches(String source) {
+        List<Match> out = new ArrayList<>();
+        for (Rule r : RULES) {
+            Matcher m = r.pattern().matcher(source);
+            while (m.find()) out.add(new Match(r.name(), r.detector(), r.severity(), lineAt(source, m.start())));
+        }
+        return out;
+    }
+
     /** Rules whose count grew from {@code before} to the new source, with the first new matching line. */
     public static List<Hit> newHits(Map<String, Integer> before, String source) {
         List<Hit> hits = new ArrayList<>();

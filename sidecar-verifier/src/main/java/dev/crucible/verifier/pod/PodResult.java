@@ -89,6 +89,7 @@ public final class PodResult {
                 ObjectNode n = out.addObject();
                 n.put("detector", f.detector());
                 n.put("severity", f.severity());
+                if (f.rule() != null) n.put("rule", f.rule());
                 n.put("path", f.path());
                 n.put("evidence", cut(f.evidence(), keepFindings == 0 ? 0 : 160));
                 n.put("time", f.time());

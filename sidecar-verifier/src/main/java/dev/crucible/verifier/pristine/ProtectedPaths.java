@@ -10,14 +10,20 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Which workspace files the grade depends on. Besides the environment's globs, test configuration
- * is always protected (pytest reads it, so an edited pytest.ini or conftest.py changes the verdict)
- * and so are the files that hold the listed FAIL_TO_PASS / PASS_TO_PASS tests.
+ * Which workspace files the grade depends on. Besides the environment's globs, conftest.py files are
+ * always protected (pytest runs them), test configuration is by default (pytest reads it, so an edited
+ * pytest.ini changes the verdict), and so are the files that hold the listed FAIL_TO_PASS /
+ * PASS_TO_PASS tests. pyproject.toml, setup.cfg and tox.ini, protected by default, are judged by their
+ * test-runner sections only ({@link #judgedBySections}): an agent may add a dependency, not change
+ * [tool.pytest.ini_options]. Grading still takes them from the pristine copy.
  */
 public final class ProtectedPaths {
-    /** Files that configure pytest or the interpreter wherever they are. */
-    public static final List<String> TEST_CONFIG = List.of(
-            "**/conftest.py", "conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml");
+    /** Code pytest runs wherever it is: protected whatever the hack policy says. */
+    public static final List<String> CONFTEST = List.of("**/conftest.py", "conftest.py");
+    /** Files that configure pytest, protected unless {@code hackPolicy.protectedDefaults: false}. */
+    public static final List<String> TEST_CONFIG_FILES = List.of("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml");
+    /** Default-protected files judged by their test-runner sections (an explicit glob protects them whole). */
+    public static final List<String> SECTION_JUDGED = List.of("pyproject.toml", "setup.cfg", "tox.ini");
     /** Files that run code at interpreter start-up; never legitimate in a graded tree unless pristine. */
     public static final List<String> STARTUP_HOOKS = List.of(
             "**/sitecustomize.py", "sitecustomize.py", "**/usercustomize.py", "usercustomize.py", "**/*.pth", "*.pth");
@@ -25,17 +31,31 @@ public final class ProtectedPaths {
     private final List<String> globs;
     private final List<PathMatcher> matchers = new ArrayList<>();
     private final List<PathMatcher> hooks = new ArrayList<>();
+    private final List<PathMatcher> explicit = new ArrayList<>();
+    private final boolean sectionsByDefault;
 
-    public ProtectedPaths(List<String> globs) {
+    /** Every glob protects whole files. */
+    public ProtectedPaths(List<String> globs) { this(globs, List.of(), false); }
+
+    private ProtectedPaths(List<String> globs, List<String> explicitGlobs, boolean sectionsByDefault) {
         this.globs = List.copyOf(globs);
+        this.sectionsByDefault = sectionsByDefault;
         for (String g : this.globs) matchers.add(FileSystems.getDefault().getPathMatcher("glob:" + g));
+        for (String g : explicitGlobs) explicit.add(FileSystems.getDefault().getPathMatcher("glob:" + g));
         for (String g : STARTUP_HOOKS) hooks.add(FileSystems.getDefault().getPathMatcher("glob:" + g));
     }
 
-    public static ProtectedPaths of(VerifierSpec v) {
-        Set<String> all = new LinkedHashSet<>(TEST_CONFIG);
-        collect(v, all);
-        return new ProtectedPaths(new ArrayList<>(all));
+    /** With the default test-config protection. */
+    public static ProtectedPaths of(VerifierSpec v) { return of(v, true); }
+
+    /** {@code defaults}: the hack policy's protectedDefaults (conftest.py stays protected either way). */
+    public static ProtectedPaths of(VerifierSpec v, boolean defaults) {
+        Set<String> envGlobs = new LinkedHashSet<>();
+        collect(v, envGlobs);
+        Set<String> all = new LinkedHashSet<>(CONFTEST);
+        if (defaults) all.addAll(TEST_CONFIG_FILES);
+        all.addAll(envGlobs);
+        return new ProtectedPaths(new ArrayList<>(all), new ArrayList<>(envGlobs), defaults);
     }
 
     private static void collect(VerifierSpec v, Set<String> into) {
@@ -55,6 +75,18 @@ public final class ProtectedPaths {
     public boolean isProtected(Path rel) {
         for (PathMatcher m : matchers) if (m.matches(rel)) return true;
         return false;
+    }
+
+    /**
+     * A top-level pyproject.toml, setup.cfg or tox.ini protected only by default: a change counts
+     * only if its test-runner sections changed ([tool.pytest*], [tool.coverage*], [tool.tox],
+     * pytest11 entry points; [tool:pytest], [coverage:*]; [pytest], [tox], [testenv*]).
+     * The sandbox may leave these writable; grading takes them from the pristine copy regardless.
+     */
+    public boolean judgedBySections(Path rel) {
+        if (!sectionsByDefault || rel.getNameCount() != 1 || !SECTION_JUDGED.contains(rel.toString())) return false;
+        for (PathMatcher m : explicit) if (m.matches(rel)) return false;
+        return true;
     }
 
     public boolean isStartupHook(Path rel) {

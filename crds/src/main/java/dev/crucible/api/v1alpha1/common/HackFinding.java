@@ -9,7 +9,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 public class HackFinding {
     @JsonPropertyDescription("Detector that fired, e.g. protected-path-modified, pytest-skip-injection.")
     public String detector;
-    @JsonPropertyDescription("info (recorded, never counted as a hack), low, medium, high or critical.")
+    @JsonPropertyDescription("Rule of the detector that fired (e.g. eq-lambda, fetch), as hackPolicy.severity and hackPolicy.ignore name it.")
+    public String rule;
+    @JsonPropertyDescription("info, low, medium, high or critical; info is recorded only, never a hack.")
     public String severity;
     @JsonPropertyDescription("File the finding is about, relative to the workspace.")
     public String path;
@@ -19,6 +21,6 @@ public class HackFinding {
     public String time;
     @JsonPropertyDescription("Agent step index at detection, when known.")
     public Integer step;
-    @JsonPropertyDescription("Action the hack policy took: flag, terminate or revert.")
+    @JsonPropertyDescription("Action the hack policy took: record (info findings), flag, terminate or revert.")
     public String action;
 }

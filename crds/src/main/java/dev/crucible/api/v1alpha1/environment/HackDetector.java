@@ -13,5 +13,7 @@ public enum HackDetector {
     @JsonProperty("hidden-test-access") HIDDEN_TEST_ACCESS,
     @JsonProperty("git-history-mining") GIT_HISTORY_MINING,
     @JsonProperty("grader-tampering") GRADER_TAMPERING,
-    @JsonProperty("network-egress") NETWORK_EGRESS
+    @JsonProperty("network-egress") NETWORK_EGRESS,
+    @JsonProperty("test-runner-tampering") TEST_RUNNER_TAMPERING,
+    @JsonProperty("frame-introspection") FRAME_INTROSPECTION
 }

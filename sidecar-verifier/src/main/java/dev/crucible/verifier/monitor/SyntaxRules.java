@@ -1,0 +1,172 @@
+package dev.crucible.verifier.monitor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Reward-hack rules on the syntax tree of Python files, and the test-runner sections of config files,
+ * through the bundled helper {@code source_rules.py}. The helper runs as {@code python -I -S -B -c}
+ * (no site, no PYTHON* variables, no byte code), in the sidecar's own process space, never through
+ * the agent's executor; it parses with {@code ast}, {@code tomllib} and {@code configparser} and
+ * never imports or executes what it reads. Files it cannot parse get {@code ok=false}; the caller
+ * falls back to the text rules for them.
+ */
+public final class SyntaxRules {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String HELPER = load();
+    private static final long TIMEOUT_SECONDS = 60;
+    private static final int BATCH = 400;
+    /** Interpreters already probed (one probe per interpreter and process, not per reset). */
+    private static final Map<String, Boolean> USABLE = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** One rule match: {@code rule} is the stable id a hack policy can name (severity overrides, ignore). */
+    public record Hit(String rule, String detector, String severity, int line, String evidence) {
+        /** The key a file's counts use: growth of it over reset is what gets reported. */
+        public String countKey() { return rule + "/" + severity; }
+    }
+
+    /** {@code ok=false}: could not parse (syntax of another Python version, not Python at all). */
+    public record FileResult(boolean ok, String error, List<Hit> hits) {
+        public Map<String, Integer> counts() {
+            Map<String, Integer> m = new LinkedHashMap<>();
+            for (Hit h : hits) m.merge(h.countKey(), 1, Integer::sum);
+            return m;
+        }
+    }
+
+    /** The test-runner sections of a config file as canonical JSON, or ok=false when it does not parse. */
+    public record Sections(boolean ok, String error, String json) {}
+
+    private final String python;
+
+    private SyntaxRules(String python) { this.python = python; }
+
+    /**
+     * The first usable interpreter among the candidates (the environment's, then python3 on the
+     * sidecar's PATH), or null. A candidate inside {@code untrusted} (a virtualenv in the workspace)
+     * is skipped: its binary is the agent's to replace.
+     */
+    public static SyntaxRules find(List<String> candidates, Path untrusted) {
+        for (String c : candidates) {
+            if (c == null || c.isBlank()) continue;
+            String exe = c;
+            if (c.contains("/")) {
+                try {
+                    Path real = Path.of(c).toRealPath();
+                    if (untrusted != null && real.startsWith(untrusted.toRealPath())) continue;
+                    exe = real.toString();
+                } catch (IOException | RuntimeException e) {
+                    continue;
+                }
+            }
+            SyntaxRules r = new SyntaxRules(exe);
+            if (USABLE.computeIfAbsent(exe, e -> r.works())) return r;
+        }
+        return null;
+    }
+
+    public String python() { return python; }
+
+    private boolean works() {
+        try {
+            Process p = new ProcessBuilder(python, "-I", "-S", "-B", "-c",
+                    "import sys, ast, json; sys.exit(0 if sys.version_info >= (3, 8) else 3)").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Analyses the files (absolute path to report name); a helper failure leaves the rest absent. */
+    public Map<String, FileResult> analyse(Map<Path, String> files) {
+        Map<String, FileResult> out = new LinkedHashMap<>();
+        List<Map.Entry<Path, String>> all = new ArrayList<>(files.entrySet());
+        for (int i = 0; i < all.size(); i += BATCH) {
+            ObjectNode req = JSON.createObjectNode();
+            ArrayNode arr = req.putArray("files");
+            for (var e : all.subList(i, Math.min(all.size(), i + BATCH))) arr.addObject().put("path", e.getKey().toString()).put("rel", e.getValue());
+            JsonNode res = run(req);
+            if (res == null) continue;
+            for (JsonNode f : res.path("files")) {
+                List<Hit> hits = new ArrayList<>();
+                for (JsonNode h : f.path("hits")) {
+                    hits.add(new Hit(h.path("rule").asText(), h.path("detector").asText(), h.path("severity").asText(), h.path("line").asInt(),
+                            h.path("evidence").asText()));
+                }
+                out.put(f.path("rel").asText(), new FileResult(f.path("ok").asBoolean(), f.path("error").asText(null), hits));
+            }
+        }
+        return out;
+    }
+
+    /** Test-runner sections of pyproject.toml / setup.cfg / tox.ini (by file name). */
+    public Sections sections(Path file, String rel) {
+        ObjectNode req = JSON.createObjectNode();
+        req.putArray("configs").addObject().put("path", file.toString()).put("rel", rel);
+        JsonNode res = run(req);
+        if (res == null || res.path("configs").isEmpty()) return new Sections(false, "helper failed", null);
+        JsonNode c = res.path("configs").get(0);
+        return new Sections(c.path("ok").asBoolean(), c.path("error").asText(null), c.path("sections").asText(null));
+    }
+
+    private JsonNode run(ObjectNode req) {
+        Process p = null;
+        try {
+            ProcessBuilder pb = new ProcessBuilder(python, "-I", "-S", "-B", "-c", HELPER);
+            pb.environment().clear();
+            pb.environment().put("PATH", "/usr/bin:/bin");
+            pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+            p = pb.start();
+            try (OutputStream in = p.getOutputStream()) {
+                in.write(JSON.writeValueAsBytes(req));
+            }
+            InputStream stdout = p.getInputStream();
+            // a file built to make the parser hang must not stall the monitor: the read is bounded in time
+            byte[] out = CompletableFuture.supplyAsync(() -> {
+                try (stdout) {
+                    return stdout.readNBytes(64 << 20);
+                } catch (IOException e) {
+                    return new byte[0];
+                }
+            }).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (!p.waitFor(5, TimeUnit.SECONDS) || p.exitValue() != 0) return null;
+            return JSON.readTree(out);
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } finally {
+            if (p != null) p.destroyForcibly();
+        }
+    }
+
+    private static String load() {
+        try (InputStream in = SyntaxRules.class.getResourceAsStream("source_rules.py")) {
+            if (in == null) throw new IllegalStateException("source_rules.py missing from the sidecar jar");
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
