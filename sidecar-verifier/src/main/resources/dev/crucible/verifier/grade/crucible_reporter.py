@@ -36,12 +36,6 @@ import _pytest.terminal
 import pluggy
 import pytest
 
-# Imported here so that code under test importing them later raises no import-time audit events
-# (ctypes.dlopen of libpython) in its own name.
-import ctypes  # noqa: F401
-import gc  # noqa: F401
-import inspect  # noqa: F401
-import linecache  # noqa: F401
 
 _FD = 3
 _NONCE_VAR = "CRUCIBLE_REPORT_NONCE"
@@ -281,8 +275,21 @@ def _on_spawn(event):
     return handler
 
 
+def _importing_ctypes():
+    """ctypes opens libpython while it is being imported (ctypes.pythonapi): importing ctypes is no trick."""
+    f = _getframe(1)
+    while f is not None:
+        code = f.f_code
+        if code.co_name == "<module>" and code.co_filename.endswith(os.sep + "ctypes" + os.sep + "__init__.py"):
+            return True
+        f = f.f_back
+    return False
+
+
 def _on_ctypes(event):
     def handler(args):
+        if event == "ctypes.dlopen" and _importing_ctypes():
+            return
         f = _direct_tree_code(_CTYPES_SKIP)
         if f is not None:
             _finding("high", _where(f), "code under test used %s" % event, "ctypes")
@@ -456,27 +463,22 @@ def _check_internals(when, everything):
 
 
 def _origin_in_tree(obj):
-    """The tree file an object (module, class, function) comes from, when it is not a grader file."""
-    files = []
-    f = getattr(obj, "__file__", None)
-    if isinstance(f, str):
-        files.append(f)
-    code = getattr(getattr(obj, "__func__", obj), "__code__", None)
-    if code is not None:
-        files.append(code.co_filename)
-    mod = sys.modules.get(getattr(obj, "__module__", None) or "")
-    if mod is not None and isinstance(getattr(mod, "__file__", None), str) and not isinstance(obj, type(sys)):
-        files.append(mod.__file__)
-    for fn in files:
-        if fn and not fn.startswith("<") and _kind(fn) == "C":
-            return _rel(os.path.realpath(fn)) or fn
+    """The tree file an object (module, class, instance, function) comes from, when it is not a grader file."""
+    fn = getattr(obj, "__file__", None) if isinstance(obj, type(sys)) else None
+    if fn is None:
+        code = getattr(getattr(obj, "__func__", obj), "__code__", None)
+        if code is not None:
+            fn = code.co_filename
+        else:
+            cls = obj if isinstance(obj, type) else type(obj)
+            fn = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if isinstance(fn, str) and fn and not fn.startswith("<") and _kind(fn) == "C":
+        return _rel(os.path.realpath(fn)) or fn
     return None
 
 
 def _check_plugin(plugin, when):
     where = _origin_in_tree(plugin) if plugin is not None else None
-    if where is None and plugin is not None and not isinstance(plugin, type(sys)):
-        where = _origin_in_tree(type(plugin))
     if where is not None:
         _finding("critical", where, "a pytest plugin from the code under test was registered (%s)" % when, "plugin-from-tree")
         return
