@@ -205,6 +205,7 @@ _INSPECT_SKIP = (os.sep + "inspect.py", os.sep + "threading.py")
 _FRAME_ATTRS = frozenset(("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame"))
 _SURGERY_ATTRS = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__globals__", "__class__", "__bases__", "__dict__"))
 _PROTECTED_MODULE_PREFIXES = ("_pytest", "pytest", "pluggy", "builtins", "crucible_reporter")
+_PROTECTED_PACKAGES = tuple(m + "." for m in _PROTECTED_MODULE_PREFIXES)
 
 
 def _on_getframe(args):
@@ -308,7 +309,7 @@ def _protected_target(obj):
     mod = getattr(obj, "__module__", None) if isinstance(obj, type) or callable(obj) else None
     if not isinstance(mod, str):
         mod = getattr(type(obj), "__module__", None)
-    if isinstance(mod, str) and mod.startswith(_PROTECTED_MODULE_PREFIXES):
+    if isinstance(mod, str) and (mod in _PROTECTED_MODULE_PREFIXES or mod.startswith(_PROTECTED_PACKAGES)):
         return mod
     code = getattr(obj, "__code__", None)
     if code is not None and _kind(code.co_filename) in ("P", "T"):
