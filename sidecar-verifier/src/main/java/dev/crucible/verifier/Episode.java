@@ -8,6 +8,7 @@ import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.ProcessTable;
 import dev.crucible.verifier.exec.ProcessTreeKiller;
 import dev.crucible.verifier.grade.GradeContext;
+import dev.crucible.verifier.grade.GraderFiles;
 import dev.crucible.verifier.grade.Outcome;
 import dev.crucible.verifier.grade.Strategy;
 import dev.crucible.verifier.monitor.Detectors;
@@ -196,9 +197,12 @@ public final class Episode implements AutoCloseable {
             }
             long tPrep = System.nanoTime();
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
-                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable()), pid -> { });
+                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable()), pid -> { },
+                    gradeBase.resolve("support-" + resets),
+                    GraderFiles.of(gradeRoot, pristine.hashes().keySet(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)));
             VerifierSpec v = env.verifier();
             Outcome o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);
+            o.integrity().forEach(f -> monitor.report(f.detector(), f.severity(), f.path(), f.evidence()));
             if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
                 monitor.report(Detectors.GRADER_TAMPERING, "medium", null, "grading process was killed by signal " + (code - 128));
             }

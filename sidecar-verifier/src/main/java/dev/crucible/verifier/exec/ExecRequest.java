@@ -8,9 +8,11 @@ import java.util.Map;
 /**
  * One command to run. {@code argv} runs as given; {@code clearEnv} starts from an empty environment
  * (grading must not inherit variables such as PYTHONPATH that the agent could have influenced).
+ * {@code resultChannel}, when set, is a FIFO the grader reads: the executor opens it for writing as
+ * file descriptor 3 of the command, outermost (before any sandbox wrapper), so the command inherits it.
  */
 public record ExecRequest(List<String> argv, Path cwd, Map<String, String> env, boolean clearEnv,
-                          Duration timeout, int maxOutputBytes, String stdin, boolean mergeStderr) {
+                          Duration timeout, int maxOutputBytes, String stdin, boolean mergeStderr, Path resultChannel) {
 
     public static final int DEFAULT_MAX_OUTPUT = 64 * 1024;
 
@@ -19,16 +21,29 @@ public record ExecRequest(List<String> argv, Path cwd, Map<String, String> env, 
         env = env == null ? Map.of() : Map.copyOf(env);
     }
 
+    public ExecRequest(List<String> argv, Path cwd, Map<String, String> env, boolean clearEnv,
+                       Duration timeout, int maxOutputBytes, String stdin, boolean mergeStderr) {
+        this(argv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, null);
+    }
+
     public static ExecRequest shell(String command, Path cwd, Duration timeout) {
         return new ExecRequest(List.of("/bin/sh", "-c", command), cwd, Map.of(), false, timeout,
                 DEFAULT_MAX_OUTPUT, null, true);
     }
 
     public ExecRequest withEnv(Map<String, String> newEnv, boolean clear) {
-        return new ExecRequest(argv, cwd, newEnv, clear, timeout, maxOutputBytes, stdin, mergeStderr);
+        return new ExecRequest(argv, cwd, newEnv, clear, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel);
     }
 
     public ExecRequest withStdin(String in, boolean merge) {
-        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, in, merge);
+        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, in, merge, resultChannel);
+    }
+
+    public ExecRequest withArgv(List<String> newArgv) {
+        return new ExecRequest(newArgv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel);
+    }
+
+    public ExecRequest withResultChannel(Path fifo) {
+        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, fifo);
     }
 }

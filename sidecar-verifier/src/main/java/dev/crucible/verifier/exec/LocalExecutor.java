@@ -16,11 +16,14 @@ public final class LocalExecutor implements Executor {
     /** Environment variables kept when a request clears the environment. */
     private static final List<String> KEEP = List.of("LANG", "LC_ALL", "TZ");
     private static final boolean HAS_SETSID = Files.isExecutable(Path.of("/usr/bin/setsid"));
+    /** Opens the grader's result channel as fd 3, then becomes the command (which may be a sandbox wrapper). */
+    static final String OPEN_CHANNEL = "exec 3>\"$0\" && exec \"$@\"";
 
     @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
         List<String> argv = new ArrayList<>();
         if (HAS_SETSID) argv.add("/usr/bin/setsid");
+        if (req.resultChannel() != null) argv.addAll(List.of("/bin/sh", "-c", OPEN_CHANNEL, req.resultChannel().toString()));
         argv.addAll(req.argv());
         ProcessBuilder pb = new ProcessBuilder(argv).directory(req.cwd().toFile());
         Map<String, String> env = pb.environment();

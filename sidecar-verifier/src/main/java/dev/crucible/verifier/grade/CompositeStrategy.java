@@ -16,6 +16,7 @@ public final class CompositeStrategy implements Strategy {
         boolean all = true;
         long ms = 0;
         List<TestCase> tests = new ArrayList<>();
+        List<IntegrityFinding> integrity = new ArrayList<>();
         List<Map<String, Object>> parts = new ArrayList<>();
         for (int i = 0; i < v.components().size(); i++) {
             Component c = v.components().get(i);
@@ -25,6 +26,7 @@ public final class CompositeStrategy implements Strategy {
             weights += c.weightOrDefault();
             all &= o.passed();
             ms += o.commandMs();
+            integrity.addAll(o.integrity());
             for (TestCase t : o.tests()) tests.add(new TestCase(name + "/" + t.id(), t.status(), t.group(), t.durationMs(), t.message()));
             Map<String, Object> p = new LinkedHashMap<>();
             p.put("name", name);
@@ -38,6 +40,6 @@ public final class CompositeStrategy implements Strategy {
         double reward = weights == 0 ? 0 : sum / weights;
         if (v.rewardModeOrDefault().equals("binary")) reward = all ? 1.0 : 0.0;
         return new Outcome("composite", reward, all ? "pass" : "fail", all ? Category.PASSED.label : Category.TESTS_FAILED.label,
-                null, weights == 0 ? 0.0 : sum / weights, tests, Map.of("components", parts), ms);
+                null, weights == 0 ? 0.0 : sum / weights, tests, Map.of("components", parts), ms, integrity);
     }
 }

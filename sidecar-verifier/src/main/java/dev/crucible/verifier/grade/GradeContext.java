@@ -13,18 +13,44 @@ import java.util.function.LongConsumer;
  * Where and how grading commands run: {@code root} is the grading tree (never the workspace),
  * {@code resultsDir} is where reports go (outside anything the agent can write), {@code env} is the
  * whole environment the commands get (nothing inherited), {@code python} the interpreter resolved at reset.
+ * {@code supportDir} holds grader-owned files the command reads (the pytest reporter; read-only in the
+ * grading sandbox); {@code graderFiles} are the grading tree's files that are the grader's own.
  */
 public record GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
-                           Map<String, String> env, LongConsumer onStart) {
+                           Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles) {
+
+    public GradeContext {
+        if (supportDir == null) supportDir = resultsDir.resolveSibling(resultsDir.getFileName() + "-support");
+        graderFiles = graderFiles == null ? Map.of() : Map.copyOf(graderFiles);
+    }
+
+    public GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
+                        Map<String, String> env, LongConsumer onStart) {
+        this(root, resultsDir, envDir, executor, python, env, onStart, null, null);
+    }
+
+    public GradeContext withEnv(Map<String, String> newEnv) {
+        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles);
+    }
 
     public ExecResult shell(String command, Duration timeout, String stdin) {
+        return shell(command, timeout, stdin, null);
+    }
+
+    /** A shell command; {@code channel} (may be null) becomes its fd 3. */
+    public ExecResult shell(String command, Duration timeout, String stdin, Path channel) {
         ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", command), root, env, true, timeout,
-                ExecRequest.DEFAULT_MAX_OUTPUT, stdin, false);
+                ExecRequest.DEFAULT_MAX_OUTPUT, stdin, false, channel);
         return executor.run(req, onStart);
     }
 
     public ExecResult argv(List<String> argv, Duration timeout) {
-        ExecRequest req = new ExecRequest(argv, root, env, true, timeout, ExecRequest.DEFAULT_MAX_OUTPUT, null, false);
+        return argv(argv, timeout, null);
+    }
+
+    /** A command line; {@code channel} (may be null) becomes its fd 3. */
+    public ExecResult argv(List<String> argv, Duration timeout, Path channel) {
+        ExecRequest req = new ExecRequest(argv, root, env, true, timeout, ExecRequest.DEFAULT_MAX_OUTPUT, null, false, channel);
         return executor.run(req, onStart);
     }
 

@@ -16,12 +16,21 @@ import java.util.Optional;
  * rootdir, confcutdir and the ini file are pinned so no conftest.py or pytest.ini above the tree counts.
  */
 public final class PytestCommand {
-    /** Imports the grader's own modules first, then puts the grading tree where {@code python -m} would. */
+    /**
+     * Imports the grader's reporter (from the support directory, argv[1]) and the grader's own modules
+     * first, then puts the grading tree where {@code python -m} would, and hands the reporter to pytest
+     * as a plugin object: it is registered before any conftest or test module is imported. The reporter
+     * leaves sys.modules so code under test cannot look it up by name.
+     */
     static final String BOOTSTRAP = String.join("; ",
             "import sys, os",
+            "sys.path.insert(0, sys.argv.pop(1))",
+            "import " + PytestReporter.MODULE + " as _crucible",
+            "del sys.path[0]",
+            "sys.modules.pop('" + PytestReporter.MODULE + "', None)",
             "import pytest, _pytest.junitxml, _pytest.python, _pytest.skipping, xml.etree.ElementTree, json, unittest",
             "sys.path.insert(0, os.getcwd())",
-            "sys.exit(pytest.main(sys.argv[1:]))");
+            "sys.exit(pytest.main(sys.argv[1:], plugins=[_crucible.plugin]))");
 
     private PytestCommand() {}
 
@@ -37,8 +46,8 @@ public final class PytestCommand {
         return Optional.empty();
     }
 
-    public static List<String> argv(String python, List<String> pytestArgs, Path root, Path junitXml, Path resultsDir) {
-        List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-c", BOOTSTRAP));
+    public static List<String> argv(String python, List<String> pytestArgs, Path root, Path junitXml, Path resultsDir, Path supportDir) {
+        List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-c", BOOTSTRAP, supportDir.toString()));
         argv.addAll(pytestArgs);
         argv.addAll(pinnedOptions(root, junitXml, resultsDir));
         return argv;

@@ -18,6 +18,9 @@ import java.util.Optional;
  * not run counts as failed; otherwise every collected test counts.
  */
 public final class TestSuiteStrategy implements Strategy {
+    /** How long the channel may stay open after the command ended (a leftover writer) before grading goes on without it. */
+    static final long CHANNEL_GRACE_MS = 2_000;
+
     @Override
     public Outcome grade(VerifierSpec v, GradeContext ctx) {
         Duration timeout = Duration.ofSeconds(v.timeoutOrDefault());
@@ -25,15 +28,14 @@ public final class TestSuiteStrategy implements Strategy {
         if (build != null && !build.ok()) return BuildFailure.outcome("test-suite", v, build);
         String framework = v.frameworkOrDefault();
         Path junit = ctx.resultsDir().resolve("junit-" + System.nanoTime() + ".xml");
-        ExecResult run = run(v, ctx, framework, junit, timeout);
+        if (framework.equals("pytest")) return gradePytest(v, ctx, junit, timeout);
+        ExecResult run = ctx.shell(v.command(), timeout, null);
         List<TestCase> reported;
         String reportError = null;
         try {
-            reported = switch (framework) {
-                case "tap" -> TapParser.parse(v.reportPath() == null ? run.stdout() : Files.readString(ctx.root().resolve(v.reportPath())));
-                case "junit-xml" -> JUnitXmlParser.parse(ctx.root().resolve(v.reportPath()), false);
-                default -> JUnitXmlParser.parse(junit, true);
-            };
+            reported = framework.equals("tap")
+                    ? TapParser.parse(v.reportPath() == null ? run.stdout() : Files.readString(ctx.root().resolve(v.reportPath())))
+                    : JUnitXmlParser.parse(ctx.root().resolve(v.reportPath()), false);
         } catch (IOException | RuntimeException e) {
             reported = List.of();
             reportError = "no test report: " + e.getMessage();
@@ -41,20 +43,68 @@ public final class TestSuiteStrategy implements Strategy {
         return score(v, reported, run, reportError, timeout);
     }
 
-    private static ExecResult run(VerifierSpec v, GradeContext ctx, String framework, Path junit, Duration timeout) {
-        if (framework.equals("pytest")) {
-            Optional<List<String>> args = PytestCommand.pytestArgs(v.command());
-            if (args.isPresent()) {
-                return ctx.argv(PytestCommand.argv(ctx.python(), args.get(), ctx.root(), junit, ctx.resultsDir()), timeout);
-            }
-            // Another shape (a script, a pipeline): pin pytest's options through PYTEST_ADDOPTS.
-            Map<String, String> env = new LinkedHashMap<>(ctx.env());
-            env.put("PYTEST_ADDOPTS", String.join(" ", PytestCommand.pinnedOptions(ctx.root(), junit, ctx.resultsDir()).stream()
-                    .map(ShellQuote::quote).toList()));
-            GradeContext c2 = new GradeContext(ctx.root(), ctx.resultsDir(), ctx.envDir(), ctx.executor(), ctx.python(), env, ctx.onStart());
-            return c2.shell(v.command(), timeout, null);
+    /**
+     * pytest: the grade comes from the grader's reporter over the result channel; the JUnit file
+     * pytest writes is only cross-checked against it (it is written inside the graded process).
+     */
+    private static Outcome gradePytest(VerifierSpec v, GradeContext ctx, Path junit, Duration timeout) {
+        PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.python(), ctx.executor());
+        ResultChannel channel = ResultChannel.open(ctx.resultsDir());
+        Map<String, String> env = new LinkedHashMap<>(ctx.env());
+        env.put(PytestReporter.NONCE_VAR, channel.nonce());
+        Optional<List<String>> args = PytestCommand.pytestArgs(v.command());
+        ExecResult run;
+        if (args.isPresent()) {
+            run = ctx.withEnv(env).argv(PytestCommand.argv(ctx.python(), args.get(), ctx.root(), junit, ctx.resultsDir(), ctx.supportDir()),
+                    timeout, channel.path());
+        } else {
+            // Another shape (a script, a pipeline): pin pytest's options and load the reporter through the environment.
+            List<String> opts = new ArrayList<>(PytestCommand.pinnedOptions(ctx.root(), junit, ctx.resultsDir()));
+            opts.addAll(List.of("-p", PytestReporter.MODULE));
+            env.put("PYTEST_ADDOPTS", String.join(" ", opts.stream().map(ShellQuote::quote).toList()));
+            env.put("PYTHONPATH", ctx.supportDir().toString());
+            run = ctx.withEnv(env).shell(v.command(), timeout, null, channel.path());
         }
-        return ctx.shell(v.command(), timeout, null);
+        ResultChannel.Lines lines = channel.finish(CHANNEL_GRACE_MS);
+        ChannelReport.Result cr = ChannelReport.parse(lines, channel.nonce(), run.exitCode(), run.timedOut(), args.isPresent());
+        List<IntegrityFinding> findings = new ArrayList<>(cr.findings());
+        List<TestCase> junitCases = null;
+        try {
+            if (Files.isRegularFile(junit)) junitCases = JUnitXmlParser.parse(junit, true);
+        } catch (IOException | RuntimeException e) {
+            if (cr.reported()) findings.add(IntegrityFinding.tampering("high", junit.getFileName().toString(), "pytest's JUnit report is unreadable: " + e.getMessage()));
+        }
+        if (junitCases != null) findings.addAll(crossCheck(cr, junitCases));
+        String reportError = null;
+        if (!cr.reported()) {
+            reportError = "the grader's pytest reporter never reported (exit " + run.exitCode() + "): " + Tail.of(run.combined());
+        }
+        List<TestCase> tests = ChannelReport.distrust(cr.tests(), findings);
+        Outcome o = score(v, tests, run, reportError, timeout);
+        IntegrityFinding voiding = findings.stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
+        String reason = voiding == null ? o.reason() : "results not trusted: " + voiding.evidence();
+        return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), reason, o.partialCredit(), o.tests(), o.details(), o.commandMs(), findings);
+    }
+
+    /** The JUnit file must tell the channel's story: a test it counts differently is a finding. */
+    static List<IntegrityFinding> crossCheck(ChannelReport.Result cr, List<TestCase> junit) {
+        Map<String, TestCase> channel = new LinkedHashMap<>();
+        cr.tests().forEach(t -> channel.putIfAbsent(t.id(), t));
+        List<IntegrityFinding> out = new ArrayList<>();
+        if (!cr.reported() && junit.stream().anyMatch(t -> t.status().counts(false))) {
+            out.add(IntegrityFinding.tampering("critical", "junit", "tests were reported only in the JUnit file, never on the result channel"));
+            return out;
+        }
+        for (TestCase j : junit) {
+            TestCase c = channel.get(j.id());
+            boolean junitPass = j.status().counts(false);
+            if (c == null) {
+                if (junitPass) out.add(IntegrityFinding.tampering("critical", "junit", "the JUnit file reports " + j.id() + " passed; the result channel never reported it"));
+            } else if (junitPass != c.status().counts(false) && c.status() != TestStatus.UNTRUSTED) {
+                out.add(IntegrityFinding.tampering("critical", "junit", "the JUnit file says " + j.id() + " " + j.status().json() + ", the result channel " + c.status().json()));
+            }
+        }
+        return out;
     }
 
     static Outcome score(VerifierSpec v, List<TestCase> reported, ExecResult run, String reportError, Duration timeout) {

@@ -53,8 +53,7 @@ public final class GradingSandbox implements Executor {
                 .withReadOnly(List.of(gradeRoot, base.resolve("support-" + n))).withHome(null);
         try (Box box = Box.open(spec)) {
             box.handOver(gradeRoot); // read-only in the box, but readable whatever modes the agent gave its files
-            ExecRequest boxed = new ExecRequest(box.wrap(req.argv(), cwd, req.env()), cwd, req.env(), req.clearEnv(), req.timeout(),
-                    req.maxOutputBytes(), req.stdin(), req.mergeStderr());
+            ExecRequest boxed = req.withArgv(box.wrap(req.argv(), cwd, req.env())); // keeps the result channel (fd 3)
             ExecResult r = inner.run(boxed, pid -> {
                 box.attach(pid);
                 onStart.accept(pid);

@@ -29,6 +29,7 @@ final class ShimProtocol {
         r.env().forEach(env::put);
         n.put("clearEnv", r.clearEnv()).put("timeoutMs", r.timeout().toMillis()).put("maxOutputBytes", r.maxOutputBytes())
                 .put("stdin", r.stdin()).put("mergeStderr", r.mergeStderr());
+        if (r.resultChannel() != null) n.put("resultChannel", r.resultChannel().toString());
         return n.toString();
     }
 
@@ -40,7 +41,8 @@ final class ShimProtocol {
         n.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
         return new ExecRequest(argv, Path.of(n.path("cwd").asText("/")), env, n.path("clearEnv").asBoolean(),
                 Duration.ofMillis(n.path("timeoutMs").asLong(60_000)), n.path("maxOutputBytes").asInt(ExecRequest.DEFAULT_MAX_OUTPUT),
-                n.hasNonNull("stdin") ? n.get("stdin").asText() : null, n.path("mergeStderr").asBoolean());
+                n.hasNonNull("stdin") ? n.get("stdin").asText() : null, n.path("mergeStderr").asBoolean(),
+                n.hasNonNull("resultChannel") ? Path.of(n.get("resultChannel").asText()) : null);
     }
 
     static String result(ExecResult r) {

@@ -1,0 +1,229 @@
+package dev.crucible.verifier.grade;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the lines of a result channel (protocol in the module README, "Result channel") into test
+ * outcomes and integrity findings. Whatever does not fit what the grader's reporter writes is a
+ * finding: a line without the run's nonce, a sequence gap, a second or contradicting report for a
+ * test phase, a report after the session ended, a session that never ended, counts that disagree
+ * with pytest's own summary, an exit code that disagrees with the session's.
+ */
+public final class ChannelReport {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What the channel says. {@code sessions} is how many reporter sessions started; {@code ended} how many ended. */
+    public record Result(List<TestCase> tests, List<IntegrityFinding> findings, int sessions, int ended) {
+        public boolean reported() { return sessions > 0; }
+    }
+
+    private final String nonce;
+    private final List<IntegrityFinding> findings = new ArrayList<>();
+    private final Map<String, Map<String, JsonNode>> phases = new LinkedHashMap<>();
+    private final Set<String> tainted = new HashSet<>();
+    private final Map<Long, Session> sessions = new LinkedHashMap<>();
+
+    private static final class Session {
+        long nextSeq = 1;
+        JsonNode end;
+        int failed;
+        int passedCalls;
+    }
+
+    private ChannelReport(String nonce) { this.nonce = nonce; }
+
+    /**
+     * @param exitCode the command's exit code, compared with the session's exit status when
+     *                 {@code directPytest} (the command was the grader's own pytest bootstrap)
+     */
+    public static Result parse(ResultChannel.Lines lines, String nonce, int exitCode, boolean timedOut, boolean directPytest) {
+        ChannelReport r = new ChannelReport(nonce);
+        int i = 0;
+        for (String line : lines.lines()) r.line(++i, line);
+        r.close(lines, exitCode, timedOut, directPytest);
+        return new Result(r.tests(), List.copyOf(r.findings), r.sessions.size(), (int) r.sessions.values().stream().filter(s -> s.end != null).count());
+    }
+
+    private void finding(String severity, String evidence) {
+        findings.add(IntegrityFinding.tampering(severity, "result-channel", evidence));
+    }
+
+    private void line(int n, String line) {
+        JsonNode j;
+        try {
+            j = line == null || line.isEmpty() ? null : JSON.readTree(line);
+        } catch (Exception e) {
+            j = null;
+        }
+        if (j == null || !j.isObject()) {
+            finding("critical", "line " + n + " of the result channel is not a reporter record: " + abbreviate(line));
+            return;
+        }
+        if (!nonce.equals(j.path("nonce").asText(null))) {
+            finding("critical", "line " + n + " of the result channel does not carry the run's nonce (written by something other than the grader's reporter): "
+                    + abbreviate(line));
+            return;
+        }
+        long pid = j.path("pid").asLong(-1);
+        String type = j.path("type").asText("");
+        Session s = sessions.get(pid);
+        if (type.equals("start")) {
+            if (s != null) finding("critical", "a second session start on the result channel for process " + pid);
+            s = new Session();
+            sessions.put(pid, s);
+        } else if (s == null) {
+            finding("critical", "line " + n + " of the result channel comes before its session started: " + abbreviate(line));
+            return;
+        }
+        long seq = j.path("seq").asLong(-1);
+        if (seq != s.nextSeq) finding("critical", "result channel sequence of process " + pid + " went from " + (s.nextSeq - 1) + " to " + seq);
+        s.nextSeq = seq + 1;
+        switch (type) {
+            case "test" -> test(s, j);
+            case "finding" -> {
+                String where = j.path("nodeid").isTextual() ? " (during " + j.get("nodeid").asText() + ")" : "";
+                findings.add(new IntegrityFinding(j.path("detector").asText(IntegrityFinding.GRADER_TAMPERING), severity(j.path("severity").asText("high")),
+                        j.path("path").asText(null), j.path("evidence").asText("") + where));
+            }
+            case "end" -> {
+                if (s.end != null) finding("critical", "a second session end on the result channel for process " + pid);
+                s.end = j;
+            }
+            case "start", "collected" -> { }
+            default -> finding("high", "unknown record type '" + type + "' on the result channel");
+        }
+    }
+
+    private void test(Session s, JsonNode j) {
+        String id = j.path("nodeid").asText("");
+        String when = j.path("when").asText("");
+        if (s.end != null) {
+            finding("critical", "a report for " + id + " (" + when + ") arrived after the session ended");
+            tainted.add(id);
+            return;
+        }
+        Map<String, JsonNode> byWhen = phases.computeIfAbsent(id, k -> new LinkedHashMap<>());
+        JsonNode prev = byWhen.get(when);
+        if (prev != null) {
+            boolean same = prev.path("outcome").asText().equals(j.path("outcome").asText());
+            finding("critical", (same ? "a second" : "a contradicting") + " report for " + id + " (" + when + "): "
+                    + prev.path("outcome").asText() + " then " + j.path("outcome").asText());
+            tainted.add(id);
+            return;
+        }
+        byWhen.put(when, j);
+        boolean xfail = j.path("wasxfail").asBoolean();
+        String outcome = j.path("outcome").asText();
+        if (outcome.equals("failed") && !xfail) s.failed++;
+        if (outcome.equals("passed") && when.equals("call") && !xfail) s.passedCalls++;
+    }
+
+    private void close(ResultChannel.Lines lines, int exitCode, boolean timedOut, boolean directPytest) {
+        if (lines.overflow()) finding("critical", "the result channel overflowed (over " + ResultChannel.MAX_LINES + " lines)");
+        if (lines.stillOpen()) finding("high", "a process kept the result channel open after the graded command ended");
+        for (Map.Entry<Long, Session> e : sessions.entrySet()) {
+            Session s = e.getValue();
+            if (s.end == null) {
+                if (!timedOut) {
+                    finding(exitCode == 0 ? "critical" : "high", "pytest (process " + e.getKey() + ") never reached the end of its session"
+                            + " (exit code " + exitCode + "): it was stopped or exited early, e.g. through os._exit or an atexit handler");
+                }
+                continue;
+            }
+            JsonNode end = s.end;
+            int status = end.path("exitstatus").asInt(-1);
+            if (end.path("testsfailed").asInt(-1) != s.failed) {
+                finding("critical", "pytest counted " + end.path("testsfailed").asInt(-1) + " failed reports, the result channel " + s.failed);
+            }
+            JsonNode stats = end.path("stats");
+            if (stats.has("passed") && stats.get("passed").asInt() != s.passedCalls) {
+                finding("critical", "pytest's summary counts " + stats.get("passed").asInt() + " passed tests, the result channel " + s.passedCalls);
+            }
+            if (status == 0 && s.failed > 0) finding("critical", "pytest's exit status is 0 although " + s.failed + " reports failed");
+            if (directPytest && sessions.size() == 1 && !timedOut && exitCode != status) {
+                finding("critical", "the graded process exited " + exitCode + " but its pytest session ended with status " + status);
+            }
+        }
+    }
+
+    private List<TestCase> tests() {
+        List<TestCase> out = new ArrayList<>();
+        for (Map.Entry<String, Map<String, JsonNode>> e : phases.entrySet()) {
+            out.add(aggregate(e.getKey(), e.getValue()));
+        }
+        Map<String, String> seen = new HashMap<>();
+        out.forEach(t -> seen.put(t.id(), t.id()));
+        for (String id : tainted) {
+            if (!seen.containsKey(id)) out.add(new TestCase(id, TestStatus.UNTRUSTED, null, null, "reported on the result channel out of order"));
+        }
+        return out.stream().map(t -> tainted.contains(t.id()) && t.status() != TestStatus.UNTRUSTED
+                ? new TestCase(t.id(), TestStatus.UNTRUSTED, t.group(), t.durationMs(), "reported twice or late on the result channel") : t).toList();
+    }
+
+    /** One test from its phases, the way pytest's JUnit report decides it. */
+    static TestCase aggregate(String id, Map<String, JsonNode> p) {
+        JsonNode setup = p.get("setup");
+        JsonNode call = p.get("call");
+        JsonNode teardown = p.get("teardown");
+        double seconds = 0;
+        for (JsonNode j : p.values()) seconds += j.path("duration").asDouble();
+        Long ms = Math.round(seconds * 1000);
+        TestStatus st;
+        JsonNode decisive;
+        if (setup != null && setup.path("outcome").asText().equals("failed")) {
+            st = TestStatus.ERROR;
+            decisive = setup;
+        } else if (setup != null && setup.path("outcome").asText().equals("skipped")) {
+            st = setup.path("wasxfail").asBoolean() ? TestStatus.XFAILED : TestStatus.SKIPPED;
+            decisive = setup;
+        } else if (call == null) {
+            st = TestStatus.ERROR;
+            decisive = setup;
+        } else {
+            decisive = call;
+            boolean xfail = call.path("wasxfail").asBoolean();
+            st = switch (call.path("outcome").asText()) {
+                case "passed" -> xfail ? TestStatus.XPASSED : TestStatus.PASSED;
+                case "skipped" -> xfail ? TestStatus.XFAILED : TestStatus.SKIPPED;
+                default -> TestStatus.FAILED;
+            };
+            if (teardown != null && teardown.path("outcome").asText().equals("failed") && st.counts(true)) {
+                st = TestStatus.ERROR;
+                decisive = teardown;
+            }
+        }
+        String message = decisive == null || !decisive.path("message").isTextual() ? (call == null && st == TestStatus.ERROR ? "no call report" : null)
+                : tail(decisive.get("message").asText());
+        return new TestCase(id, st, null, ms, message);
+    }
+
+    /** The tests, each not passed when a finding voids the run's results. */
+    public static List<TestCase> distrust(List<TestCase> tests, List<IntegrityFinding> findings) {
+        IntegrityFinding first = findings.stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
+        if (first == null) return tests;
+        String why = "not trusted: " + abbreviate(first.evidence());
+        return tests.stream().map(t -> new TestCase(t.id(), TestStatus.UNTRUSTED, t.group(), t.durationMs(), why)).toList();
+    }
+
+    private static String severity(String s) {
+        return switch (s) {
+            case "info", "low", "medium", "high", "critical" -> s;
+            default -> "high";
+        };
+    }
+
+    private static String tail(String s) { return s.length() > 500 ? "…" + s.substring(s.length() - 500) : s; }
+
+    static String abbreviate(String s) {
+        if (s == null) return "(cut off)";
+        return s.length() > 200 ? s.substring(0, 200) + "…" : s;
+    }
+}

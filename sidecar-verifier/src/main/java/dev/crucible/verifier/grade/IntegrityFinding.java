@@ -1,0 +1,18 @@
+package dev.crucible.verifier.grade;
+
+/**
+ * Something grading itself observed that the code under test should not have done or could not have
+ * done honestly: a report from the grader's reporter (audit hook, internals check) or an anomaly of
+ * the result channel. Episode hands each to the monitor as a finding; {@code detector} is a
+ * monitor detector name, {@code severity} info, low, medium, high or critical.
+ */
+public record IntegrityFinding(String detector, String severity, String path, String evidence) {
+    public static final String GRADER_TAMPERING = "grader-tampering";
+
+    static IntegrityFinding tampering(String severity, String path, String evidence) {
+        return new IntegrityFinding(GRADER_TAMPERING, severity, path, evidence);
+    }
+
+    /** High and critical findings mean the run's results cannot be trusted: no test of it counts as passed. */
+    public boolean voidsResults() { return severity.equals("high") || severity.equals("critical"); }
+}

@@ -1,0 +1,95 @@
+package dev.crucible.verifier.grade;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.verifier.exec.ExecRequest;
+import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.exec.Executor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Writes the grader's pytest reporter (the {@code crucible_reporter.py} resource) and its
+ * configuration (grading root, grader files) into a support directory, fresh before each run.
+ * The support directory is read-only inside the grading sandbox.
+ *
+ * <p>Grading runs with {@code -B} from a fresh directory, so Python would compile the reporter on
+ * every run (about 10 % of a small suite's run time). It is compiled once per interpreter instead,
+ * into an unchecked-hash .pyc (valid whatever the source's mtime), and that file is written beside
+ * the source each time.
+ */
+public final class PytestReporter {
+    public static final String MODULE = "crucible_reporter";
+    /** Environment variable carrying the channel nonce; the reporter removes it at import. */
+    public static final String NONCE_VAR = "CRUCIBLE_REPORT_NONCE";
+    private static final byte[] SOURCE = load();
+    private static final Map<String, Optional<Compiled>> COMPILED = new ConcurrentHashMap<>();
+    private static final String COMPILE = String.join("; ",
+            "import importlib.util, py_compile, sys",
+            "out = importlib.util.cache_from_source(sys.argv[1])",
+            "py_compile.compile(sys.argv[1], cfile=out, doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+            "print(out)");
+
+    /** The reporter's byte code for one interpreter: its file name under __pycache__ and contents. */
+    private record Compiled(String fileName, byte[] bytes) {}
+
+    private PytestReporter() {}
+
+    /** Writes the reporter, its byte code for {@code python} (compiled through {@code executor} the first time) and its configuration. */
+    public static void install(Path supportDir, Path root, Map<String, GraderFiles.Entry> graderFiles, String python, Executor executor) {
+        install(supportDir, root, graderFiles);
+        COMPILED.computeIfAbsent(python, p -> compile(p, supportDir, executor)).ifPresent(c -> {
+            try {
+                Path cache = Files.createDirectories(supportDir.resolve("__pycache__"));
+                Files.write(cache.resolve(c.fileName()), c.bytes());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private static Optional<Compiled> compile(String python, Path supportDir, Executor executor) {
+        Path src = supportDir.resolve(MODULE + ".py");
+        ExecResult r = executor.run(new ExecRequest(List.of(python, "-I", "-B", "-c", COMPILE, src.toString()), supportDir, Map.of(), true,
+                Duration.ofSeconds(60), 4096, null, false));
+        if (!r.ok()) return Optional.empty(); // the source is compiled on each run instead
+        try {
+            Path out = Path.of(r.stdout().strip());
+            return Optional.of(new Compiled(out.getFileName().toString(), Files.readAllBytes(out)));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    public static void install(Path supportDir, Path root, Map<String, GraderFiles.Entry> graderFiles) {
+        Map<String, Object> cfg = new LinkedHashMap<>();
+        cfg.put("root", root.toAbsolutePath().normalize().toString());
+        Map<String, Object> files = new LinkedHashMap<>();
+        graderFiles.forEach((rel, e) -> files.put(rel, Map.of("sha256", e.sha256(), "test", e.test())));
+        cfg.put("files", files);
+        try {
+            Files.createDirectories(supportDir);
+            Files.write(supportDir.resolve(MODULE + ".py"), SOURCE);
+            Files.write(supportDir.resolve(MODULE + ".json"), new ObjectMapper().writeValueAsBytes(cfg));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] load() {
+        try (InputStream in = PytestReporter.class.getResourceAsStream(MODULE + ".py")) {
+            if (in == null) throw new IllegalStateException("resource " + MODULE + ".py missing from the sidecar-verifier jar");
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,599 @@
+"""Crucible's grader-owned pytest reporter (shipped by sidecar-verifier; written fresh before each grading run).
+
+Imported by the grading bootstrap before the grading tree joins sys.path and handed to
+pytest.main(plugins=[...]), so it is in place before any code under test is imported. It:
+
+* reports every test phase on the result channel the grader opened (fd 3, a FIFO read by the Java
+  side while the run goes on) as JSON lines {"v":1,"seq":N,"nonce":...,"type":...};
+* checks, on every report and at session end, that the pytest internals grading depends on are the
+  objects (and code) captured at import, and that no hook implementation or plugin comes from a file
+  of the grading tree other than the grader's own copies;
+* installs an audit hook (sys.addaudithook cannot be undone) that reports, with file and line, what
+  code of the grading tree does to reach past the test interface: frame introspection, reads of test
+  sources, ctypes, gc walks, code/function surgery, opening the channel or the environment of a
+  process. Spawns and sockets during tests are recorded with severity "info".
+
+The line protocol is described in sidecar-verifier/README.md ("Result channel").
+"""
+import builtins
+import json
+import os
+import stat
+import sys
+import threading
+import time
+
+import _pytest
+import _pytest.config
+import _pytest.junitxml
+import _pytest.main
+import _pytest.outcomes
+import _pytest.python
+import _pytest.reports
+import _pytest.runner
+import _pytest.skipping
+import _pytest.terminal
+import pluggy
+import pytest
+
+
+_FD = 3
+_NONCE_VAR = "CRUCIBLE_REPORT_NONCE"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_MAX_FIELD = 1500
+_write = os.write
+_dumps = json.dumps
+_getframe = sys._getframe
+_monotonic = time.monotonic
+
+
+def _load_config():
+    try:
+        with open(os.path.join(_HERE, "crucible_reporter.json"), "r", encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+_CFG = _load_config()
+_ROOT = os.path.realpath(_CFG.get("root") or os.getcwd())
+# Grader-owned files of the grading tree (pristine copies, hidden tests), relative to the root.
+_GRADER = {rel: meta for rel, meta in (_CFG.get("files") or {}).items()}
+_TEST_SOURCES = frozenset(rel for rel, meta in _GRADER.items() if meta.get("test") and rel.endswith(".py"))
+
+
+def _take_nonce():
+    nonce = os.environ.pop(_NONCE_VAR, None)
+    try:
+        import posix
+        posix.environ.pop(_NONCE_VAR.encode(), None)
+    except (ImportError, AttributeError):
+        pass
+    return nonce
+
+
+_NONCE = _take_nonce()
+
+
+def _channel_ok():
+    try:
+        return _NONCE is not None and stat.S_ISFIFO(os.fstat(_FD).st_mode)
+    except OSError:
+        return False
+
+
+ACTIVE = _channel_ok()
+if ACTIVE:
+    # Processes the tests start do not inherit the channel.
+    os.set_inheritable(_FD, False)
+
+_PID = os.getpid()
+_lock = threading.Lock()
+_state = {"seq": 0, "nodeid": None, "ended": False}
+_seen_findings = set()
+
+
+def _emit(kind, **fields):
+    # A process forked by a test (multiprocessing) keeps fd 3 but is not the reporter's process.
+    if not ACTIVE or os.getpid() != _PID:
+        return
+    with _lock:
+        _state["seq"] += 1
+        rec = {"v": 1, "seq": _state["seq"], "nonce": _NONCE, "pid": _PID, "type": kind}
+        for k, v in fields.items():
+            if isinstance(v, str) and len(v) > _MAX_FIELD:
+                v = v[:_MAX_FIELD] + "..."
+            rec[k] = v
+        data = (_dumps(rec, separators=(",", ":"), default=str) + "\n").encode("utf-8", "replace")
+        try:
+            while data:
+                n = _write(_FD, data)
+                data = data[n:]
+        except OSError:
+            pass
+
+
+def _finding(severity, where, evidence, kind):
+    key = (kind, where)
+    if key in _seen_findings:
+        return
+    _seen_findings.add(key)
+    _emit("finding", detector="grader-tampering", severity=severity, path=where, evidence=evidence,
+          check=kind, nodeid=_state["nodeid"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Where a frame's code comes from.
+#   T: a grader-owned file of the grading tree (tests, the pristine conftest.py, hidden tests)
+#   C: any other file of the grading tree: the code under test
+#   P: pytest, pluggy or this reporter
+#   O: everything else (stdlib, site-packages, <string>, <frozen ...>)
+
+_PYTEST_DIRS = tuple(os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (_pytest, pluggy))
+_SELF = os.path.realpath(__file__)
+_kinds = {}
+
+
+def _rel(path):
+    if path.startswith(_ROOT + os.sep):
+        return path[len(_ROOT) + 1:]
+    return None
+
+
+def _kind(filename):
+    k = _kinds.get(filename)
+    if k is not None:
+        return k
+    if not filename or filename.startswith("<"):
+        k = "O"
+    else:
+        real = os.path.realpath(filename)
+        rel = _rel(real)
+        if rel is not None:
+            k = "T" if rel in _GRADER else "C"
+        elif real == _SELF or real.startswith(_PYTEST_DIRS) or os.path.dirname(real) == os.path.dirname(os.path.realpath(pytest.__file__)) and os.path.basename(real) == "pytest.py":
+            k = "P"
+        else:
+            k = "O"
+    _kinds[filename] = k
+    return k
+
+
+def _where(frame):
+    fn = frame.f_code.co_filename
+    rel = _rel(os.path.realpath(fn)) if fn and not fn.startswith("<") else None
+    return "%s:%d" % (rel or fn, frame.f_lineno)
+
+
+def _caller(skip_modules=()):
+    """The frame that performed the audited operation: the first one outside this reporter and the
+    modules implementing the operation (ctypes' own Python code, inspect, importlib)."""
+    f = _getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if fn != __file__ and not fn.startswith("<frozen importlib") and not any(s in fn for s in skip_modules):
+            return f
+        f = f.f_back
+    return None
+
+
+def _tree_actor():
+    """The innermost frame of the grading tree on the stack (the code that asked for it)."""
+    f = _getframe(1)
+    while f is not None:
+        k = _kind(f.f_code.co_filename)
+        if k in ("T", "C"):
+            return f, k
+        f = f.f_back
+    return None, None
+
+
+def _direct_tree_code(skip_modules=()):
+    f = _caller(skip_modules)
+    if f is not None and _kind(f.f_code.co_filename) == "C":
+        return f
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The audit hook. Audit hooks cannot be removed; exceptions in one would abort the audited call,
+# so every handler is wrapped, and a thread-local flag stops the events our own frame walks raise.
+
+_guard = threading.local()
+_CTYPES_SKIP = (os.sep + "ctypes" + os.sep,)
+_INSPECT_SKIP = (os.sep + "inspect.py", os.sep + "threading.py")
+_FRAME_ATTRS = frozenset(("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame"))
+_SURGERY_ATTRS = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__globals__", "__class__", "__bases__", "__dict__"))
+_PROTECTED_MODULE_PREFIXES = ("_pytest", "pytest", "pluggy", "builtins", "crucible_reporter")
+_PROTECTED_PACKAGES = tuple(m + "." for m in _PROTECTED_MODULE_PREFIXES)
+
+
+def _on_getframe(args):
+    fr = args[0] if args else None
+    if fr is None or _kind(fr.f_code.co_filename) not in ("T", "P"):
+        return
+    f = _direct_tree_code(_INSPECT_SKIP)
+    if f is not None:
+        _finding("high", _where(f), "code under test took the frame of %s (frame introspection)" % _where(fr), "frame-introspection")
+
+
+def _on_frame_attr(args):
+    obj, name = args[0], args[1]
+    if name not in _FRAME_ATTRS:
+        return
+    fr = obj if name == "f_code" else getattr(obj, name, None)
+    if fr is None or not hasattr(fr, "f_code") or _kind(fr.f_code.co_filename) not in ("T", "P"):
+        return
+    f = _direct_tree_code()
+    if f is not None:
+        _finding("high", _where(f), "code under test read %s of a frame of %s" % (name, _where(fr)), "frame-introspection")
+
+
+def _on_any_frames(event):
+    def handler(args):
+        f = _direct_tree_code(_INSPECT_SKIP)
+        if f is not None:
+            _finding("high", _where(f), "code under test called %s" % event, "frame-introspection")
+    return handler
+
+
+def _open_target(path):
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        return None, None
+    p = os.path.normpath(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+    rel = _rel(p)
+    if rel is not None and rel in _TEST_SOURCES:
+        return "test", rel
+    if p.startswith("/proc/") or p.startswith("/dev/fd/"):
+        parts = p.split("/")
+        if p.startswith("/dev/fd/") or (len(parts) >= 4 and parts[3] in ("environ", "fd", "mem", "fdinfo")):
+            return "proc", p
+    return None, None
+
+
+def _on_open(args):
+    what, target = _open_target(args[0] if args else None)
+    if what is None:
+        return
+    f, k = _tree_actor()
+    if k != "C":
+        return
+    if what == "test":
+        _finding("high", _where(f), "code under test read the test file %s" % target, "test-file-read")
+    else:
+        _finding("critical", _where(f), "code under test opened %s (the grader's channel or a process's environment)" % target, "channel-access")
+
+
+def _on_spawn(event):
+    def handler(args):
+        if _state["nodeid"] is None:
+            return
+        f, k = _tree_actor()
+        if k == "C":
+            _finding("info", _where(f), "code under test used %s during %s" % (event, _state["nodeid"]), "spawn-or-socket:" + event)
+    return handler
+
+
+def _importing_ctypes():
+    """ctypes opens libpython while it is being imported (ctypes.pythonapi): importing ctypes is no trick."""
+    f = _getframe(1)
+    while f is not None:
+        code = f.f_code
+        if code.co_name == "<module>" and code.co_filename.endswith(os.sep + "ctypes" + os.sep + "__init__.py"):
+            return True
+        f = f.f_back
+    return False
+
+
+def _on_ctypes(event):
+    def handler(args):
+        if event == "ctypes.dlopen" and _importing_ctypes():
+            return
+        f = _direct_tree_code(_CTYPES_SKIP)
+        if f is not None:
+            _finding("high", _where(f), "code under test used %s" % event, "ctypes")
+    return handler
+
+
+def _on_gc(event):
+    def handler(args):
+        f = _direct_tree_code()
+        if f is not None:
+            _finding("high", _where(f), "code under test called %s" % event, "gc-walk")
+    return handler
+
+
+def _protected_target(obj):
+    mod = getattr(obj, "__module__", None) if isinstance(obj, type) or callable(obj) else None
+    if not isinstance(mod, str):
+        mod = getattr(type(obj), "__module__", None)
+    if isinstance(mod, str) and (mod in _PROTECTED_MODULE_PREFIXES or mod.startswith(_PROTECTED_PACKAGES)):
+        return mod
+    code = getattr(obj, "__code__", None)
+    if code is not None and _kind(code.co_filename) in ("P", "T"):
+        return code.co_filename
+    return None
+
+
+def _on_setattr(event):
+    def handler(args):
+        obj, name = args[0], args[1]
+        if name not in _SURGERY_ATTRS:
+            return
+        target = _protected_target(obj)
+        if target is None:
+            return
+        f = _direct_tree_code()
+        if f is not None:
+            _finding("critical", _where(f), "code under test changed %s of %r (%s)" % (name, obj, target), "internals-surgery")
+    return handler
+
+
+def _on_code_new(args):
+    filename = args[1] if len(args) > 1 else None
+    if not isinstance(filename, str) or _kind(filename) not in ("T", "P"):
+        return
+    f = _direct_tree_code()
+    if f is not None:
+        _finding("high", _where(f), "code under test built code claiming to come from %s" % filename, "code-spoofing")
+
+
+_HANDLERS = {
+    "sys._getframe": _on_getframe,
+    "object.__getattr__": _on_frame_attr,
+    "sys._current_frames": _on_any_frames("sys._current_frames"),
+    "sys.settrace": _on_any_frames("sys.settrace"),
+    "sys.setprofile": _on_any_frames("sys.setprofile"),
+    "open": _on_open,
+    "subprocess.Popen": _on_spawn("subprocess.Popen"),
+    "os.system": _on_spawn("os.system"),
+    "os.exec": _on_spawn("os.exec"),
+    "os.posix_spawn": _on_spawn("os.posix_spawn"),
+    "os.spawn": _on_spawn("os.spawn"),
+    "os.fork": _on_spawn("os.fork"),
+    "socket.connect": _on_spawn("socket.connect"),
+    "socket.bind": _on_spawn("socket.bind"),
+    "ctypes.dlopen": _on_ctypes("ctypes.dlopen"),
+    "ctypes.dlsym": _on_ctypes("ctypes.dlsym"),
+    "ctypes.dlsym/handle": _on_ctypes("ctypes.dlsym/handle"),
+    "ctypes.addressof": _on_ctypes("ctypes.addressof"),
+    "ctypes.cdata": _on_ctypes("ctypes.cdata"),
+    "ctypes.cdata/buffer": _on_ctypes("ctypes.cdata/buffer"),
+    "ctypes.string_at": _on_ctypes("ctypes.string_at"),
+    "ctypes.wstring_at": _on_ctypes("ctypes.wstring_at"),
+    "ctypes.PyObj_FromPtr": _on_ctypes("ctypes.PyObj_FromPtr"),
+    "gc.get_referrers": _on_gc("gc.get_referrers"),
+    "gc.get_referents": _on_gc("gc.get_referents"),
+    "gc.get_objects": _on_gc("gc.get_objects"),
+    "object.__setattr__": _on_setattr("object.__setattr__"),
+    "object.__delattr__": _on_setattr("object.__delattr__"),
+    "code.__new__": _on_code_new,
+    "compile": lambda args: _on_code_new((None,) + tuple(args[1:2])),
+}
+
+
+def _audit(event, args):
+    handler = _HANDLERS.get(event)
+    if handler is None or getattr(_guard, "busy", False):
+        return
+    _guard.busy = True
+    try:
+        handler(args)
+    except Exception:  # an audit hook must never break the audited call
+        pass
+    finally:
+        _guard.busy = False
+
+
+# ---------------------------------------------------------------------------------------------
+# Internals grading depends on, captured now (before any code under test exists).
+
+def _func(obj):
+    return getattr(obj, "__func__", obj)
+
+
+_WATCHED = {
+    "_pytest.runner.runtestprotocol": lambda: _pytest.runner.runtestprotocol,
+    "_pytest.runner.call_and_report": lambda: _pytest.runner.call_and_report,
+    "_pytest.runner.call_runtest_hook": lambda: _pytest.runner.call_runtest_hook,
+    "_pytest.runner.pytest_runtest_makereport": lambda: _pytest.runner.pytest_runtest_makereport,
+    "_pytest.runner.pytest_runtest_call": lambda: _pytest.runner.pytest_runtest_call,
+    "_pytest.runner.CallInfo.from_call": lambda: _func(_pytest.runner.CallInfo.__dict__["from_call"]),
+    "_pytest.reports.TestReport.from_item_and_call": lambda: _func(_pytest.reports.TestReport.__dict__["from_item_and_call"]),
+    "_pytest.reports.TestReport.__init__": lambda: _pytest.reports.TestReport.__dict__["__init__"],
+    "_pytest.python.Function.runtest": lambda: _pytest.python.Function.__dict__["runtest"],
+    "_pytest.python.pytest_pyfunc_call": lambda: _pytest.python.pytest_pyfunc_call,
+    "_pytest.skipping.pytest_runtest_makereport": lambda: _pytest.skipping.pytest_runtest_makereport,
+    "_pytest.main.Session.pytest_runtest_logreport": lambda: _pytest.main.Session.__dict__["pytest_runtest_logreport"],
+    "_pytest.outcomes.skip": lambda: _pytest.outcomes.skip,
+    "_pytest.outcomes.Skipped": lambda: _pytest.outcomes.Skipped,
+    "_pytest.outcomes.Failed": lambda: _pytest.outcomes.Failed,
+    "pytest.skip": lambda: pytest.skip,
+    "pytest.fail": lambda: pytest.fail,
+    "pluggy.HookCaller.__call__": lambda: pluggy.HookCaller.__dict__["__call__"],
+    "pluggy.PluginManager._hookexec": lambda: pluggy.PluginManager.__dict__["_hookexec"],
+}
+try:
+    import pluggy._callers as _pluggy_callers
+    _WATCHED["pluggy._callers._multicall"] = lambda: _pluggy_callers._multicall
+except ImportError:
+    pass
+
+_BUILTINS = ("AssertionError", "BaseException", "Exception", "isinstance", "issubclass", "type", "object", "getattr",
+             "hasattr", "len", "repr", "bool", "abs", "all", "any", "float", "int", "str", "round", "sum", "min", "max",
+             "sorted", "list", "dict", "tuple", "set", "__import__", "compile", "exec", "eval")
+_MODULES = ("pytest", "_pytest.runner", "_pytest.python", "_pytest.reports", "_pytest.main", "_pytest.skipping",
+            "_pytest.outcomes", "_pytest.junitxml", "_pytest.terminal", "_pytest.config", "pluggy", "builtins", "sys", "os", "json")
+
+
+def _snapshot(everything):
+    """The watched objects now. Builtins and sys.modules only with everything=True (session end):
+    a test may legitimately monkeypatch them for its own duration."""
+    snap = {}
+    for name, get in _WATCHED.items():
+        try:
+            obj = get()
+        except Exception:
+            obj = None
+        snap[name] = (obj, getattr(obj, "__code__", None))
+    if not everything:
+        return snap
+    for name in _BUILTINS:
+        obj = builtins.__dict__.get(name)
+        snap["builtins." + name] = (obj, getattr(obj, "__code__", None))
+    for name in _MODULES:
+        snap["sys.modules['%s']" % name] = (sys.modules.get(name), None)
+    return snap
+
+
+_BASELINE = _snapshot(True)
+_reported_changes = set()
+
+
+def _check_internals(when, everything):
+    now = _snapshot(everything)
+    for name, (cur_obj, cur_code) in now.items():
+        obj, code = _BASELINE[name]
+        if (cur_obj is not obj or cur_code is not code) and name not in _reported_changes:
+            _reported_changes.add(name)
+            where = getattr(getattr(cur_obj, "__code__", None), "co_filename", None)
+            rel = _rel(os.path.realpath(where)) if isinstance(where, str) and not where.startswith("<") else None
+            _finding("critical", rel or name, "%s was replaced or its code changed (seen %s)" % (name, when), "internals-changed")
+
+
+def _origin_in_tree(obj):
+    """The tree file an object (module, class, instance, function) comes from, when it is not a grader file."""
+    fn = getattr(obj, "__file__", None) if isinstance(obj, type(sys)) else None
+    if fn is None:
+        code = getattr(getattr(obj, "__func__", obj), "__code__", None)
+        if code is not None:
+            fn = code.co_filename
+        else:
+            cls = obj if isinstance(obj, type) else type(obj)
+            fn = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if isinstance(fn, str) and fn and not fn.startswith("<") and _kind(fn) == "C":
+        return _rel(os.path.realpath(fn)) or fn
+    return None
+
+
+def _check_plugin(plugin, when):
+    where = _origin_in_tree(plugin) if plugin is not None else None
+    if where is not None:
+        _finding("critical", where, "a pytest plugin from the code under test was registered (%s)" % when, "plugin-from-tree")
+        return
+    for name in dir(plugin) if plugin is not None else ():
+        if name.startswith("pytest_"):
+            try:
+                fn = getattr(plugin, name)
+            except Exception:
+                continue
+            w = _origin_in_tree(fn)
+            if w is not None:
+                _finding("critical", w, "hook %s comes from the code under test (%s)" % (name, when), "hook-from-tree")
+
+
+def _check_hookimpls(pm, hookexec, when):
+    for plugin in list(pm.get_plugins()):
+        _check_plugin(plugin, when)
+    for name, caller in list(vars(pm.hook).items()):
+        try:
+            impls = caller.get_hookimpls()
+        except Exception:
+            continue
+        for impl in impls:
+            w = _origin_in_tree(impl.function)
+            if w is not None:
+                _finding("critical", w, "hook implementation %s comes from the code under test (%s)" % (name, when), "hook-from-tree")
+        if _func(getattr(caller, "_hookexec", hookexec)) is not hookexec:
+            _finding("critical", "hook " + name, "the hook caller's executor was replaced (%s)" % when, "hook-caller-changed")
+
+
+def _check_grader_files(when):
+    """The grader's files in the tree still hold what the grader put there (they are read-only in the sandbox)."""
+    import hashlib
+    for rel, meta in _GRADER.items():
+        digest = meta.get("sha256")
+        if not digest:
+            continue
+        try:
+            with open(os.path.join(_ROOT, rel), "rb") as fh:
+                ok = hashlib.sha256(fh.read()).hexdigest() == digest
+        except OSError:
+            ok = False
+        if not ok:
+            _finding("critical", rel, "a grader file of the grading tree changed during the run (%s)" % when, "grader-file-changed")
+
+
+# ---------------------------------------------------------------------------------------------
+# The pytest plugin.
+
+class Reporter:
+    def __init__(self):
+        self.pm = None
+        self.config = None
+        self.counts = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config):
+        self.config = config
+        self.pm = config.pluginmanager
+        self.hookexec = _func(getattr(self.pm, "_hookexec", None))
+        self.inner = getattr(self.pm, "_inner_hookexec", None)
+
+    def pytest_plugin_registered(self, plugin, manager):
+        _check_plugin(plugin, "at registration")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session):
+        _emit("collected", count=len(session.items))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logstart(self, nodeid, location):
+        _state["nodeid"] = nodeid
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logfinish(self, nodeid, location):
+        _state["nodeid"] = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        _check_internals("at %s %s" % (report.nodeid, report.when), False)
+        if self.pm is not None and (_func(getattr(self.pm, "_hookexec", None)) is not self.hookexec
+                                    or getattr(self.pm, "_inner_hookexec", None) is not self.inner):
+            _finding("critical", "pluginmanager", "the plugin manager's hook executor was replaced", "hook-caller-changed")
+        wasxfail = hasattr(report, "wasxfail")
+        message = None
+        if report.outcome != "passed":
+            try:
+                message = report.longreprtext[-_MAX_FIELD:]
+            except Exception:
+                message = None
+        outcome = report.outcome
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        _emit("test", nodeid=report.nodeid, when=report.when, outcome=outcome,
+              duration=round(float(getattr(report, "duration", 0.0) or 0.0), 6), wasxfail=wasxfail, message=message)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        yield
+        _check_internals("at session end", True)
+        if self.pm is not None:
+            _check_hookimpls(self.pm, self.hookexec, "at session end")
+        _check_grader_files("at session end")
+        stats = {}
+        tr = self.pm.get_plugin("terminalreporter") if self.pm is not None else None
+        if tr is not None:
+            for key in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
+                stats[key] = len(tr.stats.get(key, ()))
+        _state["ended"] = True
+        _emit("end", exitstatus=int(session.exitstatus), testsfailed=int(session.testsfailed),
+              testscollected=int(session.testscollected), stats=stats)
+
+
+plugin = Reporter()
+
+if ACTIVE:
+    _emit("start", python=sys.version.split()[0], pytest=pytest.__version__, root=_ROOT)
+    sys.addaudithook(_audit)
