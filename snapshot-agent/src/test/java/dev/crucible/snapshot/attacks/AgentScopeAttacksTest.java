@@ -43,7 +43,12 @@ class AgentScopeAttacksTest {
         HostAssumptions.assumeProcessTools();
         Files.createDirectories(tmp.resolve("workspaces"));
         Path tokenFile = Files.writeString(tmp.resolve("token"), TOKEN + "\n");
-        Process victim = new ProcessBuilder("sleep", "300").start();
+        // An orphan (reparented to init), not a child of this JVM: the agent serves in-process here, and
+        // a process its own caller started counts as a local rollout's.
+        Process spawner = new ProcessBuilder("setsid", "sh", "-c", "sleep 300 >/dev/null 2>&1 </dev/null & echo $!").start();
+        long victimPid = Long.parseLong(new String(spawner.getInputStream().readAllBytes()).strip());
+        spawner.waitFor(10, TimeUnit.SECONDS);
+        ProcessHandle victim = ProcessHandle.of(victimPid).orElseThrow();
         try (SnapshotEngine engine = new EngineBuilder().store(tmp.resolve("store")).workspaceRoot(tmp.resolve("workspaces")).build()) {
             AgentServer server = new AgentServer(engine, BearerTokenAuth.fromFile(tokenFile));
             String base = "http://127.0.0.1:" + server.start("127.0.0.1", 0);
@@ -64,7 +69,8 @@ class AgentScopeAttacksTest {
                 server.close();
             }
         } finally {
-            victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            victim.destroyForcibly();
+            victim.onExit().get(10, TimeUnit.SECONDS);
         }
     }
 
@@ -82,7 +88,7 @@ class AgentScopeAttacksTest {
             Files.writeString(stale.resolve("cgroup.procs"), Long.toString(victim.pid()));
             Files.writeString(stale.resolve("cgroup.freeze"), "1");
             try (SnapshotEngine engine = new EngineBuilder().store(tmp.resolve("store")).cgroupParent(parent).build()) {
-                Thread.sleep(500);
+                engine.recover(); // what the agent does at start-up, before it serves
             }
             boolean stillThere = Files.isDirectory(stale);
             String frozen = stillThere ? Files.readString(stale.resolve("cgroup.freeze")).strip() : "0";
