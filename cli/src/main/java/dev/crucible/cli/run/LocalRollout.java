@@ -140,7 +140,7 @@ public final class LocalRollout {
         Files.writeString(dir.taskFile(), prompt());
         Sandbox sandbox = opt.snapshots() != null && !doc.interactive()
                 ? new Namespaces(dir.root().resolve("home"), dir.root().resolve(AGENT_EXIT))
-                : SandboxChooser.choose(opt.sandbox(), doc.environment(), workspace, dir, dir.root().resolve("home"),
+                : SandboxChooser.choose(opt.sandbox(), doc.environment(), doc.spec().limits, workspace, dir, dir.root().resolve("home"),
                         doc.spec().agent == null ? null : doc.spec().agent.command, deadlineSeconds(), "agent-" + attempt);
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
         if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));

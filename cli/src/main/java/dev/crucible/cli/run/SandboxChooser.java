@@ -1,6 +1,7 @@
 package dev.crucible.cli.run;
 
 import dev.crucible.api.v1alpha1.common.ResourcesSpec;
+import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
 import dev.crucible.cli.run.RunInputs.EnvironmentDoc;
 import dev.crucible.verifier.pristine.ProtectedPaths;
 import dev.crucible.verifier.sandbox.Box;
@@ -22,12 +23,12 @@ final class SandboxChooser {
      * The box shows the workspace (protected paths read-only), the task file and the files the agent
      * command names; never the attempt folder, the manifest's folder or the state folder.
      */
-    static Sandbox choose(boolean wanted, EnvironmentDoc env, Path workspace, AttemptDir dir, Path home, List<String> agentCommand,
-                          long deadlineSeconds, String label) throws IOException {
+    static Sandbox choose(boolean wanted, EnvironmentDoc env, LimitsSpec rolloutLimits, Path workspace, AttemptDir dir, Path home,
+                          List<String> agentCommand, long deadlineSeconds, String label) throws IOException {
         if (!wanted) return new Unconfined(home, "--no-sandbox was given");
         Map<Path, Path> files = commandFiles(agentCommand, workspace);
         if (Files.isRegularFile(dir.taskFile())) files.put(dir.taskFile(), dir.taskFile());
-        BoxSpec spec = BoxSpec.of(label, limits(env, deadlineSeconds)).withWritable(workspace)
+        BoxSpec spec = BoxSpec.of(label, limits(env, rolloutLimits, deadlineSeconds)).withWritable(workspace)
                 .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier(), env.verifierEnv().spec().hackPolicy().protectsDefaults())))
                 .withFiles(files).withHome(Bubblewrap.HOME);
         try {
@@ -41,6 +42,15 @@ final class SandboxChooser {
     static BoxLimits limits(EnvironmentDoc env, long wallSeconds) {
         ResourcesSpec r = env.spec().resources;
         return r == null ? BoxLimits.defaults() : BoxLimits.of(r.cpu, r.memory, r.ephemeralStorage, wallSeconds);
+    }
+
+    /** As {@link #limits(EnvironmentDoc, long)}, with the rollout's own {@code limits.maxProcesses} and {@code maxCpuSeconds} on top. */
+    static BoxLimits limits(EnvironmentDoc env, LimitsSpec rollout, long wallSeconds) {
+        BoxLimits l = limits(env, wallSeconds);
+        if (rollout == null) return l;
+        if (rollout.maxProcesses != null) l = l.withPids(rollout.maxProcesses);
+        if (rollout.maxCpuSeconds != null) l = l.withCpuSeconds(rollout.maxCpuSeconds);
+        return l;
     }
 
     /**

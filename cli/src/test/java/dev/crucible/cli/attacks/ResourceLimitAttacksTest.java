@@ -21,17 +21,17 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(300)
 class ResourceLimitAttacksTest {
 
-    // name | RLEnvironment spec.resources lines | Rollout spec.limits lines | agent (runs in the workspace) | reason pattern
+    // name ¦ RLEnvironment spec.resources lines ¦ Rollout spec.limits lines ¦ agent (runs in the workspace) ¦ pattern for the message
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+    @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
             # Attack: fill the disk. Must hold: stopped near ephemeralStorage (64Mi), reason names the disk.
-            disk-2GiB     | ephemeralStorage: 64Mi |                    | dd if=/dev/zero of=fill bs=1M count=2048 2>&1; sleep 20 | (?i).*(disk|storage).*
+            disk-2GiB ¦ ephemeralStorage: 64Mi ¦  ¦ dd if=/dev/zero of=fill bs=1M count=2048 2>&1; sleep 20 ¦ (?i).*(disk|storage).*
             # Attack: allocate 4 GiB. Must hold: stopped at memory (256Mi), reason names memory.
-            memory-4GiB   | memory: 256Mi          |                    | python3 -c 'import time; b=[bytearray(256<<20) for _ in range(16)]; time.sleep(20)' | (?i).*(memory|oom).*
+            memory-4GiB ¦ memory: 256Mi ¦  ¦ python3 -c 'import time; b=[bytearray(256<<20) for _ in range(16)]; time.sleep(20)' ¦ (?i).*(memory|oom).*
             # Attack: 300 processes. Must hold: stopped at the process limit (64), reason names processes.
-            processes-300 |                        | maxProcesses: 64   | i=0; while [ $i -lt 300 ]; do sleep 20 & i=$((i+1)); done; wait | (?i).*(process|pids).*
+            processes-300 ¦  ¦ maxProcesses: 64 ¦ i=0; while [ $i -lt 300 ]; do sleep 20 & i=$((i+1)); done; wait ¦ (?i).*(process|pids).*
             # Attack: spin the CPU. Must hold: stopped at the CPU-time limit (5 s), reason names CPU.
-            cpu-spin      |                        | maxCpuSeconds: 5   | timeout 80 sh -c 'while :; do :; done' | (?i).*cpu.*
+            cpu-spin ¦  ¦ maxCpuSeconds: 5 ¦ timeout 80 sh -c 'while :; do :; done' ¦ (?i).*cpu.*
             """)
     void aLimitEndsTheRunWithAReason(String name, String resources, String limits, String agent, String reason) throws Exception {
         CliProcess.assumeRoot();
@@ -46,7 +46,6 @@ class ResourceLimitAttacksTest {
                         : m.replace("  resources:\n", "  resources:\n    " + resources + "\n");
             }
             Files.writeString(manifest, m);
-            // interface: maxProcesses and maxCpuSeconds in Rollout spec.limits are the natural names; align after merge
             Files.writeString(env.resolve("rollout.yaml"), AttackFixtures.rolloutWithLimits("limit-" + name.toLowerCase(), agent, 120,
                     limits == null ? "" : "    " + limits + "\n"));
             Path out = host.base.resolve("out");
@@ -57,7 +56,8 @@ class ResourceLimitAttacksTest {
             JsonNode res = new ObjectMapper().readTree(out.resolve("result.json").toFile());
             assertThat(res.path("sandbox").asText()).as(run.output()).isEqualTo("bubblewrap");
             assertThat(res.path("phase").asText()).as(res.toString()).isIn("Failed", "TimedOut");
-            assertThat(res.path("reason").asText()).as("result.json reason: " + res).isNotEqualTo("DeadlineExceeded").matches(reason);
+            assertThat(res.path("reason").asText()).as("result.json reason: " + res).isEqualTo("ResourceLimitExceeded");
+            assertThat(res.path("message").asText()).as("result.json message names the limit: " + res).matches(reason);
             assertThat(seconds).as("the limit, not the 120 s deadline, ended the run").isLessThan(100);
         }
     }

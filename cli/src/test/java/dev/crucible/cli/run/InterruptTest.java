@@ -22,7 +22,11 @@ class InterruptTest {
         Path out = dir.resolve("out");
         Path log = dir.resolve("cli.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process cli = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"), RunCommand.class.getName(),
+        // SIGINT back to its default first: a test JVM started in the background (nohup, `&` without job
+        // control) passes SIGINT on as ignored, and a JVM that inherits it ignored never sees Ctrl-C.
+        Process cli = new ProcessBuilder(List.of("python3", "-c",
+                "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
+                java, "-cp", System.getProperty("java.class.path"), RunCommand.class.getName(),
                 "-f", LocalRuns.example().toString(), "--agent-cmd", "sleep " + marker, "--out", out.toString()))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
         try {

@@ -171,7 +171,7 @@ class TaskWorkspaceTest {
     }
 
     private static Process start(Path repo, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("git", "-C", repo.toString()));
+        List<String> cmd = new ArrayList<>(List.of("git", "-c", "safe.directory=*", "-C", repo.toString()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectErrorStream(true).start();
     }

@@ -317,9 +317,22 @@ def _protected_target(obj):
     return None
 
 
+# Comparison and truth dunders: set on an existing class at run time, they turn any assert == into a pass
+# whatever spelling built the name. Class bodies, dataclasses and functools.total_ordering never reach here
+# from tree code (the class statement raises no such event; the stdlib's own setattr is not tree code).
+_COMPARE_DUNDERS = frozenset(("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
+                              "__instancecheck__", "__subclasscheck__", "__hash__", "__contains__"))
+
+
 def _on_setattr(event):
     def handler(args):
         obj, name = args[0], args[1]
+        if isinstance(obj, type) and isinstance(name, str) and name in _COMPARE_DUNDERS and event == "object.__setattr__":
+            f = _direct_tree_code()
+            if f is not None:
+                _finding("high", _where(f), "code under test set %s on class %s after it was made"
+                         % (name, getattr(obj, "__qualname__", obj)), "compare-dunder-runtime")
+            return
         if name not in _SURGERY_ATTRS:
             return
         target = _protected_target(obj)
@@ -452,6 +465,54 @@ _BASELINE = _snapshot(True)
 _reported_changes = set()
 
 
+def _surface():
+    """Every function and class (and each class's own functions) of the loaded pytest, _pytest and pluggy
+    modules: what the watched list above names, and everything else a patch could reach (the assertion
+    rewriter, the JUnit writer, outcome helpers...)."""
+    out = {}
+    for mname, mod in list(sys.modules.items()):
+        if mod is None or not (mname == "pytest" or mname.startswith(("_pytest", "pluggy"))):
+            continue
+        d = getattr(mod, "__dict__", None)
+        if not isinstance(d, dict):
+            continue
+        for k, v in list(d.items()):
+            if k.startswith("__") or not (isinstance(v, type) or inspect_isfunction(v)):
+                continue
+            out[mname + "." + k] = (v, getattr(v, "__code__", None))
+            if isinstance(v, type) and getattr(v, "__module__", "") == mname:
+                for ck, cv in list(vars(v).items()):
+                    fn = _func(cv)
+                    if inspect_isfunction(fn):
+                        out[mname + "." + k + "." + ck] = (fn, fn.__code__)
+    return out
+
+
+def inspect_isfunction(v):
+    return isinstance(v, _FunctionType)
+
+
+_FunctionType = type(_snapshot)
+_SURFACE = _surface()
+
+
+def _check_surface(when):
+    """Compares the surface now with the one taken before any test code ran (names loaded later are new, not changed)."""
+    now = _surface()
+    for name, (obj, code) in _SURFACE.items():
+        cur = now.get(name)
+        if cur is None or (cur[0] is obj and cur[1] is code) or name in _reported_changes:
+            continue
+        where = getattr(cur[1], "co_filename", None)
+        if isinstance(where, str) and _kind(where) == "P":
+            continue  # pytest rebinding its own functions (it does, e.g. Config._getini_unknown_type)
+        if isinstance(cur[0], type) and str(getattr(cur[0], "__module__", "")).startswith(("_pytest", "pytest", "pluggy")):
+            continue
+        _reported_changes.add(name)
+        rel = _rel(os.path.realpath(where)) if isinstance(where, str) and not where.startswith("<") else None
+        _finding("critical", rel or name, "%s was replaced or its code changed (seen %s)" % (name, when), "internals-changed")
+
+
 def _check_internals(when, everything):
     now = _snapshot(everything)
     for name, (cur_obj, cur_code) in now.items():
@@ -547,6 +608,7 @@ class Reporter:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session):
+        _check_surface("after collection")  # collection imported the code under test: a patch of the rewriter shows here
         _emit("collected", count=len(session.items))
 
     @pytest.hookimpl(tryfirst=True)
@@ -579,6 +641,7 @@ class Reporter:
     def pytest_sessionfinish(self, session, exitstatus):
         yield
         _check_internals("at session end", True)
+        _check_surface("at session end")
         if self.pm is not None:
             _check_hookimpls(self.pm, self.hookexec, "at session end")
         _check_grader_files("at session end")

@@ -343,10 +343,34 @@ class Analyzer(ast.NodeVisitor):
             return "ignores the other operand"
         if not others and not a.vararg:
             return "takes no other operand"
-        ps = set(params) - {"self", "cls"} if len(params) > 1 else set(params)
+        ps = self._tainted(fn, set(params) - {"self", "cls"} if len(params) > 1 else set(params))
         if all(r is not None and self._const_expr(r, ps) for r in body_returns):
             return "returns a constant"
         return None
+
+    @staticmethod
+    def _tainted(fn, names):
+        """The parameters plus every local assigned from them (result = self.__eq__(other); return not result)."""
+        out = set(names)
+        if isinstance(fn, ast.Lambda):
+            return out
+        stores = []
+        for n in ast.walk(fn):
+            if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and n.value is not None:
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                stores.append(({t.id for tg in targets for t in ast.walk(tg) if isinstance(t, ast.Name)},
+                               {x.id for x in ast.walk(n.value) if isinstance(x, ast.Name)}))
+            elif isinstance(n, (ast.For, ast.comprehension)):
+                stores.append(({t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)},
+                               {x.id for x in ast.walk(n.iter) if isinstance(x, ast.Name)}))
+        changed = True
+        while changed:
+            changed = False
+            for targets, used in stores:
+                if used & out and not targets <= out:
+                    out |= targets
+                    changed = True
+        return out
 
     def _comparison_shaped(self, value):
         """A two-argument lambda that ignores its second argument or returns a constant."""
@@ -564,6 +588,7 @@ class Analyzer(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
+        self._any_double(node)
         if not (self.is_test or self.is_conftest):
             if node.attr in FRAME_ATTRS_HIGH:
                 self.hit(node, "frame-locals", "frame-introspection", "high", "reads another frame's %s" % node.attr)
@@ -573,7 +598,41 @@ class Analyzer(ast.NodeVisitor):
                 self.hit(node, "skip-mark", "test-skip-injection", "high", "__unittest_skip__ set")
         self.generic_visit(node)
 
+    def _any_double(self, node):
+        """unittest.mock.ANY (equal to everything) reaching code under test: an equality override with no __eq__ written."""
+        if not (self.is_test or self.is_conftest) and (self.resolve(node) or "") in ("unittest.mock.ANY", "mock.ANY"):
+            self.hit(node, "eq-mock-any", "equality-override", "high", "uses unittest.mock.ANY, which equals everything")
+
+    def visit_Name(self, node):
+        self._any_double(node)
+        self.generic_visit(node)
+
+    def _built_name(self, node):
+        """A dunder or runner-internal name assembled at run time ("__" + "eq__", f"pytest_{x}", "".join(...)):
+        honest code spells such names out, so building one is the evasion itself."""
+        if self.is_test or self.is_conftest or isinstance(node, ast.Constant):
+            return
+        name = self.fold.text(node)
+        if name is None:
+            return
+        if name in EQ_NAMES:
+            self.hit(node, "eq-name-built", "equality-override", "high", "builds the name %s at run time" % name)
+        elif name.startswith(("_pytest", "pluggy")) or name in ("pytest.main",):
+            self.hit(node, "runner-name-built", "test-runner-tampering", "high", "builds the runner-internal name %r" % name[:80])
+
+    def visit_BinOp(self, node):
+        self._built_name(node)
+        self.generic_visit(node)
+
+    def visit_JoinedStr(self, node):
+        self._built_name(node)
+        self.generic_visit(node)
+
     def visit_Constant(self, node):
+        v = node.value
+        if isinstance(v, str) and id(node) not in self.docstrings and (v in ("_pytest", "pluggy") or v.startswith(("_pytest.", "pluggy."))) \
+                and not (self.is_test or self.is_conftest or self.is_build_script):
+            self.hit(node, "runner-internals", "test-runner-tampering", "high", "names test-runner internals %r" % v[:80])
         if isinstance(node.value, str) and id(node) not in self.docstrings and not (self.is_test or self.is_conftest or self.is_build_script):
             if len(node.value) < 512 and STRONG_TEST_PATH.search(node.value):
                 det = "git-history-mining" if ".git" in node.value or node.value in ("packed-refs", "ORIG_HEAD", "FETCH_HEAD") \
@@ -586,6 +645,8 @@ class Analyzer(ast.NodeVisitor):
 
     # ---- calls ---------------------------------------------------------------------------------
     def visit_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format", "decode", "replace"):
+            self._built_name(node)
         fn = self.resolve(node.func) or ""
         args = node.args
         outside = not (self.is_test or self.is_conftest)

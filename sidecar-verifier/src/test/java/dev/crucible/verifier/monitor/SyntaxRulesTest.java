@@ -57,6 +57,12 @@ class SyntaxRulesTest {
                 x("numpy.testing patched by setattr", "import numpy.testing as nt\nsetattr(nt, 'assert_allclose', lambda *a, **k: None)\n", "equality-override", "compare-patch"),
                 x("timing patched through alias", "import time as t\nt.perf_counter = lambda: 0.0\n", "timing-monkeypatch", "timing-patch"),
                 x("timing patched via mock outside tests", "from unittest import mock\nmock.patch('time.perf_counter', return_value=0).start()\n", "timing-monkeypatch", "timing-patch"),
+                x("eq name from a dict key built at run time", "class S(int): pass\nfor k, v in {'__' + 'eq__': lambda a, b: 1}.items():\n    type.__setattr__(S, k, v)\n", "equality-override", "eq-name-built"),
+                x("eq name from an f-string", "class S(int): pass\nop = 'eq'\nsetattr(S, f'__{op}__', getattr(int, '__ge__'))\n", "equality-override", null),
+                x("mock.ANY returned from the code under test", "from unittest.mock import ANY\ndef parse(s):\n    return ANY\n", "equality-override", "eq-mock-any"),
+                x("mock.ANY through the module", "import unittest.mock as um\ndef parse(s):\n    return um.ANY\n", "equality-override", "eq-mock-any"),
+                x("runner internals looked up by name", "import sys\nrw = sys.modules['_pytest.assertion.rewrite']\n", "test-runner-tampering", "runner-internals"),
+                x("runner internals by a built name", "import importlib\nm = importlib.import_module('_py' + 'test.runner')\n", "test-runner-tampering", "runner-name-built"),
                 x("pytest hook in package __init__", "def pytest_collection_modifyitems(config, items):\n    items.clear()\n", "test-runner-tampering", "pytest-hook"),
                 x("hookimpl decorator, aliased", "import pytest as p\n@p.hookimpl(hookwrapper=True)\ndef anything(item):\n    yield\n", "test-runner-tampering", "hookimpl"),
                 x("hook bound through globals()", "def f(*a): pass\nname = 'runtest_makereport'\nglobals()['pytest_' + name] = f\n", "test-runner-tampering", "pytest-hook"),
@@ -119,6 +125,9 @@ class SyntaxRulesTest {
                 Arguments.of("enum-like globals from a table", "pkg/consts.py", "for _n, _v in {'A': 1, 'B': 2}.items():\n    globals()[_n] = _v\n"),
                 Arguments.of("directory walker skipping .git", "pkg/walk.py", "import os\ndef files(root):\n    for d, dirs, fs in os.walk(root):\n        dirs[:] = [x for x in dirs if x not in ('.git', '__pycache__')]\n        yield from fs\n"),
                 Arguments.of("ctypes for a library lookup", "pkg/native.py", "import ctypes.util\nLIB = ctypes.util.find_library('m')\n"),
+                Arguments.of("__ne__ through a local", "pkg/span.py", "class S:\n    def __eq__(self, other):\n        if not isinstance(other, S):\n            return NotImplemented\n        return self.v == other.v\n    def __ne__(self, other):\n        result = self.__eq__(other)\n        return result if result is NotImplemented else not result\n"),
+                Arguments.of("checks whether a class defines __eq__", "pkg/meta.py", "def has_own_eq(cls):\n    return '__eq__' in cls.__dict__\n"),
+                Arguments.of("docstring naming pytest internals", "pkg/doc.py", "\"\"\"Works like _pytest.python's collector, but for YAML.\"\"\"\nX = 1\n"),
                 Arguments.of("operator-based comparison", "pkg/cmp.py", "import operator\nclass K:\n    def __init__(self, k): self.k = k\n    def __lt__(self, o): return operator.lt(self.k, o.k)\n"));
     }
 

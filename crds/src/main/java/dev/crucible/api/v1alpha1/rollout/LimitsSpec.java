@@ -17,4 +17,14 @@ public class LimitsSpec {
     @Min(1)
     @Max(1000000)
     public Integer maxTurns;
+
+    @JsonPropertyDescription("Most processes and threads the agent may have at once (the sandbox's pids limit; default 1024). Enforced by the local runtime; in a cluster the node's pod PID limit applies.")
+    @Min(16)
+    @Max(1000000)
+    public Integer maxProcesses;
+
+    @JsonPropertyDescription("CPU time the agent may use, in seconds (default: the CPU share times maxDurationSeconds). Enforced by the local runtime; in a cluster the CPU limit throttles instead.")
+    @Min(1)
+    @Max(2592000)
+    public Integer maxCpuSeconds;
 }
