@@ -96,7 +96,7 @@ class HelmChartTest {
     }
 
     @Test
-    void withoutCertManagerTheOperatorIssuesTheCertificateWithAccessToExactlyItsTwoObjects() {
+    void withoutCertManagerTheOperatorIssuesTheCertificateWithAccessToNamedObjectsOnly() {
         String text = ChartRendering.render(Map.of());
         List<HasMetadata> objects = StrictDecoding.decode(text);
         assertThat(objects).extracting(HasMetadata::getKind).doesNotContain("Certificate", "Issuer");
@@ -116,10 +116,13 @@ class HelmChartTest {
 
         List<PolicyRule> secretRules = rules(objects).filter(r -> r.getResources().contains("secrets")
                 && !isCreateOnly(r)).toList();
-        assertThat(secretRules).singleElement().satisfies(r -> {
-            assertThat(r.getResourceNames()).containsExactly("crucible-webhook-selfsigned");
+        // Every Secret the operator may read or change is named: the webhook's, and the snapshot agents' CA and TLS Secrets.
+        assertThat(secretRules).allSatisfy(r -> {
+            assertThat(r.getResourceNames()).as("named Secrets only").isNotEmpty();
             assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "patch");
         });
+        assertThat(secretRules).flatExtracting(PolicyRule::getResourceNames)
+                .containsExactlyInAnyOrder("crucible-webhook-selfsigned", "crucible-snapshot-agent-ca", "crucible-snapshot-agent-tls");
         List<PolicyRule> webhookRules = rules(objects).filter(r -> r.getResources().contains("validatingwebhookconfigurations")).toList();
         assertThat(webhookRules).singleElement().satisfies(r -> {
             assertThat(r.getResourceNames()).containsExactly("crucible");
