@@ -71,7 +71,9 @@ class PodApiAttackTest {
         Process agent = new ProcessBuilder(List.of(bwrap.toString(), "--unshare-all", "--share-net", "--die-with-parent",
                 "--new-session", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
                 "--tmpfs", secret.toString(), "--bind", workspace.toString(), workspace.toString(), "--chdir", workspace.toString(),
-                "sh", script.toString(), Integer.toString(port))).redirectErrorStream(true).start();
+                // the script bound on its own: the checkout may itself lie under /tmp, which the fresh /tmp hides
+                "--ro-bind", script.toString(), "/tmp/pod-erase-findings.sh",
+                "sh", "/tmp/pod-erase-findings.sh", Integer.toString(port))).redirectErrorStream(true).start();
         String agentOut = new String(agent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int code = agent.waitFor(120, TimeUnit.SECONDS) ? agent.exitValue() : -1;
         Files.writeString(settings.agentExitFile(), code + "\n");
