@@ -93,6 +93,6 @@ class VerifyCommandTest {
     void benchPrintsOneLine() {
         Run r = run("bench", "-f", example().resolve("environment.yaml").toString(), "--runs", "1", "--monitor-window", "1");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out().strip()).matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} monitor_cpu_pct=\\d+\\.\\d{3}");
+        assertThat(r.out().strip()).matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} monitor_cpu_pct=\\d+\\.\\d{3} grading=(box|unconfined)");
     }
 }

@@ -7,6 +7,9 @@ import dev.crucible.verifier.ResetResult;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.GradingSandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -27,10 +30,12 @@ import java.util.Map;
 public final class GradingBench {
     private GradingBench() {}
 
-    public record Result(double bareSeconds, double gradedSeconds, double overheadRatio, double monitorCpuPct, int runs, String python) {
+    /** {@code gradingSandbox}: "box" when graded commands ran in the grading sandbox, as in a real run; else why not. */
+    public record Result(double bareSeconds, double gradedSeconds, double overheadRatio, double monitorCpuPct, int runs, String python,
+                         String gradingSandbox) {
         public String line() {
-            return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f monitor_cpu_pct=%.3f",
-                    bareSeconds, gradedSeconds, overheadRatio, monitorCpuPct);
+            return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s",
+                    bareSeconds, gradedSeconds, overheadRatio, monitorCpuPct, gradingSandbox);
         }
     }
 
@@ -44,6 +49,9 @@ public final class GradingBench {
         Path ws = tmp.resolve("workspace");
         copy(workspace, ws);
         EpisodeOptions opts = EpisodeOptions.defaults().withStateDir(tmp.resolve("state"));
+        // Graded as a real run grades: each graded command in its own box (the bare run is the command alone).
+        boolean boxed = Box.availability().ok();
+        if (boxed) opts = opts.withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
         try (Episode ep = new Episode(env, ws, opts)) {
             ResetResult reset = ep.reset();
             String pyDir = reset.python() == null ? "" : Path.of(reset.python()).getParent() + ":";
@@ -70,7 +78,7 @@ public final class GradingBench {
             }
             double b = median(bare);
             double g = median(graded);
-            return new Result(b, g, g / b, cpuPct, runs, reset.python());
+            return new Result(b, g, g / b, cpuPct, runs, reset.python(), boxed ? "box" : "unconfined");
         } finally {
             deleteQuietly(tmp);
         }

@@ -14,7 +14,7 @@ class GradingBenchTest {
         Environment env = Environment.load(Fixtures.example().resolve("environment.yaml"));
         GradingBench.Result r = GradingBench.run(env, env.workspacePath().orElseThrow(), 2, Duration.ofSeconds(1));
         System.out.println("[bench] " + r.line());
-        assertThat(r.line()).matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} monitor_cpu_pct=\\d+\\.\\d{3}");
+        assertThat(r.line()).matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} monitor_cpu_pct=\\d+\\.\\d{3} grading=(box|unconfined)");
         assertThat(r.bareSeconds()).isPositive();
         assertThat(r.gradedSeconds()).isPositive();
     }
