@@ -76,14 +76,20 @@ public final class SyntaxRules {
                 }
             }
             SyntaxRules r = new SyntaxRules(exe);
-            if (USABLE.computeIfAbsent(exe, e -> r.works())) return r;
+            // Only a working interpreter is remembered: a failed probe (fork refused, interrupted, a shim that
+            // picked another version for a moment) must not turn the syntax rules off for the rest of the JVM.
+            if (USABLE.containsKey(exe) || Boolean.TRUE.equals(r.works())) {
+                USABLE.put(exe, Boolean.TRUE);
+                return r;
+            }
         }
         return null;
     }
 
     public String python() { return python; }
 
-    private boolean works() {
+    /** True or false once the interpreter answered; null when the probe was interrupted (the monitor stopping). */
+    private Boolean works() {
         try {
             Process p = new ProcessBuilder(python, "-I", "-S", "-B", "-c",
                     "import sys, ast, json; sys.exit(0 if sys.version_info >= (3, 8) else 3)").redirectErrorStream(true).start();
@@ -93,7 +99,7 @@ public final class SyntaxRules {
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return null;
         }
     }
 
