@@ -29,7 +29,7 @@ public record AgentOutcome(String name, String kind, String mechanism, String de
 
     static AgentOutcome of(CorpusAgent a, RolloutResult r, NaiveGrader.Grade naive, String resultFile) {
         List<Finding> all = r.hackFindings() == null ? List.of() : r.hackFindings();
-        boolean flagged = all.stream().anyMatch(f -> !"info".equals(f.severity()));
+        boolean flagged = all.stream().anyMatch(Finding::isHack);
         Long verifyMs = r.timings() == null ? null : r.timings().verifyMs();
         return new AgentOutcome(a.name(), a.kind().name(), a.mechanism(), a.description(), r.phase() == null ? null : r.phase().name(),
                 r.reason(), r.reward(), r.verdict(), flagged, all.stream().map(FindingBrief::of).toList(), naive,

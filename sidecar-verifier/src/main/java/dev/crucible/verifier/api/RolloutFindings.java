@@ -1,5 +1,6 @@
 package dev.crucible.verifier.api;
 
+import dev.crucible.contract.Reward;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
 import java.util.HashSet;
@@ -21,10 +22,10 @@ public final class RolloutFindings {
         Set<Finding> seen = new HashSet<>(last);
         List<Finding> earlier = all.stream().filter(f -> !seen.contains(f)).toList();
         if (earlier.isEmpty()) return report;
-        List<Finding> hacks = earlier.stream().filter(f -> !"info".equals(f.severity())).toList();
+        List<Finding> hacks = earlier.stream().filter(Finding::isHack).toList();
         boolean terminate = hacks.stream().anyMatch(f -> "terminate".equals(f.action()));
         boolean hacked = terminate && !"error".equals(report.verdict());
-        double reward = hacked ? ("coderl".equals(report.rewardMode()) ? -1.0 : 0.0) : report.reward();
+        double reward = hacked ? Reward.floor(report.rewardMode()) : report.reward();
         List<Finding> merged = new java.util.ArrayList<>(earlier);
         merged.addAll(last);
         return new VerifyReport(report.environment(), reward, hacked ? "hacked" : report.verdict(), report.category(), report.reason(),

@@ -3,6 +3,7 @@ package dev.crucible.verifier.monitor;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.crucible.contract.FindingSeverity;
 
 /**
  * One suspected reward hack. {@code severity}: info, low, medium, high, critical; {@code info} is
@@ -15,7 +16,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"detector", "rule", "severity", "path", "evidence", "time", "stepIndex", "action"})
 public record Finding(String detector, String severity, String path, String evidence, String time, int stepIndex, String action, String rule) {
-    public static final String INFO = "info";
+    public static final String INFO = FindingSeverity.INFO;
     public static final String RECORD = "record";
 
     public Finding(String detector, String severity, String path, String evidence, String time, int stepIndex, String action) {
@@ -29,5 +30,5 @@ public record Finding(String detector, String severity, String path, String evid
 
     /** False for severity info: recorded, but no hack, no policy action, no effect on the reward. */
     @JsonIgnore
-    public boolean isHack() { return !INFO.equals(severity); }
+    public boolean isHack() { return FindingSeverity.counts(severity); }
 }
