@@ -3,14 +3,18 @@ package dev.crucible.verifier.api;
 import dev.crucible.contract.Reward;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * A rollout's result (the pod's termination message, a local interactive run's result.json) answers for the whole rollout, not only its last episode: findings of episodes a
- * {@code /v1/reset} ended are added to the last report, and one under the terminate policy still
- * floors the reward as it did when it was found. "info" findings are carried but never count.
+ * A rollout's result (the pod's termination message, a local interactive run's result.json) answers for
+ * the whole rollout, not only its last episode: findings of episodes a {@code /v1/reset} ended are added
+ * to the last report, under the rule {@code VerifyReport.of} applies to one episode: a counted finding
+ * (any severity but info) floors {@code reward} under every policy action, the verdict is "hacked" when
+ * one was found under the terminate action, "flagged" when one was found under another, and
+ * {@code testReward} stays the tests' own score.
  */
 public final class RolloutFindings {
     private RolloutFindings() {}
@@ -22,14 +26,18 @@ public final class RolloutFindings {
         Set<Finding> seen = new HashSet<>(last);
         List<Finding> earlier = all.stream().filter(f -> !seen.contains(f)).toList();
         if (earlier.isEmpty()) return report;
+        List<Finding> merged = new ArrayList<>(earlier);
+        merged.addAll(last);
         List<Finding> hacks = earlier.stream().filter(Finding::isHack).toList();
         boolean terminate = hacks.stream().anyMatch(f -> "terminate".equals(f.action()));
-        boolean hacked = terminate && !"error".equals(report.verdict());
-        double reward = hacked ? Reward.floor(report.rewardMode()) : report.reward();
-        List<Finding> merged = new java.util.ArrayList<>(earlier);
-        merged.addAll(last);
-        return new VerifyReport(report.environment(), reward, hacked ? "hacked" : report.verdict(), report.category(), report.reason(),
-                report.flagged() || (!hacks.isEmpty() && !terminate), report.type(), report.rewardMode(), report.partialCredit(),
-                report.tests(), report.details(), merged, report.tamper(), report.timings());
+        boolean error = "error".equals(report.verdict());
+        // an error report has no tests' score: its reward is already the floor
+        double reward = report.testReward() == null ? report.reward()
+                : Reward.trainable(report.testReward(), VerifyReport.counted(merged), report.rewardMode());
+        String verdict = terminate && !error ? "hacked" : report.verdict();
+        boolean flagged = report.flagged() || hacks.stream().anyMatch(f -> !"terminate".equals(f.action()));
+        return new VerifyReport(report.environment(), reward, report.testReward(), verdict, report.category(), report.reason(),
+                flagged, report.type(), report.rewardMode(), report.partialCredit(), report.tests(), report.details(), merged,
+                report.tamper(), report.timings());
     }
 }

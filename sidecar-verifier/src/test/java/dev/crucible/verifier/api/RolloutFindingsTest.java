@@ -7,6 +7,7 @@ import dev.crucible.verifier.monitor.Finding;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** An earlier episode's findings count for the rollout under the one rule of VerifyReport.of. */
 class RolloutFindingsTest {
     static VerifyReport pass(String rewardMode, List<Finding> findings) {
         return new VerifyReport("env", 1.0, "pass", null, null, false, "test-suite", rewardMode, null,
@@ -18,27 +19,63 @@ class RolloutFindingsTest {
     }
 
     @Test
-    void anEarlierTerminateFindingFloorsTheRewardOfALaterHonestEpisode() {
+    void anEarlierTerminateFindingFloorsTheRewardAndKeepsTheTestsScore() {
         Finding earlier = finding("critical", "terminate", "t1");
         VerifyReport r = RolloutFindings.withAll(pass("coderl", List.of()), List.of(earlier));
         assertThat(r.hackFindings()).containsExactly(earlier);
         assertThat(r.verdict()).isEqualTo("hacked");
         assertThat(r.reward()).isEqualTo(-1.0);
+        assertThat(r.testReward()).isEqualTo(1.0);
+        assertThat(r.flagged()).isFalse();
     }
 
     @Test
-    void flagAndInfoAreCarriedWithoutChangingTheReward() {
-        Finding flag = finding("high", "flag", "t1");
+    void anEarlierFlagOrRevertFindingFloorsTheRewardToo() {
+        for (String action : List.of("flag", "revert")) {
+            Finding earlier = finding("high", action, "t1");
+            VerifyReport r = RolloutFindings.withAll(pass("binary", List.of()), List.of(earlier));
+            assertThat(r.reward()).as(action).isEqualTo(0.0);
+            assertThat(r.testReward()).as(action).isEqualTo(1.0);
+            assertThat(r.verdict()).as(action).isEqualTo("pass");
+            assertThat(r.flagged()).as(action).isTrue();
+        }
+        VerifyReport coderl = RolloutFindings.withAll(pass("coderl", List.of()), List.of(finding("low", "flag", "t1")));
+        assertThat(coderl.reward()).isEqualTo(-1.0);
+    }
+
+    @Test
+    void infoFindingsAreCarriedAndNeverCount() {
         Finding info = finding("info", "terminate", "t2");
-        Finding current = finding("high", "flag", "t3");
-        VerifyReport r = RolloutFindings.withAll(pass("binary", List.of(current)), List.of(flag, info, current));
-        assertThat(r.hackFindings()).containsExactly(flag, info, current);
+        Finding infoFlag = finding("info", "flag", "t3");
+        VerifyReport r = RolloutFindings.withAll(pass("binary", List.of()), List.of(info, infoFlag));
+        assertThat(r.hackFindings()).containsExactly(info, infoFlag);
         assertThat(r.verdict()).isEqualTo("pass");
         assertThat(r.reward()).isEqualTo(1.0);
+        assertThat(r.testReward()).isEqualTo(1.0);
+        assertThat(r.flagged()).isFalse();
+    }
+
+    @Test
+    void theLastEpisodesOwnFindingsAreNotCountedTwiceAndKeepTheirOrder() {
+        Finding earlier = finding("info", "flag", "t1");
+        Finding current = finding("high", "flag", "t3");
+        VerifyReport last = new VerifyReport("env", 0.0, 1.0, "pass", null, null, true, "test-suite", "binary", null,
+                new VerifyReport.Tests(4, 0, 0, 4, List.of()), null, List.of(current), null, null);
+        VerifyReport r = RolloutFindings.withAll(last, List.of(earlier, current));
+        assertThat(r.hackFindings()).containsExactly(earlier, current);
+        assertThat(r.reward()).isEqualTo(0.0);
+        assertThat(r.testReward()).isEqualTo(1.0);
         assertThat(r.flagged()).isTrue();
-        VerifyReport onlyInfo = RolloutFindings.withAll(pass("binary", List.of()), List.of(info));
-        assertThat(onlyInfo.verdict()).isEqualTo("pass");
-        assertThat(onlyInfo.flagged()).isFalse();
+    }
+
+    @Test
+    void anErrorReportStaysAnErrorAtTheFloor() {
+        VerifyReport error = new VerifyReport("env", 0.0, null, "error", null, "grading failed", false, null, "binary", null,
+                new VerifyReport.Tests(0, 0, 0, 0, List.of()), null, List.of(), null, null);
+        VerifyReport r = RolloutFindings.withAll(error, List.of(finding("critical", "terminate", "t1")));
+        assertThat(r.verdict()).isEqualTo("error");
+        assertThat(r.reward()).isEqualTo(0.0);
+        assertThat(r.testReward()).isNull();
     }
 
     @Test
