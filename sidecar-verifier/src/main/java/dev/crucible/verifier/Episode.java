@@ -112,7 +112,7 @@ public final class Episode implements AutoCloseable {
             Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
             Path pdir = stateDir.resolve("pristine-" + resets);
             pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier(), env.spec().hackPolicy().protectsDefaults()), pdir);
-            python = PythonInfo.probe(opt.executor(), env.verifier().interpreterOrDefault(), workspace, CommandEnvironments.agent(workspace));
+            python = PythonInfo.probe(opt.prober(), env.verifier().interpreterOrDefault(), workspace, CommandEnvironments.agent(workspace));
             if (python.executable() == null) warnings.add("no Python interpreter '" + env.verifier().interpreterOrDefault() + "' found: pytest grading will fail");
             List<Path> hidden = new ArrayList<>();
             env.hiddenTestsDir().ifPresent(hidden::add);

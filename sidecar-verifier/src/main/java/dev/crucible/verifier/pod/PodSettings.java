@@ -8,9 +8,19 @@ import java.util.Map;
  * contract in controllers/README.md). A missing or malformed variable is an error naming it.
  * {@code CRUCIBLE_API_TOKEN_FILE} names the environment API's bearer token: a key of the Rollout's
  * Secret, mounted into the sidecar container only (the variable holds a path, never the token).
+ * {@code CRUCIBLE_GRADING_SOCKET} and {@code CRUCIBLE_GRADING_DIR} name the grading container's socket
+ * and where grading trees are built on the volume it shares with the sidecar (both or neither).
  */
 public record PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
-                          long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile) {
+                          long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
+                          Path gradingSocket, Path gradingDir) {
+
+    /** Settings without a grading container: grading runs in the sidecar's own container. */
+    public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
+                       long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile) {
+        this(environmentFile, workspace, pristine, runDir, port, resultFile, maxDurationSeconds, maxTurns, interactive, execSocket,
+                apiTokenFile, null, null);
+    }
 
     /** The file the agent container's wrapper writes its exit status to when the agent command ends. */
     public static final String AGENT_EXIT_FILE = "agent.exit";
@@ -24,6 +34,12 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
         if (!mode.equals("embedded") && !mode.equals("interactive")) {
             throw new IllegalArgumentException("CRUCIBLE_MODE: expected embedded or interactive, got '" + mode + "'");
         }
+        Path gradingSocket = path(env, "CRUCIBLE_GRADING_SOCKET", "");
+        Path gradingDir = path(env, "CRUCIBLE_GRADING_DIR", "");
+        if ((gradingSocket == null) != (gradingDir == null)) {
+            throw new IllegalArgumentException((gradingSocket == null ? "CRUCIBLE_GRADING_SOCKET" : "CRUCIBLE_GRADING_DIR")
+                    + ": required with " + (gradingSocket == null ? "CRUCIBLE_GRADING_DIR" : "CRUCIBLE_GRADING_SOCKET"));
+        }
         return new PodSettings(
                 path(env, "CRUCIBLE_ENVIRONMENT_FILE", null),
                 path(env, "CRUCIBLE_WORKSPACE", null),
@@ -36,7 +52,8 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                 mode.equals("interactive"),
                 path(env, "CRUCIBLE_EXEC_SOCKET", ""),
                 // the environment API never runs without a token: a missing file is an error naming the variable
-                path(env, "CRUCIBLE_API_TOKEN_FILE", null));
+                path(env, "CRUCIBLE_API_TOKEN_FILE", null),
+                gradingSocket, gradingDir);
     }
 
     public Path agentExitFile() {

@@ -8,6 +8,7 @@ import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.RolloutFindings;
 import dev.crucible.verifier.api.SidecarMetrics;
+import dev.crucible.verifier.exec.container.GradingContainerExecutor;
 import dev.crucible.verifier.exec.shim.ShimExecutor;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -21,9 +22,17 @@ import java.util.concurrent.TimeUnit;
  * The sidecar inside a rollout pod. It serves the environment API and, when the episode ends — the
  * embedded agent container exits (its wrapper writes {@code RUN_DIR/agent.exit}), the trainer calls
  * /v1/verify (interactive), or the deadline passes — grades, writes the result to its termination
- * message for the operator, and exits 0 so the pod completes.
+ * message for the operator, and exits 0 so the pod completes. With a grading container
+ * ({@code CRUCIBLE_GRADING_SOCKET}) every graded command runs there; without one (an older operator's
+ * pod) grading runs in this container, as it did before.
  */
 public final class PodSidecar {
+    /**
+     * How long the grading container has to connect (it starts beside the sidecar, from an image the
+     * init container already pulled). The reset's interpreter probe waits for it, so a container that
+     * never comes (no python3 in the image) delays the monitor by this much and then fails grading.
+     */
+    static final long CONNECT_WAIT_SECONDS = 60;
 
     private final PodSettings settings;
     private final Duration poll;
@@ -45,9 +54,17 @@ public final class PodSidecar {
         if (settings.execSocket() != null) {
             options = options.withExecutor(new ShimExecutor(settings.execSocket()));
         }
+        GradingContainerExecutor grading = null;
+        if (settings.gradingSocket() != null) {
+            // Graded code runs in the grading container (the environment's image), not here beside the
+            // token, the findings and the result file; the interpreter is probed there for the same reason.
+            grading = GradingContainerExecutor.listen(settings.gradingSocket(), Duration.ofSeconds(CONNECT_WAIT_SECONDS));
+            Files.createDirectories(settings.gradingDir());
+            options = options.withGradingDir(settings.gradingDir()).withGradingExecutor(grading).withProbeExecutor(grading);
+        }
         Instant deadline = Instant.now().plusSeconds(settings.maxDurationSeconds());
         Vertx vertx = Vertx.vertx();
-        try (EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {
+        try (GradingContainerExecutor closeGrading = grading; EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {
             // All interfaces, so a trainer reaches it by pod IP; the agent container shares the pod's
             // network too, which is why the token (a Secret mounted only into this container) is required.
             EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds),
