@@ -156,13 +156,25 @@ def sweep():
     return not others(me)
 
 
+def mount_points():
+    try:
+        with open("/proc/self/mountinfo", "rb") as f:
+            return [line.split()[4].decode("utf-8", "replace") for line in f if len(line.split()) > 4]
+    except OSError:
+        return []
+
+
 def empty_dir(d):
+    """Removes what commands left in d, never anything under a mount point (a volume mounted below it)."""
     try:
         names = os.listdir(d)
     except OSError:
         return
+    mounts = mount_points()
     for n in names:
         p = os.path.join(d, n)
+        if any(m == p or m.startswith(p + "/") for m in mounts):
+            continue
         try:
             if os.path.isdir(p) and not os.path.islink(p):
                 shutil.rmtree(p, ignore_errors=True)
@@ -172,14 +184,28 @@ def empty_dir(d):
             pass
 
 
+_DEVNULL = []
+
+
+def reserve_fd3():
+    """fd 3 is kept for the result channel: /dev/null holds it from the start, so no socket or file takes it."""
+    if not _DEVNULL:
+        fd = os.open(os.devnull, os.O_RDWR)
+        while fd < 3:  # stdin/out/err were closed: fill them too
+            fd = os.open(os.devnull, os.O_RDWR)
+        if fd != 3:
+            os.dup2(fd, 3)
+        _DEVNULL.append(fd if fd != 3 else os.dup(3))
+    return _DEVNULL[0]
+
+
 class Runner:
     def __init__(self, conn, scratch_root, bwrap):
         self.conn = conn
         self.scratch_root = scratch_root
         self.bwrap = bwrap
         self.count = 0
-        self.devnull = os.open(os.devnull, os.O_RDWR)
-        os.dup2(self.devnull, 3)  # fd 3 is kept for the result channel; nothing else may take it
+        self.devnull = reserve_fd3()
 
     def send(self, obj):
         self.conn.sendall((json.dumps(obj) + "\n").encode("utf-8"))
@@ -352,6 +378,7 @@ def main(args):
     # Python's SIGINT handler would let a graded process interrupt us; as PID 1 with default
     # dispositions nothing inside the container can signal us at all.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    reserve_fd3()
     if scratch is None:  # emptied after every command: only a folder of our own unless told (the container's /tmp)
         import tempfile
         scratch = tempfile.mkdtemp(prefix="crucible-grading-")
