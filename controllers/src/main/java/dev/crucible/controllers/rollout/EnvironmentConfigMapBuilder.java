@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.contract.GradingContainer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import java.io.UncheckedIOException;
@@ -15,7 +16,8 @@ import java.util.Map;
 /**
  * The ConfigMap the verifier sidecar reads: the RLEnvironment manifest ({@code environment.yaml}),
  * the Rollout's spec ({@code rollout.yaml}), and the task prompt ({@code task.md}, the only key the
- * agent container sees: hidden tests and FAIL_TO_PASS lists stay with the verifier).
+ * agent container sees: hidden tests and FAIL_TO_PASS lists stay with the verifier), and the grading
+ * runner ({@link GradingContainer#CONFIG_KEY}, the only key the grading container sees).
  */
 public final class EnvironmentConfigMapBuilder {
     public static final String ENVIRONMENT_KEY = "environment.yaml";
@@ -35,6 +37,7 @@ public final class EnvironmentConfigMapBuilder {
         data.put(ROLLOUT_KEY, manifest(rollout));
         data.put(TASK_KEY, environment.getSpec().task == null || environment.getSpec().task.prompt == null
                 ? "" : environment.getSpec().task.prompt);
+        data.put(GradingContainer.CONFIG_KEY, GradingContainer.script());
         return new ConfigMapBuilder()
                 .withNewMetadata()
                 .withName(RolloutLabels.configMapName(rollout.getMetadata().getName()))

@@ -21,6 +21,8 @@ public final class RolloutLabels {
     public static final String SINGLE_ROLE = "main";
     public static final String AGENT_CONTAINER = "agent";
     public static final String VERIFIER_CONTAINER = "verifier";
+    /** Runs graded commands for the sidecar, from the environment's image (dev.crucible.contract.GradingContainer). */
+    public static final String GRADING_CONTAINER = "grading";
     public static final String INIT_CONTAINER = "workspace-init";
 
     private RolloutLabels() {

@@ -5,6 +5,7 @@ import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.common.ResourcesSpec;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
+import dev.crucible.contract.GradingContainer;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.placement.PlacementBuilder;
 import io.fabric8.kubernetes.api.model.Container;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSchedulingGate;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -25,8 +27,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Desired state of one rollout pod (pure): the agent container, the verifier sidecar, the init
- * container that fills the shared workspace and its pristine copy, placement, and the safety defaults.
+ * Desired state of one rollout pod (pure): the agent container, the verifier sidecar, the grading
+ * container the sidecar grades in, the init container that fills the shared workspace and its pristine
+ * copy, placement, and the safety defaults. No shared process namespace: the agent, the sidecar and the
+ * graded code each see only their own container's processes.
  */
 public final class RolloutPodBuilder {
 
@@ -43,6 +47,19 @@ public final class RolloutPodBuilder {
     /** The environment API's bearer token (the Rollout's Secret): mounted into the sidecar only. */
     public static final String API_TOKEN_VOLUME = "crucible-env-api-token";
     public static final String API_TOKEN_PATH = "/crucible/secrets/env-api";
+    /**
+     * Shared by the sidecar and the grading container only: the sidecar's socket and the grading trees,
+     * built there at grading time. Never mounted in the agent container.
+     */
+    public static final String GRADING_VOLUME = "crucible-grading";
+    /** The grading container's own /tmp (its root file system is read-only). */
+    public static final String GRADING_TMP_VOLUME = "crucible-grading-tmp";
+    /**
+     * The grading container runs as the pod's uid plus this: graded code cannot write the grading trees
+     * and support files the sidecar (the pod's uid) leaves read-only for others, nor replace its files in
+     * the sticky results folder.
+     */
+    public static final long GRADER_UID_OFFSET = 1;
     /** Written by the agent container's wrapper when the agent command ends; the sidecar then grades. */
     public static final String AGENT_EXIT_FILE = "agent.exit";
     public static final String PRISTINE_PATH = "/crucible/pristine";
@@ -99,6 +116,7 @@ public final class RolloutPodBuilder {
                 .withNewSpec()
                 .withRestartPolicy("Never")
                 .withAutomountServiceAccountToken(false)
+                .withShareProcessNamespace(false) // graded code never sees the sidecar's or the agent's processes
                 .withEnableServiceLinks(false)
                 .withRuntimeClassName(env.sandbox == null ? null : env.sandbox.runtimeClassName)
                 .withSecurityContext(SecurityDefaults.pod(settings.runAsUser()))
@@ -109,7 +127,8 @@ public final class RolloutPodBuilder {
                 .withVolumes(volumes(name, env))
                 .withInitContainers(initContainer(rollout, env, mountPath))
                 .withContainers(agentContainer(rollout, env, member, members, mountPath, protectedMounts),
-                        verifierContainer(rollout, member, members, mountPath))
+                        verifierContainer(rollout, member, members, mountPath),
+                        gradingContainer(env))
                 .endSpec();
         if (gang) {
             if (podName.length() <= 63) {
@@ -142,6 +161,10 @@ public final class RolloutPodBuilder {
         volumes.add(new VolumeBuilder().withName(RUN_VOLUME).withNewEmptyDir().withMedium("Memory")
                 .withSizeLimit(new Quantity("64Mi")).endEmptyDir().build());
         volumes.add(new VolumeBuilder().withName(VERIFIER_TMP_VOLUME).withNewEmptyDir()
+                .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
+        volumes.add(new VolumeBuilder().withName(GRADING_VOLUME).withNewEmptyDir()
+                .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
+        volumes.add(new VolumeBuilder().withName(GRADING_TMP_VOLUME).withNewEmptyDir()
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
         volumes.add(new VolumeBuilder().withName(API_TOKEN_VOLUME).withNewSecret()
                 .withSecretName(EnvApiTokenSecretBuilder.name(rollout)).withDefaultMode(0440).endSecret().build());
@@ -249,6 +272,8 @@ public final class RolloutPodBuilder {
         vars.add(new EnvVar("CRUCIBLE_MODE", rollout.getSpec().mode == RolloutMode.INTERACTIVE ? "interactive" : "embedded", null));
         // a path, never the token itself: variables show in the pod spec
         vars.add(new EnvVar("CRUCIBLE_API_TOKEN_FILE", API_TOKEN_PATH + "/" + EnvApiTokenSecretBuilder.TOKEN_KEY, null));
+        vars.add(new EnvVar("CRUCIBLE_GRADING_SOCKET", GradingContainer.SOCKET, null));
+        vars.add(new EnvVar("CRUCIBLE_GRADING_DIR", GradingContainer.TREES, null));
         return new ContainerBuilder()
                 .withName(RolloutLabels.VERIFIER_CONTAINER)
                 .withImage(settings.verifierImage())
@@ -259,11 +284,41 @@ public final class RolloutPodBuilder {
                         mount(CONFIG_VOLUME, CONFIG_PATH, true),
                         mount(RUN_VOLUME, RUN_PATH, false),
                         mount(VERIFIER_TMP_VOLUME, "/tmp", false),
+                        mount(GRADING_VOLUME, GradingContainer.MOUNT, false),
                         mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true))
                 .withResources(resources(settings.verifierCpu(), settings.verifierMemory(), 0))
                 .withSecurityContext(SecurityDefaults.container(true))
                 // The result contract: the sidecar's last act is writing its result JSON here (≤ 4 KiB).
                 .withTerminationMessagePath(TERMINATION_LOG)
+                .withTerminationMessagePolicy("File")
+                .build();
+    }
+
+    /**
+     * Runs only what the sidecar asks it to grade, from the environment's image (its toolchain, its
+     * python3), under another uid: the grading volume and its own /tmp, the runner script; no workspace,
+     * no token, no run folder, no configuration but the script, no environment variables of the rollout.
+     * Its resources are the environment's (grading runs the environment's tests). Its termination message
+     * is its own and never read: the operator reads only the verifier's.
+     */
+    private Container gradingContainer(RLEnvironmentSpec env) {
+        String image = env.image != null ? env.image : settings.verifierImage();
+        SecurityContext security = SecurityDefaults.container(true);
+        security.setRunAsUser(settings.runAsUser() + GRADER_UID_OFFSET);
+        security.setRunAsGroup(settings.runAsUser());
+        ResourcesSpec r = env.resources;
+        return new ContainerBuilder()
+                .withName(RolloutLabels.GRADING_CONTAINER)
+                .withImage(image)
+                .withCommand(GradingContainer.command())
+                .withWorkingDir("/")
+                .withVolumeMounts(mount(GRADING_VOLUME, GradingContainer.MOUNT, false),
+                        mount(GRADING_TMP_VOLUME, "/tmp", false),
+                        new VolumeMountBuilder().withName(CONFIG_VOLUME).withMountPath(GradingContainer.SCRIPT_PATH)
+                                .withSubPath(GradingContainer.CONFIG_KEY).withReadOnly(true).build())
+                .withResources(resources(r != null && r.cpu != null ? r.cpu : settings.verifierCpu(),
+                        r != null && r.memory != null ? r.memory : settings.verifierMemory(), 0))
+                .withSecurityContext(security)
                 .withTerminationMessagePolicy("File")
                 .build();
     }

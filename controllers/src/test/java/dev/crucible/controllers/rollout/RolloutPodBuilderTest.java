@@ -1,9 +1,11 @@
 package dev.crucible.controllers.rollout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.contract.GradingContainer;
 import dev.crucible.controllers.Fixtures;
 import dev.crucible.controllers.config.OperatorSettings;
 import io.fabric8.kubernetes.api.model.Container;
@@ -117,6 +119,66 @@ class RolloutPodBuilderTest {
         // one token volume only, so no other container can reach it through a shared process namespace either
         assertThat(pod.getSpec().getShareProcessNamespace()).isNotEqualTo(Boolean.TRUE);
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
+    }
+
+    /**
+     * Graded code runs in the grading container: the environment's image, under another uid, with the
+     * grading volume, its own /tmp and the runner script only: no workspace, no token, no run folder,
+     * no pristine copy, no sidecar scratch, no rollout configuration, no variables, a read-only root.
+     */
+    @Test
+    void theGradingContainerHasNothingOfTheSidecarOrTheAgent() {
+        Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
+        Container grading = container(pod, RolloutLabels.GRADING_CONTAINER);
+        assertThat(grading.getImage()).isEqualTo("example/env:1");
+        assertThat(grading.getCommand()).containsExactlyElementsOf(GradingContainer.command());
+        assertThat(grading.getVolumeMounts()).extracting(VolumeMount::getName, VolumeMount::getMountPath, VolumeMount::getSubPath)
+                .containsExactlyInAnyOrder(tuple(RolloutPodBuilder.GRADING_VOLUME, GradingContainer.MOUNT, null),
+                        tuple(RolloutPodBuilder.GRADING_TMP_VOLUME, "/tmp", null),
+                        tuple(RolloutPodBuilder.CONFIG_VOLUME, GradingContainer.SCRIPT_PATH, GradingContainer.CONFIG_KEY));
+        assertThat(grading.getVolumeMounts()).filteredOn(m -> m.getName().equals(RolloutPodBuilder.CONFIG_VOLUME))
+                .allMatch(m -> Boolean.TRUE.equals(m.getReadOnly()));
+        assertThat(grading.getEnv()).isNullOrEmpty();
+        assertThat(grading.getEnvFrom()).isNullOrEmpty();
+        assertThat(grading.getPorts()).isNullOrEmpty();
+        var sc = grading.getSecurityContext();
+        assertThat(sc.getReadOnlyRootFilesystem()).isTrue();
+        assertThat(sc.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(sc.getCapabilities().getAdd()).isNullOrEmpty();
+        assertThat(sc.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(sc.getPrivileged()).isFalse();
+        assertThat(sc.getRunAsNonRoot()).isTrue();
+        assertThat(sc.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        long podUid = pod.getSpec().getSecurityContext().getRunAsUser();
+        assertThat(sc.getRunAsUser()).isEqualTo(podUid + RolloutPodBuilder.GRADER_UID_OFFSET).isNotEqualTo(podUid);
+        assertThat(grading.getResources().getLimits()).containsKeys("cpu", "memory");
+        assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
+        assertThat(pod.getSpec().getShareProcessNamespace()).isFalse();
+    }
+
+    /** The grading volume (hidden tests at grading time) is the sidecar's and the grading container's only. */
+    @Test
+    void theAgentNeverMountsTheGradingVolume() {
+        for (Pod pod : List.of(single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env")),
+                single(Fixtures.gpuEnvironment("env", 1), Fixtures.rollout("r2", "env")))) {
+            List<Container> all = new java.util.ArrayList<>(pod.getSpec().getContainers());
+            all.addAll(pod.getSpec().getInitContainers());
+            assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(RolloutPodBuilder.GRADING_VOLUME)))
+                    .extracting(Container::getName).containsExactlyInAnyOrder(RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER);
+            assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(RolloutPodBuilder.GRADING_TMP_VOLUME)))
+                    .extracting(Container::getName).containsExactly(RolloutLabels.GRADING_CONTAINER);
+            Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);
+            assertThat(verifier.getVolumeMounts()).anySatisfy(m -> {
+                assertThat(m.getName()).isEqualTo(RolloutPodBuilder.GRADING_VOLUME);
+                assertThat(m.getMountPath()).isEqualTo(GradingContainer.MOUNT);
+            });
+            assertThat(verifier.getEnv()).extracting(e -> e.getName() + "=" + e.getValue())
+                    .contains("CRUCIBLE_GRADING_SOCKET=" + GradingContainer.SOCKET, "CRUCIBLE_GRADING_DIR=" + GradingContainer.TREES);
+            Container grading = container(pod, RolloutLabels.GRADING_CONTAINER);
+            assertThat(grading.getResources().getLimits()).doesNotContainKey(RolloutPodBuilder.GPU_RESOURCE);
+        }
+        var cm = EnvironmentConfigMapBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.cpuEnvironment("env"));
+        assertThat(cm.getData()).containsEntry(GradingContainer.CONFIG_KEY, GradingContainer.script());
     }
 
     @Test
