@@ -2,10 +2,12 @@ package dev.crucible.verifier.pod;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crucible.verifier.support.Fixtures;
+import dev.crucible.verifier.support.GradingContainerProcess;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -198,6 +200,32 @@ class PodSidecarTest {
         assertThat(r.path("phase").asText()).isEqualTo("Hacked");
     }
 
+    /**
+     * A pod with a grading container (a real runner process standing for it, see GradingContainerProcess):
+     * the graded pytest runs there, on the grading volume, and the runner ends when the sidecar does.
+     */
+    @Test
+    void aPodWithAGradingContainerGradesThere() throws Exception {
+        assumeTrue(GradingContainerProcess.unavailable().isEmpty(), () -> "needs " + GradingContainerProcess.unavailable().orElse(""));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        Path volume = Files.createDirectories(dir.resolve("grading"));
+        Files.setPosixFilePermissions(volume, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Map<String, String> env = podEnv("embedded", 120);
+        env.put("CRUCIBLE_GRADING_SOCKET", volume.resolve("runner.sock").toString());
+        env.put("CRUCIBLE_GRADING_DIR", volume.resolve("trees").toString());
+        PodSettings settings = PodSettings.fromEnvironment(env);
+        try (GradingContainerProcess container = GradingContainerProcess.start(volume, dir, false)) {
+            JsonNode r = runEmbedded(settings, Fixtures.example().resolve("agents/honest.sh").toString());
+            assertThat(r.path("phase").asText()).as(container.log()).isEqualTo("Succeeded");
+            assertThat(r.path("reward").asDouble()).isEqualTo(1.0);
+            assertThat(r.path("tests").path("passed").asInt()).isEqualTo(4);
+            assertThat(container.log()).contains("\"hello\": 1", "\"pid\": 1");
+            assertThat(volume.resolve("trees/results-1")).isDirectory(); // graded on the grading volume
+            assertThat(volume.resolve("runner.sock")).doesNotExist(); // nothing can connect after the runner
+            assertThat(container.process().waitFor(20, TimeUnit.SECONDS)).as("the runner ends with the sidecar").isTrue();
+        }
+    }
+
     @Test
     void withoutATokenFileTheSidecarDoesNotStart() throws Exception {
         Map<String, String> env = podEnv("interactive", 10);
@@ -220,6 +248,9 @@ class PodSidecarTest {
         bad.put("CRUCIBLE_MAX_DURATION_SECONDS", "5");
         bad.put("CRUCIBLE_MODE", "batch");
         assertThatThrownBy(() -> PodSettings.fromEnvironment(bad)).hasMessageContaining("CRUCIBLE_MODE");
+        Map<String, String> half = podEnv("embedded", 10);
+        half.put("CRUCIBLE_GRADING_SOCKET", "/crucible/grading/runner.sock");
+        assertThatThrownBy(() -> PodSettings.fromEnvironment(half)).hasMessageContaining("CRUCIBLE_GRADING_DIR");
     }
 
     private static int post(HttpClient http, String url, String body, int seconds, String authorization) throws Exception {
