@@ -221,7 +221,12 @@ class Runner:
             except ValueError as e:
                 self.send({"error": "bad request: %s" % e})
                 continue
-            self.send({"result": self.run(req)})
+            try:
+                result = self.run(req)
+            except Exception as e:  # a request this runner cannot carry out fails that command, not grading's channel
+                self.send({"error": "%s: %s" % (type(e).__name__, e)})
+                continue
+            self.send({"result": result})
 
     def run(self, req):
         self.count += 1
