@@ -1,19 +1,13 @@
 """Crucible's grading runner: the command of a rollout pod's grading container.
 
-It runs, from the environment's own image, only what the verifier sidecar asks it to grade. It
-connects once to the sidecar's socket on the volume only these two containers mount (the sidecar
-then removes the socket, so nothing graded can connect again), and reads one JSON request per line:
-  {"op": "exec", "argv": [...], "cwd": ..., "env": {...}, "clearEnv": b, "timeoutMs": n,
-   "maxOutputBytes": n, "stdin": s|null, "mergeStderr": b, "channel": b, "writable": [...], "readOnly": [...]}
-and answers {"pid": n} when the command started, {"channel": BASE64} for what the command wrote on its
-result channel (an anonymous pipe that is its fd 3: no path to open it by), then {"result": {...}}.
-
-Each command gets a fresh scratch directory and /tmp is emptied after it; when it ends (or times out)
-every other process of the container (or, when the runner is not the namespace's PID 1, every
-descendant) is killed. Where user namespaces work, each command also runs in its own bubblewrap box
-(no network, own PID namespace, read-only root, only its results folder writable).
-
-Standard library only, Python 3.8 or later: it runs on the environment's interpreter (`python3 -I -S`).
+Runs, from the environment's own image, only what the verifier sidecar asks it to grade. It connects
+once to the sidecar's socket (the sidecar then removes it) and reads one JSON request per line
+({"op": "exec", "argv", "cwd", "env", "clearEnv", "timeoutMs", "maxOutputBytes", "stdin", "mergeStderr",
+"channel", "writable", "readOnly"}); it answers {"pid"} when the command started, {"channel": BASE64} for
+what the command wrote on its fd 3 (an anonymous pipe: no path to open it by), then {"result"}.
+After each command every other process of the container (or every descendant, when not PID 1) is
+killed and /tmp emptied. Where user namespaces work, each command runs in its own bubblewrap box.
+Standard library only, Python 3.8+, run as `python3 -I -S` (sidecar-verifier/README.md).
 """
 import base64
 import json
@@ -39,8 +33,7 @@ def log(msg):
 
 
 def harden():
-    """Non-dumpable: a graded process of the same uid cannot ptrace us or open /proc/<us>/fd.
-    Subreaper: orphans of a graded command stay our descendants, so the sweep finds them."""
+    """Non-dumpable: no process of our uid can ptrace us or open /proc/<us>/fd. Subreaper: orphans stay ours."""
     state = {"dumpable": True, "subreaper": os.getpid() == 1}
     try:
         import ctypes
@@ -99,11 +92,7 @@ def connect(path, wait):
 
 
 def all_pids():
-    out = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            out.append(int(name))
-    return out
+    return [int(n) for n in os.listdir("/proc") if n.isdigit()]
 
 
 def parent_of(pid):
@@ -366,15 +355,15 @@ def main(args):
     sock, wait, scratch, use_box = None, 900.0, None, True
     i = 0
     while i < len(args):
-        a = args[i]
-        if a == "--socket" and i + 1 < len(args):
-            sock, i = args[i + 1], i + 2
-        elif a == "--wait-seconds" and i + 1 < len(args):
-            wait, i = float(args[i + 1]), i + 2
-        elif a == "--scratch" and i + 1 < len(args):
-            scratch, i = args[i + 1], i + 2
+        a, v, i = args[i], args[i + 1] if i + 1 < len(args) else None, i + 2
+        if a == "--socket" and v is not None:
+            sock = v
+        elif a == "--wait-seconds" and v is not None:
+            wait = float(v)
+        elif a == "--scratch" and v is not None:
+            scratch = v
         elif a == "--no-box":
-            use_box, i = False, i + 1
+            use_box, i = False, i - 1
         else:
             raise SystemExit("crucible-grading-runner: unexpected argument '%s' (usage: --socket PATH "
                              "[--wait-seconds S] [--scratch DIR] [--no-box])" % a)
