@@ -57,9 +57,13 @@ public final class ExecEnvironments {
         Path venvDir = venv && r.python() != null && r.python().version().part(0) >= 3 ? prefix.resolve("venv") : null;
         Set<String> path = new LinkedHashSet<>();
         if (venvDir != null) path.add(venvDir.resolve("bin").toString());
-        for (ToolchainResolver.Choice c : r.choices()) c.bin().forEach(b -> path.add(b.toString()));
+        List<String> machinePath = List.of(machineEnv.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin").split(":"));
+        for (ToolchainResolver.Choice c : r.choices()) {
+            // a toolchain in /usr/bin keeps its place on PATH rather than jump ahead of /usr/local/bin
+            c.bin().stream().filter(b -> !ExecEnvironment.isSystem(b) || !machinePath.contains(b.toString())).forEach(b -> path.add(b.toString()));
+        }
         for (String d : List.of("go/bin", "cargo/bin", "npm/bin", "home/.local/bin")) path.add(prefix.resolve(d).toString());
-        for (String d : machineEnv.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin").split(":")) {
+        for (String d : machinePath) {
             // shims would pick another interpreter than the one chosen here
             if (!d.isEmpty() && d.startsWith("/") && !d.contains("/shims")) path.add(d);
         }
