@@ -47,6 +47,16 @@ public final class ToolchainResolver {
         return new Resolution(List.copyOf(out), List.copyOf(warnings), py);
     }
 
+    /**
+     * Whether {@code language} at {@code version} runs here without a substitution (a Go release from
+     * 1.21 on counts: it is fetched at setup); languages this runtime does not match count as available.
+     */
+    public static boolean available(String language, String version, InstalledToolchains m) {
+        if (!KNOWN.contains(language)) return true;
+        return resolve(Map.of(language, version), m).choices().stream()
+                .filter(c -> c.language().equals(language)).allMatch(c -> c.warning() == null && c.used() != null);
+    }
+
     private static InstalledToolchains.Python python(String wanted, InstalledToolchains m, List<Choice> out) {
         if (m.pythons().isEmpty() && m.defaultPython() == null) {
             if (wanted != null) out.add(new Choice("python", wanted, null, List.of(), List.of(), Map.of(), "python " + wanted + ": no Python interpreter is installed here", null));
