@@ -23,9 +23,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Plans and provisions {@link ExecEnvironment}s. The prefix is a per-environment cache folder,
- * {@code <cache>/envs/<name>-<hash of manifest, commit, setup>}, where {@code <cache>} is the
- * {@code crucible.envCache} system property, else $CRUCIBLE_ENV_CACHE, else $CRUCIBLE_CACHE/envs, else
- * ~/.cache/crucible/envs. It is reused by every attempt of the same environment: setup runs each
+ * {@code <root>/<name>-<hash of setup, commit, dependency files>}, where {@code <root>} is the
+ * {@code crucible.envCache} system property, else $CRUCIBLE_ENV_CACHE, else $XDG_DATA_HOME/crucible/envs,
+ * else ~/.local/share/crucible/envs. It is reused by every attempt of the same environment: setup runs each
  * attempt (under a lock on the prefix) and finds what an earlier one installed.
  */
 public final class ExecEnvironments {
@@ -34,8 +34,9 @@ public final class ExecEnvironments {
     public static Path cacheRoot() {
         String p = System.getProperty("crucible.envCache");
         if (p == null) p = System.getenv("CRUCIBLE_ENV_CACHE");
-        if (p == null && System.getenv("CRUCIBLE_CACHE") != null) p = System.getenv("CRUCIBLE_CACHE") + "/envs";
-        if (p == null) p = System.getProperty("user.home") + "/.cache/crucible/envs";
+        // not under ~/.cache: the agent's box shows the prefix's path, and nothing of the cache folder should appear there
+        if (p == null && System.getenv("XDG_DATA_HOME") != null) p = System.getenv("XDG_DATA_HOME") + "/crucible/envs";
+        if (p == null) p = System.getProperty("user.home") + "/.local/share/crucible/envs";
         return Path.of(p).toAbsolutePath().normalize();
     }
 
@@ -88,13 +89,27 @@ public final class ExecEnvironments {
     /** Holds the prefix for one attempt's setup, so parallel attempts do not install into it at once. */
     public static java.io.Closeable lock(ExecEnvironment e) throws IOException {
         Files.createDirectories(e.prefix());
-        FileChannel ch = FileChannel.open(e.prefix().resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock l = ch.lock();
-        return () -> {
-            l.release();
-            ch.close();
-        };
+        // a file lock is per process: parallel attempts in this JVM queue on a lock of their own first
+        java.util.concurrent.locks.ReentrantLock inJvm = LOCKS.computeIfAbsent(e.prefix(), p -> new java.util.concurrent.locks.ReentrantLock());
+        inJvm.lock();
+        try {
+            FileChannel ch = FileChannel.open(e.prefix().resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock l = ch.lock();
+            return () -> {
+                try {
+                    l.release();
+                    ch.close();
+                } finally {
+                    inJvm.unlock();
+                }
+            };
+        } catch (IOException | RuntimeException ex) {
+            inJvm.unlock();
+            throw ex;
+        }
     }
+
+    private static final Map<Path, java.util.concurrent.locks.ReentrantLock> LOCKS = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Makes the prefix's folders, the venv (from the chosen interpreter, seeing its installed
