@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * Chooses the matrix combination to derive for: the first one with every value asked for with
- * --matrix, preferring combinations that run on Linux, because that is where the environment runs.
+ * --matrix; without --matrix the newest stable one whose toolchain is available (see
+ * {@link MatrixRanking}); always preferring combinations that run on Linux, where the environment runs.
  */
 final class MatrixChooser {
     static final Pattern NOT_LINUX = Pattern.compile("(?i).*\\b(windows|macos|mac-?os|osx)\\b.*");
@@ -51,27 +52,37 @@ final class MatrixChooser {
                     + MatrixExpander.describe(new LinkedHashMap<>(wanted)) + "; the combinations are: "
                     + String.join(" | ", all));
         }
-        Map<String, Object> chosen = candidates.get(0);
-        int skipped = 0;
-        for (Map<String, Object> c : candidates) {
-            if (!runsOnOtherOs(job, c, commit)) {
-                chosen = c;
-                break;
-            }
-            skipped++;
-        }
-        if (skipped == candidates.size()) {
-            chosen = candidates.get(0);
+        List<Map<String, Object>> linux = candidates.stream().filter(c -> !runsOnOtherOs(job, c, commit)).toList();
+        int skipped = candidates.size() - linux.size();
+        if (linux.isEmpty()) {
+            linux = candidates;
             skipped = 0;
+        }
+        Map<String, Object> chosen = linux.get(0);
+        String why = "";
+        if (wanted.isEmpty() && linux.size() > 1) {
+            List<Map<String, String>> described = linux.stream().map(MatrixChooser::described).toList();
+            java.util.Optional<Integer> best = MatrixRanking.best(described);
+            if (best.isPresent()) {
+                chosen = linux.get(best.get());
+                Map<String, String> d = described.get(best.get());
+                why = MatrixRanking.stable(d) && MatrixRanking.available(d) ? "; the newest stable one whose toolchain is available"
+                        : MatrixRanking.stable(d) ? "; the newest stable one (no combination's toolchain is available here)"
+                        : "; no stable combination";
+            }
         }
         if (job.matrix() != null) {
             notes.add("matrix: chose " + MatrixExpander.describe(chosen) + " (combination "
-                    + (combos.indexOf(chosen) + 1) + " of " + combos.size() + ")"
-                    + (skipped > 0 ? "; skipped " + skipped + " earlier combination(s) that run on Windows or macOS" : ""));
+                    + (combos.indexOf(chosen) + 1) + " of " + combos.size() + ")" + why
+                    + (skipped > 0 ? "; skipped " + skipped + " combination(s) that run on Windows or macOS" : ""));
         }
+        return new Choice(chosen, described(chosen), combos.size());
+    }
+
+    private static Map<String, String> described(Map<String, Object> combo) {
         Map<String, String> described = new LinkedHashMap<>();
-        chosen.forEach((k, v) -> described.put(k, ExpressionValues.text(v)));
-        return new Choice(chosen, described, combos.size());
+        combo.forEach((k, v) -> described.put(k, ExpressionValues.text(v)));
+        return described;
     }
 
     private static boolean runsOnOtherOs(WorkflowJob job, Map<String, Object> combo, String commit) {

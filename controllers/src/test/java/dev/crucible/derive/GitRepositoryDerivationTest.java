@@ -27,8 +27,9 @@ class GitRepositoryDerivationTest {
     }
 
     private static Derivation derive() throws DerivationException {
+        // the fixture's suite checks it was built for 3.11 (the default cell would be the newest, 3.12)
         return new WorkflowDeriver().derive(fixture.repo(), fixture.commit(), PythonGitRepositoryFixture.WORKFLOW,
-                null, Map.of(), null);
+                null, Map.of("python-version", "3.11"), null);
     }
 
     @Test
@@ -39,7 +40,7 @@ class GitRepositoryDerivationTest {
         Files.writeString(workflow, committed.replace("pytest -q tests", "pytest -q -x tests"));
         try {
             Derivation d = new WorkflowDeriver().derive(fixture.repo(), fixture.commit().substring(0, 10),
-                    PythonGitRepositoryFixture.WORKFLOW, null, Map.of(), null);
+                    PythonGitRepositoryFixture.WORKFLOW, null, Map.of("python-version", "3.11"), null);
 
             assertThat(d.commit()).isEqualTo(fixture.commit());
             assertThat(d.jobId()).isEqualTo("test");

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +37,7 @@ class ManifestYamlTest {
 
     @Test
     void headerCommentsCarryTheStepReport() throws Exception {
-        Derivation d = derive(repo, "python-tox-matrix.yml");
+        Derivation d = derive(repo, "python-tox-matrix.yml", null, Map.of("python-version", "3.9"), null);
         String yaml = d.manifestYaml();
 
         assertThat(yaml).startsWith("# Derived by `crucible derive` from .github/workflows/python-tox-matrix.yml, "
@@ -67,7 +68,7 @@ class ManifestYamlTest {
     void summaryForStatusAndEvents() throws Exception {
         Derivation d = derive(repo, "node.yml");
 
-        assertThat(d.summary()).isEqualTo("job 'build' node-version=18.x: 2 setup, 1 test, 1 lint, 1 dropped step(s); "
+        assertThat(d.summary()).isEqualTo("job 'build' node-version=22.x: 2 setup, 1 test, 1 lint, 1 dropped step(s); "
                 + "verifier: NODE_OPTIONS=--max-old-space-size=4096 npm test");
     }
 
@@ -78,9 +79,9 @@ class ManifestYamlTest {
 
         assertThat(status.at("/workflow").asText()).isEqualTo(".github/workflows/node.yml");
         assertThat(status.at("/job").asText()).isEqualTo("build");
-        assertThat(status.at("/matrix/node-version").asText()).isEqualTo("18.x");
+        assertThat(status.at("/matrix/node-version").asText()).isEqualTo("22.x");
         assertThat(status.at("/testCommand").asText()).isEqualTo(d.verifier().command());
-        assertThat(status.at("/toolchains/node").asText()).isEqualTo("18.x");
+        assertThat(status.at("/toolchains/node").asText()).isEqualTo("22.x");
         assertThat(status.at("/steps/5/index").asInt()).isEqualTo(6);
         assertThat(status.at("/steps/5/decision").asText()).isEqualTo("test");
         assertThat(status.at("/steps/5/line").asInt()).isEqualTo(30);

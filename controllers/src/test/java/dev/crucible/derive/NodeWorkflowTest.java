@@ -18,12 +18,13 @@ class NodeWorkflowTest {
     void npmCiAndBuildAreSetupLintIsSeparateNpmTestIsTheVerifier() throws Exception {
         Derivation d = derive(repo, "node.yml");
 
-        assertThat(d.matrix()).containsExactly(Map.entry("node-version", "18.x"));
+        // the newest stable cell by default
+        assertThat(d.matrix()).containsExactly(Map.entry("node-version", "22.x"));
         assertThat(d.matrixCombinations()).isEqualTo(3);
-        assertThat(d.toolchains()).containsExactly(Map.entry("node", "18.x"));
+        assertThat(d.toolchains()).containsExactly(Map.entry("node", "22.x"));
         assertThat(d.steps()).extracting(StepReport::decision).containsExactly(Disposition.DROPPED,
                 Disposition.TOOLCHAIN, Disposition.SETUP, Disposition.SETUP, Disposition.LINT, Disposition.TEST);
-        assertThat(step(d, 2).name()).isEqualTo("Use Node.js 18.x");
+        assertThat(step(d, 2).name()).isEqualTo("Use Node.js 22.x");
         assertThat(d.setupScript()).containsSubsequence("# step 3 (line 27): npm ci", "npm ci",
                 "# step 4 (line 28): npm run build --if-present", "npm run build --if-present");
         assertThat(d.verifier().command()).isEqualTo("NODE_OPTIONS=--max-old-space-size=4096 npm test");

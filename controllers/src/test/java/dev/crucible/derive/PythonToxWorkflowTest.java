@@ -15,21 +15,33 @@ class PythonToxWorkflowTest {
     Path repo;
 
     @Test
-    void defaultCombinationIsTheFirstThatRunsOnLinux() throws Exception {
+    void defaultCombinationIsTheNewestStableThatRunsOnLinux() throws Exception {
         Derivation d = derive(repo, "python-tox-matrix.yml");
 
         // 3 x 4 = 12, minus macOS/3.9 = 11, plus the ubuntu/3.13 include that fits no combination = 12.
+        // ubuntu/3.13 is marked experimental: the newest stable Linux one is ubuntu/3.12.
         assertThat(d.matrixCombinations()).isEqualTo(12);
-        assertThat(d.matrix()).containsExactly(Map.entry("os", "ubuntu-latest"), Map.entry("python-version", "3.9"));
-        assertThat(d.notes()).anyMatch(n -> n.contains("combination 5 of 12")
-                && n.contains("skipped 4 earlier combination(s) that run on Windows or macOS"));
+        assertThat(d.matrix()).containsEntry("os", "ubuntu-latest").containsEntry("python-version", "3.12");
+        assertThat(d.notes()).anyMatch(n -> n.contains("the newest stable one whose toolchain is available")
+                && n.contains("skipped 7 combination(s) that run on Windows or macOS"));
         assertThat(d.jobId()).isEqualTo("test");
         assertThat(d.jobLine()).isEqualTo(18);
     }
 
     @Test
+    void defaultCombinationSkipsToolchainsThatAreNotAvailable() throws Exception {
+        ToolchainAvailability.use((language, version) -> !version.equals("3.12"));
+        try {
+            Derivation d = derive(repo, "python-tox-matrix.yml");
+            assertThat(d.matrix()).containsEntry("os", "ubuntu-latest").containsEntry("python-version", "3.11");
+        } finally {
+            ToolchainAvailability.use((language, version) -> true);
+        }
+    }
+
+    @Test
     void everyStepIsAccountedFor() throws Exception {
-        Derivation d = derive(repo, "python-tox-matrix.yml");
+        Derivation d = derive(repo, "python-tox-matrix.yml", null, Map.of("python-version", "3.9"), null);
 
         assertThat(d.steps()).extracting(StepReport::decision).containsExactly(Disposition.DROPPED,
                 Disposition.TOOLCHAIN, Disposition.SETUP, Disposition.DROPPED, Disposition.TEST, Disposition.DROPPED);
@@ -44,7 +56,7 @@ class PythonToxWorkflowTest {
 
     @Test
     void manifestCarriesToolchainEnvSetupAndTox() throws Exception {
-        Derivation d = derive(repo, "python-tox-matrix.yml");
+        Derivation d = derive(repo, "python-tox-matrix.yml", null, Map.of("python-version", "3.9"), null);
 
         assertThat(d.toolchains()).containsExactly(Map.entry("python", "3.9"));
         assertThat(d.env()).containsEntry("CI", "true").containsEntry("FORCE_COLOR", "1")

@@ -1,15 +1,33 @@
 package dev.crucible.verifier;
 
+import dev.crucible.verifier.toolchain.ExecEnvironment;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The complete environments commands run with: nothing of the sidecar's own leaks into them. */
+/**
+ * The complete environments commands run with: nothing of the sidecar's own leaks into them. With
+ * an {@link ExecEnvironment} (the local runtime provisions one per RLEnvironment) setup, the agent
+ * and grading get its PATH and variables; without one (the pod's sidecar) the defaults below, with
+ * {@code spec.setup.env} added in every phase.
+ */
 final class CommandEnvironments {
     private CommandEnvironments() {}
 
-    /** Agent commands: PATH and HOME from here (pyenv/venv selection kept), a UTF-8 locale. */
+    static Map<String, String> setup(Path workspace, Environment env) {
+        return env.execution().map(ExecEnvironment::forSetup).orElseGet(() -> agent(workspace, env));
+    }
+
+    /** Agent commands: the execution environment's, else PATH and HOME from here (pyenv/venv selection kept), a UTF-8 locale. */
+    static Map<String, String> agent(Path workspace, Environment env) {
+        String home = System.getenv().getOrDefault("HOME", workspace.toString());
+        if (env.execution().isPresent()) return env.execution().get().forAgent(home);
+        Map<String, String> m = agent(workspace);
+        m.putAll(setupEnv(env));
+        return m;
+    }
+
     static Map<String, String> agent(Path workspace) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("PATH", System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
@@ -20,9 +38,17 @@ final class CommandEnvironments {
     }
 
     /**
-     * Grading: the interpreter resolved at reset first on PATH, HOME and TMPDIR in the results
-     * directory, no byte code, no user site, no auto-loaded pytest plugins.
+     * Grading: the execution environment's PATH and variables (HOME and TMPDIR in the results
+     * folder, only setup-installed pytest plugins); without one, the interpreter resolved at reset
+     * first on PATH, no byte code, no user site, no auto-loaded pytest plugins.
      */
+    static Map<String, String> grading(Path results, String python, Environment env) {
+        if (env.execution().isPresent()) return env.execution().get().forGrading(results.resolve("home"));
+        Map<String, String> m = new LinkedHashMap<>(setupEnv(env));
+        m.putAll(grading(results, python));
+        return m;
+    }
+
     static Map<String, String> grading(Path results, String python) {
         Map<String, String> m = new LinkedHashMap<>();
         String pyDir = python == null ? null : Path.of(python).getParent().toString();
@@ -34,5 +60,9 @@ final class CommandEnvironments {
         m.put("PYTHONNOUSERSITE", "1");
         m.put("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
         return m;
+    }
+
+    private static Map<String, String> setupEnv(Environment env) {
+        return env.spec().setup() == null ? Map.of() : env.spec().setup().env();
     }
 }

@@ -24,6 +24,7 @@ public final class Environment {
     private final String name;
     private final Path hiddenDir;   // the hidden tests grading uses: spec.verifier.hiddenTests resolved, or a private copy
     private final Path hiddenPatch;
+    private final dev.crucible.verifier.toolchain.ExecEnvironment execution; // null: commands get CommandEnvironments' defaults
 
     private Environment(EnvironmentSpec spec, Path baseDir, Path manifest, String name) {
         this.spec = spec;
@@ -33,17 +34,27 @@ public final class Environment {
         HiddenTests h = spec.verifier().hiddenTests();
         this.hiddenDir = h == null || h.path() == null ? null : this.baseDir.resolve(h.path()).normalize();
         this.hiddenPatch = h == null || h.patch() == null ? null : this.baseDir.resolve(h.patch()).normalize();
+        this.execution = null;
         checkHidden();
     }
 
-    private Environment(Environment e, Path hiddenDir, Path hiddenPatch) {
+    private Environment(Environment e, Path hiddenDir, Path hiddenPatch, dev.crucible.verifier.toolchain.ExecEnvironment execution) {
         this.spec = e.spec;
         this.baseDir = e.baseDir;
         this.manifest = e.manifest;
         this.name = e.name;
         this.hiddenDir = hiddenDir;
         this.hiddenPatch = hiddenPatch;
+        this.execution = execution;
     }
+
+    /** This environment with its execution environment (provisioned by the local runtime before reset). */
+    public Environment withExecution(dev.crucible.verifier.toolchain.ExecEnvironment e) {
+        return new Environment(this, hiddenDir, hiddenPatch, e);
+    }
+
+    /** The one execution environment setup, agent and grading share, when it was provisioned. */
+    public Optional<dev.crucible.verifier.toolchain.ExecEnvironment> execution() { return Optional.ofNullable(execution); }
 
     /**
      * This environment with its hidden tests copied into {@code privateDir} (created 0700): grading and
@@ -65,7 +76,7 @@ public final class Environment {
             patch = privateDir.resolve("tests.patch");
             Files.copy(hiddenPatch, patch, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         }
-        return new Environment(this, dir, patch);
+        return new Environment(this, dir, patch, execution);
     }
 
     /** Reads and validates a manifest; {@link ConfigException} names the file and field on bad input. */

@@ -112,7 +112,7 @@ public final class Episode implements AutoCloseable {
             Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
             Path pdir = stateDir.resolve("pristine-" + resets);
             pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier(), env.spec().hackPolicy().protectsDefaults()), pdir);
-            python = PythonInfo.probe(opt.prober(), env.verifier().interpreterOrDefault(), workspace, CommandEnvironments.agent(workspace));
+            python = PythonInfo.probe(opt.prober(), env.verifier().interpreterOrDefault(), workspace, CommandEnvironments.agent(workspace, env));
             if (python.executable() == null) warnings.add("no Python interpreter '" + env.verifier().interpreterOrDefault() + "' found: pytest grading will fail");
             List<Path> hidden = new ArrayList<>();
             env.hiddenTestsDir().ifPresent(hidden::add);
@@ -124,7 +124,7 @@ public final class Episode implements AutoCloseable {
             startedAfterTicks = ProcessTable.newestStart();
             monitor = new HackMonitor(mc, this::onFinding);
             monitor.start();
-            tools = new Tools(workspace, opt.executor(), CommandEnvironments.agent(workspace), opt.maxStepOutputBytes(), opt.defaultStepTimeout(), opt.maxStepTimeout(),
+            tools = new Tools(workspace, opt.executor(), CommandEnvironments.agent(workspace, env), opt.maxStepOutputBytes(), opt.defaultStepTimeout(), opt.maxStepTimeout(),
                     env.spec().tools());
             steps = 0;
             lastReport = null;
@@ -197,10 +197,13 @@ public final class Episode implements AutoCloseable {
             }
             long tPrep = System.nanoTime();
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
-                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable()), pid -> { },
+                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env), pid -> { },
                     gradeBase.resolve("support-" + resets),
                     GraderFiles.of(gradeRoot, pristine.hashes().keySet(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)));
             VerifierSpec v = env.verifier();
+            // the setup-time pytest plugins are the only ones grading loads; a change in the prefix since setup is tampering
+            env.execution().ifPresent(x -> dev.crucible.verifier.toolchain.ExecEnvironments.pluginDrift(x).forEach(d -> monitor.report(
+                    Detectors.GRADER_TAMPERING, "critical", x.venv() == null ? null : x.venv().toString(), "pytest plugin " + d + " in the environment's venv since setup")));
             Outcome o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);
             o.integrity().forEach(f -> monitor.report(f.detector(), f.severity(), f.path(), f.evidence()));
             if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
@@ -281,7 +284,7 @@ public final class Episode implements AutoCloseable {
         EnvironmentSpec.Setup s = env.spec().setup();
         if (s == null || s.script() == null || s.script().isBlank()) return;
         int t = s.timeoutSeconds() == null ? 600 : s.timeoutSeconds();
-        ExecResult r = opt.executor().run(new ExecRequest(List.of("/bin/sh", "-c", s.script()), workspace, CommandEnvironments.agent(workspace), true,
+        ExecResult r = opt.executor().run(new ExecRequest(List.of("/bin/sh", "-c", s.script()), workspace, CommandEnvironments.setup(workspace, env), true,
                 Duration.ofSeconds(t), 64 * 1024, null, true));
         if (!r.ok()) warnings.add("setup script failed (exit " + r.exitCode() + "): " + r.stdout());
     }

@@ -66,6 +66,9 @@ public final class DeriveCommand implements Callable<Integer> {
             err.println("crucible derive: --repo " + repo + ": no such directory");
             return EXIT_ERROR;
         }
+        // the default matrix cell: the newest stable one whose toolchain this machine has (crucible run matches it here)
+        dev.crucible.derive.ToolchainAvailability.use((language, version) -> dev.crucible.verifier.toolchain.ToolchainResolver.available(
+                language, version, dev.crucible.verifier.toolchain.InstalledToolchains.machine()));
         Derivation d;
         try {
             d = new WorkflowDeriver().derive(repo, commit, workflowPath(), job, matrix, testStep);

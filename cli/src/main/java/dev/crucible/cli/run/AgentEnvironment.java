@@ -1,19 +1,26 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.verifier.toolchain.ExecEnvironment;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The variables setup and agent commands see: a small allow-list of this machine's (PATH, locale,
- * the Python toolchain roots), never its credentials; then the environment's {@code setup.env};
- * for the agent also {@code agent.env} and the CRUCIBLE_* variables a pod's agent gets.
+ * The variables setup and agent commands see. With the environment's {@link ExecEnvironment}: its
+ * PATH and variables (setup.env included), the same grading gets, with the phase's own HOME.
+ * Without one: a small allow-list of this machine's (PATH, locale, the Python toolchain roots),
+ * never its credentials, then {@code setup.env}. The agent also gets {@code agent.env} and the
+ * CRUCIBLE_* variables a pod's agent gets (added by the caller).
  */
 final class AgentEnvironment {
     private static final List<String> PASSED = List.of("PATH", "LANG", "LC_ALL", "TZ", "TERM", "PYENV_ROOT", "PYENV_VERSION",
             "VIRTUAL_ENV", "JAVA_HOME", "GOROOT", "CARGO_HOME", "RUSTUP_HOME");
 
     private AgentEnvironment() {}
+
+    static Map<String, String> agent(ExecEnvironment e, String home) {
+        return new LinkedHashMap<>(e.forAgent(home));
+    }
 
     static Map<String, String> base(String home, Map<String, String> setupEnv) {
         Map<String, String> m = new LinkedHashMap<>();

@@ -84,6 +84,7 @@ public final class LocalRollout {
     private volatile RunningRollout live; // published while a snapshot-able agent runs
     private String restoredFrom;
     private String snapshotGroup;
+    private dev.crucible.verifier.toolchain.ExecEnvironment execution; // setup's, the agent's and grading's one environment
 
     public LocalRollout(RolloutDoc doc, int attempt, AttemptDir dir, Options opt, Progress progress) {
         this.doc = doc;
@@ -138,10 +139,28 @@ public final class LocalRollout {
                 : "extracting " + env.source.repo + " at " + env.source.commit);
         workspace = WorkspacePreparer.prepare(doc.environment(), doc.spec(), dir);
         Files.writeString(dir.taskFile(), prompt());
+        execution = ExecutionPlanner.plan(doc.environment(), workspace);
+        execution.describe().forEach(progress::info);
+        try (java.io.Closeable lock = dev.crucible.verifier.toolchain.ExecEnvironments.lock(execution)) {
+            prepare(env);
+        }
+    }
+
+    /** The sandbox, the execution environment's prefix (venv, pinned toolchains) and setup, under the prefix's lock. */
+    private void prepare(RLEnvironmentSpec env) throws IOException, InterruptedException {
+        StringBuilder plog = new StringBuilder();
+        try {
+            int before = execution.warnings().size();
+            execution = dev.crucible.verifier.toolchain.ExecEnvironments.provision(execution, plog);
+            execution.warnings().subList(before, execution.warnings().size()).forEach(w -> progress.info("WARNING: " + w));
+        } catch (IOException e) {
+            setupError = "the execution environment could not be provisioned: " + e.getMessage();
+        }
+        Files.writeString(dir.setupLog(), plog);
         Sandbox sandbox = opt.snapshots() != null && !doc.interactive()
                 ? new Namespaces(dir.root().resolve("home"), dir.root().resolve(AGENT_EXIT))
                 : SandboxChooser.choose(opt.sandbox(), doc.environment(), doc.spec().limits, workspace, dir, dir.root().resolve("home"),
-                        doc.spec().agent == null ? null : doc.spec().agent.command, deadlineSeconds(), "agent-" + attempt);
+                        doc.spec().agent == null ? null : doc.spec().agent.command, deadlineSeconds(), "agent-" + attempt, execution.readOnly());
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
         if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));
         sandboxName = sandbox.name();
@@ -154,10 +173,9 @@ public final class LocalRollout {
                         + "); pass --no-sandbox to grade unconfined");
         List<String> clusterOnly = ClusterOnlySettings.of(env);
         if (!clusterOnly.isEmpty()) progress.info("cluster-only, not applied here: " + String.join("; ", clusterOnly));
-        if (env.setup != null && env.setup.script != null && !env.setup.script.isBlank()) {
+        if (setupError == null && env.setup != null && env.setup.script != null && !env.setup.script.isBlank()) {
             progress.phase(Phase.Initializing, "running setup script");
-            SetupRunner.Outcome s = SetupRunner.run(env.setup, workspace,
-                    AgentEnvironment.base(System.getProperty("user.home"), env.setup.env), remaining(), dir.setupLog(), pid -> setupPid = pid);
+            SetupRunner.Outcome s = SetupRunner.run(env.setup, workspace, execution.forSetup(), remaining(), dir.setupLog(), pid -> setupPid = pid);
             setupPid = 0;
             setupMs = s.elapsedMs();
             setup = new RolloutResult.Setup(s.exitCode(), s.timedOut(), s.elapsedMs(), dir.setupLog().toString());
@@ -169,11 +187,20 @@ public final class LocalRollout {
                         + "; see " + dir.setupLog();
             }
         }
+        if (setupError == null && !timedOut) {
+            int before = execution.warnings().size();
+            StringBuilder alog = new StringBuilder();
+            execution = dev.crucible.verifier.toolchain.ExecEnvironments.afterSetup(execution, workspace, alog);
+            Files.writeString(dir.setupLog(), alog, java.nio.file.StandardOpenOption.APPEND);
+            execution.warnings().subList(before, execution.warnings().size()).forEach(w -> progress.info("WARNING: " + w));
+            if (!execution.pytestPlugins().isEmpty()) progress.info("pytest plugins installed at setup (the only ones loaded): " + execution.pytestPlugins());
+        }
     }
 
     /** The environment with this attempt's own copy of the hidden tests, in its 0700 state folder (shared with no other attempt). */
     private dev.crucible.verifier.Environment graderEnv(Path stateDir) throws IOException {
-        return doc.environment().verifierEnv().withPrivateHiddenTests(stateDir.resolve("hidden"));
+        dev.crucible.verifier.Environment e = doc.environment().verifierEnv().withPrivateHiddenTests(stateDir.resolve("hidden"));
+        return execution == null ? e : e.withExecution(execution);
     }
 
     private EpisodeOptions episodeOptions(Path stateDir) {
@@ -184,7 +211,8 @@ public final class LocalRollout {
                 .withStepLimits(64 * 1024, Duration.ofSeconds(60), Duration.ofSeconds(600), maxTurns);
         if (opt.sandbox()) {
             long gradeWall = doc.environment().verifierEnv().verifier().timeoutOrDefault();
-            o = o.withGradingExecutor(new GradingSandbox(SandboxChooser.limits(doc.environment(), gradeWall)));
+            o = o.withGradingExecutor(new GradingSandbox(SandboxChooser.limits(doc.environment(), gradeWall), new dev.crucible.verifier.exec.LocalExecutor(),
+                    execution == null ? List.of() : execution.readOnly()));
         }
         return doc.interactive() ? o.withExecutor(new SandboxedExecutor(sandbox, workspace)) : o;
     }
@@ -490,7 +518,8 @@ public final class LocalRollout {
                 report == null ? null : report.tests(), findings, e == null ? null : e.steps(), sandboxName, endpoint, agent, setup,
                 new RolloutResult.Timings(startedAt, runningAt, verifyingAt, Instant.now().toString(), setupMs, agentMs, verifyMs,
                         (System.nanoTime() - t0) / 1_000_000),
-                workspace == null ? null : workspace.toString(), report, restoredFrom, snapshotRefs());
+                workspace == null ? null : workspace.toString(), report, restoredFrom, snapshotRefs(),
+                execution == null ? null : execution.summary());
         try {
             Files.createDirectories(dir.root());
             Files.writeString(dir.result(), Json.write(r, true) + "\n");
@@ -521,7 +550,8 @@ public final class LocalRollout {
 
     private Map<String, String> agentEnv() {
         RLEnvironmentSpec env = doc.environment().spec();
-        Map<String, String> m = AgentEnvironment.base(sandbox.home(), env.setup == null ? null : env.setup.env);
+        Map<String, String> m = execution != null ? AgentEnvironment.agent(execution, sandbox.home())
+                : AgentEnvironment.base(sandbox.home(), env.setup == null ? null : env.setup.env);
         RolloutSpec r = doc.spec();
         if (r.agent != null && r.agent.env != null) for (EnvVar v : r.agent.env) m.put(v.name, v.value == null ? "" : v.value);
         m.put("CRUCIBLE_TASK", prompt());

@@ -25,12 +25,18 @@ final class SandboxChooser {
      */
     static Sandbox choose(boolean wanted, EnvironmentDoc env, LimitsSpec rolloutLimits, Path workspace, AttemptDir dir, Path home,
                           List<String> agentCommand, long deadlineSeconds, String label) throws IOException {
+        return choose(wanted, env, rolloutLimits, workspace, dir, home, agentCommand, deadlineSeconds, label, List.of());
+    }
+
+    /** {@code toolchains}: the execution environment's prefix and toolchain folders, shown read-only (see ExecEnvironment#readOnly). */
+    static Sandbox choose(boolean wanted, EnvironmentDoc env, LimitsSpec rolloutLimits, Path workspace, AttemptDir dir, Path home,
+                          List<String> agentCommand, long deadlineSeconds, String label, List<Path> toolchains) throws IOException {
         if (!wanted) return new Unconfined(home, "--no-sandbox was given");
         Map<Path, Path> files = commandFiles(agentCommand, workspace);
         if (Files.isRegularFile(dir.taskFile())) files.put(dir.taskFile(), dir.taskFile());
         BoxSpec spec = BoxSpec.of(label, limits(env, rolloutLimits, deadlineSeconds)).withWritable(workspace)
                 .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier(), env.verifierEnv().spec().hackPolicy().protectsDefaults())))
-                .withFiles(files).withHome(Bubblewrap.HOME);
+                .withReadOnly(toolchains).withFiles(files).withHome(Bubblewrap.HOME);
         try {
             return new Bubblewrap(Box.open(spec), workspace);
         } catch (BoxUnavailableException e) {

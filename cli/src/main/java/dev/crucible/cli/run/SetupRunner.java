@@ -15,7 +15,9 @@ import java.util.function.LongConsumer;
 /**
  * Runs {@code spec.setup.script} in the workspace before the episode's reset, so what setup makes is
  * part of the baseline and never a finding. Setup is the environment author's code, not the agent's:
- * it runs outside the sandbox (it may need the network to install dependencies).
+ * it runs outside the sandbox (it may need the network to install dependencies), with the environment's
+ * execution environment ({@code env}: its venv first on PATH, GOPATH, CARGO_HOME… in its prefix), so
+ * what it installs lands in that prefix, never in this machine's interpreter.
  */
 final class SetupRunner {
     /** What setup did; {@code exitCode} -1 when it ran past its timeout. */
@@ -35,7 +37,9 @@ final class SetupRunner {
         if (budget.compareTo(limit) < 0) limit = budget.isNegative() ? Duration.ZERO : budget;
         ExecResult r = new LocalExecutor().run(new ExecRequest(List.of("/bin/sh", "-c", setup.script), workspace, env, true,
                 limit, 1 << 20, null, true), onStart);
-        Files.writeString(log, r.stdout() + (r.truncated() ? "\n[output cut at 1 MiB]\n" : ""));
+        // appended: the execution environment's provisioning (venv, toolchains) is logged first
+        Files.writeString(log, r.stdout() + (r.truncated() ? "\n[output cut at 1 MiB]\n" : ""), java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
         return new Outcome(true, r.exitCode(), r.timedOut(), r.elapsedMs());
     }
 }

@@ -33,8 +33,17 @@ public record EnvironmentSpec(Workspace workspace, Setup setup, Task task, List<
         public String historyOrDefault() { return history == null ? COMMIT : history; }
     }
 
+    /** {@code env} and {@code toolchains}: spec.setup's, for the one execution environment of setup, agent and grading. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Setup(String script, Integer timeoutSeconds) {}
+    public record Setup(String script, Integer timeoutSeconds, java.util.Map<String, String> env, java.util.Map<String, String> toolchains) {
+        @com.fasterxml.jackson.annotation.JsonCreator
+        public Setup {
+            env = env == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(env));
+            toolchains = toolchains == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(toolchains));
+        }
+
+        public Setup(String script, Integer timeoutSeconds) { this(script, timeoutSeconds, null, null); }
+    }
 
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Task(String prompt) {}

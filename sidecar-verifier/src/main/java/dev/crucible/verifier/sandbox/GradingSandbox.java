@@ -26,12 +26,17 @@ public final class GradingSandbox implements Executor {
     private static final Pattern GRADE = Pattern.compile("grade-(\\d+)");
     private final Executor inner;
     private final BoxLimits limits;
+    private final List<Path> toolchains;
 
     public GradingSandbox(BoxLimits limits) { this(limits, new LocalExecutor()); }
 
-    public GradingSandbox(BoxLimits limits, Executor inner) {
+    public GradingSandbox(BoxLimits limits, Executor inner) { this(limits, inner, List.of()); }
+
+    /** {@code toolchains}: the execution environment's prefix and toolchain folders, shown read-only. */
+    public GradingSandbox(BoxLimits limits, Executor inner, List<Path> toolchains) {
         this.limits = limits;
         this.inner = inner;
+        this.toolchains = List.copyOf(toolchains);
     }
 
     @Override
@@ -50,7 +55,7 @@ public final class GradingSandbox implements Executor {
         if (gradeRoot == null) return refused("grading sandbox: " + cwd + " is not inside a grade-N tree; not run");
         Path base = gradeRoot.getParent();
         BoxSpec spec = BoxSpec.of("grade-" + n, limits).withWritable(base.resolve("results-" + n))
-                .withReadOnly(List.of(gradeRoot, base.resolve("support-" + n))).withHome(null);
+                .withReadOnly(List.of(gradeRoot, base.resolve("support-" + n))).withReadOnly(toolchains).withHome(null);
         try (Box box = Box.open(spec)) {
             box.handOver(gradeRoot); // read-only in the box, but readable whatever modes the agent gave its files
             ExecRequest boxed = req.withArgv(box.wrap(req.argv(), cwd, req.env())); // keeps the result channel (fd 3)

@@ -98,7 +98,7 @@ final class HostView {
 
     private static List<Path> prefixesOf(Path exe, Map<String, String> env) {
         try {
-            ProcessBuilder pb = new ProcessBuilder(exe.toString(), "-I", "-c", "import sys; print(sys.base_prefix); print(sys.prefix)")
+            ProcessBuilder pb = new ProcessBuilder(exe.toString(), "-I", "-c", "import sys; print(sys.prefix); print(sys.base_prefix)")
                     .redirectErrorStream(false);
             pb.environment().clear();
             for (String k : List.of("PATH", "PYENV_ROOT", "PYENV_VERSION", "HOME", "VIRTUAL_ENV")) {
