@@ -48,6 +48,9 @@ public final class CargoTestRunner implements TestRunner {
     @Override
     public Plan plan(TestCommand c, Path out, Path root) {
         List<String> w = new ArrayList<>(c.words());
+        // cargo's --verbose names binaries by path only ("Running `…/deps/x-hash`"): ids need the quiet form
+        int dashes = w.indexOf("--");
+        for (int i = (dashes < 0 ? w.size() : dashes) - 1; i > 0; i--) if (w.get(i).matches("-v+|--verbose")) w.remove(i);
         int sub = w.indexOf("test");
         if (!w.contains("--no-fail-fast")) w.add(sub + 1, "--no-fail-fast");
         return new Plan(c.with(w) + " 2>&1", targetDir(out));
