@@ -81,7 +81,7 @@ public final class NextestRunner implements TestRunner {
                         + failed + " failed) disagrees with its status lines (" + c + ")"));
             }
         } else {
-            findings.add(IntegrityFinding.tampering("medium", "nextest", "nextest printed no Summary line to check its status lines against"));
+            findings.add(IntegrityFinding.tampering("high", "nextest", "nextest printed no Summary line to check its status lines against"));
         }
         findings.addAll(ReportChecks.exitCode("nextest", run, result));
         return new Report(result, findings, null, null);

@@ -38,15 +38,19 @@ final class ReportChecks {
         return Files.readAllBytes(f);
     }
 
-    /** The exit code must tell the report's story: 0 with a failed test, or failure with every test passed, is a finding. */
+    /**
+     * The exit code should tell the report's story. A contradiction is recorded ({@code info}: a coverage
+     * threshold, a leak check or a script's {@code || true} cause it honestly); scoring without lists
+     * still fails a run whose command failed, and forged results are caught by the count checks.
+     */
     static List<IntegrityFinding> exitCode(String runner, ExecResult run, List<TestCase> tests) {
         List<IntegrityFinding> out = new ArrayList<>();
         if (run.timedOut() || tests.isEmpty()) return out;
         boolean anyFailed = tests.stream().anyMatch(t -> t.status() == TestStatus.FAILED || t.status() == TestStatus.ERROR);
         if (run.exitCode() == 0 && anyFailed) {
-            out.add(IntegrityFinding.tampering("high", runner, runner + " exited 0 but its report has failed tests"));
+            out.add(IntegrityFinding.tampering("info", runner, runner + " exited 0 but its report has failed tests"));
         } else if (run.exitCode() != 0 && !anyFailed) {
-            out.add(IntegrityFinding.tampering("high", runner, runner + " exited " + run.exitCode()
+            out.add(IntegrityFinding.tampering("info", runner, runner + " exited " + run.exitCode()
                     + " but its report shows no failed test (the report does not tell the whole story)"));
         }
         return out;
@@ -63,7 +67,8 @@ final class ReportChecks {
     static List<IntegrityFinding> compareCounts(String runner, Map<String, Integer> fromReport, Map<String, Integer> printed) {
         List<IntegrityFinding> out = new ArrayList<>();
         if (printed == null) {
-            out.add(IntegrityFinding.tampering("medium", runner, runner + " printed no summary to check its report file against"));
+            // every completed run prints one; without it the file cannot be checked, so it is not trusted
+            out.add(IntegrityFinding.tampering("high", runner, runner + " printed no summary to check its report file against"));
             return out;
         }
         Map<String, String> diffs = new LinkedHashMap<>();
