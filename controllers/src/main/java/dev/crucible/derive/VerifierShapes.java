@@ -25,7 +25,7 @@ final class VerifierShapes {
                 type = "test-suite";
                 framework = "pytest";
             } else if (steps.size() == 1 && CommandClassifier.logicalLines(steps.get(0).commandScript).size() == 1
-                    && PER_TEST_RUNNERS.contains(steps.get(0).recognised) && !steps.get(0).commandScript.matches("(?s).*[|;&$`<>].*")) {
+                    && steps.get(0).recognised != null && PER_TEST_RUNNERS.contains(steps.get(0).recognised) && !steps.get(0).commandScript.matches("(?s).*[|;&$`<>].*")) {
                 type = "test-suite"; // no framework: the grader recognises the runner and asks it for per-test results
             } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "mvn "))) {
                 type = "test-suite";
