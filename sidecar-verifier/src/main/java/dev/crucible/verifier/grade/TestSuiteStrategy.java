@@ -41,18 +41,21 @@ public final class TestSuiteStrategy implements Strategy {
         String framework = v.frameworkOrDefault();
         Path junit = ctx.resultsDir().resolve("junit-" + System.nanoTime() + ".xml");
         if (framework.equals("tap")) return gradeTap(v, ctx, timeout);
+        Optional<Runners.Resolved> found = framework.equals("pytest") && v.framework() != null ? Optional.empty()
+                : Runners.resolve(v.command(), ctx.root());
+        String script = found.map(Runners.Resolved::script).orElse(v.command());
         Optional<TestRunner> runner;
         if (framework.equals("junit-xml")) {
             // the workflow's own report: Maven keeps its cross-check, anything else is read from reportPath
-            runner = Runners.detect(v.command()).filter(r -> r.name().equals("maven") || r.name().equals("gradle"))
+            runner = found.map(Runners.Resolved::runner).filter(r -> r.name().equals("maven") || r.name().equals("gradle"))
                     .or(() -> Optional.of(new JUnitReportRunner("junit-xml", v.reportPath())));
         } else if (v.framework() == null) {
-            runner = Runners.detect(v.command());
+            runner = found.map(Runners.Resolved::runner);
         } else {
             runner = Runners.byName(framework);
         }
         if (runner.isEmpty()) return gradePytest(v, ctx, junit, timeout);
-        return gradeWithRunner(v, ctx, runner.get(), timeout);
+        return gradeWithRunner(v, ctx, runner.get(), script, timeout);
     }
 
     private static Outcome gradeTap(VerifierSpec v, GradeContext ctx, Duration timeout) {
@@ -72,20 +75,20 @@ public final class TestSuiteStrategy implements Strategy {
      * Another runner: the grader rewrites the command's last line to ask for machine output into a
      * folder it creates now, reads the result back and cross-checks it (see each runner's guarantee).
      */
-    static Outcome gradeWithRunner(VerifierSpec v, GradeContext ctx, TestRunner runner, Duration timeout) {
+    static Outcome gradeWithRunner(VerifierSpec v, GradeContext ctx, TestRunner runner, String script, Duration timeout) {
         Path out = ctx.resultsDir().resolve("runner-" + runner.name() + "-" + System.nanoTime());
         TestRunner.Plan plan;
         try {
             Files.createDirectories(ctx.resultsDir());
             Files.createDirectory(out); // fails when it exists: nothing in it predates this run
-            Optional<TestCommand> c = TestCommand.parse(v.command());
+            Optional<TestCommand> c = TestCommand.parse(script);
             if (c.isPresent() && runner.matches(c.get())) {
                 plan = runner.plan(c.get(), out, ctx.root());
             } else if (runner instanceof JUnitReportRunner j) {
-                plan = j.planUnchanged(v.command(), ctx.root());
+                plan = j.planUnchanged(script, ctx.root());
             } else {
                 return error(v, "framework " + runner.name() + ": the command's last line must run " + runner.name()
-                        + " without pipes or expansions, got: " + lastLine(v.command()));
+                        + " without pipes or expansions, got: " + lastLine(script));
             }
         } catch (IOException | RuntimeException e) {
             return error(v, "could not prepare " + runner.name() + "'s report folder: " + e.getMessage());

@@ -23,6 +23,20 @@ public final class Runners {
         return ALL.stream().filter(r -> r.name().equals(name)).findFirst();
     }
 
+    /**
+     * The script as it will run (a package-manager script expanded from {@code root}'s package.json)
+     * and the runner its last line runs.
+     */
+    public record Resolved(String script, TestRunner runner) {}
+
+    public static Optional<Resolved> resolve(String script, java.nio.file.Path root) {
+        Optional<TestCommand> c = TestCommand.parse(script);
+        if (c.isEmpty()) return Optional.empty();
+        Optional<String> expanded = PackageScripts.expand(c.get(), root);
+        String s = expanded.orElse(script);
+        return detect(s).map(r -> new Resolved(s, r));
+    }
+
     /** The runner whose command the script's last line runs, if any. */
     public static Optional<TestRunner> detect(String script) {
         Optional<TestCommand> c = TestCommand.parse(script);

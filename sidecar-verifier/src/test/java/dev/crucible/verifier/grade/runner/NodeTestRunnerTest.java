@@ -56,6 +56,17 @@ class NodeTestRunnerTest {
     }
 
     @Test
+    void npmTestRunsThePackageScriptWithTheGradersReporter() {
+        tool("node", "/usr/bin/node");
+        Map<String, String> repo = with(with(REPO, "lib.js", LIB.replace("BODY", "+")), "package.json",
+                "{\"name\":\"fx\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node --test --test-reporter=dot\"}}\n");
+        VerifyReport r = grade(dir, "type: test-suite\ncommand: npm test\n" + LISTS, repo);
+        assertThat(r.details()).containsEntry("runner", "node-test");
+        assertThat(statuses(r)).containsEntry("adds", "passed").containsEntry("group > inner", "passed");
+        assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
+    }
+
+    @Test
     void offlineFailureIsFoundWithItsReason() {
         VerifyReport head = grade(dir, verifier(""), with(REPO, "lib.js", LIB.replace("BODY", "+")));
         List<ExcludedTest> offline = OfflineFailures.find(head.tests().details(), Set.of("adds"));
