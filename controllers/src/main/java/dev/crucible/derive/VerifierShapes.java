@@ -8,6 +8,9 @@ import java.util.List;
  * by its exit code, because its output format is not known in advance.
  */
 final class VerifierShapes {
+    /** Runners the sidecar's test-suite grader recognises from the command itself (grade.runner.Runners). */
+    private static final java.util.Set<String> PER_TEST_RUNNERS = java.util.Set.of("go test", "cargo test", "cargo nextest", "jest", "vitest", "mocha");
+
     private VerifierShapes() {
     }
 
@@ -21,6 +24,9 @@ final class VerifierShapes {
                     && isPytest(steps.get(0).recognised)) {
                 type = "test-suite";
                 framework = "pytest";
+            } else if (steps.size() == 1 && CommandClassifier.logicalLines(steps.get(0).commandScript).size() == 1
+                    && steps.get(0).recognised != null && PER_TEST_RUNNERS.contains(steps.get(0).recognised) && !steps.get(0).commandScript.matches("(?s).*[|;&$`<>].*")) {
+                type = "test-suite"; // no framework: the grader recognises the runner and asks it for per-test results
             } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "mvn "))) {
                 type = "test-suite";
                 framework = "junit-xml";

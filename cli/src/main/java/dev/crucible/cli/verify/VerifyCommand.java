@@ -37,10 +37,19 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--pretty", description = "indent the JSON")
     boolean pretty;
 
+    @Option(names = "--find-offline", description = {"validation run: grade the environment's own workspace (the task commit; --workspace",
+            "may name another) without network and list the tests that fail only for want of one, with the line that says so"})
+    boolean findOffline;
+
+    @Option(names = "--write", description = "with --find-offline: add them to the manifest as spec.verifier.excludedTests")
+    boolean write;
+
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         if (file == null) return bad(err, "-f ENV.yaml: required (the RLEnvironment manifest)");
+        if (write && !findOffline) return bad(err, "--write: only with --find-offline");
+        if (findOffline) return FindOffline.run(file, workspace, write, spec.commandLine().getOut(), err);
         if (workspace == null) return bad(err, "--workspace DIR: required (the finished workspace to grade)");
         if (!Files.isDirectory(workspace)) return bad(err, "--workspace " + workspace + ": no such directory");
         try {

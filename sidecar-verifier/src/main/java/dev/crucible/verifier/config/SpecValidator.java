@@ -7,11 +7,17 @@ import java.util.Set;
 /** Checks the verifier fields; every message names the source and the field path. */
 public final class SpecValidator {
     static final Set<String> TYPES = Set.of("execution", "io", "assertion", "test-suite", "bidirectional", "composite");
-    static final Set<String> FRAMEWORKS = Set.of("pytest", "junit-xml", "tap");
+    static final Set<String> FRAMEWORKS = frameworks();
     static final Set<String> REWARD_MODES = Set.of("binary", "fraction", "coderl", "weighted");
     static final Set<String> ACTIONS = Set.of("flag", "terminate", "revert");
 
     private SpecValidator() {}
+
+    private static Set<String> frameworks() {
+        java.util.SortedSet<String> s = new java.util.TreeSet<>(List.of("pytest", "junit-xml", "tap"));
+        s.addAll(dev.crucible.verifier.grade.runner.Runners.NAMES);
+        return java.util.Collections.unmodifiableSortedSet(s);
+    }
 
     public static void validate(EnvironmentSpec spec, String source) {
         List<String> errors = new ArrayList<>();
@@ -92,6 +98,12 @@ public final class SpecValidator {
         }
         if (type.equals("test-suite") && "junit-xml".equals(v.frameworkOrDefault()) && v.reportPath() == null) {
             errors.add(at + ".reportPath: required for framework " + v.framework());
+        }
+        for (int i = 0; i < v.excludedTests().size(); i++) {
+            ExcludedTest e = v.excludedTests().get(i);
+            if (e == null || e.id() == null || e.id().isBlank()) errors.add(at + ".excludedTests[" + i + "].id: required");
+            else if (e.reason() == null || e.reason().isBlank()) errors.add(at + ".excludedTests[" + i + "].reason: required (why the test does not count)");
+            else if (v.failToPass().contains(e.id())) errors.add(at + ".excludedTests[" + i + "].id: '" + e.id() + "' is a failToPass test, which always counts");
         }
         if (type.equals("io") && v.ioCases().isEmpty()) {
             errors.add(at + ".ioCases: at least one case is required for type io");

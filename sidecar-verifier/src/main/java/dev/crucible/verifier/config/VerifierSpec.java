@@ -21,7 +21,8 @@ public record VerifierSpec(
         List<IoCase> ioCases,
         Bidirectional bidirectional,
         List<Component> components,
-        String interpreter) {
+        String interpreter,
+        List<ExcludedTest> excludedTests) {
 
     public VerifierSpec {
         failToPass = failToPass == null ? List.of() : List.copyOf(failToPass);
@@ -29,6 +30,23 @@ public record VerifierSpec(
         protectedPaths = protectedPaths == null ? List.of() : List.copyOf(protectedPaths);
         ioCases = ioCases == null ? List.of() : List.copyOf(ioCases);
         components = components == null ? List.of() : List.copyOf(components);
+        excludedTests = excludedTests == null ? List.of() : List.copyOf(excludedTests);
+    }
+
+    /** The shape before {@code excludedTests}. */
+    public VerifierSpec(String type, String command, String buildCommand, String framework, String reportPath,
+                        List<String> failToPass, List<String> passToPass, String rewardMode, Integer timeoutSeconds,
+                        List<String> protectedPaths, HiddenTests hiddenTests, Boolean countSkippedAsPassed, List<IoCase> ioCases,
+                        Bidirectional bidirectional, List<Component> components, String interpreter) {
+        this(type, command, buildCommand, framework, reportPath, failToPass, passToPass, rewardMode, timeoutSeconds, protectedPaths,
+                hiddenTests, countSkippedAsPassed, ioCases, bidirectional, components, interpreter, null);
+    }
+
+    /** Excluded test ids that do not count (never a failToPass test). */
+    public java.util.Set<String> excludedIds() {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (ExcludedTest e : excludedTests) if (e.id() != null && !failToPass.contains(e.id())) out.add(e.id());
+        return out;
     }
 
     public String typeOrDefault() { return type == null ? "test-suite" : type; }
@@ -39,7 +57,10 @@ public record VerifierSpec(
 
     public boolean skippedCountsAsPassed() { return Boolean.TRUE.equals(countSkippedAsPassed); }
 
-    /** pytest unless a report format says otherwise; a test suite without framework is pytest. */
+    /**
+     * pytest unless a report format says otherwise; a test suite without framework is pytest (the
+     * test-suite strategy first looks for another runner's command: {@code dev.crucible.verifier.grade.runner.Runners}).
+     */
     public String frameworkOrDefault() { return framework == null ? "pytest" : framework; }
 
     /** Interpreter used for pytest grading; {@code python3} resolved once at reset. */

@@ -9,7 +9,7 @@ package dev.crucible.verifier.grade;
 public record IntegrityFinding(String detector, String severity, String path, String evidence) {
     public static final String GRADER_TAMPERING = "grader-tampering";
 
-    static IntegrityFinding tampering(String severity, String path, String evidence) {
+    public static IntegrityFinding tampering(String severity, String path, String evidence) {
         return new IntegrityFinding(GRADER_TAMPERING, severity, path, evidence);
     }
 

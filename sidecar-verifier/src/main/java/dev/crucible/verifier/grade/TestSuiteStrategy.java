@@ -1,7 +1,12 @@
 package dev.crucible.verifier.grade;
 
 import dev.crucible.verifier.config.VerifierSpec;
+import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.grade.runner.JUnitReportRunner;
+import dev.crucible.verifier.grade.runner.Runners;
+import dev.crucible.verifier.grade.runner.TestCommand;
+import dev.crucible.verifier.grade.runner.TestRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,13 +18,20 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A test suite with a report (pytest via JUnit XML, any JUnit XML, TAP) and SWE-bench semantics:
+ * A test suite graded per test: pytest through the grader's reporter and result channel, the runners of
+ * {@link Runners} (go, cargo, nextest, node --test, jest, vitest, mocha, Maven, Gradle) through machine
+ * output the grader asks for itself, JUnit XML and TAP from a report. SWE-bench semantics:
  * when FAIL_TO_PASS / PASS_TO_PASS are given, exactly those tests decide, and a listed test that did
  * not run counts as failed; otherwise every collected test counts.
  */
 public final class TestSuiteStrategy implements Strategy {
     /** How long the channel may stay open after the command ended (a leftover writer) before grading goes on without it. */
     static final long CHANNEL_GRACE_MS = 2_000;
+    /** The group of a test the environment excludes (it ran, it does not count; {@code details.excluded} says why). */
+    public static final String EXCLUDED = "excluded";
+
+    /** Runner output (the event stream, the human lines) can be large; a cut stream is incomplete, never passed. */
+    static final int RUNNER_MAX_OUTPUT = 32 * 1024 * 1024;
 
     @Override
     public Outcome grade(VerifierSpec v, GradeContext ctx) {
@@ -28,19 +40,95 @@ public final class TestSuiteStrategy implements Strategy {
         if (build != null && !build.ok()) return BuildFailure.outcome("test-suite", v, build);
         String framework = v.frameworkOrDefault();
         Path junit = ctx.resultsDir().resolve("junit-" + System.nanoTime() + ".xml");
-        if (framework.equals("pytest")) return gradePytest(v, ctx, junit, timeout);
+        if (framework.equals("tap")) return gradeTap(v, ctx, timeout);
+        Optional<Runners.Resolved> found = framework.equals("pytest") && v.framework() != null ? Optional.empty()
+                : Runners.resolve(v.command(), ctx.root());
+        String script = found.map(Runners.Resolved::script).orElse(v.command());
+        Optional<TestRunner> runner;
+        if (framework.equals("junit-xml")) {
+            // the workflow's own report: Maven keeps its cross-check, anything else is read from reportPath
+            runner = found.map(Runners.Resolved::runner).filter(r -> r.name().equals("maven") || r.name().equals("gradle"))
+                    .or(() -> Optional.of(new JUnitReportRunner("junit-xml", v.reportPath())));
+        } else if (v.framework() == null) {
+            runner = found.map(Runners.Resolved::runner);
+        } else {
+            runner = Runners.byName(framework);
+        }
+        if (runner.isEmpty()) return gradePytest(v, ctx, junit, timeout);
+        return gradeWithRunner(v, ctx, runner.get(), script, timeout);
+    }
+
+    private static Outcome gradeTap(VerifierSpec v, GradeContext ctx, Duration timeout) {
         ExecResult run = ctx.shell(v.command(), timeout, null);
         List<TestCase> reported;
         String reportError = null;
         try {
-            reported = framework.equals("tap")
-                    ? TapParser.parse(v.reportPath() == null ? run.stdout() : Files.readString(ctx.root().resolve(v.reportPath())))
-                    : JUnitXmlParser.parse(ctx.root().resolve(v.reportPath()), false);
+            reported = TapParser.parse(v.reportPath() == null ? run.stdout() : Files.readString(ctx.root().resolve(v.reportPath())));
         } catch (IOException | RuntimeException e) {
             reported = List.of();
             reportError = "no test report: " + e.getMessage();
         }
         return score(v, reported, run, reportError, timeout);
+    }
+
+    /**
+     * Another runner: the grader rewrites the command's last line to ask for machine output into a
+     * folder it creates now, reads the result back and cross-checks it (see each runner's guarantee).
+     */
+    static Outcome gradeWithRunner(VerifierSpec v, GradeContext ctx, TestRunner runner, String script, Duration timeout) {
+        Path out = ctx.resultsDir().resolve("runner-" + runner.name() + "-" + System.nanoTime());
+        TestRunner.Plan plan;
+        try {
+            Files.createDirectories(ctx.resultsDir());
+            Files.createDirectory(out); // fails when it exists: nothing in it predates this run
+            Optional<TestCommand> c = TestCommand.parse(script);
+            if (c.isPresent() && runner.matches(c.get())) {
+                plan = runner.plan(c.get(), out, ctx.root());
+            } else if (runner instanceof JUnitReportRunner j) {
+                plan = j.planUnchanged(script, ctx.root());
+            } else {
+                return error(v, "framework " + runner.name() + ": the command's last line must run " + runner.name()
+                        + " without pipes or expansions, got: " + lastLine(script));
+            }
+        } catch (IOException | RuntimeException e) {
+            return error(v, "could not prepare " + runner.name() + "'s report folder: " + e.getMessage());
+        }
+        Map<String, String> env = new LinkedHashMap<>(ctx.env());
+        plan.env().forEach(env::putIfAbsent);
+        ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", plan.command()), ctx.root(), env, true, timeout,
+                RUNNER_MAX_OUTPUT, null, false, null);
+        ExecResult run = ctx.executor().run(req, ctx.onStart());
+        TestRunner.Report report = runner.read(run, out, ctx.root());
+        List<IntegrityFinding> findings = new ArrayList<>(report.findings());
+        if (report.buildFailure() != null && !run.timedOut()) {
+            return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), Category.BUILD_FAILED, 0, 1), "fail",
+                    Category.BUILD_FAILED.label, "build failed (exit " + run.exitCode() + "): " + Tail.of(report.buildFailure()),
+                    0.0, List.of(), Map.of("exitCode", run.exitCode(), "runner", runner.name()), run.elapsedMs(), findings);
+        }
+        String reportError = report.error();
+        if (run.truncated()) reportError = runner.name() + "'s output exceeded " + RUNNER_MAX_OUTPUT + " bytes: its results are incomplete";
+        List<TestCase> tests = ChannelReport.distrust(report.tests(), findings);
+        Outcome o = score(v, tests, run, reportError, timeout);
+        if (run.truncated() && o.passed()) {
+            o = new Outcome(o.type(), RewardMode.reward(v.rewardModeOrDefault(), Category.RUNTIME_ERROR, 0, 1), "fail", Category.RUNTIME_ERROR.label,
+                    reportError, 0.0, o.tests(), o.details(), o.commandMs());
+        }
+        Map<String, Object> details = new LinkedHashMap<>(o.details());
+        details.put("runner", runner.name());
+        details.put("resultsFrom", runner.guarantee());
+        IntegrityFinding voiding = findings.stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
+        String reason = voiding == null ? o.reason() : "results not trusted: " + voiding.evidence();
+        return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), reason, o.partialCredit(), o.tests(), details, o.commandMs(), findings);
+    }
+
+    private static Outcome error(VerifierSpec v, String why) {
+        return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), Category.RUNTIME_ERROR, 0, 1), "error",
+                Category.RUNTIME_ERROR.label, why, 0.0, List.of(), Map.of(), 0);
+    }
+
+    private static String lastLine(String command) {
+        String s = command.strip();
+        return s.substring(s.lastIndexOf('\n') + 1);
     }
 
     /**
@@ -63,6 +151,10 @@ public final class TestSuiteStrategy implements Strategy {
             opts.addAll(List.of("-p", PytestReporter.MODULE));
             env.put("PYTEST_ADDOPTS", String.join(" ", opts.stream().map(ShellQuote::quote).toList()));
             env.put("PYTHONPATH", ctx.supportDir().toString());
+            if (TestCommand.parse(v.command()).map(c -> c.program().equals("tox")).orElse(false)) {
+                // tox 4 passes only listed variables on to pytest (TOX_OVERRIDE: tox 4.11.1 and later)
+                env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=PYTEST_ADDOPTS,PYTHONPATH," + PytestReporter.NONCE_VAR);
+            }
             run = ctx.withEnv(env).shell(v.command(), timeout, null, channel.path());
         }
         ResultChannel.Lines lines = channel.finish(CHANNEL_GRACE_MS);
@@ -113,8 +205,10 @@ public final class TestSuiteStrategy implements Strategy {
         for (TestCase t : reported) byId.putIfAbsent(t.id(), t);
         List<TestCase> considered = new ArrayList<>();
         boolean swe = !v.failToPass().isEmpty() || !v.passToPass().isEmpty();
+        java.util.Set<String> excluded = v.excludedIds();
         int f2p = 0;
         int p2p = 0;
+        int p2pTotal = 0;
         if (swe) {
             for (String id : v.failToPass()) {
                 TestCase t = pick(byId, id, "failToPass");
@@ -122,17 +216,21 @@ public final class TestSuiteStrategy implements Strategy {
                 if (t.status().counts(skippedOk)) f2p++;
             }
             for (String id : v.passToPass()) {
+                if (excluded.contains(id)) continue;
                 TestCase t = pick(byId, id, "passToPass");
                 considered.add(t);
+                p2pTotal++;
                 if (t.status().counts(skippedOk)) p2p++;
             }
             for (TestCase t : reported) {
-                if (!v.failToPass().contains(t.id()) && !v.passToPass().contains(t.id())) considered.add(t.withGroup("other"));
+                if (excluded.contains(t.id())) considered.add(t.withGroup(EXCLUDED));
+                else if (!v.failToPass().contains(t.id()) && !v.passToPass().contains(t.id())) considered.add(t.withGroup("other"));
             }
         } else {
-            reported.forEach(t -> considered.add(t.withGroup("other")));
+            reported.forEach(t -> considered.add(t.withGroup(excluded.contains(t.id()) ? EXCLUDED : "other")));
         }
-        List<TestCase> scoring = considered.stream().filter(t -> !swe || !t.group().equals("other")).toList();
+        List<TestCase> scoring = considered.stream().filter(t -> !t.group().equals(EXCLUDED) && (!swe || !t.group().equals("other"))).toList();
+        boolean excludedFailed = considered.stream().anyMatch(t -> t.group().equals(EXCLUDED) && !t.status().counts(skippedOk));
         int passed = (int) scoring.stream().filter(t -> t.status().counts(skippedOk)).count();
         int total = scoring.size();
         boolean anyError = scoring.stream().anyMatch(t -> t.status() == TestStatus.ERROR);
@@ -150,7 +248,7 @@ public final class TestSuiteStrategy implements Strategy {
             cat = anyError ? Category.RUNTIME_ERROR : Category.TESTS_FAILED;
             reason = (total - passed) + " of " + total + " tests did not pass";
         }
-        if (cat == Category.PASSED && !swe && run.exitCode() != 0 && !v.frameworkOrDefault().equals("tap")) {
+        if (cat == Category.PASSED && !swe && run.exitCode() != 0 && !excludedFailed && !v.frameworkOrDefault().equals("tap")) {
             cat = Category.TESTS_FAILED; // the runner says something failed that the report does not show
             reason = "test command exited " + run.exitCode();
         }
@@ -158,7 +256,11 @@ public final class TestSuiteStrategy implements Strategy {
         details.put("exitCode", run.exitCode());
         if (swe) {
             details.put("failToPass", Map.of("passed", f2p, "total", v.failToPass().size()));
-            details.put("passToPass", Map.of("passed", p2p, "total", v.passToPass().size()));
+            details.put("passToPass", Map.of("passed", p2p, "total", p2pTotal));
+        }
+        if (!v.excludedTests().isEmpty()) {
+            details.put("excluded", v.excludedTests().stream().filter(e -> excluded.contains(e.id()))
+                    .map(e -> Map.of("id", e.id(), "reason", e.reason())).toList());
         }
         if (cat != Category.PASSED) details.put("outputTail", Tail.of(run.combined()));
         return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), cat, passed, total), RewardMode.verdict(cat),

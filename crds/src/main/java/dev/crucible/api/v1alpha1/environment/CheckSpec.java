@@ -17,8 +17,10 @@ import io.fabric8.generator.annotation.*;
         message = "failToPass and passToPass apply only to test-suite verifiers", fieldPath = ".failToPass")
 @ValidationRule(value = "!has(self.framework) || self.type == 'test-suite'",
         message = "framework applies only to test-suite verifiers", fieldPath = ".framework")
-@ValidationRule(value = "!has(self.framework) || self.framework == 'pytest' || has(self.reportPath)",
-        message = "junit-xml and tap need reportPath, the file the command writes", fieldPath = ".reportPath")
+@ValidationRule(value = "!has(self.framework) || self.framework != 'junit-xml' || has(self.reportPath)",
+        message = "junit-xml needs reportPath, the file (or glob) the command writes", fieldPath = ".reportPath")
+@ValidationRule(value = "self.type == 'test-suite' || !has(self.excludedTests)",
+        message = "excludedTests applies only to test-suite verifiers", fieldPath = ".excludedTests")
 public class CheckSpec {
     @JsonPropertyDescription("Verification strategy.")
     @Required
@@ -46,6 +48,10 @@ public class CheckSpec {
     @JsonPropertyDescription("Test ids that pass before and must still pass after (SWE-bench PASS_TO_PASS).")
     @Size(max = 10000)
     public List<@Size(min = 1, max = 1024) String> passToPass;
+
+    @JsonPropertyDescription("Tests that run but never count (left out of passToPass and of 'every test counts'; never a failToPass test), each with its reason.")
+    @Size(max = 10000)
+    public List<ExcludedTest> excludedTests;
 
     @JsonPropertyDescription("Seconds the checks may run.")
     @Min(1)
