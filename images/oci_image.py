@@ -249,7 +249,8 @@ def build(args):
 def inspect(args):
     index, manifest, config = read_archive(args.archive)
     ann = index["manifests"][0].get("annotations", {})
-    print(json.dumps({"name": ann.get("io.containerd.image.name"), "manifest": index["manifests"][0]["digest"],
+    name = ann.get("io.containerd.image.name") or ann.get("org.opencontainers.image.ref.name")
+    print(json.dumps({"name": name, "manifest": index["manifests"][0]["digest"],
                       "config": config.get("config", {}),
                       "layers": [{"digest": l["digest"], "size": l["size"]} for l in manifest["layers"]],
                       "compressedSize": sum(l["size"] for l in manifest["layers"])}, indent=2))
