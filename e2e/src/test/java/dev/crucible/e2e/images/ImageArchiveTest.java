@@ -43,7 +43,10 @@ class ImageArchiveTest {
         assertThat(pause.getMode() & 0111).isNotZero();
         byte[] binary = image.layers().get(0).smallFiles().get("pause");
         assertThat(new String(binary, 0, 4, StandardCharsets.ISO_8859_1)).isEqualTo("\u007fELF");
-        assertThat(new String(binary, StandardCharsets.ISO_8859_1)).as("static: no dynamic loader").doesNotContain("ld-linux");
+        assertThat(hasInterpreter(binary)).as("static: no PT_INTERP (dynamic loader) program header").isFalse();
+        if (Files.isRegularFile(Path.of("/bin/sh"))) {
+            assertThat(hasInterpreter(Files.readAllBytes(Path.of("/bin/sh").toRealPath()))).as("the check sees a dynamic one").isTrue();
+        }
         Path extracted = Files.write(cache.resolve("pause-bin"), binary);
         Files.setPosixFilePermissions(extracted, PosixFilePermissions.fromString("rwx------"));
         Result version = run(List.of(extracted.toString(), "-v"), Map.of());
@@ -111,6 +114,20 @@ class ImageArchiveTest {
                 assertThat(image.find("usr/bin/python3")).isNotNull();
             }
         }
+    }
+
+    /** Whether an ELF64 little-endian binary names a dynamic loader (a PT_INTERP program header). */
+    private static boolean hasInterpreter(byte[] elf) {
+        var buf = java.nio.ByteBuffer.wrap(elf).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long phoff = buf.getLong(32);
+        int phentsize = Short.toUnsignedInt(buf.getShort(54));
+        int phnum = Short.toUnsignedInt(buf.getShort(56));
+        for (int i = 0; i < phnum; i++) {
+            if (buf.getInt((int) phoff + i * phentsize) == 3) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String staticGccMissing() throws Exception {
