@@ -18,8 +18,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: operator
 {{- end -}}
 
-{{- define "crucible.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{/* REGISTRY/NAME:TAG of one Crucible image: (dict "root" $ "name" .Values.image.operator). */}}
+{{- define "crucible.imageRef" -}}
+{{- $image := .root.Values.image -}}
+{{- with $image.registry }}{{ trimSuffix "/" . }}/{{ end }}{{ .name }}:{{ $image.tag | default .root.Chart.AppVersion }}
 {{- end -}}
 
 {{/* cert-manager is used when asked, or on auto when its API is served. */}}

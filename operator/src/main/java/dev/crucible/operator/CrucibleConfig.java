@@ -1,5 +1,6 @@
 package dev.crucible.operator;
 
+import dev.crucible.controllers.config.CrucibleImages;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.util.List;
@@ -136,15 +137,13 @@ public interface CrucibleConfig {
     }
 
     interface Probe {
-        /** Probe server image when a ProbeModel sets no serving.image. */
-        @WithDefault("ghcr.io/crucible-dev/crucible-probe-server:0.1.0")
-        String serverImage();
+        /** Probe server image when a ProbeModel sets no serving.image; unset: {@link CrucibleImages#probeServer()}. */
+        Optional<String> serverImage();
     }
 
     interface Verifier {
-        /** Image of the verifier sidecar injected into every rollout pod. */
-        @WithDefault("ghcr.io/crucible-dev/sidecar-verifier:0.1.0")
-        String image();
+        /** Image of the verifier sidecar injected into every rollout pod; unset: {@link CrucibleImages#sidecarVerifier()}. */
+        Optional<String> image();
 
         @WithDefault("250m")
         String cpu();

@@ -6,6 +6,7 @@ import dev.crucible.controllers.snapshot.SnapshotAgents;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import dev.crucible.api.validation.ManifestValidator;
 import dev.crucible.controllers.admission.AdmissionReviewer;
+import dev.crucible.controllers.config.CrucibleImages;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.environment.EnvironmentValidation;
 import dev.crucible.controllers.metrics.ControllerMetrics;
@@ -26,7 +27,8 @@ public class OperatorBeans {
     @Produces
     @Singleton
     OperatorSettings settings(CrucibleConfig config) {
-        return new OperatorSettings(config.verifier().image(), config.verifier().cpu(), config.verifier().memory(),
+        return new OperatorSettings(config.verifier().image().orElseGet(CrucibleImages::sidecarVerifier),
+                config.verifier().cpu(), config.verifier().memory(),
                 config.verifier().port(), config.gpu().nodeSelector(), tolerations(config.gpu().tolerations()),
                 config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort());
     }

@@ -2,6 +2,7 @@ package dev.crucible.operator;
 
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.api.v1alpha1.ProbeModel;
+import dev.crucible.controllers.config.CrucibleImages;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.probe.ProbeModelReconciler;
@@ -23,6 +24,6 @@ public class ProbeModelController extends ProbeModelReconciler implements Reconc
 
     @Inject
     public ProbeModelController(OperatorSettings settings, ControllerMetrics metrics, CrucibleConfig config) {
-        super(settings, metrics, config.probe().serverImage());
+        super(settings, metrics, config.probe().serverImage().orElseGet(CrucibleImages::probeServer));
     }
 }

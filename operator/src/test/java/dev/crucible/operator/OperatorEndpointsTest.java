@@ -2,6 +2,7 @@ package dev.crucible.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.crucible.controllers.config.CrucibleImages;
 import dev.crucible.controllers.config.OperatorSettings;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -47,7 +48,7 @@ class OperatorEndpointsTest {
 
     @Test
     void settingsComeFromConfig() {
-        assertThat(settings.verifierImage()).isEqualTo("ghcr.io/crucible-dev/sidecar-verifier:0.1.0");
+        assertThat(settings.verifierImage()).isEqualTo(CrucibleImages.sidecarVerifier()).startsWith("crucible/sidecar-verifier:");
         assertThat(settings.gpuNodeSelector()).containsEntry("nvidia.com/gpu.present", "true");
         assertThat(settings.gpuTolerations()).singleElement().satisfies(t -> {
             assertThat(t.getKey()).isEqualTo("nvidia.com/gpu");

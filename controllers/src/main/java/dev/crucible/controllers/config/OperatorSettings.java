@@ -32,7 +32,7 @@ public record OperatorSettings(
         String gangSchedulerName,
         int rendezvousPort) {
 
-    public static final String DEFAULT_VERIFIER_IMAGE = "ghcr.io/crucible-dev/sidecar-verifier:0.1.0";
+    public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
     public static final String DEFAULT_GPU_NODE_LABEL = "nvidia.com/gpu.present";
 
     public OperatorSettings {

@@ -3,6 +3,7 @@ package dev.crucible.controllers.probe;
 import dev.crucible.api.v1alpha1.ProbeModel;
 import dev.crucible.api.v1alpha1.probe.Device;
 import dev.crucible.api.v1alpha1.probe.ServingSpec;
+import dev.crucible.controllers.config.CrucibleImages;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.placement.PlacementBuilder;
 import dev.crucible.controllers.rollout.OwnerReferences;
@@ -33,10 +34,11 @@ import java.util.Map;
  * RuntimeDefault seccomp, read-only root, no service-account token): it needs no API access.
  */
 public final class ProbeDeploymentBuilder {
-    public static final String DEFAULT_IMAGE = "ghcr.io/crucible-dev/crucible-probe-server:0.1.0";
+    public static final String DEFAULT_IMAGE = CrucibleImages.probeServer();
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     public static final String MAIN_CLASS = "dev.crucible.probe.ProbeServerMain";
-    public static final String CLASSPATH = "/app/crucible-cli.jar";
+    /** The probe-server image's classpath: Jib's layout (resources, classes, dependency jars). */
+    public static final String CLASSPATH = "/app/resources:/app/classes:/app/libs/*";
     // ServingSpec has no resources field: these fit a small reference model (weights live in ONNX
     // Runtime's native memory, on the GPU when there is one).
     static final String CPU_REQUEST = "1";

@@ -49,7 +49,7 @@ class ProbeDeploymentBuilderTest {
         assertThat(c.getResources().getLimits()).containsEntry("nvidia.com/gpu", new Quantity("1"));
         assertThat(c.getResources().getRequests()).containsEntry("nvidia.com/gpu", new Quantity("1"));
         assertThat(c.getImage()).isEqualTo("crucible/probe:test");
-        assertThat(c.getCommand()).containsExactly("java", "-cp", "/app/crucible-cli.jar",
+        assertThat(c.getCommand()).containsExactly("java", "-cp", "/app/resources:/app/classes:/app/libs/*",
                 "dev.crucible.probe.ProbeServerMain", "--model", "/etc/crucible/probe", "--host", "0.0.0.0", "--port", "8080",
                 "--device", "auto", "--token-budget", "16384", "--max-request-bytes", "8388608", "--max-turns", "64");
     }

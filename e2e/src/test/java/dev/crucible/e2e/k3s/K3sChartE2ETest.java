@@ -29,7 +29,7 @@ import org.testcontainers.utility.DockerImageName;
  * a bad manifest refused by the admission webhook. Needs a Docker engine; where there is none it
  * skips and says so (these development machines have none).
  *
- * <p>The images are built first with the module Dockerfiles (see {@link Images}).
+ * <p>The images come from {@code images/build-all} (OCI archives in target/images, see {@link Images}).
  */
 class K3sChartE2ETest {
 
