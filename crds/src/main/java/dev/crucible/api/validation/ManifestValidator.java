@@ -49,10 +49,10 @@ public final class ManifestValidator {
     }
 
     private List<ValidationError> validateAll(List<Manifest> manifests, Path outputDir) {
-        Set<String> environments = new HashSet<>();
+        Map<String, JsonNode> environments = new HashMap<>();
         for (Manifest m : manifests) {
             if ("RLEnvironment".equals(m.kind()) && m.name() != null) {
-                environments.add(m.namespace() + "/" + m.name());
+                environments.put(m.namespace() + "/" + m.name(), m.body().path("spec"));
             }
         }
         SemanticChecks.Context ctx = SemanticChecks.Context.local(environments, outputDir);
@@ -87,7 +87,7 @@ public final class ManifestValidator {
                 }
             }
             if (errors.isEmpty()) {
-                SemanticChecks.check(new Manifest(m.file(), m.document(), body), ctx, errors);
+                SemanticChecks.check(m.withBody(body), ctx, errors);
             }
         } catch (RuntimeException e) {
             // A validator bug must not look like valid input, nor crash the caller.
