@@ -79,7 +79,7 @@ final class YamlTree {
 
     private JsonNode value(Node node, String path) {
         if (++nodes > maxNodes) {
-            throw new YamlError(line(node), path, "the document expands to more than " + maxNodes
+            throw new YamlError(line(node), "(document)", "the document expands to more than " + maxNodes
                     + " values (limit on alias expansion)");
         }
         lines.putIfAbsent(path, line(node));
