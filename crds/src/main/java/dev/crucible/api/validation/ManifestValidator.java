@@ -101,7 +101,11 @@ public final class ManifestValidator {
             }
             ObjectNode body = ((ObjectNode) m.body()).deepCopy();
             SchemaDefaults.apply(crd.schema(), body);
-            MetadataChecks.check(m, errors);
+            if (body.get("metadata") instanceof ObjectNode meta) {
+                // ObjectMeta decodes a null field as absent (labels: with nothing under it).
+                meta.properties().removeIf(e -> e.getValue().isNull());
+            }
+            MetadataChecks.check(m.withBody(body), errors);
             for (Map.Entry<String, String> v : schema(crd).validate(body)) {
                 errors.add(m.error(v.getKey(), v.getValue()));
             }
