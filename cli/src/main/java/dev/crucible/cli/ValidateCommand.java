@@ -16,6 +16,9 @@ import picocli.CommandLine.Spec;
         description = "Check Crucible manifests against their CRD schemas, CEL rules and cross-references.")
 public final class ValidateCommand implements Callable<Integer> {
 
+    /** Errors printed before the rest are only counted (a 10,000-document file should not flood the terminal). */
+    static final int MAX_PRINTED = 200;
+
     @Option(names = {"-f", "--filename"}, required = true, arity = "1..*", paramLabel = "PATH",
             description = "Files or folders of (multi-document) YAML.")
     List<Path> paths;
@@ -31,20 +34,24 @@ public final class ValidateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        ManifestValidator validator = new ManifestValidator();
-        ManifestCount counted = ManifestCount.of(paths);
-        List<ValidationError> errors = validator.validatePaths(paths, outDir.toAbsolutePath().normalize());
+        ManifestValidator.Report report = new ManifestValidator().check(paths, outDir.toAbsolutePath().normalize());
+        List<ValidationError> errors = report.errors();
         if (!errors.isEmpty()) {
-            errors.forEach(e -> err.println(e));
-            err.println(errors.size() + " error" + (errors.size() == 1 ? "" : "s") + " in " + counted.documents() + " documents");
+            errors.stream().limit(MAX_PRINTED).forEach(e -> err.println(e)); // each error is one line
+            if (errors.size() > MAX_PRINTED) {
+                err.println("… and " + (errors.size() - MAX_PRINTED) + " more errors");
+            }
+            err.println(errors.size() + " error" + (errors.size() == 1 ? "" : "s") + " in " + report.documents()
+                    + " document" + (report.documents() == 1 ? "" : "s"));
             err.flush();
             return Main.EXIT_INVALID;
         }
-        if (counted.documents() == 0) {
+        if (report.documents() == 0) {
             err.println("no documents found in " + paths);
+            err.flush();
             return Main.EXIT_INVALID;
         }
-        out.println(counted.documents() + " documents valid");
+        out.println(report.documents() + " document" + (report.documents() == 1 ? "" : "s") + " valid");
         out.flush();
         return 0;
     }

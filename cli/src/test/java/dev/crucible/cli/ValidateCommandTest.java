@@ -71,9 +71,10 @@ class ValidateCommandTest {
                 """);
         Run r = run("validate", "-f", bad.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains(bad + ":1: RolloutSnapshot/s1: spec.timeoutSeconds: ")
-                .contains(bad + ":1: RolloutSnapshot/s1: spec.colour: unknown field")
-                .contains("2 errors in 1 documents");
+        assertThat(r.err()).contains(bad + ":7: spec.timeoutSeconds: ")
+                .contains(bad + ":8: spec.colour: unknown field")
+                .contains("2 errors in 1 document");
+        assertThat(r.err().lines()).hasSize(3);
         assertThat(r.out()).isEmpty();
     }
 

@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.probe.ProbeModelSpec;
 import dev.crucible.api.v1alpha1.probe.ProbeModelStatus;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Categories;
@@ -24,4 +25,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "BalAcc", jsonPath = ".status.training.balancedAccuracy", type = Type.NUMBER)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class ProbeModel extends CustomResource<ProbeModelSpec, ProbeModelStatus> implements Namespaced {
+
+    /** Required, as the API server then refuses an object without spec (the schema says so). */
+    @Override
+    @Required
+    public ProbeModelSpec getSpec() {
+        return super.getSpec();
+    }
 }

@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentStatus;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Categories;
@@ -22,4 +23,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Solve-Rate", jsonPath = ".status.statistics.solveRate", type = Type.NUMBER)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class RLEnvironment extends CustomResource<RLEnvironmentSpec, RLEnvironmentStatus> implements Namespaced {
+
+    /** Required, as the API server then refuses an object without spec (the schema says so). */
+    @Override
+    @Required
+    public RLEnvironmentSpec getSpec() {
+        return super.getSpec();
+    }
 }

@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Categories;
@@ -25,4 +26,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Group", jsonPath = ".spec.group.id", type = Type.STRING, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class Rollout extends CustomResource<RolloutSpec, RolloutStatus> implements Namespaced {
+
+    /** Required, as the API server then refuses an object without spec (the schema says so). */
+    @Override
+    @Required
+    public RolloutSpec getSpec() {
+        return super.getSpec();
+    }
 }

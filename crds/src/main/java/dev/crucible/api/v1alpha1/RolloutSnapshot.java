@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
 import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotStatus;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Categories;
@@ -23,4 +24,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Trigger", jsonPath = ".spec.trigger", type = Type.STRING, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class RolloutSnapshot extends CustomResource<RolloutSnapshotSpec, RolloutSnapshotStatus> implements Namespaced {
+
+    /** Required, as the API server then refuses an object without spec (the schema says so). */
+    @Override
+    @Required
+    public RolloutSnapshotSpec getSpec() {
+        return super.getSpec();
+    }
 }

@@ -47,6 +47,20 @@ final class FieldPaths {
         return out.toString();
     }
 
+    /** {@code a.b[0]} → {@code a.b}; {@code a.b} → {@code a}; {@code a["x.y"]} → {@code a}; a root segment → "". */
+    static String parent(String path) {
+        if (path.endsWith("\"]")) {
+            int open = path.lastIndexOf("[\"");
+            return open < 0 ? "" : path.substring(0, open);
+        }
+        if (path.endsWith("]")) {
+            int open = path.lastIndexOf('[');
+            return open < 0 ? "" : path.substring(0, open);
+        }
+        int dot = path.lastIndexOf('.');
+        return dot < 0 ? "" : path.substring(0, dot);
+    }
+
     static String index(String parent, int i) {
         return parent + "[" + i + "]";
     }

@@ -5,10 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The one validator behind {@code crucible validate} and the admission webhook: CRD schema (strict),
@@ -18,8 +16,9 @@ import java.util.Set;
 public final class ManifestValidator {
 
     private final CrdSchemas crds;
-    private final Map<String, StrictJsonSchema> schemas = new HashMap<>();
-    private final CelRules cel = new CelRules();
+    // Built on first use, per kind: a one-file `crucible validate` pays only for the kinds it meets.
+    private final Map<String, StrictJsonSchema> schemas = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile CelRules cel;
 
     public ManifestValidator() {
         this(new CrdSchemas());
@@ -27,7 +26,35 @@ public final class ManifestValidator {
 
     public ManifestValidator(CrdSchemas crds) {
         this.crds = crds;
-        crds.all().forEach((kind, crd) -> schemas.put(kind, new StrictJsonSchema(crd.schema())));
+    }
+
+    /** What {@link #check} found: the errors, and how many documents were read. */
+    public record Report(List<ValidationError> errors, int documents) {
+    }
+
+    /** Reads and validates files and folders once: the errors and the number of documents. */
+    public Report check(List<Path> paths, Path outputDir) {
+        ManifestReader.Result read = new ManifestReader().read(paths);
+        List<ValidationError> errors = new ArrayList<>(read.errors());
+        errors.addAll(validateAll(read.manifests(), outputDir));
+        return new Report(errors, read.manifests().size());
+    }
+
+    private StrictJsonSchema schema(CrdSchemas.Crd crd) {
+        return schemas.computeIfAbsent(crd.kind(), k -> new StrictJsonSchema(crd.schema()));
+    }
+
+    private CelRules cel() {
+        CelRules c = cel;
+        if (c == null) {
+            synchronized (this) {
+                if (cel == null) {
+                    cel = new CelRules();
+                }
+                c = cel;
+            }
+        }
+        return c;
     }
 
     /** Validates files and folders of multi-document YAML, resolving references among them. */
@@ -37,10 +64,7 @@ public final class ManifestValidator {
 
     /** As {@link #validatePaths(List)}, for a local run writing into {@code outputDir} (a workspace holding it is refused). */
     public List<ValidationError> validatePaths(List<Path> paths, Path outputDir) {
-        ManifestReader.Result read = new ManifestReader().read(paths);
-        List<ValidationError> errors = new ArrayList<>(read.errors());
-        errors.addAll(validateAll(read.manifests(), outputDir));
-        return errors;
+        return check(paths, outputDir).errors();
     }
 
     /** Validates documents that are checked together (references between them resolve). */
@@ -49,10 +73,10 @@ public final class ManifestValidator {
     }
 
     private List<ValidationError> validateAll(List<Manifest> manifests, Path outputDir) {
-        Set<String> environments = new HashSet<>();
+        Map<String, JsonNode> environments = new HashMap<>();
         for (Manifest m : manifests) {
             if ("RLEnvironment".equals(m.kind()) && m.name() != null) {
-                environments.add(m.namespace() + "/" + m.name());
+                environments.put(m.namespace() + "/" + m.name(), m.body().path("spec"));
             }
         }
         SemanticChecks.Context ctx = SemanticChecks.Context.local(environments, outputDir);
@@ -77,17 +101,21 @@ public final class ManifestValidator {
             }
             ObjectNode body = ((ObjectNode) m.body()).deepCopy();
             SchemaDefaults.apply(crd.schema(), body);
-            MetadataChecks.check(m, errors);
-            for (Map.Entry<String, String> v : schemas.get(crd.kind()).validate(body)) {
+            if (body.get("metadata") instanceof ObjectNode meta) {
+                // ObjectMeta decodes a null field as absent (labels: with nothing under it).
+                meta.properties().removeIf(e -> e.getValue().isNull());
+            }
+            MetadataChecks.check(m.withBody(body), errors);
+            for (Map.Entry<String, String> v : schema(crd).validate(body)) {
                 errors.add(m.error(v.getKey(), v.getValue()));
             }
             if (errors.isEmpty()) {
-                for (CelRules.Violation v : cel.evaluate(crd.schema(), body)) {
+                for (CelRules.Violation v : cel().evaluate(crd.schema(), body)) {
                     errors.add(m.error(v.path(), v.message()));
                 }
             }
             if (errors.isEmpty()) {
-                SemanticChecks.check(new Manifest(m.file(), m.document(), body), ctx, errors);
+                SemanticChecks.check(m.withBody(body), ctx, errors);
             }
         } catch (RuntimeException e) {
             // A validator bug must not look like valid input, nor crash the caller.

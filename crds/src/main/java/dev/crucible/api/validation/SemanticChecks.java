@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.PatternSyntaxException;
 import java.util.Set;
 
 /**
@@ -21,9 +23,23 @@ public final class SemanticChecks {
      * What the checks can see. Locally: the other documents and the files beside the manifest. In the
      * cluster: environments are looked up by the webhook, and local files do not exist.
      */
-    public record Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences, Path outputDir) {
+    public record Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences, Path outputDir,
+                          Map<String, JsonNode> environmentSpecs) {
+        public Context {
+            environmentSpecs = environmentSpecs == null ? Map.of() : environmentSpecs;
+        }
+
+        public Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences, Path outputDir) {
+            this(knownEnvironments, checkLocalFiles, resolveReferences, outputDir, Map.of());
+        }
+
         public Context(Set<String> knownEnvironments, boolean checkLocalFiles, boolean resolveReferences) {
             this(knownEnvironments, checkLocalFiles, resolveReferences, null);
+        }
+
+        /** Locally, with the specs of the environments among the given documents (namespace/name → spec). */
+        public static Context local(Map<String, JsonNode> environmentSpecs, Path outputDir) {
+            return new Context(environmentSpecs.keySet(), true, true, outputDir, environmentSpecs);
         }
 
         public static Context local(Set<String> environments) {
@@ -55,17 +71,12 @@ public final class SemanticChecks {
 
     private static void environment(Manifest m, JsonNode spec, Context ctx, List<ValidationError> errors) {
         JsonNode verifier = spec.path("verifier");
-        Set<String> failToPass = new HashSet<>();
-        verifier.path("failToPass").forEach(t -> failToPass.add(t.asText()));
-        JsonNode p2p = verifier.path("passToPass");
-        for (int i = 0; i < p2p.size(); i++) {
-            if (failToPass.contains(p2p.get(i).asText())) {
-                errors.add(m.error("spec.verifier.passToPass[" + i + "]",
-                        "test " + p2p.get(i).asText() + " is also in failToPass; a test cannot be both"));
-            }
+        testLists(m, verifier, "spec.verifier", errors);
+        JsonNode components = verifier.path("components");
+        for (int i = 0; i < components.size(); i++) {
+            // Each composite component grades with its own lists, so the same rules hold inside it.
+            testLists(m, components.get(i), "spec.verifier.components[" + i + "]", errors);
         }
-        duplicates(m, verifier.path("failToPass"), "spec.verifier.failToPass", errors);
-        duplicates(m, p2p, "spec.verifier.passToPass", errors);
         JsonNode globs = verifier.path("protectedPaths");
         for (int i = 0; i < globs.size(); i++) {
             String glob = globs.get(i).asText();
@@ -76,6 +87,8 @@ public final class SemanticChecks {
             }
             try {
                 FileSystems.getDefault().getPathMatcher("glob:" + glob);
+            } catch (PatternSyntaxException e) {
+                errors.add(m.error(at, "not a valid glob: " + e.getDescription() + " at index " + e.getIndex()));
             } catch (RuntimeException e) {
                 errors.add(m.error(at, "not a valid glob: " + e.getMessage()));
             }
@@ -97,6 +110,28 @@ public final class SemanticChecks {
                     + " is not among the given files; add it, or annotate the Rollout with "
                     + EXTERNAL_ENVIRONMENT + ": \"true\""));
         }
+        JsonNode env = ref.isTextual() ? ctx.environmentSpecs().get(m.namespace() + "/" + ref.asText()) : null;
+        if (env != null && "revert".equals(env.path("hackPolicy").path("action").asText())
+                && !spec.path("snapshotPolicy").path("intervalSeconds").isNumber()) {
+            // revert restarts from the last periodic snapshot; without snapshots it could only flag.
+            errors.add(m.error("spec.snapshotPolicy", "RLEnvironment " + ref.asText()
+                    + " has hackPolicy.action: revert, which needs periodic snapshots to revert to; set spec.snapshotPolicy.intervalSeconds"));
+        }
+    }
+
+    /** failToPass and passToPass of the verifier or of one composite component: no test in both, none twice. */
+    private static void testLists(Manifest m, JsonNode check, String at, List<ValidationError> errors) {
+        Set<String> failToPass = new HashSet<>();
+        check.path("failToPass").forEach(t -> failToPass.add(t.asText()));
+        JsonNode p2p = check.path("passToPass");
+        for (int i = 0; i < p2p.size(); i++) {
+            if (failToPass.contains(p2p.get(i).asText())) {
+                errors.add(m.error(at + ".passToPass[" + i + "]",
+                        "test " + p2p.get(i).asText() + " is also in failToPass; a test cannot be both"));
+            }
+        }
+        duplicates(m, check.path("failToPass"), at + ".failToPass", errors);
+        duplicates(m, p2p, at + ".passToPass", errors);
     }
 
     private static void duplicates(Manifest m, JsonNode list, String path, List<ValidationError> errors) {

@@ -28,9 +28,10 @@ final class StrictJsonSchema {
         ObjectNode props = strict.withObject("/properties");
         props.putObject("apiVersion").put("type", "string");
         props.putObject("kind").put("type", "string");
-        props.putObject("metadata").put("type", "object");
+        props.set("metadata", ObjectMetaSchema.SCHEMA.deepCopy());
         SchemaValidatorsConfig config = SchemaValidatorsConfig.builder()
                 .pathType(com.networknt.schema.PathType.JSON_PATH)
+                .regularExpressionFactory(Re2Patterns.INSTANCE)
                 .build();
         this.schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7).getSchema(strict, config);
     }

@@ -33,12 +33,13 @@ class ValidatorTest {
             """;
 
     @Test
-    void errorLineHasFileDocumentKindNamePathAndMessage() {
+    void errorLineHasFileLinePathAndMessage() {
         List<ValidationError> errors = validate(ENV.replace("type: test-suite", "type: nope"));
         assertThat(errors).hasSize(1);
         assertThat(errors.get(0).toString())
-                .startsWith("t.yaml:1: RLEnvironment/e1: spec.verifier.type: ")
+                .startsWith("t.yaml:10: spec.verifier.type: ")
                 .contains("test-suite");
+        assertThat(errors.get(0).resource()).isEqualTo("RLEnvironment/e1");
     }
 
     @Test

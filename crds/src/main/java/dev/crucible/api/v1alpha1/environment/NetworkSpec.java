@@ -17,5 +17,10 @@ public class NetworkSpec {
 
     @JsonPropertyDescription("Allowed destinations as CIDR[:port], e.g. 10.0.0.0/8:443.")
     @Size(max = 64)
-    public List<@Pattern("^[0-9]{1,3}(\\.[0-9]{1,3}){3}/[0-9]{1,2}(:[0-9]{1,5})?$") String> allow;
+    public List<@Pattern(CIDR_PORT) String> allow;
+
+    private static final String OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+    private static final String PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})";
+    /** An IPv4 CIDR (octets 0-255 without leading zeros, prefix 0-32) and an optional port 1-65535. */
+    public static final String CIDR_PORT = "^" + OCTET + "(\\." + OCTET + "){3}/(3[0-2]|[12][0-9]|[0-9])(:" + PORT + ")?$";
 }

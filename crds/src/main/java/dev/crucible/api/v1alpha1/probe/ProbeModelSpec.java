@@ -13,6 +13,8 @@ import io.fabric8.generator.annotation.*;
         message = "head names must be unique", fieldPath = ".heads")
 @ValidationRule(value = "!has(self.referenceModel.numLayers) || self.heads.all(h, !has(h.layer) || h.layer < self.referenceModel.numLayers)",
         message = "a head's layer must be below referenceModel.numLayers", fieldPath = ".heads")
+@ValidationRule(value = "!has(self.referenceModel.numLayers) || !has(self.training) || !has(self.training.layers) || self.training.layers.all(l, l < self.referenceModel.numLayers)",
+        message = "training layers must be below referenceModel.numLayers", fieldPath = ".training.layers")
 public class ProbeModelSpec {
     @Required
     public ReferenceModelSpec referenceModel;

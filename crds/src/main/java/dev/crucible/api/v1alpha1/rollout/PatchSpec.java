@@ -8,6 +8,8 @@ import io.fabric8.generator.annotation.*;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "has(self.diff) != has(self.content)",
         message = "give exactly one of diff or content")
+@ValidationRule(value = "!has(self.path) || !self.path.matches('(^|/)[.][.](/|$)')",
+        message = "path must stay inside the workspace (no .. segment)", fieldPath = ".path")
 @ValidationRule(value = "!has(self.content) || has(self.path)",
         message = "content needs path", fieldPath = ".path")
 public class PatchSpec {
