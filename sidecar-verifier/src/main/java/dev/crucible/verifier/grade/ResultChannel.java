@@ -49,6 +49,7 @@ public final class ResultChannel {
 
     /** Creates a fresh FIFO in {@code dir} and starts reading it. */
     public static ResultChannel open(Path dir) {
+        long t0 = System.nanoTime();
         byte[] b = new byte[16];
         new SecureRandom().nextBytes(b);
         String nonce = HexFormat.of().formatHex(b);
@@ -64,7 +65,9 @@ public final class ResultChannel {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        return new ResultChannel(fifo, nonce);
+        ResultChannel c = new ResultChannel(fifo, nonce);
+        GradingPhases.since("setup", t0);
+        return c;
     }
 
     public Path path() { return fifo; }
@@ -74,6 +77,15 @@ public final class ResultChannel {
 
     /** Call after the command ended: waits up to {@code graceMs} for the last writer to close, returns what was read. */
     public Lines finish(long graceMs) {
+        long t0 = System.nanoTime();
+        try {
+            return finishNow(graceMs);
+        } finally {
+            GradingPhases.since("parse", t0);
+        }
+    }
+
+    private Lines finishNow(long graceMs) {
         if (!opened) {
             // The command never opened the channel: open it ourselves so the reader's open() returns.
             try (RandomAccessFile unblock = new RandomAccessFile(fifo.toFile(), "rw")) {
