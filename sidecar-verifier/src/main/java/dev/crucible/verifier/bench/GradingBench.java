@@ -99,7 +99,15 @@ public final class GradingBench {
                                  double[] cpuPctOut, String[] pythonOut) {
         Path ws = dir.resolve("workspace");
         copy(workspace, ws);
-        EpisodeOptions opts = EpisodeOptions.defaults().withStateDir(dir.resolve("state"));
+        // A state folder of its own under the temp folder, 0700, as a real run's (crucible run makes one the same way).
+        Path state;
+        try {
+            state = Files.createTempDirectory("crucible-bench-state-", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        EpisodeOptions opts = EpisodeOptions.defaults().withStateDir(state);
         // Graded as a real run grades: each graded command in its own box (the bare run is the command alone).
         if (Box.availability().ok()) opts = opts.withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
         try (Episode ep = new Episode(env, ws, opts)) {
@@ -137,6 +145,8 @@ public final class GradingBench {
                 if (i % 2 == 1) bare.add(bare(env, ws, bareEnv));
             }
             return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), PhaseBreakdown.of(phases));
+        } finally {
+            deleteQuietly(state);
         }
     }
 

@@ -57,7 +57,9 @@ public final class GradingSandbox implements Executor {
         Optional<String> limit;
         try (Box box = Box.open(spec)) {
             box.handOver(gradeRoot); // read-only in the box, but readable whatever modes the agent gave its files
-            ExecRequest boxed = req.withArgv(box.wrap(req.argv(), cwd, req.env())); // keeps the result channel (fd 3)
+            box.letThrough(base); // the grading folders are then bound as they are, without staging mounts
+            // The launcher opens the result channel as fd 3 itself (the executor's own shell for it is one process more).
+            ExecRequest boxed = req.withArgv(box.wrap(req.argv(), cwd, req.env(), req.resultChannel())).withResultChannel(null);
             long launch = GradingPhases.since("box_open", t0);
             GradingPhases.instant("launch", GradingPhases.nowMicros());
             r = inner.run(boxed, pid -> {
