@@ -134,7 +134,9 @@ public final class GradingBench {
             List<Double> bare = new ArrayList<>();
             List<Double> graded = new ArrayList<>();
             List<GradingPhases> phases = new ArrayList<>();
+            List<Double> bareStart = new ArrayList<>();
             for (int i = 0; i < runs; i++) {
+                bareStart.add(bareStart(ws, bareEnv));
                 if (i % 2 == 0) bare.add(bare(env, ws, bareEnv));
                 ep.reset();
                 agentEdit(ws, edited);
@@ -144,7 +146,8 @@ public final class GradingBench {
                 phases.add(r.phases());
                 if (i % 2 == 1) bare.add(bare(env, ws, bareEnv));
             }
-            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), PhaseBreakdown.of(phases));
+            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded),
+                    PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart)));
         } finally {
             deleteQuietly(state);
         }
@@ -184,6 +187,22 @@ public final class GradingBench {
             throw new UncheckedIOException(e);
         }
         return r.elapsedMs() / 1e3;
+    }
+
+    /**
+     * Milliseconds from launching the bare command's interpreter (as the bare run does: {@code sh -c}, the
+     * same PATH) to its first statement: the part of {@code box_start} that a bare run pays too.
+     */
+    private static double bareStart(Path ws, Map<String, String> envVars) {
+        long launch = GradingPhases.nowMicros();
+        ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", "python3 -I -c 'import time; print(int(time.time() * 1e6))'"), ws, envVars, false,
+                Duration.ofSeconds(60), 4096, null, false);
+        ExecResult r = new LocalExecutor().run(req);
+        try {
+            return (Long.parseLong(r.stdout().strip()) - launch) / 1e3;
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
     }
 
     private static Path tempDir() {

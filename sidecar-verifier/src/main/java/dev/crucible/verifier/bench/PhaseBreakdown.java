@@ -17,7 +17,8 @@ import java.util.function.ToDoubleFunction;
  *     included) that {@code verify} waits for; {@code tree}: pristine check and grading tree;</li>
  * <li>{@code setup}: reporter files and the result channel; {@code box_open}: cgroups, ownership,
  *     the box's command line; {@code box_start}: launch until the reporter's first statement (launcher,
- *     bwrap, and the interpreter's own start, which a bare run pays too);</li>
+ *     bwrap, and the interpreter's own start, which a bare run pays too: {@code bare_start} is that start
+ *     alone, a bare {@code python3 -I} launched as the bare run launches it);</li>
  * <li>{@code pytest}: the reporter's first statement to session end, of which {@code reporter} is the
  *     reporter's own work (import-time snapshot, audit hook handlers, checks); {@code exit}: session end
  *     until the command's exit is seen;</li>
@@ -28,7 +29,7 @@ import java.util.function.ToDoubleFunction;
  * {@code box_start}, {@code pytest} and {@code exit} come from the graded process's clock: shown, never graded.
  */
 public record PhaseBreakdown(Map<String, Double> ms) {
-    static final List<String> ORDER = List.of("kill", "scan", "tree", "setup", "box_open", "box_start", "pytest", "reporter", "exit",
+    static final List<String> ORDER = List.of("kill", "scan", "tree", "setup", "box_open", "box_start", "bare_start", "pytest", "reporter", "exit",
             "box_close", "parse", "other", "cleanup");
 
     static PhaseBreakdown of(List<GradingPhases> runs) {
@@ -56,6 +57,13 @@ public record PhaseBreakdown(Map<String, Double> ms) {
             out.put(name, xs.isEmpty() ? Double.NaN : median(xs));
         });
         return new PhaseBreakdown(out);
+    }
+
+    /** This breakdown with one more figure. */
+    PhaseBreakdown with(String phase, double value) {
+        Map<String, Double> m = new LinkedHashMap<>(ms);
+        m.put(phase, value);
+        return new PhaseBreakdown(m);
     }
 
     /** {@code phases_ms suite=NAME runs=N kill=… scan=… …} ("-" for a phase that was not seen). */

@@ -21,7 +21,7 @@ class GradingBenchTest {
         assertThat(lines).hasSize(5);
         for (int i : new int[] {0, 2}) {
             assertThat(lines.get(i)).matches("phases_ms suite=(example|synthetic) runs=2( [a-z_]+=(-?\\d+\\.\\d|-))+");
-            assertThat(lines.get(i)).contains(" kill=", " scan=", " tree=", " setup=", " box_open=", " box_start=", " pytest=", " reporter=",
+            assertThat(lines.get(i)).contains(" kill=", " scan=", " tree=", " setup=", " box_open=", " box_start=", " bare_start=", " pytest=", " reporter=",
                     " exit=", " box_close=", " parse=", " other=", " cleanup=");
         }
         assertThat(lines.get(1)).matches("suite=example tests=4 bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_s=-?\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3}");
