@@ -356,7 +356,7 @@ public final class Box implements AutoCloseable {
         if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
     }
 
-    /** Launcher lines setting the rlimits (bash's ulimit: -f and -v count KiB; -H then -S so soft stays below hard). */
+    /** Launcher lines setting the rlimits (bash's ulimit: -f and -v count KiB; the soft CPU limit before the hard one, never above it). */
     private List<String> rlimits() {
         BoxLimits l = spec.limits();
         List<String> a = new ArrayList<>();
@@ -365,8 +365,8 @@ public final class Box implements AutoCloseable {
             if (l.memoryBytes() > 0) a.add("ulimit -v " + Math.max(1, l.memoryBytes() / 1024));
             if (l.pids() > 0) a.add("ulimit -u " + l.pids());
             if (l.cpuSeconds() > 0) { // SIGXCPU first (a reason), SIGKILL 2 s later
-                a.add("ulimit -H -t " + (l.cpuSeconds() + 2));
                 a.add("ulimit -S -t " + l.cpuSeconds());
+                a.add("ulimit -H -t " + (l.cpuSeconds() + 2));
             }
         }
         return a;
