@@ -9,6 +9,7 @@ import dev.crucible.verifier.exec.ProcessTable;
 import dev.crucible.verifier.exec.ProcessTreeKiller;
 import dev.crucible.verifier.grade.GradeContext;
 import dev.crucible.verifier.grade.GraderFiles;
+import dev.crucible.verifier.grade.GradingPhases;
 import dev.crucible.verifier.grade.Outcome;
 import dev.crucible.verifier.grade.Strategy;
 import dev.crucible.verifier.monitor.Detectors;
@@ -166,14 +167,15 @@ public final class Episode implements AutoCloseable {
             if (lastReport != null) return lastReport;
             long t0 = System.nanoTime();
             killAgentProcesses();
-            if (ProcessTreeKiller.anyAlive(agentPids)) {
+            if (!agentPids.isEmpty() && ProcessTreeKiller.anyAlive(agentPids)) { // none registered: no /proc walk
                 lastReport = VerifyReport.error(env.name(), "agent processes survived the kill; not grading", monitor.findings(), rewardMode());
                 return lastReport;
             }
-            long tKill = System.nanoTime();
+            long tKill = GradingPhases.since("kill", t0);
             monitor.scanNow();
             monitor.disarmSentinels();
             monitor.stop();
+            long tScan = GradingPhases.since("scan", tKill);
             List<String> corrupted = pristine.corrupted();
             if (!corrupted.isEmpty()) {
                 corrupted.forEach(c -> monitor.report(Detectors.GRADER_TAMPERING, "critical", c, "pristine copy of a protected file was changed"));
@@ -195,7 +197,7 @@ public final class Episode implements AutoCloseable {
                 state = State.GRADED;
                 return lastReport;
             }
-            long tPrep = System.nanoTime();
+            long tPrep = GradingPhases.since("tree", tScan);
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
                     python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env), pid -> { },
                     gradeBase.resolve("support-" + resets),
@@ -209,9 +211,10 @@ public final class Episode implements AutoCloseable {
             if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
                 monitor.report(Detectors.GRADER_TAMPERING, "medium", null, "grading process was killed by signal " + (code - 128));
             }
-            long tGrade = System.nanoTime();
+            long tGrade = GradingPhases.since("grade", tPrep);
             TreeCopy.delete(gradeRoot);
             VerifyReport.Tamper tamper = new VerifyReport.Tamper(pristine.changes(workspace), built.dropped());
+            GradingPhases.since("cleanup", tGrade);
             VerifyReport.Timings timings = new VerifyReport.Timings(ms(tKill - t0), ms(tPrep - tKill), ms(tGrade - tPrep), ms(tGrade - t0));
             lastReport = VerifyReport.of(env.name(), o, rewardMode(), v.skippedCountsAsPassed(), monitor.findings(),
                     env.spec().hackPolicy().action(), tamper, timings);

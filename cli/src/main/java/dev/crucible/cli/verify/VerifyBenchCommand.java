@@ -14,11 +14,13 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code crucible verify bench}: grading overhead against the bare test command on the same
- * repository, and the hack monitor's CPU share, as one line
- * {@code bare_s=… graded_s=… overhead_ratio=… monitor_cpu_pct=…}.
+ * repository (and on a synthetic larger suite), where the graded time went, and the hack monitor's
+ * CPU share. Per suite a {@code phases_ms suite=…} line and a {@code suite=… overhead_ratio=…} line;
+ * the last line is {@code bare_s=… graded_s=… overhead_ratio=… monitor_cpu_pct=… grading=…} for
+ * the environment's own suite.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Measure grading overhead over the bare test command and the monitor's CPU share.")
+        description = "Measure grading overhead over the bare test command (per phase, on the environment's suite and a synthetic larger one) and the monitor's CPU share.")
 public final class VerifyBenchCommand implements Callable<Integer> {
     static final Path DEFAULT_ENV = Path.of("examples/python-bugfix/environment.yaml");
 
@@ -39,17 +41,23 @@ public final class VerifyBenchCommand implements Callable<Integer> {
             defaultValue = "5")
     int window;
 
+    @Option(names = "--synthetic-tests", paramLabel = "N",
+            description = "size of the synthetic suite measured after the environment's (0: skip it; default: ${DEFAULT-VALUE})",
+            defaultValue = "150")
+    int syntheticTests;
+
     @Override
     public Integer call() {
         var err = spec.commandLine().getErr();
         if (runs < 1) return VerifyCommand.bad(err, "--runs: must be at least 1");
+        if (syntheticTests < 0) return VerifyCommand.bad(err, "--synthetic-tests: must be 0 or more");
         try {
             Environment env = Environment.load(file);
             Path ws = workspace != null ? workspace : env.workspacePath().orElseThrow(() -> new ConfigException(
                     file + ": spec.workspace.path: needed when --workspace is not given"));
             if (!Files.isDirectory(ws)) return VerifyCommand.bad(err, "--workspace " + ws + ": no such directory");
-            GradingBench.Result r = GradingBench.run(env, ws, runs, Duration.ofSeconds(Math.max(1, window)));
-            spec.commandLine().getOut().println(r.line());
+            GradingBench.Result r = GradingBench.run(env, ws, runs, Duration.ofSeconds(Math.max(1, window)), syntheticTests);
+            r.lines().forEach(spec.commandLine().getOut()::println);
             spec.commandLine().getOut().flush();
             return 0;
         } catch (ConfigException e) {

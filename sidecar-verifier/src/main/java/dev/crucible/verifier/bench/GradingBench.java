@@ -4,9 +4,11 @@ import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.ResetResult;
+import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.grade.GradingPhases;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.sandbox.BoxLimits;
 import dev.crucible.verifier.sandbox.GradingSandbox;
@@ -16,86 +18,199 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Grading overhead: the environment's test command run bare in the workspace (same interpreter
- * first on PATH, so only grading's own work differs) against a full verify (kill sweep, grading tree
- * from pristine, hardened pytest, report parsing), medians over N runs; plus the monitor thread's
- * CPU time over wall time while an agent works in the workspace.
+ * Grading overhead: the environment's test command run bare in the workspace (the same command,
+ * unboxed, without the grader's reporter, the resolved interpreter first on PATH) against a full
+ * verify (kill sweep, final monitor scan, grading tree, boxed hardened pytest with the reporter,
+ * parsing), alternating in one invocation so load from elsewhere hits both, medians over N runs,
+ * with where the graded time went ({@link PhaseBreakdown}). On the environment's own suite and,
+ * unless disabled, on a larger {@link SyntheticSuite}, so fixed and per-test overhead show apart.
+ * Plus the monitor thread's CPU time over wall time while an agent works in the workspace.
  */
 public final class GradingBench {
     private GradingBench() {}
 
-    /** {@code gradingSandbox}: "box" when graded commands ran in the grading sandbox, as in a real run; else why not. */
-    public record Result(double bareSeconds, double gradedSeconds, double overheadRatio, double monitorCpuPct, int runs, String python,
-                         String gradingSandbox) {
+    /** One suite: medians of bare and graded seconds, the phases of the graded runs, how many tests it has. */
+    public record Suite(String name, int tests, double bareSeconds, double gradedSeconds, PhaseBreakdown phases) {
+        public double overheadRatio() { return gradedSeconds / bareSeconds; }
+
+        public String line() {
+            return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f",
+                    name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio());
+        }
+    }
+
+    /**
+     * {@code gradingSandbox}: "box" when graded commands ran in the grading sandbox, as in a real run; else why not.
+     * {@code synthetic} is null when it was not run.
+     */
+    public record Result(Suite example, Suite synthetic, double monitorCpuPct, int runs, String python, String gradingSandbox) {
+        public double bareSeconds() { return example.bareSeconds(); }
+
+        public double gradedSeconds() { return example.gradedSeconds(); }
+
+        public double overheadRatio() { return example.overheadRatio(); }
+
+        /** The summary line (the environment's suite), printed last. */
         public String line() {
             return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s",
-                    bareSeconds, gradedSeconds, overheadRatio, monitorCpuPct, gradingSandbox);
+                    bareSeconds(), gradedSeconds(), overheadRatio(), monitorCpuPct, gradingSandbox);
+        }
+
+        /** Everything, one line each: per suite its phases and figures, then {@link #line()}. */
+        public List<String> lines() {
+            List<String> out = new ArrayList<>();
+            for (Suite s : synthetic == null ? List.of(example) : List.of(example, synthetic)) {
+                out.add(s.phases().line(s.name(), runs));
+                out.add(s.line());
+            }
+            out.add(line());
+            return out;
         }
     }
 
     public static Result run(Environment env, Path workspace, int runs, Duration monitorWindow) {
-        Path tmp;
+        return run(env, workspace, runs, monitorWindow, 0);
+    }
+
+    /** {@code syntheticTests}: size of the synthetic suite (0: not run). */
+    public static Result run(Environment env, Path workspace, int runs, Duration monitorWindow, int syntheticTests) {
+        Path tmp = tempDir();
         try {
-            tmp = Files.createTempDirectory("crucible-bench-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Path ws = tmp.resolve("workspace");
-        copy(workspace, ws);
-        EpisodeOptions opts = EpisodeOptions.defaults().withStateDir(tmp.resolve("state"));
-        // Graded as a real run grades: each graded command in its own box (the bare run is the command alone).
-        boolean boxed = Box.availability().ok();
-        if (boxed) opts = opts.withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
-        try (Episode ep = new Episode(env, ws, opts)) {
-            ResetResult reset = ep.reset();
-            String pyDir = reset.python() == null ? "" : Path.of(reset.python()).getParent() + ":";
-            Map<String, String> bareEnv = Map.of("PATH", pyDir + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-            // Warm-up: the first run pays for cold caches on both sides.
-            bare(env, ws, bareEnv);
-            // Monitor cost: its thread's CPU over a window in which an agent keeps running the tests.
-            long monitorCpu0 = ep.monitor().cpuNanos();
-            long wall0 = System.nanoTime();
-            do {
-                bare(env, ws, bareEnv);
-            } while (System.nanoTime() - wall0 < monitorWindow.toNanos());
-            double cpuPct = 100.0 * (ep.monitor().cpuNanos() - monitorCpu0) / (System.nanoTime() - wall0);
-            ep.verify();
-            // Bare and graded runs alternate so that load from elsewhere on the machine hits both alike.
-            List<Double> bare = new ArrayList<>();
-            List<Double> graded = new ArrayList<>();
-            for (int i = 0; i < runs; i++) {
-                bare.add(bare(env, ws, bareEnv));
-                ep.reset();
-                long t0 = System.nanoTime();
-                ep.verify();
-                graded.add((System.nanoTime() - t0) / 1e9);
+            double[] cpuPct = {0};
+            String[] python = {null};
+            Suite example = measure(env, "example", workspace, tmp.resolve("example"), runs, monitorWindow, cpuPct, python);
+            Suite synthetic = null;
+            if (syntheticTests > 0) {
+                Environment syn = Environment.load(SyntheticSuite.write(tmp.resolve("synthetic-src"), syntheticTests));
+                synthetic = measure(syn, "synthetic", syn.workspacePath().orElseThrow(), tmp.resolve("synthetic"), runs, null, null, null);
             }
-            double b = median(bare);
-            double g = median(graded);
-            return new Result(b, g, g / b, cpuPct, runs, reset.python(), boxed ? "box" : "unconfined");
+            return new Result(example, synthetic, cpuPct[0], runs, python[0], Box.availability().ok() ? "box" : "unconfined");
         } finally {
             deleteQuietly(tmp);
         }
     }
 
+    private static Suite measure(Environment env, String name, Path workspace, Path dir, int runs, Duration monitorWindow,
+                                 double[] cpuPctOut, String[] pythonOut) {
+        Path ws = dir.resolve("workspace");
+        copy(workspace, ws);
+        // A state folder of its own under the temp folder, 0700, as a real run's (crucible run makes one the same way).
+        Path state;
+        try {
+            state = Files.createTempDirectory("crucible-bench-state-", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        EpisodeOptions opts = EpisodeOptions.defaults().withStateDir(state);
+        // Graded as a real run grades: each graded command in its own box (the bare run is the command alone).
+        if (Box.availability().ok()) opts = opts.withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
+        try (Episode ep = new Episode(env, ws, opts)) {
+            ResetResult reset = ep.reset();
+            if (pythonOut != null) pythonOut[0] = reset.python();
+            String pyDir = reset.python() == null ? "" : Path.of(reset.python()).getParent() + ":";
+            Map<String, String> bareEnv = Map.of("PATH", pyDir + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+            // Warm-up: the first run pays for cold caches on both sides.
+            bare(env, ws, bareEnv);
+            if (monitorWindow != null) {
+                // Monitor cost: its thread's CPU over a window in which an agent keeps running the tests.
+                long monitorCpu0 = ep.monitor().cpuNanos();
+                long wall0 = System.nanoTime();
+                do {
+                    bare(env, ws, bareEnv);
+                } while (System.nanoTime() - wall0 < monitorWindow.toNanos());
+                cpuPctOut[0] = 100.0 * (ep.monitor().cpuNanos() - monitorCpu0) / (System.nanoTime() - wall0);
+            }
+            Path edited = agentEdit(ws, null);
+            VerifyReport first = ep.verify();
+            int tests = first.tests() == null ? 0 : first.tests().total();
+            if (tests == 0) throw new IllegalStateException(name + " suite: grading ran no test (" + first.verdict() + ": " + first.reason() + ")");
+            // Bare and graded runs alternate, and which goes first alternates too, so that load from elsewhere hits both alike.
+            List<Double> bare = new ArrayList<>();
+            List<Double> graded = new ArrayList<>();
+            List<GradingPhases> phases = new ArrayList<>();
+            List<Double> bareStart = new ArrayList<>();
+            for (int i = 0; i < runs; i++) {
+                bareStart.add(bareStart(ws, bareEnv));
+                if (i % 2 == 0) bare.add(bare(env, ws, bareEnv));
+                ep.reset();
+                agentEdit(ws, edited);
+                long t0 = System.nanoTime();
+                GradingPhases.Recorded<VerifyReport> r = GradingPhases.record(ep::verify);
+                graded.add((System.nanoTime() - t0) / 1e9);
+                phases.add(r.phases());
+                if (i % 2 == 1) bare.add(bare(env, ws, bareEnv));
+            }
+            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded),
+                    PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart)));
+        } finally {
+            deleteQuietly(state);
+        }
+    }
+
+    /**
+     * What an agent leaves before grading: a changed source file (a comment line, new each time, so no
+     * cache has seen it), which the monitor's last scan parses, as after a real episode. Bare runs see it too.
+     */
+    private static Path agentEdit(Path ws, Path file) {
+        try {
+            if (file == null) {
+                try (var s = Files.walk(ws)) {
+                    file = s.filter(p -> p.toString().endsWith(".py") && !ws.relativize(p).toString().contains("test"))
+                            .sorted().findFirst().orElse(null);
+                }
+            }
+            if (file != null) Files.writeString(file, "\n# edited by the bench's agent " + System.nanoTime() + "\n", java.nio.file.StandardOpenOption.APPEND);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The environment's command as an agent would type it: {@code sh -c}, in the workspace, nothing of
+     * grading. It starts without byte code, as graded runs do (grading never uses the workspace's): what
+     * it writes is removed after it.
+     */
     private static double bare(Environment env, Path ws, Map<String, String> envVars) {
         ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", env.verifier().command()), ws, envVars, false,
                 Duration.ofSeconds(env.verifier().timeoutOrDefault()), 1 << 20, null, true);
         ExecResult r = new LocalExecutor().run(req);
+        try (var s = Files.walk(ws)) {
+            s.filter(p -> p.getFileName() != null && p.getFileName().toString().equals("__pycache__")).toList().forEach(GradingBench::deleteQuietly);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return r.elapsedMs() / 1e3;
     }
 
-    private static double median(List<Double> xs) {
-        List<Double> s = new ArrayList<>(xs);
-        Collections.sort(s);
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    /**
+     * Milliseconds from launching the bare command's interpreter (as the bare run does: {@code sh -c}, the
+     * same PATH) to its first statement: the part of {@code box_start} that a bare run pays too.
+     */
+    private static double bareStart(Path ws, Map<String, String> envVars) {
+        long launch = GradingPhases.nowMicros();
+        ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", "python3 -I -c 'import time; print(int(time.time() * 1e6))'"), ws, envVars, false,
+                Duration.ofSeconds(60), 4096, null, false);
+        ExecResult r = new LocalExecutor().run(req);
+        try {
+            return (Long.parseLong(r.stdout().strip()) - launch) / 1e3;
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static Path tempDir() {
+        try {
+            return Files.createTempDirectory("crucible-bench-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static void copy(Path src, Path dst) {
@@ -117,5 +232,4 @@ public final class GradingBench {
             // temp files; the OS cleans up
         }
     }
-
 }

@@ -45,10 +45,12 @@ public final class ChannelReport {
      *                 {@code directPytest} (the command was the grader's own pytest bootstrap)
      */
     public static Result parse(ResultChannel.Lines lines, String nonce, int exitCode, boolean timedOut, boolean directPytest) {
+        long t0 = System.nanoTime();
         ChannelReport r = new ChannelReport(nonce);
         int i = 0;
         for (String line : lines.lines()) r.line(++i, line);
         r.close(lines, exitCode, timedOut, directPytest);
+        GradingPhases.since("parse", t0);
         return new Result(r.tests(), List.copyOf(r.findings), r.sessions.size(), (int) r.sessions.values().stream().filter(s -> s.end != null).count());
     }
 
@@ -75,6 +77,7 @@ public final class ChannelReport {
         long pid = j.path("pid").asLong(-1);
         String type = j.path("type").asText("");
         Session s = sessions.get(pid);
+        noteClock(type, j);
         if (type.equals("start")) {
             if (s != null) finding("critical", "a second session start on the result channel for process " + pid);
             s = new Session();
@@ -99,6 +102,18 @@ public final class ChannelReport {
             }
             case "start", "collected" -> { }
             default -> finding("high", "unknown record type '" + type + "' on the result channel");
+        }
+    }
+
+    /** The reporter's clock at start and end and its own cost, for the bench only (see {@link GradingPhases}); never graded. */
+    private static void noteClock(String type, JsonNode j) {
+        if (!type.equals("start") && !type.equals("end")) return;
+        if (j.path("t").isNumber()) GradingPhases.instant("reporter_" + type, (long) (j.get("t").asDouble() * 1e6));
+        JsonNode cost = j.path("cost");
+        if (cost.isObject()) {
+            cost.fields().forEachRemaining(e -> {
+                if (e.getValue().isNumber()) GradingPhases.add("reporter_" + e.getKey(), (long) (e.getValue().asDouble() * 1e9));
+            });
         }
     }
 

@@ -45,6 +45,7 @@ public final class PytestReporter {
 
     /** Writes the reporter, its byte code for {@code python} (compiled through {@code executor} the first time) and its configuration. */
     public static void install(Path supportDir, Path root, Map<String, GraderFiles.Entry> graderFiles, String python, Executor executor) {
+        long t0 = System.nanoTime();
         install(supportDir, root, graderFiles);
         COMPILED.computeIfAbsent(python, p -> compile(p, supportDir, executor)).ifPresent(c -> {
             try {
@@ -54,6 +55,7 @@ public final class PytestReporter {
                 throw new UncheckedIOException(e);
             }
         });
+        GradingPhases.since("setup", t0);
     }
 
     private static Optional<Compiled> compile(String python, Path supportDir, Executor executor) {

@@ -30,6 +30,7 @@ public final class HackMonitor implements AutoCloseable {
     private final MonitorConfig cfg;
     private final Consumer<Finding> listener;
     private final WorkspaceScanner scanner;
+    private final SyntaxRules syntax; // null: no usable interpreter, text rules only
     private final ProcessObserver processes;
     private final AtimeSentinels sentinels = new AtimeSentinels();
     private final SiteDirWatch siteDirs;
@@ -49,8 +50,8 @@ public final class HackMonitor implements AutoCloseable {
         this.cfg = cfg;
         this.listener = listener;
         Path baselineRoot = cfg.baselineRoot() == null ? cfg.workspace() : cfg.baselineRoot();
-        this.scanner = new WorkspaceScanner(cfg.workspace(), cfg.baselineRoot(), cfg.pristine(), cfg.stdlibModules(),
-                SyntaxRules.find(java.util.Arrays.asList(cfg.python(), "python3"), cfg.workspace()),
+        this.syntax = SyntaxRules.find(java.util.Arrays.asList(cfg.python(), "python3"), cfg.workspace());
+        this.scanner = new WorkspaceScanner(cfg.workspace(), cfg.baselineRoot(), cfg.pristine(), cfg.stdlibModules(), syntax,
                 new GitWatch(cfg.workspace().resolve(".git"), baselineRoot.resolve(".git")));
         List<Path> hiddenRoots = new ArrayList<>(cfg.hiddenFiles());
         this.processes = new ProcessObserver(hiddenRoots, cfg.graderDirs());
@@ -60,6 +61,7 @@ public final class HackMonitor implements AutoCloseable {
     /** Takes the baseline (what exists now is never a finding) and starts the background thread. */
     public synchronized void start() {
         if (timer != null) return;
+        if (syntax != null) syntax.warm(); // one helper process for the episode's scans, the one before grading included
         scanner.baseline();
         siteDirs.baseline();
         for (Path g : cfg.graderFiles()) if (Files.isRegularFile(g)) graderHashes.put(g, FileHashes.sha256(g));
@@ -89,6 +91,7 @@ public final class HackMonitor implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         timer = null;
+        if (syntax != null) syntax.close();
     }
 
     @Override

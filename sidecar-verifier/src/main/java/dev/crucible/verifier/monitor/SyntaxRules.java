@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -14,10 +13,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Reward-hack rules on the syntax tree of Python files, and the test-runner sections of config files,
@@ -25,13 +22,15 @@ import java.util.concurrent.TimeoutException;
  * (no site, no PYTHON* variables, no byte code), in the sidecar's own process space, never through
  * the agent's executor; it parses with {@code ast}, {@code tomllib} and {@code configparser} and
  * never imports or executes what it reads. Files it cannot parse get {@code ok=false}; the caller
- * falls back to the text rules for them.
+ * falls back to the text rules for them. One helper process per instance is kept running between
+ * requests ({@link SyntaxHelper}; {@link #warm} at reset, {@link #close} when the monitor stops).
  */
 public final class SyntaxRules {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String HELPER = load();
     private static final long TIMEOUT_SECONDS = 60;
     private static final int BATCH = 400;
+    private static final byte[] PING = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     /** Interpreters already probed (one probe per interpreter and process, not per reset). */
     private static final Map<String, Boolean> USABLE = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -54,6 +53,7 @@ public final class SyntaxRules {
     public record Sections(boolean ok, String error, String json) {}
 
     private final String python;
+    private SyntaxHelper helper; // guarded by this
 
     private SyntaxRules(String python) { this.python = python; }
 
@@ -135,36 +135,63 @@ public final class SyntaxRules {
         return new Sections(c.path("ok").asBoolean(), c.path("error").asText(null), c.path("sections").asText(null));
     }
 
-    private JsonNode run(ObjectNode req) {
-        Process p = null;
+    /**
+     * Starts the helper process now (at reset) and waits until it answers an empty request, so that no
+     * scan of the episode, the one before grading included, waits for Python to start.
+     */
+    public synchronized void warm() {
+        if (helper != null && helper.alive()) return;
         try {
-            ProcessBuilder pb = new ProcessBuilder(python, "-I", "-S", "-B", "-c", HELPER);
-            pb.environment().clear();
-            pb.environment().put("PATH", "/usr/bin:/bin");
-            pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-            p = pb.start();
-            try (OutputStream in = p.getOutputStream()) {
-                in.write(JSON.writeValueAsBytes(req));
-            }
-            InputStream stdout = p.getInputStream();
-            // a file built to make the parser hang must not stall the monitor: the read is bounded in time
-            byte[] out = CompletableFuture.supplyAsync(() -> {
-                try (stdout) {
-                    return stdout.readNBytes(64 << 20);
-                } catch (IOException e) {
-                    return new byte[0];
-                }
-            }).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            if (!p.waitFor(5, TimeUnit.SECONDS) || p.exitValue() != 0) return null;
-            return JSON.readTree(out);
-        } catch (IOException | ExecutionException | TimeoutException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        } finally {
-            if (p != null) p.destroyForcibly();
+            helper = SyntaxHelper.start(python, HELPER);
+        } catch (IOException e) {
+            helper = null; // the next request tries again, and falls back to the text rules if that fails too
+            return;
         }
+        if (helper.ask(PING, TimeUnit.SECONDS.toMillis(TIMEOUT_SECONDS)).isEmpty()) close();
+    }
+
+    /** Stops the helper process; a later request starts a new one. */
+    public synchronized void close() {
+        if (helper != null) helper.kill();
+        helper = null;
+    }
+
+    /**
+     * One request to the warm helper. A helper found dead (exited since the last request) is replaced and
+     * asked once more; one that does not answer in time is killed and not asked again for this request
+     * (a file built to make the parser hang would hang the next one too).
+     */
+    private synchronized JsonNode run(ObjectNode req) {
+        byte[] line;
+        try {
+            line = JSON.writeValueAsBytes(req);
+        } catch (IOException e) {
+            return null;
+        }
+        for (int attempt = 0; attempt < 2; attempt++) {
+            boolean fresh = helper == null || !helper.alive();
+            if (fresh) {
+                try {
+                    helper = SyntaxHelper.start(python, HELPER);
+                } catch (IOException e) {
+                    helper = null;
+                    return null;
+                }
+            }
+            long t0 = System.nanoTime();
+            Optional<byte[]> out = helper.ask(line, TimeUnit.SECONDS.toMillis(TIMEOUT_SECONDS));
+            if (out.isPresent()) {
+                try {
+                    return JSON.readTree(out.get());
+                } catch (IOException e) {
+                    close();
+                    return null;
+                }
+            }
+            close();
+            if (fresh || System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(1)) return null;
+        }
+        return null;
     }
 
     private static String load() {

@@ -48,6 +48,8 @@ public final class Box implements AutoCloseable {
     /** Whether this JVM runs as root (boxes then drop to their own uid and use cgroups). */
     public static final boolean ROOT = processUid() == 0;
     private static final AtomicInteger SLOT = new AtomicInteger();
+    /** Folders some open box was let through ({@link #letThrough}); one box at a time per folder. */
+    private static final Set<Path> LET_THROUGH = new java.util.HashSet<>();
     private static volatile Availability availability;
 
     private final BoxSpec spec;
@@ -60,6 +62,7 @@ public final class Box implements AutoCloseable {
     private final Thread watcher;
     private volatile String exceeded;
     private volatile boolean closed;
+    private volatile Traversal traversal;
 
     private Box(BoxSpec spec, Availability bwrap, int uid, Cgroups cgroups, String cgroupProblem, Path stage) {
         this.spec = spec;
@@ -113,6 +116,14 @@ public final class Box implements AutoCloseable {
      * to what exists inside.
      */
     public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env) {
+        return wrap(argv, cwd, env, null);
+    }
+
+    /**
+     * As {@link #wrap(List, Path, Map)}; the launcher first opens {@code channel} (a FIFO, may be null) for
+     * writing as fd 3, which passes into the box: the executor then needs no shell of its own to open it.
+     */
+    public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env, Path channel) {
         String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
         List<Path> tools = HostView.toolchains(path, env);
         List<Bind> binds = new ArrayList<>();
@@ -123,6 +134,7 @@ public final class Box implements AutoCloseable {
 
         List<String> script = new ArrayList<>();
         script.add("set -e");
+        if (channel != null) script.add("exec 3>" + q(channel.toString()));
         if (cgroups != null) for (Path f : cgroups.procsFiles()) script.add("echo $$ > " + q(f.toString()));
         List<String> bw = new ArrayList<>(List.of(bwrap.bwrap().toString(), "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",
                 "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "crucible"));
@@ -133,12 +145,18 @@ public final class Box implements AutoCloseable {
         for (Bind b : binds) {
             String src = b.src().toString();
             if (ROOT && !reachable(b.src(), b.writable())) {
-                if (staged == 0) script.add("mount -t tmpfs -o mode=0755,size=64k crucible-stage " + q(stage.toString()));
-                String s = stage.resolve(Integer.toString(staged++)).toString();
-                script.add((Files.isDirectory(b.src()) ? "mkdir " : ": > ") + q(s));
-                script.add("mount --bind " + q(src) + " " + q(s));
-                if (!b.writable()) script.add("mount -o remount,bind,ro " + q(s));
-                src = s;
+                // The mount point is made here, not by the launcher: each mkdir there would be a process of its
+                // own. The staged mount stays writable in the launcher's private namespace, which the box never
+                // sees (bwrap leaves it behind at pivot_root); bwrap's own --ro-bind is what the box gets.
+                Path s = stage.resolve(Integer.toString(staged++));
+                try {
+                    if (Files.isDirectory(b.src())) Files.createDirectories(s);
+                    else if (!Files.exists(s)) Files.createFile(s);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException("box staging folder " + s + ": " + e.getMessage(), e);
+                }
+                script.add("mount --bind " + q(src) + " " + q(s.toString()));
+                src = s.toString();
             }
             bw.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", src, b.dest().toString()));
         }
@@ -154,14 +172,9 @@ public final class Box implements AutoCloseable {
         bw.addAll(List.of("--remount-ro", "/")); // the box's own root (where /etc and the mount points live) read-only too
         bw.addAll(List.of("--setenv", "PATH", HostView.boxPath(path, tools, visible), "--chdir", cwd.toAbsolutePath().normalize().toString(), "--"));
 
+        script.addAll(rlimits()); // the shell's own ulimit: no prlimit process; inherited through setpriv and bwrap
         List<String> exec = new ArrayList<>();
         if (ROOT) exec.addAll(List.of("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
-        List<String> rl = rlimits();
-        if (!rl.isEmpty()) {
-            exec.add("/usr/bin/prlimit");
-            exec.addAll(rl);
-            exec.add("--");
-        }
         exec.addAll(bw);
         StringBuilder line = new StringBuilder("exec");
         for (String s : exec) line.append(' ').append(q(s));
@@ -214,6 +227,47 @@ public final class Box implements AutoCloseable {
         });
     }
 
+    /**
+     * Lets the box's uid search (not list) {@code dir} until {@link #close}: its group becomes the box's
+     * gid with group search permission. Folders bound from inside it then need no staging mount (two
+     * processes fewer per bind at launch). Only root does this, only for a folder that others cannot
+     * search and no other box holds; elsewhere staging stays as it was. The group grant matters only to
+     * the box's launcher on the host: inside the box, {@code dir} is a bare mount point on the box's /tmp.
+     */
+    public void letThrough(Path dir) throws IOException {
+        if (!ROOT || traversal != null) return;
+        Path d = dir.toAbsolutePath().normalize();
+        synchronized (LET_THROUGH) {
+            if (LET_THROUGH.contains(d) || !Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) return;
+            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(d, LinkOption.NOFOLLOW_LINKS);
+            if (perms.contains(PosixFilePermission.OTHERS_EXECUTE)) return;
+            int gid = (Integer) Files.getAttribute(d, "unix:gid", LinkOption.NOFOLLOW_LINKS);
+            LET_THROUGH.add(d);
+            traversal = new Traversal(d, gid, perms);
+            Set<PosixFilePermission> p = java.util.EnumSet.copyOf(perms);
+            p.remove(PosixFilePermission.GROUP_READ);
+            p.remove(PosixFilePermission.GROUP_WRITE);
+            p.add(PosixFilePermission.GROUP_EXECUTE);
+            Files.setAttribute(d, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
+            Files.setPosixFilePermissions(d, p);
+        }
+    }
+
+    private void restoreTraversal() {
+        Traversal t = traversal;
+        if (t == null) return;
+        traversal = null;
+        synchronized (LET_THROUGH) {
+            try {
+                Files.setPosixFilePermissions(t.dir(), t.perms());
+                Files.setAttribute(t.dir(), "unix:gid", t.gid(), LinkOption.NOFOLLOW_LINKS);
+            } catch (IOException e) {
+                // the folder is gone (its episode ended): nothing to restore
+            }
+            LET_THROUGH.remove(t.dir());
+        }
+    }
+
     /** What this box enforces, and what it does not and why: one line for the terminal. */
     public String describe() {
         BoxLimits l = spec.limits();
@@ -250,15 +304,22 @@ public final class Box implements AutoCloseable {
     public void close() {
         closed = true;
         watcher.interrupt();
-        if (cgroups != null) cgroups.close();
-        if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
+        boolean emptied = false;
+        if (cgroups != null) {
+            cgroups.killAll();
+            emptied = cgroups.members().isEmpty(); // the launcher joined them first thing: empty means all of it is dead
+            cgroups.close();
+        }
+        if (!emptied && !attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
         if (stage != null) {
-            try {
+            try (var entries = Files.list(stage)) {
+                for (Path e : entries.toList()) Files.deleteIfExists(e);
                 Files.deleteIfExists(stage);
             } catch (IOException e) {
                 // a launcher still holds it mounted in its own namespace; it is empty on the host
             }
         }
+        restoreTraversal();
     }
 
     private void watch() {
@@ -295,24 +356,35 @@ public final class Box implements AutoCloseable {
         if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
     }
 
+    /** Launcher lines setting the rlimits (bash's ulimit: -f and -v count KiB; the soft CPU limit before the hard one, never above it). */
     private List<String> rlimits() {
         BoxLimits l = spec.limits();
         List<String> a = new ArrayList<>();
-        if (l.diskBytes() > 0) a.add("--fsize=" + l.diskBytes());
+        if (l.diskBytes() > 0) a.add("ulimit -f " + Math.max(1, l.diskBytes() / 1024));
         if (cgroups == null) {
-            if (l.memoryBytes() > 0) a.add("--as=" + l.memoryBytes());
-            if (l.pids() > 0) a.add("--nproc=" + l.pids());
-            if (l.cpuSeconds() > 0) a.add("--cpu=" + l.cpuSeconds() + ":" + (l.cpuSeconds() + 2)); // SIGXCPU first (a reason), SIGKILL 2 s later
+            if (l.memoryBytes() > 0) a.add("ulimit -v " + Math.max(1, l.memoryBytes() / 1024));
+            if (l.pids() > 0) a.add("ulimit -u " + l.pids());
+            if (l.cpuSeconds() > 0) { // SIGXCPU first (a reason), SIGKILL 2 s later
+                a.add("ulimit -S -t " + l.cpuSeconds());
+                a.add("ulimit -H -t " + (l.cpuSeconds() + 2));
+            }
         }
         return a;
     }
 
-    /** Can the box's uid open {@code p} by name: every parent searchable by others, and the path itself usable. */
+    /**
+     * Can the box's uid (gid the same, no other groups) open {@code p} by name: every parent searchable by
+     * it (as others, or as group when the parent's group is the box's, see {@link #letThrough}), and the
+     * path itself usable.
+     */
     private boolean reachable(Path p, boolean writable) {
         try {
             Path real = p.toRealPath();
             for (Path d = real.getParent(); d != null; d = d.getParent()) {
-                if (!Files.getPosixFilePermissions(d).contains(PosixFilePermission.OTHERS_EXECUTE)) return false;
+                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(d);
+                if (perms.contains(PosixFilePermission.OTHERS_EXECUTE)) continue;
+                if (!perms.contains(PosixFilePermission.GROUP_EXECUTE) || ((Integer) Files.getAttribute(d, "unix:gid")) != uid
+                        || ((Integer) Files.getAttribute(d, "unix:uid")) == uid) return false; // an owner is judged by the owner bits
             }
             if (writable) return true; // handed over to the box's uid
             Set<PosixFilePermission> own = Files.getPosixFilePermissions(real);
@@ -398,4 +470,7 @@ public final class Box implements AutoCloseable {
     private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
 
     private record Bind(Path src, Path dest, boolean writable) {}
+
+    /** A folder {@link #letThrough} changed, with the group and permissions to put back. */
+    private record Traversal(Path dir, int gid, Set<PosixFilePermission> perms) {}
 }

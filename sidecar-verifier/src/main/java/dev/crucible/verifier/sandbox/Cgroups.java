@@ -58,7 +58,10 @@ final class Cgroups implements AutoCloseable {
             Path base = ROOT.resolve(c);
             if (!Files.isDirectory(base)) continue;
             Path real = base.toRealPath(); // cpu and cpuacct are often one hierarchy ("cpu,cpuacct")
-            Path d = real.resolve("crucible").resolve(name);
+            // CPU groups sit at the hierarchy's top, not under a shared crucible/: there every box of the machine
+            // (parallel attempts, other runs) would share one task's weight against each process outside,
+            // and a graded pytest would run several times slower than the same command bare under load.
+            Path d = c.startsWith("cpu") ? real.resolve("crucible-" + name) : real.resolve("crucible").resolve(name);
             dirs.put(c, dirs.containsValue(d) ? d : Files.createDirectories(d));
         }
         Cgroups g = new Cgroups(false, dirs, l);

@@ -4,6 +4,7 @@ import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.Executor;
 import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.grade.GradingPhases;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -56,24 +57,34 @@ public final class GradingSandbox implements Executor {
         Path base = gradeRoot.getParent();
         BoxSpec spec = BoxSpec.of("grade-" + n, limits).withWritable(base.resolve("results-" + n))
                 .withReadOnly(List.of(gradeRoot, base.resolve("support-" + n))).withReadOnly(toolchains).withHome(null);
+        long t0 = System.nanoTime();
+        ExecResult r;
+        Optional<String> limit;
         try (Box box = Box.open(spec)) {
             box.handOver(gradeRoot); // read-only in the box, but readable whatever modes the agent gave its files
-            ExecRequest boxed = req.withArgv(box.wrap(req.argv(), cwd, req.env())); // keeps the result channel (fd 3)
-            ExecResult r = inner.run(boxed, pid -> {
+            box.letThrough(base); // the grading folders are then bound as they are, without staging mounts
+            // The launcher opens the result channel as fd 3 itself (the executor's own shell for it is one process more).
+            ExecRequest boxed = req.withArgv(box.wrap(req.argv(), cwd, req.env(), req.resultChannel())).withResultChannel(null);
+            long launch = GradingPhases.since("box_open", t0);
+            GradingPhases.instant("launch", GradingPhases.nowMicros());
+            r = inner.run(boxed, pid -> {
                 box.attach(pid);
                 onStart.accept(pid);
             });
+            GradingPhases.instant("exit", GradingPhases.nowMicros());
+            t0 = GradingPhases.since("command", launch);
             box.noteExit(r.exitCode());
-            Optional<String> limit = box.limitExceeded();
-            if (limit.isEmpty()) return r;
-            String note = "crucible: grading ended: " + limit.get() + "\n";
-            return new ExecResult(r.exitCode(), r.stdout(), (r.stderr() == null ? "" : r.stderr()) + note, r.truncated(), r.timedOut(), r.elapsedMs(), r.pid());
+            limit = box.limitExceeded();
         } catch (BoxUnavailableException e) {
             return refused("grading sandbox unavailable: " + e.getMessage() + "; grading never runs unconfined by default"
                     + " (crucible run --no-sandbox grades without it)");
         } catch (IOException e) {
             return refused("grading sandbox: " + e.getMessage());
         }
+        GradingPhases.since("box_close", t0);
+        if (limit.isEmpty()) return r;
+        String note = "crucible: grading ended: " + limit.get() + "\n";
+        return new ExecResult(r.exitCode(), r.stdout(), (r.stderr() == null ? "" : r.stderr()) + note, r.truncated(), r.timedOut(), r.elapsedMs(), r.pid());
     }
 
     private static ExecResult refused(String why) {

@@ -15,13 +15,14 @@ pytest.main(plugins=[...]), so it is in place before any code under test is impo
 
 The line protocol is described in sidecar-verifier/README.md ("Result channel").
 """
+import time
+_T_IMPORT = time.time()  # the bench's "box start" ends here (see GradingPhases)
 import builtins
 import json
 import os
 import stat
 import sys
 import threading
-import time
 
 import _pytest
 import _pytest.config
@@ -45,6 +46,10 @@ _write = os.write
 _dumps = json.dumps
 _getframe = sys._getframe
 _monotonic = time.monotonic
+_perf = time.perf_counter
+_T_SETUP = _perf()
+# The reporter's own time, in seconds, by kind: reported at session end for the bench (never graded).
+_COST = {"import": 0.0, "audit": 0.0, "checks": 0.0}
 
 
 def _load_config():
@@ -387,17 +392,31 @@ _HANDLERS = {
 }
 
 
+_GETATTR_EVENT = "object.__getattr__"
+
+
 def _audit(event, args):
+    # The hot path: audit events fire for every restricted attribute read (each __code__ read, the
+    # reporter's own surface check included), every id(), open and import. Most are dismissed here by
+    # event name, and attribute reads by attribute name, before any other work.
+    if event == _GETATTR_EVENT:
+        try:
+            if args[1] not in _FRAME_ATTRS:
+                return
+        except Exception:
+            return
     handler = _HANDLERS.get(event)
     if handler is None or getattr(_guard, "busy", False):
         return
     _guard.busy = True
+    t0 = _perf()
     try:
         handler(args)
     except Exception:  # an audit hook must never break the audited call
         pass
     finally:
         _guard.busy = False
+        _COST["audit"] += _perf() - t0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -468,8 +487,12 @@ _reported_changes = set()
 def _surface():
     """Every function and class (and each class's own functions) of the loaded pytest, _pytest and pluggy
     modules: what the watched list above names, and everything else a patch could reach (the assertion
-    rewriter, the JUnit writer, outcome helpers...)."""
-    out = {}
+    rewriter, the JUnit writer, outcome helpers...). Kept as slots (the live namespace, the name, the object
+    found there, the function it is or wraps, that function's code, the owner's name, whether it is a class
+    member) so a check is one identity test per slot and builds no name unless something changed."""
+    slots = []
+    add = slots.append
+    ftype = _FunctionType
     for mname, mod in list(sys.modules.items()):
         if mod is None or not (mname == "pytest" or mname.startswith(("_pytest", "pluggy"))):
             continue
@@ -477,36 +500,47 @@ def _surface():
         if not isinstance(d, dict):
             continue
         for k, v in list(d.items()):
-            if k.startswith("__") or not (isinstance(v, type) or inspect_isfunction(v)):
+            if k[:2] == "__":
                 continue
-            out[mname + "." + k] = (v, getattr(v, "__code__", None))
-            if isinstance(v, type) and getattr(v, "__module__", "") == mname:
-                for ck, cv in list(vars(v).items()):
-                    fn = _func(cv)
-                    if inspect_isfunction(fn):
-                        out[mname + "." + k + "." + ck] = (fn, fn.__code__)
-    return out
-
-
-def inspect_isfunction(v):
-    return isinstance(v, _FunctionType)
+            if isinstance(v, type):
+                add((d, k, v, None, None, mname, False))
+                if getattr(v, "__module__", "") == mname:
+                    cd = vars(v)
+                    owner = None
+                    for ck, cv in list(cd.items()):
+                        fn = getattr(cv, "__func__", cv)
+                        if isinstance(fn, ftype):
+                            owner = owner or mname + "." + k
+                            add((cd, ck, cv, fn, fn.__code__, owner, True))
+            elif isinstance(v, ftype):
+                add((d, k, v, v, v.__code__, mname, False))
+    return slots
 
 
 _FunctionType = type(_snapshot)
 _SURFACE = _surface()
+_MISSING = object()
 
 
 def _check_surface(when):
-    """Compares the surface now with the one taken before any test code ran (names loaded later are new, not changed)."""
-    now = _surface()
-    for name, (obj, code) in _SURFACE.items():
-        cur = now.get(name)
-        if cur is None or (cur[0] is obj and cur[1] is code) or name in _reported_changes:
+    """Compares each slot with what it held before any test code ran (names loaded later are new, not changed)."""
+    for ns, key, obj, fn, code, owner, member in _SURFACE:
+        cur = ns.get(key, _MISSING)
+        if cur is obj and (fn is None or fn.__code__ is code):
             continue
-        where = getattr(cur[1], "co_filename", None)
+        if member:
+            cur = _func(cur)
+            if not isinstance(cur, _FunctionType) or (cur is fn and cur.__code__ is code):
+                continue  # gone or no longer a function (never covered), or the same function rewrapped
+        elif not isinstance(cur, (type, _FunctionType)):
+            continue  # gone, or no longer a function or class: what the surface never covered
+        name = owner + "." + key
+        if name in _reported_changes:
+            continue
+        where = getattr(getattr(cur, "__code__", None), "co_filename", None)
         if isinstance(where, str) and _kind(where) == "P":
             continue  # pytest rebinding its own functions (it does, e.g. Config._getini_unknown_type)
-        if isinstance(cur[0], type) and str(getattr(cur[0], "__module__", "")).startswith(("_pytest", "pytest", "pluggy")):
+        if isinstance(cur, type) and str(getattr(cur, "__module__", "")).startswith(("_pytest", "pytest", "pluggy")):
             continue
         _reported_changes.add(name)
         rel = _rel(os.path.realpath(where)) if isinstance(where, str) and not where.startswith("<") else None
@@ -608,7 +642,9 @@ class Reporter:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session):
+        t0 = _perf()
         _check_surface("after collection")  # collection imported the code under test: a patch of the rewriter shows here
+        _COST["checks"] += _perf() - t0
         _emit("collected", count=len(session.items))
 
     @pytest.hookimpl(tryfirst=True)
@@ -621,10 +657,12 @@ class Reporter:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):
+        t0 = _perf()
         _check_internals("at %s %s" % (report.nodeid, report.when), False)
         if self.pm is not None and (_func(getattr(self.pm, "_hookexec", None)) is not self.hookexec
                                     or getattr(self.pm, "_inner_hookexec", None) is not self.inner):
             _finding("critical", "pluginmanager", "the plugin manager's hook executor was replaced", "hook-caller-changed")
+        _COST["checks"] += _perf() - t0
         wasxfail = hasattr(report, "wasxfail")
         message = None
         if report.outcome != "passed":
@@ -640,23 +678,26 @@ class Reporter:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_sessionfinish(self, session, exitstatus):
         yield
+        t0 = _perf()
         _check_internals("at session end", True)
         _check_surface("at session end")
         if self.pm is not None:
             _check_hookimpls(self.pm, self.hookexec, "at session end")
         _check_grader_files("at session end")
+        _COST["checks"] += _perf() - t0
         stats = {}
         tr = self.pm.get_plugin("terminalreporter") if self.pm is not None else None
         if tr is not None:
             for key in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
                 stats[key] = len(tr.stats.get(key, ()))
         _state["ended"] = True
-        _emit("end", exitstatus=int(session.exitstatus), testsfailed=int(session.testsfailed),
+        _emit("end", t=time.time(), cost={k: round(v, 6) for k, v in _COST.items()}, exitstatus=int(session.exitstatus), testsfailed=int(session.testsfailed),
               testscollected=int(session.testscollected), stats=stats)
 
 
 plugin = Reporter()
 
 if ACTIVE:
-    _emit("start", python=sys.version.split()[0], pytest=pytest.__version__, root=_ROOT)
+    _COST["import"] = _perf() - _T_SETUP
+    _emit("start", t=_T_IMPORT, python=sys.version.split()[0], pytest=pytest.__version__, root=_ROOT)
     sys.addaudithook(_audit)

@@ -1,5 +1,6 @@
 # Reward-hack rules on the syntax tree of Python files, and the test-runner sections of config files.
-# Run by the verifier as `python -I -S -B -c <this file>` with a JSON request on stdin. It only reads
+# Run by the verifier as `python -I -S -B -c <this file>` with a JSON request on stdin, or, with the
+# argument --serve, kept running with one JSON request per line and one answer per line. It only reads
 # and parses (ast, tomllib, configparser): the analysed code is never imported or executed.
 # Request: {"files": [{"path": abs, "rel": rel}], "configs": [{"path": abs, "rel": rel}]}
 # Answer:  {"files": [{"rel", "ok", "error"?, "hits": [{"rule", "detector", "severity", "line", "evidence"}]}],
@@ -855,12 +856,20 @@ def config_sections(path, rel):
         return {"rel": rel, "ok": False, "error": "%s: %s" % (type(e).__name__, str(e)[:200])}
 
 
+def answer(req):
+    return {"files": [analyse(f["path"], f["rel"]) for f in req.get("files", [])],
+            "configs": [config_sections(f["path"], f["rel"]) for f in req.get("configs", [])]}
+
+
 def main():
     sys.setrecursionlimit(4000)
-    req = json.load(sys.stdin)
-    out = {"files": [analyse(f["path"], f["rel"]) for f in req.get("files", [])],
-           "configs": [config_sections(f["path"], f["rel"]) for f in req.get("configs", [])]}
-    sys.stdout.write(json.dumps(out))
+    if sys.argv[1:] == ["--serve"]:
+        # Kept running by the monitor: one request per line, one answer per line, until stdin closes.
+        for line in sys.stdin:
+            sys.stdout.write(json.dumps(answer(json.loads(line))) + "\n")
+            sys.stdout.flush()
+        return
+    sys.stdout.write(json.dumps(answer(json.load(sys.stdin))))
 
 
 main()

@@ -4,18 +4,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.support.Fixtures;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The benchmark runs and prints its line (a measurement, not a timing assertion: the machine is shared). */
+/** The benchmark runs and prints its lines (a measurement, not a timing assertion: the machine is shared). */
 class GradingBenchTest {
     @Test
-    void printsTheBenchLine() {
+    void printsPhasesPerSuiteAndTheBenchLineLast() {
         Environment env = Environment.load(Fixtures.example().resolve("environment.yaml"));
-        GradingBench.Result r = GradingBench.run(env, env.workspacePath().orElseThrow(), 2, Duration.ofSeconds(1));
-        System.out.println("[bench] " + r.line());
-        assertThat(r.line()).matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} monitor_cpu_pct=\\d+\\.\\d{3} grading=(box|unconfined)");
+        GradingBench.Result r = GradingBench.run(env, env.workspacePath().orElseThrow(), 2, Duration.ofSeconds(1), 20);
+        r.lines().forEach(l -> System.out.println("[bench] " + l));
+        List<String> lines = r.lines();
+        assertThat(lines).hasSize(5);
+        for (int i : new int[] {0, 2}) {
+            assertThat(lines.get(i)).matches("phases_ms suite=(example|synthetic) runs=2( [a-z_]+=(-?\\d+\\.\\d|-))+");
+            assertThat(lines.get(i)).contains(" kill=", " scan=", " tree=", " setup=", " box_open=", " box_start=", " bare_start=", " pytest=", " reporter=",
+                    " exit=", " box_close=", " parse=", " other=", " cleanup=");
+        }
+        assertThat(lines.get(1)).matches("suite=example tests=4 bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_s=-?\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3}");
+        assertThat(lines.get(3)).matches("suite=synthetic tests=20 bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_s=-?\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3}");
+        assertThat(lines.get(4)).isEqualTo(r.line())
+                .matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} monitor_cpu_pct=\\d+\\.\\d{3} grading=(box|unconfined)");
+        assertThat(r.example().phases().ms().get("pytest")).as("the reporter's clock reached the bench").isPositive();
         assertThat(r.bareSeconds()).isPositive();
         assertThat(r.gradedSeconds()).isPositive();
+    }
+
+    @Test
+    void theSyntheticSuitePassesBareAsWritten(@TempDir Path dir) throws Exception {
+        Path manifest = SyntheticSuite.write(dir, 20);
+        assertThat(SyntheticSuite.count(20)).isEqualTo(20);
+        ProcessBuilder pb = new ProcessBuilder("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider")
+                .directory(manifest.resolveSibling("workspace").toFile()).redirectErrorStream(true);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains("20 passed");
     }
 }
