@@ -83,9 +83,14 @@ final class CommandClassifier {
 
     /** The strongest kind among a line's commands: TEST over LINT over CI_ONLY over INSTALL over OTHER. */
     static Classified classifyLine(String line) {
+        return classifyLine(line, MakeRecipes.NONE);
+    }
+
+    /** As {@link #classifyLine(String)}, reading make targets' recipes through {@code recipes}. */
+    static Classified classifyLine(String line, MakeRecipes recipes) {
         Classified best = new Classified(CommandKind.OTHER, null);
         for (String command : line.split("&&|\\|\\||;|\\|")) {
-            Classified c = classifyCommand(command.strip());
+            Classified c = classifyCommand(command.strip(), recipes);
             if (rank(c.kind()) > rank(best.kind())) {
                 best = c;
             }
@@ -105,6 +110,10 @@ final class CommandClassifier {
 
     /** Classifies one simple command (no {@code &&}, {@code ;} or pipes). */
     static Classified classifyCommand(String command) {
+        return classifyCommand(command, MakeRecipes.NONE);
+    }
+
+    static Classified classifyCommand(String command, MakeRecipes recipes) {
         if (command.isEmpty()) {
             return new Classified(CommandKind.OTHER, null);
         }
@@ -123,6 +132,10 @@ final class CommandClassifier {
         if (isInstall(base, sub, words)) {
             return new Classified(CommandKind.INSTALL, base + " " + sub);
         }
+        if (program.equals(RunnerPrefixes.HATCH_SCRIPT)) {
+            Classified asCommand = classifyCommand(String.join(" ", words.subList(1, words.size())), recipes);
+            return asCommand.kind() == CommandKind.OTHER ? BuildToolCommands.hatchScript(words.get(1)) : asCommand;
+        }
         switch (base) {
             case "tox", "nox" -> {
                 return BuildToolCommands.toxLike(base, words);
@@ -131,7 +144,7 @@ final class CommandClassifier {
                 return BuildToolCommands.packageScript(base, words);
             }
             case "make", "just", "task", "rake", "invoke", "inv" -> {
-                return BuildToolCommands.target(base, words);
+                return BuildToolCommands.target(base, words, recipes);
             }
             case "go" -> {
                 return sub.equals("test") ? test("go test")
@@ -206,16 +219,7 @@ final class CommandClassifier {
                     }
                 }
                 changed = true;
-            } else if (w.size() > 1 && Set.of("poetry", "uv", "pipenv", "pdm", "rye", "hatch").contains(lower)
-                    && w.get(1).equals("run")) {
-                w.remove(0);
-                w.remove(0);
-                while (!w.isEmpty() && w.get(0).startsWith("-")) {
-                    w.remove(0);
-                }
-                changed = true;
-            } else if (w.size() > 1 && lower.equals("uvx")) {
-                w.remove(0);
+            } else if (RunnerPrefixes.strip(w)) {
                 changed = true;
             } else if (w.size() > 1 && lower.equals("yarn") && w.get(1).equals("run")) {
                 w.remove(1);
@@ -291,7 +295,7 @@ final class CommandClassifier {
                 rest.remove(0);
             }
             if (!rest.isEmpty()) {
-                Classified c = classifyCommand(String.join(" ", rest));
+                Classified c = classifyCommand(String.join(" ", rest), MakeRecipes.NONE);
                 return c.kind() == CommandKind.TEST ? test("coverage run " + c.what()) : other();
             }
         }
