@@ -117,10 +117,12 @@ final class CommandClassifier {
         if (command.isEmpty()) {
             return new Classified(CommandKind.OTHER, null);
         }
-        if (CI_ONLY.matcher(command).find()) {
+        List<String> words = unwrap(new ArrayList<>(Arrays.asList(command.split("\\s+"))));
+        // `pip install coveralls` installs; only running the uploader is CI-only.
+        if (CI_ONLY.matcher(command).find() && (words.size() < 2
+                || !isInstall(base(words.get(0)), words.get(1).toLowerCase(Locale.ROOT), words))) {
             return new Classified(CommandKind.CI_ONLY, command);
         }
-        List<String> words = unwrap(new ArrayList<>(Arrays.asList(command.split("\\s+"))));
         if (words.isEmpty()) {
             return new Classified(CommandKind.OTHER, null);
         }
@@ -136,7 +138,14 @@ final class CommandClassifier {
             Classified asCommand = classifyCommand(String.join(" ", words.subList(1, words.size())), recipes);
             return asCommand.kind() == CommandKind.OTHER ? BuildToolCommands.hatchScript(words.get(1)) : asCommand;
         }
+        if (base.matches("python[0-9.]*|pypy[0-9.]*") && words.size() > 1 && words.get(1).endsWith(".py")
+                && TEST_SCRIPT.matcher(base(words.get(1))).matches()) {
+            return test("python " + words.get(1));
+        }
         switch (base) {
+            case "poe" -> {
+                return PoeTasks.classify(words, recipes);
+            }
             case "tox", "nox" -> {
                 return BuildToolCommands.toxLike(base, words);
             }
@@ -294,12 +303,19 @@ final class CommandClassifier {
             while (!rest.isEmpty() && rest.get(0).startsWith("-")) {
                 rest.remove(0);
             }
+            if (!rest.isEmpty() && rest.get(0).endsWith(".py") && TEST_SCRIPT.matcher(base(rest.get(0))).matches()) {
+                return test("coverage run " + rest.get(0));
+            }
             if (!rest.isEmpty()) {
                 Classified c = classifyCommand(String.join(" ", rest), MakeRecipes.NONE);
                 return c.kind() == CommandKind.TEST ? test("coverage run " + c.what()) : other();
             }
         }
         return other();
+    }
+
+    private static String base(String program) {
+        return program.substring(program.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
     }
 
     static Classified test(String what) {

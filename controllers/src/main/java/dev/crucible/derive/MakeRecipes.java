@@ -73,6 +73,11 @@ final class MakeRecipes {
         return a == null || StepPlanner.rank(b.kind()) > StepPlanner.rank(a.kind()) ? b : a;
     }
 
+    /** A repository file relative to the step's working directory (pyproject.toml for poe), or null. */
+    String read(String name) {
+        return readFile.apply(join(baseDir, name));
+    }
+
     private Map<String, Rule> rules(String dir, String file) {
         String folder = join(baseDir, dir == null ? "" : strip(dir));
         List<String> names = file != null ? List.of(file) : List.of("GNUmakefile", "makefile", "Makefile");

@@ -87,6 +87,59 @@ class WorkflowReadingTest {
     }
 
     @Test
+    void poeTasksAreReadFromPyproject() throws Exception {
+        write("pyproject.toml", """
+                [project]
+                name = "x"
+
+                [tool.poe.tasks]
+                test = "pytest"
+                docs = ["docs-html"]
+                docs-html = "sphinx-build -b html doc/source doc/build"
+                check = ["test", "docs"]
+
+                [tool.poe.tasks.lint]
+                sequence = [
+                    { cmd = "ruff check ." },
+                    { cmd = "ruff format --check ." },
+                ]
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: astral-sh/setup-uv@v7
+                      - run: uv run --python 3.12 poe lint
+                      - run: uv run --python 3.12 poe check
+                """);
+        assertThat(step(d, 2).decision()).isEqualTo(Disposition.LINT);
+        assertThat(step(d, 3).decision()).isEqualTo(Disposition.TEST);
+        assertThat(step(d, 3).reason()).contains("poe check → pytest");
+    }
+
+    @Test
+    void setupStepKeepsItsInstallsWhenItAlsoInstallsAnUploader() throws Exception {
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: |
+                          pip install -e .
+                          pip install coveralls
+                          coveralls --service=github
+                      - run: coverage run --source=pkg test.py
+                """);
+        assertThat(step(d, 1).decision()).isEqualTo(Disposition.SETUP);
+        assertThat(d.setupScript()).contains("pip install -e .").contains("pip install coveralls")
+                .doesNotContain("--service=github");
+        assertThat(d.verifier().command()).isEqualTo("coverage run --source=pkg test.py");
+    }
+
+    @Test
     void docsAndDistributionStepsLeaveSetupUnlessTheTestsReadTheirOutput() throws Exception {
         Derivation d = derive("""
                 on: push
