@@ -87,6 +87,26 @@ class WorkflowReadingTest {
     }
 
     @Test
+    void coverageLeavesTheTestCommand() throws Exception {
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pip install -e . pytest-cov
+                      - run: |
+                          coverage run --source=pkg --branch -m pytest -q tests
+                          coverage xml
+                """);
+        assertThat(d.verifier().command()).isEqualTo("python -m pytest -q tests");
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(step(d, 2).notes()).anyMatch(n -> n.contains("coverage left out") && n.contains("dropped `coverage xml`"));
+        assertThat(CoverageWrappers.rewrite("pytest --cov=pkg --cov-report term-missing -x")).isEqualTo("pytest -x");
+        assertThat(CoverageWrappers.rewrite("pytest -x")).isEqualTo("pytest -x");
+    }
+
+    @Test
     void poeTasksAreReadFromPyproject() throws Exception {
         write("pyproject.toml", """
                 [project]
@@ -136,7 +156,7 @@ class WorkflowReadingTest {
         assertThat(step(d, 1).decision()).isEqualTo(Disposition.SETUP);
         assertThat(d.setupScript()).contains("pip install -e .").contains("pip install coveralls")
                 .doesNotContain("--service=github");
-        assertThat(d.verifier().command()).isEqualTo("coverage run --source=pkg test.py");
+        assertThat(d.verifier().command()).isEqualTo("python test.py");
     }
 
     @Test
