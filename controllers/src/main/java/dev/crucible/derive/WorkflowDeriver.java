@@ -102,6 +102,7 @@ public final class WorkflowDeriver {
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         if (!roles.lintIsTheVerifier()) {
             SetupPruning.prune(steps, new SetupPruning.DerivedVerifierInput(roles.verifier()));
+            ToxFlattening.flatten(roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
         }
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));

@@ -107,6 +107,40 @@ class WorkflowReadingTest {
     }
 
     @Test
+    void toxTestEnvironmentRunsWithoutTox() throws Exception {
+        write("tox.ini", """
+                [tox]
+                envlist = check-manifest,docs,flake8,py
+
+                [testenv]
+                deps =
+                    pytest
+                    pytest-cov
+                setenv =
+                    THREADING_TESTS = 1
+                commands =
+                    py.test --basetemp={envtmpdir} --cov=pkg --cov-report term-missing {posargs}
+
+                [testenv:flake8]
+                deps = flake8
+                commands = flake8
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pip install tox
+                      - run: tox
+                """);
+        assertThat(d.verifier().command()).isEqualTo("THREADING_TESTS=1 py.test --basetemp=\"${TMPDIR:-/tmp}/tox-env\"");
+        assertThat(d.verifier().framework()).isEqualTo("pytest");
+        assertThat(d.setupScript()).contains("python -m pip install pytest pytest-cov").contains("python -m pip install -e .");
+        assertThat(step(d, 2).notes()).anyMatch(n -> n.contains("tox environment 'py' run without tox"));
+    }
+
+    @Test
     void poeTasksAreReadFromPyproject() throws Exception {
         write("pyproject.toml", """
                 [project]
