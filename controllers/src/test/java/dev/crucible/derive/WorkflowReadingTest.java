@@ -101,7 +101,7 @@ class WorkflowReadingTest {
                 """);
         assertThat(d.verifier().command()).isEqualTo("python -m pytest -q tests");
         assertThat(d.verifier().type()).isEqualTo("test-suite");
-        assertThat(step(d, 2).notes()).anyMatch(n -> n.contains("coverage left out") && n.contains("dropped `coverage xml`"));
+        assertThat(step(d, 2).notes()).anyMatch(n -> n.contains("adjusted for grading") && n.contains("dropped `coverage xml`"));
         assertThat(CoverageWrappers.rewrite("pytest --cov=pkg --cov-report term-missing -x")).isEqualTo("pytest -x");
         assertThat(CoverageWrappers.rewrite("pytest -x")).isEqualTo("pytest -x");
     }
@@ -237,6 +237,18 @@ class WorkflowReadingTest {
         assertThat(step(reads, 1).decision()).isEqualTo(Disposition.SETUP);
         assertThat(step(reads, 1).notes()).anyMatch(n -> n.contains("kept because step 2 reads dist/"));
         assertThat(reads.verifier().command()).isEqualTo("pytest -q");
+        Derivation twoRuns = derive("""
+                on: push
+                jobs:
+                  test:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: |
+                          coverage run -m pytest --doctest-modules pkg/
+                          pytest bench/
+                """);
+        assertThat(twoRuns.verifier().command()).contains("python -m pytest -p no:cacheprovider --doctest-modules pkg/\n"
+                + "pytest -p no:cacheprovider bench/");
         assertThat(step(reads, 3).notes()).anyMatch(n -> n.contains("lint commands left out") && n.contains("flake8 src"));
     }
 
