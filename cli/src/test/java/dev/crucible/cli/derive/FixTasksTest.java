@@ -165,6 +165,14 @@ class FixTasksTest {
         assertThat(none.err()).contains("refused: the commit adds or changes no test files");
     }
 
+    @Test
+    void doctestsOfSourceModulesStayOutOfTheTestLists() {
+        // Listing them would protect the module the reference patch changes (toolz 5a7e078c: floored gold).
+        assertThat(FixTasks.inTestFile("toolz/itertoolz.py::toolz.itertoolz.partition_all")).isFalse();
+        assertThat(FixTasks.inTestFile("toolz/tests/test_itertoolz.py::test_partition_all")).isTrue();
+        assertThat(FixTasks.inTestFile("tests/test_ops.py::TestX::test_y")).isTrue();
+    }
+
     private JsonNode run(Path manifest, String agent, String name) throws IOException {
         Path out = dir.resolve("out-" + name);
         Result run = cli("run", "-f", manifest.toString(), "--agent-cmd", agent, "--out", out.toString());
