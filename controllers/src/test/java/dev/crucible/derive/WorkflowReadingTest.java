@@ -134,7 +134,7 @@ class WorkflowReadingTest {
                       - run: pip install tox
                       - run: tox
                 """);
-        assertThat(d.verifier().command()).isEqualTo("THREADING_TESTS=1 py.test --basetemp=\"${TMPDIR:-/tmp}/tox-env\"");
+        assertThat(d.verifier().command()).isEqualTo("THREADING_TESTS=1 py.test");
         assertThat(d.verifier().framework()).isEqualTo("pytest");
         assertThat(d.setupScript()).contains("python -m pip install pytest pytest-cov").contains("python -m pip install -e .");
         assertThat(step(d, 2).notes()).anyMatch(n -> n.contains("tox environment 'py' run without tox"));
