@@ -53,6 +53,23 @@ final class BuildToolCommands {
         return CommandClassifier.test(tool);
     }
 
+    /** What {@code hatch run ENV:SCRIPT} (or a bare script) runs, by the environment and script names. */
+    static Classified hatchScript(String reference) {
+        String what = "hatch run " + reference;
+        String[] parts = reference.split(":", 2);
+        String env = parts.length == 2 ? parts[0] : "";
+        String script = parts.length == 2 ? parts[1] : parts[0];
+        if (LINT_TARGET.matcher(script).matches() || LINT_TOX_ENVS.contains(env.toLowerCase(Locale.ROOT))
+                || LINT_TARGET.matcher(env).matches()) {
+            return CommandClassifier.lint(what);
+        }
+        if (TEST_TARGET.matcher(script).matches() || TEST_TARGET.matcher(env).matches() || script.equals("run")
+                && env.isEmpty()) {
+            return CommandClassifier.test(what);
+        }
+        return CommandClassifier.other();
+    }
+
     /** npm test / npm run test:unit / yarn lint ... by the script name. */
     static Classified packageScript(String tool, List<String> w) {
         int i = 1;
@@ -77,13 +94,27 @@ final class BuildToolCommands {
         return CommandClassifier.other();
     }
 
-    /** make test / make lint / just check ... by the first target. */
-    static Classified target(String tool, List<String> w) {
+    /**
+     * make test / make lint / just check ... by the first target's name, else (make only) by what its
+     * recipe in the Makefile runs: {@code make richtest} whose recipe runs pytest is a test run.
+     */
+    static Classified target(String tool, List<String> w, MakeRecipes recipes) {
+        String dir = null;
+        String file = null;
         for (int i = 1; i < w.size(); i++) {
             String t = w.get(i);
             if (t.startsWith("-")) {
-                if (Set.of("-C", "-f", "--directory", "--file", "-j").contains(t)) {
+                if (Set.of("-C", "-f", "--directory", "--file", "-j", "--makefile").contains(t) && i + 1 < w.size()) {
+                    if (t.equals("-C") || t.equals("--directory")) {
+                        dir = w.get(i + 1);
+                    } else if (!t.equals("-j")) {
+                        file = w.get(i + 1);
+                    }
                     i++;
+                } else if (t.startsWith("--directory=")) {
+                    dir = t.substring(t.indexOf('=') + 1);
+                } else if (t.startsWith("--file=") || t.startsWith("--makefile=")) {
+                    file = t.substring(t.indexOf('=') + 1);
                 }
                 continue;
             }
@@ -96,7 +127,12 @@ final class BuildToolCommands {
             if (TEST_TARGET.matcher(t).matches() || t.equals("spec")) {
                 return CommandClassifier.test(tool + " " + t);
             }
-            return CommandClassifier.other();
+            Classified byRecipe = tool.equals("make") ? recipes.classify(dir, file, t) : null;
+            return byRecipe != null ? byRecipe : CommandClassifier.other();
+        }
+        if (tool.equals("make")) {
+            Classified all = recipes.classify(dir, file, "all");
+            return all != null ? all : CommandClassifier.other();
         }
         return tool.equals("rake") ? CommandClassifier.test("rake") : CommandClassifier.other();
     }

@@ -83,9 +83,14 @@ final class CommandClassifier {
 
     /** The strongest kind among a line's commands: TEST over LINT over CI_ONLY over INSTALL over OTHER. */
     static Classified classifyLine(String line) {
+        return classifyLine(line, MakeRecipes.NONE);
+    }
+
+    /** As {@link #classifyLine(String)}, reading make targets' recipes through {@code recipes}. */
+    static Classified classifyLine(String line, MakeRecipes recipes) {
         Classified best = new Classified(CommandKind.OTHER, null);
         for (String command : line.split("&&|\\|\\||;|\\|")) {
-            Classified c = classifyCommand(command.strip());
+            Classified c = classifyCommand(command.strip(), recipes);
             if (rank(c.kind()) > rank(best.kind())) {
                 best = c;
             }
@@ -105,13 +110,19 @@ final class CommandClassifier {
 
     /** Classifies one simple command (no {@code &&}, {@code ;} or pipes). */
     static Classified classifyCommand(String command) {
+        return classifyCommand(command, MakeRecipes.NONE);
+    }
+
+    static Classified classifyCommand(String command, MakeRecipes recipes) {
         if (command.isEmpty()) {
             return new Classified(CommandKind.OTHER, null);
         }
-        if (CI_ONLY.matcher(command).find()) {
+        List<String> words = unwrap(new ArrayList<>(Arrays.asList(command.split("\\s+"))));
+        // `pip install coveralls` installs; only running the uploader is CI-only.
+        if (CI_ONLY.matcher(command).find() && (words.size() < 2
+                || !isInstall(base(words.get(0)), words.get(1).toLowerCase(Locale.ROOT), words))) {
             return new Classified(CommandKind.CI_ONLY, command);
         }
-        List<String> words = unwrap(new ArrayList<>(Arrays.asList(command.split("\\s+"))));
         if (words.isEmpty()) {
             return new Classified(CommandKind.OTHER, null);
         }
@@ -123,7 +134,18 @@ final class CommandClassifier {
         if (isInstall(base, sub, words)) {
             return new Classified(CommandKind.INSTALL, base + " " + sub);
         }
+        if (program.equals(RunnerPrefixes.HATCH_SCRIPT)) {
+            Classified asCommand = classifyCommand(String.join(" ", words.subList(1, words.size())), recipes);
+            return asCommand.kind() == CommandKind.OTHER ? BuildToolCommands.hatchScript(words.get(1)) : asCommand;
+        }
+        if (base.matches("python[0-9.]*|pypy[0-9.]*") && words.size() > 1 && words.get(1).endsWith(".py")
+                && TEST_SCRIPT.matcher(base(words.get(1))).matches()) {
+            return test("python " + words.get(1));
+        }
         switch (base) {
+            case "poe" -> {
+                return PoeTasks.classify(words, recipes);
+            }
             case "tox", "nox" -> {
                 return BuildToolCommands.toxLike(base, words);
             }
@@ -131,7 +153,7 @@ final class CommandClassifier {
                 return BuildToolCommands.packageScript(base, words);
             }
             case "make", "just", "task", "rake", "invoke", "inv" -> {
-                return BuildToolCommands.target(base, words);
+                return BuildToolCommands.target(base, words, recipes);
             }
             case "go" -> {
                 return sub.equals("test") ? test("go test")
@@ -206,16 +228,7 @@ final class CommandClassifier {
                     }
                 }
                 changed = true;
-            } else if (w.size() > 1 && Set.of("poetry", "uv", "pipenv", "pdm", "rye", "hatch").contains(lower)
-                    && w.get(1).equals("run")) {
-                w.remove(0);
-                w.remove(0);
-                while (!w.isEmpty() && w.get(0).startsWith("-")) {
-                    w.remove(0);
-                }
-                changed = true;
-            } else if (w.size() > 1 && lower.equals("uvx")) {
-                w.remove(0);
+            } else if (RunnerPrefixes.strip(w)) {
                 changed = true;
             } else if (w.size() > 1 && lower.equals("yarn") && w.get(1).equals("run")) {
                 w.remove(1);
@@ -290,12 +303,19 @@ final class CommandClassifier {
             while (!rest.isEmpty() && rest.get(0).startsWith("-")) {
                 rest.remove(0);
             }
+            if (!rest.isEmpty() && rest.get(0).endsWith(".py") && TEST_SCRIPT.matcher(base(rest.get(0))).matches()) {
+                return test("coverage run " + rest.get(0));
+            }
             if (!rest.isEmpty()) {
-                Classified c = classifyCommand(String.join(" ", rest));
+                Classified c = classifyCommand(String.join(" ", rest), MakeRecipes.NONE);
                 return c.kind() == CommandKind.TEST ? test("coverage run " + c.what()) : other();
             }
         }
         return other();
+    }
+
+    private static String base(String program) {
+        return program.substring(program.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
     }
 
     static Classified test(String what) {

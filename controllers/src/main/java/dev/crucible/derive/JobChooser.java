@@ -1,8 +1,10 @@
 package dev.crucible.derive;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** Picks the job to derive from: the one named, else the first that runs tests (then the first that lints). */
 final class JobChooser {
@@ -10,7 +12,18 @@ final class JobChooser {
     }
 
     static WorkflowJob choose(Workflow workflow, String wanted, List<String> notes) throws DerivationException {
-        WorkflowJob job = wanted != null ? named(workflow, wanted) : firstTesting(workflow, notes);
+        return choose(workflow, wanted, notes, path -> null);
+    }
+
+    /**
+     * The named job, else the first that runs tests, else the first that lints, else the first. When it
+     * chose, a note says why and what every other job runs, so a wrong choice is easy to spot and fix.
+     *
+     * @param readFile reads repository files (Makefiles, for targets named for nothing)
+     */
+    static WorkflowJob choose(Workflow workflow, String wanted, List<String> notes, Function<String, String> readFile)
+            throws DerivationException {
+        WorkflowJob job = wanted != null ? named(workflow, wanted) : firstTesting(workflow, notes, readFile);
         if (job.uses() != null) {
             throw new DerivationException(workflow.file(), job.id(), job.line(), "the job calls the reusable workflow "
                     + job.uses() + " and has no steps of its own: derive from that workflow file instead");
@@ -32,43 +45,62 @@ final class JobChooser {
                 + describe(workflow));
     }
 
-    private static WorkflowJob firstTesting(Workflow workflow, List<String> notes) {
+    private static WorkflowJob firstTesting(Workflow workflow, List<String> notes, Function<String, String> readFile) {
+        Map<String, CommandClassifier.Classified> runs = new LinkedHashMap<>();
+        WorkflowJob testing = null;
         WorkflowJob linting = null;
         for (WorkflowJob j : workflow.jobs().values()) {
-            CommandKind k = strongest(j);
-            if (k == CommandKind.TEST) {
-                noteChoice(workflow, j, "the first job that runs tests", notes);
-                return j;
-            }
-            if (k == CommandKind.LINT && linting == null) {
+            CommandClassifier.Classified k = strongest(j, readFile);
+            runs.put(j.id(), k);
+            if (k.kind() == CommandKind.TEST && testing == null && j.uses() == null) {
+                testing = j;
+            } else if (k.kind() == CommandKind.LINT && linting == null && j.uses() == null) {
                 linting = j;
             }
         }
-        WorkflowJob j = linting != null ? linting : workflow.jobs().values().iterator().next();
-        noteChoice(workflow, j, linting != null ? "no job runs tests; the first that lints" : "no job runs tests",
-                notes);
+        WorkflowJob j = testing != null ? testing : linting != null ? linting : workflow.jobs().values().iterator().next();
+        String why = testing != null ? "the first job that runs tests (" + runs.get(j.id()).what() + ")"
+                : linting != null ? "no job runs tests; the first that lints (" + runs.get(j.id()).what() + ")"
+                : "no job runs tests or lints: the first job";
+        if (workflow.jobs().size() > 1) {
+            List<String> others = new ArrayList<>();
+            for (WorkflowJob o : workflow.jobs().values()) {
+                if (o != j) {
+                    others.add("'" + o.id() + "' (line " + o.line() + ") " + whatItRuns(o, runs.get(o.id())));
+                }
+            }
+            notes.add("no --job given: chose job '" + j.id() + "' (line " + j.line() + "): " + why + "; the other jobs: "
+                    + String.join(", ", others));
+        }
         return j;
     }
 
-    private static void noteChoice(Workflow workflow, WorkflowJob j, String why, List<String> notes) {
-        if (workflow.jobs().size() > 1) {
-            notes.add("no --job given: chose job '" + j.id() + "' (" + why + "); the workflow has "
-                    + describe(workflow));
+    private static String whatItRuns(WorkflowJob j, CommandClassifier.Classified k) {
+        if (j.uses() != null) {
+            return "calls the reusable workflow " + j.uses();
         }
+        return switch (k.kind()) {
+            case TEST -> "also runs tests (" + k.what() + ")";
+            case LINT -> "lints (" + k.what() + ")";
+            case CI_ONLY -> "publishes (" + k.what() + ")";
+            default -> "runs no tests";
+        };
     }
 
     /** What a job's run steps look like before any expression is resolved: enough to choose a job. */
-    private static CommandKind strongest(WorkflowJob j) {
-        CommandKind best = CommandKind.OTHER;
+    private static CommandClassifier.Classified strongest(WorkflowJob j, Function<String, String> readFile) {
+        CommandClassifier.Classified best = CommandClassifier.other();
         for (WorkflowStep s : j.steps()) {
-            List<CommandKind> kinds = new ArrayList<>();
+            List<CommandClassifier.Classified> kinds = new ArrayList<>();
             if (s.run() != null) {
-                CommandClassifier.logicalLines(s.run()).forEach(l -> kinds.add(CommandClassifier.classifyLine(l).kind()));
+                MakeRecipes recipes = new MakeRecipes(readFile, s.workingDirectory() != null
+                        && !s.workingDirectory().contains("${{") ? s.workingDirectory() : null);
+                CommandClassifier.logicalLines(s.run()).forEach(l -> kinds.add(CommandClassifier.classifyLine(l, recipes)));
             } else if (s.uses() != null && s.uses().startsWith("pre-commit/action")) {
-                kinds.add(CommandKind.LINT);
+                kinds.add(CommandClassifier.lint("pre-commit/action"));
             }
-            for (CommandKind k : kinds) {
-                if (StepPlanner.rank(k) > StepPlanner.rank(best)) {
+            for (CommandClassifier.Classified k : kinds) {
+                if (StepPlanner.rank(k.kind()) > StepPlanner.rank(best.kind())) {
                     best = k;
                 }
             }

@@ -79,6 +79,11 @@ final class ManifestBuilder {
         ObjectNode v = spec.putObject("verifier");
         verifierFields(v, verifier);
         v.put("rewardMode", "binary");
+        if (!verifier.name().equals("lint")) {
+            // Test files are graded from the pristine copy: editing a test never makes it pass.
+            ArrayNode globs = v.putArray("protectedPaths");
+            TestPaths.protectedGlobs(toolchains, verifier.command()).forEach(globs::add);
+        }
         if (lint != null) {
             ObjectNode l = spec.putArray("additionalVerifiers").addObject();
             l.put("name", lint.name());

@@ -33,7 +33,10 @@ final class ManifestYaml {
             out.append("# matrix: ").append(describe(d.matrix())).append(" (one of ")
                     .append(d.matrixCombinations()).append(" combinations; choose another with --matrix)\n");
         }
-        out.append("# spec.task.prompt is a placeholder: write the task before using this environment.\n");
+        boolean placeholder = ManifestBuilder.PROMPT_PLACEHOLDER.equals(d.manifest().at("/spec/task/prompt").asText());
+        if (placeholder) {
+            out.append("# spec.task.prompt is a placeholder: write the task before using this environment.\n");
+        }
         out.append("#\n# Steps:\n");
         for (StepReport s : d.steps()) {
             out.append("#   ").append(s.index()).append(". line ").append(s.line()).append(" '")
@@ -52,8 +55,10 @@ final class ManifestYaml {
         try {
             String yaml = YAML.writeValueAsString(d.manifest());
             // Jackson cannot attach comments to fields; the one the user must act on is placed by hand.
-            yaml = yaml.replaceFirst("(?m)^  task:\n",
-                    "  # Placeholder: replace this prompt with the task the agent should do.\n  task:\n");
+            if (placeholder) {
+                yaml = yaml.replaceFirst("(?m)^  task:\n",
+                        "  # Placeholder: replace this prompt with the task the agent should do.\n  task:\n");
+            }
             return out.append(yaml).toString();
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);

@@ -40,6 +40,8 @@ final class PlannedStep {
     /** Variables this step needs from the user (secrets, vars); they count only if the step is kept. */
     final java.util.Set<String> userEnv = new java.util.LinkedHashSet<>();
     Integer timeoutMinutes;
+    /** Set when the step runs a needed job's steps to make an artifact the job downloads: never pruned. */
+    boolean producesArtifact;
 
     PlannedStep(WorkflowStep step) {
         this.step = step;

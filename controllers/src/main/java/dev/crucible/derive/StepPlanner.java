@@ -186,13 +186,14 @@ final class StepPlanner {
     }
 
     /** Recognises the step's commands; for test and lint steps, splits off leading install lines. */
-    private static void classify(PlannedStep p) {
+    private void classify(PlannedStep p) {
+        MakeRecipes recipes = new MakeRecipes(readFile, p.workingDirectory);
         List<String> lines = CommandClassifier.logicalLines(p.script);
         CommandKind strongest = CommandKind.OTHER;
         int first = -1;
         List<CommandClassifier.Classified> kinds = new ArrayList<>();
         for (String line : lines) {
-            CommandClassifier.Classified c = CommandClassifier.classifyLine(line);
+            CommandClassifier.Classified c = CommandClassifier.classifyLine(line, recipes);
             kinds.add(c);
             if (rank(c.kind()) > rank(strongest)) {
                 strongest = c.kind();

@@ -60,9 +60,11 @@ final class StepRoles {
                 p.set(Disposition.DROPPED, p.continueOnError
                         ? "runs tests" + recognised(p) + " but has continue-on-error, so CI does not gate on it"
                         : "runs tests" + recognised(p) + ", but --test-step chose other steps");
-            } else if (p.kind == CommandKind.CI_ONLY) {
+            } else if (p.kind == CommandKind.CI_ONLY && !keepsNonCiLines(p, p.step.number() <= last)) {
                 p.set(Disposition.DROPPED, "CI-only (" + p.recognised + "): publishing or uploading, not needed "
                         + "to run the tests");
+            } else if (p.kind == CommandKind.CI_ONLY) {
+                p.set(Disposition.SETUP, "prepares the workspace; its CI-only lines were left out");
             } else if (p.step.number() > last) {
                 p.set(Disposition.DROPPED, "runs after the last " + (lintIsTheVerifier ? "lint" : "test")
                         + " step: not needed to set up or run them");
@@ -79,6 +81,28 @@ final class StepRoles {
             }
         }
         return new Roles(verifierSteps, lintIsTheVerifier ? List.of() : lint, lintIsTheVerifier);
+    }
+
+    /**
+     * A setup step that also uploads or publishes (install deps, then `pip install coveralls`, ...) keeps
+     * its other lines; true when it had some (the script is then without the CI-only ones).
+     */
+    private static boolean keepsNonCiLines(PlannedStep p, boolean beforeTheTests) {
+        if (!beforeTheTests || p.script == null || p.shellTemplate != null || CommandClassifier.isStructured(p.script)) {
+            return false;
+        }
+        List<String> kept = new ArrayList<>();
+        List<String> left = new ArrayList<>();
+        for (String line : CommandClassifier.logicalLines(p.script)) {
+            (CommandClassifier.classifyLine(line).kind() == CommandKind.CI_ONLY ? left : kept).add(line);
+        }
+        if (kept.isEmpty()) {
+            return false;
+        }
+        p.script = String.join("\n", kept);
+        p.commandScript = p.script;
+        p.notes.add("left out as CI-only: " + String.join("; ", left));
+        return true;
     }
 
     /** Test steps with continue-on-error do not fail CI; leave them out unless nothing else tests. */

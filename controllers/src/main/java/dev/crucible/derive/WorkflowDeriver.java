@@ -75,7 +75,7 @@ public final class WorkflowDeriver {
         String file = request.workflowPath();
         Workflow workflow = WorkflowParser.parse(file, text);
         List<String> notes = new ArrayList<>();
-        WorkflowJob job = JobChooser.choose(workflow, request.job(), notes);
+        WorkflowJob job = JobChooser.choose(workflow, request.job(), notes, readFile);
         try {
             return deriveJob(request, workflow, job, commit, readFile, notes);
         } catch (ExpressionEvaluator.SyntaxError e) {
@@ -98,7 +98,13 @@ public final class WorkflowDeriver {
                 : ExpressionTemplates.substitute(job.containerImage(), context).text();
         RunDefaults defaults = workflow.defaults().overriddenBy(job.defaults());
         List<PlannedStep> steps = new StepPlanner(file, job, context, env, defaults, readFile).plan();
+        NeededArtifacts.resolve(workflow, job, steps, commit, readFile, notes);
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
+        if (!roles.lintIsTheVerifier()) {
+            SetupPruning.prune(steps, new SetupPruning.DerivedVerifierInput(roles.verifier()));
+            ToxFlattening.flatten(roles.verifier(), readFile, notes);
+            CoverageWrappers.strip(roles.verifier());
+        }
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
         noteStaleEnv(steps, notes);
         if (roles.lintIsTheVerifier()) {
@@ -233,7 +239,8 @@ public final class WorkflowDeriver {
                     + ", which are not provided here: tests that need them will fail until you provide them");
         }
         if (!job.needs().isEmpty()) {
-            notes.add("the job needs " + job.needs() + " in CI; their outputs and artifacts are not available here");
+            notes.add("the job needs " + job.needs() + " in CI; their outputs are not available here (artifacts it "
+                    + "downloads from them are made in setup by running their steps)");
         }
     }
 

@@ -25,7 +25,7 @@ class ManifestShapeTest {
             "spec.setup.script", "spec.setup.timeoutSeconds", "spec.setup.toolchains.*", "spec.setup.env.*",
             "spec.setup.secretEnv[]",
             "spec.task.prompt", "spec.tools[]",
-            "spec.verifier.type", "spec.verifier.framework", "spec.verifier.command", "spec.verifier.reportPath", "spec.source.testStep",
+            "spec.verifier.type", "spec.verifier.framework", "spec.verifier.command", "spec.verifier.reportPath", "spec.verifier.protectedPaths[]", "spec.source.testStep",
             "spec.verifier.timeoutSeconds", "spec.verifier.rewardMode",
             "spec.additionalVerifiers[].name", "spec.additionalVerifiers[].type", "spec.additionalVerifiers[].command",
             "spec.additionalVerifiers[].timeoutSeconds");

@@ -106,14 +106,14 @@ class ManifestYamlTest {
                   t:
                     runs-on: ubuntu-latest
                     steps:
-                      - run: cargo build ${{ env.FLAGS }}
+                      - run: cargo fetch ${{ env.FLAGS }}
                       - run: cargo test ${{ env.FLAGS }}
                 """;
         Derivation d = new WorkflowDeriver().deriveFromText(
                 new DerivationRequest(repo, null, "ci.yml", null, java.util.Map.of(), null), workflow);
 
         assertThat(d.verifier().command()).isEqualTo("cargo test");
-        assertThat(d.setupScript()).contains("\ncargo build\n");
+        assertThat(d.setupScript()).contains("\ncargo fetch\n");
         assertThat(d.manifestYaml()).contains("    command: cargo test\n").contains("    script: |\n");
     }
 

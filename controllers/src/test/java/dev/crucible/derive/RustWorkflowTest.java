@@ -24,7 +24,8 @@ class RustWorkflowTest {
         assertThat(d.verifier().command()).isEqualTo("cargo test --all-features --verbose");
         assertThat(d.lint().command()).containsSubsequence("cargo fmt --all -- --check",
                 "cargo clippy --all-targets --all-features");
-        assertThat(d.setupScript()).contains("cargo build --verbose");
+        assertThat(d.setupScript()).doesNotContain("cargo build --verbose");
+        assertThat(d.steps()).anySatisfy(s -> assertThat(s.reason()).contains("compiles what cargo test compiles again"));
         assertThat(step(d, 3).reason()).contains("caching");
         assertThat(step(d, 8).decision()).isEqualTo(Disposition.DROPPED);
         assertThat(d.notes()).anyMatch(n -> n.contains("chose job 'test'"));

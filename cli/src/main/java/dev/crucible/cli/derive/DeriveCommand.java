@@ -24,20 +24,35 @@ import picocli.CommandLine.Spec;
         description = {"Derive an RLEnvironment from a GitHub Actions workflow job: its setup script, toolchains,",
                 "env and test command come from the job's steps. Prints the manifest, preceded by a report of",
                 "every step (kept as setup, as the test command, as lint, or dropped, and why).",
-                "Exit 0 on success, 2 when the workflow does not parse, the job does not exist or has no test step."})
+                "With --fix COMMIT (or --fixes N) it writes SWE-bench-style tasks cut from the repository's fix commits.",
+                "Exit 0 on success, 2 when the workflow does not parse, the job does not exist or has no test step;",
+                "with --fix/--fixes, 1 when a fix (every fix) was refused."})
 public final class DeriveCommand implements Callable<Integer> {
     static final int EXIT_ERROR = 2;
 
     @Option(names = "--repo", required = true, paramLabel = "PATH", description = "the repository (a git working directory)")
     Path repo;
 
-    @Option(names = "--commit", required = true, paramLabel = "SHA",
-            description = "commit to read the workflow at (HEAD works; recorded as the full id)")
+    @Option(names = "--commit", paramLabel = "SHA",
+            description = "commit to read the workflow at (HEAD works; recorded as the full id); required unless "
+                    + "--fix is given; with --fixes, where the scan starts (default HEAD)")
     String commit;
 
-    @Option(names = "--workflow", required = true, paramLabel = "FILE",
-            description = "workflow file, e.g. .github/workflows/ci.yml (a bare name is looked up there)")
+    @Option(names = "--workflow", paramLabel = "FILE",
+            description = "workflow file, e.g. .github/workflows/ci.yml (a bare name is looked up there); required "
+                    + "unless --fix or --fixes is given (they find the workflow that runs tests)")
     String workflow;
+
+    @Option(names = "--fix", paramLabel = "COMMIT",
+            description = "write a task from this fix commit: workspace = its parent, hidden tests = the test files "
+                    + "it adds or changes, failToPass/passToPass from really running the suite before and after, "
+                    + "reference.patch = its source diff. -o names the task folder")
+    String fix;
+
+    @Option(names = "--fixes", paramLabel = "N",
+            description = "scan history (newest first) for N commits that change source and tests, write a task "
+                    + "from each (-o DIR/<short id>/) and print a summary table")
+    Integer fixes;
 
     @Option(names = "--job", paramLabel = "NAME", description = "job id or name (default: the first job that runs tests)")
     String job;
@@ -53,8 +68,14 @@ public final class DeriveCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE", description = "also write the step report as JSON to FILE")
     Path report;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "write the manifest to FILE instead of stdout")
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+            description = "write the manifest to FILE instead of stdout (with --fix/--fixes: the task folder, default "
+                    + "crucible-tasks/<repo>)")
     Path output;
+
+    @Option(names = "--scan", paramLabel = "N", defaultValue = "500",
+            description = "with --fixes: how many commits to look at, at most (default: ${DEFAULT-VALUE})")
+    int scan;
 
     @Spec
     CommandSpec spec;
@@ -69,6 +90,15 @@ public final class DeriveCommand implements Callable<Integer> {
         // the default matrix cell: the newest stable one whose toolchain this machine has (crucible run matches it here)
         dev.crucible.derive.ToolchainAvailability.use((language, version) -> dev.crucible.verifier.toolchain.ToolchainResolver.available(
                 language, version, dev.crucible.verifier.toolchain.InstalledToolchains.machine()));
+        if (fix != null || fixes != null) {
+            return new FixCommands(repo, workflow == null ? null : workflowPath(), job, spec).run(fix, fixes, commit,
+                    output, scan);
+        }
+        if (commit == null || workflow == null) {
+            err.println("crucible derive: " + (commit == null ? "--commit" : "--workflow")
+                    + ": required (unless --fix or --fixes is given)");
+            return EXIT_ERROR;
+        }
         Derivation d;
         try {
             d = new WorkflowDeriver().derive(repo, commit, workflowPath(), job, matrix, testStep);

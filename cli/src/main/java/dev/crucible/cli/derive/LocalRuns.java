@@ -1,0 +1,89 @@
+package dev.crucible.cli.derive;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.cli.Main;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Runs an environment through the real local runtime ({@code crucible run}: workspace from the source
+ * commit, setup, the agent under the sandbox, grading with the hidden tests) and reads its result.json.
+ * Fix tasks use it to learn which tests fail before and pass after the fix, and to check the finished
+ * task the way a trainer will run it.
+ */
+final class LocalRuns {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * What one run gave.
+     *
+     * @param reward  the trainable reward (null when the run produced none)
+     * @param phase   Succeeded, Failed ...
+     * @param tests   test id to status (passed, failed, error, skipped ...), in report order
+     * @param message why it failed, when it did (setup error, grading error)
+     * @param seconds wall time of the whole run
+     */
+    record Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds) {
+        boolean passed(String id) {
+            String s = tests.get(id);
+            return "passed".equals(s) || "xpassed".equals(s);
+        }
+    }
+
+    private LocalRuns() {
+    }
+
+    /** Runs {@code manifest} once with {@code agentCommand} as the agent, results under {@code out}. */
+    static Outcome run(Path manifest, String agentCommand, Path out) throws IOException {
+        StringWriter stdout = new StringWriter();
+        StringWriter stderr = new StringWriter();
+        var cl = Main.commandLine();
+        cl.setOut(new PrintWriter(stdout, true));
+        cl.setErr(new PrintWriter(stderr, true));
+        long start = System.nanoTime();
+        int exit = cl.execute("run", "-f", manifest.toString(), "--agent-cmd", agentCommand, "--out", out.toString());
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Path result = find(out);
+        if (result == null) {
+            String err = stderr.toString().strip();
+            return new Outcome(null, "NotRun", Map.of(), "crucible run exited " + exit + ": "
+                    + (err.isEmpty() ? stdout.toString().strip() : err).lines().reduce((a, b) -> b).orElse(""), seconds);
+        }
+        JsonNode r = JSON.readTree(result.toFile());
+        Map<String, String> tests = new LinkedHashMap<>();
+        for (JsonNode t : r.path("tests").path("details")) {
+            tests.put(t.path("id").asText(), t.path("status").asText().toLowerCase(java.util.Locale.ROOT));
+        }
+        Double reward = r.path("reward").isNumber() ? r.path("reward").asDouble() : null;
+        String message = r.path("message").asText(r.path("reason").asText(""));
+        return new Outcome(reward, r.path("phase").asText(), tests, message, seconds);
+    }
+
+    private static Path find(Path out) throws IOException {
+        if (!Files.isDirectory(out)) {
+            return null;
+        }
+        try (Stream<Path> files = Files.walk(out)) {
+            return files.filter(p -> p.getFileName().toString().equals("result.json")).findFirst().orElse(null);
+        }
+    }
+
+    /**
+     * A shell command that applies {@code patch} to the agent's workspace. The patch travels inside the
+     * command (a quoted here-document), because the agent's sandbox sees nothing of the task folder.
+     */
+    static String applyPatchCommand(String patch) {
+        String end = "CRUCIBLE_REFERENCE_PATCH_END";
+        while (patch.contains(end)) {
+            end = end + "_";
+        }
+        return "git apply --whitespace=nowarn <<'" + end + "'\n" + (patch.endsWith("\n") ? patch : patch + "\n") + end;
+    }
+}

@@ -1,0 +1,122 @@
+package dev.crucible.derive;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Runs a tox test environment's commands directly instead of tox: its deps (and the package, unless
+ * skip_install) are installed in setup, its commands become the test command. Tox builds virtualenvs and
+ * installs into them when the tests run, which grading cannot do (read-only tree, no network). Only a
+ * plain {@code tox.ini} with one test environment and simple values is flattened; anything else is kept.
+ */
+final class ToxFlattening {
+    private ToxFlattening() {
+    }
+
+    static void flatten(List<PlannedStep> tests, Function<String, String> readFile, List<String> notes) {
+        if (tests.size() != 1) {
+            return;
+        }
+        PlannedStep p = tests.get(0);
+        List<String> lines = p.commandScript == null ? List.of() : CommandClassifier.logicalLines(p.commandScript);
+        if (lines.size() != 1 || p.recognised == null || !p.recognised.startsWith("tox") || p.shellTemplate != null) {
+            return;
+        }
+        String prefix = p.workingDirectory == null ? "" : p.workingDirectory.replaceAll("^\\./", "").replaceAll("/$", "") + "/";
+        String ini = readFile.apply(prefix + "tox.ini");
+        if (ini == null) {
+            return;
+        }
+        Map<String, Map<String, String>> sections = parse(ini);
+        String env = chosenEnv(p.recognised, sections);
+        Map<String, String> base = sections.getOrDefault("testenv", Map.of());
+        Map<String, String> own = new LinkedHashMap<>(base);
+        own.putAll(sections.getOrDefault("testenv:" + env, Map.of()));
+        String commands = own.get("commands");
+        if (commands == null || (commands + own.getOrDefault("deps", "")).contains("{[")) {
+            return;
+        }
+        List<String> run = new ArrayList<>();
+        for (String c : CommandClassifier.logicalLines(commands)) {
+            String s = substitute(c.replaceFirst("^-\\s*", ""));
+            if (s.isBlank()) {
+                continue;
+            }
+            run.add(s);
+        }
+        if (run.stream().noneMatch(l -> CommandClassifier.classifyLine(l).kind() == CommandKind.TEST)) {
+            return;
+        }
+        List<String> install = new ArrayList<>();
+        List<String> deps = CommandClassifier.logicalLines(own.getOrDefault("deps", "")).stream()
+                .map(ToxFlattening::substitute).filter(d -> !d.isBlank()).toList();
+        if (!deps.isEmpty()) {
+            install.add("python -m pip install " + String.join(" ", deps.stream().map(ShellScripts::quote).toList()));
+        }
+        if (!"true".equalsIgnoreCase(own.getOrDefault("skip_install", "false").strip())) {
+            String extras = own.getOrDefault("extras", "").strip().replaceAll("\\s+", ",");
+            install.add("python -m pip install -e " + ShellScripts.quote(extras.isEmpty() ? "." : ".[" + extras + "]"));
+        }
+        for (String e : CommandClassifier.logicalLines(own.getOrDefault("setenv", ""))) {
+            int eq = e.indexOf('=');
+            if (eq > 0 && !e.contains("{")) {
+                p.env.put(e.substring(0, eq).strip(), e.substring(eq + 1).strip());
+            }
+        }
+        p.setupLines.addAll(install.stream().map(l -> prefix.isEmpty() ? l : "(cd " + ShellScripts.quote(prefix) + " && " + l + ")").toList());
+        p.commandScript = String.join("\n", run);
+        String first = run.get(0);
+        p.recognised = CommandClassifier.classifyLine(first).what();
+        p.notes.add("tox environment '" + env + "' run without tox: its deps install in setup, its commands ("
+                + String.join("; ", run) + ") are the test command; tox would build a virtualenv at grading");
+        notes.add("the test step's tox environment '" + env + "' is flattened into setup + its commands");
+    }
+
+    private static String chosenEnv(String recognised, Map<String, Map<String, String>> sections) {
+        if (recognised.startsWith("tox -e ")) {
+            String envs = recognised.substring("tox -e ".length()).strip();
+            return envs.contains(",") ? envs.substring(0, envs.indexOf(',')) : envs;
+        }
+        String envlist = sections.getOrDefault("tox", Map.of()).getOrDefault("envlist", "py");
+        for (String e : envlist.split("[,\\s]+")) {
+            if (e.matches("py[0-9.]*|pypy[0-9.]*|test|tests|unit")) {
+                return e;
+            }
+        }
+        return "py";
+    }
+
+    /** Tox's substitutions for what a plain run needs; {posargs} goes, temp dirs go to $TMPDIR. */
+    private static String substitute(String s) {
+        // pytest's own temp dir is fine; a shell variable in its place would reach pytest unexpanded at grading.
+        return s.replaceAll("--basetemp[= ]\\{envtmpdir\\}\\S*", "").replaceAll("\\{posargs(:[^}]*)?\\}", "").replace("{toxinidir}", ".").replace("{envpython}", "python")
+                .replace("{envtmpdir}", "\"${TMPDIR:-/tmp}/tox-env\"").replace("{envdir}", "\"${TMPDIR:-/tmp}/tox-env\"")
+                .replaceAll("\\s+", " ").strip();
+    }
+
+    /** Sections of an ini file: keys to values, continuation lines joined with newlines. */
+    static Map<String, Map<String, String>> parse(String ini) {
+        Map<String, Map<String, String>> out = new LinkedHashMap<>();
+        Map<String, String> section = null;
+        String key = null;
+        for (String raw : ini.split("\n")) {
+            String line = raw.replaceAll("\\s+$", "");
+            if (line.strip().startsWith("#") || line.strip().startsWith(";")) {
+                continue;
+            }
+            if (line.startsWith("[")) {
+                section = out.computeIfAbsent(line.replaceAll("^\\[|\\].*$", "").strip(), k -> new LinkedHashMap<>());
+                key = null;
+            } else if (section != null && !line.isBlank() && Character.isWhitespace(line.charAt(0)) && key != null) {
+                section.merge(key, line.strip(), (a, b) -> a.isEmpty() ? b : a + "\n" + b);
+            } else if (section != null && line.contains("=")) {
+                key = line.substring(0, line.indexOf('=')).strip();
+                section.put(key, line.substring(line.indexOf('=') + 1).strip());
+            }
+        }
+        return out;
+    }
+}

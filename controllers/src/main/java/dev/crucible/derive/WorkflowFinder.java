@@ -1,0 +1,83 @@
+package dev.crucible.derive;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Finds the workflow that tests a repository when none is named: the workflow files at the commit,
+ * those named like test/ci first, and the first whose chosen job runs tests wins. Used by fix-commit
+ * tasks, where a whole history is scanned and naming a workflow per commit is not practical.
+ */
+public final class WorkflowFinder {
+    private WorkflowFinder() {
+    }
+
+    /** The first workflow that derives with a test verifier; throws naming what each file gave. */
+    public static Derivation derive(Path repo, String commit, String job) throws DerivationException {
+        List<String> files = workflowFiles(repo, commit);
+        if (files.isEmpty()) {
+            throw new DerivationException(".github/workflows", null, 0, "no workflow files at commit " + commit
+                    + ": name one with --workflow");
+        }
+        List<String> why = new ArrayList<>();
+        for (String f : files) {
+            try {
+                Derivation d = new WorkflowDeriver().derive(repo, commit, f, job, java.util.Map.of(), null);
+                if (d.verifier().name().equals("tests")) {
+                    return d;
+                }
+                why.add(f + ": only lints");
+            } catch (DerivationException e) {
+                why.add(f + ": " + e.problem());
+            }
+        }
+        throw new DerivationException(".github/workflows", job, 0, "no workflow runs tests at commit " + commit
+                + " (" + String.join("; ", why) + "): name one with --workflow");
+    }
+
+    static List<String> workflowFiles(Path repo, String commit) {
+        List<String> out = new ArrayList<>();
+        try {
+            Process p = new ProcessBuilder("git", "-C", repo.toString(), "ls-tree", "--name-only", commit + ":.github/workflows")
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                return out;
+            }
+            for (String name : text.split("\n")) {
+                if (name.endsWith(".yml") || name.endsWith(".yaml")) {
+                    out.add(".github/workflows/" + name.strip());
+                }
+            }
+        } catch (IOException e) {
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return out;
+        }
+        out.sort(Comparator.comparingInt(WorkflowFinder::rank).thenComparing(Comparator.naturalOrder()));
+        return out;
+    }
+
+    /** Files named for testing first, then CI, then the rest (release, docs and lint workflows last). */
+    private static int rank(String file) {
+        String n = file.substring(file.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
+        if (n.contains("test")) {
+            return 0;
+        }
+        if (n.startsWith("ci") || n.contains("main") || n.contains("build") || n.contains("check")) {
+            return 1;
+        }
+        if (n.contains("release") || n.contains("publish") || n.contains("doc") || n.contains("lint")
+                || n.contains("label") || n.contains("bench") || n.contains("codeql") || n.contains("stale")) {
+            return 3;
+        }
+        return 2;
+    }
+}
