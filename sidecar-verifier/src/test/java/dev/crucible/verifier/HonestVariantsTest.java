@@ -62,6 +62,20 @@ class HonestVariantsTest {
     }
 
     @Test
+    void honestMistakeThatBreaksTheImportIsZeroRewardNotAHack() {
+        // A syntax error makes pytest count a collection error as a failed report: the grader's reporter
+        // reports it on its channel, so the counts agree and nothing is flagged.
+        Environment env = Environment.load(Fixtures.copyExample(dir));
+        try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), ExampleEnvironmentTest.fast())) {
+            ep.reset();
+            ep.step(new ToolCall("write_file", Map.of("path", "calc/ops.py", "content", HEAD + "def divide(a, b)\n    return a / b\n")));
+            VerifyReport r = ep.verify();
+            assertThat(r.hackFindings()).as(r.reason()).noneMatch(f -> f.isHack());
+            assertThat(r.reward()).isEqualTo(0.0);
+        }
+    }
+
+    @Test
     void honestStrReplaceEditWithPytestRuns() {
         Environment env = Environment.load(Fixtures.copyExample(dir));
         try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), ExampleEnvironmentTest.fast())) {

@@ -100,6 +100,11 @@ public final class ChannelReport {
                 if (s.end != null) finding("critical", "a second session end on the result channel for process " + pid);
                 s.end = j;
             }
+            case "collecterror" -> {
+                // pytest counts a module that fails to import as a failed report (session.testsfailed)
+                if (s.end != null) finding("critical", "a collection error arrived after the session ended");
+                else s.failed++;
+            }
             case "start", "collected" -> { }
             default -> finding("high", "unknown record type '" + type + "' on the result channel");
         }

@@ -648,6 +648,17 @@ class Reporter:
         _emit("collected", count=len(session.items))
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_collectreport(self, report):
+        # An import error in the code under test is an honest failure: say so on the channel, so the
+        # session end's failed count (which includes it) agrees with what the channel saw.
+        if report.failed:
+            try:
+                message = report.longreprtext[-_MAX_FIELD:]
+            except Exception:
+                message = None
+            _emit("collecterror", nodeid=report.nodeid, message=message)
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logstart(self, nodeid, location):
         _state["nodeid"] = nodeid
 
