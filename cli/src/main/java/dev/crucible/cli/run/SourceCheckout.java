@@ -25,7 +25,10 @@ final class SourceCheckout {
     /** Extracts {@code commit} into {@code into} as the agent's task repository; returns the task commit id. */
     static String checkout(Path repo, String commit, String history, Path into) throws IOException, InterruptedException {
         extract(repo, commit, into);
-        return EnvironmentSpec.Source.ANCESTORS.equals(history) ? TaskRepository.ancestry(repo, commit, into) : TaskRepository.commitTree(into, true);
+        boolean ancestors = EnvironmentSpec.Source.ANCESTORS.equals(history);
+        String task = ancestors ? TaskRepository.ancestry(repo, commit, into) : TaskRepository.commitTree(into, true);
+        TaskRepository.carryVersionTag(repo, commit, into, ancestors);
+        return task;
     }
 
     /** Extracts {@code commit} of {@code repo} into {@code into} (created); throws with git's message on failure. */

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * commit, so there is no later fix to mine. The commit is deterministic (fixed author, committer, date
  * and message), so the same tree always gives the same task commit id.
  * With {@code history: ancestors} the repository holds the task commit's ancestry, fetched by id into
- * a new repository: still one branch, no tags, no remote, nothing beyond the task commit.
+ * a new repository: still one branch, no remote, nothing beyond the task commit.
+ * Either way the newest tag behind the task commit is carried by name ({@link #carryVersionTag}).
  */
 final class TaskRepository {
     static final String BRANCH = "main";
@@ -50,6 +51,26 @@ final class TaskRepository {
         git(ws, "reset", "-q"); // the index from the commit; the files are there already
         git(ws, "gc", "-q", "--prune=now");
         return full;
+    }
+
+    /**
+     * Gives the task repository the name of the newest tag reachable from the task commit in
+     * {@code repo}, if any, so version tools that read tags (setuptools_scm, git describe) still find a
+     * version: a one-commit task without it reports 0.0.1 and fails a suite's version test. Only a tag
+     * on the task commit's ancestry is carried, so it names nothing later. One-commit mode tags HEAD
+     * (the only commit); ancestry mode tags the tag's own commit. Returns the tag, or null.
+     */
+    static String carryVersionTag(Path repo, String commit, Path ws, boolean ancestry) throws IOException, InterruptedException {
+        String tag;
+        try {
+            tag = git(repo, "describe", "--tags", "--abbrev=0", "--end-of-options", commit + "^{commit}").strip();
+        } catch (IOException noTag) {
+            return null; // no tag behind the task commit: nothing to carry
+        }
+        if (tag.isEmpty() || tag.startsWith("-")) return null;
+        String target = ancestry ? git(repo, "rev-parse", "--verify", "--end-of-options", tag + "^{commit}").strip() : "HEAD";
+        git(ws, "tag", "--end-of-options", tag, target);
+        return tag;
     }
 
     private static void init(Path ws) throws IOException, InterruptedException {

@@ -76,6 +76,29 @@ class TaskWorkspaceTest {
     }
 
     @Test
+    void theNewestTagBehindTheTaskCommitIsCarriedByNameAndNoLaterOne(@TempDir Path dir) throws Exception {
+        Path repo = dir.resolve("repo");
+        TreeCopy.copy(LocalRuns.example().resolve("workspace"), repo);
+        git(repo, "init", "-q", "-b", "main");
+        commit(repo, "first");
+        git(repo, "tag", "v1.1.0");
+        Files.writeString(repo.resolve("NOTES.md"), "second\n");
+        commit(repo, "second");
+        git(repo, "tag", "v1.2.0");
+        Files.writeString(repo.resolve("NOTES.md"), "third\n");
+        String task = commit(repo, "third");
+        String fixBlob = laterFix(repo);
+        git(repo, "tag", "v1.3.0", "fix");
+        Path manifest = manifest(dir, "  source:\n    repo: ./repo\n    commit: " + task + "\n");
+
+        Path ws = prepare(manifest, dir.resolve("out"));
+        assertThat(git(ws, "for-each-ref", "--format=%(refname)").lines().toList()).containsExactly("refs/heads/main", "refs/tags/v1.2.0");
+        assertThat(git(ws, "describe", "--tags").strip()).isEqualTo("v1.2.0"); // what setuptools_scm reads
+        assertThat(git(ws, "rev-list", "--all").lines().count()).isEqualTo(1);
+        assertThat(exit(ws, "cat-file", "-e", fixBlob)).isNotZero();
+    }
+
+    @Test
     void historyOptInKeepsTheAncestryAndStopsAtTheTaskCommit(@TempDir Path dir) throws Exception {
         Path repo = dir.resolve("repo");
         TreeCopy.copy(LocalRuns.example().resolve("workspace"), repo);
