@@ -298,7 +298,9 @@ public final class RolloutPodBuilder {
      * Runs only what the sidecar asks it to grade, from the environment's image (its toolchain, its
      * python3), under another uid: the grading volume and its own /tmp, the runner script; no workspace,
      * no token, no run folder, no configuration but the script, no environment variables of the rollout.
-     * Its resources are the environment's (grading runs the environment's tests). Its termination message
+     * It may use up to the environment's resources (grading runs the environment's tests) but requests only
+     * the sidecar's share: requesting the environment's twice would double every rollout pod's footprint
+     * (a 33-CPU member no longer fits a 64-CPU node), and grading starts once the agent has ended. Its termination message
      * is its own and never read: the operator reads only the verifier's.
      */
     private Container gradingContainer(RLEnvironmentSpec env) {
@@ -316,11 +318,25 @@ public final class RolloutPodBuilder {
                         mount(GRADING_TMP_VOLUME, "/tmp", false),
                         new VolumeMountBuilder().withName(CONFIG_VOLUME).withMountPath(GradingContainer.SCRIPT_PATH)
                                 .withSubPath(GradingContainer.CONFIG_KEY).withReadOnly(true).build())
-                .withResources(resources(r != null && r.cpu != null ? r.cpu : settings.verifierCpu(),
-                        r != null && r.memory != null ? r.memory : settings.verifierMemory(), 0))
+                .withResources(gradingResources(r))
                 .withSecurityContext(security)
                 .withTerminationMessagePolicy("File")
                 .build();
+    }
+
+    /** Limits: the environment's CPU and memory (else the sidecar's); requests: the sidecar's, never above the limit. */
+    private ResourceRequirements gradingResources(ResourcesSpec r) {
+        String cpu = r != null && r.cpu != null ? r.cpu : settings.verifierCpu();
+        String memory = r != null && r.memory != null ? r.memory : settings.verifierMemory();
+        ResourceRequirements limits = resources(cpu, memory, 0);
+        if (limits == null) return null;
+        Map<String, Quantity> requests = new LinkedHashMap<>();
+        limits.getLimits().forEach((k, limit) -> {
+            String share = "cpu".equals(k) ? settings.verifierCpu() : settings.verifierMemory();
+            Quantity q = share == null ? limit : new Quantity(share);
+            requests.put(k, q.getNumericalAmount().compareTo(limit.getNumericalAmount()) < 0 ? q : limit);
+        });
+        return new ResourceRequirements(null, limits.getLimits(), requests);
     }
 
     /** Who this pod is within the rollout; the same for agent and sidecar. */

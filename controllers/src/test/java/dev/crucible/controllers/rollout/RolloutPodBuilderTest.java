@@ -152,6 +152,11 @@ class RolloutPodBuilderTest {
         long podUid = pod.getSpec().getSecurityContext().getRunAsUser();
         assertThat(sc.getRunAsUser()).isEqualTo(podUid + RolloutPodBuilder.GRADER_UID_OFFSET).isNotEqualTo(podUid);
         assertThat(grading.getResources().getLimits()).containsKeys("cpu", "memory");
+        // up to the environment's resources, but it requests only the sidecar's share: the agent's are not reserved twice
+        Container agent = container(pod, "agent");
+        assertThat(grading.getResources().getLimits()).isEqualTo(agent.getResources().getLimits());
+        assertThat(grading.getResources().getRequests()).isEqualTo(container(pod, "verifier").getResources().getRequests())
+                .isNotEqualTo(agent.getResources().getRequests());
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
         assertThat(pod.getSpec().getShareProcessNamespace()).isFalse();
     }
