@@ -3,16 +3,19 @@
 # binary download site is reachable from CI machines), into a cache directory outside the clone:
 #
 #   ${CRUCIBLE_CACHE:-$HOME/.cache/crucible}/
-#     k8s/<K8S>-linux-amd64/   kube-apiserver kube-scheduler kubectl etcd kwok VERSION
+#     k8s/<K8S>-linux-amd64/   kube-apiserver kube-controller-manager kube-scheduler kubectl etcd
+#                              kwok VERSION
 #     node/<K8S>-containerd<C>-cni<N>/
-#                              kubelet containerd containerd-shim-runc-v2 ctr VERSION
+#                              kubelet kube-proxy containerd containerd-shim-runc-v2 ctr VERSION
 #                              cni/{bridge,host-local,loopback,portmap}
 #     bin/                     links to all of the above except the CNI plugins
 #
 # k8s/ is the layout Fabric8 kube-api-test expects under its test dir
 # (<testDir>/k8s/<version>-linux-amd64/{etcd,kube-apiserver,kubectl}, version without "v"), so tests
 # use withTestDir("$CRUCIBLE_CACHE") + withApiServerVersion("<K8S>") + withOfflineMode(true).
-# node/ is what the real-node tier runs (kubelet + containerd + runc from apt + CNI plugins).
+# node/ is what the real-node tier runs (kubelet + containerd + runc from apt + CNI plugins;
+# kube-proxy so that pods reach Service IPs, the API server's included; kube-controller-manager
+# for Deployments, DaemonSets, EndpointSlices and owner-reference garbage collection).
 #
 # ONE wrapper module, ONE `go build`: Kubernetes, etcd, kwok, containerd and the CNI plugins share
 # most of their dependencies (client-go, apimachinery, grpc, otel, protobuf, x/sys, ...). Built as
@@ -42,8 +45,8 @@ PRINT=k8s
 CACHE="${CRUCIBLE_CACHE:-$HOME/.cache/crucible}"
 DEST="$CACHE/k8s/${K8S_VERSION}-linux-amd64"
 NODE_DEST="$CACHE/node/${K8S_VERSION}-containerd${CONTAINERD_VERSION}-cni${CNI_VERSION}"
-K8S_BINARIES=(kube-apiserver kube-scheduler kubectl etcd kwok)
-NODE_BINARIES=(kubelet containerd containerd-shim-runc-v2 ctr)
+K8S_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok)
+NODE_BINARIES=(kubelet kube-proxy containerd containerd-shim-runc-v2 ctr)
 CNI_PLUGINS=(bridge host-local loopback portmap)
 VERSION_CONTENT="kubernetes=v${K8S_VERSION}
 etcd=v${ETCD_VERSION}
@@ -172,8 +175,9 @@ ldflags+=" -X github.com/containernetworking/plugins/pkg/utils/buildversion.Buil
 CTRD=github.com/containerd/containerd/v2/cmd
 CNI=github.com/containernetworking/plugins/plugins
 PACKAGES=(
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler
-  k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kubelet
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+  k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy
   ./cmd/etcd sigs.k8s.io/kwok/cmd/kwok
   "$CTRD/containerd" "$CTRD/containerd-shim-runc-v2" "$CTRD/ctr"
   "$CNI/main/bridge" "$CNI/ipam/host-local" "$CNI/main/loopback" "$CNI/meta/portmap"
