@@ -193,12 +193,14 @@ mkdir -p "$NODE_STAGE/cni"
 for b in "${NODE_BINARIES[@]}"; do mv "$STAGE/$b" "$NODE_STAGE/$b"; done
 for b in "${CNI_PLUGINS[@]}"; do mv "$STAGE/$b" "$NODE_STAGE/cni/$b"; done
 "$STAGE/kube-apiserver" --version >&2
-"$STAGE/etcd" --version | head -n1 >&2
+"$STAGE/etcd" --version | sed -n 1p >&2
 "$STAGE/kwok" --version >&2
+"$STAGE/kubectl" version --client | sed -n 1p >&2
 "$NODE_STAGE/kubelet" --version >&2
 "$NODE_STAGE/containerd" --version >&2
-"$NODE_STAGE/containerd-shim-runc-v2" -v | head -n1 >&2
-CNI_COMMAND=VERSION "$NODE_STAGE/cni/bridge" </dev/null >&2; echo >&2
+"$NODE_STAGE/ctr" --version >&2
+"$NODE_STAGE/containerd-shim-runc-v2" -v | sed -n 1p >&2
+for b in "${CNI_PLUGINS[@]}"; do env -u CNI_COMMAND "$NODE_STAGE/cni/$b" 2>&1 </dev/null | sed -n 1p >&2; done
 for d in "$STAGE" "$NODE_STAGE"; do
   printf '%s\n' "$VERSION_CONTENT" > "$d/VERSION"
   chmod 755 "$d"; chmod -R a+rX "$d"; chmod 644 "$d/VERSION"
