@@ -17,14 +17,18 @@
 # kube-proxy so that pods reach Service IPs, the API server's included; kube-controller-manager
 # for Deployments, DaemonSets, EndpointSlices and owner-reference garbage collection).
 #
-# ONE wrapper module, ONE `go build`: Kubernetes, etcd, kwok, containerd and the CNI plugins share
-# most of their dependencies (client-go, apimachinery, grpc, otel, protobuf, x/sys, ...). Built as
-# separate modules, each resolves them at its own versions and compiles them again; in one module
-# Go's minimal version selection picks one version of each and compiles it once.
+# ONE wrapper module, ONE `go build`: Kubernetes, etcd, containerd and the CNI plugins share most of
+# their dependencies (client-go, apimachinery, grpc, otel, protobuf, x/sys, ...). Built as separate
+# modules, each resolves them at its own versions and compiles them again; in one module Go's
+# minimal version selection picks one version of each and compiles it once.
+#   kwok is the exception, a second `go install` in its own module: v0.7.0 (built against k8s.io
+#   v0.33) uses metav1.InitialEventsListBlueprintAnnotationKey, which apimachinery v0.34 removed
+#   ("undefined: metav1.InitialEventsListBlueprintAnnotationKey" in pkg/utils/informer), and
+#   v0.8.0 wants k8s.io v0.36. A kwok release built against k8s.io v0.34 would join the module.
 #   - k8s.io/kubernetes has `replace k8s.io/<staging> => ./staging/...` directives, which a
 #     dependency's go.mod cannot pass on, so the wrapper replaces every staging module with its
 #     published v0.X.Y tag (the kubernetes-sigs/scheduler-plugins pattern). That pins client-go &
-#     co. for kwok and containerd too: pick versions of those built against the same k8s minor.
+#     co. for containerd too: pick a version of it built against the same k8s minor.
 #   - etcd's main package lives in go.etcd.io/etcd/server/v3's parent module, which has replace
 #     directives too; a tiny main in the wrapper calls etcdmain.Main instead.
 #
@@ -35,7 +39,7 @@ set -euo pipefail
 
 K8S_VERSION="${CRUCIBLE_K8S_VERSION:-1.34.4}"   # k8s.io/kubernetes v$K8S_VERSION, staging v0.<minor>.<patch>
 ETCD_VERSION="${CRUCIBLE_ETCD_VERSION:-3.6.4}"  # what k8s.io/kubernetes v1.34.4 pins (go.etcd.io/etcd/*/v3)
-KWOK_VERSION="${CRUCIBLE_KWOK_VERSION:-0.7.0}"  # built against k8s.io v0.33; compiles against v0.34
+KWOK_VERSION="${CRUCIBLE_KWOK_VERSION:-0.7.0}"  # k8s.io v0.33: its own module (see above)
 CONTAINERD_VERSION="${CRUCIBLE_CONTAINERD_VERSION:-2.2.9}"  # 2.2.x: k8s.io v0.34 (2.3+ needs v0.35+)
 CNI_VERSION="${CRUCIBLE_CNI_VERSION:-1.9.1}"    # github.com/containernetworking/plugins
 
@@ -127,7 +131,6 @@ godebug default=go1.24
 require (
 	k8s.io/kubernetes v${K8S_VERSION}
 	go.etcd.io/etcd/server/v3 v${ETCD_VERSION}
-	sigs.k8s.io/kwok v${KWOK_VERSION}
 	github.com/containerd/containerd/v2 v${CONTAINERD_VERSION}
 	github.com/containernetworking/plugins v${CNI_VERSION}
 )
@@ -166,8 +169,6 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $p.gitVersion=v${K8S_VERSION} -X $p.gitMajor=${major} -X $p.gitMinor=${minor}"
   ldflags+=" -X $p.gitTreeState=clean -X $p.buildDate=${build_date}"
 done
-ldflags+=" -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION}"
-ldflags+=" -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=${K8S_VERSION}"
 ldflags+=" -X github.com/containerd/containerd/v2/version.Version=v${CONTAINERD_VERSION}"
 ldflags+=" -X github.com/containerd/containerd/v2/version.Package=github.com/containerd/containerd/v2"
 ldflags+=" -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=v${CNI_VERSION}"
@@ -178,7 +179,7 @@ PACKAGES=(
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
   k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy
-  ./cmd/etcd sigs.k8s.io/kwok/cmd/kwok
+  ./cmd/etcd
   "$CTRD/containerd" "$CTRD/containerd-shim-runc-v2" "$CTRD/ctr"
   "$CNI/main/bridge" "$CNI/ipam/host-local" "$CNI/main/loopback" "$CNI/meta/portmap"
 )
@@ -187,6 +188,14 @@ log "building ${#PACKAGES[@]} binaries in one go build (cold: tens of minutes on
 "$GO" build -trimpath -ldflags "$ldflags" -o "$STAGE/" "${PACKAGES[@]}"
 log "built in $((SECONDS - t0)) s; shared dependencies resolved to:" \
   "$("$GO" list -m google.golang.org/grpc go.opentelemetry.io/otel google.golang.org/protobuf golang.org/x/sys | tr '\n' ' ')"
+
+# ---------------------------------------------------------------- kwok (its own module, see above)
+t0=$SECONDS
+log "building kwok v${KWOK_VERSION} in its own module"
+GOBIN="$STAGE" GOFLAGS='' "$GO" install -trimpath \
+  -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION} -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=${K8S_VERSION}" \
+  "sigs.k8s.io/kwok/cmd/kwok@v${KWOK_VERSION}"
+log "kwok built in $((SECONDS - t0)) s"
 
 # ---------------------------------------------------------------- check and publish
 mkdir -p "$NODE_STAGE/cni"
