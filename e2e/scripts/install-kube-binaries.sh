@@ -208,7 +208,7 @@ for b in "${CNI_PLUGINS[@]}"; do mv "$STAGE/$b" "$NODE_STAGE/cni/$b"; done
 "$NODE_STAGE/kubelet" --version >&2
 "$NODE_STAGE/containerd" --version >&2
 "$NODE_STAGE/ctr" --version >&2
-"$NODE_STAGE/containerd-shim-runc-v2" -v | sed -n 1p >&2
+"$NODE_STAGE/containerd-shim-runc-v2" -v >&2
 for b in "${CNI_PLUGINS[@]}"; do env -u CNI_COMMAND "$NODE_STAGE/cni/$b" 2>&1 </dev/null | sed -n 1p >&2; done
 for d in "$STAGE" "$NODE_STAGE"; do
   printf '%s\n' "$VERSION_CONTENT" > "$d/VERSION"
