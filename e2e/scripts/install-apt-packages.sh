@@ -19,6 +19,9 @@ PACKAGES=(
   protobuf-c-compiler libprotobuf-c-dev protobuf-compiler libprotobuf-dev python3-protobuf
   libnl-3-dev libnl-route-3-dev libnet1-dev libcap-dev libbsd-dev libgnutls28-dev
   libnftables-dev uuid-dev libaio-dev
+  # real-node tier (containerd + kubelet, built by install-kube-binaries.sh): the OCI runtime, and
+  # the iptables/conntrack tools the bridge and portmap CNI plugins and kubelet call (~11 MB)
+  runc iptables conntrack
 )
 PACKAGES+=("$@")
 
