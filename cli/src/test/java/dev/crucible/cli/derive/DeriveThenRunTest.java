@@ -1,13 +1,13 @@
 package dev.crucible.cli.derive;
 
+import static dev.crucible.cli.derive.CliInProcess.cli;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.crucible.cli.Main;
+import dev.crucible.cli.derive.CliInProcess.Result;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The whole path of issue 9: a real git repository with a CI workflow → {@code crucible derive} →
@@ -120,19 +119,6 @@ class DeriveThenRunTest {
             Path result = files.filter(p -> p.getFileName().toString().equals("result.json")).findFirst().orElseThrow();
             return new ObjectMapper().readTree(result.toFile());
         }
-    }
-
-    record Result(int exit, String out, String err) {
-    }
-
-    private static Result cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int exit = cl.execute(args);
-        return new Result(exit, out.toString(), err.toString());
     }
 
     private void write(String path, String content) throws IOException {

@@ -1,14 +1,14 @@
 package dev.crucible.cli.derive;
 
+import static dev.crucible.cli.derive.CliInProcess.cli;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.crucible.cli.Main;
+import dev.crucible.cli.derive.CliInProcess.Result;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Issue 15 point 5 on a synthetic repository with a real bug: {@code crucible derive --fixes} cuts a task
@@ -181,19 +180,6 @@ class FixTasksTest {
                     .orElseThrow(() -> new AssertionError(run.out() + run.err()));
             return new ObjectMapper().readTree(result.toFile());
         }
-    }
-
-    record Result(int exit, String out, String err) {
-    }
-
-    private static Result cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int exit = cl.execute(args);
-        return new Result(exit, out.toString(), err.toString());
     }
 
     private void write(String path, String content) throws IOException {
