@@ -5,10 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -35,12 +34,16 @@ final class RunnerSocket implements AutoCloseable {
     private static final long HELLO_SECONDS = 60;
 
     /** The runner's connection: JSON lines both ways; {@code hello} is what it said of itself. */
-    record Connection(SocketChannel channel, BufferedReader in, Writer out, JsonNode hello) {
+    record Connection(SocketChannel channel, BufferedReader in, JsonNode hello) {
+        /**
+         * Writes one line on the channel itself: a stream over it would wait on the channel's blocking
+         * lock, which the thread reading the runner's answer holds, so a kill sent during a command
+         * would wait for the command's end.
+         */
         void send(String line) throws IOException {
-            synchronized (out) {
-                out.write(line);
-                out.write('\n');
-                out.flush();
+            ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+            synchronized (this) {
+                while (b.hasRemaining()) channel.write(b);
             }
         }
 
@@ -101,7 +104,7 @@ final class RunnerSocket implements AutoCloseable {
             cut.interrupt();
             JsonNode hello = line == null ? null : JSON.readTree(line);
             if (hello == null || !hello.has("hello")) throw new IOException("the runner did not say hello: " + line);
-            connection.complete(new Connection(ch, in, new OutputStreamWriter(Channels.newOutputStream(ch), StandardCharsets.UTF_8), hello));
+            connection.complete(new Connection(ch, in, hello));
         } catch (IOException | RuntimeException e) {
             connection.completeExceptionally(e);
         }
