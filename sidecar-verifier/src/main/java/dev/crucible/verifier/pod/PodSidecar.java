@@ -8,6 +8,7 @@ import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.RolloutFindings;
 import dev.crucible.verifier.api.SidecarMetrics;
+import dev.crucible.verifier.exec.LocalExecutor;
 import dev.crucible.verifier.exec.container.AgentContainerExecutor;
 import dev.crucible.verifier.exec.container.GradingContainerExecutor;
 import dev.crucible.verifier.monitor.HackMonitor;
@@ -71,6 +72,9 @@ public final class PodSidecar {
             // root but the workspace and a scratch folder), out of reach of the token, run folder and findings.
             agentExec = AgentContainerExecutor.listen(settings.agentExecSocket(), Duration.ofSeconds(CONNECT_WAIT_SECONDS));
             options = options.withExecutor(agentExec);
+            if (grading == null) { // an older operator's pod: grading and the probe stay here, never in the agent's container
+                options = options.withGradingExecutor(new LocalExecutor()).withProbeExecutor(new LocalExecutor());
+            }
         }
         Instant deadline = Instant.now().plusSeconds(settings.maxDurationSeconds());
         Vertx vertx = Vertx.vertx();
