@@ -140,6 +140,40 @@ class PodSidecarAgentExecTest {
         }
     }
 
+    /**
+     * Under the terminate policy a finding from the step's own process samples kills that step in the
+     * agent-exec container at once: the step ends killed, the episode is done, the pod result Hacked.
+     */
+    @Test
+    void terminateKillsTheRunningStepInTheAgentExecContainer() throws Exception {
+        Path manifest = Fixtures.copyExample(dir.resolve("env"));
+        Files.writeString(manifest, Files.readString(manifest).replace("action: flag", "action: terminate"));
+        Map<String, String> env = new HashMap<>(Map.of(
+                "CRUCIBLE_ENVIRONMENT_FILE", manifest.toString(), "CRUCIBLE_WORKSPACE", settings.workspace().toString(),
+                "CRUCIBLE_PRISTINE", settings.pristine().toString(), "CRUCIBLE_RUN_DIR", settings.runDir().toString(),
+                "CRUCIBLE_RESULT_FILE", settings.resultFile().toString(), "CRUCIBLE_PORT", Integer.toString(settings.port()),
+                "CRUCIBLE_MAX_DURATION_SECONDS", "150", "CRUCIBLE_MODE", "interactive",
+                "CRUCIBLE_API_TOKEN_FILE", settings.apiTokenFile().toString()));
+        env.put("CRUCIBLE_AGENT_EXEC_SOCKET", settings.agentExecSocket().toString());
+        settings = PodSettings.fromEnvironment(env);
+        CompletableFuture<String> result = sidecar();
+        post("/v1/reset", "{}");
+        try (GradingContainerProcess container = GradingContainerProcess.startAgent(dir.resolve("agent-exec"), dir, settings.workspace())) {
+            ObjectNode write = JSON.createObjectNode().put("tool", "write_file");
+            write.putObject("args").put("path", "probe.sh").put("content", "sh -c 'sleep 30; true # /proc/self/mountinfo'\n");
+            post("/v1/step", write.toString());
+            long t0 = System.nanoTime();
+            JsonNode step = bash("sh probe.sh");
+            assertThat((System.nanoTime() - t0) / 1_000_000).as(container.log()).isLessThan(15_000);
+            assertThat(step.path("exitCode").asInt()).isEqualTo(137);
+            assertThat(step.path("done").asBoolean()).isTrue();
+            assertThat(step.path("findings").toString()).contains("agent container pid", "mountinfo");
+            post("/v1/verify", "{}");
+            JsonNode r = JSON.readTree(result.get(60, TimeUnit.SECONDS));
+            assertThat(r.path("phase").asText()).isEqualTo("Hacked");
+        }
+    }
+
     /** A process the step's command line does not show (started by a script) is still seen by the live monitor. */
     @Test
     void theLiveMonitorSeesTheAgentContainersProcesses() throws Exception {

@@ -158,7 +158,9 @@ public final class AgentContainerExecutor implements Executor, AutoCloseable {
         } catch (IOException e) {
             return 0;
         }
-        if (!running.tryLock()) {
+        // busy: another thread's step, or this one's (a finding reported from its process samples made the
+        // hack policy terminate): the kill goes out now and the step's own answer ends it
+        if (running.isHeldByCurrentThread() || !running.tryLock()) {
             try {
                 c.send("{\"op\":\"kill\"}");
             } catch (IOException e) {
