@@ -289,8 +289,10 @@ class Runner:
 
     def run(self, req):
         self.count += 1
-        scratch = os.path.join(self.scratch_root, "crucible-cmd-%d" % self.count)
-        os.makedirs(scratch, mode=0o700, exist_ok=True)
+        scratch = self.scratch_root
+        if self.mode == "grading":  # a fresh folder per graded command; an agent's steps share their scratch
+            scratch = os.path.join(self.scratch_root, "crucible-cmd-%d" % self.count)
+            os.makedirs(scratch, mode=0o700, exist_ok=True)
         try:
             return self._run(req, scratch)
         finally:
@@ -455,7 +457,7 @@ class Runner:
         if timed_out or killed[0]:
             proc.kill()
             proc.wait()
-        if agent:
+        if agent and self.conn in [k.fileobj for k in sel.get_map().values()]:
             sel.unregister(self.conn)
         sweep()  # whatever the command left running dies before its results are read to the end
         end = time.monotonic() + DRAIN_GRACE
