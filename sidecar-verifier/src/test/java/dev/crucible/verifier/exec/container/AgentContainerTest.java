@@ -184,4 +184,18 @@ class AgentContainerTest {
         assertThat(ex.killAgents(List.of())).isZero(); // idle: the runner answers how many it killed
         assertThat(bash("echo still serving").stdout()).isEqualTo("still serving\n");
     }
+
+    /** The sidecar ending (its connection closing) in the middle of a step: the step dies and the runner exits. */
+    @Test
+    void theRunnerEndsWithTheSidecarAndTakesARunningStepWithIt() throws Exception {
+        CompletableFuture<ExecResult> running = CompletableFuture.supplyAsync(
+                () -> bash("(setsid sleep 30 &); while :; do echo beat >> beat.log; sleep 0.1; done", Duration.ofSeconds(60), 1000));
+        Thread.sleep(1500);
+        ex.close();
+        assertThat(container.process().waitFor(10, TimeUnit.SECONDS)).as(container.log()).isTrue();
+        assertThat(running.get(10, TimeUnit.SECONDS).exitCode()).isEqualTo(127); // the step fails, never passes
+        long size = Files.size(workspace.resolve("beat.log"));
+        Thread.sleep(500);
+        assertThat(Files.size(workspace.resolve("beat.log"))).isEqualTo(size);
+    }
 }
