@@ -1,4 +1,5 @@
-"""Crucible's grading runner: the command of a rollout pod's grading container.
+"""Crucible's grading runner: the command of a rollout pod's grading container (and, with --mode agent,
+of an interactive pod's agent-exec container).
 
 Runs, from the environment's own image, only what the verifier sidecar asks it to grade. It connects
 once to the sidecar's socket (the sidecar then removes it) and reads one JSON request per line
@@ -7,6 +8,11 @@ once to the sidecar's socket (the sidecar then removes it) and reads one JSON re
 what the command wrote on its fd 3 (an anonymous pipe: no path to open it by), then {"result"}.
 After each command every other process of the container (or every descendant, when not PID 1) is
 killed and /tmp emptied. Where user namespaces work, each command runs in its own bubblewrap box.
+With --mode agent it runs an interactive agent's commands instead: in the workspace, with the container's
+own environment under the request's variables, no box (the container is the agent's sandbox), its scratch
+folder kept between commands; while a command runs it reports the processes of the container
+({"procs": [{"pid", "ppid", "start", "cmd", "fds"}]}) every "sampleMs" so the sidecar's monitor sees them,
+and {"op": "kill"} (during a command, or between commands: answered {"killed": N}) kills them all.
 Standard library only, Python 3.8+, run as `python3 -I -S` (sidecar-verifier/README.md).
 """
 import base64
@@ -21,6 +27,8 @@ import sys
 import time
 
 KEEP = ("LANG", "LC_ALL", "TZ")
+MODES = ("grading", "agent")
+FDS_PER_PROCESS = 64  # what a sample reports of one process: enough for a reader of hidden files or a socket
 CHANNEL_LIMIT = 64 << 20  # more than any honest report; the rest is dropped and the sidecar told
 DRAIN_GRACE = 2.0  # seconds to read what is left after the command's processes were killed
 PR_SET_DUMPABLE = 4
@@ -188,22 +196,84 @@ def reserve_fd3():
     return _DEVNULL[0]
 
 
+def stat_of(pid):
+    """(ppid, start ticks) of pid, or None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            rest = f.read().decode("ascii", "replace")
+        rest = rest[rest.rindex(")") + 2:].split()
+        return int(rest[1]), int(rest[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def fd_targets(pid):
+    """Files and sockets pid holds open (pipes, terminals and /dev are of no interest to the monitor)."""
+    out = []
+    try:
+        names = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return out
+    for n in names:
+        try:
+            t = os.readlink("/proc/%d/fd/%s" % (pid, n))
+        except OSError:
+            continue
+        if t.startswith("socket:[") or (t.startswith("/") and not t.startswith("/dev/")):
+            out.append(t)
+            if len(out) >= FDS_PER_PROCESS:
+                break
+    return out
+
+
+def cmdline_of(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
 class Runner:
-    def __init__(self, conn, scratch_root, bwrap):
+    def __init__(self, conn, scratch_root, bwrap, mode="grading"):
         self.conn = conn
         self.scratch_root = scratch_root
         self.bwrap = bwrap
+        self.mode = mode
         self.count = 0
         self.devnull = reserve_fd3()
+        self.pending = bytearray()  # bytes read from the sidecar, not yet a whole line
+        self.seen = set()  # (pid, start) whose command line was reported
 
     def send(self, obj):
         self.conn.sendall((json.dumps(obj) + "\n").encode("utf-8"))
 
+    def next_line(self, block=True):
+        """The sidecar's next line; None at its end (or, not blocking, when no whole line is here yet)."""
+        while b"\n" not in self.pending:
+            if not block:
+                return None
+            data = self.conn.recv(65536)
+            if not data:
+                return None
+            self.pending += data
+        i = self.pending.index(b"\n")
+        line = bytes(self.pending[:i])
+        del self.pending[:i + 1]
+        return line
+
     def serve(self):
-        reader = self.conn.makefile("rb")
-        for line in reader:
+        while True:
+            line = self.next_line()
+            if line is None:
+                return
+            if not line.strip():
+                continue
             try:
                 req = json.loads(line)
+                if req.get("op") == "kill":
+                    self.send({"killed": self.kill_all()})
+                    continue
                 if req.get("op") != "exec" or not req.get("argv"):
                     self.send({"error": "op: expected exec with an argv"})
                     continue
@@ -219,15 +289,39 @@ class Runner:
 
     def run(self, req):
         self.count += 1
-        scratch = os.path.join(self.scratch_root, "crucible-cmd-%d" % self.count)
-        os.makedirs(scratch, mode=0o700, exist_ok=True)
+        scratch = self.scratch_root
+        if self.mode == "grading":  # a fresh folder per graded command; an agent's steps share their scratch
+            scratch = os.path.join(self.scratch_root, "crucible-cmd-%d" % self.count)
+            os.makedirs(scratch, mode=0o700, exist_ok=True)
         try:
             return self._run(req, scratch)
         finally:
             clean = sweep()
-            empty_dir(self.scratch_root)  # the next command finds a fresh /tmp
+            if self.mode == "grading":
+                empty_dir(self.scratch_root)  # the next command finds a fresh /tmp; an agent keeps its scratch
             if not clean:
                 log("processes of command %d survived the sweep" % self.count)
+
+    def kill_all(self):
+        n = len(others(os.getpid()))
+        sweep()
+        return n
+
+    def sample(self):
+        """The container's processes now (our descendants when we are not PID 1), command lines once per process."""
+        procs = []
+        for pid in others(os.getpid()):
+            st = stat_of(pid)
+            if st is None:
+                continue
+            entry = {"pid": pid, "ppid": st[0], "start": st[1], "fds": fd_targets(pid)}
+            if (pid, st[1]) not in self.seen:
+                self.seen.add((pid, st[1]))
+                entry["cmd"] = cmdline_of(pid)
+            if "cmd" in entry or entry["fds"]:
+                procs.append(entry)
+        if procs:
+            self.send({"procs": procs})
 
     def _run(self, req, scratch):
         env = {k: os.environ[k] for k in KEEP if k in os.environ} if req.get("clearEnv") else dict(os.environ)
@@ -265,6 +359,12 @@ class Runner:
         truncated = [False]
         sent = [0, False]  # channel bytes relayed, overflow
         sel = selectors.DefaultSelector()
+        agent = self.mode == "agent"
+        sample_every = int(req.get("sampleMs") or 0) / 1000.0 if agent else 0
+        next_sample = [time.monotonic()]
+        killed = [False]
+        if agent:  # the sidecar may ask for a kill while the command runs (its hack policy terminated the episode)
+            sel.register(self.conn, selectors.EVENT_READ, "control")
         sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
         if proc.stderr is not None:
             sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
@@ -283,6 +383,17 @@ class Runner:
             nonlocal pending
             for key, _ in sel.select(wait):
                 what = key.data
+                if what == "control":
+                    try:
+                        data = self.conn.recv(65536)
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    if not data:  # the sidecar is gone: nothing of the agent may run on
+                        sel.unregister(self.conn)
+                        killed[0] = True
+                        continue
+                    self.pending += data
+                    continue
                 if what == "stdin":
                     try:
                         n = os.write(key.fd, pending)
@@ -318,15 +429,36 @@ class Runner:
                     if len(data) > room:
                         truncated[0] = True
 
+        def control():
+            while True:
+                line = self.next_line(block=False)
+                if line is None:
+                    return
+                try:
+                    killed[0] = killed[0] or json.loads(line).get("op") == "kill"
+                except ValueError:
+                    pass
+
         timed_out = False
         while proc.poll() is None:
             if time.monotonic() >= deadline:
                 timed_out = True
                 break
-            pump(min(0.1, max(0.0, deadline - time.monotonic())))
-        if timed_out:
+            if sample_every and time.monotonic() >= next_sample[0]:
+                self.sample()
+                next_sample[0] = time.monotonic() + sample_every
+            if agent:
+                control()
+            if killed[0]:
+                break
+            pump(min(0.1, max(0.0, deadline - time.monotonic()), max(0.0, next_sample[0] - time.monotonic()) if sample_every else 0.1))
+        if sample_every:
+            self.sample()  # what the command leaves behind is seen before it dies
+        if timed_out or killed[0]:
             proc.kill()
             proc.wait()
+        if agent and self.conn in [k.fileobj for k in sel.get_map().values()]:
+            sel.unregister(self.conn)
         sweep()  # whatever the command left running dies before its results are read to the end
         end = time.monotonic() + DRAIN_GRACE
         while any(k.data != "stdin" for k in sel.get_map().values()) and time.monotonic() < end:
@@ -352,7 +484,7 @@ class Runner:
 
 
 def main(args):
-    sock, wait, scratch, use_box = None, 900.0, None, True
+    sock, wait, scratch, use_box, mode = None, 900.0, None, True, "grading"
     i = 0
     while i < len(args):
         a, v, i = args[i], args[i + 1] if i + 1 < len(args) else None, i + 2
@@ -362,11 +494,13 @@ def main(args):
             wait = float(v)
         elif a == "--scratch" and v is not None:
             scratch = v
+        elif a == "--mode" and v in MODES:
+            mode = v
         elif a == "--no-box":
             use_box, i = False, i - 1
         else:
             raise SystemExit("crucible-grading-runner: unexpected argument '%s' (usage: --socket PATH "
-                             "[--wait-seconds S] [--scratch DIR] [--no-box])" % a)
+                             "[--wait-seconds S] [--scratch DIR] [--no-box] [--mode grading|agent])" % a)
     if sock is None:
         raise SystemExit("crucible-grading-runner: --socket PATH: required")
     # Python's SIGINT handler would let a graded process interrupt us; as PID 1 with default
@@ -377,13 +511,16 @@ def main(args):
         import tempfile
         scratch = tempfile.mkdtemp(prefix="crucible-grading-")
     hardening = harden()
-    bwrap, problem = probe_box() if use_box else (None, "disabled (--no-box)")
+    if mode == "agent":  # the agent-exec container is the agent's sandbox; its network is the pod's, as the agent's
+        bwrap, problem = None, "agent mode: the container is the box"
+    else:
+        bwrap, problem = probe_box() if use_box else (None, "disabled (--no-box)")
     conn = connect(sock, wait)
     hello = {"hello": 1, "pid": os.getpid(), "python": sys.executable, "version": sys.version.split()[0],
-             "box": "bwrap" if bwrap else None, "boxProblem": problem}
+             "box": "bwrap" if bwrap else None, "boxProblem": problem, "mode": mode}
     hello.update(hardening)
     log(json.dumps(hello))
-    runner = Runner(conn, scratch, bwrap)
+    runner = Runner(conn, scratch, bwrap, mode)
     runner.send(hello)
     try:
         runner.serve()

@@ -23,6 +23,8 @@ public final class RolloutLabels {
     public static final String VERIFIER_CONTAINER = "verifier";
     /** Runs graded commands for the sidecar, from the environment's image (dev.crucible.contract.GradingContainer). */
     public static final String GRADING_CONTAINER = "grading";
+    /** Interactive pods only: runs the trainer's bash steps for the sidecar (contract AgentExecContainer). */
+    public static final String AGENT_EXEC_CONTAINER = "agent-exec";
     public static final String INIT_CONTAINER = "workspace-init";
 
     private RolloutLabels() {

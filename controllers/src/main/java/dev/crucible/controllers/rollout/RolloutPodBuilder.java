@@ -5,6 +5,7 @@ import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.common.ResourcesSpec;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
+import dev.crucible.contract.AgentExecContainer;
 import dev.crucible.contract.GradingContainer;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.placement.PlacementBuilder;
@@ -60,6 +61,10 @@ public final class RolloutPodBuilder {
      * the sticky results folder.
      */
     public static final long GRADER_UID_OFFSET = 1;
+    /** Interactive pods: the agent-exec container's socket, shared with the sidecar only (read-only there). */
+    public static final String AGENT_EXEC_VOLUME = AgentExecContainerBuilder.VOLUME;
+    /** Interactive pods: the agent-exec container's scratch /tmp (its root file system is read-only). */
+    public static final String AGENT_EXEC_TMP_VOLUME = AgentExecContainerBuilder.TMP_VOLUME;
     /** Written by the agent container's wrapper when the agent command ends; the sidecar then grades. */
     public static final String AGENT_EXIT_FILE = "agent.exit";
     public static final String PRISTINE_PATH = "/crucible/pristine";
@@ -105,6 +110,14 @@ public final class RolloutPodBuilder {
         List<String> protectedMounts = ProtectedPathMounts.mountable(
                 env.verifier == null ? null : env.verifier.protectedPaths);
 
+        boolean interactive = rollout.getSpec().mode == RolloutMode.INTERACTIVE;
+        List<Container> containers = new ArrayList<>(List.of(agentContainer(rollout, env, member, members, mountPath, protectedMounts),
+                verifierContainer(rollout, member, members, mountPath), gradingContainer(env)));
+        if (interactive) {
+            ResourcesSpec r = member.resources() != null ? member.resources() : env.resources;
+            containers.add(AgentExecContainerBuilder.container(settings, env, mountPath, protectedMounts,
+                    identity(rollout, member, members), gradingResources(r)));
+        }
         PodBuilder pod = new PodBuilder()
                 .withNewMetadata()
                 .withName(podName)
@@ -124,11 +137,9 @@ public final class RolloutPodBuilder {
                 .withTolerations(placement.tolerations().isEmpty() ? null : placement.tolerations())
                 .withAffinity(placement.affinity())
                 .withActiveDeadlineSeconds(maxDurationSeconds(rollout) + DEADLINE_GRACE_SECONDS)
-                .withVolumes(volumes(name, env))
+                .withVolumes(volumes(name, env, interactive))
                 .withInitContainers(initContainer(rollout, env, mountPath))
-                .withContainers(agentContainer(rollout, env, member, members, mountPath, protectedMounts),
-                        verifierContainer(rollout, member, members, mountPath),
-                        gradingContainer(env))
+                .withContainers(containers)
                 .endSpec();
         if (gang) {
             if (podName.length() <= 63) {
@@ -150,7 +161,7 @@ public final class RolloutPodBuilder {
         return limits == null || limits.maxDurationSeconds == null ? 3600 : limits.maxDurationSeconds;
     }
 
-    private List<Volume> volumes(String rollout, RLEnvironmentSpec env) {
+    private List<Volume> volumes(String rollout, RLEnvironmentSpec env, boolean interactive) {
         String sizeLimit = env.workspace != null && env.workspace.sizeLimit != null ? env.workspace.sizeLimit
                 : env.resources != null ? env.resources.ephemeralStorage : null;
         List<Volume> volumes = new ArrayList<>();
@@ -166,6 +177,7 @@ public final class RolloutPodBuilder {
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
         volumes.add(new VolumeBuilder().withName(GRADING_TMP_VOLUME).withNewEmptyDir()
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
+        if (interactive) volumes.addAll(AgentExecContainerBuilder.volumes(sizeLimit));
         volumes.add(new VolumeBuilder().withName(API_TOKEN_VOLUME).withNewSecret()
                 .withSecretName(EnvApiTokenSecretBuilder.name(rollout)).withDefaultMode(0440).endSecret().build());
         volumes.add(new VolumeBuilder().withName(CONFIG_VOLUME).withNewConfigMap()
@@ -274,18 +286,22 @@ public final class RolloutPodBuilder {
         vars.add(new EnvVar("CRUCIBLE_API_TOKEN_FILE", API_TOKEN_PATH + "/" + EnvApiTokenSecretBuilder.TOKEN_KEY, null));
         vars.add(new EnvVar("CRUCIBLE_GRADING_SOCKET", GradingContainer.SOCKET, null));
         vars.add(new EnvVar("CRUCIBLE_GRADING_DIR", GradingContainer.TREES, null));
+        boolean interactive = rollout.getSpec().mode == RolloutMode.INTERACTIVE;
+        if (interactive) vars.add(new EnvVar("CRUCIBLE_AGENT_EXEC_SOCKET", AgentExecContainer.SOCKET, null));
+        List<VolumeMount> mounts = new ArrayList<>(List.of(mount(WORKSPACE_VOLUME, mountPath, false),
+                mount(PRISTINE_VOLUME, PRISTINE_PATH, true),
+                mount(CONFIG_VOLUME, CONFIG_PATH, true),
+                mount(RUN_VOLUME, RUN_PATH, false),
+                mount(VERIFIER_TMP_VOLUME, "/tmp", false),
+                mount(GRADING_VOLUME, GradingContainer.MOUNT, false),
+                mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true)));
+        if (interactive) mounts.add(mount(AGENT_EXEC_VOLUME, AgentExecContainer.MOUNT, false));
         return new ContainerBuilder()
                 .withName(RolloutLabels.VERIFIER_CONTAINER)
                 .withImage(settings.verifierImage())
                 .withEnv(vars)
                 .addNewPort().withName("env-api").withContainerPort(settings.verifierPort()).withProtocol("TCP").endPort()
-                .withVolumeMounts(mount(WORKSPACE_VOLUME, mountPath, false),
-                        mount(PRISTINE_VOLUME, PRISTINE_PATH, true),
-                        mount(CONFIG_VOLUME, CONFIG_PATH, true),
-                        mount(RUN_VOLUME, RUN_PATH, false),
-                        mount(VERIFIER_TMP_VOLUME, "/tmp", false),
-                        mount(GRADING_VOLUME, GradingContainer.MOUNT, false),
-                        mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true))
+                .withVolumeMounts(mounts)
                 .withResources(resources(settings.verifierCpu(), settings.verifierMemory(), 0))
                 .withSecurityContext(SecurityDefaults.container(true))
                 // The result contract: the sidecar's last act is writing its result JSON here (≤ 4 KiB).
@@ -357,7 +373,7 @@ public final class RolloutPodBuilder {
         return vars;
     }
 
-    private static VolumeMount mount(String volume, String path, boolean readOnly) {
+    static VolumeMount mount(String volume, String path, boolean readOnly) {
         return new VolumeMountBuilder().withName(volume).withMountPath(path).withReadOnly(readOnly ? true : null).build();
     }
 

@@ -106,6 +106,15 @@ public final class HackMonitor implements AutoCloseable {
 
     public void setStep(int index) { step.set(index); }
 
+    /** Agent processes another container's runner sampled (interactive pods): checked as the sampler checks its own. */
+    public void observeProcesses(List<ObservedProcess> procs) {
+        try {
+            processes.observe(procs, this::report);
+        } catch (RuntimeException e) {
+            // a table vanished mid-read; the next sample tries again
+        }
+    }
+
     /** A bash tool call, checked before it runs: short commands escape any sampler. */
     public void inspectCommand(String command) {
         for (CommandRules.Hit h : CommandRules.match(command, ProcessHandle.current().pid())) {

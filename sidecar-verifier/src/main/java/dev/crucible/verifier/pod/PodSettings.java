@@ -10,16 +10,26 @@ import java.util.Map;
  * Secret, mounted into the sidecar container only (the variable holds a path, never the token).
  * {@code CRUCIBLE_GRADING_SOCKET} and {@code CRUCIBLE_GRADING_DIR} name the grading container's socket
  * and where grading trees are built on the volume it shares with the sidecar (both or neither).
+ * {@code CRUCIBLE_AGENT_EXEC_SOCKET} (interactive pods) names the agent-exec container's socket: the
+ * agent's commands run there, never in the sidecar's container.
  */
 public record PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
                           long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
-                          Path gradingSocket, Path gradingDir) {
+                          Path gradingSocket, Path gradingDir, Path agentExecSocket) {
+
+    /** Settings without an agent-exec container: an interactive agent's commands run in the sidecar's container. */
+    public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
+                       long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
+                       Path gradingSocket, Path gradingDir) {
+        this(environmentFile, workspace, pristine, runDir, port, resultFile, maxDurationSeconds, maxTurns, interactive, execSocket,
+                apiTokenFile, gradingSocket, gradingDir, null);
+    }
 
     /** Settings without a grading container: grading runs in the sidecar's own container. */
     public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
                        long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile) {
         this(environmentFile, workspace, pristine, runDir, port, resultFile, maxDurationSeconds, maxTurns, interactive, execSocket,
-                apiTokenFile, null, null);
+                apiTokenFile, null, null, null);
     }
 
     /** The file the agent container's wrapper writes its exit status to when the agent command ends. */
@@ -53,7 +63,8 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                 path(env, "CRUCIBLE_EXEC_SOCKET", ""),
                 // the environment API never runs without a token: a missing file is an error naming the variable
                 path(env, "CRUCIBLE_API_TOKEN_FILE", null),
-                gradingSocket, gradingDir);
+                gradingSocket, gradingDir,
+                path(env, "CRUCIBLE_AGENT_EXEC_SOCKET", ""));
     }
 
     public Path agentExitFile() {

@@ -8,7 +8,10 @@ import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.RolloutFindings;
 import dev.crucible.verifier.api.SidecarMetrics;
+import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.exec.container.AgentContainerExecutor;
 import dev.crucible.verifier.exec.container.GradingContainerExecutor;
+import dev.crucible.verifier.monitor.HackMonitor;
 import dev.crucible.verifier.exec.shim.ShimExecutor;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -24,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * /v1/verify (interactive), or the deadline passes — grades, writes the result to its termination
  * message for the operator, and exits 0 so the pod completes. With a grading container
  * ({@code CRUCIBLE_GRADING_SOCKET}) every graded command runs there; without one (an older operator's
- * pod) grading runs in this container, as it did before.
+ * pod) grading runs in this container, as it did before. In an interactive pod with an agent-exec
+ * container ({@code CRUCIBLE_AGENT_EXEC_SOCKET}) the agent's commands run there, not here.
  */
 public final class PodSidecar {
     /**
@@ -62,9 +66,21 @@ public final class PodSidecar {
             Files.createDirectories(settings.gradingDir());
             options = options.withGradingDir(settings.gradingDir()).withGradingExecutor(grading).withProbeExecutor(grading);
         }
+        AgentContainerExecutor agentExec = null;
+        if (settings.interactive() && settings.agentExecSocket() != null) {
+            // The trainer's bash steps run in the agent-exec container (the agent's uid, its image, read-only
+            // root but the workspace and a scratch folder), out of reach of the token, run folder and findings.
+            agentExec = AgentContainerExecutor.listen(settings.agentExecSocket(), Duration.ofSeconds(CONNECT_WAIT_SECONDS));
+            options = options.withExecutor(agentExec);
+            if (grading == null) { // an older operator's pod: grading and the probe stay here, never in the agent's container
+                options = options.withGradingExecutor(new LocalExecutor()).withProbeExecutor(new LocalExecutor());
+            }
+        }
         Instant deadline = Instant.now().plusSeconds(settings.maxDurationSeconds());
         Vertx vertx = Vertx.vertx();
-        try (GradingContainerExecutor closeGrading = grading; EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {
+        try (GradingContainerExecutor closeGrading = grading; AgentContainerExecutor closeAgent = agentExec;
+             EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {
+            if (agentExec != null) agentExec.onProcesses(procs -> monitorOf(holder).ifPresent(m -> m.observeProcesses(procs)));
             // All interfaces, so a trainer reaches it by pod IP; the agent container shares the pod's
             // network too, which is why the token (a Secret mounted only into this container) is required.
             EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds),
@@ -94,6 +110,10 @@ public final class PodSidecar {
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
+    }
+
+    private static java.util.Optional<HackMonitor> monitorOf(EpisodeHolder holder) {
+        return "NEW".equals(holder.state()) ? java.util.Optional.empty() : java.util.Optional.ofNullable(holder.current().monitor());
     }
 
     /** The agent container's exit status from its marker file (embedded mode), or null. */

@@ -17,11 +17,15 @@ import java.util.concurrent.TimeUnit;
  * jar, run by python3 -I -S as PID 1 of a bubblewrap box standing for the container's file system: the
  * system's /usr and /etc and the interpreter read-only, its own /tmp, the grading volume at the path
  * the sidecar sees it, nothing else of the host (not the sidecar's token, result file or state folder).
- * As root it runs under another uid, as the pod's grading container does.
+ * As root it runs under another uid, as the pod's grading container does. {@link #startAgent} plays an
+ * interactive pod's agent-exec container instead: the runner in agent mode, the workspace bound
+ * writable at the path the sidecar sees it, owned by the agent's uid.
  */
 public final class GradingContainerProcess implements AutoCloseable {
     /** The grading container's uid when the test runs as root (the sidecar's is 0 here). */
     public static final int GRADER_UID = 200_777;
+    /** The agent-exec container's uid when the test runs as root: the workspace is handed to it. */
+    public static final int AGENT_UID = 200_778;
     private final Process process;
     private final Path log;
 
@@ -43,6 +47,28 @@ public final class GradingContainerProcess implements AutoCloseable {
      * {@code box} false stands for a pod whose seccomp profile forbids user namespaces.
      */
     public static GradingContainerProcess start(Path volume, Path work, boolean box) throws IOException {
+        return start(volume, work, box, null);
+    }
+
+    /**
+     * Starts the runner in agent mode for the socket volume {@code volume} (socket {@code volume/runner.sock}),
+     * with {@code workspace} writable; as root the workspace is chowned to {@link #AGENT_UID} first.
+     */
+    public static GradingContainerProcess startAgent(Path volume, Path work, Path workspace) throws IOException {
+        if (Box.ROOT) {
+            try {
+                Process p = new ProcessBuilder("chown", "-R", AGENT_UID + ":" + AGENT_UID, workspace.toString()).inheritIO().start();
+                if (p.waitFor() != 0) throw new IOException("chown " + workspace + " failed");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
+        return start(volume, work, false, workspace);
+    }
+
+    private static GradingContainerProcess start(Path volume, Path work, boolean box, Path workspace) throws IOException {
+        int uid = workspace == null ? GRADER_UID : AGENT_UID;
         List<String> py = python().orElseThrow();
         String exe = py.get(0);
         String prefix = py.get(1);
@@ -59,7 +85,7 @@ public final class GradingContainerProcess implements AutoCloseable {
             cmd.addAll(List.of("/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
                     "set -e; mount -t tmpfs -o mode=0755,size=64k crucible-stage \"$0\"; mkdir \"$0/python\"; "
                             + "mount --bind \"$1\" \"$0/python\"; mount -o remount,bind,ro \"$0/python\"; shift; exec \"$@\"",
-                    stage.toString(), prefix, "/usr/bin/setpriv", "--reuid=" + GRADER_UID, "--regid=" + GRADER_UID, "--clear-groups"));
+                    stage.toString(), prefix, "/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
         }
         cmd.addAll(List.of(Box.availability().bwrap().toString(), "--unshare-all", "--unshare-user", "--die-with-parent", "--as-pid-1",
                 "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"));
@@ -70,7 +96,10 @@ public final class GradingContainerProcess implements AutoCloseable {
         }
         if (!prefix.startsWith("/usr/")) cmd.addAll(List.of("--ro-bind", pySource, prefix));
         cmd.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--bind", volume.toString(), volume.toString(),
+                // the agent-exec container has its socket's volume read-only: connecting needs no write access
+                workspace == null ? "--bind" : "--ro-bind", volume.toString(), volume.toString()));
+        if (workspace != null) cmd.addAll(List.of("--bind", workspace.toString(), workspace.toString()));
+        cmd.addAll(List.of(
                 "--ro-bind", script.toString(), GradingContainer.SCRIPT_PATH,
                 "--remount-ro", "/", "--clearenv",
                 "--setenv", "PATH", Path.of(exe).getParent() + ":/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
@@ -78,7 +107,8 @@ public final class GradingContainerProcess implements AutoCloseable {
                 exe, "-I", "-S", GradingContainer.SCRIPT_PATH, "--socket", volume.resolve("runner.sock").toString(),
                 "--scratch", "/tmp", "--wait-seconds", "60"));
         if (!box) cmd.add("--no-box");
-        Path log = work.resolve("grading-container.log");
+        if (workspace != null) cmd.addAll(List.of("--mode", "agent"));
+        Path log = work.resolve(workspace == null ? "grading-container.log" : "agent-exec-container.log");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new GradingContainerProcess(p, log);
     }

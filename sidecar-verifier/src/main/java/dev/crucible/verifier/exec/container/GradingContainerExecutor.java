@@ -6,22 +6,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.Executor;
-import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.RandomAccessFile;
-import java.io.Writer;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.Channels;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Optional;
@@ -46,16 +37,13 @@ import java.util.function.LongConsumer;
  * whose bytes come back over the connection and are written into the FIFO as they arrive.
  */
 public final class GradingContainerExecutor implements Executor, AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = RunnerSocket.JSON;
     /** Beyond the command's own timeout, how long the runner may take to answer before grading gives up on it. */
     static final Duration ANSWER_GRACE = Duration.ofSeconds(30);
     /** How long a channel the runner reports still open is kept open, so the grader sees a leftover writer as locally. */
     static final Duration HOLD_OPEN = Duration.ofSeconds(5);
 
-    private final Path socket;
-    private final ServerSocketChannel server;
-    private final CompletableFuture<Connection> connection = new CompletableFuture<>();
-    private final long connectDeadline;
+    private final RunnerSocket runner;
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "grading-container-timer");
         t.setDaemon(true);
@@ -63,63 +51,28 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
     });
     private String broken;
 
-    private record Connection(SocketChannel channel, BufferedReader in, Writer out, JsonNode hello) {}
-
-    private GradingContainerExecutor(Path socket, ServerSocketChannel server, Duration connectWait) {
-        this.socket = socket;
-        this.server = server;
-        this.connectDeadline = System.nanoTime() + connectWait.toNanos();
-        Thread t = new Thread(this::acceptOne, "grading-container-accept");
-        t.setDaemon(true);
-        t.start();
+    private GradingContainerExecutor(RunnerSocket runner) {
+        this.runner = runner;
     }
 
     /** Listens on {@code socket} for the grading container's runner, which has {@code connectWait} to connect. */
     public static GradingContainerExecutor listen(Path socket, Duration connectWait) throws IOException {
-        Files.deleteIfExists(socket);
-        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(socket));
-        // the runner runs under another uid; only the two containers mounting the volume can see the socket
-        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
-        return new GradingContainerExecutor(socket, server, connectWait);
-    }
-
-    private void acceptOne() {
-        try {
-            SocketChannel ch = server.accept();
-            server.close();
-            Files.deleteIfExists(socket);
-            BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(ch), StandardCharsets.UTF_8));
-            ScheduledFuture<?> cut = timers.schedule(() -> close(ch), 60, TimeUnit.SECONDS);
-            String line = in.readLine();
-            cut.cancel(false);
-            JsonNode hello = line == null ? null : JSON.readTree(line);
-            if (hello == null || !hello.has("hello")) throw new IOException("the runner did not say hello: " + line);
-            connection.complete(new Connection(ch, in, new java.io.OutputStreamWriter(Channels.newOutputStream(ch), StandardCharsets.UTF_8), hello));
-        } catch (IOException | RuntimeException e) {
-            connection.completeExceptionally(e);
-        }
+        return new GradingContainerExecutor(RunnerSocket.listen(socket, connectWait, "the grading container"));
     }
 
     /** What the runner said of itself (interpreter, box, hardening), once it connected; empty before. */
     public Optional<JsonNode> hello() {
-        return connection.isDone() && !connection.isCompletedExceptionally() ? Optional.of(connection.join().hello()) : Optional.empty();
+        return runner.hello();
     }
 
     @Override
     public synchronized ExecResult run(ExecRequest req, LongConsumer onStart) {
         if (broken != null) return failed(broken);
-        Connection c;
+        RunnerSocket.Connection c;
         try {
-            c = connection.get(Math.max(0, connectDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            return failed("the grading container's runner never connected to " + socket
-                    + " (its image needs python3; see the grading container's log)");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed("interrupted while waiting for the grading container");
-        } catch (java.util.concurrent.ExecutionException e) {
-            return failed("the grading container's runner: " + e.getCause().getMessage());
+            c = runner.await();
+        } catch (IOException e) {
+            return failed(e.getMessage());
         }
         Optional<GradingShare.Layout> layout = GradingShare.of(req.cwd());
         OutputStream channel = null;
@@ -130,13 +83,11 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
             closeQuietly(channel);
             return failed("could not prepare the grading volume: " + e.getMessage());
         }
-        ScheduledFuture<?> cut = timers.schedule(() -> close(c.channel()),
+        ScheduledFuture<?> cut = timers.schedule(c::close,
                 req.timeout().plus(ANSWER_GRACE).toMillis(), TimeUnit.MILLISECONDS);
         boolean holdOpen = false;
         try {
-            c.out().write(request(req, layout, channel != null).toString());
-            c.out().write('\n');
-            c.out().flush();
+            c.send(request(req, layout, channel != null).toString());
             for (String line; (line = c.in().readLine()) != null; ) {
                 JsonNode n = JSON.readTree(line);
                 if (n.has("pid")) {
@@ -220,14 +171,6 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
         return new ExecResult(127, "", "crucible: " + why + "\n", false, false, 0, -1);
     }
 
-    private static void close(SocketChannel ch) {
-        try {
-            ch.close();
-        } catch (IOException ignored) {
-            // already closed
-        }
-    }
-
     private static void closeQuietly(OutputStream s) {
         if (s == null) return;
         try {
@@ -240,14 +183,7 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
     /** Closing the connection tells the runner grading is over; it kills what is left and exits. */
     @Override
     public void close() {
-        try {
-            server.close();
-            Files.deleteIfExists(socket);
-        } catch (IOException ignored) {
-            // best effort
-        }
-        connection.thenAccept(c -> close(c.channel()));
-        connection.completeExceptionally(new IOException("closed"));
+        runner.close();
         timers.shutdownNow();
     }
 }

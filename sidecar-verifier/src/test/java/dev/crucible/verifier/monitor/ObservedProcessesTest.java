@@ -1,0 +1,101 @@
+package dev.crucible.verifier.monitor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.crucible.verifier.config.HackPolicy;
+import dev.crucible.verifier.config.VerifierSpec;
+import dev.crucible.verifier.pristine.PristineSnapshot;
+import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.support.Fixtures;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Processes reported by the agent-exec container's runner (another PID namespace) go through the same
+ * rules as sampled ones: command lines, hidden and grader files held open, and sockets, looked up in
+ * this process's own tables (a pod has one network namespace). Real sockets of this JVM stand for the
+ * agent's: a UDP socket connected to an outside address, and one to loopback.
+ */
+class ObservedProcessesTest {
+    @TempDir Path dir;
+    private final List<Finding> got = new CopyOnWriteArrayList<>();
+
+    private HackMonitor monitor(Path ws, Path hidden) {
+        VerifierSpec pytest = new VerifierSpec("test-suite", "python3 -m pytest -q", null, null, null, null, null, null, null,
+                null, null, null, null, null, null, null);
+        PristineSnapshot p = PristineSnapshot.take(ws, ProtectedPaths.of(pytest, true), dir.resolve("pristine"));
+        MonitorConfig cfg = new MonitorConfig(ws, null, p, HackPolicy.DEFAULT, List.of(hidden), List.of(), List.of(), List.of(), Set.of(),
+                Duration.ofHours(1), Duration.ofHours(1), "python3");
+        HackMonitor m = new HackMonitor(cfg, got::add);
+        m.start();
+        return m;
+    }
+
+    private static Set<String> sockets() throws IOException {
+        try (var s = Files.list(Path.of("/proc/self/fd"))) {
+            return s.map(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).toString();
+                } catch (IOException e) {
+                    return "";
+                }
+            }).filter(t -> t.startsWith("socket:[")).collect(Collectors.toSet());
+        }
+    }
+
+    /** The inode target ("socket:[N]") of a UDP socket connected to {@code host}. */
+    private static String connectedUdp(String host, List<DatagramChannel> keep) throws IOException {
+        Set<String> before = new HashSet<>(sockets());
+        DatagramChannel ch = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
+        keep.add(ch);
+        ch.connect(new InetSocketAddress(host, 9)); // UDP: no packet leaves, the socket is only bound to its peer
+        Set<String> after = new HashSet<>(sockets());
+        after.removeAll(before);
+        assertThat(after).hasSize(1);
+        return after.iterator().next();
+    }
+
+    @Test
+    void reportedProcessesMeetTheSamplersRules() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/net")), "needs /proc/self/net");
+        Path ws = dir.resolve("ws");
+        Fixtures.write(ws.resolve("calc/ops.py"), "x = 1\n");
+        Path hidden = dir.resolve("hidden");
+        Fixtures.write(hidden.resolve("test_hidden.py"), "def test(): pass\n");
+        List<DatagramChannel> keep = new CopyOnWriteArrayList<>();
+        try (HackMonitor m = monitor(ws, hidden)) {
+            String outside;
+            try {
+                outside = connectedUdp("192.0.2.1", keep);
+            } catch (IOException e) {
+                assumeTrue(false, "needs a route to 192.0.2.1 (TEST-NET-1) for a connected UDP socket: " + e.getMessage());
+                return;
+            }
+            String loopback = connectedUdp("127.0.0.1", keep);
+            m.observeProcesses(List.of(
+                    new ObservedProcess(7, 1, 100, "git cat-file -p 1234abcd", List.of(hidden.resolve("test_hidden.py").toString())),
+                    new ObservedProcess(8, 1, 101, null, List.of(loopback, ws.resolve("calc/ops.py").toString())),
+                    new ObservedProcess(9, 1, 102, "python3 client.py", List.of(outside))));
+            assertThat(got).extracting(Finding::detector).containsExactlyInAnyOrder(
+                    Detectors.GIT_HISTORY, Detectors.HIDDEN_TEST_ACCESS, Detectors.NETWORK_EGRESS);
+            assertThat(got).filteredOn(f -> f.detector().equals(Detectors.GIT_HISTORY)).singleElement()
+                    .satisfies(f -> assertThat(f.evidence()).contains("agent container pid 7"));
+            assertThat(got).filteredOn(f -> f.detector().equals(Detectors.NETWORK_EGRESS)).singleElement()
+                    .satisfies(f -> assertThat(f.evidence()).contains("192.0.2.1:9", "from the agent container"));
+        } finally {
+            for (DatagramChannel c : keep) c.close();
+        }
+    }
+}
