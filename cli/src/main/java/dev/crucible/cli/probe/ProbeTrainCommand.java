@@ -5,6 +5,7 @@ import dev.crucible.probe.model.Device;
 import dev.crucible.probe.reward.RewardComposition;
 import dev.crucible.probe.train.Balance;
 import dev.crucible.probe.train.CellResult;
+import dev.crucible.probe.train.EvaluationOptions;
 import dev.crucible.probe.train.LabelBand;
 import dev.crucible.probe.train.ProbeSelector;
 import dev.crucible.probe.train.ProbeTrainer;
@@ -63,8 +64,25 @@ final class ProbeTrainCommand implements Callable<Integer> {
     @Option(names = "--reward", defaultValue = "hard_gate", description = "hard_gate, soft_gate or probe_only")
     String reward;
 
-    @Option(names = "--invalid-floor", description = "reward of invalid tasks (default -5 hard, 0 soft)")
+    @Option(names = "--invalid-floor", description = "reward of invalid tasks (default: chosen below every valid "
+            + "task's reward; a given floor above some valid rewards is warned about)")
     Double invalidFloor;
+
+    @Option(names = "--outer-folds", defaultValue = "5", description = "outer grouped folds of nested CV for the "
+            + "held-out figure (0: off; the sweep runs once more per outer fold)")
+    int outerFolds;
+
+    @Option(names = "--permutations", defaultValue = "20", description = "label shuffles within groups for the "
+            + "chance band of the held-out figure (0: off)")
+    int permutations;
+
+    @Option(names = "--test-corpus", description = "labelled JSONL scored only by the final probe (never trained or "
+            + "selected on)")
+    Path testCorpus;
+
+    @Option(names = "--baseline-margin", defaultValue = "0.02", description = "AUC by which the probe must beat the "
+            + "length, turn-count and bag-of-words baselines before the report stops warning")
+    double baselineMargin;
 
     @Option(names = "--policy", description = "base-policy generations (JSONL, text|turns + valid) to measure reward "
             + "variance under policy on; default: a fixed sample of corpus rows")
@@ -107,6 +125,8 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 .withSelector(new ProbeSelector(maxEce, rvpTolerance)).withPolicy(policy)
                 .withBand(LabelBand.parse(band)).withFolds(folds, seeds).withGrouping(groupKey, seed)
                 .withReward(RewardComposition.of(reward, invalidFloor, null, null))
+                .withEvaluation(new EvaluationOptions(outerFolds, permutations, testCorpus, baselineMargin,
+                        invalidFloor == null))
                 .withRuntime(threads == null ? Runtime.getRuntime().availableProcessors() : threads,
                         Device.parse(device), !noCache);
         long t0 = System.nanoTime();
@@ -117,6 +137,7 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 s.cell().label(), s.balancedAccuracy(), s.auc(), s.f1(), s.ece(), s.spearman(), s.rvp(),
                 o.results().size(), (System.nanoTime() - t0) / 1e9, o.extractSeconds(),
                 o.cacheHit() ? " cached" : "", o.sweepSeconds());
+        TrainSummary.print(o, System.out);
         System.out.println("wrote " + out.resolve("probe.json") + ", head.json, report.json, sweep.png, calibration.png");
         return 0;
     }
