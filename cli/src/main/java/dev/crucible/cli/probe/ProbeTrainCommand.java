@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = "Label a corpus with the learnable band, extract reference activations once (cached), "
                 + "sweep layer x pooling x aggregation x architecture x balance under grouped cross-validation, "
-                + "select as PROPEL does, and write probe.json, head.json, report.json, sweep.png, calibration.png.")
+                + "select as PROPEL does, and write probe.json, head.json, report.json, sweep.png, calibration.png, checks.png.")
 final class ProbeTrainCommand implements Callable<Integer> {
     @Option(names = "--corpus", required = true, description = "JSONL: {id, text|turns, k, n, group, valid}")
     Path corpus;
@@ -138,7 +138,7 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 o.results().size(), (System.nanoTime() - t0) / 1e9, o.extractSeconds(),
                 o.cacheHit() ? " cached" : "", o.sweepSeconds());
         TrainSummary.print(o, System.out);
-        System.out.println("wrote " + out.resolve("probe.json") + ", head.json, report.json, sweep.png, calibration.png");
+        System.out.println("wrote " + out.resolve("probe.json") + ", head.json, report.json, sweep.png, calibration.png, checks.png");
         return 0;
     }
 }

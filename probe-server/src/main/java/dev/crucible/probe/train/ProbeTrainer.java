@@ -23,7 +23,7 @@ import java.util.logging.Logger;
  * {@code crucible probe train}: label the corpus with the band, extract (or load cached) activations,
  * sweep layer × pooling × turn aggregation × architecture × balance under grouped cross-validation,
  * select as PROPEL does, refit the chosen cell on all rows, and write a servable probe directory:
- * probe.json, head.json, report.json, sweep.png, calibration.png.
+ * probe.json, head.json, report.json, sweep.png, calibration.png, checks.png.
  */
 public final class ProbeTrainer {
     private static final Logger LOG = Logger.getLogger(ProbeTrainer.class.getName());
@@ -132,6 +132,7 @@ public final class ProbeTrainer {
         SweepHeatmap.write(results, selected, layers, poolings,
                 cfg.architectures().stream().map(HeadArchitecture::id).toList(), out.resolve("sweep.png"));
         CalibrationPlot.write(selected, labels, 10, out.resolve("calibration.png"));
+        ChecksPlot.write(selected, checks, out.resolve("checks.png"));
         return new Outcome(selected, results, head, out, extractS, sweepS, hit[0], checks);
     }
 

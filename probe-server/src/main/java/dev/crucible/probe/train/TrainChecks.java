@@ -45,8 +45,9 @@ public record TrainChecks(NestedEstimate.Result nested, PermutationNull.Band ban
             double ba = baselines.auc().get(b);
             if (ba >= INFORMATIVE_AUC && auc < ba + margin) {
                 w.add(new Warning("shortcut", String.format(Locale.ROOT, "%s AUC %.3f does not beat the %s "
-                        + "baseline (%.3f) by %.2f: the probe may read %s, which a policy can game", which, auc, b,
-                        ba, margin, b.equals("length") ? "length" : "the number of turns")));
+                        + "baseline (%.3f) by %.2f: %s alone predicts the band as well, so the probe adds nothing over it "
+                        + "or reads it, and a policy can game it", which, auc, b, ba, margin,
+                        b.equals("length") ? "length" : "the number of turns")));
             }
         }
         if (Math.abs(spearmanLength) >= LENGTH_CORRELATION) {
