@@ -71,10 +71,20 @@ public record Logistic1D(double a, double b) {
 
     /**
      * Platt calibration as a probe needs it: never flips the ranking (a held-out fit with a negative
-     * slope means the probe carries no signal, so it gets the base rate for every row).
+     * slope means the probe carries no signal, so every row gets the smoothed base rate).
      */
-    public Logistic1D nonNegative() {
-        return a >= 0 ? this : new Logistic1D(0, b);
+    public static Logistic1D calibration(double[] x, int[] y, int[] rows) {
+        Logistic1D m = fit(x, y, rows, true);
+        if (m.a >= 0) {
+            return m;
+        }
+        double pos = java.util.Arrays.stream(rows).map(r -> y[r]).sum();
+        double rate = (pos + 1.0) / (rows.length + 2.0);
+        return new Logistic1D(0, Math.log(rate / (1 - rate)));
+    }
+
+    public static Logistic1D calibration(double[] x, int[] y) {
+        return calibration(x, y, java.util.stream.IntStream.range(0, x.length).toArray());
     }
 
     /**
@@ -88,10 +98,7 @@ public record Logistic1D(double a, double b) {
         for (int f = 0; f < k; f++) {
             int[] train = FoldRows.where(folds, f, false);
             int[] test = FoldRows.where(folds, f, true);
-            Logistic1D m = fit(x, y, train, calibration);
-            if (calibration) {
-                m = m.nonNegative();
-            }
+            Logistic1D m = calibration ? calibration(x, y, train) : fit(x, y, train, false);
             for (int r : test) {
                 out[r] = m.apply(x[r]);
             }

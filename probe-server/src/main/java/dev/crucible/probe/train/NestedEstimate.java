@@ -53,7 +53,7 @@ public final class NestedEstimate {
             SweepCell c = sel.cell();
             float[][] x = sweep.features(c.layer(), c.pooling(), c.turnAggregation());
             ProbeHead head = trainer.train(c.label(), x, labels, innerRows, c.architecture(), c.balance(), seed + o);
-            Logistic1D platt = Logistic1D.fit(sel.oofLogits(), labels, innerRows, true).nonNegative();
+            Logistic1D platt = Logistic1D.calibration(sel.oofLogits(), labels, innerRows);
             for (int r : FoldRows.where(outer, o, true)) {
                 held[r] = platt.apply(head.logit(x[r]));
             }

@@ -161,7 +161,7 @@ public final class ProbeSweep {
         double std = Math.sqrt(ProbeMetrics.variance(foldBalAcc));
         double[] rewards;
         if (policyLogits != null) {
-            Logistic1D platt = Logistic1D.fit(raw, y, true).nonNegative();
+            Logistic1D platt = Logistic1D.calibration(raw, y);
             rewards = new double[policyLogits.length];
             for (int i = 0; i < rewards.length; i++) {
                 rewards[i] = reward.reward(platt.apply(policyLogits[i]), policyValid[i]);

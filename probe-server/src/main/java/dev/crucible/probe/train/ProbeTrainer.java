@@ -107,7 +107,7 @@ public final class ProbeTrainer {
         int[] all = java.util.stream.IntStream.range(0, rows.size()).toArray();
         HeadTrainer trainer = new HeadTrainer(cfg.training());
         // served probability = P(in band): Platt fitted on the selected cell's held-out logits, folded into the head
-        Logistic1D platt = Logistic1D.fit(selected.oofLogits(), labels, true).nonNegative();
+        Logistic1D platt = Logistic1D.calibration(selected.oofLogits(), labels);
         ProbeHead head = platt.foldInto(trainer.train("head", x, labels, all, s.architecture(), s.balance(),
                 cfg.seed()));
         float[][] px = policyActs == null ? null : policyActs.features(s.layer(), s.pooling(),
