@@ -87,6 +87,23 @@ class ProbeCommandTest {
     }
 
     @Test
+    void benchNeverTimesTheTinyFixtureForAnotherModel(@TempDir Path dir) throws Exception {
+        Path python = java.util.Arrays.stream(System.getenv("PATH").split(java.io.File.pathSeparator))
+                .map(p -> Path.of(p, "python3")).filter(Files::isExecutable).findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(python != null, "python3 not on PATH");
+        for (String f : new String[] {"model.onnx", "tokenizer.json"}) {
+            Files.copy(MODEL.resolve(f), dir.resolve(f));
+        }
+        Files.writeString(dir.resolve("reference.json"), Files.readString(MODEL.resolve("reference.json"))
+                .replace("tiny-qwen2-random", "other-model"));
+        Run bench = run("bench", "--model", dir.toString(), "--batch", "2", "--seq", "16", "--seconds", "0.2",
+                "--device", "cpu", "--python", python.toString());
+        assertThat(bench.code()).isZero();
+        assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+");
+        assertThat(bench.err()).contains("torch side skipped: no PyTorch weights for reference 'other-model'");
+    }
+
+    @Test
     void missingOrBadOptionsAreUsageErrors(@TempDir Path out) throws Exception {
         assertThat(run("train", "--model", MODEL.toString(), "--out", out.toString()).code()).isEqualTo(2);
         Path bad = out.resolve("bad.jsonl");
