@@ -46,7 +46,7 @@ final class ProbeScoreCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try {
             return execute();
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (java.io.IOException | IllegalArgumentException | ai.onnxruntime.OrtException e) {
             // bad input: one clear line naming file/field, not a stack trace
             System.err.println("error: " + e.getMessage());
             return 1;

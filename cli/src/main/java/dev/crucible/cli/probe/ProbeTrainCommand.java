@@ -84,6 +84,10 @@ final class ProbeTrainCommand implements Callable<Integer> {
             + "length, turn-count and bag-of-words baselines before the report stops warning")
     double baselineMargin;
 
+    @Option(names = "--ensemble", defaultValue = "1", description = "serve a worst-case (min) ensemble of up to "
+            + "this many heads, chosen greedily by the ensemble's out-of-fold AUC")
+    int ensemble;
+
     @Option(names = "--policy", description = "base-policy generations (JSONL, text|turns + valid) to measure reward "
             + "variance under policy on; default: a fixed sample of corpus rows")
     Path policy;
@@ -108,7 +112,7 @@ final class ProbeTrainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try {
             return execute();
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (java.io.IOException | IllegalArgumentException | ai.onnxruntime.OrtException e) {
             // bad input: one clear line naming file/field, not a stack trace
             System.err.println("error: " + e.getMessage());
             return 1;
@@ -126,7 +130,7 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 .withBand(LabelBand.parse(band)).withFolds(folds, seeds).withGrouping(groupKey, seed)
                 .withReward(RewardComposition.of(reward, invalidFloor, null, null))
                 .withEvaluation(new EvaluationOptions(outerFolds, permutations, testCorpus, baselineMargin,
-                        invalidFloor == null))
+                        invalidFloor == null, ensemble))
                 .withRuntime(threads == null ? Runtime.getRuntime().availableProcessors() : threads,
                         Device.parse(device), !noCache);
         long t0 = System.nanoTime();
@@ -138,7 +142,11 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 o.results().size(), (System.nanoTime() - t0) / 1e9, o.extractSeconds(),
                 o.cacheHit() ? " cached" : "", o.sweepSeconds());
         TrainSummary.print(o, System.out);
-        System.out.println("wrote " + out.resolve("probe.json") + ", head.json, report.json, sweep.png, calibration.png, checks.png");
+        if (o.ensemble().size() > 1) {
+            System.out.println("ensemble (worst-case min): " + o.ensemble().stream().map(c -> c.cell().label()).toList());
+        }
+        System.out.println("wrote " + out.resolve("probe.json") + (o.ensemble().size() > 1 ? ", head-*.json" : ", head.json")
+                + ", report.json, sweep.png, calibration.png, checks.png");
         return 0;
     }
 }

@@ -7,7 +7,9 @@ import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javax.imageio.ImageIO;
@@ -19,6 +21,21 @@ import javax.imageio.ImageIO;
  */
 public final class ChecksPlot {
     private ChecksPlot() {
+    }
+
+    /** Word-wrapped at {@code width} characters, continuation lines indented. */
+    static List<String> wrap(String text, int width) {
+        List<String> out = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                out.add(line.toString());
+                line = new StringBuilder("    ");
+            }
+            line.append(line.length() == 0 || line.toString().isBlank() ? "" : " ").append(word);
+        }
+        out.add(line.toString());
+        return out;
     }
 
     public static void write(CellResult selected, TrainChecks c, Path file) throws IOException {
@@ -36,7 +53,11 @@ public final class ChecksPlot {
         int plotW = 420;
         int barH = 24;
         int top = 50;
-        int height = top + bars.size() * (barH + 8) + 50 + 16 * c.warnings().size() + 20;
+        List<String> lines = new ArrayList<>();
+        for (TrainChecks.Warning w : c.warnings()) {
+            lines.addAll(wrap("WARNING " + w.kind() + ": " + w.message(), 95));
+        }
+        int height = top + bars.size() * (barH + 8) + 50 + 16 * lines.size() + 20;
         int width = left + plotW + 80;
         BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
@@ -78,9 +99,9 @@ public final class ChecksPlot {
         y = top + plotH + 40;
         g.drawString(c.band() == null ? "red: chance" : "red: chance; grey: permutation-null 5-95 % band", 10, y);
         g.setColor(new Color(170, 0, 0));
-        for (TrainChecks.Warning w : c.warnings()) {
+        for (String line : lines) {
             y += 16;
-            g.drawString("WARNING " + w.kind() + ": " + w.message(), 10, y);
+            g.drawString(line, 10, y);
         }
         g.dispose();
         ImageIO.write(img, "png", file.toFile());

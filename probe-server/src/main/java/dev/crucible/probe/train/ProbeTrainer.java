@@ -31,7 +31,8 @@ public final class ProbeTrainer {
 
     /** What a run produced, for callers and tests. */
     public record Outcome(CellResult selected, List<CellResult> results, ProbeHead head, Path out,
-                          double extractSeconds, double sweepSeconds, boolean cacheHit, TrainChecks checks) {
+                          double extractSeconds, double sweepSeconds, boolean cacheHit, TrainChecks checks,
+                          List<CellResult> ensemble) {
     }
 
     private ProbeTrainer() {
@@ -106,15 +107,35 @@ public final class ProbeTrainer {
         float[][] x = sweep.features(s.layer(), s.pooling(), s.turnAggregation());
         int[] all = java.util.stream.IntStream.range(0, rows.size()).toArray();
         HeadTrainer trainer = new HeadTrainer(cfg.training());
-        // served probability = P(in band): Platt fitted on the selected cell's held-out logits, folded into the head
+        List<CellResult> members = cfg.evaluation().ensemble() > 1
+                ? WorstCaseEnsemble.select(results, selected, labels, cfg.evaluation().ensemble()) : List.of(selected);
+        // served probability = P(in band): each head's Platt fit on its held-out logits, folded into the head
         Logistic1D platt = Logistic1D.calibration(selected.oofLogits(), labels);
-        ProbeHead head = platt.foldInto(trainer.train("head", x, labels, all, s.architecture(), s.balance(),
-                cfg.seed()));
-        float[][] px = policyActs == null ? null : policyActs.features(s.layer(), s.pooling(),
-                Pooling.parse(s.turnAggregation()));
+        List<ProbeHead> heads = new ArrayList<>();
+        double[] served = new double[rows.size()];
+        double[] servedPolicy = new double[policyActs == null ? 0 : policyValid.length];
+        java.util.Arrays.fill(served, Double.POSITIVE_INFINITY);
+        java.util.Arrays.fill(servedPolicy, Double.POSITIVE_INFINITY);
+        for (CellResult m : members) {
+            SweepCell c = m.cell();
+            float[][] mx = sweep.features(c.layer(), c.pooling(), c.turnAggregation());
+            ProbeHead h = Logistic1D.calibration(m.oofLogits(), labels).foldInto(trainer.train("head" + heads.size(),
+                    mx, labels, all, c.architecture(), c.balance(), cfg.seed()));
+            heads.add(h);
+            for (int i = 0; i < served.length; i++) {
+                served[i] = Math.min(served[i], h.logit(mx[i]));
+            }
+            if (policyActs != null) {
+                float[][] px = policyActs.features(c.layer(), c.pooling(), Pooling.parse(c.turnAggregation()));
+                for (int i = 0; i < servedPolicy.length; i++) {
+                    servedPolicy[i] = Math.min(servedPolicy[i], h.logit(px[i]));
+                }
+            }
+        }
+        ProbeHead head = heads.get(0);
         RewardFloor floor = RewardFloor.check(cfg.reward(), cfg.evaluation().autoFloor(),
-                validLogits(head, x, valid, px, policyValid));
-        double servedRvp = servedRvp(head, floor, x, valid, sweep.policySampleRows(), px, policyValid);
+                validLogits(served, valid, servedPolicy, policyValid));
+        double servedRvp = servedRvp(floor, served, valid, sweep.policySampleRows(), servedPolicy, policyValid);
         long t2 = System.nanoTime();
         TrainChecks checks = checks(cfg, rows, labels, groups, folds, acts, sweep, cells, selected, x, platt,
                 floor, servedRvp, head, hit);
@@ -122,18 +143,30 @@ public final class ProbeTrainer {
 
         Path out = cfg.out();
         Files.createDirectories(out);
-        HeadFile.write(head, out.resolve("head.json"));
-        ProbeSpec.write(out, "probe-" + s.label().replace('/', '-'), cfg.referenceDir(), s.layer(),
-                Pooling.parse(s.pooling()), Pooling.parse(s.turnAggregation()), List.of("head.json"), floor.reward());
+        if (heads.size() == 1) {
+            HeadFile.write(head, out.resolve("head.json"));
+            ProbeSpec.write(out, "probe-" + s.label().replace('/', '-'), cfg.referenceDir(), s.layer(),
+                    Pooling.parse(s.pooling()), Pooling.parse(s.turnAggregation()), List.of("head.json"), floor.reward());
+        } else {
+            List<ProbeSpec.HeadRef> refs = new ArrayList<>();
+            for (int i = 0; i < heads.size(); i++) {
+                Path f = out.resolve("head-" + i + ".json");
+                HeadFile.write(heads.get(i), f);
+                refs.add(new ProbeSpec.HeadRef(f, members.get(i).cell().layer(),
+                        Pooling.parse(members.get(i).cell().pooling())));
+            }
+            ProbeSpec.writeEnsemble(out, "probe-ensemble-" + heads.size(), cfg.referenceDir(),
+                    Pooling.parse(s.turnAggregation()), refs, floor.reward());
+        }
         double extractS = (t1 - t0) / 1e9;
         double sweepS = (t2 - t1) / 1e9;
         TrainReport.write(cfg, rows.size(), positives, GroupedFolds.count(folds), groups, acts.tokens(), results,
-                selected, checks, extractS, sweepS, (t3 - t2) / 1e9, hit[0], out.resolve("report.json"));
+                selected, members, labels, checks, extractS, sweepS, (t3 - t2) / 1e9, hit[0], out.resolve("report.json"));
         SweepHeatmap.write(results, selected, layers, poolings,
                 cfg.architectures().stream().map(HeadArchitecture::id).toList(), out.resolve("sweep.png"));
         CalibrationPlot.write(selected, labels, 10, out.resolve("calibration.png"));
         ChecksPlot.write(selected, checks, out.resolve("checks.png"));
-        return new Outcome(selected, results, head, out, extractS, sweepS, hit[0], checks);
+        return new Outcome(selected, results, head, out, extractS, sweepS, hit[0], checks, members);
     }
 
     /** Nested CV, permutation null, test corpus, baselines, per-group figures and warnings. */
@@ -173,29 +206,28 @@ public final class ProbeTrainer {
     }
 
     /** Served logits of every valid corpus and policy row: what the floor must stay below. */
-    private static double[] validLogits(ProbeHead head, float[][] x, boolean[] valid, float[][] px, boolean[] pValid) {
+    private static double[] validLogits(double[] served, boolean[] valid, double[] servedPolicy, boolean[] pValid) {
         java.util.stream.DoubleStream.Builder b = java.util.stream.DoubleStream.builder();
-        for (int i = 0; i < x.length; i++) {
+        for (int i = 0; i < served.length; i++) {
             if (valid[i]) {
-                b.add(head.logit(x[i]));
+                b.add(served[i]);
             }
         }
-        for (int i = 0; px != null && i < px.length; i++) {
+        for (int i = 0; i < servedPolicy.length; i++) {
             if (pValid[i]) {
-                b.add(head.logit(px[i]));
+                b.add(servedPolicy[i]);
             }
         }
         return b.build().toArray();
     }
 
-    /** RVP of the head that is served, with the floor that is served, on the selection's policy sample. */
-    private static double servedRvp(ProbeHead head, RewardFloor floor, float[][] x, boolean[] valid, int[] sample,
-                                    float[][] px, boolean[] pValid) {
-        double[] rewards = px != null
-                ? java.util.stream.IntStream.range(0, px.length)
-                .mapToDouble(i -> floor.reward().reward(head.logit(px[i]), pValid[i])).toArray()
-                : java.util.Arrays.stream(sample).mapToDouble(r -> floor.reward().reward(head.logit(x[r]), valid[r]))
-                .toArray();
+    /** RVP of the probe that is served (head or ensemble min), with the served floor, on the policy sample. */
+    private static double servedRvp(RewardFloor floor, double[] served, boolean[] valid, int[] sample,
+                                    double[] servedPolicy, boolean[] pValid) {
+        double[] rewards = servedPolicy.length > 0
+                ? java.util.stream.IntStream.range(0, servedPolicy.length)
+                .mapToDouble(i -> floor.reward().reward(servedPolicy[i], pValid[i])).toArray()
+                : java.util.Arrays.stream(sample).mapToDouble(r -> floor.reward().reward(served[r], valid[r])).toArray();
         return ProbeMetrics.variance(rewards);
     }
 

@@ -20,7 +20,8 @@ final class TrainReport {
     }
 
     static void write(TrainConfig cfg, int rows, int positives, int folds, List<String> groups, long tokens,
-                      List<CellResult> results, CellResult selected, TrainChecks c, double extractS, double sweepS,
+                      List<CellResult> results, CellResult selected, List<CellResult> members, int[] labels,
+                      TrainChecks c, double extractS, double sweepS,
                       double checkS, boolean cacheHit, Path file) throws IOException {
         ObjectNode r = JSON.createObjectNode();
         r.put("corpus", cfg.corpus().toString());
@@ -41,6 +42,14 @@ final class TrainReport {
                         + "chose them: optimistic; heldOut is the figure to quote");
         r.set("selected", cellJson(selected));
         r.set("heldOut", heldOut(c));
+        if (members.size() > 1) {
+            ObjectNode e = r.putObject("ensemble");
+            e.put("rule", "worst-case min of calibrated logits; heads added greedily by the min's out-of-fold AUC");
+            ArrayNode heads = e.putArray("heads");
+            members.forEach(m -> heads.add(m.cell().label()));
+            e.put("auc", round(ProbeMetrics.auc(labels, WorstCaseEnsemble.logits(members))));
+            e.put("note", "heldOut and testCorpus figures are of the selected (first) head");
+        }
         ObjectNode base = r.putObject("baselines");
         c.baselines().auc().forEach((k, v) -> base.put(k, round(v)));
         base.put("best", c.baselines().best());
