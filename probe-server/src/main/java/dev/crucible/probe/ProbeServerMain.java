@@ -100,7 +100,13 @@ public final class ProbeServerMain {
         // Fail in a second, not after loading a large model: the real bind below still decides.
         requirePortFree(host, port);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        ProbeScorer scorer = ProbeScorer.open(model, device, new BatchingOptions(budget, waitMs), registry);
+        ProbeScorer scorer;
+        try {
+            scorer = ProbeScorer.open(model, device, new BatchingOptions(budget, waitMs), registry);
+        } catch (IOException | ai.onnxruntime.OrtException e) {
+            // a missing file or an export the server cannot feed: one line, exit 2
+            throw new StartupFailure(e.getMessage(), 2);
+        }
         Vertx vertx = Vertx.vertx();
         ProbeHttpServer server = new ProbeHttpServer(vertx, scorer, registry, limits);
         int bound;

@@ -75,6 +75,23 @@ class DynamicBatcherTest {
     }
 
     @Test
+    void mixedLengthsArePackedByLengthNotArrivalOrder() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        List<long[]> seqs = new ArrayList<>();
+        for (int s = 0; s < 8; s++) {
+            seqs.add(sequences(1, s % 2 == 0 ? 200 : 8).get(0));   // long, short, long, short, …
+        }
+        try (DynamicBatcher b = new DynamicBatcher(model, new int[] {1}, new BatchingOptions(1024, 200), registry)) {
+            List<Map<Integer, float[][]>> out = b.encode(seqs).get();
+            for (int s = 0; s < seqs.size(); s++) {
+                assertThat(out.get(s).get(1).length).as("results stay in request order").isEqualTo(seqs.get(s).length);
+            }
+            // arrival order would pad (200,8,200,8,200) and (8,200,8) to 200: 1600 tokens; by length 1024
+            assertThat(registry.find("probe_batch_padded_tokens").summary().totalAmount()).isEqualTo(1024);
+        }
+    }
+
+    @Test
     void aSequenceLongerThanTheBudgetStillRunsAlone() throws Exception {
         try (DynamicBatcher b = new DynamicBatcher(model, new int[] {2}, new BatchingOptions(16, 1), new SimpleMeterRegistry())) {
             assertThat(b.encode(sequences(2, 40)).get()).hasSize(2);

@@ -14,6 +14,8 @@ import dev.crucible.probe.serve.ScoreResult;
 import dev.crucible.probe.train.Balance;
 import dev.crucible.probe.train.CorpusReader;
 import dev.crucible.probe.train.CorpusRow;
+import dev.crucible.probe.train.EvaluationOptions;
+import dev.crucible.probe.reward.RewardComposition;
 import dev.crucible.probe.train.LabelBand;
 import dev.crucible.probe.train.ProbeMetrics;
 import dev.crucible.probe.train.ProbeTrainer;
@@ -63,8 +65,8 @@ class TrainingTest {
         assertThat(report.get("sweep")).hasSize(8);
         assertThat(report.get("data").get("groups").asInt()).isEqualTo(12);
         assertThat(report.get("selection").get("rvpSample").asText()).contains("policy-sample.jsonl");
-        assertThat(report.get("metrics").get("rewardVariance").asDouble()).isEqualTo(o.selected().rvp(),
-                org.assertj.core.data.Offset.offset(1e-4));
+        // probability means P(in band): calibrated out-of-fold probabilities beat the weighted loss's own
+        assertThat(o.selected().ece()).isLessThan(o.selected().rawEce()).isLessThan(0.08);
         for (String f : List.of("balancedAccuracy", "auc", "f1", "ece", "spearmanSolveRate", "rvp")) {
             assertThat(report.get("selected").has(f)).as(f).isTrue();
         }
@@ -81,6 +83,25 @@ class TrainingTest {
             int[] y = rows.stream().mapToInt(r -> LabelBand.DEFAULT.positive(r.k(), r.n()) ? 1 : 0).toArray();
             double[] logits = results.stream().mapToDouble(ScoreResult::logit).toArray();
             assertThat(ProbeMetrics.auc(y, logits)).isGreaterThan(0.8);
+            double meanP = results.stream().mapToDouble(ScoreResult::probability).average().orElseThrow();
+            double baseRate = java.util.Arrays.stream(y).average().orElseThrow();
+            assertThat(meanP).as("served mean probability vs base rate").isCloseTo(baseRate,
+                    org.assertj.core.data.Offset.offset(0.04));
+
+            // RVP in the report is that of the served head and floor on the policy generations
+            List<CorpusRow> policy = CorpusReader.read(POLICY, false);
+            List<ScoreResult> served = scorer.score(policy.stream()
+                    .map(r -> new ScoreItem(r.id(), r.turns(), r.valid())).toList()).get();
+            double servedRvp = ProbeMetrics.variance(served.stream().mapToDouble(ScoreResult::reward).toArray());
+            assertThat(report.get("metrics").get("rewardVariance").asDouble()).isCloseTo(servedRvp,
+                    org.assertj.core.data.Offset.offset(1e-3));
+            // no floor given: it was chosen below every valid task's reward
+            double floor = report.get("rewardCheck").get("invalidFloor").asDouble();
+            assertThat(report.get("rewardCheck").get("floorChosen").asBoolean()).isTrue();
+            assertThat(served.stream().filter(ScoreResult::valid).mapToDouble(ScoreResult::reward).min()
+                    .orElseThrow()).isGreaterThan(floor);
+            assertThat(results.stream().filter(ScoreResult::valid).mapToDouble(ScoreResult::reward).min()
+                    .orElseThrow()).isGreaterThan(floor);
         }
 
         ProbeTrainer.Outcome again = ProbeTrainer.train(smallGrid(CORPUS, out).withPolicy(POLICY));
@@ -92,8 +113,14 @@ class TrainingTest {
     void pureNoiseCorpusDoesNotBeatChance(@TempDir Path dir) throws Exception {
         Path noise = dir.resolve("noise.jsonl");
         shuffleLabels(CORPUS, noise, 99);
-        ProbeTrainer.Outcome o = ProbeTrainer.train(smallGrid(noise, dir.resolve("out")));
+        // a given floor of 0 sits above the reward of valid tasks the probe doubts: warned about, kept
+        ProbeTrainer.Outcome o = ProbeTrainer.train(smallGrid(noise, dir.resolve("out"))
+                .withReward(RewardComposition.of("hard_gate", 0.0, null, null))
+                .withEvaluation(new EvaluationOptions(0, 0, null, 0.02, false)));
         System.out.println("noise: " + o.selected());
+        assertThat(o.checks().floor().reward().reward(0, false)).isEqualTo(0.0);
+        assertThat(o.checks().floor().shareAtOrBelowFloor()).isGreaterThan(0.1);
+        assertThat(o.checks().warnings()).anySatisfy(w -> assertThat(w.message()).contains("invalid-task floor 0.000"));
         assertThat(o.selected().balancedAccuracy()).as("best of 8 cells on noise").isLessThan(0.60);
         assertThat(o.results()).allSatisfy(r -> assertThat(r.auc()).isBetween(0.38, 0.62));
     }

@@ -9,6 +9,8 @@ import dev.crucible.probe.serve.ScoreItem;
 import dev.crucible.probe.serve.ScoreResult;
 import dev.crucible.probe.train.CorpusReader;
 import dev.crucible.probe.train.CorpusRow;
+import dev.crucible.probe.train.HeldOutFigures;
+import dev.crucible.probe.train.LabelBand;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -20,7 +22,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "score", mixinStandardHelpOptions = true,
-        description = "Score a JSONL file offline with a probe model; prints one JSON result per line.")
+        description = "Score a JSONL file offline with a probe model; prints one JSON result per line. Rows with "
+                + "k and n are labelled with --band, and AUC, balanced accuracy and ECE over them go to stderr.")
 final class ProbeScoreCommand implements Callable<Integer> {
     private static final int CHUNK = 64;
 
@@ -36,11 +39,14 @@ final class ProbeScoreCommand implements Callable<Integer> {
     @Option(names = "--device", defaultValue = "auto", description = "auto, cpu or cuda")
     String device;
 
+    @Option(names = "--band", defaultValue = "1-3/8", description = "positive solve band for labelled rows")
+    String band;
+
     @Override
     public Integer call() throws Exception {
         try {
             return execute();
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (java.io.IOException | IllegalArgumentException | ai.onnxruntime.OrtException e) {
             // bad input: one clear line naming file/field, not a stack trace
             System.err.println("error: " + e.getMessage());
             return 1;
@@ -49,6 +55,9 @@ final class ProbeScoreCommand implements Callable<Integer> {
 
     private int execute() throws Exception {
         List<CorpusRow> rows = CorpusReader.read(input, false);
+        LabelBand labelBand = LabelBand.parse(band);
+        List<Integer> labels = new ArrayList<>();
+        List<Double> labelledLogits = new ArrayList<>();
         ObjectMapper json = new ObjectMapper();
         try (ProbeScorer scorer = ProbeScorer.open(model, Device.parse(device), BatchingOptions.DEFAULT,
                 new SimpleMeterRegistry());
@@ -67,10 +76,17 @@ final class ProbeScoreCommand implements Callable<Integer> {
                             .put("probability", r.probability()).put("reward", r.reward()).put("valid", r.valid());
                     if (chunk.get(j).n() > 0) {
                         n.put("k", chunk.get(j).k()).put("n", chunk.get(j).n());
+                        labels.add(labelBand.positive(chunk.get(j).k(), chunk.get(j).n()) ? 1 : 0);
+                        labelledLogits.add(r.logit());
                     }
                     out.println(json.writeValueAsString(n));
                 }
             }
+        }
+        if (!labels.isEmpty()) {
+            HeldOutFigures f = HeldOutFigures.of(labels.stream().mapToInt(Integer::intValue).toArray(),
+                    labelledLogits.stream().mapToDouble(Double::doubleValue).toArray());
+            System.err.println("labelled rows (band " + band + "): " + f.summary());
         }
         return 0;
     }

@@ -5,6 +5,7 @@ import dev.crucible.probe.model.Device;
 import dev.crucible.probe.reward.RewardComposition;
 import dev.crucible.probe.train.Balance;
 import dev.crucible.probe.train.CellResult;
+import dev.crucible.probe.train.EvaluationOptions;
 import dev.crucible.probe.train.LabelBand;
 import dev.crucible.probe.train.ProbeSelector;
 import dev.crucible.probe.train.ProbeTrainer;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Option;
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = "Label a corpus with the learnable band, extract reference activations once (cached), "
                 + "sweep layer x pooling x aggregation x architecture x balance under grouped cross-validation, "
-                + "select as PROPEL does, and write probe.json, head.json, report.json, sweep.png, calibration.png.")
+                + "select as PROPEL does, and write probe.json, head.json, report.json, sweep.png, calibration.png, checks.png.")
 final class ProbeTrainCommand implements Callable<Integer> {
     @Option(names = "--corpus", required = true, description = "JSONL: {id, text|turns, k, n, group, valid}")
     Path corpus;
@@ -63,8 +64,29 @@ final class ProbeTrainCommand implements Callable<Integer> {
     @Option(names = "--reward", defaultValue = "hard_gate", description = "hard_gate, soft_gate or probe_only")
     String reward;
 
-    @Option(names = "--invalid-floor", description = "reward of invalid tasks (default -5 hard, 0 soft)")
+    @Option(names = "--invalid-floor", description = "reward of invalid tasks (default: chosen below every valid "
+            + "task's reward; a given floor above some valid rewards is warned about)")
     Double invalidFloor;
+
+    @Option(names = "--outer-folds", defaultValue = "5", description = "outer grouped folds of nested CV for the "
+            + "held-out figure (0: off; the sweep runs once more per outer fold)")
+    int outerFolds;
+
+    @Option(names = "--permutations", defaultValue = "20", description = "label shuffles within groups for the "
+            + "chance band of the held-out figure (0: off)")
+    int permutations;
+
+    @Option(names = "--test-corpus", description = "labelled JSONL scored only by the final probe (never trained or "
+            + "selected on)")
+    Path testCorpus;
+
+    @Option(names = "--baseline-margin", defaultValue = "0.02", description = "AUC by which the probe must beat the "
+            + "length, turn-count and bag-of-words baselines before the report stops warning")
+    double baselineMargin;
+
+    @Option(names = "--ensemble", defaultValue = "1", description = "serve a worst-case (min) ensemble of up to "
+            + "this many heads, chosen greedily by the ensemble's out-of-fold AUC")
+    int ensemble;
 
     @Option(names = "--policy", description = "base-policy generations (JSONL, text|turns + valid) to measure reward "
             + "variance under policy on; default: a fixed sample of corpus rows")
@@ -90,7 +112,7 @@ final class ProbeTrainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try {
             return execute();
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (java.io.IOException | IllegalArgumentException | ai.onnxruntime.OrtException e) {
             // bad input: one clear line naming file/field, not a stack trace
             System.err.println("error: " + e.getMessage());
             return 1;
@@ -107,6 +129,8 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 .withSelector(new ProbeSelector(maxEce, rvpTolerance)).withPolicy(policy)
                 .withBand(LabelBand.parse(band)).withFolds(folds, seeds).withGrouping(groupKey, seed)
                 .withReward(RewardComposition.of(reward, invalidFloor, null, null))
+                .withEvaluation(new EvaluationOptions(outerFolds, permutations, testCorpus, baselineMargin,
+                        invalidFloor == null, ensemble))
                 .withRuntime(threads == null ? Runtime.getRuntime().availableProcessors() : threads,
                         Device.parse(device), !noCache);
         long t0 = System.nanoTime();
@@ -117,7 +141,12 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 s.cell().label(), s.balancedAccuracy(), s.auc(), s.f1(), s.ece(), s.spearman(), s.rvp(),
                 o.results().size(), (System.nanoTime() - t0) / 1e9, o.extractSeconds(),
                 o.cacheHit() ? " cached" : "", o.sweepSeconds());
-        System.out.println("wrote " + out.resolve("probe.json") + ", head.json, report.json, sweep.png, calibration.png");
+        TrainSummary.print(o, System.out);
+        if (o.ensemble().size() > 1) {
+            System.out.println("ensemble (worst-case min): " + o.ensemble().stream().map(c -> c.cell().label()).toList());
+        }
+        System.out.println("wrote " + out.resolve("probe.json") + (o.ensemble().size() > 1 ? ", head-*.json" : ", head.json")
+                + ", report.json, sweep.png, calibration.png, checks.png");
         return 0;
     }
 }

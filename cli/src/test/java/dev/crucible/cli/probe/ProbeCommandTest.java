@@ -21,18 +21,22 @@ class ProbeCommandTest {
     static final Path CORPUS = ROOT.resolve("examples/probe/corpus.jsonl");
     static final Path MODEL = ROOT.resolve("probe-server/src/test/resources/tiny-model");
 
-    record Run(int code, String out) {
+    record Run(int code, String out, String err) {
     }
 
     static synchronized Run run(String... args) {
         PrintStream old = System.out;
+        PrintStream oldErr = System.err;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         try {
             int code = new CommandLine(new ProbeCommand()).execute(args);
-            return new Run(code, buf.toString(StandardCharsets.UTF_8));
+            return new Run(code, buf.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(old);
+            System.setErr(oldErr);
         }
     }
 
@@ -42,7 +46,10 @@ class ProbeCommandTest {
                 "--layers", "0", "--poolings", "mean_full,mean_last_half", "--aggregations", "mean_full",
                 "--architectures", "linear,mlp", "--balance", "weighted", "--device", "cpu");
         assertThat(train.code()).as(train.out()).isZero();
-        assertThat(train.out()).contains("selected L0/").contains("bal_acc=");
+        assertThat(train.out()).contains("selected L0/").contains("bal_acc=")
+                .contains("selection (best of 4 cells, optimistic): auc=")
+                .containsPattern("held-out \\(nested grouped CV, 5 outer folds\\): auc=0\\.[6-9]")
+                .contains("chance band (20 within-group label shuffles").contains("bagOfWords=");
         for (String f : new String[] {"probe.json", "head.json", "report.json", "sweep.png", "calibration.png"}) {
             assertThat(out.resolve(f)).exists();
         }
@@ -60,7 +67,15 @@ class ProbeCommandTest {
         double frontier = byId.get("frontier").get("probability").asDouble();
         assertThat(frontier).isGreaterThan(byId.get("easy").get("probability").asDouble())
                 .isGreaterThan(byId.get("hard").get("probability").asDouble());
-        assertThat(byId.get("invalid").get("reward").asDouble()).isEqualTo(-5.0);
+        // no --invalid-floor: training chose one below every valid task's reward
+        double floor = json.readTree(out.resolve("probe.json").toFile()).get("reward").get("invalidFloor").asDouble();
+        assertThat(byId.get("invalid").get("reward").asDouble()).isEqualTo(floor);
+        assertThat(floor).isLessThan(byId.get("hard").get("reward").asDouble());
+
+        Run labelled = run("score", "--model", out.toString(), "--input", CORPUS.toString(), "--device", "cpu",
+                "--output", out.resolve("scores.jsonl").toString());
+        assertThat(labelled.code()).as(labelled.err()).isZero();
+        assertThat(labelled.err()).containsPattern("labelled rows \\(band 1-3/8\\): auc=0\\.[7-9]\\d* bal_acc=0\\.\\d+ ece=0\\.\\d+");
     }
 
     @Test
@@ -69,6 +84,23 @@ class ProbeCommandTest {
                 "--device", "cpu", "--python", "/nonexistent/python");
         assertThat(bench.code()).isZero();
         assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+");
+    }
+
+    @Test
+    void benchNeverTimesTheTinyFixtureForAnotherModel(@TempDir Path dir) throws Exception {
+        Path python = java.util.Arrays.stream(System.getenv("PATH").split(java.io.File.pathSeparator))
+                .map(p -> Path.of(p, "python3")).filter(Files::isExecutable).findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(python != null, "python3 not on PATH");
+        for (String f : new String[] {"model.onnx", "tokenizer.json"}) {
+            Files.copy(MODEL.resolve(f), dir.resolve(f));
+        }
+        Files.writeString(dir.resolve("reference.json"), Files.readString(MODEL.resolve("reference.json"))
+                .replace("tiny-qwen2-random", "other-model"));
+        Run bench = run("bench", "--model", dir.toString(), "--batch", "2", "--seq", "16", "--seconds", "0.2",
+                "--device", "cpu", "--python", python.toString());
+        assertThat(bench.code()).isZero();
+        assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+");
+        assertThat(bench.err()).contains("torch side skipped: no PyTorch weights for reference 'other-model'");
     }
 
     @Test

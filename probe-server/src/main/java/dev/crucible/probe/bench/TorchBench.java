@@ -71,13 +71,17 @@ public final class TorchBench {
             if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 String last = err.strip();
                 last = last.substring(Math.max(0, last.length() - 300));
+                if (p.exitValue() == 3) {
+                    // the reference has no PyTorch twin: timing another model would give a false ratio
+                    return new Result(Double.NaN, "torch side skipped: " + last);
+                }
                 return new Result(Double.NaN, "torch unavailable: bench_torch.py failed: " + last);
             }
             String text = new String(out, StandardCharsets.UTF_8).strip();
             String json = text.substring(text.lastIndexOf('\n') + 1);
             JsonNode n = new ObjectMapper().readTree(json);
             return new Result(n.get("tokens_s").asDouble(), "torch " + n.path("torch").asText() + " on "
-                    + n.path("device").asText());
+                    + n.path("device").asText() + ", model " + n.path("model").asText("?"));
         } catch (IOException e) {
             return new Result(Double.NaN, "torch unavailable: " + e.getMessage());
         } catch (InterruptedException e) {

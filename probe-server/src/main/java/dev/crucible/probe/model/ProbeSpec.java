@@ -123,6 +123,24 @@ public record ProbeSpec(Path dir, String name, Path reference, ReferenceSpec inl
         JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve(FILE).toFile(), n);
     }
 
+    /**
+     * Writes probe.json for a worst-case ensemble whose heads read at their own layer and pooling
+     * (the model's are the first head's); head files are named relative to {@code dir}.
+     */
+    public static void writeEnsemble(Path dir, String name, Path reference, Pooling turnAggregation,
+                                     List<HeadRef> heads, RewardComposition reward) throws IOException {
+        HeadRef first = heads.get(0);
+        write(dir, name, reference, first.layer(), first.pooling(), turnAggregation,
+                heads.stream().map(h -> h.file().getFileName().toString()).toList(), reward);
+        ObjectNode n = (ObjectNode) JSON.readTree(dir.resolve(FILE).toFile());
+        var arr = n.putArray("heads");
+        for (HeadRef h : heads) {
+            arr.addObject().put("file", h.file().getFileName().toString()).put("layer", h.layer())
+                    .put("pooling", h.pooling().name());
+        }
+        JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve(FILE).toFile(), n);
+    }
+
     public static ObjectNode rewardJson(RewardComposition reward) {
         ObjectNode r = JSON.createObjectNode();
         r.put("type", reward.type());

@@ -26,6 +26,8 @@ public final class ReferenceModel implements AutoCloseable {
     private final OrtSession session;
     private final String device;
     private final boolean wantsMask;
+    private final boolean wantsTokenTypes;
+    private final boolean wantsPositions;
 
     public ReferenceModel(ReferenceSpec spec, Device device, int cpuThreads) throws OrtException {
         this.spec = spec;
@@ -52,10 +54,46 @@ public final class ReferenceModel implements AutoCloseable {
         this.session = env.createSession(spec.onnx().toString(), options);
         this.device = chosen;
         this.wantsMask = session.getInputNames().contains("attention_mask");
+        this.wantsTokenTypes = session.getInputNames().contains("token_type_ids");
+        this.wantsPositions = session.getInputNames().contains("position_ids");
         if (spec.numHiddenStates() < 1 || spec.hiddenSize() < 1) {
             this.spec = inferShape(spec);
         }
+        checkInputsAndOutputs();
         LOG.info("reference model " + spec.name() + " loaded on " + chosen);
+    }
+
+    /**
+     * One line naming what an export lacks or adds, before any forward pass: ONNX Runtime's own
+     * errors are stack traces that name neither the file nor the fix.
+     */
+    private void checkInputsAndOutputs() throws OrtException {
+        Set<String> known = Set.of("input_ids", "attention_mask", "token_type_ids", "position_ids");
+        if (!session.getInputNames().contains("input_ids")) {
+            throw new OrtException("model " + spec.onnx() + " has no input 'input_ids' (its inputs: "
+                    + session.getInputNames() + ")");
+        }
+        for (String in : session.getInputNames()) {
+            if (!known.contains(in)) {
+                throw new OrtException("model " + spec.onnx() + " needs input '" + in + "', which the probe server "
+                        + "cannot supply (it feeds input_ids, attention_mask, token_type_ids = 0, position_ids = "
+                        + "0..n-1); export it without that input");
+            }
+        }
+        Set<String> outs = session.getOutputNames();
+        for (int l = 0; l < spec.numHiddenStates(); l++) {
+            String name = spec.outputName(l);
+            if (!outs.contains(name)) {
+                throw new OrtException("model " + spec.onnx() + " has no output '" + name + "' but its reference "
+                        + "spec says " + spec.numHiddenStates() + " hidden states (outputs: " + abbreviated(outs)
+                        + "); fix numHiddenStates / hiddenStateOutput or export every hidden state");
+            }
+        }
+    }
+
+    private static String abbreviated(Set<String> names) {
+        List<String> l = List.copyOf(names);
+        return l.size() <= 8 ? l.toString() : l.subList(0, 8) + " and " + (l.size() - 8) + " more";
     }
 
     /** Counts hidden-state outputs named by the pattern and reads their last dimension. */
@@ -119,7 +157,14 @@ public final class ReferenceModel implements AutoCloseable {
             if (wantsMask) {
                 inputs.put("attention_mask", maskTensor);
             }
-            try (OrtSession.Result result = session.run(inputs, outputs)) {
+            // encoders exported with segment ids (BERT-style) get segment 0, decoders positions 0..n-1
+            long[] pos = new long[wantsPositions ? ids.length : 0];
+            for (int i = 0; i < pos.length; i++) {
+                pos[i] = i % maxLen;
+            }
+            try (OnnxTensor types = wantsTokenTypes ? OnnxTensor.createTensor(env, LongBuffer.wrap(new long[ids.length]), shape) : null;
+                 OnnxTensor positions = wantsPositions ? OnnxTensor.createTensor(env, LongBuffer.wrap(pos), shape) : null;
+                 OrtSession.Result result = run(inputs, types, positions, outputs)) {
                 Map<Integer, float[][][]> out = new HashMap<>();
                 int hidden = spec.hiddenSize();
                 for (int layer : layers) {
@@ -140,6 +185,17 @@ public final class ReferenceModel implements AutoCloseable {
                 return out;
             }
         }
+    }
+
+    private OrtSession.Result run(Map<String, OnnxTensor> inputs, OnnxTensor types, OnnxTensor positions,
+                                  Set<String> outputs) throws OrtException {
+        if (types != null) {
+            inputs.put("token_type_ids", types);
+        }
+        if (positions != null) {
+            inputs.put("position_ids", positions);
+        }
+        return session.run(inputs, outputs);
     }
 
     @Override

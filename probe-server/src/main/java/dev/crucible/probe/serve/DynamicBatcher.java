@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Groups sequences from concurrent requests into one forward pass under a padded-token budget.
  * One worker thread owns the model: a GPU runs one batch at a time anyway, and a bigger batch is
- * where its throughput comes from. A sequence longer than the budget runs alone.
+ * where its throughput comes from. Waiting sequences are packed by length (see {@link #byLength});
+ * a sequence longer than the budget runs alone.
  */
 public final class DynamicBatcher implements SequenceEncoder {
     private record Pending(long[] ids, CompletableFuture<Map<Integer, float[][]>> result) {
@@ -67,33 +68,29 @@ public final class DynamicBatcher implements SequenceEncoder {
     }
 
     private void loop() {
-        Pending carry = null;
         while (running) {
             try {
-                Pending first = carry != null ? carry : queue.poll(100, TimeUnit.MILLISECONDS);
-                carry = null;
+                Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     continue;
                 }
-                List<Pending> batch = new ArrayList<>();
-                batch.add(first);
-                int maxLen = first.ids().length;
+                // gather for up to maxWait, or until a full budget of real tokens is waiting
+                List<Pending> gathered = new ArrayList<>();
+                gathered.add(first);
+                long real = first.ids().length;
                 long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.maxWaitMillis());
-                while (true) {
+                while (real < options.tokenBudget()) {
                     long left = deadline - System.nanoTime();
                     Pending next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : queue.poll();
                     if (next == null) {
                         break;
                     }
-                    int len = Math.max(maxLen, next.ids().length);
-                    if ((long) len * (batch.size() + 1) > options.tokenBudget()) {
-                        carry = next;   // starts the next batch
-                        break;
-                    }
-                    batch.add(next);
-                    maxLen = len;
+                    gathered.add(next);
+                    real += next.ids().length;
                 }
-                run(batch, maxLen);
+                for (List<Pending> batch : byLength(gathered, options.tokenBudget())) {
+                    run(batch, batch.get(0).ids().length);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
@@ -103,6 +100,27 @@ public final class DynamicBatcher implements SequenceEncoder {
         while ((p = queue.poll()) != null) {
             p.result().completeExceptionally(new IllegalStateException("batcher closed"));
         }
+    }
+
+    /**
+     * Longest first, each batch filled while max length × count stays within the budget: sequences
+     * of like length share a pass, so short ones are not padded to a long neighbour's length as in
+     * arrival order. Every gathered sequence runs this round (no starvation); one over budget runs alone.
+     */
+    static List<List<Pending>> byLength(List<Pending> gathered, long budget) {
+        List<Pending> sorted = new ArrayList<>(gathered);
+        sorted.sort((a, b) -> Integer.compare(b.ids().length, a.ids().length));
+        List<List<Pending>> out = new ArrayList<>();
+        List<Pending> batch = new ArrayList<>();
+        for (Pending p : sorted) {
+            if (!batch.isEmpty() && (long) batch.get(0).ids().length * (batch.size() + 1) > budget) {
+                out.add(batch);
+                batch = new ArrayList<>();
+            }
+            batch.add(p);
+        }
+        out.add(batch);
+        return out;
     }
 
     private void run(List<Pending> batch, int maxLen) {

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import javax.imageio.ImageIO;
 
 /**
- * Reliability diagram of the selected probe's out-of-fold probabilities: per bin, the observed
+ * Reliability diagram of the selected probe's out-of-fold probabilities after Platt recalibration (fitted on the other folds): per bin, the observed
  * positive rate against the mean predicted probability, with bin counts; the diagonal is perfect.
  */
 public final class CalibrationPlot {
@@ -31,8 +31,11 @@ public final class CalibrationPlot {
         double[] conf = new double[bins];
         double[] pos = new double[bins];
         int[] count = new int[bins];
-        double[] logits = selected.oofLogits();
+        double[] logits = selected.calibratedLogits();
         for (int i = 0; i < logits.length; i++) {
+            if (Double.isNaN(logits[i])) {
+                continue;
+            }
             double p = ProbeHead.sigmoid(logits[i]);
             int b = Math.min(bins - 1, (int) (p * bins));
             conf[b] += p;
@@ -73,7 +76,7 @@ public final class CalibrationPlot {
         }
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
-        g.drawString("Calibration (out-of-fold): " + selected.cell().label(), 10, 22);
+        g.drawString("Calibration (out-of-fold, Platt): " + selected.cell().label(), 10, 22);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         g.drawString(String.format("ECE %.3f  (bars: rows per bin)", selected.ece()), 10, 40);
         g.drawString("predicted probability", pad + size / 2 - 50, pad + size + 35);

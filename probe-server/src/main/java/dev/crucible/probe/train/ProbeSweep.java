@@ -27,8 +27,8 @@ public final class ProbeSweep {
     private final HeadTrainer trainer;
     private final int seeds;
     private final long seed;
-    private final Map<String, float[][]> features = new ConcurrentHashMap<>();
-    private final Map<String, float[][]> policyFeatures = new ConcurrentHashMap<>();
+    private final Map<String, float[][]> features;
+    private final Map<String, float[][]> policyFeatures;
     private TurnActivations policy;
     private boolean[] policyValid;
     private double bandCentre = 0.25;
@@ -54,6 +54,8 @@ public final class ProbeSweep {
         this.trainer = new HeadTrainer(options);
         this.seeds = seeds;
         this.seed = seed;
+        this.features = new ConcurrentHashMap<>();
+        this.policyFeatures = new ConcurrentHashMap<>();
         // a fixed sample of corpus rows stands in for base-policy generations (they were drawn from it)
         int[] all = java.util.stream.IntStream.range(0, labels.length).toArray();
         Random rnd = new Random(seed);
@@ -64,6 +66,34 @@ public final class ProbeSweep {
             all[j] = t;
         }
         this.policySample = java.util.Arrays.copyOf(all, Math.min(policySampleSize, all.length));
+    }
+
+    /** The same sweep over other folds (-1: row left out), sharing features: an inner CV of nested CV. */
+    public ProbeSweep withFolds(int[] otherFolds) {
+        return new ProbeSweep(this, otherFolds);
+    }
+
+    private ProbeSweep(ProbeSweep base, int[] otherFolds) {
+        this.activations = base.activations;
+        this.labels = base.labels;
+        this.solveRates = base.solveRates;
+        this.valid = base.valid;
+        this.folds = otherFolds.clone();
+        this.policySample = base.policySample;
+        this.reward = base.reward;
+        this.trainer = base.trainer;
+        this.seeds = base.seeds;
+        this.seed = base.seed;
+        this.features = base.features;
+        this.policyFeatures = base.policyFeatures;
+        this.policy = base.policy;
+        this.policyValid = base.policyValid;
+        this.bandCentre = base.bandCentre;
+    }
+
+    /** Corpus rows standing in for base-policy generations when no policy file is given. */
+    public int[] policySampleRows() {
+        return policySample.clone();
     }
 
     public float[][] features(int layer, String pooling, String aggregation) {
@@ -99,8 +129,8 @@ public final class ProbeSweep {
         double[] foldBalAcc = new double[k];
         for (int s = 0; s < seeds; s++) {
             for (int f = 0; f < k; f++) {
-                int[] train = rowsWhere(f, false);
-                int[] test = rowsWhere(f, true);
+                int[] train = FoldRows.where(folds, f, false);
+                int[] test = FoldRows.where(folds, f, true);
                 ProbeHead head = trainer.train(cell.label(), x, labels, train, cell.architecture(),
                         cell.balance(), seed + 1000L * s + f);
                 int[] yt = new int[test.length];
@@ -120,39 +150,54 @@ public final class ProbeSweep {
                 foldBalAcc[f] += (Double.isNaN(ba) ? 0.5 : ba) / seeds;
             }
         }
-        double[] prob = new double[oof.length];
-        for (int i = 0; i < oof.length; i++) {
-            prob[i] = ProbeHead.sigmoid(oof[i]);
-        }
+        int[] used = FoldRows.used(folds);
+        int[] y = FoldRows.pick(labels, used);
+        double[] raw = FoldRows.pick(oof, used);
+        // Platt scaling fitted on other folds' held-out logits: calibrated probabilities mean P(in band),
+        // and rewards on the calibrated logit put every cell on one scale, so RVP cannot favour big logits
+        double[] calibratedAll = Logistic1D.crossFitted(oof, labels, folds, true);
+        double[] calibrated = FoldRows.pick(calibratedAll, used);
         double mean = java.util.Arrays.stream(foldBalAcc).average().orElse(Double.NaN);
         double std = Math.sqrt(ProbeMetrics.variance(foldBalAcc));
         double[] rewards;
         if (policyLogits != null) {
+            Logistic1D platt = Logistic1D.calibration(raw, y);
             rewards = new double[policyLogits.length];
             for (int i = 0; i < rewards.length; i++) {
-                rewards[i] = reward.reward(policyLogits[i], policyValid[i]);
+                rewards[i] = reward.reward(platt.apply(policyLogits[i]), policyValid[i]);
             }
         } else {
-            rewards = new double[policySample.length];
-            for (int i = 0; i < policySample.length; i++) {
-                int r = policySample[i];
-                rewards[i] = reward.reward(oof[r], valid[r]);
-            }
+            rewards = java.util.Arrays.stream(policySample).filter(r -> folds[r] >= 0)
+                    .mapToDouble(r -> reward.reward(calibratedAll[r], valid[r])).toArray();
         }
-        return new CellResult(cell, mean, std, ProbeMetrics.auc(labels, oof), ProbeMetrics.f1(labels, oof),
-                ProbeMetrics.ece(labels, prob, 10), ProbeMetrics.spearman(oof, solveRates),
-                ProbeMetrics.spearman(oof, bandDistance()),
-                ProbeMetrics.variance(rewards), oof);
+        double[] rates = FoldRows.pick(solveRates, used);
+        return new CellResult(cell, mean, std, ProbeMetrics.auc(y, raw), ProbeMetrics.f1(y, raw),
+                ProbeMetrics.ece(y, probabilities(calibrated), 10), ProbeMetrics.ece(y, probabilities(raw), 10),
+                ProbeMetrics.spearman(raw, rates), ProbeMetrics.spearman(raw, bandDistance(rates)),
+                ProbeMetrics.variance(rewards), oof, calibratedAll);
+    }
+
+    private static double[] probabilities(double[] logits) {
+        double[] p = new double[logits.length];
+        for (int i = 0; i < p.length; i++) {
+            p[i] = ProbeHead.sigmoid(logits[i]);
+        }
+        return p;
+    }
+
+    /** The fold of every row (-1: not in this cross-validation). */
+    public int[] folds() {
+        return folds.clone();
     }
 
     /**
      * Closeness of the solve rate to the band's centre (negated distance): a band probe should rank
      * middling tasks above both trivial and impossible ones, which raw solve rate cannot show.
      */
-    private double[] bandDistance() {
-        double[] d = new double[solveRates.length];
+    private double[] bandDistance(double[] rates) {
+        double[] d = new double[rates.length];
         for (int i = 0; i < d.length; i++) {
-            d[i] = -Math.abs(solveRates[i] - bandCentre);
+            d[i] = -Math.abs(rates[i] - bandCentre);
         }
         return d;
     }
@@ -161,22 +206,5 @@ public final class ProbeSweep {
     public ProbeSweep bandCentre(double centre) {
         this.bandCentre = centre;
         return this;
-    }
-
-    private int[] rowsWhere(int fold, boolean inFold) {
-        int n = 0;
-        for (int f : folds) {
-            if ((f == fold) == inFold) {
-                n++;
-            }
-        }
-        int[] out = new int[n];
-        int j = 0;
-        for (int i = 0; i < folds.length; i++) {
-            if ((folds[i] == fold) == inFold) {
-                out[j++] = i;
-            }
-        }
-        return out;
     }
 }

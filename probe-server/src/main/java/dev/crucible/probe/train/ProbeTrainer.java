@@ -1,8 +1,6 @@
 package dev.crucible.probe.train;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.probe.head.HeadArchitecture;
 import dev.crucible.probe.head.HeadFile;
 import dev.crucible.probe.head.ProbeHead;
@@ -25,7 +23,7 @@ import java.util.logging.Logger;
  * {@code crucible probe train}: label the corpus with the band, extract (or load cached) activations,
  * sweep layer × pooling × turn aggregation × architecture × balance under grouped cross-validation,
  * select as PROPEL does, refit the chosen cell on all rows, and write a servable probe directory:
- * probe.json, head.json, report.json, sweep.png, calibration.png.
+ * probe.json, head.json, report.json, sweep.png, calibration.png, checks.png.
  */
 public final class ProbeTrainer {
     private static final Logger LOG = Logger.getLogger(ProbeTrainer.class.getName());
@@ -33,7 +31,8 @@ public final class ProbeTrainer {
 
     /** What a run produced, for callers and tests. */
     public record Outcome(CellResult selected, List<CellResult> results, ProbeHead head, Path out,
-                          double extractSeconds, double sweepSeconds, boolean cacheHit) {
+                          double extractSeconds, double sweepSeconds, boolean cacheHit, TrainChecks checks,
+                          List<CellResult> ensemble) {
     }
 
     private ProbeTrainer() {
@@ -107,23 +106,129 @@ public final class ProbeTrainer {
         SweepCell s = selected.cell();
         float[][] x = sweep.features(s.layer(), s.pooling(), s.turnAggregation());
         int[] all = java.util.stream.IntStream.range(0, rows.size()).toArray();
-        ProbeHead head = new HeadTrainer(cfg.training()).train("head", x, labels, all, s.architecture(),
-                s.balance(), cfg.seed());
+        HeadTrainer trainer = new HeadTrainer(cfg.training());
+        List<CellResult> members = cfg.evaluation().ensemble() > 1
+                ? WorstCaseEnsemble.select(results, selected, labels, cfg.evaluation().ensemble()) : List.of(selected);
+        // served probability = P(in band): each head's Platt fit on its held-out logits, folded into the head
+        Logistic1D platt = Logistic1D.calibration(selected.oofLogits(), labels);
+        List<ProbeHead> heads = new ArrayList<>();
+        double[] served = new double[rows.size()];
+        double[] servedPolicy = new double[policyActs == null ? 0 : policyValid.length];
+        java.util.Arrays.fill(served, Double.POSITIVE_INFINITY);
+        java.util.Arrays.fill(servedPolicy, Double.POSITIVE_INFINITY);
+        for (CellResult m : members) {
+            SweepCell c = m.cell();
+            float[][] mx = sweep.features(c.layer(), c.pooling(), c.turnAggregation());
+            ProbeHead h = Logistic1D.calibration(m.oofLogits(), labels).foldInto(trainer.train("head" + heads.size(),
+                    mx, labels, all, c.architecture(), c.balance(), cfg.seed()));
+            heads.add(h);
+            for (int i = 0; i < served.length; i++) {
+                served[i] = Math.min(served[i], h.logit(mx[i]));
+            }
+            if (policyActs != null) {
+                float[][] px = policyActs.features(c.layer(), c.pooling(), Pooling.parse(c.turnAggregation()));
+                for (int i = 0; i < servedPolicy.length; i++) {
+                    servedPolicy[i] = Math.min(servedPolicy[i], h.logit(px[i]));
+                }
+            }
+        }
+        ProbeHead head = heads.get(0);
+        RewardFloor floor = RewardFloor.check(cfg.reward(), cfg.evaluation().autoFloor(),
+                validLogits(served, valid, servedPolicy, policyValid));
+        double servedRvp = servedRvp(floor, served, valid, sweep.policySampleRows(), servedPolicy, policyValid);
         long t2 = System.nanoTime();
+        TrainChecks checks = checks(cfg, rows, labels, groups, folds, acts, sweep, cells, selected, x, platt,
+                floor, servedRvp, head, hit);
+        long t3 = System.nanoTime();
 
         Path out = cfg.out();
         Files.createDirectories(out);
-        HeadFile.write(head, out.resolve("head.json"));
-        ProbeSpec.write(out, "probe-" + s.label().replace('/', '-'), cfg.referenceDir(), s.layer(),
-                Pooling.parse(s.pooling()), Pooling.parse(s.turnAggregation()), List.of("head.json"), cfg.reward());
+        if (heads.size() == 1) {
+            HeadFile.write(head, out.resolve("head.json"));
+            ProbeSpec.write(out, "probe-" + s.label().replace('/', '-'), cfg.referenceDir(), s.layer(),
+                    Pooling.parse(s.pooling()), Pooling.parse(s.turnAggregation()), List.of("head.json"), floor.reward());
+        } else {
+            List<ProbeSpec.HeadRef> refs = new ArrayList<>();
+            for (int i = 0; i < heads.size(); i++) {
+                Path f = out.resolve("head-" + i + ".json");
+                HeadFile.write(heads.get(i), f);
+                refs.add(new ProbeSpec.HeadRef(f, members.get(i).cell().layer(),
+                        Pooling.parse(members.get(i).cell().pooling())));
+            }
+            ProbeSpec.writeEnsemble(out, "probe-ensemble-" + heads.size(), cfg.referenceDir(),
+                    Pooling.parse(s.turnAggregation()), refs, floor.reward());
+        }
         double extractS = (t1 - t0) / 1e9;
         double sweepS = (t2 - t1) / 1e9;
-        writeReport(cfg, rows.size(), positives, GroupedFolds.count(folds), groups, acts.tokens(), results,
-                selected, extractS, sweepS, hit[0], out.resolve("report.json"));
+        TrainReport.write(cfg, rows.size(), positives, GroupedFolds.count(folds), groups, acts.tokens(), results,
+                selected, members, labels, checks, extractS, sweepS, (t3 - t2) / 1e9, hit[0], out.resolve("report.json"));
         SweepHeatmap.write(results, selected, layers, poolings,
                 cfg.architectures().stream().map(HeadArchitecture::id).toList(), out.resolve("sweep.png"));
         CalibrationPlot.write(selected, labels, 10, out.resolve("calibration.png"));
-        return new Outcome(selected, results, head, out, extractS, sweepS, hit[0]);
+        ChecksPlot.write(selected, checks, out.resolve("checks.png"));
+        return new Outcome(selected, results, head, out, extractS, sweepS, hit[0], checks, members);
+    }
+
+    /** Nested CV, permutation null, test corpus, baselines, per-group figures and warnings. */
+    private static TrainChecks checks(TrainConfig cfg, List<CorpusRow> rows, int[] labels, List<String> groups,
+                                      int[] folds, TurnActivations acts, ProbeSweep sweep, List<SweepCell> cells,
+                                      CellResult selected, float[][] x, Logistic1D platt, RewardFloor floor,
+                                      double servedRvp, ProbeHead head, boolean[] hit) throws Exception {
+        EvaluationOptions ev = cfg.evaluation();
+        HeadTrainer trainer = new HeadTrainer(cfg.training());
+        SweepCell s = selected.cell();
+        NestedEstimate.Result nested = null;
+        if (ev.outerFolds() >= 2) {
+            int[] outer = ev.outerFolds() == cfg.folds() ? folds : GroupedFolds.assign(groups, ev.outerFolds(), cfg.seed());
+            LOG.info("nested grouped CV: " + GroupedFolds.count(outer) + " outer folds × the sweep");
+            nested = NestedEstimate.run(sweep::withFolds, labels, groups, outer, cfg.folds(), cells, cfg.selector(),
+                    trainer, cfg.seed(), cfg.threads());
+        }
+        PermutationNull.Band band = ev.permutations() == 0 ? null : PermutationNull.run(x, labels, groups, folds, s,
+                trainer, ev.permutations(), cfg.seed(), cfg.threads());
+        HeldOutFigures test = null;
+        if (ev.testCorpus() != null) {
+            List<CorpusRow> testRows = CorpusReader.read(ev.testCorpus(), true, cfg.groupKey());
+            TurnActivations ta = activations(cfg, ReferenceSpec.read(cfg.referenceDir()), ev.testCorpus(), testRows,
+                    List.of(s.layer()), List.of(s.pooling()), hit);
+            float[][] tx = ta.features(s.layer(), s.pooling(), Pooling.parse(s.turnAggregation()));
+            int[] ty = testRows.stream().mapToInt(r -> cfg.band().positive(r.k(), r.n()) ? 1 : 0).toArray();
+            test = HeldOutFigures.of(ty, java.util.Arrays.stream(tx).mapToDouble(head::logit).toArray());
+        }
+        ShortcutBaselines.Result baselines = ShortcutBaselines.run(rows, labels, folds, cfg.training(), cfg.seed());
+        double[] honest = nested != null ? nested.heldOutLogits() : selected.calibratedLogits();
+        double rho = ProbeMetrics.spearman(honest, baselines.logLength());
+        List<TrainChecks.Warning> warnings = TrainChecks.warnings(selected, nested, band, baselines, rho, floor,
+                ev.baselineMargin());
+        warnings.forEach(w -> LOG.warning(w.kind() + ": " + w.message()));
+        return new TrainChecks(nested, band, test, baselines, rho, GroupFigures.of(groups, labels, honest), platt,
+                servedRvp, floor, warnings);
+    }
+
+    /** Served logits of every valid corpus and policy row: what the floor must stay below. */
+    private static double[] validLogits(double[] served, boolean[] valid, double[] servedPolicy, boolean[] pValid) {
+        java.util.stream.DoubleStream.Builder b = java.util.stream.DoubleStream.builder();
+        for (int i = 0; i < served.length; i++) {
+            if (valid[i]) {
+                b.add(served[i]);
+            }
+        }
+        for (int i = 0; i < servedPolicy.length; i++) {
+            if (pValid[i]) {
+                b.add(servedPolicy[i]);
+            }
+        }
+        return b.build().toArray();
+    }
+
+    /** RVP of the probe that is served (head or ensemble min), with the served floor, on the policy sample. */
+    private static double servedRvp(RewardFloor floor, double[] served, boolean[] valid, int[] sample,
+                                    double[] servedPolicy, boolean[] pValid) {
+        double[] rewards = servedPolicy.length > 0
+                ? java.util.stream.IntStream.range(0, servedPolicy.length)
+                .mapToDouble(i -> floor.reward().reward(servedPolicy[i], pValid[i])).toArray()
+                : java.util.Arrays.stream(sample).mapToDouble(r -> floor.reward().reward(served[r], valid[r])).toArray();
+        return ProbeMetrics.variance(rewards);
     }
 
     /** Extracted once per (file, model, poolings) and cached under out/cache; hit[0] turns false on a miss. */
@@ -145,61 +250,6 @@ public final class ProbeTrainer {
             acts.write(cache);
         }
         return acts;
-    }
-
-    private static void writeReport(TrainConfig cfg, int rows, int positives, int folds, List<String> groups,
-                                    long tokens, List<CellResult> results, CellResult selected, double extractS,
-                                    double sweepS, boolean cacheHit, Path file) throws IOException {
-        ObjectNode r = JSON.createObjectNode();
-        r.put("corpus", cfg.corpus().toString());
-        r.put("reference", cfg.referenceDir().toString());
-        r.putObject("band").put("minSolveRate", cfg.band().min()).put("maxSolveRate", cfg.band().max());
-        r.put("groupKey", cfg.groupKey());
-        r.put("seed", cfg.seed());
-        r.putObject("data").put("rows", rows).put("positives", positives).put("negatives", rows - positives)
-                .put("groups", new java.util.HashSet<>(groups).size()).put("folds", folds).put("tokens", tokens);
-        r.set("reward", ProbeSpec.rewardJson(cfg.reward()));
-        r.putObject("selection").put("rule", "max RVP among cells within " + cfg.selector().tolerance()
-                        + " of the best cross-validated balanced accuracy with ECE <= " + cfg.selector().maxEce())
-                .put("rvpSample", cfg.policy() != null ? "policy file " + cfg.policy()
-                        + " (mean logit of the fold heads)" : cfg.policySample() + " corpus rows (out-of-fold logits)");
-        r.set("selected", cellJson(selected));
-        // the ProbeModel status shape (status.training), so a reconciler can copy it as is
-        ObjectNode m = r.putObject("metrics");
-        m.put("balancedAccuracy", round(selected.balancedAccuracy())).put("auc", round(selected.auc()))
-                .put("f1", round(selected.f1())).put("ece", round(selected.ece()))
-                .put("spearman", round(selected.spearman())).put("rewardVariance", round(selected.rvp()));
-        m.putObject("selected").put("layer", selected.cell().layer()).put("pooling", selected.cell().pooling())
-                .put("architecture", selected.cell().architecture().id());
-        m.put("trainedAt", java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
-        r.putObject("timings").put("extractSeconds", extractS).put("sweepSeconds", sweepS)
-                .put("activationCacheHit", cacheHit).put("threads", cfg.threads());
-        ArrayNode sweep = r.putArray("sweep");
-        results.stream().sorted((a, b) -> Double.compare(b.balancedAccuracy(), a.balancedAccuracy()))
-                .forEach(c -> sweep.add(cellJson(c)));
-        JSON.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), r);
-    }
-
-    private static ObjectNode cellJson(CellResult c) {
-        ObjectNode n = JSON.createObjectNode();
-        n.put("layer", c.cell().layer());
-        n.put("pooling", c.cell().pooling());
-        n.put("turnAggregation", c.cell().turnAggregation());
-        n.put("architecture", c.cell().architecture().id());
-        n.put("balance", c.cell().balance().id());
-        n.put("balancedAccuracy", round(c.balancedAccuracy()));
-        n.put("balancedAccuracyStd", round(c.balancedAccuracyStd()));
-        n.put("auc", round(c.auc()));
-        n.put("f1", round(c.f1()));
-        n.put("ece", round(c.ece()));
-        n.put("spearmanSolveRate", round(c.spearman()));
-        n.put("spearmanBandCloseness", round(c.spearmanBand()));
-        n.put("rvp", round(c.rvp()));
-        return n;
-    }
-
-    private static double round(double v) {
-        return Double.isNaN(v) ? v : Math.round(v * 1e5) / 1e5;
     }
 
     /** Same corpus, model, tokenizer and poolings → same activations; anything else misses. */
