@@ -135,9 +135,11 @@ public final class GradingBench {
             List<Double> graded = new ArrayList<>();
             List<GradingPhases> phases = new ArrayList<>();
             List<Double> bareStart = new ArrayList<>();
+            List<Double> boxedBare = new ArrayList<>();
             for (int i = 0; i < runs; i++) {
                 bareStart.add(bareStart(ws, bareEnv));
                 if (i % 2 == 0) bare.add(bare(env, ws, bareEnv));
+                if (BOXED_BARE) boxedBare.add(boxedBare(env, ws, bareEnv, dir));
                 ep.reset();
                 agentEdit(ws, edited);
                 long t0 = System.nanoTime();
@@ -146,8 +148,9 @@ public final class GradingBench {
                 phases.add(r.phases());
                 if (i % 2 == 1) bare.add(bare(env, ws, bareEnv));
             }
-            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded),
-                    PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart)));
+            PhaseBreakdown pb = PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart));
+            if (!boxedBare.isEmpty()) pb = pb.with("boxed_bare", 1000 * PhaseBreakdown.median(boxedBare));
+            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), pb);
         } finally {
             deleteQuietly(state);
         }
@@ -187,6 +190,25 @@ public final class GradingBench {
             throw new UncheckedIOException(e);
         }
         return r.elapsedMs() / 1e3;
+    }
+
+    static final boolean BOXED_BARE = Boolean.getBoolean("crucible.bench.boxedBare");
+
+    /** The bare command in a box like grading's (diagnostic: what the box alone costs the same command). */
+    private static double boxedBare(Environment env, Path ws, Map<String, String> envVars, Path dir) {
+        Path scratch = dir.resolve("boxed-scratch");
+        try {
+            Files.createDirectories(scratch);
+            try (Box box = Box.open(dev.crucible.verifier.sandbox.BoxSpec.of("bench-bare", BoxLimits.defaults()).withWritable(scratch)
+                    .withReadOnly(List.of(ws)).withHome(null))) {
+                ExecRequest req = new ExecRequest(box.wrap(List.of("/bin/sh", "-c", env.verifier().command()), ws, envVars), ws, envVars, false,
+                        Duration.ofSeconds(env.verifier().timeoutOrDefault()), 1 << 20, null, true);
+                ExecResult r = new LocalExecutor().run(req, box::attach);
+                return r.elapsedMs() / 1e3;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
