@@ -60,6 +60,8 @@ public final class Episode implements AutoCloseable {
     private long startedAfterTicks;
     private int resets;
     private VerifyReport lastReport;
+    /** The last grading tree's removal, off the grading path; joined before the next reset and at close. */
+    private volatile Thread treeRemoval;
 
     public Episode(Environment env, Path workspace, EpisodeOptions options) {
         this.env = env;
@@ -96,6 +98,7 @@ public final class Episode implements AutoCloseable {
     public ResetResult reset() {
         if (!lock.tryLock()) throw new StepBusyException("a step or grading is running");
         try {
+            awaitTreeRemoval();
             stopMonitor();
             killAgentProcesses();
             List<String> warnings = new ArrayList<>();
@@ -172,12 +175,12 @@ public final class Episode implements AutoCloseable {
                 return lastReport;
             }
             long tKill = GradingPhases.since("kill", t0);
-            monitor.scanNow();
+            monitor.finishProcesses();
             monitor.disarmSentinels();
-            monitor.stop();
             long tScan = GradingPhases.since("scan", tKill);
             List<String> corrupted = pristine.corrupted();
             if (!corrupted.isEmpty()) {
+                monitor.finishFiles();
                 corrupted.forEach(c -> monitor.report(Detectors.GRADER_TAMPERING, "critical", c, "pristine copy of a protected file was changed"));
                 lastReport = VerifyReport.error(env.name(), "the grader's pristine copy was tampered with: " + corrupted, monitor.findings(), rewardMode());
                 state = State.GRADED;
@@ -193,27 +196,42 @@ public final class Episode implements AutoCloseable {
                 Files.createDirectories(results.resolve("home"));
                 built = GradingTree.build(workspace, pristine, gradeRoot, env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
             } catch (IOException | RuntimeException e) {
+                monitor.finishFiles();
                 lastReport = VerifyReport.error(env.name(), "could not prepare grading: " + e.getMessage(), monitor.findings(), rewardMode());
                 state = State.GRADED;
                 return lastReport;
             }
             long tPrep = GradingPhases.since("tree", tScan);
+            // The last file scan (syntax rules) and the protected-file diff run beside the graded command: every
+            // agent process is dead and the tree is built, so neither the workspace nor what grading reads changes.
+            // Started after the tree so that a revert the scan triggers cannot race the copy (the tree takes the
+            // pristine protected files either way). Joined before any other finding is added, so the findings keep
+            // the order a sequential verify gives.
+            FinalScan last = FinalScan.start(monitor, pristine, workspace);
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
                     python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env), pid -> { },
                     gradeBase.resolve("support-" + resets),
                     GraderFiles.of(gradeRoot, pristine.hashes().keySet(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)));
             VerifierSpec v = env.verifier();
             // the setup-time pytest plugins are the only ones grading loads; a change in the prefix since setup is tampering
-            env.execution().ifPresent(x -> dev.crucible.verifier.toolchain.ExecEnvironments.pluginDrift(x).forEach(d -> monitor.report(
+            List<String> drift = env.execution().map(dev.crucible.verifier.toolchain.ExecEnvironments::pluginDrift).orElse(List.of());
+            Outcome o;
+            try {
+                o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);
+            } finally {
+                last.join();
+            }
+            env.execution().ifPresent(x -> drift.forEach(d -> monitor.report(
                     Detectors.GRADER_TAMPERING, "critical", x.venv() == null ? null : x.venv().toString(), "pytest plugin " + d + " in the environment's venv since setup")));
-            Outcome o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);
             o.integrity().forEach(f -> monitor.report(f.detector(), f.severity(), f.path(), f.evidence()));
             if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
                 monitor.report(Detectors.GRADER_TAMPERING, "medium", null, "grading process was killed by signal " + (code - 128));
             }
+            GradingPhases.add("scan_wait", last.waitNanos());
+            GradingPhases.add("scan_bg", last.nanos());
             long tGrade = GradingPhases.since("grade", tPrep);
-            TreeCopy.delete(gradeRoot);
-            VerifyReport.Tamper tamper = new VerifyReport.Tamper(pristine.changes(workspace), built.dropped());
+            VerifyReport.Tamper tamper = new VerifyReport.Tamper(last.changes(), built.dropped());
+            removeLater(gradeRoot);
             GradingPhases.since("cleanup", tGrade);
             VerifyReport.Timings timings = new VerifyReport.Timings(ms(tKill - t0), ms(tPrep - tKill), ms(tGrade - tPrep), ms(tGrade - t0));
             lastReport = VerifyReport.of(env.name(), o, rewardMode(), v.skippedCountsAsPassed(), monitor.findings(),
@@ -254,6 +272,7 @@ public final class Episode implements AutoCloseable {
 
     @Override
     public void close() {
+        awaitTreeRemoval();
         stopMonitor();
         killAgentProcesses();
         if (ownsStateDir) TreeCopy.delete(stateDir);
@@ -299,4 +318,30 @@ public final class Episode implements AutoCloseable {
     }
 
     private static long ms(long nanos) { return nanos / 1_000_000; }
+
+    /** Removes a used grading tree on a thread of its own: nothing reads it once the report is made. */
+    private void removeLater(Path tree) {
+        awaitTreeRemoval();
+        Thread t = new Thread(() -> {
+            try {
+                TreeCopy.delete(tree);
+            } catch (java.io.UncheckedIOException e) {
+                // left for the next grading's delete of the same name, or the state folder's removal
+            }
+        }, "crucible-tree-removal");
+        t.setDaemon(true);
+        t.start();
+        treeRemoval = t;
+    }
+
+    private void awaitTreeRemoval() {
+        Thread t = treeRemoval;
+        if (t == null) return;
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        treeRemoval = null;
+    }
 }

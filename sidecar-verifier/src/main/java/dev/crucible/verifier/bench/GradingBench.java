@@ -35,12 +35,17 @@ public final class GradingBench {
     private GradingBench() {}
 
     /** One suite: medians of bare and graded seconds, the phases of the graded runs, how many tests it has. */
-    public record Suite(String name, int tests, double bareSeconds, double gradedSeconds, PhaseBreakdown phases) {
+    /**
+     * One suite: medians of bare and graded seconds over {@code runs} of each, the phases of the graded runs,
+     * how many tests it has, and the 1-minute load average when its runs began and ended (figures from a
+     * loaded machine compare only with figures taken at a similar load).
+     */
+    public record Suite(String name, int tests, double bareSeconds, double gradedSeconds, PhaseBreakdown phases, int runs, double loadStart, double loadEnd) {
         public double overheadRatio() { return gradedSeconds / bareSeconds; }
 
         public String line() {
-            return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f",
-                    name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio());
+            return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f runs=%d load=%.2f-%.2f",
+                    name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio(), runs, loadStart, loadEnd);
         }
     }
 
@@ -135,9 +140,12 @@ public final class GradingBench {
             List<Double> graded = new ArrayList<>();
             List<GradingPhases> phases = new ArrayList<>();
             List<Double> bareStart = new ArrayList<>();
+            List<Double> boxedBare = new ArrayList<>();
+            double load0 = loadAverage();
             for (int i = 0; i < runs; i++) {
                 bareStart.add(bareStart(ws, bareEnv));
                 if (i % 2 == 0) bare.add(bare(env, ws, bareEnv));
+                if (BOXED_BARE) boxedBare.add(boxedBare(env, ws, bareEnv, dir));
                 ep.reset();
                 agentEdit(ws, edited);
                 long t0 = System.nanoTime();
@@ -146,8 +154,9 @@ public final class GradingBench {
                 phases.add(r.phases());
                 if (i % 2 == 1) bare.add(bare(env, ws, bareEnv));
             }
-            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded),
-                    PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart)));
+            PhaseBreakdown pb = PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart));
+            if (!boxedBare.isEmpty()) pb = pb.with("boxed_bare", 1000 * PhaseBreakdown.median(boxedBare));
+            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), pb, runs, load0, loadAverage());
         } finally {
             deleteQuietly(state);
         }
@@ -187,6 +196,34 @@ public final class GradingBench {
             throw new UncheckedIOException(e);
         }
         return r.elapsedMs() / 1e3;
+    }
+
+    /** The 1-minute load average (NaN where /proc/loadavg cannot be read). */
+    private static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    static final boolean BOXED_BARE = Boolean.getBoolean("crucible.bench.boxedBare");
+
+    /** The bare command in a box like grading's (diagnostic: what the box alone costs the same command). */
+    private static double boxedBare(Environment env, Path ws, Map<String, String> envVars, Path dir) {
+        Path scratch = dir.resolve("boxed-scratch");
+        try {
+            Files.createDirectories(scratch);
+            try (Box box = Box.open(dev.crucible.verifier.sandbox.BoxSpec.of("bench-bare", BoxLimits.defaults()).withWritable(scratch)
+                    .withReadOnly(List.of(ws)).withHome(null))) {
+                ExecRequest req = new ExecRequest(box.wrap(List.of("/bin/sh", "-c", env.verifier().command()), ws, envVars), ws, envVars, false,
+                        Duration.ofSeconds(env.verifier().timeoutOrDefault()), 1 << 20, null, true);
+                ExecResult r = new LocalExecutor().run(req, box::attach);
+                return r.elapsedMs() / 1e3;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

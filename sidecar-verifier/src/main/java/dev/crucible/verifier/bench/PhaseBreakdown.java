@@ -13,8 +13,10 @@ import java.util.function.ToDoubleFunction;
  * Where graded runs spent their time, each phase the median over the runs (so the phases need not add
  * up to the median total), in milliseconds:
  * <ul>
- * <li>{@code kill}: the sweep of agent processes; {@code scan}: the monitor's last scan (syntax rules
- *     included) that {@code verify} waits for; {@code tree}: pristine check and grading tree;</li>
+ * <li>{@code kill}: the sweep of agent processes; {@code scan}: the monitor's last process sample, which
+ *     {@code verify} waits for; {@code scan_bg}: its last file scan (syntax rules included) and the
+ *     protected-file diff, which run beside the graded command, and {@code scan_wait} how long grading
+ *     still waited for them after the command; {@code tree}: pristine check and grading tree;</li>
  * <li>{@code setup}: reporter files and the result channel; {@code box_open}: cgroups, ownership,
  *     the box's command line; {@code box_start}: launch until the reporter's first statement (launcher,
  *     bwrap, and the interpreter's own start, which a bare run pays too: {@code bare_start} is that start
@@ -29,13 +31,15 @@ import java.util.function.ToDoubleFunction;
  * {@code box_start}, {@code pytest} and {@code exit} come from the graded process's clock: shown, never graded.
  */
 public record PhaseBreakdown(Map<String, Double> ms) {
-    static final List<String> ORDER = List.of("kill", "scan", "tree", "setup", "box_open", "box_start", "bare_start", "pytest", "reporter", "exit",
-            "box_close", "parse", "other", "cleanup");
+    static final List<String> ORDER = List.of("kill", "scan", "scan_bg", "scan_wait", "tree", "setup", "box_open", "box_start", "bare_start", "pytest", "reporter", "exit",
+            "box_close", "parse", "other", "cleanup", "boxed_bare");
 
     static PhaseBreakdown of(List<GradingPhases> runs) {
         Map<String, ToDoubleFunction<GradingPhases>> f = new LinkedHashMap<>();
         f.put("kill", p -> p.ms("kill"));
         f.put("scan", p -> p.ms("scan"));
+        f.put("scan_bg", p -> p.ms("scan_bg"));
+        f.put("scan_wait", p -> p.ms("scan_wait"));
         f.put("tree", p -> p.ms("tree"));
         f.put("setup", p -> p.ms("setup"));
         f.put("box_open", p -> p.ms("box_open"));
@@ -45,7 +49,7 @@ public record PhaseBreakdown(Map<String, Double> ms) {
         f.put("exit", p -> p.msBetween("reporter_end", "exit"));
         f.put("box_close", p -> p.ms("box_close"));
         f.put("parse", p -> p.ms("parse"));
-        f.put("other", p -> p.ms("grade") - p.ms("setup") - p.ms("box_open") - p.ms("command") - p.ms("box_close") - p.ms("parse"));
+        f.put("other", p -> p.ms("grade") - p.ms("setup") - p.ms("box_open") - p.ms("command") - p.ms("box_close") - p.ms("parse") - p.ms("scan_wait"));
         f.put("cleanup", p -> p.ms("cleanup"));
         Map<String, Double> out = new LinkedHashMap<>();
         f.forEach((name, fn) -> {

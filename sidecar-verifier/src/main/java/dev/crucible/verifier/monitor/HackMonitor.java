@@ -81,8 +81,13 @@ public final class HackMonitor implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::tickFiles, cfg.scanInterval().toMillis(), cfg.scanInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Stops the thread; findings stay readable. */
+    /** Stops the thread and the syntax helper; findings stay readable. */
     public synchronized void stop() {
+        haltTimer();
+        if (syntax != null) syntax.close();
+    }
+
+    private void haltTimer() {
         if (timer == null) return;
         timer.shutdownNow();
         try {
@@ -91,7 +96,25 @@ public final class HackMonitor implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         timer = null;
-        if (syntax != null) syntax.close();
+    }
+
+    /**
+     * The first half of the pass before grading: stops the background thread, then samples processes once
+     * more. Grading starts processes of its own, so no sample may run once it has begun; the files are
+     * scanned by {@link #finishFiles} while grading runs.
+     */
+    public synchronized void finishProcesses() {
+        haltTimer();
+        tickProcesses();
+    }
+
+    /**
+     * The second half: the last file scan (syntax rules included), then the syntax helper is stopped. Every
+     * agent process is dead by then, so the workspace no longer changes and this may run beside grading.
+     */
+    public void finishFiles() {
+        scanFiles();
+        stop();
     }
 
     @Override
