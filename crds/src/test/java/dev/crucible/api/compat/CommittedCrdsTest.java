@@ -70,6 +70,6 @@ class CommittedCrdsTest {
             assertThat(c.crd().path("spec").path("versions").get(0).path("subresources").has("status")).isTrue();
             assertThat(c.apiVersion()).isEqualTo("crucible.dev/v1alpha1");
         });
-        assertThat(shortNames).containsExactly("rlenv", "ro", "rsnap", "probe");
+        assertThat(shortNames).containsExactly("rlenv", "crro", "rsnap", "probe");
     }
 }
