@@ -36,6 +36,7 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        Integer plainValidate = ValidateCommand.plain(args);
+        System.exit(plainValidate != null ? plainValidate : commandLine().execute(args));
     }
 }

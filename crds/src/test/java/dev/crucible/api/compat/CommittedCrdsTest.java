@@ -63,6 +63,7 @@ class CommittedCrdsTest {
         CrdSchemas crds = new CrdSchemas();
         assertThat(crds.all().keySet()).containsExactly("RLEnvironment", "Rollout", "RolloutSnapshot", "ProbeModel");
         List<String> shortNames = new ArrayList<>();
+        crds.all().forEach((kind, c) -> assertThat(c.kind()).as("kind of the file mapped to " + kind).isEqualTo(kind));
         crds.all().values().forEach(c -> {
             JsonNode names = c.crd().path("spec").path("names");
             names.path("shortNames").forEach(n -> shortNames.add(n.asText()));
