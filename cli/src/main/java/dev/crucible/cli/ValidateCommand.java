@@ -43,7 +43,7 @@ public final class ValidateCommand implements Callable<Integer> {
      * class files, which the CDS archive cannot hold). Returns null for anything else (help, {@code =}
      * forms, unknown or repeated options, a missing value), which picocli then parses and reports.
      */
-    static Integer plain(String[] args) {
+    static Integer plain(String[] args, PrintWriter out, PrintWriter err) {
         if (args.length < 3 || !"validate".equals(args[0])) {
             return null;
         }
@@ -85,8 +85,6 @@ public final class ValidateCommand implements Callable<Integer> {
         if (c.outDir == null) {
             c.outDir = Path.of("crucible-out");
         }
-        PrintWriter out = new PrintWriter(System.out, true);
-        PrintWriter err = new PrintWriter(System.err, true);
         return c.run(out, err);
     }
 
