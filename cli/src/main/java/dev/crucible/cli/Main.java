@@ -36,6 +36,8 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        Integer plainValidate = ValidateCommand.plain(args, new java.io.PrintWriter(System.out, true),
+                new java.io.PrintWriter(System.err, true));
+        System.exit(plainValidate != null ? plainValidate : commandLine().execute(args));
     }
 }

@@ -3,7 +3,9 @@ package dev.crucible.cli;
 import dev.crucible.api.validation.ManifestValidator;
 import dev.crucible.api.validation.ValidationError;
 import java.io.PrintWriter;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -32,9 +34,68 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        ManifestValidator.Report report = new ManifestValidator().check(paths, outDir.toAbsolutePath().normalize());
+        return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+
+    /**
+     * {@code validate -f PATH... [--out DIR]} in its plain form, without picocli: building picocli's
+     * model of every subcommand is a good part of a one-file run's start-up (its classes are Java 5
+     * class files, which the CDS archive cannot hold). Returns null for anything else (help, {@code =}
+     * forms, unknown or repeated options, a missing value), which picocli then parses and reports.
+     */
+    static Integer plain(String[] args, PrintWriter out, PrintWriter err) {
+        if (args.length < 3 || !"validate".equals(args[0])) {
+            return null;
+        }
+        ValidateCommand c = new ValidateCommand();
+        c.paths = new ArrayList<>();
+        boolean collecting = false;
+        boolean sawOut = false;
+        int valuesAfterFlag = 0;
+        try {
+            for (int i = 1; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("-f") || a.equals("--filename")) {
+                    if (collecting && valuesAfterFlag == 0) {
+                        return null;
+                    }
+                    collecting = true;
+                    valuesAfterFlag = 0;
+                } else if (a.equals("--out")) {
+                    if (sawOut || (collecting && valuesAfterFlag == 0) || i + 1 >= args.length
+                            || !plainValue(args[i + 1])) {
+                        return null;
+                    }
+                    sawOut = true;
+                    collecting = false;
+                    c.outDir = Path.of(args[++i]);
+                } else if (collecting && plainValue(a)) {
+                    c.paths.add(Path.of(a));
+                    valuesAfterFlag++;
+                } else {
+                    return null;
+                }
+            }
+        } catch (InvalidPathException e) {
+            return null;
+        }
+        if (c.paths.isEmpty() || (collecting && valuesAfterFlag == 0)) {
+            return null;
+        }
+        if (c.outDir == null) {
+            c.outDir = Path.of("crucible-out");
+        }
+        return c.run(out, err);
+    }
+
+    private static boolean plainValue(String a) {
+        return !a.isEmpty() && !a.startsWith("-") && !a.startsWith("@");
+    }
+
+    private int run(PrintWriter out, PrintWriter err) {
+        ManifestValidator validator = ruleCacheDir() == null ? new ManifestValidator()
+                : ManifestValidator.withRuleCache(ruleCacheDir());
+        ManifestValidator.Report report = validator.check(paths, outDir.toAbsolutePath().normalize());
         List<ValidationError> errors = report.errors();
         if (!errors.isEmpty()) {
             errors.stream().limit(MAX_PRINTED).forEach(e -> err.println(e)); // each error is one line
@@ -54,5 +115,22 @@ public final class ValidateCommand implements Callable<Integer> {
         out.println(report.documents() + " document" + (report.documents() == 1 ? "" : "s") + " valid");
         out.flush();
         return 0;
+    }
+
+    /**
+     * Where the CRDs' checked CEL rules are kept between runs: {@code $CRUCIBLE_CEL_CACHE_DIR}, else
+     * {@code ${XDG_CACHE_HOME:-~/.cache}/crucible/cel}; null ({@code CRUCIBLE_CEL_CACHE_DIR=}) turns it off.
+     */
+    static Path ruleCacheDir() {
+        String explicit = System.getenv("CRUCIBLE_CEL_CACHE_DIR");
+        if (explicit != null) {
+            return explicit.isBlank() ? null : Path.of(explicit);
+        }
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        String home = System.getProperty("user.home");
+        if (xdg != null && !xdg.isBlank()) {
+            return Path.of(xdg, "crucible", "cel");
+        }
+        return home == null || home.isBlank() ? null : Path.of(home, ".cache", "crucible", "cel");
     }
 }

@@ -87,4 +87,39 @@ class ValidateCommandTest {
         assertThat(noFlag.exit()).isEqualTo(2);
         assertThat(noFlag.err()).contains("--filename");
     }
+
+    @Test
+    void plainFormWithoutPicocliPrintsAndExitsAsPicocliDoes(@TempDir Path dir) throws Exception {
+        Path examples = root().resolve("examples");
+        String env = examples.resolve("python-bugfix/environment.yaml").toString();
+        String rollout = examples.resolve("python-bugfix/rollout.yaml").toString();
+        String bad = examples.resolve("invalid/01-env-missing-verifier.yaml").toString();
+        String[][] plainForms = {
+            {"validate", "-f", env},
+            {"validate", "-f", rollout},
+            {"validate", "--filename", env, rollout, bad},
+            {"validate", "-f", env, "--out", dir.toString(), "-f", bad},
+            {"validate", "-f", dir.resolve("missing.yaml").toString()},
+        };
+        for (String[] args : plainForms) {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            Integer exit = ValidateCommand.plain(args, new PrintWriter(out), new PrintWriter(err));
+            Run viaPicocli = run(args);
+            assertThat(exit).as(String.join(" ", args)).isEqualTo(viaPicocli.exit());
+            assertThat(out.toString()).isEqualTo(viaPicocli.out());
+            assertThat(err.toString()).isEqualTo(viaPicocli.err());
+        }
+        // Anything else is left to picocli (help, = forms, repeated or unknown options, missing values).
+        String[][] picocliForms = {
+            {"validate", "--help"}, {"validate", "-f"}, {"validate", "-f", "--out", "x"},
+            {"validate", "--filename=" + env}, {"validate", "-f", env, "--out", "a", "--out", "b"},
+            {"validate", "-f", env, "--bogus"}, {"validate", "-f", "@args.txt"}, {"validate", env, "-f", env},
+            {"validate", "-f", env, "--out"}, {"run", "-f", env},
+        };
+        for (String[] args : picocliForms) {
+            assertThat(ValidateCommand.plain(args, new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter())))
+                    .as(String.join(" ", args)).isNull();
+        }
+    }
 }

@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 /** One agent run against an RLEnvironment. */
 @Group(Api.GROUP)
 @Version(Api.VERSION)
-@ShortNames("ro")
+@ShortNames("crro") // not "ro": Argo Rollouts has it (and the plural rollouts); see crds/README.md
 @Categories(Api.CATEGORY)
 @AdditionalPrinterColumn(name = "Environment", jsonPath = ".spec.environmentRef.name", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Mode", jsonPath = ".spec.mode", type = Type.STRING, priority = 1)

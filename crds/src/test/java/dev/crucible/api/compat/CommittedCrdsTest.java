@@ -63,6 +63,7 @@ class CommittedCrdsTest {
         CrdSchemas crds = new CrdSchemas();
         assertThat(crds.all().keySet()).containsExactly("RLEnvironment", "Rollout", "RolloutSnapshot", "ProbeModel");
         List<String> shortNames = new ArrayList<>();
+        crds.all().forEach((kind, c) -> assertThat(c.kind()).as("kind of the file mapped to " + kind).isEqualTo(kind));
         crds.all().values().forEach(c -> {
             JsonNode names = c.crd().path("spec").path("names");
             names.path("shortNames").forEach(n -> shortNames.add(n.asText()));
@@ -70,6 +71,6 @@ class CommittedCrdsTest {
             assertThat(c.crd().path("spec").path("versions").get(0).path("subresources").has("status")).isTrue();
             assertThat(c.apiVersion()).isEqualTo("crucible.dev/v1alpha1");
         });
-        assertThat(shortNames).containsExactly("rlenv", "ro", "rsnap", "probe");
+        assertThat(shortNames).containsExactly("rlenv", "crro", "rsnap", "probe");
     }
 }

@@ -58,8 +58,9 @@ public class CheckSpec {
     @Max(86400)
     public Integer timeoutSeconds;
 
-    @JsonPropertyDescription("Count skipped and xfailed tests as passed; off unless the environment says so.")
-    @Default("false")
+    // No schema default: this class sits in lists (verifier.components, additionalVerifiers), and a default
+    // the server fills inside a list item makes every client-side `kubectl apply` report `configured`.
+    @JsonPropertyDescription("Count skipped and xfailed tests as passed; off (false) unless the environment says so.")
     public Boolean countSkippedAsPassed;
 
     @JsonPropertyDescription("Interpreter used to run Python test suites at grading (resolved outside the workspace); default python3.")

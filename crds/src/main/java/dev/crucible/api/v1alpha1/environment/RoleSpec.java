@@ -13,7 +13,9 @@ public class RoleSpec {
     @Size(max = 30)
     public String name;
 
-    @Default("1")
+    // No schema default (1 when absent): a default the server fills inside a list item makes every
+    // client-side `kubectl apply` of the environment report `configured`.
+    @JsonPropertyDescription("Replicas of this role; 1 when absent.")
     @Min(1)
     @Max(64)
     public Integer replicas;

@@ -13,8 +13,9 @@ public class VerifierComponent extends CheckSpec {
     @Size(max = 63)
     public String name;
 
-    @JsonPropertyDescription("Weight of this component in the reward.")
-    @Default("1.0")
+    // No schema default (1.0 when absent): a default the server fills inside a list item makes every
+    // client-side `kubectl apply` of the environment report `configured`.
+    @JsonPropertyDescription("Weight of this component in the reward; 1.0 when absent.")
     @Min(0)
     @Max(1000)
     public Double weight;

@@ -14,9 +14,28 @@ import io.fabric8.generator.annotation.*;
         message = "an interactive rollout is driven from outside and takes no agent", fieldPath = ".agent")
 @ValidationRule(value = "!has(self.snapshotPolicy) || !has(self.snapshotPolicy.onHack) || self.snapshotPolicy.onHack != 'revert' || has(self.snapshotPolicy.intervalSeconds)",
         message = "onHack: revert needs periodic snapshots (intervalSeconds) to revert to", fieldPath = ".snapshotPolicy.intervalSeconds")
+// Spec edits with a meaning (issue 18): what the running attempt was built from cannot change after
+// creation (transition rules, so the API server refuses the edit instead of accepting and ignoring it);
+// snapshotPolicy and deleteSnapshotsOnDelete are read on every reconcile and may change. crds/README.md
+// lists which is which.
+@ValidationRule(value = "self.mode == oldSelf.mode",
+        message = "mode is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".mode")
+@ValidationRule(value = "has(self.agent) == has(oldSelf.agent) && (!has(self.agent) || self.agent == oldSelf.agent)",
+        message = "agent is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".agent")
+@ValidationRule(value = "has(self.limits) == has(oldSelf.limits) && (!has(self.limits) || self.limits == oldSelf.limits)",
+        message = "limits is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".limits")
+@ValidationRule(value = "has(self.group) == has(oldSelf.group) && (!has(self.group) || self.group == oldSelf.group)",
+        message = "group is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".group")
+@ValidationRule(value = "has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)",
+        message = "restoreFrom is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".restoreFrom")
+@ValidationRule(value = "has(self.patches) == has(oldSelf.patches) && (!has(self.patches) || self.patches == oldSelf.patches)",
+        message = "patches is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".patches")
+@ValidationRule(value = "has(self.placement) == has(oldSelf.placement) && (!has(self.placement) || self.placement == oldSelf.placement)",
+        message = "placement is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".placement")
 public class RolloutSpec {
     @Required
-    @ValidationRule(value = "self == oldSelf", message = "environmentRef is immutable")
+    @ValidationRule(value = "self == oldSelf",
+            message = "environmentRef is immutable: it is fixed when the attempt starts; create a new Rollout to change it")
     public ObjectRef environmentRef;
 
     @Default("embedded")
@@ -30,7 +49,6 @@ public class RolloutSpec {
 
     public SnapshotPolicySpec snapshotPolicy;
 
-    @ValidationRule(value = "self == oldSelf", message = "restoreFrom is immutable")
     public RestoreFromSpec restoreFrom;
 
     @JsonPropertyDescription("Changes applied to the workspace before the agent starts.")
