@@ -120,7 +120,8 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
 
     @Override
     public UpdateControl<Rollout> reconcile(Rollout rollout, Context<Rollout> context) {
-        return metrics.timeReconcile(NAME, () -> reconcileObserved(rollout, context));
+        return dev.crucible.controllers.status.PermissionReporter.reconcile(rollout, context, events, r -> r.getStatus() == null ? null : r.getStatus().conditions,
+                () -> metrics.timeReconcile(NAME, () -> reconcileObserved(rollout, context)));
     }
 
     private UpdateControl<Rollout> reconcileObserved(Rollout rollout, Context<Rollout> context) {
@@ -336,7 +337,9 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                 // Let the next reconcile see the pod even before the informer's watch delivers it.
                 pods.handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
             } catch (KubernetesClientException e) {
-                if (e.getCode() == 400 || e.getCode() == 403 || e.getCode() == 422) {
+                // 403 from a quota or a policy is the pod's problem; an RBAC refusal is the operator's (reported apart).
+                if (e.getCode() == 400 || e.getCode() == 422
+                        || e.getCode() == 403 && dev.crucible.controllers.status.PermissionDenied.of(e).isEmpty()) {
                     return "pod " + pod.getMetadata().getName() + " was refused: "
                             + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
                 }
@@ -447,6 +450,11 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
 
     @Override
     public DeleteControl cleanup(Rollout rollout, Context<Rollout> context) {
+        return dev.crucible.controllers.status.PermissionReporter.cleanup(rollout, context, events, r -> r.getStatus() == null ? null : r.getStatus().conditions,
+                () -> cleanupObserved(rollout, context));
+    }
+
+    private DeleteControl cleanupObserved(Rollout rollout, Context<Rollout> context) {
         KubernetesClient client = context.getClient();
         String ns = rollout.getMetadata().getNamespace();
         String name = rollout.getMetadata().getName();
