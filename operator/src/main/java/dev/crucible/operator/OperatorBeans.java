@@ -75,6 +75,16 @@ public class OperatorBeans {
         return new ControllerMetrics(registry);
     }
 
+    /**
+     * Replaces the SDK's Micrometer binding (a {@code @DefaultBean}), whose meters carry each
+     * resource's name and namespace: bounded meters only (queue depth, failures per controller).
+     */
+    @Produces
+    @Singleton
+    io.javaoperatorsdk.operator.api.monitoring.Metrics sdkMetrics(MeterRegistry registry, ControllerMetrics metrics) {
+        return new dev.crucible.controllers.metrics.QueueDepthMetrics(registry, metrics.firstSight());
+    }
+
     /** Registers the gauges at start-up, so /q/metrics shows them before the first reconcile. */
     void registerMetrics(@Observes StartupEvent event, ControllerMetrics metrics) {
         metrics.rolloutsIn(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Pending);

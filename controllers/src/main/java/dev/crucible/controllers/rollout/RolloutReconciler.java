@@ -173,7 +173,10 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             ungate(rollout, env, d.ungate(), client, gate == null ? Map.of() : gate.pins());
         }
 
-        RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now);
+        RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now, metrics.firstSight().origin(rollout, now));
+        if (status.timings != null && status.timings.runningAt != null || d.phase().isTerminal()) {
+            metrics.firstSight().forget(rollout);
+        }
         if (restored != null) {
             status.restoredFrom = rollout.getSpec().restoreFrom.snapshotName;
             status.conditions = Conditions.set(status.conditions, Reasons.RESTORED, true, Reasons.RESTORED, restored,
@@ -470,6 +473,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                     .forEach(s -> client.resource(s).delete()));
         }
         metrics.phase(ns + "/" + name, null);
+        metrics.firstSight().forget(rollout);
         return DeleteControl.defaultDelete();
     }
 

@@ -15,7 +15,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
 import java.util.function.Consumer;
 import io.javaoperatorsdk.operator.Operator;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /** The Crucible reconcilers in a plain JOSDK {@link Operator} (no Quarkus), against any API server. */
 public final class InProcessOperator implements AutoCloseable {
@@ -26,6 +27,7 @@ public final class InProcessOperator implements AutoCloseable {
     private final ControllerMetrics metrics;
     private final QueueDepthMetrics queue;
     private final KubernetesClient client;
+    private final PrometheusMeterRegistry registry;
 
     public InProcessOperator(KubernetesClient client, OperatorSettings settings) {
         this(client, settings, null);
@@ -43,9 +45,9 @@ public final class InProcessOperator implements AutoCloseable {
     public InProcessOperator(KubernetesClient client, OperatorSettings settings, SnapshotAgents agents,
                              Consumer<ConfigurationServiceOverrider> overrides, String probeServerImage) {
         this.client = client;
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new ControllerMetrics(registry);
-        this.queue = new QueueDepthMetrics(registry);
+        this.queue = new QueueDepthMetrics(registry, metrics.firstSight());
         this.operator = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withMetrics(queue)
@@ -86,6 +88,11 @@ public final class InProcessOperator implements AutoCloseable {
 
     public ControllerMetrics metrics() {
         return metrics;
+    }
+
+    /** What /q/metrics would serve: the Prometheus text exposition of every meter. */
+    public String scrape() {
+        return registry.scrape();
     }
 
     public QueueDepthMetrics queue() {
