@@ -286,7 +286,7 @@ public final class RolloutPodBuilder {
                         mount(VERIFIER_TMP_VOLUME, "/tmp", false),
                         mount(GRADING_VOLUME, GradingContainer.MOUNT, false),
                         mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true))
-                .withResources(resources(settings.verifierCpu(), settings.verifierMemory(), 0))
+                .withResources(verifierResources())
                 .withSecurityContext(SecurityDefaults.container(true))
                 // The result contract: the sidecar's last act is writing its result JSON here (≤ 4 KiB).
                 .withTerminationMessagePath(TERMINATION_LOG)
@@ -362,6 +362,23 @@ public final class RolloutPodBuilder {
     }
 
     /** Requests equal limits (Guaranteed QoS where CPU and memory are given); GPUs only as limits+requests. */
+    /** Requests from the sidecar's requests, limits from its limits (a missing limit: none). */
+    private ResourceRequirements verifierResources() {
+        Map<String, Quantity> requests = new LinkedHashMap<>();
+        Map<String, Quantity> limits = new LinkedHashMap<>();
+        putIfSet(requests, "cpu", settings.verifierCpu());
+        putIfSet(requests, "memory", settings.verifierMemory());
+        putIfSet(limits, "cpu", settings.verifierCpuLimit());
+        putIfSet(limits, "memory", settings.verifierMemoryLimit());
+        return requests.isEmpty() && limits.isEmpty() ? null : new ResourceRequirements(null, limits, requests);
+    }
+
+    private static void putIfSet(Map<String, Quantity> amounts, String key, String value) {
+        if (value != null && !value.isBlank()) {
+            amounts.put(key, new Quantity(value));
+        }
+    }
+
     private static ResourceRequirements resources(String cpu, String memory, int gpus) {
         Map<String, Quantity> amounts = new LinkedHashMap<>();
         if (cpu != null) {
