@@ -145,11 +145,19 @@ public interface CrucibleConfig {
         /** Image of the verifier sidecar injected into every rollout pod; unset: {@link CrucibleImages#sidecarVerifier()}. */
         Optional<String> image();
 
+        /** CPU request of the sidecar (and the grading container's request). */
         @WithDefault("250m")
         String cpu();
 
+        /** Memory request of the sidecar (and the grading container's request). */
         @WithDefault("256Mi")
         String memory();
+
+        /** CPU limit of the sidecar; unset: none, so grading is not throttled to the request. */
+        Optional<String> cpuLimit();
+
+        /** Memory limit of the sidecar; unset: the memory request. */
+        Optional<String> memoryLimit();
 
         /** Port of the environment API the sidecar serves. */
         @WithDefault("8080")
@@ -176,5 +184,8 @@ public interface CrucibleConfig {
 
         /** Namespace of the Lease; defaults to the operator's own namespace. */
         Optional<String> leaseNamespace();
+
+        /** The Lease's holder; defaults to {@code POD_NAME} (the chart sets it from the downward API). */
+        Optional<String> identity();
     }
 }

@@ -30,7 +30,8 @@ public class OperatorBeans {
         return new OperatorSettings(config.verifier().image().orElseGet(CrucibleImages::sidecarVerifier),
                 config.verifier().cpu(), config.verifier().memory(),
                 config.verifier().port(), config.gpu().nodeSelector(), tolerations(config.gpu().tolerations()),
-                config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort());
+                config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort(),
+                config.verifier().cpuLimit().orElse(null), config.verifier().memoryLimit().orElse(config.verifier().memory()));
     }
 
     /** Compiling the CRD schemas and CEL rules takes a moment; do it once. */
@@ -75,6 +76,16 @@ public class OperatorBeans {
         return new ControllerMetrics(registry);
     }
 
+    /**
+     * Replaces the SDK's Micrometer binding (a {@code @DefaultBean}), whose meters carry each
+     * resource's name and namespace: bounded meters only (queue depth, failures per controller).
+     */
+    @Produces
+    @Singleton
+    io.javaoperatorsdk.operator.api.monitoring.Metrics sdkMetrics(MeterRegistry registry, ControllerMetrics metrics) {
+        return new dev.crucible.controllers.metrics.QueueDepthMetrics(registry, metrics.firstSight());
+    }
+
     /** Registers the gauges at start-up, so /q/metrics shows them before the first reconcile. */
     void registerMetrics(@Observes StartupEvent event, ControllerMetrics metrics) {
         metrics.rolloutsIn(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Pending);
@@ -84,8 +95,19 @@ public class OperatorBeans {
     @Produces
     @Singleton
     LeaderElectionConfiguration leaderElection(CrucibleConfig config) {
-        return new LeaderElectionConfiguration(config.leaderElection().leaseName(),
-                config.leaderElection().leaseNamespace().orElse(null));
+        String identity = holder(config.leaderElection().identity().orElse(null), System.getenv("POD_NAME"));
+        return identity == null
+                ? new LeaderElectionConfiguration(config.leaderElection().leaseName(), config.leaderElection().leaseNamespace().orElse(null))
+                : new LeaderElectionConfiguration(config.leaderElection().leaseName(),
+                        config.leaderElection().leaseNamespace().orElse(null), identity);
+    }
+
+    /** The Lease holder a person can find with kubectl: the configured one, else the pod's name (null: the SDK's random id). */
+    static String holder(String configured, String podName) {
+        if (configured != null && !configured.isBlank()) {
+            return configured;
+        }
+        return podName == null || podName.isBlank() ? null : podName;
     }
 
     /** {@code key[=value]:Effect}; without a value the toleration matches any (operator Exists). */

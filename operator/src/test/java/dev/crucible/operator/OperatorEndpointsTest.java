@@ -26,6 +26,9 @@ class OperatorEndpointsTest {
     @Inject
     OperatorSettings settings;
 
+    @Inject
+    io.javaoperatorsdk.operator.api.monitoring.Metrics sdkMetrics;
+
     private static HttpResponse<String> get(URI uri) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -36,7 +39,15 @@ class OperatorEndpointsTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).contains("crucible_rollouts{phase=\"Running\"}")
                 .contains("crucible_rollout_create_to_pods_milliseconds")
-                .contains("crucible_rollout_create_to_running_milliseconds");
+                .contains("crucible_rollout_create_to_running_milliseconds")
+                .contains("crucible_rollout_create_to_pods_milliseconds_bucket{le=\"50.0\"}")
+                .contains("crucible_reconcile_queue_depth");
+    }
+
+    @Test
+    void theSdkGetsBoundedMetricsNotItsPerResourceBinding() {
+        // The SDK's own Micrometer binding tags every meter with the resource's name and namespace.
+        assertThat(sdkMetrics).isInstanceOf(dev.crucible.controllers.metrics.QueueDepthMetrics.class);
     }
 
     @Test

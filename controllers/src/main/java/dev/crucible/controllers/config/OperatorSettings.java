@@ -10,8 +10,8 @@ import java.util.Map;
  * The Quarkus app fills it from {@code crucible.*} config; tests build it directly.
  *
  * @param verifierImage        image of the verifier sidecar injected into every rollout pod
- * @param verifierCpu          CPU request/limit of the sidecar
- * @param verifierMemory       memory request/limit of the sidecar
+ * @param verifierCpu          CPU request of the sidecar (also the grading container's request)
+ * @param verifierMemory       memory request of the sidecar (also the grading container's request)
  * @param verifierPort         port of the environment API the sidecar serves
  * @param gpuNodeSelector      node labels every GPU pod requires (e.g. nvidia.com/gpu.present=true)
  * @param gpuTolerations       tolerations every GPU pod gets (GPU nodes are usually tainted)
@@ -19,6 +19,8 @@ import java.util.Map;
  * @param runAsUser            uid rollout pods run as (non-root)
  * @param gangSchedulerName    scheduler to use with PodGroups when a gang scheduler is installed
  * @param rendezvousPort       port of the headless Service of multi-node rollouts (torch rendezvous)
+ * @param verifierCpuLimit     CPU limit of the sidecar; null: none (grading is not throttled to its request)
+ * @param verifierMemoryLimit  memory limit of the sidecar; null: none
  */
 public record OperatorSettings(
         String verifierImage,
@@ -30,7 +32,9 @@ public record OperatorSettings(
         String gpuNodeLabel,
         long runAsUser,
         String gangSchedulerName,
-        int rendezvousPort) {
+        int rendezvousPort,
+        String verifierCpuLimit,
+        String verifierMemoryLimit) {
 
     public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
     public static final String DEFAULT_GPU_NODE_LABEL = "nvidia.com/gpu.present";
@@ -40,17 +44,25 @@ public record OperatorSettings(
         gpuTolerations = List.copyOf(gpuTolerations);
     }
 
+    /** The earlier form: the sidecar's limits equal its requests. */
+    public OperatorSettings(String verifierImage, String verifierCpu, String verifierMemory, int verifierPort,
+                            Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
+                            long runAsUser, String gangSchedulerName, int rendezvousPort) {
+        this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpu, verifierMemory);
+    }
+
     /** Defaults that match the NVIDIA GPU operator's node labels and the usual GPU taint. */
     public static OperatorSettings defaults() {
         return new OperatorSettings(DEFAULT_VERIFIER_IMAGE, "250m", "256Mi", 8080,
                 Map.of(DEFAULT_GPU_NODE_LABEL, "true"),
                 List.of(new TolerationBuilder().withKey("nvidia.com/gpu").withOperator("Exists")
                         .withEffect("NoSchedule").build()),
-                DEFAULT_GPU_NODE_LABEL, 1000L, "scheduler-plugins-scheduler", 29500);
+                DEFAULT_GPU_NODE_LABEL, 1000L, "scheduler-plugins-scheduler", 29500, null, "256Mi");
     }
 
     public OperatorSettings withVerifierImage(String image) {
         return new OperatorSettings(image, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
-                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort);
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit);
     }
 }

@@ -29,7 +29,7 @@ public final class EnvironmentStatisticsCalculator {
         double min = band == null || band.minSolveRate == null ? DEFAULT_MIN : band.minSolveRate;
         double max = band == null || band.maxSolveRate == null ? DEFAULT_MAX : band.maxSolveRate;
         EnvironmentStatistics s = new EnvironmentStatistics();
-        int running = 0, succeeded = 0, failed = 0, hacked = 0, timedOut = 0, solved = 0, finished = 0;
+        int running = 0, succeeded = 0, failed = 0, hacked = 0, timedOut = 0, solved = 0, finished = 0, infrastructure = 0;
         Map<String, List<RolloutOutcome>> groups = new TreeMap<>();
         for (RolloutOutcome o : outcomes) {
             if (o.phase() == RolloutPhase.Running || o.phase() == RolloutPhase.Verifying) {
@@ -47,6 +47,9 @@ public final class EnvironmentStatisticsCalculator {
             if (o.finished()) {
                 finished++;
             }
+            if (o.infrastructureFailure()) {
+                infrastructure++;
+            }
             if (o.solved()) {
                 solved++;
             }
@@ -62,6 +65,7 @@ public final class EnvironmentStatisticsCalculator {
         s.timedOut = timedOut;
         s.solved = solved;
         s.solveRate = finished == 0 ? null : round((double) solved / finished);
+        s.infrastructureFailures = infrastructure;
         int learnable = 0;
         List<GroupStatistics> list = new ArrayList<>();
         for (var e : groups.entrySet()) {
@@ -82,9 +86,13 @@ public final class EnvironmentStatisticsCalculator {
         g.attempts = members.size();
         g.finished = (int) members.stream().filter(RolloutOutcome::finished).count();
         g.solved = (int) members.stream().filter(RolloutOutcome::solved).count();
+        int lost = (int) members.stream().filter(RolloutOutcome::infrastructureFailure).count();
+        g.infrastructureFailures = lost == 0 ? null : lost;
         int planned = members.stream().map(RolloutOutcome::groupSize).filter(java.util.Objects::nonNull)
                 .max(Integer::compare).orElse(members.size());
-        boolean complete = g.finished >= Math.max(planned, members.size());
+        // An attempt lost to the infrastructure is not retried here: the group is complete once every
+        // member is terminal, and its rate counts only the attempts that ran.
+        boolean complete = g.finished + lost >= Math.max(planned, members.size());
         if (complete && g.finished > 0) {
             double rate = (double) g.solved / g.finished;
             g.learnable = rate >= min && rate <= max;

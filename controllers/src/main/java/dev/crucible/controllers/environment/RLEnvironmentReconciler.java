@@ -82,7 +82,8 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
 
     @Override
     public UpdateControl<RLEnvironment> reconcile(RLEnvironment env, Context<RLEnvironment> context) {
-        return metrics.timeReconcile(NAME, () -> reconcileObserved(env, context));
+        return dev.crucible.controllers.status.PermissionReporter.reconcile(env, context, events, e -> e.getStatus() == null ? null : e.getStatus().conditions,
+                () -> metrics.timeReconcile(NAME, () -> reconcileObserved(env, context)));
     }
 
     private UpdateControl<RLEnvironment> reconcileObserved(RLEnvironment env, Context<RLEnvironment> context) {

@@ -4,16 +4,33 @@ import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 
 /** What the statistics need from one Rollout. */
-public record RolloutOutcome(RolloutPhase phase, Double reward, String groupId, Integer groupSize) {
+public record RolloutOutcome(RolloutPhase phase, Double reward, String groupId, Integer groupSize, boolean agentRan) {
+
+    /** Before the agent-ran distinction: every rollout counts as having run its agent. */
+    public RolloutOutcome(RolloutPhase phase, Double reward, String groupId, Integer groupSize) {
+        this(phase, reward, groupId, groupSize, true);
+    }
 
     public static RolloutOutcome of(Rollout r) {
         var status = r.getStatus();
         var group = r.getSpec() == null ? null : r.getSpec().group;
+        // The agent ran once the pods were Running (runningAt), or a verdict exists at all.
+        boolean ran = status != null && (status.reward != null || status.timings != null && status.timings.runningAt != null);
         return new RolloutOutcome(status == null ? null : status.phase, status == null ? null : status.reward,
-                group == null ? null : group.id, group == null ? null : group.size);
+                group == null ? null : group.id, group == null ? null : group.size, ran);
     }
 
+    /** Finished as an attempt: terminal, and its agent ran. */
     public boolean finished() {
+        return terminal() && agentRan;
+    }
+
+    /** Terminal without its agent ever running: an infrastructure failure, not an attempt. */
+    public boolean infrastructureFailure() {
+        return terminal() && !agentRan;
+    }
+
+    private boolean terminal() {
         return phase != null && phase.isTerminal();
     }
 

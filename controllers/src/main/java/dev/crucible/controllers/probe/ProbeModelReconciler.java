@@ -99,7 +99,8 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
 
     @Override
     public UpdateControl<ProbeModel> reconcile(ProbeModel probe, Context<ProbeModel> context) {
-        return metrics.timeReconcile(NAME, () -> reconcileObserved(probe, context));
+        return dev.crucible.controllers.status.PermissionReporter.reconcile(probe, context, events, p -> p.getStatus() == null ? null : p.getStatus().conditions,
+                () -> metrics.timeReconcile(NAME, () -> reconcileObserved(probe, context)));
     }
 
     private UpdateControl<ProbeModel> reconcileObserved(ProbeModel probe, Context<ProbeModel> context) {

@@ -116,7 +116,7 @@ public final class RolloutPodBuilder {
         if (interactive) {
             ResourcesSpec r = member.resources() != null ? member.resources() : env.resources;
             containers.add(AgentExecContainerBuilder.container(settings, env, mountPath, protectedMounts,
-                    identity(rollout, member, members), gradingResources(r)));
+                    identity(rollout, member, members), ContainerResources.grading(settings, r)));
         }
         PodBuilder pod = new PodBuilder()
                 .withNewMetadata()
@@ -207,7 +207,7 @@ public final class RolloutPodBuilder {
                 .withEnv(new EnvVar("SRC", mountPath, null))
                 .withVolumeMounts(mount(WORKSPACE_VOLUME, "/mnt/workspace", false),
                         mount(PRISTINE_VOLUME, "/mnt/pristine", false))
-                .withResources(resources("100m", "128Mi", 0))
+                .withResources(ContainerResources.guaranteed("100m", "128Mi", 0))
                 .withSecurityContext(SecurityDefaults.container(true))
                 .build();
     }
@@ -250,7 +250,7 @@ public final class RolloutPodBuilder {
                 .withWorkingDir(mountPath)
                 .withEnv(vars)
                 .withVolumeMounts(mounts)
-                .withResources(resources(r == null ? null : r.cpu, r == null ? null : r.memory, member.gpus()))
+                .withResources(ContainerResources.guaranteed(r == null ? null : r.cpu, r == null ? null : r.memory, member.gpus()))
                 .withSecurityContext(SecurityDefaults.container(false))
                 .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .build();
@@ -302,7 +302,7 @@ public final class RolloutPodBuilder {
                 .withEnv(vars)
                 .addNewPort().withName("env-api").withContainerPort(settings.verifierPort()).withProtocol("TCP").endPort()
                 .withVolumeMounts(mounts)
-                .withResources(resources(settings.verifierCpu(), settings.verifierMemory(), 0))
+                .withResources(ContainerResources.verifier(settings))
                 .withSecurityContext(SecurityDefaults.container(true))
                 // The result contract: the sidecar's last act is writing its result JSON here (≤ 4 KiB).
                 .withTerminationMessagePath(TERMINATION_LOG)
@@ -334,25 +334,10 @@ public final class RolloutPodBuilder {
                         mount(GRADING_TMP_VOLUME, "/tmp", false),
                         new VolumeMountBuilder().withName(CONFIG_VOLUME).withMountPath(GradingContainer.SCRIPT_PATH)
                                 .withSubPath(GradingContainer.CONFIG_KEY).withReadOnly(true).build())
-                .withResources(gradingResources(r))
+                .withResources(ContainerResources.grading(settings, r))
                 .withSecurityContext(security)
                 .withTerminationMessagePolicy("File")
                 .build();
-    }
-
-    /** Limits: the environment's CPU and memory (else the sidecar's); requests: the sidecar's, never above the limit. */
-    private ResourceRequirements gradingResources(ResourcesSpec r) {
-        String cpu = r != null && r.cpu != null ? r.cpu : settings.verifierCpu();
-        String memory = r != null && r.memory != null ? r.memory : settings.verifierMemory();
-        ResourceRequirements limits = resources(cpu, memory, 0);
-        if (limits == null) return null;
-        Map<String, Quantity> requests = new LinkedHashMap<>();
-        limits.getLimits().forEach((k, limit) -> {
-            String share = "cpu".equals(k) ? settings.verifierCpu() : settings.verifierMemory();
-            Quantity q = share == null ? limit : new Quantity(share);
-            requests.put(k, q.getNumericalAmount().compareTo(limit.getNumericalAmount()) < 0 ? q : limit);
-        });
-        return new ResourceRequirements(null, limits.getLimits(), requests);
     }
 
     /** Who this pod is within the rollout; the same for agent and sidecar. */
@@ -375,23 +360,5 @@ public final class RolloutPodBuilder {
 
     static VolumeMount mount(String volume, String path, boolean readOnly) {
         return new VolumeMountBuilder().withName(volume).withMountPath(path).withReadOnly(readOnly ? true : null).build();
-    }
-
-    /** Requests equal limits (Guaranteed QoS where CPU and memory are given); GPUs only as limits+requests. */
-    private static ResourceRequirements resources(String cpu, String memory, int gpus) {
-        Map<String, Quantity> amounts = new LinkedHashMap<>();
-        if (cpu != null) {
-            amounts.put("cpu", new Quantity(cpu));
-        }
-        if (memory != null) {
-            amounts.put("memory", new Quantity(memory));
-        }
-        if (gpus > 0) {
-            amounts.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
-        }
-        if (amounts.isEmpty()) {
-            return null;
-        }
-        return new ResourceRequirements(null, new LinkedHashMap<>(amounts), new LinkedHashMap<>(amounts));
     }
 }

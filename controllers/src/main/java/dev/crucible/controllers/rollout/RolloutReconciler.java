@@ -120,7 +120,8 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
 
     @Override
     public UpdateControl<Rollout> reconcile(Rollout rollout, Context<Rollout> context) {
-        return metrics.timeReconcile(NAME, () -> reconcileObserved(rollout, context));
+        return dev.crucible.controllers.status.PermissionReporter.reconcile(rollout, context, events, r -> r.getStatus() == null ? null : r.getStatus().conditions,
+                () -> metrics.timeReconcile(NAME, () -> reconcileObserved(rollout, context)));
     }
 
     private UpdateControl<Rollout> reconcileObserved(Rollout rollout, Context<Rollout> context) {
@@ -172,7 +173,10 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             ungate(rollout, env, d.ungate(), client, gate == null ? Map.of() : gate.pins());
         }
 
-        RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now);
+        RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now, metrics.firstSight().origin(rollout, now));
+        if (status.timings != null && status.timings.runningAt != null || d.phase().isTerminal()) {
+            metrics.firstSight().forget(rollout);
+        }
         if (restored != null) {
             status.restoredFrom = rollout.getSpec().restoreFrom.snapshotName;
             status.conditions = Conditions.set(status.conditions, Reasons.RESTORED, true, Reasons.RESTORED, restored,
@@ -336,7 +340,9 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                 // Let the next reconcile see the pod even before the informer's watch delivers it.
                 pods.handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
             } catch (KubernetesClientException e) {
-                if (e.getCode() == 400 || e.getCode() == 403 || e.getCode() == 422) {
+                // 403 from a quota or a policy is the pod's problem; an RBAC refusal is the operator's (reported apart).
+                if (e.getCode() == 400 || e.getCode() == 422
+                        || e.getCode() == 403 && dev.crucible.controllers.status.PermissionDenied.of(e).isEmpty()) {
                     return "pod " + pod.getMetadata().getName() + " was refused: "
                             + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
                 }
@@ -447,6 +453,11 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
 
     @Override
     public DeleteControl cleanup(Rollout rollout, Context<Rollout> context) {
+        return dev.crucible.controllers.status.PermissionReporter.cleanup(rollout, context, events, r -> r.getStatus() == null ? null : r.getStatus().conditions,
+                () -> cleanupObserved(rollout, context));
+    }
+
+    private DeleteControl cleanupObserved(Rollout rollout, Context<Rollout> context) {
         KubernetesClient client = context.getClient();
         String ns = rollout.getMetadata().getNamespace();
         String name = rollout.getMetadata().getName();
@@ -462,6 +473,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                     .forEach(s -> client.resource(s).delete()));
         }
         metrics.phase(ns + "/" + name, null);
+        metrics.firstSight().forget(rollout);
         return DeleteControl.defaultDelete();
     }
 

@@ -23,6 +23,11 @@ public final class RolloutStatusBuilder {
     }
 
     public static RolloutStatus build(Rollout rollout, RolloutDecision d, Instant now) {
+        return build(rollout, d, now, RolloutStateMachine.createdAt(rollout, now));
+    }
+
+    /** @param origin when the Rollout was first seen (the timings count from it) */
+    public static RolloutStatus build(Rollout rollout, RolloutDecision d, Instant now, Instant origin) {
         RolloutStatus old = rollout.getStatus();
         RolloutStatus s = new RolloutStatus();
         if (old != null) {
@@ -53,7 +58,7 @@ public final class RolloutStatusBuilder {
             s.turns = d.result().turns();
             s.verifierReport = d.result().report(); // the sidecar's compact JSON report (at most 4 KiB)
         }
-        s.timings = timings(rollout, old == null ? null : old.timings, d, now);
+        s.timings = timings(origin, old == null ? null : old.timings, d, now);
 
         RolloutPhase p = d.phase();
         boolean ready = p == RolloutPhase.Running || p == RolloutPhase.Verifying;
@@ -69,7 +74,7 @@ public final class RolloutStatusBuilder {
         return s;
     }
 
-    private static RolloutTimings timings(Rollout rollout, RolloutTimings old, RolloutDecision d, Instant now) {
+    private static RolloutTimings timings(Instant created, RolloutTimings old, RolloutDecision d, Instant now) {
         RolloutTimings t = new RolloutTimings();
         if (old != null) {
             t.podsCreatedAt = old.podsCreatedAt;
@@ -80,7 +85,6 @@ public final class RolloutStatusBuilder {
             t.createToPodsMillis = old.createToPodsMillis;
             t.createToRunningMillis = old.createToRunningMillis;
         }
-        Instant created = RolloutStateMachine.createdAt(rollout, now);
         String stamp = now.toString();
         if (d.podsComplete() && t.podsCreatedAt == null) {
             t.podsCreatedAt = stamp;

@@ -71,7 +71,8 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
 
     @Override
     public UpdateControl<RolloutSnapshot> reconcile(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
-        return metrics.timeReconcile(NAME, () -> reconcileObserved(snapshot, context));
+        return dev.crucible.controllers.status.PermissionReporter.reconcile(snapshot, context, events, s -> s.getStatus() == null ? null : s.getStatus().conditions,
+                () -> metrics.timeReconcile(NAME, () -> reconcileObserved(snapshot, context)));
     }
 
     private UpdateControl<RolloutSnapshot> reconcileObserved(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
@@ -204,6 +205,11 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
 
     @Override
     public DeleteControl cleanup(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
+        return dev.crucible.controllers.status.PermissionReporter.cleanup(snapshot, context, events, s -> s.getStatus() == null ? null : s.getStatus().conditions,
+                () -> cleanupObserved(snapshot));
+    }
+
+    private DeleteControl cleanupObserved(RolloutSnapshot snapshot) {
         RolloutSnapshotStatus status = snapshot.getStatus();
         if (status != null && status.members != null && status.phase != SnapshotPhase.Expired) {
             if (status.phase != SnapshotPhase.Ready && status.phase != SnapshotPhase.Failed) {

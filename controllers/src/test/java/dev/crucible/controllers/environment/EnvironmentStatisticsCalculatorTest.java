@@ -36,6 +36,23 @@ class EnvironmentStatisticsCalculatorTest {
     }
 
     @Test
+    void infrastructureFailuresAreReportedApartAndLeftOutOfTheSolveRate() {
+        // g1: one solved, one failed verdict; a rejected restore and a member lost before its agent ran.
+        var all = List.of(done("g1", 1.0), done("g1", 0.0),
+                new RolloutOutcome(RolloutPhase.Failed, null, "g1", 4, false),
+                new RolloutOutcome(RolloutPhase.Failed, null, "g1", 4, false));
+        var s = EnvironmentStatisticsCalculator.compute(all, null);
+        assertThat(s.solveRate).isEqualTo(0.5);
+        assertThat(s.infrastructureFailures).isEqualTo(2);
+        assertThat(s.failed).as("phase counts stay as they are").isEqualTo(3);
+        assertThat(s.groups).singleElement().satisfies(g -> {
+            assertThat(g.finished).isEqualTo(2);
+            assertThat(g.infrastructureFailures).isEqualTo(2);
+            assertThat(g.learnable).as("complete: every member is terminal; 1 of 2 ran attempts solved").isTrue();
+        });
+    }
+
+    @Test
     void allOrNothingGroupsAreNotLearnable() {
         var all = List.of(done("easy", 1.0), done("easy", 1.0), done("easy", 1.0), done("easy", 1.0),
                 done("hard", 0.0), done("hard", 0.0), done("hard", 0.0), done("hard", 0.0));

@@ -29,6 +29,22 @@ class RolloutPodBuilderTest {
     }
 
     @Test
+    void verifierRequestsAndLimitsAreTheConfiguredOnes() {
+        OperatorSettings d = OperatorSettings.defaults();
+        OperatorSettings chart = new OperatorSettings("verifier:test", "100m", "128Mi", d.verifierPort(), d.gpuNodeSelector(),
+                d.gpuTolerations(), d.gpuNodeLabel(), d.runAsUser(), d.gangSchedulerName(), d.rendezvousPort(), null, "512Mi");
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        Pod pod = new RolloutPodBuilder(chart).build(Fixtures.rollout("r1", "env"), env, plan.get(0), plan, false, null);
+        var r = container(pod, "verifier").getResources();
+        assertThat(r.getRequests()).containsOnlyKeys("cpu", "memory");
+        assertThat(r.getRequests().get("cpu").toString()).isEqualTo("100m");
+        assertThat(r.getRequests().get("memory").toString()).isEqualTo("128Mi");
+        assertThat(r.getLimits()).containsOnlyKeys("memory");
+        assertThat(r.getLimits().get("memory").toString()).isEqualTo("512Mi");
+    }
+
+    @Test
     void everyPodCarriesTheSafetyDefaults() {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();

@@ -10,9 +10,13 @@ import dev.crucible.controllers.rollout.RolloutReconciler;
 import dev.crucible.controllers.snapshot.RolloutSnapshotReconciler;
 import dev.crucible.controllers.snapshot.SnapshotAgents;
 import dev.crucible.controllers.source.SourceDerivation;
+import dev.crucible.controllers.probe.ProbeModelReconciler;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
+import java.util.function.Consumer;
 import io.javaoperatorsdk.operator.Operator;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /** The Crucible reconcilers in a plain JOSDK {@link Operator} (no Quarkus), against any API server. */
 public final class InProcessOperator implements AutoCloseable {
@@ -23,6 +27,7 @@ public final class InProcessOperator implements AutoCloseable {
     private final ControllerMetrics metrics;
     private final QueueDepthMetrics queue;
     private final KubernetesClient client;
+    private final PrometheusMeterRegistry registry;
 
     public InProcessOperator(KubernetesClient client, OperatorSettings settings) {
         this(client, settings, null);
@@ -30,20 +35,35 @@ public final class InProcessOperator implements AutoCloseable {
 
     /** With {@code agents}, RolloutSnapshots are reconciled through them (null: no snapshot controller). */
     public InProcessOperator(KubernetesClient client, OperatorSettings settings, SnapshotAgents agents) {
+        this(client, settings, agents, o -> { }, null);
+    }
+
+    /**
+     * As deployed: {@code overrides} adds to the SDK's configuration (e.g. leader election), and with a
+     * {@code probeServerImage} ProbeModels are reconciled too (null: no ProbeModel controller).
+     */
+    public InProcessOperator(KubernetesClient client, OperatorSettings settings, SnapshotAgents agents,
+                             Consumer<ConfigurationServiceOverrider> overrides, String probeServerImage) {
         this.client = client;
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new ControllerMetrics(registry);
-        this.queue = new QueueDepthMetrics(registry);
-        this.operator = new Operator(o -> o.withKubernetesClient(client)
-                .withMetrics(queue)
-                .withCloseClientOnStop(false)
-                .withConcurrentReconciliationThreads(50)
-                .withStopOnInformerErrorDuringStartup(true));
+        this.queue = new QueueDepthMetrics(registry, metrics.firstSight());
+        this.operator = new Operator(o -> {
+            o.withKubernetesClient(client)
+                    .withMetrics(queue)
+                    .withCloseClientOnStop(false)
+                    .withConcurrentReconciliationThreads(50)
+                    .withStopOnInformerErrorDuringStartup(true);
+            overrides.accept(o);
+        });
         operator.register(new RolloutReconciler(settings, metrics, agents));
         operator.register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics,
                 new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources"))));
         if (agents != null) {
             operator.register(new RolloutSnapshotReconciler(agents, metrics));
+        }
+        if (probeServerImage != null) {
+            operator.register(new ProbeModelReconciler(settings, metrics, probeServerImage));
         }
     }
 
@@ -68,6 +88,11 @@ public final class InProcessOperator implements AutoCloseable {
 
     public ControllerMetrics metrics() {
         return metrics;
+    }
+
+    /** What /q/metrics would serve: the Prometheus text exposition of every meter. */
+    public String scrape() {
+        return registry.scrape();
     }
 
     public QueueDepthMetrics queue() {

@@ -24,7 +24,11 @@ final class ChartRendering {
     }
 
     static String render(Map<String, Object> values) {
-        TemplateCommand cmd = new Helm(chartDir()).template().withName("crucible").withNamespace("crucible-system");
+        return render("crucible", "crucible-system", values);
+    }
+
+    static String render(String release, String namespace, Map<String, Object> values) {
+        TemplateCommand cmd = new Helm(chartDir()).template().withName(release).withNamespace(namespace);
         values.forEach(cmd::set);
         return cmd.call();
     }

@@ -16,8 +16,10 @@ public class EnvironmentStatistics {
     public Integer timedOut;
     @JsonPropertyDescription("Rollouts with reward at the verifier's full mark.")
     public Integer solved;
-    @JsonPropertyDescription("solved / finished rollouts.")
+    @JsonPropertyDescription("solved / finished rollouts whose agent ran (infrastructure failures do not count).")
     public Double solveRate;
+    @JsonPropertyDescription("Finished rollouts whose agent never ran (rejected restore, pods never running, a member lost before start): not attempts, left out of solveRate.")
+    public Integer infrastructureFailures;
     public Integer learnableGroups;
     public List<GroupStatistics> groups;
 }

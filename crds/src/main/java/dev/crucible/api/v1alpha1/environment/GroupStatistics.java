@@ -9,7 +9,10 @@ import io.fabric8.generator.annotation.*;
 public class GroupStatistics {
     public String id;
     public Integer attempts;
+    @JsonPropertyDescription("Finished attempts whose agent ran.")
     public Integer finished;
+    @JsonPropertyDescription("Finished rollouts of the group whose agent never ran (not counted as attempts).")
+    public Integer infrastructureFailures;
     public Integer solved;
     @JsonPropertyDescription("Whether the group's solve rate lies in the learnable band.")
     public Boolean learnable;
