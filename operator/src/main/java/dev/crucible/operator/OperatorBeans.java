@@ -65,6 +65,19 @@ public class OperatorBeans {
                     java.nio.file.Path.of(c.tlsDirectory()), java.time.Duration.ofDays(c.tlsValidityDays()),
                     java.time.Duration.ofDays(Math.max(1, c.tlsValidityDays() / 3)), java.time.Clock.systemUTC());
             tls = new AgentTlsRefresh(certs, java.time.Duration.ofHours(6));
+            // Issue at start, not at the first snapshot: the agents cannot start (and crash-loop into
+            // minutes of back-off) while their Secret is empty. Found on a real kubelet; kwok hid it.
+            var issue = tls;
+            Thread t = new Thread(() -> {
+                try {
+                    issue.get();
+                } catch (RuntimeException e) {
+                    org.jboss.logging.Logger.getLogger(OperatorBeans.class)
+                            .warnf("snapshot agent certificates not issued yet (retried at the first snapshot): %s", e.getMessage());
+                }
+            }, "crucible-agent-certificates");
+            t.setDaemon(true);
+            t.start();
         }
         return new DaemonSetAgents(client, new SnapshotAgentSettings(ns, c.agentSelector(), c.agentPort(),
                 java.nio.file.Path.of(c.tokenFile()), tls), java.time.Duration.ofSeconds(c.callTimeoutSeconds()));
@@ -84,6 +97,11 @@ public class OperatorBeans {
     @Singleton
     io.javaoperatorsdk.operator.api.monitoring.Metrics sdkMetrics(MeterRegistry registry, ControllerMetrics metrics) {
         return new dev.crucible.controllers.metrics.QueueDepthMetrics(registry, metrics.firstSight());
+    }
+
+    /** Creates the snapshot agent client (and so issues the agents' certificates) at start-up. */
+    void startSnapshotAgents(@Observes StartupEvent event, SnapshotAgents agents) {
+        agents.toString();
     }
 
     /** Registers the gauges at start-up, so /q/metrics shows them before the first reconcile. */

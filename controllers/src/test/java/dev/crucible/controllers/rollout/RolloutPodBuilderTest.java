@@ -290,7 +290,7 @@ class RolloutPodBuilderTest {
         branch.getSpec().restoreFrom.snapshotName = "snap";
         List<String> cmd = single(env, branch).getSpec().getInitContainers().get(0).getCommand();
         // The pristine copy grading trusts still comes from the image; the workspace from the snapshot.
-        assertThat(cmd.get(2)).contains("cp -a \"$SRC\"/. /mnt/pristine/")
+        assertThat(cmd.get(2)).contains("cp -a \"$f\" /mnt/pristine/;")
                 .doesNotContain("/mnt/workspace/;")
                 .contains("until [ -f /mnt/workspace/" + RolloutPodBuilder.RESTORED_MARKER + " ]")
                 .contains("exit 1");

@@ -88,6 +88,42 @@ class WorkspaceInitScriptTest {
         assertThat(git(ws, "status", "--porcelain")).isEmpty();
     }
 
+    /**
+     * As on a real kubelet: the volume roots are emptyDirs owned by root (mode 0777) and the init
+     * container runs as uid 1000, so the script must not try to set the roots' own times or owner.
+     */
+    @Test
+    void fillsRootOwnedVolumesAsANonRootUser() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "needs root to switch to uid 1000 (setpriv)");
+        org.junit.jupiter.api.Assumptions.assumeTrue(new java.io.File("/usr/bin/setpriv").canExecute(), "setpriv not installed");
+        Path base = Files.createTempDirectory(Path.of("/tmp"), "ws-init-");
+        try {
+            Path src = base.resolve("src");
+            Files.createDirectories(src.resolve("calc"));
+            Files.writeString(src.resolve("calc/ops.py"), "x = 1\n");
+            Files.writeString(src.resolve(".hidden"), "h\n");
+            for (Path d : List.of(base, src, src.resolve("calc"), base.resolve("workspace"), base.resolve("pristine"))) {
+                Files.createDirectories(d);
+                Files.setPosixFilePermissions(d, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+            }
+            Files.setLastModifiedTime(src, java.nio.file.attribute.FileTime.fromMillis(0));
+            String script = "set -e; " + WorkspaceInitScript.fill(null).replace("/mnt/", base + "/");
+            ProcessBuilder pb = new ProcessBuilder("setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups",
+                    "sh", "-c", script).redirectErrorStream(true);
+            pb.environment().put("SRC", src.toString());
+            pb.environment().put("HOME", base.toString());
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor()).as(out).isZero();
+            assertThat(base.resolve("workspace/calc/ops.py")).hasContent("x = 1");
+            assertThat(base.resolve("workspace/.hidden")).exists();
+            assertThat(base.resolve("pristine/.hidden")).exists();
+        } finally {
+            new ProcessBuilder("rm", "-rf", base.toString()).start().waitFor();
+        }
+    }
+
     private static void assertNoExtras(Path ws) throws Exception {
         assertThat(git(ws, "for-each-ref", "--format=%(refname)").strip()).isEqualTo("refs/heads/main");
         assertThat(git(ws, "remote").strip()).isEmpty();
