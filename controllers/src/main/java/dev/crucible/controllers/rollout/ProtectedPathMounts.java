@@ -4,10 +4,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which protected paths can be enforced by the kernel: a literal path ({@code conftest.py}) or a whole
- * directory ({@code tests/**}) becomes a read-only subPath mount of the pristine copy over the agent's
- * workspace. Globs that match scattered files ({@code src/*_test.py}) cannot be mounted without also
- * freezing their neighbours; the verifier grades those from the pristine copy and hashes them instead.
+ * Which protected paths the kernel enforces: a whole directory ({@code tests/**} or {@code bench/}) becomes a
+ * read-only subPath mount of the pristine copy over the agent's workspace. A single path ({@code conftest.py})
+ * is left to the verifier, as are globs that match scattered files ({@code src/*_test.py}): it grades those
+ * from the pristine copy and its monitor reports any change to them as a finding. The operator cannot see the
+ * image's tree, and the kubelet creates a missing subPath source as a directory: a mounted {@code conftest.py}
+ * the image lacks became a read-only directory, so an agent's attempt to plant one failed silently instead of
+ * being reported (the local runtime, which binds only existing files, reported it), and a
+ * {@code pyproject.toml}, judged by its test sections only, was frozen whole.
  */
 public final class ProtectedPathMounts {
 
@@ -24,6 +28,8 @@ public final class ProtectedPathMounts {
             String path = glob;
             if (path.endsWith("/**")) {
                 path = path.substring(0, path.length() - 3);
+            } else if (!path.endsWith("/")) {
+                continue; // a single path: the verifier's, see above
             }
             while (path.startsWith("./")) {
                 path = path.substring(2);

@@ -58,7 +58,6 @@ class AgentExecPodLayoutTest {
                         tuple(RolloutPodBuilder.WORKSPACE_VOLUME, "/workspace", null),
                         tuple(RolloutPodBuilder.CONFIG_VOLUME, RolloutPodBuilder.TASK_FILE, true),
                         tuple(RolloutPodBuilder.PRISTINE_VOLUME, "/workspace/tests", true),
-                        tuple(RolloutPodBuilder.PRISTINE_VOLUME, "/workspace/conftest.py", true),
                         tuple(RolloutPodBuilder.AGENT_EXEC_VOLUME, AgentExecContainer.MOUNT, true),
                         tuple(RolloutPodBuilder.AGENT_EXEC_TMP_VOLUME, "/tmp", null),
                         tuple(RolloutPodBuilder.CONFIG_VOLUME, GradingContainer.SCRIPT_PATH, true));

@@ -203,15 +203,15 @@ class RolloutPodBuilderTest {
     }
 
     @Test
-    void protectedPathsAreReadOnlyPristineMountsInTheAgent() {
+    void protectedDirectoriesAreReadOnlyPristineMountsInTheAgent() {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         Container agent = container(pod, RolloutLabels.AGENT_CONTAINER);
         List<VolumeMount> pristine = agent.getVolumeMounts().stream()
                 .filter(m -> m.getName().equals(RolloutPodBuilder.PRISTINE_VOLUME)).toList();
         assertThat(pristine).extracting(VolumeMount::getMountPath)
-                .containsExactly("/workspace/tests", "/workspace/conftest.py");
+                .containsExactly("/workspace/tests"); // conftest.py is the verifier's: see ProtectedPathMounts
         assertThat(pristine).allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
-        assertThat(pristine).extracting(VolumeMount::getSubPath).containsExactly("tests", "conftest.py");
+        assertThat(pristine).extracting(VolumeMount::getSubPath).containsExactly("tests");
     }
 
     @Test
