@@ -101,6 +101,9 @@ final class ActionMapping {
                     dir == null ? run : "cd " + ShellScripts.quote(dir) + " && " + run,
                     "command -v golangci-lint >/dev/null || go install " + module + "@" + version);
         }
+        if (key.equals("taiki-e/install-action") || key.startsWith("taiki-e/install-action/")) {
+            return CargoTools.install(uses, key, with);
+        }
         for (Map.Entry<String, String[]> t : TOOLCHAINS.entrySet()) {
             if (key.equals(t.getKey().toLowerCase(Locale.ROOT))) {
                 return toolchain(uses, ref, t.getValue(), with, readFile);
