@@ -1,0 +1,24 @@
+package dev.crucible.derive;
+
+import static dev.crucible.derive.WorkflowFixtures.derive;
+import static dev.crucible.derive.WorkflowFixtures.step;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Go through WillAbides/setup-go-faster (cespare/xxhash): a go toolchain request, not a dropped step. */
+class GoCiShapesTest {
+    @TempDir
+    Path repo;
+
+    @Test
+    void setupGoFasterAsksForGo() throws Exception {
+        Derivation d = derive(repo, "go-faster.yml");
+
+        assertThat(d.toolchains()).containsExactly(Map.entry("go", "1.22.x"));
+        assertThat(step(d, 1).decision()).isEqualTo(Disposition.TOOLCHAIN);
+    }
+}
