@@ -151,6 +151,9 @@ public final class ExecEnvironments {
             String own = e.prefix().toString();
             sites = o.text().lines().map(String::strip).filter(s -> s.startsWith(own)).map(Path::of).toList();
         }
+        for (String c : EditableInstalls.relocate(sites, workspace)) {
+            log.append("editable install made tree-relative (grading and other attempts run elsewhere): ").append(c).append('\n');
+        }
         ExecEnvironment done = e.withPlugins(sites, PytestPlugins.in(sites));
         Files.writeString(done.recordFile(), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(done.summary()) + "\n");
         return done;
