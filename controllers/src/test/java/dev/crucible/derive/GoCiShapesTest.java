@@ -21,4 +21,13 @@ class GoCiShapesTest {
         assertThat(d.toolchains()).containsExactly(Map.entry("go", "1.22.x"));
         assertThat(step(d, 1).decision()).isEqualTo(Disposition.TOOLCHAIN);
     }
+
+    @Test
+    void perTestSuiteCountsSkippedTestsAsCiDoes() throws Exception {
+        Derivation d = derive(repo, "go-faster.yml");
+
+        // google/uuid: one t.Skip at HEAD made a no-op agent's reward 0 (212 passed, 1 skipped).
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(d.manifest().at("/spec/verifier/countSkippedAsPassed").asBoolean()).isTrue();
+    }
 }
