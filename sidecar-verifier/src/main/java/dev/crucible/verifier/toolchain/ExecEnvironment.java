@@ -49,6 +49,13 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
     public Map<String, String> forSetup() {
         Map<String, String> m = common();
         m.put("HOME", setupHome().toString());
+        // The workspace belongs to the agent's box uid while setup runs as the launcher: git would refuse it
+        // as "dubious ownership" (fatal, exit 128) in a step such as `go mod tidy && git status -s`.
+        if (!m.containsKey("GIT_CONFIG_COUNT")) {
+            m.put("GIT_CONFIG_COUNT", "1");
+            m.put("GIT_CONFIG_KEY_0", "safe.directory");
+            m.put("GIT_CONFIG_VALUE_0", "*");
+        }
         return m;
     }
 
