@@ -63,6 +63,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
     public Map<String, String> forAgent(String home) {
         Map<String, String> m = common();
         m.put("HOME", home);
+        m.putIfAbsent("CARGO_NET_OFFLINE", "true"); // no network in the box: cargo uses what setup fetched
         pytestPluginVars(m);
         return m;
     }
@@ -77,6 +78,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         m.put("TMPDIR", resultsHome.toString());
         m.put("PYTHONDONTWRITEBYTECODE", "1");
         m.put("PYTHONNOUSERSITE", "1");
+        m.putIfAbsent("CARGO_NET_OFFLINE", "true");
         pytestPluginVars(m);
         return m;
     }

@@ -143,6 +143,13 @@ public final class ExecEnvironments {
             log.append("$ go test -count=1 -run '^$' ./...   (warms the build cache)\n").append(o.text());
             if (o.code() != 0) e = e.withWarning("warming the Go build cache failed (exit " + o.code() + "): the first go test compiles everything: " + o.tail());
         }
+        java.util.Optional<ToolchainResolver.Choice> rust = e.toolchains().stream().filter(c -> c.language().equals("rust") && c.used() != null).findFirst();
+        if (Files.isRegularFile(workspace.resolve("Cargo.toml")) && rust.isPresent()) {
+            // The agent and grading have no network: the crates (and, without a Cargo.lock, the resolution) come from setup.
+            Out o = run(List.of(rust.get().bin().get(0).resolve("cargo").toString(), "fetch"), e.forSetup(), workspace, Duration.ofMinutes(10));
+            log.append("$ cargo fetch   (the crates the agent and grading build offline)\n").append(o.text());
+            if (o.code() != 0) e = e.withWarning("cargo fetch failed (exit " + o.code() + "): building offline will fail: " + o.tail());
+        }
         List<Path> sites = List.of();
         if (e.venv() != null) {
             Out o = run(List.of(e.venv().resolve("bin/python3").toString(), "-I", "-c", "import site; print('\\n'.join(site.getsitepackages()))"),
