@@ -77,6 +77,18 @@ public final class ExecEnvironments {
         vars.put("GOCACHE", prefix.resolve("gocache").toString());
         vars.put("CARGO_HOME", prefix.resolve("cargo").toString());
         vars.put("NPM_CONFIG_PREFIX", prefix.resolve("npm").toString());
+        // npm reads its global npmrc from under its prefix: keep the machine's (registry, cafile, proxy), and
+        // the machine's CA and proxy variables, or setup's installs fail TLS behind an intercepting proxy.
+        for (ToolchainResolver.Choice c : r.choices()) {
+            if (!c.language().equals("node") || c.bin().isEmpty()) continue;
+            Path npmrc = c.bin().get(0).toAbsolutePath().getParent().resolve("etc/npmrc");
+            if (Files.isRegularFile(npmrc)) vars.put("NPM_CONFIG_GLOBALCONFIG", npmrc.toString());
+        }
+        for (String k : List.of("SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                "PIP_CERT", "GIT_SSL_CAINFO", "CARGO_HTTP_CAINFO", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                "NO_PROXY", "no_proxy")) {
+            if (machineEnv.get(k) != null) vars.put(k, machineEnv.get(k));
+        }
         List<Path> roots = new ArrayList<>();
         for (ToolchainResolver.Choice c : r.choices()) {
             vars.putAll(c.env());
