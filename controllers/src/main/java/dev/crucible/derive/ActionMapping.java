@@ -32,6 +32,7 @@ final class ActionMapping {
             Map.entry("actions/setup-node", new String[] {"node", "node-version", "node-version-file"}),
             Map.entry("actions/setup-java", new String[] {"java", "java-version", "java-version-file"}),
             Map.entry("actions/setup-go", new String[] {"go", "go-version", "go-version-file"}),
+            Map.entry("WillAbides/setup-go-faster", new String[] {"go", "go-version", null}),
             Map.entry("actions/setup-dotnet", new String[] {"dotnet", "dotnet-version", "global-json-file"}),
             Map.entry("ruby/setup-ruby", new String[] {"ruby", "ruby-version", null}),
             Map.entry("dtolnay/rust-toolchain", new String[] {"rust", "toolchain", null}),
@@ -100,6 +101,9 @@ final class ActionMapping {
             return new Outcome(Disposition.LINT, "golangci-lint-action: runs golangci-lint " + version, null, null,
                     dir == null ? run : "cd " + ShellScripts.quote(dir) + " && " + run,
                     "command -v golangci-lint >/dev/null || go install " + module + "@" + version);
+        }
+        if (key.equals("taiki-e/install-action") || key.startsWith("taiki-e/install-action/")) {
+            return CargoTools.install(uses, key, with);
         }
         for (Map.Entry<String, String[]> t : TOOLCHAINS.entrySet()) {
             if (key.equals(t.getKey().toLowerCase(Locale.ROOT))) {

@@ -160,6 +160,20 @@ final class CommandClassifier {
                         : sub.equals("vet") || sub.equals("fmt") ? lint("go " + sub) : other();
             }
             case "cargo" -> {
+                // cargo +nightly test, cargo hack test --feature-powerset, cargo llvm-cov [nextest]: still tests.
+                List<String> rest = new ArrayList<>(words.subList(1, words.size()));
+                rest.removeIf(x -> x.startsWith("+"));
+                String verb = rest.isEmpty() ? "" : rest.get(0);
+                if (Set.of("hack", "llvm-cov", "miri", "careful").contains(verb) && rest.size() > 1) {
+                    String inner = rest.get(1);
+                    if (inner.equals("test") || inner.equals("nextest") || verb.equals("llvm-cov") && inner.startsWith("-")) {
+                        return test("cargo " + verb + " " + (inner.startsWith("-") ? "test" : inner));
+                    }
+                }
+                if (!verb.equals(sub)) {
+                    sub = verb;
+                    third = rest.size() > 1 ? rest.get(1) : "";
+                }
                 if (sub.equals("test") || (sub.equals("nextest") && third.equals("run"))) {
                     return test("cargo " + sub);
                 }

@@ -182,6 +182,9 @@ final class StepPlanner {
             p.label = new WorkflowStep(s.number(), s.line(), s.id(), null, null, null, Map.of(), p.script, 0, null,
                     null, Map.of(), null, null).label();
         }
+        if (NvmSteps.asToolchain(p)) {
+            return;
+        }
         classify(p);
     }
 

@@ -104,6 +104,7 @@ public final class WorkflowDeriver {
             SetupPruning.prune(steps, new SetupPruning.DerivedVerifierInput(roles.verifier()));
             ToxFlattening.flatten(roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
+            NodeScripts.adjust(roles.verifier(), readFile);
         }
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
         noteStaleEnv(steps, notes);

@@ -26,7 +26,7 @@ class ManifestShapeTest {
             "spec.setup.secretEnv[]",
             "spec.task.prompt", "spec.tools[]",
             "spec.verifier.type", "spec.verifier.framework", "spec.verifier.command", "spec.verifier.reportPath", "spec.verifier.protectedPaths[]", "spec.source.testStep",
-            "spec.verifier.timeoutSeconds", "spec.verifier.rewardMode",
+            "spec.verifier.timeoutSeconds", "spec.verifier.rewardMode", "spec.verifier.countSkippedAsPassed",
             "spec.additionalVerifiers[].name", "spec.additionalVerifiers[].type", "spec.additionalVerifiers[].command",
             "spec.additionalVerifiers[].timeoutSeconds");
 

@@ -49,6 +49,13 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
     public Map<String, String> forSetup() {
         Map<String, String> m = common();
         m.put("HOME", setupHome().toString());
+        // The workspace belongs to the agent's box uid while setup runs as the launcher: git would refuse it
+        // as "dubious ownership" (fatal, exit 128) in a step such as `go mod tidy && git status -s`.
+        if (!m.containsKey("GIT_CONFIG_COUNT")) {
+            m.put("GIT_CONFIG_COUNT", "1");
+            m.put("GIT_CONFIG_KEY_0", "safe.directory");
+            m.put("GIT_CONFIG_VALUE_0", "*");
+        }
         return m;
     }
 
@@ -56,6 +63,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
     public Map<String, String> forAgent(String home) {
         Map<String, String> m = common();
         m.put("HOME", home);
+        m.putIfAbsent("CARGO_NET_OFFLINE", "true"); // no network in the box: cargo uses what setup fetched
         pytestPluginVars(m);
         return m;
     }
@@ -70,6 +78,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         m.put("TMPDIR", resultsHome.toString());
         m.put("PYTHONDONTWRITEBYTECODE", "1");
         m.put("PYTHONNOUSERSITE", "1");
+        m.putIfAbsent("CARGO_NET_OFFLINE", "true");
         pytestPluginVars(m);
         return m;
     }

@@ -77,6 +77,18 @@ public final class ExecEnvironments {
         vars.put("GOCACHE", prefix.resolve("gocache").toString());
         vars.put("CARGO_HOME", prefix.resolve("cargo").toString());
         vars.put("NPM_CONFIG_PREFIX", prefix.resolve("npm").toString());
+        // npm reads its global npmrc from under its prefix: keep the machine's (registry, cafile, proxy), and
+        // the machine's CA and proxy variables, or setup's installs fail TLS behind an intercepting proxy.
+        for (ToolchainResolver.Choice c : r.choices()) {
+            if (!c.language().equals("node") || c.bin().isEmpty()) continue;
+            Path npmrc = c.bin().get(0).toAbsolutePath().getParent().resolve("etc/npmrc");
+            if (Files.isRegularFile(npmrc)) vars.put("NPM_CONFIG_GLOBALCONFIG", npmrc.toString());
+        }
+        for (String k : List.of("SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                "PIP_CERT", "GIT_SSL_CAINFO", "CARGO_HTTP_CAINFO", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                "NO_PROXY", "no_proxy")) {
+            if (machineEnv.get(k) != null) vars.put(k, machineEnv.get(k));
+        }
         List<Path> roots = new ArrayList<>();
         for (ToolchainResolver.Choice c : r.choices()) {
             vars.putAll(c.env());
@@ -143,6 +155,13 @@ public final class ExecEnvironments {
             log.append("$ go test -count=1 -run '^$' ./...   (warms the build cache)\n").append(o.text());
             if (o.code() != 0) e = e.withWarning("warming the Go build cache failed (exit " + o.code() + "): the first go test compiles everything: " + o.tail());
         }
+        java.util.Optional<ToolchainResolver.Choice> rust = e.toolchains().stream().filter(c -> c.language().equals("rust") && c.used() != null).findFirst();
+        if (Files.isRegularFile(workspace.resolve("Cargo.toml")) && rust.isPresent()) {
+            // The agent and grading have no network: the crates (and, without a Cargo.lock, the resolution) come from setup.
+            Out o = run(List.of(rust.get().bin().get(0).resolve("cargo").toString(), "fetch"), e.forSetup(), workspace, Duration.ofMinutes(10));
+            log.append("$ cargo fetch   (the crates the agent and grading build offline)\n").append(o.text());
+            if (o.code() != 0) e = e.withWarning("cargo fetch failed (exit " + o.code() + "): building offline will fail: " + o.tail());
+        }
         List<Path> sites = List.of();
         if (e.venv() != null) {
             Out o = run(List.of(e.venv().resolve("bin/python3").toString(), "-I", "-c", "import site; print('\\n'.join(site.getsitepackages()))"),
@@ -150,6 +169,9 @@ public final class ExecEnvironments {
             // only the venv's own site folders: plugins of the machine's interpreter stay off, as before
             String own = e.prefix().toString();
             sites = o.text().lines().map(String::strip).filter(s -> s.startsWith(own)).map(Path::of).toList();
+        }
+        for (String c : EditableInstalls.relocate(sites, workspace)) {
+            log.append("editable install made tree-relative (grading and other attempts run elsewhere): ").append(c).append('\n');
         }
         ExecEnvironment done = e.withPlugins(sites, PytestPlugins.in(sites));
         Files.writeString(done.recordFile(), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(done.summary()) + "\n");

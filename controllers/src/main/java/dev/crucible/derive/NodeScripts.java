@@ -1,0 +1,112 @@
+package dev.crucible.derive;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the package.json scripts a Node test step runs. A script that only wraps the tests in coverage
+ * ({@code "test-ci": "nyc --reporter=lcov npm test"}) is replaced by what it wraps: nyc and c8 write
+ * {@code .nyc_output} and {@code coverage/} into the grading tree, which is read-only, and a reward does
+ * not depend on coverage. A step whose script is one plain jest, vitest, mocha or {@code node --test}
+ * run is recognised as that runner, so it is graded per test (the grader expands the script itself).
+ */
+final class NodeScripts {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern RUN_SCRIPT = Pattern.compile(
+            "(?<![\\w-])(npm|yarn|pnpm)\\s+(?:run(?:-script)?\\s+)?([\\w:.-]+)(?=\\s*($|[;&|)]))", Pattern.MULTILINE);
+    private static final Set<String> WITH_VALUE = Set.of("-r", "--reporter", "--report-dir", "--temp-dir", "-x",
+            "--exclude", "-n", "--include", "--extension", "-e", "--lines", "--branches", "--functions", "--statements");
+    private static final Set<String> RUNNERS = Set.of("jest", "vitest", "mocha");
+
+    private NodeScripts() {
+    }
+
+    static void adjust(List<PlannedStep> tests, Function<String, String> readFile) {
+        for (PlannedStep p : tests) {
+            if (p.commandScript == null || p.shellTemplate != null) {
+                continue;
+            }
+            JsonNode scripts = scripts(p, readFile);
+            if (scripts == null) {
+                continue;
+            }
+            Matcher m = RUN_SCRIPT.matcher(p.commandScript);
+            StringBuilder out = new StringBuilder();
+            boolean changed = false;
+            while (m.find()) {
+                String name = m.group(2);
+                String wrapped = withoutCoverage(scripts.path(name).asText(""));
+                if (wrapped != null) {
+                    m.appendReplacement(out, Matcher.quoteReplacement(wrapped));
+                    p.notes.add("test command adjusted for grading (its tree is read-only; the reward does not depend "
+                            + "on coverage): `" + m.group() + "` runs `" + scripts.path(name).asText() + "`, so `"
+                            + wrapped + "` runs instead");
+                    changed = true;
+                }
+            }
+            if (changed) {
+                m.appendTail(out);
+                p.commandScript = out.toString();
+            }
+            recogniseRunner(p, scripts);
+        }
+    }
+
+    /** The command a coverage-only script wraps ({@code nyc --reporter=lcov npm test} → {@code npm test}); null otherwise. */
+    static String withoutCoverage(String script) {
+        String[] w = script.strip().split("\\s+");
+        if (w.length < 2 || !(w[0].equals("nyc") || w[0].equals("c8")) || script.matches(".*[;&|<>`$].*")) {
+            return null;
+        }
+        int i = 1;
+        while (i < w.length && w[i].startsWith("-")) {
+            i += WITH_VALUE.contains(w[i]) ? 2 : 1;
+        }
+        if (i >= w.length || Set.of("report", "check-coverage", "instrument", "merge").contains(w[i])) {
+            return null;
+        }
+        return String.join(" ", List.of(w).subList(i, w.length));
+    }
+
+    /** A one-line `npm test` whose script is a plain runner invocation: recognised as that runner. */
+    private static void recogniseRunner(PlannedStep p, JsonNode scripts) {
+        List<String> lines = CommandClassifier.logicalLines(p.commandScript);
+        if (lines.size() != 1) {
+            return;
+        }
+        Matcher m = RUN_SCRIPT.matcher(lines.get(0));
+        if (!m.matches()) {
+            return;
+        }
+        String script = scripts.path(m.group(2)).asText("").strip();
+        String[] w = script.split("\\s+");
+        if (script.isEmpty() || script.matches(".*[;&|<>`$].*")) {
+            return;
+        }
+        if (RUNNERS.contains(w[0])) {
+            p.recognised = w[0];
+        } else if (w[0].equals("node") && List.of(w).contains("--test")) {
+            p.recognised = "node --test";
+        }
+    }
+
+    private static JsonNode scripts(PlannedStep p, Function<String, String> readFile) {
+        String dir = p.workingDirectory == null || p.workingDirectory.isBlank() || p.workingDirectory.equals(".") ? ""
+                : p.workingDirectory.replaceFirst("^\\./", "").replaceFirst("/?$", "/");
+        String text = readFile.apply(dir + "package.json");
+        if (text == null) {
+            return null;
+        }
+        try {
+            JsonNode scripts = JSON.readTree(text).path("scripts");
+            return scripts.isObject() ? scripts : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.crucible.derive;
+
+import static dev.crucible.derive.WorkflowFixtures.derive;
+import static dev.crucible.derive.WorkflowFixtures.step;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Go through WillAbides/setup-go-faster (cespare/xxhash): a go toolchain request, not a dropped step. */
+class GoCiShapesTest {
+    @TempDir
+    Path repo;
+
+    @Test
+    void setupGoFasterAsksForGo() throws Exception {
+        Derivation d = derive(repo, "go-faster.yml");
+
+        assertThat(d.toolchains()).containsExactly(Map.entry("go", "1.22.x"));
+        assertThat(step(d, 1).decision()).isEqualTo(Disposition.TOOLCHAIN);
+    }
+
+    @Test
+    void perTestSuiteCountsSkippedTestsAsCiDoes() throws Exception {
+        Derivation d = derive(repo, "go-faster.yml");
+
+        // google/uuid: one t.Skip at HEAD made a no-op agent's reward 0 (212 passed, 1 skipped).
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(d.manifest().at("/spec/verifier/countSkippedAsPassed").asBoolean()).isTrue();
+    }
+}

@@ -1,0 +1,36 @@
+package dev.crucible.derive;
+
+import static dev.crucible.derive.WorkflowFixtures.derive;
+import static dev.crucible.derive.WorkflowFixtures.step;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Rust CI shapes from public crates (rust-lang/log): cargo hack test, cargo-* tools from taiki-e/install-action. */
+class RustCiShapesTest {
+    @TempDir
+    Path repo;
+
+    @Test
+    void cargoHackTestIsATestAndInstallActionInstallsIt() throws Exception {
+        Derivation d = derive(repo, "rust-hack.yml");
+
+        // Before: `cargo hack test` was not a test, so the fmt/clippy job was chosen.
+        assertThat(d.verifier().command()).isEqualTo("cargo hack test --feature-powerset --exclude-features nightly");
+        assertThat(d.notes()).anyMatch(n -> n.contains("chose job 'test'"));
+        assertThat(step(d, 3).decision()).isEqualTo(Disposition.SETUP);
+        assertThat(d.setupScript()).contains("command -v cargo-hack >/dev/null || cargo install --locked cargo-hack")
+                .doesNotContain("cargo install --locked just");
+        assertThat(step(d, 3).reason()).contains("not installed: just");
+    }
+
+    @Test
+    void cargoWithToolchainOrWrapperStillTests() {
+        assertThat(CommandClassifier.classifyLine("cargo +nightly test --all").kind()).isEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("cargo llvm-cov --lcov").kind()).isEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("cargo hack check --each-feature").kind()).isNotEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("cargo +nightly clippy").kind()).isEqualTo(CommandKind.LINT);
+    }
+}
