@@ -58,13 +58,15 @@ public final class JUnitXmlParser {
         String file = tc.getAttribute("file");
         if (cls.isEmpty()) return name; // pytest collection errors carry the module in name only
         String[] parts = cls.split("\\.");
-        if (!file.isEmpty()) {
+        String module = file.replaceAll("\\.py$", "").replace('/', '.');
+        if (!file.isEmpty() && (cls.equals(module) || cls.startsWith(module + "."))) {
             // xunit1: classname = module path with dots, then classes; the module part matches the file.
-            String module = file.replaceAll("\\.py$", "").replace('/', '.');
-            String rest = cls.equals(module) ? "" : cls.startsWith(module + ".") ? cls.substring(module.length() + 1) : "";
+            String rest = cls.equals(module) ? "" : cls.substring(module.length() + 1);
             return file + (rest.isEmpty() ? "" : "::" + rest.replace(".", "::")) + "::" + name;
         }
-        // xunit2 has no file attribute: classes start with an upper-case letter by pytest convention.
+        // `file` is where the test function is defined, which for a method inherited from a mixin in another
+        // module (cachetools' tests/__init__.py) is not the test's module: the classname, built from the node id, is.
+        // xunit2 has no file attribute either: classes start with an upper-case letter by pytest convention.
         int k = parts.length;
         while (k > 1 && Character.isUpperCase(parts[k - 1].charAt(0))) k--;
         StringBuilder sb = new StringBuilder(String.join("/", java.util.Arrays.copyOfRange(parts, 0, k))).append(".py");

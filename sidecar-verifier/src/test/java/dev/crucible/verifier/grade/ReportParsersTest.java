@@ -23,7 +23,8 @@ class ReportParsersTest {
     @BeforeAll
     static void writeSuite() {
         Fixtures.write(repo.resolve("pkg/__init__.py"), "");
-        Fixtures.write(repo.resolve("pkg/tests/__init__.py"), "");
+        // a mixin whose test method lives in another module: xunit1's `file` names __init__.py (cachetools)
+        Fixtures.write(repo.resolve("pkg/tests/__init__.py"), "class Mixin:\n    def test_inherited(self):\n        assert True\n");
         Fixtures.write(repo.resolve("pkg/tests/test_mix.py"), """
                 import pytest
 
@@ -59,6 +60,11 @@ class ReportParsersTest {
                 class TestGroup:
                     def test_method(self):
                         assert True
+
+                from . import Mixin
+
+                class TestWithMixin(Mixin):
+                    pass
                 """);
         Fixtures.write(repo.resolve("tests/test_top.py"), "def test_top():\n    pass\n");
     }
@@ -86,6 +92,7 @@ class ReportParsersTest {
                 .containsEntry("pkg/tests/test_mix.py::test_error", TestStatus.ERROR)
                 .containsEntry("pkg/tests/test_mix.py::test_param[1-2]", TestStatus.PASSED)
                 .containsEntry("pkg/tests/test_mix.py::TestGroup::test_method", TestStatus.PASSED)
+                .containsEntry("pkg/tests/test_mix.py::TestWithMixin::test_inherited", TestStatus.PASSED)
                 .containsEntry("tests/test_top.py::test_top", TestStatus.PASSED);
         assertThat(TestStatus.SKIPPED.counts(false)).isFalse();
         assertThat(TestStatus.XFAILED.counts(false)).isFalse();
