@@ -181,7 +181,8 @@ class PodSidecarAgentExecTest {
         post("/v1/reset", "{}");
         try (GradingContainerProcess container = GradingContainerProcess.startAgent(dir.resolve("agent-exec"), dir, settings.workspace())) {
             ObjectNode write = JSON.createObjectNode().put("tool", "write_file");
-            write.putObject("args").put("path", "probe.sh").put("content", "sh -c 'sleep 1; true # /proc/self/mountinfo'\n");
+            // lives for a dozen of the runner's 250 ms samples: one second was missed when the full suite loaded 2 cores
+            write.putObject("args").put("path", "probe.sh").put("content", "sh -c 'sleep 3; true # /proc/self/mountinfo'\n");
             post("/v1/step", write.toString());
             JsonNode step = bash("sh probe.sh");
             assertThat(step.path("exitCode").asInt()).as(container.log()).isZero();
