@@ -141,15 +141,15 @@ class ChartRbacOnApiServerTest {
 
         // Delete: the finalizer's cleanup removes the pods (by label) and the objects beside them.
         admin.resources(Rollout.class).inNamespace(ns).withName("calc-a0").delete();
-        await().atMost(Duration.ofSeconds(30)).until(() -> !sa.forbidden.seen().isEmpty()
+        await().atMost(Duration.ofSeconds(30)).until(() -> !sa.forbidden.seenIn(ns, releaseNamespace).isEmpty()
                 || admin.resources(Rollout.class).inNamespace(ns).withName("calc-a0").get() == null);
-        assertThat(sa.forbidden.seen()).as("calls the API server refused to " + sa.user()).isEmpty();
+        assertThat(sa.forbidden.seenIn(ns, releaseNamespace)).as("calls the API server refused to " + sa.user()).isEmpty();
         assertThat(Manifests.podsOf(admin, ns, "calc-a0")).isEmpty();
         assertThat(admin.configMaps().inNamespace(ns).withName("calc-a0-environment").get()).isNull();
         admin.resources(RolloutSnapshot.class).inNamespace(ns).withName("calc-a0-s1").delete();
         await().atMost(Duration.ofSeconds(30)).until(() -> admin.resources(RolloutSnapshot.class).inNamespace(ns).withName("calc-a0-s1").get() == null);
 
-        assertThat(sa.forbidden.seen()).as("calls the API server refused to " + sa.user()).isEmpty();
+        assertThat(sa.forbidden.seenIn(ns, releaseNamespace)).as("calls the API server refused to " + sa.user()).isEmpty();
     }
 
     @Test
