@@ -120,6 +120,8 @@ class RealNodeTest {
     @Test
     void aDeadlineEndsASleepingAgentTimedOutAndStopsItsPod() {
         String name = create(sleepingRollout("deadline", 25));
+        Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+                .until(() -> runningPods(name) > 0);
         Rollout r = finish(name);
         assertThat(r.getStatus().phase).as(r.getStatus().message).isEqualTo(RolloutPhase.TimedOut);
         Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
