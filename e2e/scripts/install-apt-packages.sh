@@ -22,6 +22,8 @@ PACKAGES=(
   # real-node tier (containerd + kubelet, built by install-kube-binaries.sh): the OCI runtime, and
   # the iptables/conntrack tools the bridge and portmap CNI plugins and kubelet call (~11 MB)
   runc iptables conntrack
+  # Crucible's images (images/build-base.sh: base images from Debian packages) and up's certificates
+  debootstrap openssl
 )
 PACKAGES+=("$@")
 

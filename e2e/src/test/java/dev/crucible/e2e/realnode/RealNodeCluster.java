@@ -1,0 +1,108 @@
+package dev.crucible.e2e.realnode;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The one-node cluster of {@code e2e/real-node/up}, as a test reaches it: runs {@code up} (which starts
+ * only what is not running, so a running cluster is reused) and connects with the kubeconfig it prints.
+ * {@code up} names the first thing the machine lacks on one line and exits 1: those reasons skip the
+ * tier; any other failure (a component that does not become ready) fails it.
+ */
+final class RealNodeCluster {
+
+    /** up's one-line reasons for a machine that cannot run a kubelet (see e2e/real-node/up). */
+    private static final Pattern MISSING = Pattern.compile(
+            "must run as root|no overlay filesystem|cgroup controller mounted|not found|jar missing");
+
+    private RealNodeCluster() {
+    }
+
+    static Path repoRoot() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.isDirectory(p.resolve("e2e/real-node"))) {
+            p = p.getParent();
+        }
+        if (p == null) {
+            throw new IllegalStateException("e2e/real-node not found above " + Path.of("").toAbsolutePath());
+        }
+        return p;
+    }
+
+    /** Runs {@code up}; skips the calling class when the machine lacks what a kubelet needs. */
+    static Path up() throws IOException, InterruptedException {
+        Assumptions.assumeFalse("off".equals(System.getenv("CRUCIBLE_REAL_NODE")),
+                "real-node tier turned off by CRUCIBLE_REAL_NODE=off");
+        Assumptions.assumeTrue(System.getProperty("os.name").toLowerCase().contains("linux"),
+                "real-node tier needs Linux (a kubelet, containerd, runc)");
+        Result r = script("up", 900);
+        if (r.code != 0) {
+            String reason = lastLine(r.err);
+            if (MISSING.matcher(reason).find()) {
+                // Surefire drops the message of a class-level abort: print it where the run shows it.
+                System.err.println("real-node tier skipped: " + reason);
+                Assumptions.abort("real-node tier skipped: " + reason);
+            }
+            fail("e2e/real-node/up failed (exit " + r.code + "): " + reason + "\n" + tail(r.err));
+        }
+        Path kubeconfig = Path.of(lastLine(r.out));
+        if (!Files.isRegularFile(kubeconfig)) {
+            fail("e2e/real-node/up printed no kubeconfig path: '" + lastLine(r.out) + "'");
+        }
+        return kubeconfig;
+    }
+
+    static KubernetesClient client(Path kubeconfig) throws IOException {
+        Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /** CI (CRUCIBLE_REAL_NODE_DOWN=1) stops the cluster after the tier; a person keeps it for the next run. */
+    static void downIfAsked() throws IOException, InterruptedException {
+        if ("1".equals(System.getenv("CRUCIBLE_REAL_NODE_DOWN"))) {
+            Result r = script("down", 300);
+            if (r.code != 0) {
+                fail("e2e/real-node/down failed (exit " + r.code + "): " + tail(r.err));
+            }
+        }
+    }
+
+    record Result(int code, String out, String err) {
+    }
+
+    private static Result script(String name, long timeoutSeconds) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory("real-node-" + name);
+        Path out = dir.resolve("out");
+        Path err = dir.resolve("err");
+        Process p = new ProcessBuilder(List.of("bash", repoRoot().resolve("e2e/real-node/" + name).toString()))
+                .directory(repoRoot().toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+            fail("e2e/real-node/" + name + " did not finish in " + timeoutSeconds + " s: " + tail(Files.readString(err)));
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    private static String lastLine(String s) {
+        String[] lines = s.strip().split("\n");
+        return lines.length == 0 ? "" : lines[lines.length - 1].strip();
+    }
+
+    private static String tail(String s) {
+        return s.length() > 3000 ? s.substring(s.length() - 3000) : s;
+    }
+}

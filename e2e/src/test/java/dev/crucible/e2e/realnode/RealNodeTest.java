@@ -1,0 +1,228 @@
+package dev.crucible.e2e.realnode;
+
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.rollout.GroupSpec;
+import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
+import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.controllers.rollout.RolloutLabels;
+import dev.crucible.controllers.rollout.VerifierResult;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhook;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.FileInputStream;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * The real-node tier: Crucible's own images on a real kubelet, containerd and runc
+ * ({@code e2e/real-node/up}), driven as a user would with the chart's operator running as a pod.
+ * Skips with up's reason where the machine cannot run a kubelet; CRUCIBLE_REAL_NODE_DOWN=1 stops the
+ * cluster afterwards (CI), otherwise it is left running for the next run (a warm up takes ~20 s).
+ */
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
+class RealNodeTest {
+
+    private static final String NS = "crucible-real-node-test";
+    private static final Path EXAMPLE = RealNodeCluster.repoRoot().resolve("examples/python-bugfix");
+
+    private static KubernetesClient client;
+    private static SharedIndexInformer<Pod> pods;
+    /** The verifier container's termination message per rollout, as the kubelet reported it on the pod. */
+    private static final Map<String, String> verifierMessages = new ConcurrentHashMap<>();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        client = RealNodeCluster.client(RealNodeCluster.up());
+        if (client.namespaces().withName(NS).get() != null) {
+            client.namespaces().withName(NS).delete();
+            Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> client.namespaces().withName(NS).get() == null);
+        }
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
+        try (InputStream in = new FileInputStream(EXAMPLE.resolve("environment.yaml").toFile())) {
+            client.load(in).inNamespace(NS).create();
+        }
+        // Finished rollout pods are removed by the operator: an informer sees their last state.
+        pods = client.pods().inNamespace(NS).inform(new ResourceEventHandler<>() {
+            @Override public void onAdd(Pod pod) { record(pod); }
+            @Override public void onUpdate(Pod old, Pod pod) { record(pod); }
+            @Override public void onDelete(Pod pod, boolean unknownFinalState) { record(pod); }
+        });
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        if (pods != null) {
+            pods.close();
+        }
+        if (client != null) {
+            client.namespaces().withName(NS).delete();
+            client.close();
+        }
+        RealNodeCluster.downIfAsked();
+    }
+
+    @Test
+    void honestAgentSucceedsAndHackerIsCaughtGradedInTheSidecar() throws Exception {
+        // One after the other: each pod asks for a CPU plus the sidecar's share, a small node holds one.
+        Rollout honest = finish(create(exampleRollout("honest", "honest", 0)));
+        assertThat(honest.getStatus().phase).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(honest.getStatus().reward).isEqualTo(1.0);
+        assertThat(honest.getStatus().members.get(0).node).isEqualTo("real-0");
+        VerifierResult fromPod = verifierResult("honest");
+        assertThat(fromPod.reward()).isEqualTo(1.0);
+        assertThat(fromPod.countedFindings()).isZero();
+
+        Rollout hacker = finish(create(exampleRollout("hacker", "hacker", 1)));
+        assertThat(hacker.getStatus().phase).as(hacker.getStatus().message).isEqualTo(RolloutPhase.Hacked);
+        assertThat(hacker.getStatus().reward).isEqualTo(0.0);
+        VerifierResult hacked = verifierResult("hacker");
+        assertThat(hacked.countedFindings()).as("findings in the verifier's own termination message").isPositive();
+        assertThat(hacked.reward()).isEqualTo(0.0);
+    }
+
+    @Test
+    void deletingARunningRolloutRemovesItsPodConfigMapAndNetworkPolicy() {
+        String name = create(sleepingRollout("deleted", 600));
+        Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() ->
+                runningPods(name) > 0
+                        && client.configMaps().inNamespace(NS).withName(RolloutLabels.configMapName(name)).get() != null
+                        && client.network().v1().networkPolicies().inNamespace(NS).withName(RolloutLabels.networkPolicyName(name)).get() != null);
+
+        client.resources(Rollout.class).inNamespace(NS).withName(name).delete();
+        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            assertThat(client.resources(Rollout.class).inNamespace(NS).withName(name).get()).as("the Rollout (finalizer)").isNull();
+            assertThat(client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems()).as("pods").isEmpty();
+            assertThat(client.configMaps().inNamespace(NS).withName(RolloutLabels.configMapName(name)).get()).as("ConfigMap").isNull();
+            assertThat(client.network().v1().networkPolicies().inNamespace(NS).withName(RolloutLabels.networkPolicyName(name)).get())
+                    .as("NetworkPolicy").isNull();
+        });
+    }
+
+    @Test
+    void aDeadlineEndsASleepingAgentTimedOutAndStopsItsPod() {
+        String name = create(sleepingRollout("deadline", 25));
+        Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+                .until(() -> runningPods(name) > 0);
+        Rollout r = finish(name);
+        assertThat(r.getStatus().phase).as(r.getStatus().message).isEqualTo(RolloutPhase.TimedOut);
+        Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+                assertThat(runningPods(name)).as("pods of the timed-out rollout still running").isZero());
+    }
+
+    @Test
+    void theWebhookRefusesABadManifestOverTls() throws Exception {
+        List<ValidatingWebhook> hooks = client.admissionRegistration().v1().validatingWebhookConfigurations().list().getItems().stream()
+                .flatMap(c -> c.getWebhooks().stream()).filter(w -> w.getName().endsWith("crucible.dev")).toList();
+        assertThat(hooks).as("the chart's validating webhook").isNotEmpty();
+        // Called through its Service (the API server speaks only HTTPS to it), verified against the caBundle.
+        assertThat(hooks.get(0).getClientConfig().getService()).isNotNull();
+        assertThat(hooks.get(0).getClientConfig().getCaBundle()).isNotBlank();
+
+        KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class, () -> {
+            try (InputStream in = new FileInputStream(RealNodeCluster.repoRoot().resolve("examples/invalid/07-env-fail-to-pass-overlap.yaml").toFile())) {
+                client.load(in).inNamespace(NS).create();
+            }
+        });
+        assertThat(refused).as("the bad RLEnvironment was stored").isNotNull();
+        assertThat(refused.getMessage()).contains("denied the request").contains("spec.verifier.passToPass[0]");
+    }
+
+    @Test
+    void theSnapshotAgentRunsOnTheNodeWithTheHostPidView() {
+        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            List<Pod> agents = client.pods().inAnyNamespace().withLabel("app.kubernetes.io/component", "snapshot-agent").list().getItems();
+            assertThat(agents).hasSize(1);
+            Pod agent = agents.get(0);
+            assertThat(agent.getSpec().getHostPID()).isTrue();
+            assertThat(agent.getSpec().getNodeName()).isEqualTo("real-0");
+            assertThat(agent.getStatus().getPhase()).isEqualTo("Running");
+            assertThat(agent.getStatus().getContainerStatuses()).allMatch(ContainerStatus::getReady);
+        });
+    }
+
+    // --- helpers ---
+
+    private static void record(Pod pod) {
+        String rollout = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(RolloutLabels.ROLLOUT);
+        if (rollout == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+            return;
+        }
+        for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
+            if (RolloutLabels.VERIFIER_CONTAINER.equals(cs.getName()) && cs.getState() != null && cs.getState().getTerminated() != null
+                    && cs.getState().getTerminated().getMessage() != null) {
+                verifierMessages.put(rollout, cs.getState().getTerminated().getMessage());
+            }
+        }
+    }
+
+    private static VerifierResult verifierResult(String rollout) {
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> verifierMessages.containsKey(rollout));
+        VerifierResult.Parsed parsed = VerifierResult.parse(verifierMessages.get(rollout));
+        assertThat(parsed.ok()).as(parsed.error()).isTrue();
+        return parsed.result();
+    }
+
+    private static Rollout exampleRollout(String name, String agent, int attempt) throws Exception {
+        Rollout r;
+        try (InputStream in = new FileInputStream(EXAMPLE.resolve("rollout.yaml").toFile())) {
+            r = client.resources(Rollout.class).load(in).item();
+        }
+        r.getMetadata().setName(name);
+        r.getSpec().agent.command = List.of("sh", "-c", "sh ../agents/" + agent + ".sh");
+        r.getSpec().group.attempt = attempt;
+        return r;
+    }
+
+    private static Rollout sleepingRollout(String name, int maxDurationSeconds) {
+        try {
+            Rollout r = exampleRollout(name, "honest", 0);
+            r.getSpec().agent.command = List.of("sh", "-c", "sleep 600");
+            r.getSpec().limits = new LimitsSpec();
+            r.getSpec().limits.maxDurationSeconds = maxDurationSeconds;
+            r.getSpec().group = new GroupSpec();
+            r.getSpec().group.id = name;
+            r.getSpec().group.attempt = 0;
+            return r;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String create(Rollout r) {
+        client.resources(Rollout.class).inNamespace(NS).resource(r).create();
+        return r.getMetadata().getName();
+    }
+
+    private static Rollout finish(String name) {
+        return Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(
+                () -> client.resources(Rollout.class).inNamespace(NS).withName(name).get(),
+                r -> r != null && r.getStatus() != null && r.getStatus().phase != null && switch (r.getStatus().phase) {
+                    case Succeeded, Failed, Hacked, TimedOut -> true;
+                    default -> false;
+                });
+    }
+
+    private static long runningPods(String rollout) {
+        return client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(rollout)).list().getItems().stream()
+                .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())).count();
+    }
+}
