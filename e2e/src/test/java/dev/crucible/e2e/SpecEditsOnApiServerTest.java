@@ -43,6 +43,20 @@ class SpecEditsOnApiServerTest {
                 .hasMessageContaining(field + " is immutable: it is fixed when the attempt starts");
     }
 
+    /** An edit that must be accepted, read again on a 409 (another operator wrote status meanwhile). */
+    private static Rollout accepted(KubernetesClient client, String ns, String name, Consumer<Rollout> edit) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return client.resources(Rollout.class).inNamespace(ns).withName(name).edit(r -> {
+                    edit.accept(r);
+                    return r;
+                });
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt >= 9) throw e;
+            }
+        }
+    }
+
     @Test
     void fieldsTheAttemptWasBuiltFromAreImmutableAndTheOthersMayChange() {
         KubernetesClient client = SharedCluster.client();
@@ -79,10 +93,9 @@ class SpecEditsOnApiServerTest {
         refused(client, ns, "r", "environmentRef", r -> r.getSpec().environmentRef.name = "other");
 
         // Read on every reconcile: accepted.
-        Rollout edited = client.resources(Rollout.class).inNamespace(ns).withName("r").edit(r -> {
+        Rollout edited = accepted(client, ns, "r", r -> {
             r.getSpec().snapshotPolicy.keep = 5;
             r.getSpec().deleteSnapshotsOnDelete = true;
-            return r;
         });
         assertThat(edited.getSpec().snapshotPolicy.keep).isEqualTo(5);
         assertThat(edited.getSpec().deleteSnapshotsOnDelete).isTrue();
@@ -93,10 +106,9 @@ class SpecEditsOnApiServerTest {
             r.getSpec().limits = new LimitsSpec();
             r.getSpec().limits.maxTurns = 5;
         });
-        Rollout bare = client.resources(Rollout.class).inNamespace(ns).withName("bare").edit(r -> {
+        Rollout bare = accepted(client, ns, "bare", r -> {
             r.getSpec().snapshotPolicy = new SnapshotPolicySpec();
             r.getSpec().snapshotPolicy.intervalSeconds = 120;
-            return r;
         });
         assertThat(bare.getSpec().snapshotPolicy.intervalSeconds).isEqualTo(120);
     }
