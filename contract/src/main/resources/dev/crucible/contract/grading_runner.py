@@ -243,7 +243,7 @@ class Runner:
         self.count = 0
         self.devnull = reserve_fd3()
         self.pending = bytearray()  # bytes read from the sidecar, not yet a whole line
-        self.seen = set()  # (pid, start) whose command line was reported
+        self.seen = {}  # (pid, start) -> the command line last reported for it
 
     def send(self, obj):
         self.conn.sendall((json.dumps(obj) + "\n").encode("utf-8"))
@@ -308,18 +308,23 @@ class Runner:
         return n
 
     def sample(self):
-        """The container's processes now (our descendants when we are not PID 1), command lines once per process."""
-        procs = []
+        """The container's processes now (our descendants when we are not PID 1), a command line whenever it
+        is new for that process: a child sampled between fork and exec still shows its parent's, and the
+        command it then execs (same pid, same start) must not go unreported."""
+        procs, alive = [], set()
         for pid in others(os.getpid()):
             st = stat_of(pid)
             if st is None:
                 continue
+            alive.add((pid, st[1]))
             entry = {"pid": pid, "ppid": st[0], "start": st[1], "fds": fd_targets(pid)}
-            if (pid, st[1]) not in self.seen:
-                self.seen.add((pid, st[1]))
-                entry["cmd"] = cmdline_of(pid)
+            cmd = cmdline_of(pid)
+            if cmd and self.seen.get((pid, st[1])) != cmd:
+                self.seen[(pid, st[1])] = cmd
+                entry["cmd"] = cmd
             if "cmd" in entry or entry["fds"]:
                 procs.append(entry)
+        self.seen = {k: v for k, v in self.seen.items() if k in alive}  # bounded by what runs now
         if procs:
             self.send({"procs": procs})
 

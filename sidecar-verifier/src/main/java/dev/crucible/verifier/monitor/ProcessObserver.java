@@ -25,7 +25,8 @@ import java.util.function.Consumer;
 final class ProcessObserver {
     private final Map<Long, Long> rootStarts = new ConcurrentHashMap<>();
     private final Set<Long> roots = ConcurrentHashMap.newKeySet();
-    private final Set<Long> checkedCmdline = new HashSet<>();
+    /** pid -> the command line last checked for it: a child sampled between fork and exec shows its parent's. */
+    private final Map<Long, String> checkedCmdline = new HashMap<>();
     private final Map<String, Long> netnsBaseline = new HashMap<>();
     private final List<Path> hiddenDirs;
     private final List<Path> graderDirs;
@@ -73,9 +74,10 @@ final class ProcessObserver {
         roots.removeIf(r -> ProcessHandle.of(r).map(h -> !h.isAlive()).orElse(true) && !sessionAlive(r));
         Set<Long> pids = tree();
         Map<String, Set<String>> socketsByNetns = new HashMap<>();
+        checkedCmdline.keySet().retainAll(pids);
         for (long pid : pids) {
-            if (checkedCmdline.add(pid)) {
-                String cmd = ProcessTable.cmdline(pid);
+            String cmd = ProcessTable.cmdline(pid);
+            if (!cmd.isEmpty() && !cmd.equals(checkedCmdline.put(pid, cmd))) {
                 for (CommandRules.Hit h : CommandRules.match(cmd, graderPid)) {
                     out.accept(new WorkspaceScanner.Raw(h.detector(), h.severity(), null, h.evidence() + " (pid " + pid + ")", h.rule()));
                 }

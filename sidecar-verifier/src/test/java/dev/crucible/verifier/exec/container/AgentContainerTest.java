@@ -170,6 +170,19 @@ class AgentContainerTest {
         assertThat(seen).allSatisfy(p -> assertThat(p.cmdline() == null ? "" : p.cmdline()).doesNotContain("grading-runner"));
     }
 
+    /**
+     * A process sampled before it execs (a script's child between fork and exec shows its parent's command
+     * line) is reported again once its command line changes: same pid, same start, another program.
+     */
+    @Test
+    void aCommandLineThatChangesByExecIsReportedAgain() throws Exception {
+        Files.writeString(workspace.resolve("later.sh"), "sleep 0.8\nexec sh -c 'sleep 0.8; true # /proc/self/mountinfo'\n");
+        ExecResult r = bash("sh later.sh");
+        assertThat(r.exitCode()).as(container.log()).isZero();
+        assertThat(seen).anySatisfy(p -> assertThat(p.cmdline()).isEqualTo("sh later.sh"));
+        assertThat(seen).anySatisfy(p -> assertThat(p.cmdline()).contains("sleep 0.8; true # /proc/self/mountinfo"));
+    }
+
     /** The hack policy's terminate during a step: the kill reaches the running command over the same connection. */
     @Test
     void aKillEndsTheRunningCommandAndBetweenCommandsKillsNothingLeft() throws Exception {
