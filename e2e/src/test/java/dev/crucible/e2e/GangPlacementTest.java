@@ -68,13 +68,13 @@ class GangPlacementTest {
     }
 
     @Test
-    void gangThatCannotBePlacedIsRemovedWholeAfterItsTimeout() {
-        String ns = SharedCluster.namespace("gang-timeout");
-        // Four 8-GPU members on a cluster with three 8-GPU nodes: some could start, so none may.
+    void aGangThatCanNeverFitFailsAtOnceWithoutBindingAnything() {
+        String ns = SharedCluster.namespace("gang-never");
+        // Four 8-GPU members on a cluster with three 8-GPU nodes: some could start, so none may, and none ever can.
         Manifests.environment(client, ns, "huge", """
                 resources: {cpu: "4", memory: 16Gi}
                 topology:
-                  gangTimeoutSeconds: 10
+                  gangTimeoutSeconds: 300
                   roles:
                     - name: trainer
                       replicas: 4
@@ -83,9 +83,73 @@ class GangPlacementTest {
         Manifests.rollout(client, ns, "huge-a0", "huge", "");
         await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "huge-a0") == RolloutPhase.Failed);
         Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("huge-a0").get();
-        assertThat(r.getStatus().reason).isEqualTo("GangTimeout");
-        assertThat(r.getStatus().message).contains("gangTimeoutSeconds");
+        assertThat(r.getStatus().reason).isEqualTo("GangCannotFit");
+        assertThat(r.getStatus().message).contains("nvidia.com/gpu=32 in all", "nvidia.com/gpu=24 together");
+        assertThat(Manifests.podsOf(client, ns, "huge-a0")).allSatisfy(p -> assertThat(p.getSpec().getNodeName()).isNull());
         await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "huge-a0").stream()
                 .allMatch(p -> p.getMetadata().getDeletionTimestamp() != null));
+    }
+
+    /** One pod asking more GPUs than any node has: failed as soon as the scheduler gives up on it, not at the deadline. */
+    @Test
+    void aPodNoNodeCouldEverHoldFailsAtOnce() {
+        String ns = SharedCluster.namespace("no-fit");
+        Manifests.environment(client, ns, "wide", """
+                resources: {cpu: "4", memory: 16Gi, gpus: 16}
+                """);
+        Manifests.rollout(client, ns, "wide-a0", "wide", "");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "wide-a0") == RolloutPhase.Failed);
+        Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("wide-a0").get();
+        assertThat(r.getStatus().reason).isEqualTo("CannotFit");
+        assertThat(r.getStatus().message).contains("nvidia.com/gpu=16", "largest: nvidia.com/gpu=8");
+    }
+
+    /**
+     * Two gangs for one node's GPUs: the second stays whole behind its scheduling gates (no member binds and
+     * holds GPUs) while the first runs, and starts when the first is deleted.
+     */
+    @Test
+    void aGangWaitsGatedWhileItsNodeIsTakenAndStartsWhenItIsFreed() {
+        String ns = SharedCluster.namespace("gang-wait");
+        Manifests.environment(client, ns, "pair", """
+                resources: {cpu: "2", memory: 4Gi}
+                topology:
+                  gangTimeoutSeconds: 240
+                  roles:
+                    - name: worker
+                      replicas: 2
+                      gpusPerReplica: 4
+                """);
+        String onGpu2 = """
+                placement:
+                  nodeSelector:
+                    kubernetes.io/hostname: gpu-2
+                """;
+        Manifests.rollout(client, ns, "first", "pair", onGpu2);
+        await().atMost(Duration.ofSeconds(200)).until(() -> phase(ns, "first") == RolloutPhase.Running);
+        Manifests.rollout(client, ns, "second", "pair", onGpu2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("second").get();
+            return r != null && r.getStatus() != null && "GangWaitingForCapacity".equals(r.getStatus().reason);
+        });
+        for (int i = 0; i < 3; i++) {
+            assertThat(Manifests.podsOf(client, ns, "second")).hasSize(2).allSatisfy(p -> {
+                assertThat(p.getSpec().getNodeName()).isNull();
+                assertThat(p.getSpec().getSchedulingGates()).isNotEmpty();
+            });
+            sleep(1000);
+        }
+        client.resources(Rollout.class).inNamespace(ns).withName("first").delete();
+        await().atMost(Duration.ofSeconds(90)).until(() -> phase(ns, "second") == RolloutPhase.Running);
+        assertThat(Manifests.podsOf(client, ns, "second")).allSatisfy(p -> assertThat(p.getSpec().getNodeName()).isEqualTo("gpu-2"));
+        client.resources(Rollout.class).inNamespace(ns).withName("second").delete();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

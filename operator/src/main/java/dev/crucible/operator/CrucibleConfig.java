@@ -3,6 +3,7 @@ package dev.crucible.operator;
 import dev.crucible.controllers.config.CrucibleImages;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,14 @@ public interface CrucibleConfig {
     /** Port of the headless Service of multi-node rollouts (torch rendezvous). */
     @WithDefault("29500")
     int rendezvousPort();
+
+    /**
+     * A rollout whose pod or gang no node could ever hold fails at once ({@code CannotFit} / {@code GangCannotFit});
+     * false where a cluster autoscaler adds nodes on demand (the rollout then waits for its deadline).
+     */
+    @WithName("scheduling.fail-when-no-node-fits")
+    @WithDefault("true")
+    boolean failWhenNoNodeFits();
 
     LeaderElection leaderElection();
 

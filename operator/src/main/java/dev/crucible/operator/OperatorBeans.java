@@ -31,7 +31,8 @@ public class OperatorBeans {
                 config.verifier().cpu(), config.verifier().memory(),
                 config.verifier().port(), config.gpu().nodeSelector(), tolerations(config.gpu().tolerations()),
                 config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort(),
-                config.verifier().cpuLimit().orElse(null), config.verifier().memoryLimit().orElse(config.verifier().memory()));
+                config.verifier().cpuLimit().orElse(null), config.verifier().memoryLimit().orElse(config.verifier().memory()),
+                config.failWhenNoNodeFits());
     }
 
     /** Compiling the CRD schemas and CEL rules takes a moment; do it once. */

@@ -21,6 +21,8 @@ import java.util.Map;
  * @param rendezvousPort       port of the headless Service of multi-node rollouts (torch rendezvous)
  * @param verifierCpuLimit     CPU limit of the sidecar; null: none (grading is not throttled to its request)
  * @param verifierMemoryLimit  memory limit of the sidecar; null: none
+ * @param failWhenNoNodeFits   a rollout whose pod (or gang) no node could ever hold fails at once; false where
+ *                             a cluster autoscaler adds nodes on demand (it then waits for its deadline)
  */
 public record OperatorSettings(
         String verifierImage,
@@ -34,7 +36,8 @@ public record OperatorSettings(
         String gangSchedulerName,
         int rendezvousPort,
         String verifierCpuLimit,
-        String verifierMemoryLimit) {
+        String verifierMemoryLimit,
+        boolean failWhenNoNodeFits) {
 
     public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
     public static final String DEFAULT_GPU_NODE_LABEL = "nvidia.com/gpu.present";
@@ -44,12 +47,21 @@ public record OperatorSettings(
         gpuTolerations = List.copyOf(gpuTolerations);
     }
 
+    /** Failing at once when no node fits, as on a cluster of fixed nodes. */
+    public OperatorSettings(String verifierImage, String verifierCpu, String verifierMemory, int verifierPort,
+                            Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
+                            long runAsUser, String gangSchedulerName, int rendezvousPort, String verifierCpuLimit,
+                            String verifierMemoryLimit) {
+        this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, true);
+    }
+
     /** The earlier form: the sidecar's limits equal its requests. */
     public OperatorSettings(String verifierImage, String verifierCpu, String verifierMemory, int verifierPort,
                             Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
                             long runAsUser, String gangSchedulerName, int rendezvousPort) {
         this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
-                runAsUser, gangSchedulerName, rendezvousPort, verifierCpu, verifierMemory);
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpu, verifierMemory, true);
     }
 
     /** Defaults that match the NVIDIA GPU operator's node labels and the usual GPU taint. */
@@ -58,11 +70,17 @@ public record OperatorSettings(
                 Map.of(DEFAULT_GPU_NODE_LABEL, "true"),
                 List.of(new TolerationBuilder().withKey("nvidia.com/gpu").withOperator("Exists")
                         .withEffect("NoSchedule").build()),
-                DEFAULT_GPU_NODE_LABEL, 1000L, "scheduler-plugins-scheduler", 29500, null, "256Mi");
+                DEFAULT_GPU_NODE_LABEL, 1000L, "scheduler-plugins-scheduler", 29500, null, "256Mi", true);
+    }
+
+    public OperatorSettings withFailWhenNoNodeFits(boolean fail) {
+        return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, fail);
     }
 
     public OperatorSettings withVerifierImage(String image) {
         return new OperatorSettings(image, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
-                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit);
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
+                failWhenNoNodeFits);
     }
 }

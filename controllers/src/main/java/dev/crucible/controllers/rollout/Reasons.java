@@ -11,6 +11,12 @@ public final class Reasons {
     public static final String SCHEDULING = "Scheduling";
     public static final String UNSCHEDULABLE = "Unschedulable";
     public static final String GANG_TIMEOUT = "GangTimeout";
+    /** Created and held back whole: the gang does not fit the nodes now. */
+    public static final String GANG_WAITING = "GangWaitingForCapacity";
+    /** No node could ever hold a member, or the gang asks more than all matching nodes have. */
+    public static final String GANG_CANNOT_FIT = "GangCannotFit";
+    /** A single pod the scheduler could not place, and no node could ever hold. */
+    public static final String CANNOT_FIT = "CannotFit";
     public static final String STARTING = "ContainersStarting";
     public static final String RUNNING = "AgentRunning";
     public static final String AGENT_FINISHED = "AgentFinished";

@@ -10,6 +10,7 @@ import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.controllers.apply.ServerSideApply;
+import dev.crucible.controllers.capacity.GangFit;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.snapshot.SnapshotAgents;
@@ -132,7 +133,30 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         for (Pod p : context.getSecondaryResources(Pod.class)) {
             observed.put(p.getMetadata().getName(), p);
         }
-        RolloutDecision d = RolloutStateMachine.decide(rollout, env, env == null ? null : validity(env), observed, now);
+        int planned = env == null ? 0 : TopologyPlanner.plan(env.getSpec()).size();
+        boolean releasing = GangAdmission.awaitingRelease(observed.values(), planned)
+                && (rollout.getStatus() == null || rollout.getStatus().phase == null || !rollout.getStatus().phase.isTerminal());
+        if (!releasing) {
+            GangFit.Result fit = planned == 1 && settings.failWhenNoNodeFits() && GangAdmission.unschedulable(observed.values())
+                    ? GangAdmission.check(client, List.copyOf(observed.values()), () -> pods.list().toList()) : null;
+            return reconcileWith(rollout, context, env, observed, fit, now);
+        }
+        GangAdmission.LOCK.lock(); // one gang release decision at a time: each sees the members released before it
+        try {
+            GangFit.Result fit = GangAdmission.check(client, List.copyOf(observed.values()), () -> pods.list().toList());
+            if (fit != null && fit.verdict() == GangFit.Verdict.NEVER && !settings.failWhenNoNodeFits()) {
+                fit = new GangFit.Result(GangFit.Verdict.WAIT, fit.message() + " (waiting: nodes may be added)", Map.of());
+            }
+            return reconcileWith(rollout, context, env, observed, fit, now);
+        } finally {
+            GangAdmission.LOCK.unlock();
+        }
+    }
+
+    private UpdateControl<Rollout> reconcileWith(Rollout rollout, Context<Rollout> context, RLEnvironment env,
+                                                 Map<String, Pod> observed, GangFit.Result fit, Instant now) {
+        KubernetesClient client = context.getClient();
+        RolloutDecision d = RolloutStateMachine.decide(rollout, env, env == null ? null : validity(env), observed, now, fit);
         RolloutStatus old = rollout.getStatus();
         RolloutPhase oldPhase = old == null ? null : old.phase;
         RestoreGate.Result gate = null;
@@ -170,7 +194,16 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             }
         }
         if (!d.ungate().isEmpty()) {
-            ungate(rollout, env, d.ungate(), client, gate == null ? Map.of() : gate.pins());
+            Map<Integer, String> pins = new HashMap<>(gate == null ? Map.of() : gate.pins());
+            if (fit != null) {
+                // Each member goes to the node the fit check placed it on, so the gang lands as it was checked.
+                List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+                for (int i = 0; i < plan.size(); i++) {
+                    String node = fit.placement().get(plan.get(i).podName(rollout.getMetadata().getName()));
+                    if (node != null) pins.putIfAbsent(i, node);
+                }
+            }
+            ungate(rollout, env, d.ungate(), client, pins);
         }
 
         RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now, metrics.firstSight().origin(rollout, now));

@@ -7,6 +7,7 @@ import dev.crucible.api.v1alpha1.rollout.RolloutMode;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.contract.OutcomeFacts;
+import dev.crucible.controllers.capacity.GangFit;
 import dev.crucible.contract.OutcomeReasons;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.contract.TerminalOutcome;
@@ -28,6 +29,8 @@ import java.util.Map;
 public final class RolloutStateMachine {
 
     private static final Duration ENVIRONMENT_RETRY = Duration.ofSeconds(30);
+    /** How often a gang held back for capacity looks again (pods leaving a node raise no event here). */
+    private static final Duration GANG_RECHECK = Duration.ofSeconds(5);
 
     private RolloutStateMachine() {
     }
@@ -38,6 +41,16 @@ public final class RolloutStateMachine {
      */
     public static RolloutDecision decide(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
                                          Map<String, Pod> pods, Instant now) {
+        return decide(rollout, environment, environmentValid, pods, now, null);
+    }
+
+    /**
+     * @param fit whether the gang, all created and gated, fits the nodes now, or whether a single pod the
+     *            scheduler called unschedulable could ever fit ({@link GangFit}); null: not checked (no node
+     *            view), and the gang is released as soon as it exists
+     */
+    public static RolloutDecision decide(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
+                                         Map<String, Pod> pods, Instant now, GangFit.Result fit) {
         RolloutStatus status = rollout.getStatus();
         RolloutPhase current = status == null ? null : status.phase;
         if (current != null && current.isTerminal()) {
@@ -100,6 +113,22 @@ public final class RolloutStateMachine {
                 gated.add(p.getMetadata().getName());
             }
         }
+        if (!gated.isEmpty() && fit != null && fit.verdict() == GangFit.Verdict.NEVER) {
+            return terminal(RolloutPhase.Failed, Reasons.GANG_CANNOT_FIT, fit.message()
+                    + "; no member was bound. Lower the request or add nodes that can hold it", status, true, members);
+        }
+        if (!gated.isEmpty() && fit != null && fit.verdict() == GangFit.Verdict.WAIT) {
+            // Held back whole: nothing binds (and holds GPUs) until every member has a node.
+            Instant gangDeadline = podsCreatedAt(status, created).plusSeconds(TopologyPlanner.gangTimeoutSeconds(environment.getSpec()));
+            if (!now.isBefore(gangDeadline)) {
+                return terminal(RolloutPhase.Failed, Reasons.GANG_TIMEOUT, "the gang of " + plan.size()
+                        + " did not fit the nodes within topology.gangTimeoutSeconds (" + TopologyPlanner.gangTimeoutSeconds(environment.getSpec())
+                        + "s; " + fit.message() + "); no member was bound, all were removed. Free capacity or lower the request",
+                        status, true, members);
+            }
+            return new RolloutDecision(RolloutPhase.Pending, Reasons.GANG_WAITING, fit.message(), List.of(), false, List.of(),
+                    false, false, members, null, min(GANG_RECHECK, Duration.between(now, gangDeadline)));
+        }
         if (!gated.isEmpty()) {
             // Every member exists: release them together so the scheduler sees the whole gang at once.
             return new RolloutDecision(RolloutPhase.Pending, Reasons.GANG_RELEASED, "all " + plan.size()
@@ -132,6 +161,10 @@ public final class RolloutStateMachine {
         }
 
         long unbound = pods.values().stream().filter(p -> p.getSpec().getNodeName() == null).count();
+        if (unbound > 0 && !gang && fit != null && fit.verdict() == GangFit.Verdict.NEVER) {
+            return terminal(RolloutPhase.Failed, Reasons.CANNOT_FIT, fit.message()
+                    + "; lower the request or add a node that can hold it", status, true, members);
+        }
         if (unbound > 0) {
             Duration wait = untilDeadline;
             if (gang) {

@@ -1,0 +1,75 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.controllers.capacity.GangFit;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node view a gang release is decided on: every node, and the pods holding capacity on them,
+ * read from the API server at the moment of the decision (a gang waits rarely and briefly; a
+ * cluster-wide pod informer would cost every operator memory for it). Releases are serialized by
+ * {@link #LOCK}, so two gangs that each fit alone are never both let go into room for one: a released
+ * member is pinned to its planned node and counts there until it binds.
+ */
+final class GangAdmission {
+
+    static final ReentrantLock LOCK = new ReentrantLock();
+    private static final Logger LOG = LoggerFactory.getLogger(GangAdmission.class);
+    private static volatile boolean podsForbiddenLogged;
+
+    private GangAdmission() {
+    }
+
+    /** Whether every member exists and at least one still holds the gang's scheduling gate. */
+    static boolean awaitingRelease(Collection<Pod> members, int planned) {
+        return planned > 1 && members.size() >= planned && members.stream()
+                .anyMatch(p -> p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty());
+    }
+
+    /** A single unbound pod the scheduler has called unschedulable (only then is the node view read for it). */
+    static boolean unschedulable(Collection<Pod> pods) {
+        return pods.size() == 1 && pods.stream().allMatch(p -> p.getSpec().getNodeName() == null && p.getStatus() != null
+                && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream().anyMatch(c ->
+                "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason())));
+    }
+
+    /**
+     * @param ownPods the operator's own pods (its informer), used when it may not list every pod
+     * @return the verdict, or null when nodes cannot be read (the gang is then released as it exists)
+     */
+    static GangFit.Result check(KubernetesClient client, List<Pod> members, Supplier<List<Pod>> ownPods) {
+        List<Node> nodes;
+        try {
+            nodes = client.nodes().list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 403) throw e;
+            LOG.warn("cannot list nodes ({}): gangs are released without a capacity check", e.getMessage());
+            return null;
+        }
+        List<Pod> others;
+        try {
+            others = client.pods().inAnyNamespace()
+                    .withoutField("status.phase", "Succeeded").withoutField("status.phase", "Failed").list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 403) throw e;
+            // Namespaced RBAC (watchNamespaces): only the operator's own pods are known to hold capacity.
+            if (!podsForbiddenLogged) {
+                podsForbiddenLogged = true;
+                LOG.info("cannot list pods cluster-wide; gang capacity counts only Crucible's own pods");
+            }
+            others = ownPods.get();
+        }
+        List<String> names = members.stream().map(p -> p.getMetadata().getName()).toList();
+        List<Pod> holding = others.stream().filter(p -> !(names.contains(p.getMetadata().getName())
+                && p.getMetadata().getNamespace().equals(members.get(0).getMetadata().getNamespace()))).toList();
+        return GangFit.check(members, nodes, holding);
+    }
+}
