@@ -23,7 +23,6 @@ final class GangAdmission {
 
     static final ReentrantLock LOCK = new ReentrantLock();
     private static final Logger LOG = LoggerFactory.getLogger(GangAdmission.class);
-    private static volatile boolean podsForbiddenLogged;
 
     private GangAdmission() {
     }
@@ -42,10 +41,11 @@ final class GangAdmission {
     }
 
     /**
-     * @param ownPods the operator's own pods (its informer), used when it may not list every pod
+     * @param clusterWide whether the operator watches every namespace (and so may list every pod)
+     * @param ownPods the operator's own pods (its informer), used when it watches only some namespaces
      * @return the verdict, or null when nodes cannot be read (the gang is then released as it exists)
      */
-    static GangFit.Result check(KubernetesClient client, List<Pod> members, Supplier<List<Pod>> ownPods) {
+    static GangFit.Result check(KubernetesClient client, List<Pod> members, boolean clusterWide, Supplier<List<Pod>> ownPods) {
         List<Node> nodes;
         try {
             nodes = client.nodes().list().getItems();
@@ -54,22 +54,14 @@ final class GangAdmission {
             LOG.warn("cannot list nodes ({}): gangs are released without a capacity check", e.getMessage());
             return null;
         }
-        List<Pod> others;
-        try {
-            others = client.pods().inAnyNamespace()
-                    .withoutField("status.phase", "Succeeded").withoutField("status.phase", "Failed").list().getItems();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 403) throw e;
-            // Namespaced RBAC (watchNamespaces): only the operator's own pods are known to hold capacity.
-            if (!podsForbiddenLogged) {
-                podsForbiddenLogged = true;
-                LOG.info("cannot list pods cluster-wide; gang capacity counts only Crucible's own pods");
-            }
-            others = ownPods.get();
-        }
+        // Namespaced RBAC (watchNamespaces) grants no cluster-wide pod list: only Crucible's own pods are known there.
+        List<Pod> others = clusterWide ? client.pods().inAnyNamespace()
+                .withoutField("status.phase", "Succeeded").withoutField("status.phase", "Failed").list().getItems() : ownPods.get();
         List<String> names = members.stream().map(p -> p.getMetadata().getName()).toList();
         List<Pod> holding = others.stream().filter(p -> !(names.contains(p.getMetadata().getName())
-                && p.getMetadata().getNamespace().equals(members.get(0).getMetadata().getNamespace()))).toList();
+                && p.getMetadata().getNamespace().equals(members.get(0).getMetadata().getNamespace())))
+                .filter(p -> p.getStatus() == null || !("Succeeded".equals(p.getStatus().getPhase()) || "Failed".equals(p.getStatus().getPhase())))
+                .toList();
         return GangFit.check(members, nodes, holding);
     }
 }

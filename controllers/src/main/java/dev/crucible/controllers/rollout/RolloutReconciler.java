@@ -138,12 +138,12 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                 && (rollout.getStatus() == null || rollout.getStatus().phase == null || !rollout.getStatus().phase.isTerminal());
         if (!releasing) {
             GangFit.Result fit = planned == 1 && settings.failWhenNoNodeFits() && GangAdmission.unschedulable(observed.values())
-                    ? GangAdmission.check(client, List.copyOf(observed.values()), () -> pods.list().toList()) : null;
+                    ? GangAdmission.check(client, List.copyOf(observed.values()), clusterWide(context), () -> pods.list().toList()) : null;
             return reconcileWith(rollout, context, env, observed, fit, now);
         }
         GangAdmission.LOCK.lock(); // one gang release decision at a time: each sees the members released before it
         try {
-            GangFit.Result fit = GangAdmission.check(client, List.copyOf(observed.values()), () -> pods.list().toList());
+            GangFit.Result fit = GangAdmission.check(client, List.copyOf(observed.values()), clusterWide(context), () -> pods.list().toList());
             if (fit != null && fit.verdict() == GangFit.Verdict.NEVER && !settings.failWhenNoNodeFits()) {
                 fit = new GangFit.Result(GangFit.Verdict.WAIT, fit.message() + " (waiting: nodes may be added)", Map.of());
             }
@@ -151,6 +151,11 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         } finally {
             GangAdmission.LOCK.unlock();
         }
+    }
+
+    private static boolean clusterWide(Context<Rollout> context) {
+        return io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration.allNamespacesWatched(
+                context.getControllerConfiguration().getEffectiveNamespaces());
     }
 
     private UpdateControl<Rollout> reconcileWith(Rollout rollout, Context<Rollout> context, RLEnvironment env,

@@ -44,6 +44,13 @@ public final class InProcessOperator implements AutoCloseable {
      */
     public InProcessOperator(KubernetesClient client, OperatorSettings settings, SnapshotAgents agents,
                              Consumer<ConfigurationServiceOverrider> overrides, String probeServerImage) {
+        this(client, settings, agents, overrides, probeServerImage, java.util.Set.of());
+    }
+
+    /** Watching only {@code namespaces} (the chart's {@code watchNamespaces}); empty: every namespace. */
+    public InProcessOperator(KubernetesClient client, OperatorSettings settings, SnapshotAgents agents,
+                             Consumer<ConfigurationServiceOverrider> overrides, String probeServerImage,
+                             java.util.Set<String> namespaces) {
         this.client = client;
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new ControllerMetrics(registry);
@@ -56,14 +63,23 @@ public final class InProcessOperator implements AutoCloseable {
                     .withStopOnInformerErrorDuringStartup(true);
             overrides.accept(o);
         });
-        operator.register(new RolloutReconciler(settings, metrics, agents));
-        operator.register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics,
-                new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources"))));
+        register(new RolloutReconciler(settings, metrics, agents), namespaces);
+        register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics,
+                new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources"))), namespaces);
         if (agents != null) {
-            operator.register(new RolloutSnapshotReconciler(agents, metrics));
+            register(new RolloutSnapshotReconciler(agents, metrics), namespaces);
         }
         if (probeServerImage != null) {
-            operator.register(new ProbeModelReconciler(settings, metrics, probeServerImage));
+            register(new ProbeModelReconciler(settings, metrics, probeServerImage), namespaces);
+        }
+    }
+
+    private <R extends io.fabric8.kubernetes.api.model.HasMetadata> void register(
+            io.javaoperatorsdk.operator.api.reconciler.Reconciler<R> reconciler, java.util.Set<String> namespaces) {
+        if (namespaces.isEmpty()) {
+            operator.register(reconciler);
+        } else {
+            operator.register(reconciler, o -> o.settingNamespaces(namespaces));
         }
     }
 

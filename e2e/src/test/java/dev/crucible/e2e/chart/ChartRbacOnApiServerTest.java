@@ -194,6 +194,47 @@ class ChartRbacOnApiServerTest {
         }
     }
 
+    /**
+     * The chart with {@code watchNamespaces}: a Role per watched namespace instead of the ClusterRole. The
+     * operator watching only that namespace runs a Rollout and a two-pod gang through their lives (the gang's
+     * capacity check counts the operator's own pods: it may not list pods cluster-wide) and needs nothing more.
+     */
+    @Test
+    @Order(3)
+    void withWatchNamespacesTheRolesOfThoseNamespacesAreEnough() {
+        operator.close();
+        operator = null;
+        String watched = SharedCluster.namespace("rbac-watched");
+        String home = SharedCluster.namespace("crucible-rbacns-system");
+        ChartServiceAccount scoped = ChartServiceAccount.install(admin, "crucible-rbacns", home,
+                Map.of("watchNamespaces[0]", watched));
+        assertThat(admin.rbac().clusterRoles().withName("crucible-rbacns").get()).as("no cluster-wide workload role").isNull();
+        try (KubernetesClient client = scoped.client(cluster);
+             InProcessOperator ns = new InProcessOperator(client, SharedCluster.SETTINGS, null, o -> { }, null, java.util.Set.of(watched)).start()) {
+            Manifests.environment(admin, watched, "calc", "resources: {cpu: 500m, memory: 512Mi}");
+            Manifests.environment(admin, watched, "pair", """
+                    resources: {cpu: 500m, memory: 512Mi}
+                    topology:
+                      roles:
+                        - name: worker
+                          replicas: 2
+                    """);
+            Manifests.rollout(admin, watched, "calc-a0", "calc", "");
+            Manifests.rollout(admin, watched, "pair-a0", "pair", "");
+            await().atMost(Duration.ofSeconds(60)).until(() -> phase(watched, "calc-a0") == RolloutPhase.Running
+                    && phase(watched, "pair-a0") == RolloutPhase.Running);
+            Manifests.verifierExits(admin, watched, "calc-a0-main-0", """
+                    {"reward":1.0,"verdict":"pass","tests":{"passed":2,"failed":0,"skipped":0,"total":2,
+                    "failToPassPassed":1,"failToPassTotal":1},"hackFindings":[],"turns":3,"phase":"Succeeded"}""");
+            await().atMost(Duration.ofSeconds(30)).until(() -> phase(watched, "calc-a0") == RolloutPhase.Succeeded);
+            admin.resources(Rollout.class).inNamespace(watched).withName("pair-a0").delete();
+            admin.resources(Rollout.class).inNamespace(watched).withName("calc-a0").delete();
+            await().atMost(Duration.ofSeconds(30)).until(() -> admin.resources(Rollout.class).inNamespace(watched).list().getItems().isEmpty());
+            assertThat(Manifests.podsOf(admin, watched, "pair-a0")).isEmpty();
+            assertThat(scoped.forbidden.seen()).as("calls the API server refused to " + scoped.user()).isEmpty();
+        }
+    }
+
     private static String phaseOf(ProbeModel p) {
         return p == null || p.getStatus() == null ? null : p.getStatus().phase;
     }
