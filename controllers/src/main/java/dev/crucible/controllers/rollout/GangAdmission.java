@@ -6,7 +6,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.Collection;
+import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -15,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The node view a gang release is decided on: every node, and the pods holding capacity on them,
  * read from the API server at the moment of the decision (a gang waits rarely and briefly; a
- * cluster-wide pod informer would cost every operator memory for it). Releases are serialized by
+ * cluster-wide pod informer would cost every operator memory and CPU for it). Releases are serialized by
  * {@link #LOCK}, so two gangs that each fit alone are never both let go into room for one: a released
  * member is pinned to its planned node and counts there until it binds.
  */
@@ -31,6 +35,25 @@ final class GangAdmission {
     static boolean awaitingRelease(Collection<Pod> members, int planned) {
         return planned > 1 && members.size() >= planned && members.stream()
                 .anyMatch(p -> p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty());
+    }
+
+    /**
+     * Pods on nodes, everywhere, from the API server's watch cache (resourceVersion 0: no etcd read, cheap
+     * in a burst), and Crucible's own pods not yet bound, read from etcd: a member the previous decision
+     * released counts on its pinned node even before any informer has seen the release. Namespaced RBAC
+     * (watchNamespaces) grants no cluster-wide list: there only the operator's own pods are known.
+     */
+    private static List<Pod> holdingCapacity(KubernetesClient client) {
+        Map<String, Pod> byKey = new LinkedHashMap<>();
+        ListOptions fromCache = new ListOptionsBuilder().withResourceVersion("0").build();
+        for (Pod p : client.pods().inAnyNamespace().withoutField("spec.nodeName", "").list(fromCache).getItems()) {
+            byKey.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
+        }
+        for (Pod p : client.pods().inAnyNamespace().withLabel(RolloutLabels.MANAGED_BY, RolloutLabels.MANAGED_BY_VALUE)
+                .withField("spec.nodeName", "").list().getItems()) {
+            byKey.putIfAbsent(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
+        }
+        return List.copyOf(byKey.values());
     }
 
     /** A single unbound pod the scheduler has called unschedulable (only then is the node view read for it). */
@@ -54,9 +77,7 @@ final class GangAdmission {
             LOG.warn("cannot list nodes ({}): gangs are released without a capacity check", e.getMessage());
             return null;
         }
-        // Namespaced RBAC (watchNamespaces) grants no cluster-wide pod list: only Crucible's own pods are known there.
-        List<Pod> others = clusterWide ? client.pods().inAnyNamespace()
-                .withoutField("status.phase", "Succeeded").withoutField("status.phase", "Failed").list().getItems() : ownPods.get();
+        List<Pod> others = clusterWide ? holdingCapacity(client) : ownPods.get();
         List<String> names = members.stream().map(p -> p.getMetadata().getName()).toList();
         List<Pod> holding = others.stream().filter(p -> !(names.contains(p.getMetadata().getName())
                 && p.getMetadata().getNamespace().equals(members.get(0).getMetadata().getNamespace())))
