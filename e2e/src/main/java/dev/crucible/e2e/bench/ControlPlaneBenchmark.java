@@ -89,7 +89,8 @@ public final class ControlPlaneBenchmark {
         environments(client, ns, load);
 
         long heapBefore = usedHeapAfterGc();
-        InProcessOperator operator = new InProcessOperator(cluster.newClient(), OperatorSettings.defaults()).start();
+        WriteCounter writes = new WriteCounter();
+        InProcessOperator operator = new InProcessOperator(cluster.newClient(writes), OperatorSettings.defaults()).start();
 
         Map<String, Integer> expectedPods = new HashMap<>();
         for (int i = 0; i < load.total(); i++) {
@@ -208,10 +209,15 @@ public final class ControlPlaneBenchmark {
         long series = operator.scrape().lines().filter(l -> !l.isBlank() && !l.startsWith("#")).count();
         System.err.printf("operator-side create->pods (from its first sight, ms clock): mean %.0f ms, max %.0f ms; metrics_series=%d%n",
                 opSummary.mean(), opSummary.max(), series);
+        System.err.println("operator writes until all Running (and the probes): " + writes.breakdown());
         System.out.printf("rollouts=%d create_to_pods_p50_ms=%d create_to_pods_p99_ms=%d all_running_s=%.1f "
                         + "operator_heap_mib=%d gpu_overcommit=%d misplaced=%d%n",
                 load.total(), percentile(latencies, 0.50), percentile(latencies, 0.99), allRunningSeconds, heapMib,
                 placement.gpuOvercommit(), placement.misplaced());
+        // steady_p99_ms: one new Rollout's create→pods with all N live; api_writes_per_rollout: every write the
+        // operator's client sent (reconcilers, Events, Lease) until all were Running, over the Rollouts it started
+        System.out.printf("steady_p99_ms=%d api_writes_per_rollout=%.2f metrics_series=%d%n", percentile(live, 0.99),
+                (double) writes.total() / (load.total() + live.size()), series);
         if (!complete) {
             System.err.printf("TIMEOUT: only %d of %d rollouts Running after %d s%n", running.size(), load.total(), timeoutSeconds);
         }

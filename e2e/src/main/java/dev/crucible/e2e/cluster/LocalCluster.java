@@ -65,12 +65,19 @@ public final class LocalCluster implements AutoCloseable {
 
     /** A fresh client (its own connection pool), e.g. for an in-process operator. */
     public KubernetesClient newClient() {
+        return newClient(null);
+    }
+
+    /** A fresh client whose requests also pass {@code interceptor} (null: none), e.g. to count its writes. */
+    public KubernetesClient newClient(io.fabric8.kubernetes.client.http.Interceptor interceptor) {
         Config config = Config.fromKubeconfig(readKubeconfig());
         // The benchmark fires thousands of requests; the defaults queue them behind 5 per host.
         config.setMaxConcurrentRequests(512);
         config.setMaxConcurrentRequestsPerHost(512);
         config.setRequestTimeout(60_000);
-        return new KubernetesClientBuilder().withConfig(config).build();
+        KubernetesClientBuilder b = new KubernetesClientBuilder().withConfig(config);
+        if (interceptor != null) b.withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("bench", interceptor));
+        return b.build();
     }
 
     public String readKubeconfig() {
