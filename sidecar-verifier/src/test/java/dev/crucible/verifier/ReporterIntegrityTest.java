@@ -56,7 +56,8 @@ class ReporterIntegrityTest {
                 Arguments.of("test-file-read-at-import", Naive.JUNIT, "", "read the test file tests/test_ops.py"),
                 Arguments.of("fake-channel-lines", Naive.NONE, "", "does not carry the run's nonce"),
                 Arguments.of("gc-finds-config", Naive.JUNIT, "", "called gc.get_objects"),
-                Arguments.of("ctypes-type-dict", Naive.JUNIT, "", "used ctypes.cdata"));
+                Arguments.of("ctypes-type-dict", Naive.JUNIT, "", "used ctypes.cdata"),
+                Arguments.of("eq-built-at-run-time", Naive.JUNIT, "", "an equality that cannot fail"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -80,7 +81,7 @@ class ReporterIntegrityTest {
     static Stream<Arguments> honest() {
         return Stream.of("subprocess", "localhost-socket-refused", "logging", "inspect-own-frames", "attrs-dataclasses", "warnings",
                 "parametrized-tests", "xfail-and-skip", "tests-spawn-processes", "test-data-file", "pristine-conftest-hooks",
-                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes").map(Arguments::of);
+                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq").map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0}")

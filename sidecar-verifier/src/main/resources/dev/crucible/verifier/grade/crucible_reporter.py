@@ -622,6 +622,98 @@ def _check_grader_files(when):
 
 
 # ---------------------------------------------------------------------------------------------
+# Equality that cannot fail. A test asserts `got == expected`; code under test that returns an object
+# whose == says yes to anything passes every such assertion with nothing fixed. However it is spelled
+# (a lambda, float.__ge__, exec of an encoded class body, type() with a computed dict, a mixin), its
+# behaviour shows: an instance made without running any of the class's own code compares equal to a
+# fresh object() or to a different value of its builtin base. Probed for classes of the code under
+# test (or made with no source file) whose == or != is not their builtin base's: subclasses of the
+# value types after every test, every class after collection and at session end.
+
+_VALUE_TYPES = (int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
+_PROBE_VALUE = {int: (1234567,), float: (1234.5,), complex: (1j,), str: ("crucible-probe",), bytes: (b"crucible-probe",),
+                tuple: (("crucible-probe",),), frozenset: (("crucible-probe",),)}
+_OTHER_VALUE = {int: 7654321, float: 4321.5, complex: 2j, str: "other-value", bytes: b"other-value", tuple: ("other",),
+                list: ["other"], dict: {"other": 1}, set: {"other"}, frozenset: frozenset({"other"})}
+_probed = set()  # classes already judged (kept alive: a class made per call cannot vanish unjudged)
+_HEAPTYPE = 1 << 9
+
+
+def _builtin_base(cls):
+    for b in cls.__mro__:
+        if not b.__flags__ & _HEAPTYPE:
+            return b
+    return object
+
+
+def _of_code_under_test(cls):
+    """The class comes from a file of the code under test, or from no file at all (exec, type())."""
+    mod = sys.modules.get(cls.__module__)
+    fn = getattr(mod, "__file__", None) if mod is not None else None
+    if mod is None or cls.__module__ in ("builtins", "__main__") or not isinstance(fn, str) or fn.startswith("<"):
+        return True
+    return _kind(fn) == "C"
+
+
+def _says_yes_to_anything(cls):
+    base = _builtin_base(cls)
+    try:
+        inst = object.__new__(cls) if base is object else base.__new__(cls, *_PROBE_VALUE.get(base, ()))
+    except Exception:
+        return None
+    for rhs in (object(), _OTHER_VALUE.get(base, object())):
+        try:
+            eq = cls.__eq__(inst, rhs)
+            if eq is not NotImplemented and bool(eq):
+                return "=="
+            ne = cls.__ne__(inst, rhs)
+            if ne is not NotImplemented and not bool(ne):
+                return "!="
+        except BaseException:
+            continue
+    return None
+
+
+def _eq_where(cls):
+    """file:line of the == (or !=) when the code under test wrote it there, else the class's module."""
+    for name in ("__eq__", "__ne__"):
+        code = getattr(getattr(cls, name, None), "__code__", None)
+        if code is not None and (code.co_filename.startswith("<") or _kind(code.co_filename) == "C"):
+            rel = _rel(os.path.realpath(code.co_filename)) if not code.co_filename.startswith("<") else None
+            return "%s:%d" % (rel or code.co_filename, code.co_firstlineno)
+    fn = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    rel = _rel(os.path.realpath(fn)) if isinstance(fn, str) and not fn.startswith("<") else None
+    return "%s (class %s)" % (rel or cls.__module__, cls.__qualname__)
+
+
+def _check_equality(when, everything):
+    roots = (object,) if everything else _VALUE_TYPES
+    stack = [c for r in roots for c in type.__subclasses__(r)]
+    visited = set()
+    while stack:
+        c = stack.pop()
+        if c in visited:
+            continue
+        visited.add(c)
+        try:
+            stack.extend(type.__subclasses__(c))
+        except TypeError:
+            pass
+        if c in _probed or not c.__flags__ & _HEAPTYPE:
+            continue
+        base = _builtin_base(c)
+        if c.__eq__ is base.__eq__ and c.__ne__ is base.__ne__:
+            continue
+        _probed.add(c)
+        if not _of_code_under_test(c):
+            continue
+        op = _says_yes_to_anything(c)
+        if op is not None:
+            _finding("critical", _eq_where(c), "class %s: %s answers yes to a value it was never given (an equality that cannot fail; seen %s)"
+                     % (c.__qualname__, op, when), "equality-override")
+
+
+# ---------------------------------------------------------------------------------------------
 # The pytest plugin.
 
 class Reporter:
@@ -644,6 +736,7 @@ class Reporter:
     def pytest_collection_finish(self, session):
         t0 = _perf()
         _check_surface("after collection")  # collection imported the code under test: a patch of the rewriter shows here
+        _check_equality("after collection", True)
         _COST["checks"] += _perf() - t0
         _emit("collected", count=len(session.items))
 
@@ -670,6 +763,8 @@ class Reporter:
     def pytest_runtest_logreport(self, report):
         t0 = _perf()
         _check_internals("at %s %s" % (report.nodeid, report.when), False)
+        if report.when == "call":
+            _check_equality("at " + report.nodeid, False)
         if self.pm is not None and (_func(getattr(self.pm, "_hookexec", None)) is not self.hookexec
                                     or getattr(self.pm, "_inner_hookexec", None) is not self.inner):
             _finding("critical", "pluginmanager", "the plugin manager's hook executor was replaced", "hook-caller-changed")
@@ -695,6 +790,7 @@ class Reporter:
         if self.pm is not None:
             _check_hookimpls(self.pm, self.hookexec, "at session end")
         _check_grader_files("at session end")
+        _check_equality("at session end", True)
         _COST["checks"] += _perf() - t0
         stats = {}
         tr = self.pm.get_plugin("terminalreporter") if self.pm is not None else None
