@@ -57,7 +57,9 @@ class ReporterIntegrityTest {
                 Arguments.of("fake-channel-lines", Naive.NONE, "", "does not carry the run's nonce"),
                 Arguments.of("gc-finds-config", Naive.JUNIT, "", "called gc.get_objects"),
                 Arguments.of("ctypes-type-dict", Naive.JUNIT, "", "used ctypes.cdata"),
-                Arguments.of("eq-built-at-run-time", Naive.JUNIT, "", "an equality that cannot fail"));
+                Arguments.of("eq-built-at-run-time", Naive.JUNIT, "", "an equality that cannot fail"),
+                Arguments.of("reporter-silenced", Naive.JUNIT, "", "the grader's reporter was changed from inside the run"),
+                Arguments.of("encoded-exec", Naive.JUNIT, "", "compiled source at run time that names"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -358,6 +358,34 @@ def _on_code_new(args):
         _finding("high", _where(f), "code under test built code claiming to come from %s" % filename, "code-spoofing")
 
 
+# Source text the code under test compiles at run time (exec of a decoded string, compile()) never
+# reached the syntax rules, which read files. The compile audit event carries it, already decoded, before
+# it runs: names of what only tampering reaches for (frame walks, runner and reporter internals, the
+# import system, gc/ctypes) in it are a finding. String concatenations are joined first ("tb_" "frame").
+_COMPILED_TAMPERING = __import__("re").compile(
+    r"\b(f_back|f_locals|f_globals|tb_frame|tb_next|gi_frame|cr_frame|__globals__|__closure__|cell_contents|_getframe|"
+    r"settrace|setprofile|_current_frames|pluginmanager|get_plugins|_name2plugin|hookimpl|_hookexec|_pytest|pluggy|"
+    r"runtest|from_call|CallInfo|TestReport|sys\.modules|meta_path|path_hooks|get_referrers|get_referents|get_objects|"
+    r"ctypes)\b")
+_JOIN_STRINGS = __import__("re").compile(r"([\"'])\s*\+?\s*([\"'])")
+
+
+def _on_compile_source(args):
+    source = args[0] if args else None
+    if isinstance(source, (bytes, bytearray)):
+        source = bytes(source[:65536]).decode("utf-8", "replace")
+    if not isinstance(source, str) or not source:
+        return
+    f = _direct_tree_code()
+    if f is None:
+        return
+    text = source[:65536]
+    m = _COMPILED_TAMPERING.search(text) or _COMPILED_TAMPERING.search(_JOIN_STRINGS.sub("", text))
+    if m is not None:
+        _finding("high", _where(f), "code under test compiled source at run time that names %r (exec of generated or decoded code)"
+                 % m.group(1), "compiled-tampering")
+
+
 _HANDLERS = {
     "sys._getframe": _on_getframe,
     "object.__getattr__": _on_frame_attr,
@@ -388,7 +416,7 @@ _HANDLERS = {
     "object.__setattr__": _on_setattr("object.__setattr__"),
     "object.__delattr__": _on_setattr("object.__delattr__"),
     "code.__new__": _on_code_new,
-    "compile": lambda args: _on_code_new((None,) + tuple(args[1:2])),
+    "compile": lambda args: (_on_code_new((None,) + tuple(args[1:2])), _on_compile_source(args)),
 }
 
 
@@ -714,7 +742,49 @@ def _check_equality(when, everything):
 
 
 # ---------------------------------------------------------------------------------------------
-# The pytest plugin.
+# The reporter itself. Its functions and tables live in this module's dictionary, which code under test
+# can reach without any audited step (a plugin's method's __globals__): replacing _finding or emptying
+# _HANDLERS would silence every check. What they were at import is kept here, in a closure; each report
+# and the session end put back anything changed and say so (through the original _emit).
+
+def _seal():
+    g = globals()
+    names = [n for n, v in g.items() if n.startswith("_") and not n.startswith("__") and (callable(v) or isinstance(v, (dict, set, frozenset, tuple, str, int, bool)))]
+    names.append("ACTIVE")
+    kept = tuple((n, g[n]) for n in names if n in g)
+    handlers = tuple(_HANDLERS.items())
+    emit, seen, state_keys = _emit, _seen_findings, tuple(sorted(_state))
+    codes = tuple((v, v.__code__, v.__defaults__) for _, v in kept if isinstance(v, type(_seal)))
+
+    def check(when):
+        bad = [n for n, v in kept if g.get(n) is not v]
+        for n, v in kept:
+            g[n] = v
+        if tuple(_HANDLERS.items()) != handlers:
+            bad.append("_HANDLERS")
+            _HANDLERS.clear()
+            _HANDLERS.update(handlers)
+        for fn, code, defaults in codes:
+            if fn.__code__ is not code or fn.__defaults__ is not defaults:
+                bad.append(fn.__name__ + ".__code__")
+                fn.__code__, fn.__defaults__ = code, defaults
+        if tuple(sorted(g["_state"])) != state_keys:
+            bad.append("_state")
+        if g["_seen_findings"] is not seen:
+            bad.append("_seen_findings")
+        if bad:
+            emit("finding", detector="grader-tampering", severity="critical", path="crucible_reporter",
+                 evidence="the grader's reporter was changed from inside the run (%s; seen %s)" % (", ".join(sorted(set(bad))[:12]), when),
+                 check="reporter-tampered", nodeid=None)
+    return check
+
+
+_SELF_CHECK = _seal()
+
+
+# ---------------------------------------------------------------------------------------------
+# The pytest plugin. Its hooks hold the self check as a default argument (pluggy passes only the
+# hook's own arguments), so no lookup in the module's dictionary stands between them and it.
 
 class Reporter:
     def __init__(self):
@@ -733,8 +803,9 @@ class Reporter:
         _check_plugin(plugin, "at registration")
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_finish(self, session):
+    def pytest_collection_finish(self, session, _self_check=_SELF_CHECK):
         t0 = _perf()
+        _self_check("after collection")
         _check_surface("after collection")  # collection imported the code under test: a patch of the rewriter shows here
         _check_equality("after collection", True)
         _COST["checks"] += _perf() - t0
@@ -760,8 +831,9 @@ class Reporter:
         _state["nodeid"] = None
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report):
+    def pytest_runtest_logreport(self, report, _self_check=_SELF_CHECK):
         t0 = _perf()
+        _self_check("at %s %s" % (report.nodeid, report.when))
         _check_internals("at %s %s" % (report.nodeid, report.when), False)
         if report.when == "call":
             _check_equality("at " + report.nodeid, False)
@@ -782,9 +854,10 @@ class Reporter:
               duration=round(float(getattr(report, "duration", 0.0) or 0.0), 6), wasxfail=wasxfail, message=message)
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_sessionfinish(self, session, exitstatus):
+    def pytest_sessionfinish(self, session, exitstatus, _self_check=_SELF_CHECK):
         yield
         t0 = _perf()
+        _self_check("at session end")
         _check_internals("at session end", True)
         _check_surface("at session end")
         if self.pm is not None:
