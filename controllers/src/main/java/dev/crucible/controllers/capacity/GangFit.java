@@ -15,7 +15,9 @@ import java.util.TreeMap;
  * Whether a whole gang fits the nodes now, could fit them some day, or never can (pure). A gang is
  * released only when every member has a node: members are placed largest first (GPUs, then CPU, then
  * memory), each on the matching node that leaves the least of its biggest request (best fit), against
- * what each node has left after the pods already on it or on their way to it. "Never" is claimed only
+ * what each node has left after the pods bound to it and after placing, the same way, the pods released
+ * but not yet bound (another gang let go a moment ago). Nothing is pinned: the scheduler places the
+ * members, so a view that is a moment old cannot strand one on a node that filled up meanwhile. "Never" is claimed only
  * when it is certain: a member that no matching node could hold even empty, or a gang that asks more
  * of some resource than all of its matching nodes have together; a gang that first-fit cannot place
  * today waits instead (its timeout still ends it).
@@ -24,10 +26,8 @@ public final class GangFit {
 
     public enum Verdict { FITS, WAIT, NEVER }
 
-    /** The label a released member is pinned by (set by the kubelet to the node's name). */
-    public static final String HOSTNAME = "kubernetes.io/hostname";
 
-    /** @param placement member pod name → the node's {@code kubernetes.io/hostname} (its name without one), for FITS */
+    /** @param placement member pod name → the node it was placed on in the check, for FITS (the scheduler decides) */
     public record Result(Verdict verdict, String message, Map<String, String> placement) {
     }
 
@@ -81,60 +81,66 @@ public final class GangFit {
         for (Node n : nodes) {
             if (NodeMatch.usableNow(n)) free.put(n.getMetadata().getName(), new HashMap<>(allocatable.get(n.getMetadata().getName())));
         }
-        Map<String, String> byHostname = new HashMap<>();
-        for (Node n : nodes) {
-            String host = n.getMetadata().getLabels() == null ? null : n.getMetadata().getLabels().get(HOSTNAME);
-            if (host != null) byHostname.put(host, n.getMetadata().getName());
-        }
+        List<Pod> inFlight = new ArrayList<>();
         for (Pod p : others) {
-            String pinned = nodeOf(p);
-            String node = pinned != null && p.getSpec().getNodeName() == null ? byHostname.getOrDefault(pinned, pinned) : pinned;
-            if (node != null && free.containsKey(node)) {
-                Map<String, BigDecimal> left = free.get(node);
-                PodRequests.of(p).forEach((k, v) -> left.merge(k, v.negate(), BigDecimal::add));
+            String node = p.getSpec().getNodeName();
+            if (node == null) {
+                if (p.getSpec().getSchedulingGates() == null || p.getSpec().getSchedulingGates().isEmpty()) inFlight.add(p);
+            } else if (free.containsKey(node)) {
+                take(free.get(node), PodRequests.of(p));
             }
         }
-        List<Pod> order = new ArrayList<>(members);
-        order.sort(Comparator.comparing((Pod p) -> get(demand.get(p.getMetadata().getName()), "nvidia.com/gpu"))
-                .thenComparing(p -> get(demand.get(p.getMetadata().getName()), "cpu"))
-                .thenComparing(p -> get(demand.get(p.getMetadata().getName()), "memory")).reversed());
+        // Released but not yet bound (another gang let go a moment ago, a pod the scheduler has not placed):
+        // each takes its best place first, as the scheduler will soon give it one.
+        for (Pod p : largestFirst(inFlight)) {
+            Map<String, BigDecimal> want = PodRequests.of(p);
+            Node best = bestFit(nodes.stream().filter(n -> NodeMatch.allows(n, p)).toList(), free, want);
+            if (best != null) take(free.get(best.getMetadata().getName()), want);
+        }
         Map<String, String> placement = new LinkedHashMap<>();
-        for (Pod m : order) {
+        for (Pod m : largestFirst(members)) {
             String name = m.getMetadata().getName();
             Map<String, BigDecimal> want = demand.get(name);
-            String key = biggest(want);
-            Node best = null;
-            BigDecimal bestLeft = null;
-            for (Node n : eligible.get(name)) {
-                Map<String, BigDecimal> left = free.get(n.getMetadata().getName());
-                if (left == null || !covers(left, want)) continue;
-                BigDecimal after = get(left, key).subtract(get(want, key));
-                if (bestLeft == null || after.compareTo(bestLeft) < 0) {
-                    best = n;
-                    bestLeft = after;
-                }
-            }
+            Node best = bestFit(eligible.get(name), free, want);
             if (best == null) {
                 return new Result(Verdict.WAIT, "waiting for capacity: gang member " + name + " (" + describe(want)
                         + ") fits no matching node now; " + placement.size() + " of " + members.size() + " members could be placed", Map.of());
             }
-            placement.put(name, pinOf(best));
-            Map<String, BigDecimal> left = free.get(best.getMetadata().getName());
-            want.forEach((k, v) -> left.merge(k, v.negate(), BigDecimal::add));
+            placement.put(name, best.getMetadata().getName());
+            take(free.get(best.getMetadata().getName()), want);
         }
         return new Result(Verdict.FITS, "all " + members.size() + " members fit: " + placement, placement);
     }
 
-    private static String pinOf(Node n) {
-        String host = n.getMetadata().getLabels() == null ? null : n.getMetadata().getLabels().get(HOSTNAME);
-        return host != null ? host : n.getMetadata().getName();
+    /** GPUs first, then CPU, then memory, largest first (the order that packs best). */
+    private static List<Pod> largestFirst(List<Pod> pods) {
+        List<Pod> order = new ArrayList<>(pods);
+        Map<Pod, Map<String, BigDecimal>> r = new java.util.IdentityHashMap<>();
+        pods.forEach(p -> r.put(p, PodRequests.of(p)));
+        order.sort(Comparator.comparing((Pod p) -> get(r.get(p), "nvidia.com/gpu")).thenComparing(p -> get(r.get(p), "cpu"))
+                .thenComparing(p -> get(r.get(p), "memory")).reversed());
+        return order;
     }
 
-    /** The node a pod holds capacity on: its binding, or the node a released gang member is pinned to. */
-    static String nodeOf(Pod p) {
-        if (p.getSpec().getNodeName() != null) return p.getSpec().getNodeName();
-        boolean gated = p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty();
-        return gated || p.getSpec().getNodeSelector() == null ? null : p.getSpec().getNodeSelector().get(HOSTNAME);
+    /** The node that can hold {@code want} and is left with the least of its scarcest kind (best fit), or null. */
+    private static Node bestFit(List<Node> candidates, Map<String, Map<String, BigDecimal>> free, Map<String, BigDecimal> want) {
+        String key = biggest(want);
+        Node best = null;
+        BigDecimal bestLeft = null;
+        for (Node n : candidates) {
+            Map<String, BigDecimal> left = free.get(n.getMetadata().getName());
+            if (left == null || !covers(left, want)) continue;
+            BigDecimal after = get(left, key).subtract(get(want, key));
+            if (bestLeft == null || after.compareTo(bestLeft) < 0) {
+                best = n;
+                bestLeft = after;
+            }
+        }
+        return best;
+    }
+
+    private static void take(Map<String, BigDecimal> left, Map<String, BigDecimal> want) {
+        want.forEach((k, v) -> left.merge(k, v.negate(), BigDecimal::add));
     }
 
     private static boolean covers(Map<String, BigDecimal> has, Map<String, BigDecimal> want) {

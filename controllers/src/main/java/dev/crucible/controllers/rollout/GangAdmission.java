@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * The node view a gang release is decided on: every node, and the pods holding capacity on them,
  * read from the API server at the moment of the decision (a gang waits rarely and briefly; a
  * cluster-wide pod informer would cost every operator memory and CPU for it). Releases are serialized by
- * {@link #LOCK}, so two gangs that each fit alone are never both let go into room for one: a released
- * member is pinned to its planned node and counts there until it binds.
+ * {@link #LOCK}, so two gangs that each fit alone are not both let go into room for one: a released
+ * member not yet bound takes its place in the check before the next gang does.
  */
 final class GangAdmission {
 
@@ -40,7 +40,7 @@ final class GangAdmission {
     /**
      * Pods on nodes, everywhere, from the API server's watch cache (resourceVersion 0: no etcd read, cheap
      * in a burst), and Crucible's own pods not yet bound, read from etcd: a member the previous decision
-     * released counts on its pinned node even before any informer has seen the release. Namespaced RBAC
+     * released counts even before any informer has seen the release. Namespaced RBAC
      * (watchNamespaces) grants no cluster-wide list: there only the operator's own pods are known.
      */
     private static List<Pod> holdingCapacity(KubernetesClient client) {

@@ -199,16 +199,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             }
         }
         if (!d.ungate().isEmpty()) {
-            Map<Integer, String> pins = new HashMap<>(gate == null ? Map.of() : gate.pins());
-            if (fit != null) {
-                // Each member goes to the node the fit check placed it on, so the gang lands as it was checked.
-                List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
-                for (int i = 0; i < plan.size(); i++) {
-                    String node = fit.placement().get(plan.get(i).podName(rollout.getMetadata().getName()));
-                    if (node != null) pins.putIfAbsent(i, node);
-                }
-            }
-            ungate(rollout, env, d.ungate(), client, pins);
+            ungate(rollout, env, d.ungate(), client, gate == null ? Map.of() : gate.pins());
         }
 
         RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now, metrics.firstSight().origin(rollout, now));

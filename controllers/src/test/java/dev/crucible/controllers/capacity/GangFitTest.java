@@ -73,7 +73,7 @@ class GangFitTest {
         GangFit.Result r = GangFit.check(gang("a", 2, 8), List.of(node("cpu-0", 0), node("gpu-0", 8), node("gpu-1", 8), node("gpu-2", 8)), List.of());
         assertThat(r.verdict()).isEqualTo(GangFit.Verdict.FITS);
         assertThat(r.placement()).containsOnlyKeys("a-0", "a-1");
-        assertThat(new HashSet<>(r.placement().values())).hasSize(2).allSatisfy(h -> assertThat(h).startsWith("host-gpu-"));
+        assertThat(new HashSet<>(r.placement().values())).hasSize(2).allSatisfy(h -> assertThat(h).startsWith("gpu-"));
     }
 
     @Test
@@ -120,7 +120,7 @@ class GangFitTest {
         zoneB.getMetadata().getLabels().put("zone", "b");
         GangFit.Result r = GangFit.check(List.of(cpu, member("c-1", 0, "8")), List.of(zoneA, zoneB), List.of());
         assertThat(r.verdict()).isEqualTo(GangFit.Verdict.FITS);
-        assertThat(r.placement()).containsEntry("c-0", "host-cpu-b");
+        assertThat(r.placement()).containsEntry("c-0", "cpu-b");
         assertThat(GangFit.check(List.of(cpu, member("c-1", 0, "8")), List.of(zoneA), List.of()).verdict()).isEqualTo(GangFit.Verdict.NEVER);
         // the GPU nodes' taint keeps a CPU member off them: 2 x 40 cores fit only on two CPU nodes
         List<Pod> big = List.of(member("d-0", 0, "40"), member("d-1", 0, "40"));
@@ -128,17 +128,15 @@ class GangFitTest {
     }
 
     @Test
-    void membersReleasedButNotYetBoundHoldTheNodeTheyArePinnedTo() {
+    void membersReleasedButNotYetBoundTakeTheirPlaceBeforeTheNextGang() {
         List<Node> nodes = List.of(node("gpu-0", 8), node("gpu-1", 8), node("gpu-2", 8));
-        GangFit.Result first = GangFit.check(gang("a", 2, 8), nodes, List.of());
-        List<Pod> released = new ArrayList<>();
-        for (Pod p : gang("a", 2, 8)) {
-            p.getSpec().setSchedulingGates(null);
-            p.getSpec().getNodeSelector().put(GangFit.HOSTNAME, first.placement().get(p.getMetadata().getName()));
-            released.add(p);
-        }
+        List<Pod> released = gang("a", 2, 8);
+        released.forEach(p -> p.getSpec().setSchedulingGates(null)); // let go, the scheduler has not bound them yet
         GangFit.Result second = GangFit.check(gang("b", 2, 8), nodes, released);
         assertThat(second.verdict()).as("only one 8-GPU node is left for a second gang of two").isEqualTo(GangFit.Verdict.WAIT);
+        // still gated (another gang waiting like this one) holds nothing
+        List<Pod> gated = gang("c", 2, 8);
+        assertThat(GangFit.check(gang("b", 2, 8), nodes, gated).verdict()).isEqualTo(GangFit.Verdict.FITS);
     }
 
     @Test
