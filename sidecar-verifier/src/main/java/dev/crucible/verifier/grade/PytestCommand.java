@@ -20,7 +20,8 @@ public final class PytestCommand {
      * Imports the grader's reporter (from the support directory, argv[1]) and the grader's own modules
      * first, then puts the grading tree where {@code python -m} would, and hands the reporter to pytest
      * as a plugin object: it is registered before any conftest or test module is imported. The reporter
-     * leaves sys.modules so code under test cannot look it up by name.
+     * leaves sys.modules so code under test cannot look it up by name. The interpreter ends through the
+     * reporter's {@code finish} (exit callbacks and the tree's finalizers run, the rest is not torn down).
      */
     static final String BOOTSTRAP = String.join("; ",
             "import sys, os",
@@ -30,7 +31,7 @@ public final class PytestCommand {
             "sys.modules.pop('" + PytestReporter.MODULE + "', None)",
             "import pytest, _pytest.junitxml, _pytest.python, _pytest.skipping, xml.etree.ElementTree, json, unittest",
             "sys.path.insert(0, os.getcwd())",
-            "sys.exit(pytest.main(sys.argv[1:], plugins=[_crucible.plugin]))");
+            "_crucible.finish(pytest.main(sys.argv[1:], plugins=[_crucible.plugin]))");
 
     private PytestCommand() {}
 

@@ -833,9 +833,9 @@ class Reporter:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report, _self_check=_SELF_CHECK):
         t0 = _perf()
-        _self_check("at %s %s" % (report.nodeid, report.when))
         _check_internals("at %s %s" % (report.nodeid, report.when), False)
-        if report.when == "call":
+        if report.when == "call":  # once per test: a change made in setup or teardown shows at the next one or at the end
+            _self_check("at " + report.nodeid)
             _check_equality("at " + report.nodeid, False)
         if self.pm is not None and (_func(getattr(self.pm, "_hookexec", None)) is not self.hookexec
                                     or getattr(self.pm, "_inner_hookexec", None) is not self.inner):
@@ -876,6 +876,37 @@ class Reporter:
 
 
 plugin = Reporter()
+
+
+def finish(code):
+    """Ends the graded interpreter after its session, without tearing every module down (pytest's and the
+    stdlib's teardown was most of the "exit" phase). What code under test could still do at exit happens
+    first, as it would: atexit callbacks run, then the modules of the grading tree are emptied and the
+    collector runs, so their finalizers run; one that forces another exit status shows as the mismatch
+    between that status and the session end already reported."""
+    import atexit
+    import gc
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for mod in list(sys.modules.values()):
+        fn = getattr(mod, "__file__", None)
+        if isinstance(fn, str) and not fn.startswith("<") and _kind(fn) in ("C", "T"):
+            try:
+                mod.__dict__.clear()
+            except BaseException:
+                pass
+    try:
+        gc.collect()
+    except BaseException:
+        pass
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(int(code) if isinstance(code, int) else 1)
 
 if ACTIVE:
     _COST["import"] = _perf() - _T_SETUP
