@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Finds the workflow that tests a repository when none is named: the workflow files at the commit,
  * those named like test/ci first, and the first whose chosen job runs tests wins. Used by fix-commit
- * tasks, where a whole history is scanned and naming a workflow per commit is not practical.
+ * tasks, where a whole history is scanned and naming a workflow per commit is not practical, and by
+ * {@code crucible derive} when no --workflow is given.
  */
 public final class WorkflowFinder {
     private WorkflowFinder() {
@@ -20,6 +21,12 @@ public final class WorkflowFinder {
 
     /** The first workflow that derives with a test verifier; throws naming what each file gave. */
     public static Derivation derive(Path repo, String commit, String job) throws DerivationException {
+        return derive(repo, commit, job, java.util.Map.of(), null);
+    }
+
+    /** As {@link #derive(Path, String, String)}, with a matrix choice and test steps as a named workflow takes them. */
+    public static Derivation derive(Path repo, String commit, String job, java.util.Map<String, String> matrix, String testStep)
+            throws DerivationException {
         List<String> files = workflowFiles(repo, commit);
         if (files.isEmpty()) {
             throw new DerivationException(".github/workflows", null, 0, "no workflow files at commit " + commit
@@ -28,7 +35,7 @@ public final class WorkflowFinder {
         List<String> why = new ArrayList<>();
         for (String f : files) {
             try {
-                Derivation d = new WorkflowDeriver().derive(repo, commit, f, job, java.util.Map.of(), null);
+                Derivation d = new WorkflowDeriver().derive(repo, commit, f, job, matrix, testStep);
                 if (d.verifier().name().equals("tests")) {
                     return d;
                 }

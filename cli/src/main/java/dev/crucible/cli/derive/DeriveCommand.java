@@ -39,8 +39,8 @@ public final class DeriveCommand implements Callable<Integer> {
     String commit;
 
     @Option(names = "--workflow", paramLabel = "FILE",
-            description = "workflow file, e.g. .github/workflows/ci.yml (a bare name is looked up there); required "
-                    + "unless --fix or --fixes is given (they find the workflow that runs tests)")
+            description = "workflow file, e.g. .github/workflows/ci.yml (a bare name is looked up there); default: the "
+                    + "workflows at the commit, test- and CI-named first, the first whose job runs tests (said on stderr)")
     String workflow;
 
     @Option(names = "--fix", paramLabel = "COMMIT",
@@ -94,14 +94,20 @@ public final class DeriveCommand implements Callable<Integer> {
             return new FixCommands(repo, workflow == null ? null : workflowPath(), job, spec).run(fix, fixes, commit,
                     output, scan);
         }
-        if (commit == null || workflow == null) {
-            err.println("crucible derive: " + (commit == null ? "--commit" : "--workflow")
-                    + ": required (unless --fix or --fixes is given)");
+        if (commit == null) {
+            err.println("crucible derive: --commit: required (unless --fix or --fixes is given)");
             return EXIT_ERROR;
         }
         Derivation d;
         try {
-            d = new WorkflowDeriver().derive(repo, commit, workflowPath(), job, matrix, testStep);
+            if (workflow != null) {
+                d = new WorkflowDeriver().derive(repo, commit, workflowPath(), job, matrix, testStep);
+            } else {
+                // none named: the workflows at the commit, test- and CI-named first; the first whose job runs tests
+                d = dev.crucible.derive.WorkflowFinder.derive(repo, commit, job, matrix, testStep);
+                err.println("crucible derive: no --workflow given; using " + d.workflowPath()
+                        + " (the first workflow at the commit whose job runs tests)");
+            }
         } catch (DerivationException e) {
             err.println("crucible derive: " + e.getMessage());
             return EXIT_ERROR;

@@ -139,6 +139,34 @@ class DeriveCommandTest {
         assertThat(out.toString()).isEmpty();
     }
 
+    /** No --workflow: the workflows at the commit are tried (test/CI-named first), the broken one is skipped, and stderr says which was used. */
+    @Test
+    void withoutWorkflowTheOneThatRunsTestsIsFoundAndNamed() throws Exception {
+        Files.writeString(repo.resolve(".github/workflows/docs.yml"), """
+                on: push
+                jobs:
+                  docs:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: actions/checkout@v4
+                      - run: mkdocs build
+                """);
+        git("add", "-A");
+        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "docs");
+        int exit = run("--repo", repo.toString(), "--commit", "HEAD", "--matrix", "python-version=3.12");
+        assertThat(exit).as(err.toString()).isZero();
+        assertThat(err.toString()).contains("no --workflow given; using .github/workflows/ci.yml");
+        JsonNode manifest = new YAMLMapper().readTree(out.toString());
+        assertThat(manifest.at("/spec/verifier/command").asText()).isEqualTo("pytest -q");
+        assertThat(manifest.at("/spec/source/matrix/python-version").asText()).isEqualTo("3.12");
+
+        // only workflows that do not test: an error that names each one's problem and --workflow
+        git("rm", "-q", ".github/workflows/ci.yml");
+        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "no ci");
+        assertThat(run("--repo", repo.toString(), "--commit", "HEAD")).isEqualTo(2);
+        assertThat(err.toString()).contains("no workflow runs tests", "docs.yml", "broken.yml", "--workflow");
+    }
+
     @Test
     void usageErrorsExitTwo() {
         assertThat(run("--repo", repo.toString(), "--workflow", "ci.yml")).isEqualTo(2);
