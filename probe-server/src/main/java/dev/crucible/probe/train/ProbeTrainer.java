@@ -166,6 +166,7 @@ public final class ProbeTrainer {
                 cfg.architectures().stream().map(HeadArchitecture::id).toList(), out.resolve("sweep.png"));
         CalibrationPlot.write(selected, labels, 10, out.resolve("calibration.png"));
         ChecksPlot.write(selected, checks, out.resolve("checks.png"));
+        SolveRatePlot.write(rows, selected, cfg.band(), out.resolve("solve_rate.png"));
         return new Outcome(selected, results, head, out, extractS, sweepS, hit[0], checks, members);
     }
 

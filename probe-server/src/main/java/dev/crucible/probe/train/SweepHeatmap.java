@@ -12,14 +12,14 @@ import javax.imageio.ImageIO;
 
 /**
  * The sweep as a heatmap PNG like PROPEL's figures 7–8: one panel per head architecture, layers as
- * rows, poolings as columns, colour = cross-validated balanced accuracy (best over the other axes),
- * the selected cell outlined.
+ * rows, poolings as columns, colour = cross-validated balanced accuracy (best over the other axes)
+ * with its standard deviation over the folds, chance (0.5) marked on the scale, the selected cell outlined.
  */
 public final class SweepHeatmap {
     private static final int CELL_W = 86;
     private static final int CELL_H = 30;
     private static final int LEFT = 60;
-    private static final int TOP = 70;
+    private static final int TOP = 84;
 
     private SweepHeatmap() {
     }
@@ -29,7 +29,7 @@ public final class SweepHeatmap {
         System.setProperty("java.awt.headless", "true");
         int panelW = LEFT + CELL_W * poolings.size() + 30;
         int panelH = CELL_H * layers.size();
-        int width = panelW * architectures.size() + 20;
+        int width = Math.max(panelW * architectures.size() + 20, 720); // the legend and the selected cell's line fit
         int height = TOP + panelH + 110;
         BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
@@ -37,8 +37,10 @@ public final class SweepHeatmap {
         g.setColor(Color.WHITE);
         g.fillRect(0, 0, width, height);
         g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
-        g.drawString("Probe sweep: cross-validated balanced accuracy (grouped folds; best over turn aggregation and balance)", 10, 20);
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
+        g.drawString("Probe sweep: cross-validated balanced accuracy", 10, 18);
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        g.drawString("grouped folds; each cell the best over turn aggregation and balance", 10, 33);
         double lo = 0.4;
         double hi = Math.max(0.6, results.stream().mapToDouble(CellResult::balancedAccuracy)
                 .filter(v -> !Double.isNaN(v)).max().orElse(0.6));
@@ -58,17 +60,19 @@ public final class SweepHeatmap {
                 g.drawString("layer " + layer, x0 + 4, TOP + l * CELL_H + 19);
                 for (int p = 0; p < poolings.size(); p++) {
                     String pooling = poolings.get(p);
-                    double best = results.stream()
+                    CellResult top = results.stream()
                             .filter(r -> r.cell().layer() == layer && r.cell().pooling().equals(pooling)
-                                    && r.cell().architecture().id().equals(arch))
-                            .mapToDouble(CellResult::balancedAccuracy).filter(v -> !Double.isNaN(v))
-                            .max().orElse(Double.NaN);
+                                    && r.cell().architecture().id().equals(arch) && !Double.isNaN(r.balancedAccuracy()))
+                            .max(java.util.Comparator.comparingDouble(CellResult::balancedAccuracy)).orElse(null);
+                    double best = top == null ? Double.NaN : top.balancedAccuracy();
                     int cx = x0 + LEFT + p * CELL_W;
                     int cy = TOP + l * CELL_H;
                     g.setColor(Double.isNaN(best) ? Color.LIGHT_GRAY : colour((best - lo) / (hi - lo)));
                     g.fillRect(cx, cy, CELL_W - 2, CELL_H - 2);
                     g.setColor(Color.BLACK);
-                    g.drawString(Double.isNaN(best) ? "–" : String.format("%.3f", best), cx + 24, cy + 19);
+                    // the fold standard deviation beside each figure: a difference smaller than it is noise
+                    g.drawString(Double.isNaN(best) ? "–" : String.format(java.util.Locale.ROOT, "%.3f ±%.3f", best,
+                            top.balancedAccuracyStd()), cx + 8, cy + 19);
                     SweepCell s = selected.cell();
                     if (s.layer() == layer && s.pooling().equals(pooling) && s.architecture().id().equals(arch)) {
                         g.setStroke(new java.awt.BasicStroke(3f));
@@ -85,8 +89,13 @@ public final class SweepHeatmap {
             g.fillRect(LEFT + i, ly, 1, 14);
         }
         g.setColor(Color.BLACK);
-        g.drawString(String.format("%.2f", lo), LEFT - 30, ly + 12);
-        g.drawString(String.format("%.2f", hi), LEFT + 206, ly + 12);
+        g.drawString(String.format(java.util.Locale.ROOT, "%.2f", lo), LEFT - 30, ly + 12);
+        g.drawString(String.format(java.util.Locale.ROOT, "%.2f", hi), LEFT + 206, ly + 12);
+        // chance (balanced accuracy 0.5) marked on the scale: cells at or below it learned nothing
+        int chanceX = LEFT + (int) Math.round(199 * Math.max(0, Math.min(1, (0.5 - lo) / (hi - lo))));
+        g.fillRect(chanceX, ly - 4, 2, 22);
+        g.drawString("chance 0.50", chanceX - 28, ly - 6);
+        g.drawString("cell: best balanced accuracy ± its standard deviation over the folds", LEFT + 260, ly + 12);
         g.drawString("selected (outlined): " + selected.cell().label() + String.format(
                 "   bal.acc %.3f  AUC %.3f  ECE %.3f  RVP %.3f", selected.balancedAccuracy(), selected.auc(),
                 selected.ece(), selected.rvp()), 10, ly + 40);
