@@ -833,9 +833,9 @@ class Reporter:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report, _self_check=_SELF_CHECK):
         t0 = _perf()
-        _check_internals("at %s %s" % (report.nodeid, report.when), False)
         if report.when == "call":  # once per test: a change made in setup or teardown shows at the next one or at the end
             _self_check("at " + report.nodeid)
+            _check_internals("at %s %s" % (report.nodeid, report.when), False)
             _check_equality("at " + report.nodeid, False)
         if self.pm is not None and (_func(getattr(self.pm, "_hookexec", None)) is not self.hookexec
                                     or getattr(self.pm, "_inner_hookexec", None) is not self.inner):
