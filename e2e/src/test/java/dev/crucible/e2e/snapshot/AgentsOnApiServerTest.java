@@ -41,12 +41,31 @@ abstract class AgentsOnApiServerTest {
     void stopProcessesAndRollouts() {
         workloads.forEach(MemoryWorkload::close);
         restored.forEach(MemoryWorkload::kill);
+        killWorkingUnder(tmp);
         SnapshotFixtures.deleteRollouts(client);
+    }
+
+    /**
+     * Any process still working in one of this class's workspaces: a copy a restore made that no test
+     * recorded (a revert, a branch) would otherwise outlive the build (one was found running after CI).
+     */
+    static void killWorkingUnder(Path dir) {
+        long self = ProcessHandle.current().pid();
+        ProcessHandle.allProcesses().filter(h -> h.pid() != self).forEach(h -> {
+            try {
+                if (java.nio.file.Files.readSymbolicLink(Path.of("/proc", Long.toString(h.pid()), "cwd")).startsWith(dir)) {
+                    h.destroyForcibly();
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                // gone, or not ours to read
+            }
+        });
     }
 
     @AfterAll
     static void stopAgents() {
         SnapshotFixtures.stopAgents();
+        killWorkingUnder(tmp);
     }
 
     /** Binds each member pod to a real process holding {@code mib} MiB (see {@link SnapshotFixtures#bindProcesses}). */
