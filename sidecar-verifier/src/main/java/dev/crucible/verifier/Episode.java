@@ -60,6 +60,7 @@ public final class Episode implements AutoCloseable {
     private long startedAfterTicks;
     private int resets;
     private VerifyReport lastReport;
+    private EarlyGrading early;
     /** The last grading tree's removal, off the grading path; joined before the next reset and at close. */
     private volatile Thread treeRemoval;
 
@@ -99,6 +100,7 @@ public final class Episode implements AutoCloseable {
         if (!lock.tryLock()) throw new StepBusyException("a step or grading is running");
         try {
             awaitTreeRemoval();
+            endEarlyGrading();
             stopMonitor();
             killAgentProcesses();
             List<String> warnings = new ArrayList<>();
@@ -133,6 +135,9 @@ public final class Episode implements AutoCloseable {
             steps = 0;
             lastReport = null;
             state = State.RUNNING;
+            Path gradeBase = gradeBase();
+            early = EarlyGrading.start(env, opt.grader(), python.executable(), gradeBase.resolve("grade-" + resets),
+                    gradeBase.resolve("results-" + resets), gradeBase.resolve("support-" + resets)).orElse(null);
             EnvironmentSpec s = env.spec();
             return new ResetResult(env.name(), s.task() == null ? null : s.task().prompt(), s.tools(), workspace.toString(),
                     pristine.protectedPaths().globs(), python.executable(), warnings);
@@ -186,11 +191,14 @@ public final class Episode implements AutoCloseable {
                 state = State.GRADED;
                 return lastReport;
             }
-            Path gradeBase = opt.gradingDir() == null ? stateDir : opt.gradingDir();
+            Path gradeBase = gradeBase();
             Path gradeRoot = gradeBase.resolve("grade-" + resets);
             Path results = gradeBase.resolve("results-" + resets);
-            TreeCopy.delete(gradeRoot);
-            TreeCopy.delete(results);
+            EarlyGrading started = early != null && early.gradeRoot().equals(gradeRoot) ? early : null;
+            if (started == null) { // else both are fresh and empty but for the waiting interpreter's channel and home
+                TreeCopy.delete(gradeRoot);
+                TreeCopy.delete(results);
+            }
             GradingTree.Built built;
             try {
                 Files.createDirectories(results.resolve("home"));
@@ -211,7 +219,8 @@ public final class Episode implements AutoCloseable {
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
                     python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env), pid -> { },
                     gradeBase.resolve("support-" + resets),
-                    GraderFiles.of(gradeRoot, pristine.hashes().keySet(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)));
+                    GraderFiles.of(gradeRoot, pristine.hashes().keySet(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)),
+                    started == null ? null : started.channel());
             VerifierSpec v = env.verifier();
             // the setup-time pytest plugins are the only ones grading loads; a change in the prefix since setup is tampering
             List<String> drift = env.execution().map(dev.crucible.verifier.toolchain.ExecEnvironments::pluginDrift).orElse(List.of());
@@ -220,6 +229,7 @@ public final class Episode implements AutoCloseable {
                 o = Strategy.forType(v.typeOrDefault()).grade(v, ctx);
             } finally {
                 last.join();
+                endEarlyGrading();
             }
             env.execution().ifPresent(x -> drift.forEach(d -> monitor.report(
                     Detectors.GRADER_TAMPERING, "critical", x.venv() == null ? null : x.venv().toString(), "pytest plugin " + d + " in the environment's venv since setup")));
@@ -239,8 +249,18 @@ public final class Episode implements AutoCloseable {
             state = State.GRADED;
             return lastReport;
         } finally {
+            endEarlyGrading();
             lock.unlock();
         }
+    }
+
+    private Path gradeBase() { return opt.gradingDir() == null ? stateDir : opt.gradingDir(); }
+
+    /** Ends an early-started grading interpreter that grading did not take (a new reset, an error, close). */
+    private void endEarlyGrading() {
+        EarlyGrading e = early;
+        early = null;
+        if (e != null) e.end();
     }
 
     /** Registers a process the agent runs in (the local runtime's agent command, a step's shell). */
@@ -273,6 +293,7 @@ public final class Episode implements AutoCloseable {
     @Override
     public void close() {
         awaitTreeRemoval();
+        endEarlyGrading();
         stopMonitor();
         killAgentProcesses();
         if (ownsStateDir) TreeCopy.delete(stateDir);

@@ -34,20 +34,27 @@ import java.util.Map;
 public final class GradingBench {
     private GradingBench() {}
 
-    /** One suite: medians of bare and graded seconds, the phases of the graded runs, how many tests it has. */
     /**
      * One suite: medians of bare and graded seconds over {@code runs} of each, the phases of the graded runs,
      * how many tests it has, and the 1-minute load average when its runs began and ended (figures from a
-     * loaded machine compare only with figures taken at a similar load).
+     * loaded machine compare only with figures taken at a similar load). {@code gradedSeconds} is what a
+     * real run waits after the agent's end, its interpreter started while the agent worked;
+     * {@code coldSeconds} the same grading with nothing started early (NaN when that could not run).
      */
-    public record Suite(String name, int tests, double bareSeconds, double gradedSeconds, PhaseBreakdown phases, int runs, double loadStart, double loadEnd) {
+    public record Suite(String name, int tests, double bareSeconds, double gradedSeconds, double coldSeconds, PhaseBreakdown phases, int runs,
+                        double loadStart, double loadEnd) {
         public double overheadRatio() { return gradedSeconds / bareSeconds; }
 
+        public double coldOverheadRatio() { return coldSeconds / bareSeconds; }
+
         public String line() {
-            return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f runs=%d load=%.2f-%.2f",
-                    name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio(), runs, loadStart, loadEnd);
+            return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f cold_graded_s=%.3f cold_overhead_ratio=%.3f runs=%d load=%.2f-%.2f",
+                    name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio(), coldSeconds, coldOverheadRatio(), runs, loadStart, loadEnd);
         }
     }
+
+    /** How long the bench's stand-in agent works before grading (a real agent takes seconds to hours). */
+    static final Duration AGENT_WORK = Duration.ofSeconds(1);
 
     /**
      * {@code gradingSandbox}: "box" when graded commands ran in the grading sandbox, as in a real run; else why not.
@@ -62,8 +69,8 @@ public final class GradingBench {
 
         /** The summary line (the environment's suite), printed last. */
         public String line() {
-            return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s",
-                    bareSeconds(), gradedSeconds(), overheadRatio(), monitorCpuPct, gradingSandbox);
+            return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f cold_overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s",
+                    bareSeconds(), gradedSeconds(), overheadRatio(), example.coldOverheadRatio(), monitorCpuPct, gradingSandbox);
         }
 
         /** Everything, one line each: per suite its phases and figures, then {@link #line()}. */
@@ -114,7 +121,8 @@ public final class GradingBench {
         }
         EpisodeOptions opts = EpisodeOptions.defaults().withStateDir(state);
         // Graded as a real run grades: each graded command in its own box (the bare run is the command alone).
-        if (Box.availability().ok()) opts = opts.withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
+        GradingSandbox sandbox = Box.availability().ok() ? new GradingSandbox(BoxLimits.defaults()) : null;
+        if (sandbox != null) opts = opts.withGradingExecutor(sandbox);
         try (Episode ep = new Episode(env, ws, opts)) {
             ResetResult reset = ep.reset();
             if (pythonOut != null) pythonOut[0] = reset.python();
@@ -138,6 +146,7 @@ public final class GradingBench {
             // Bare and graded runs alternate, and which goes first alternates too, so that load from elsewhere hits both alike.
             List<Double> bare = new ArrayList<>();
             List<Double> graded = new ArrayList<>();
+            List<Double> cold = new ArrayList<>();
             List<GradingPhases> phases = new ArrayList<>();
             List<Double> bareStart = new ArrayList<>();
             List<Double> boxedBare = new ArrayList<>();
@@ -148,15 +157,30 @@ public final class GradingBench {
                 if (BOXED_BARE) boxedBare.add(boxedBare(env, ws, bareEnv, dir));
                 ep.reset();
                 agentEdit(ws, edited);
+                sleep(AGENT_WORK);
                 long t0 = System.nanoTime();
                 GradingPhases.Recorded<VerifyReport> r = GradingPhases.record(ep::verify);
                 graded.add((System.nanoTime() - t0) / 1e9);
                 phases.add(r.phases());
+                if (sandbox != null) { // the same grading with nothing started early
+                    sandbox.setPrestarting(false);
+                    try {
+                        ep.reset();
+                        agentEdit(ws, edited);
+                        sleep(AGENT_WORK);
+                        long t1 = System.nanoTime();
+                        ep.verify();
+                        cold.add((System.nanoTime() - t1) / 1e9);
+                    } finally {
+                        sandbox.setPrestarting(true);
+                    }
+                }
                 if (i % 2 == 1) bare.add(bare(env, ws, bareEnv));
             }
             PhaseBreakdown pb = PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart));
             if (!boxedBare.isEmpty()) pb = pb.with("boxed_bare", 1000 * PhaseBreakdown.median(boxedBare));
-            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), pb, runs, load0, loadAverage());
+            double coldMedian = cold.isEmpty() ? Double.NaN : PhaseBreakdown.median(cold);
+            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), coldMedian, pb, runs, load0, loadAverage());
         } finally {
             deleteQuietly(state);
         }
@@ -196,6 +220,14 @@ public final class GradingBench {
             throw new UncheckedIOException(e);
         }
         return r.elapsedMs() / 1e3;
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The 1-minute load average (NaN where /proc/loadavg cannot be read). */

@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,16 @@ public final class LocalExecutor implements Executor {
 
     @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
+        Started s = start(req, onStart);
+        return s.finish(req.stdin(), req.timeout());
+    }
+
+    /**
+     * Starts the request's command now and returns before it ends: its input stays open until
+     * {@link Started#finish} writes it, and its timeout counts from then. Grading starts its interpreter
+     * this way while the agent still works ({@link dev.crucible.verifier.sandbox.GradingSandbox#prestart}).
+     */
+    public Started start(ExecRequest req, LongConsumer onStart) {
         List<String> argv = new ArrayList<>();
         if (HAS_SETSID) argv.add("/usr/bin/setsid");
         if (req.resultChannel() != null) argv.addAll(List.of("/bin/sh", "-c", OPEN_CHANNEL, req.resultChannel().toString()));
@@ -35,36 +46,74 @@ public final class LocalExecutor implements Executor {
         }
         env.putAll(req.env());
         pb.redirectErrorStream(req.mergeStderr());
-        long start = System.nanoTime();
         Process p;
         try {
             p = pb.start();
         } catch (IOException e) {
-            return new ExecResult(127, "", "cannot start " + req.argv().get(0) + ": " + e.getMessage(), false, false, 0, -1);
+            return new Started(null, null, null, null, null, "cannot start " + req.argv().get(0) + ": " + e.getMessage());
         }
         onStart.accept(p.pid());
         BoundedOutput out = new BoundedOutput(p.getInputStream(), req.maxOutputBytes());
         BoundedOutput err = new BoundedOutput(p.getErrorStream(), req.maxOutputBytes());
-        Thread to = start(out, "exec-out-" + p.pid());
-        Thread te = start(err, "exec-err-" + p.pid());
-        feedStdin(p, req.stdin());
-        boolean timedOut = false;
-        try {
-            if (!p.waitFor(req.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        return new Started(p, out, err, start(out, "exec-out-" + p.pid()), start(err, "exec-err-" + p.pid()), null);
+    }
+
+    /** A command {@link #start} launched: its input is written, and its end awaited, by {@link #finish}. */
+    public static final class Started {
+        private final Process p;
+        private final BoundedOutput out;
+        private final BoundedOutput err;
+        private final Thread to;
+        private final Thread te;
+        private final String failure;
+
+        private Started(Process p, BoundedOutput out, BoundedOutput err, Thread to, Thread te, String failure) {
+            this.p = p;
+            this.out = out;
+            this.err = err;
+            this.to = to;
+            this.te = te;
+            this.failure = failure;
+        }
+
+        public long pid() { return p == null ? -1 : p.pid(); }
+
+        public boolean isAlive() { return p != null && p.isAlive(); }
+
+        /** Writes {@code stdin} (may be null) and closes it, waits up to {@code timeout}, then kills what is left. */
+        public ExecResult finish(String stdin, Duration timeout) {
+            if (p == null) return new ExecResult(127, "", failure, false, false, 0, -1);
+            long start = System.nanoTime();
+            feedStdin(p, stdin);
+            boolean timedOut = false;
+            try {
+                if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    timedOut = true;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 timedOut = true;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            timedOut = true;
+            // Kill the whole session either way: a command that exits but leaves a background child
+            // behind must not keep running (or keep our output pipes open).
+            ProcessTreeKiller.killAll(List.of(p.pid()));
+            join(to);
+            join(te);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            int code = timedOut ? -1 : p.exitValue();
+            return new ExecResult(code, out.text(), err.text(), out.truncated() || err.truncated(), timedOut, ms, p.pid());
         }
-        // Kill the whole session either way: a command that exits but leaves a background child
-        // behind must not keep running (or keep our output pipes open).
-        ProcessTreeKiller.killAll(List.of(p.pid()));
-        join(to);
-        join(te);
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        int code = timedOut ? -1 : p.exitValue();
-        return new ExecResult(code, out.text(), err.text(), out.truncated() || err.truncated(), timedOut, ms, p.pid());
+
+        /** Ends a started command that will not be needed (its session is killed). */
+        public void kill() {
+            if (p == null) return;
+            ProcessTreeKiller.killAll(List.of(p.pid()));
+            try {
+                p.getOutputStream().close();
+            } catch (IOException ignored) {
+                // already gone
+            }
+        }
     }
 
     private static void feedStdin(Process p, String stdin) {

@@ -15,9 +15,12 @@ import java.util.function.LongConsumer;
  * whole environment the commands get (nothing inherited), {@code python} the interpreter resolved at reset.
  * {@code supportDir} holds grader-owned files the command reads (the pytest reporter; read-only in the
  * grading sandbox); {@code graderFiles} are the grading tree's files that are the grader's own.
+ * {@code channel} holds the result channel opened ahead for a grading interpreter started early (null: none);
+ * the first pytest run takes it.
  */
 public record GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
-                           Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles) {
+                           Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles,
+                           java.util.concurrent.atomic.AtomicReference<ResultChannel> channel) {
 
     public GradeContext {
         if (supportDir == null) supportDir = resultsDir.resolveSibling(resultsDir.getFileName() + "-support");
@@ -26,11 +29,11 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
 
     public GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
                         Map<String, String> env, LongConsumer onStart) {
-        this(root, resultsDir, envDir, executor, python, env, onStart, null, null);
+        this(root, resultsDir, envDir, executor, python, env, onStart, null, null, null);
     }
 
     public GradeContext withEnv(Map<String, String> newEnv) {
-        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles);
+        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles, channel);
     }
 
     public ExecResult shell(String command, Duration timeout, String stdin) {
@@ -50,8 +53,19 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
 
     /** A command line; {@code channel} (may be null) becomes its fd 3. */
     public ExecResult argv(List<String> argv, Duration timeout, Path channel) {
-        ExecRequest req = new ExecRequest(argv, root, env, true, timeout, ExecRequest.DEFAULT_MAX_OUTPUT, null, false, channel);
+        return argv(argv, timeout, channel, null);
+    }
+
+    /** As {@link #argv(List, Duration, Path)} with {@code stdin} (may be null) as its input. */
+    public ExecResult argv(List<String> argv, Duration timeout, Path channel, String stdin) {
+        ExecRequest req = new ExecRequest(argv, root, env, true, timeout, ExecRequest.DEFAULT_MAX_OUTPUT, stdin, false, channel);
         return executor.run(req, onStart);
+    }
+
+    /** The channel opened ahead for this grading, else a fresh one in the results folder. */
+    public ResultChannel openChannel() {
+        ResultChannel c = channel == null ? null : channel.getAndSet(null);
+        return c != null ? c : ResultChannel.open(resultsDir);
     }
 
     /** The build step, when there is one; a failing build is CodeRL's "does not compile" (-1). */

@@ -17,21 +17,29 @@ import java.util.Optional;
  */
 public final class PytestCommand {
     /**
-     * Imports the grader's reporter (from the support directory, argv[1]) and the grader's own modules
-     * first, then puts the grading tree where {@code python -m} would, and hands the reporter to pytest
-     * as a plugin object: it is registered before any conftest or test module is imported. The reporter
-     * leaves sys.modules so code under test cannot look it up by name. The interpreter ends through the
-     * reporter's {@code finish} (exit callbacks and the tree's finalizers run, the rest is not torn down).
+     * Imports pytest and the modules grading needs, then waits for its arguments: one JSON line on stdin
+     * that the grader writes once the grading tree is built (the process may have been started while
+     * the agent still worked, see {@code GradingSandbox.prestart}; nothing of the tree exists before the
+     * line comes). Then it imports the grader's reporter (from the support directory, argv[1]), puts the
+     * grading tree where {@code python -m} would, and hands the reporter to pytest as a plugin object: it
+     * is registered before any conftest or test module is imported. The reporter leaves sys.modules so
+     * code under test cannot look it up by name. The interpreter ends through the reporter's
+     * {@code finish} (exit callbacks and the tree's finalizers run, the rest is not torn down).
      */
     static final String BOOTSTRAP = String.join("; ",
-            "import sys, os",
+            "import sys, os, json",
+            "import pytest, _pytest.junitxml, _pytest.python, _pytest.skipping, xml.etree.ElementTree, unittest",
+            "_go = sys.stdin.readline()",
+            "_go or os._exit(2)",
+            "sys.argv[2:] = json.loads(_go)",
             "sys.path.insert(0, sys.argv.pop(1))",
             "import " + PytestReporter.MODULE + " as _crucible",
-            "del sys.path[0]",
+            "del sys.path[0], _go",
             "sys.modules.pop('" + PytestReporter.MODULE + "', None)",
-            "import pytest, _pytest.junitxml, _pytest.python, _pytest.skipping, xml.etree.ElementTree, json, unittest",
             "sys.path.insert(0, os.getcwd())",
             "_crucible.finish(pytest.main(sys.argv[1:], plugins=[_crucible.plugin]))");
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private PytestCommand() {}
 
@@ -47,11 +55,20 @@ public final class PytestCommand {
         return Optional.empty();
     }
 
-    public static List<String> argv(String python, List<String> pytestArgs, Path root, Path junitXml, Path resultsDir, Path supportDir) {
-        List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-c", BOOTSTRAP, supportDir.toString()));
-        argv.addAll(pytestArgs);
-        argv.addAll(pinnedOptions(root, junitXml, resultsDir));
-        return argv;
+    /** The grading interpreter's command line: the same for every grading in one folder, so it can start early. */
+    public static List<String> argv(String python, Path supportDir) {
+        return List.of(python, "-I", "-B", "-c", BOOTSTRAP, supportDir.toString());
+    }
+
+    /** The line {@link #BOOTSTRAP} reads on stdin: pytest's arguments, the pinned options last. */
+    public static String stdin(List<String> pytestArgs, Path root, Path junitXml, Path resultsDir) {
+        List<String> args = new ArrayList<>(pytestArgs);
+        args.addAll(pinnedOptions(root, junitXml, resultsDir));
+        try {
+            return JSON.writeValueAsString(args) + "\n";
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Options for any pytest run (also through PYTEST_ADDOPTS when the command has another shape). */

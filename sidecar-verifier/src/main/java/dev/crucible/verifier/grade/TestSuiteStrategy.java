@@ -137,14 +137,14 @@ public final class TestSuiteStrategy implements Strategy {
      */
     private static Outcome gradePytest(VerifierSpec v, GradeContext ctx, Path junit, Duration timeout) {
         PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.python(), ctx.executor());
-        ResultChannel channel = ResultChannel.open(ctx.resultsDir());
+        ResultChannel channel = ctx.openChannel();
         Map<String, String> env = new LinkedHashMap<>(ctx.env());
         env.put(PytestReporter.NONCE_VAR, channel.nonce());
         Optional<List<String>> args = PytestCommand.pytestArgs(v.command());
         ExecResult run;
         if (args.isPresent()) {
-            run = ctx.withEnv(env).argv(PytestCommand.argv(ctx.python(), args.get(), ctx.root(), junit, ctx.resultsDir(), ctx.supportDir()),
-                    timeout, channel.path());
+            run = ctx.withEnv(env).argv(PytestCommand.argv(ctx.python(), ctx.supportDir()), timeout, channel.path(),
+                    PytestCommand.stdin(args.get(), ctx.root(), junit, ctx.resultsDir()));
         } else {
             // Another shape (a script, a pipeline): pin pytest's options and load the reporter through the environment.
             List<String> opts = new ArrayList<>(PytestCommand.pinnedOptions(ctx.root(), junit, ctx.resultsDir()));

@@ -48,6 +48,7 @@ public final class Box implements AutoCloseable {
     /** Whether this JVM runs as root (boxes then drop to their own uid and use cgroups). */
     public static final boolean ROOT = processUid() == 0;
     private static final AtomicInteger SLOT = new AtomicInteger();
+    private static final Set<Integer> UIDS_IN_USE = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Folders some open box was let through ({@link #letThrough}); one box at a time per folder. */
     private static final Set<Path> LET_THROUGH = new java.util.HashSet<>();
     private static volatile Availability availability;
@@ -87,6 +88,15 @@ public final class Box implements AutoCloseable {
         Availability a = availability();
         if (!a.ok()) throw new BoxUnavailableException(a.problem());
         int uid = ROOT ? nextUid() : processUid();
+        try {
+            return open(spec, a, uid);
+        } catch (IOException | RuntimeException e) {
+            if (ROOT) UIDS_IN_USE.remove(uid);
+            throw e;
+        }
+    }
+
+    private static Box open(BoxSpec spec, Availability a, int uid) throws IOException {
         Cgroups cg = null;
         String why = null;
         if (ROOT) {
@@ -302,6 +312,7 @@ public final class Box implements AutoCloseable {
 
     @Override
     public void close() {
+        if (closed) return;
         closed = true;
         watcher.interrupt();
         boolean emptied = false;
@@ -320,6 +331,7 @@ public final class Box implements AutoCloseable {
             }
         }
         restoreTraversal();
+        if (ROOT) UIDS_IN_USE.remove(uid);
     }
 
     private void watch() {
@@ -420,11 +432,18 @@ public final class Box implements AutoCloseable {
     }
 
     /**
-     * Distinct per box in this JVM, and per JVM (pid-derived), so parallel attempts and their
-     * grading never share an id: 64 boxes per JVM at once.
+     * Distinct per open box in this JVM, and per JVM (pid-derived), so parallel attempts and their
+     * grading never share an id (nor the cgroup named after it, which closing a box empties): 64 boxes
+     * per JVM at once. A uid is taken again only after its box closed, however long a box stays open
+     * (an agent's box, a grading interpreter started early).
      */
-    static int nextUid() {
-        return UID_BASE + (int) (ProcessHandle.current().pid() % 4000) * 64 + SLOT.getAndIncrement() % 64;
+    static int nextUid() throws BoxUnavailableException {
+        int base = UID_BASE + (int) (ProcessHandle.current().pid() % 4000) * 64;
+        for (int i = 0; i < 64; i++) {
+            int uid = base + Math.floorMod(SLOT.getAndIncrement(), 64);
+            if (UIDS_IN_USE.add(uid)) return uid;
+        }
+        throw new BoxUnavailableException("64 boxes are open in this process; none can be opened until one closes");
     }
 
     private static Availability probe() {

@@ -8,6 +8,8 @@ import dev.crucible.verifier.grade.GradingPhases;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 import java.util.function.LongConsumer;
 import java.util.regex.Matcher;
@@ -28,6 +30,8 @@ public final class GradingSandbox implements Executor {
     private final Executor inner;
     private final BoxLimits limits;
     private final List<Path> toolchains;
+    private volatile boolean prestarts = true;
+    private final Map<Path, Warm> warm = new ConcurrentHashMap<>();
 
     public GradingSandbox(BoxLimits limits) { this(limits, new LocalExecutor()); }
 
@@ -40,31 +44,66 @@ public final class GradingSandbox implements Executor {
         this.toolchains = List.copyOf(toolchains);
     }
 
+    /** Turns {@link #prestart} on or off for later episodes (the grading bench measures both). */
+    public void setPrestarting(boolean on) { prestarts = on; }
+
+    /** Whether episodes should start their grading interpreter early through {@link #prestart}. */
+    public boolean prestarts() { return prestarts && inner instanceof LocalExecutor; }
+
+    /**
+     * Starts {@code req} now in its box, its input held back: when {@link #run} later gets the same
+     * request (argv, folder, environment, channel, output limits), it only writes the input and waits.
+     * Grading starts its interpreter this way while the agent works, so that launching the box, the
+     * interpreter and pytest's imports are off the time a trainer waits for a reward. Only what the
+     * grader wrote runs before the input comes (the tree is copied into the bound, still empty, folder
+     * after the agent ended). False when it cannot start here (the request then runs as usual).
+     */
+    public boolean prestart(ExecRequest req) {
+        if (!prestarts || !(inner instanceof LocalExecutor local)) return false;
+        Path cwd = req.cwd().toAbsolutePath().normalize();
+        Layout l = layout(cwd);
+        if (l == null) return false;
+        Box box = null;
+        try {
+            box = Box.open(l.spec());
+            box.letThrough(l.base());
+            Box b = box;
+            LocalExecutor.Started s = local.start(boxedRequest(box, req, cwd), b::attach);
+            if (!s.isAlive()) {
+                box.close();
+                return false;
+            }
+            Warm old = warm.put(cwd, new Warm(req, box, s, l.gradeRoot()));
+            if (old != null) old.close();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            if (box != null) box.close();
+            return false;
+        }
+    }
+
+    /** Ends a command {@link #prestart} started in {@code cwd} that will not be asked for (the episode ended or reset). */
+    public void discard(Path cwd) {
+        Warm w = warm.remove(cwd.toAbsolutePath().normalize());
+        if (w != null) w.close();
+    }
+
     @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
         Path cwd = req.cwd().toAbsolutePath().normalize();
-        Path gradeRoot = null;
-        String n = null;
-        for (Path p = cwd; p != null && p.getFileName() != null; p = p.getParent()) {
-            Matcher m = GRADE.matcher(p.getFileName().toString());
-            if (m.matches()) {
-                gradeRoot = p;
-                n = m.group(1);
-                break;
-            }
-        }
-        if (gradeRoot == null) return refused("grading sandbox: " + cwd + " is not inside a grade-N tree; not run");
-        Path base = gradeRoot.getParent();
-        BoxSpec spec = BoxSpec.of("grade-" + n, limits).withWritable(base.resolve("results-" + n))
-                .withReadOnly(List.of(gradeRoot, base.resolve("support-" + n))).withReadOnly(toolchains).withHome(null);
+        Warm w = warm.get(cwd);
+        // Another command in the same folder (a build step) runs as usual and leaves the early one waiting.
+        // One that ended early (it could not import pytest) gives its own result: what a late start would give.
+        if (w != null && sameLaunch(w.req(), req) && warm.remove(cwd, w)) return finishWarm(w, req, onStart);
+        Layout l = layout(cwd);
+        if (l == null) return refused("grading sandbox: " + cwd + " is not inside a grade-N tree; not run");
         long t0 = System.nanoTime();
         ExecResult r;
         Optional<String> limit;
-        try (Box box = Box.open(spec)) {
-            box.handOver(gradeRoot); // read-only in the box, but readable whatever modes the agent gave its files
-            box.letThrough(base); // the grading folders are then bound as they are, without staging mounts
-            // The launcher opens the result channel as fd 3 itself (the executor's own shell for it is one process more).
-            ExecRequest boxed = req.withArgv(box.wrap(req.argv(), cwd, req.env(), req.resultChannel())).withResultChannel(null);
+        try (Box box = Box.open(l.spec())) {
+            box.handOver(l.gradeRoot()); // read-only in the box, but readable whatever modes the agent gave its files
+            box.letThrough(l.base()); // the grading folders are then bound as they are, without staging mounts
+            ExecRequest boxed = boxedRequest(box, req, cwd);
             long launch = GradingPhases.since("box_open", t0);
             GradingPhases.instant("launch", GradingPhases.nowMicros());
             r = inner.run(boxed, pid -> {
@@ -82,9 +121,72 @@ public final class GradingSandbox implements Executor {
             return refused("grading sandbox: " + e.getMessage());
         }
         GradingPhases.since("box_close", t0);
+        return withLimit(r, limit);
+    }
+
+    private ExecResult finishWarm(Warm w, ExecRequest req, LongConsumer onStart) {
+        long t0 = System.nanoTime();
+        ExecResult r;
+        Optional<String> limit;
+        try (Box box = w.box()) {
+            box.handOver(w.gradeRoot()); // the tree was built after the box started: hand it over now
+            onStart.accept(w.started().pid());
+            long go = GradingPhases.since("box_open", t0);
+            GradingPhases.instant("launch", GradingPhases.nowMicros());
+            r = w.started().finish(req.stdin(), req.timeout());
+            GradingPhases.instant("exit", GradingPhases.nowMicros());
+            t0 = GradingPhases.since("command", go);
+            box.noteExit(r.exitCode());
+            limit = box.limitExceeded();
+        } catch (IOException e) {
+            w.started().kill();
+            return refused("grading sandbox: " + e.getMessage());
+        }
+        GradingPhases.since("box_close", t0);
+        return withLimit(r, limit);
+    }
+
+    /** Whether two requests start the same process (their input and timeout apply only once it is asked for). */
+    static boolean sameLaunch(ExecRequest a, ExecRequest b) {
+        return a.argv().equals(b.argv()) && a.cwd().toAbsolutePath().normalize().equals(b.cwd().toAbsolutePath().normalize())
+                && a.env().equals(b.env()) && a.clearEnv() == b.clearEnv() && a.maxOutputBytes() == b.maxOutputBytes()
+                && a.mergeStderr() == b.mergeStderr() && java.util.Objects.equals(a.resultChannel(), b.resultChannel());
+    }
+
+    private static ExecResult withLimit(ExecResult r, Optional<String> limit) {
         if (limit.isEmpty()) return r;
         String note = "crucible: grading ended: " + limit.get() + "\n";
         return new ExecResult(r.exitCode(), r.stdout(), (r.stderr() == null ? "" : r.stderr()) + note, r.truncated(), r.timedOut(), r.elapsedMs(), r.pid());
+    }
+
+    /** The launcher opens the result channel as fd 3 itself (the executor's own shell for it is one process more). */
+    private static ExecRequest boxedRequest(Box box, ExecRequest req, Path cwd) {
+        return req.withArgv(box.wrap(req.argv(), cwd, req.env(), req.resultChannel())).withResultChannel(null);
+    }
+
+    /** The grading folders around {@code cwd}, and the box they get; null when {@code cwd} is not in a grade-N tree. */
+    private Layout layout(Path cwd) {
+        for (Path p = cwd; p != null && p.getFileName() != null; p = p.getParent()) {
+            Matcher m = GRADE.matcher(p.getFileName().toString());
+            if (m.matches()) {
+                String n = m.group(1);
+                Path base = p.getParent();
+                BoxSpec spec = BoxSpec.of("grade-" + n, limits).withWritable(base.resolve("results-" + n))
+                        .withReadOnly(List.of(p, base.resolve("support-" + n))).withReadOnly(toolchains).withHome(null);
+                return new Layout(p, base, spec);
+            }
+        }
+        return null;
+    }
+
+    private record Layout(Path gradeRoot, Path base, BoxSpec spec) {}
+
+    /** A prestarted command: the request it will serve, its box and its process. */
+    private record Warm(ExecRequest req, Box box, LocalExecutor.Started started, Path gradeRoot) {
+        void close() {
+            started.kill();
+            box.close();
+        }
     }
 
     private static ExecResult refused(String why) {

@@ -53,6 +53,27 @@ class BoxTest {
     Box open(BoxLimits l) throws IOException { return Box.open(BoxSpec.of("test", l).withWritable(ws)); }
 
     @Test
+    void aLongOpenBoxKeepsItsUidAndItsProcessWhileManyOthersOpenAndClose() throws Exception {
+        assumeTrue(Box.ROOT, "boxes get uids of their own only when the CLI is root");
+        try (Box longLived = open(BoxLimits.defaults())) {
+            List<String> argv = longLived.wrap(List.of("/bin/sh", "-c", "sleep 60"), ws, env());
+            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+            longLived.attach(p.pid());
+            try {
+                for (int i = 0; i < 130; i++) { // twice around the 64 uids a JVM has
+                    try (Box other = open(BoxLimits.defaults())) {
+                        assertThat(other.uid()).isNotEqualTo(longLived.uid());
+                    }
+                }
+                // closing the others emptied their cgroups: none was the long-lived box's
+                assertThat(p.isAlive()).as("the long-lived box's process").isTrue();
+            } finally {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
     void noCapabilitiesAndAnUnprivilegedIdOutside() throws Exception {
         try (Box box = open(BoxLimits.defaults())) {
             Run r = run(box, ws, "grep CapEff /proc/self/status; cat /proc/self/uid_map; id -u", 20);

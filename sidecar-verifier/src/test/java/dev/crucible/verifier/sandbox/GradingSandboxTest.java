@@ -106,5 +106,85 @@ class GradingSandboxTest {
         assertThat(dir.resolve("ran")).doesNotExist();
     }
 
+    /** A grade-N layout with a command that notes when it started, then waits for its input. */
+    private ExecRequest waiting(Path grade, String tag) {
+        String script = "date +%s%N > " + grade.resolveSibling("results-1").resolve("started-" + tag) + "; read line; echo " + tag + " got $line;"
+                + " cat " + grade.resolve("built-later.txt") + " 2>/dev/null || echo no-tree";
+        return new ExecRequest(List.of("/bin/sh", "-c", script), grade, Map.of("PATH", "/usr/bin:/bin"), true, Duration.ofSeconds(30),
+                64 * 1024, null, true);
+    }
+
+    @Test
+    void aPrestartedCommandStartsBeforeItIsAskedForAndSeesTheTreeBuiltAfter() throws Exception {
+        Path base = Files.createDirectories(dir.resolve("gradebase"));
+        Path grade = Files.createDirectories(base.resolve("grade-1"));
+        Files.createDirectories(base.resolve("results-1/home"));
+        GradingSandbox g = new GradingSandbox(BoxLimits.defaults());
+        ExecRequest req = waiting(grade, "early");
+        assertThat(g.prestart(req)).isTrue();
+        Path started = base.resolve("results-1/started-early");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> Files.isRegularFile(started) && Files.size(started) > 0);
+        long asked = System.currentTimeMillis() * 1_000_000L;
+        Files.writeString(grade.resolve("built-later.txt"), "the tree\n"); // as grading copies the tree into the bound folder
+        ExecResult r = g.run(req.withStdin("go\n", true));
+        assertThat(r.exitCode()).as(r.combined()).isZero();
+        assertThat(r.stdout()).contains("early got go", "the tree");
+        assertThat(Long.parseLong(Files.readString(started).strip())).isLessThan(asked);
+    }
+
+    @Test
+    void anotherCommandInTheFolderRunsAsUsualAndTheWaitingOneStaysForItsOwnRequest() throws Exception {
+        Path base = Files.createDirectories(dir.resolve("gradebase"));
+        Path grade = Files.createDirectories(base.resolve("grade-1"));
+        Files.createDirectories(base.resolve("results-1/home"));
+        GradingSandbox g = new GradingSandbox(BoxLimits.defaults());
+        ExecRequest early = waiting(grade, "early");
+        assertThat(g.prestart(early)).isTrue();
+        ExecResult build = g.run(waiting(grade, "build").withStdin("now\n", true));
+        assertThat(build.stdout()).contains("build got now");
+        ExecResult r = g.run(early.withStdin("later\n", true));
+        assertThat(r.stdout()).contains("early got later");
+        // taken once: the same request again starts a fresh command
+        assertThat(g.run(early.withStdin("again\n", true)).stdout()).contains("early got again");
+    }
+
+    @Test
+    void anEpisodeEndsItsWaitingInterpreterOnResetAndClose() throws Exception {
+        Environment env = Environment.load(Fixtures.copyExample(dir));
+        Path state = dir.resolve("state");
+        try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), boxed(state))) {
+            ep.reset();
+            assertThat(waitingInterpreters(state, "support-1")).isPositive();
+            ep.reset(); // a new attempt: the first one's interpreter is gone, the second one's waits
+            assertThat(waitingInterpreters(state, "support-2")).isPositive();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitingInterpreters(state, "support-1") == 0);
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitingInterpreters(state, "support-") == 0);
+    }
+
+    @Test
+    void withoutPrestartingGradingStartsEverythingWhenAsked() {
+        Environment env = Environment.load(Fixtures.copyExample(dir));
+        Path state = dir.resolve("state");
+        GradingSandbox g = new GradingSandbox(BoxLimits.defaults());
+        g.setPrestarting(false);
+        EpisodeOptions opts = EpisodeOptions.defaults().withIntervals(Duration.ofMillis(200), Duration.ofMillis(50)).withStateDir(state).withGradingExecutor(g);
+        try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), opts)) {
+            ep.reset();
+            assertThat(waitingInterpreters(state, "support-")).isZero();
+            Fixtures.write(ep.workspace().resolve("calc/ops.py"), FIX);
+            VerifyReport r = ep.verify();
+            assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
+        }
+    }
+
+    /** Processes of grading interpreters under {@code state} whose command line names {@code support} (launcher, bwrap, python). */
+    private static long waitingInterpreters(Path state, String support) {
+        return ProcessTable.all().stream().filter(p -> {
+            String c = ProcessTable.cmdline(p.pid());
+            return c != null && c.contains(state + "/" + support) && c.contains("python");
+        }).count();
+    }
+
     private static String py(Path p) { return "'" + p + "'"; }
 }
