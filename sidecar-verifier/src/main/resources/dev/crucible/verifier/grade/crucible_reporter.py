@@ -200,6 +200,28 @@ def _direct_tree_code(skip_modules=()):
     return None
 
 
+# Stdlib code that reads frames only to name a location (the caller of a log call or a warning).
+_LOCATION_ONLY = (os.sep + "logging" + os.sep, os.sep + "warnings.py")
+
+
+def _tree_initiator():
+    """The code under test that asked for the audited operation, directly or through library code
+    (string.Formatter, operator, inspect, traceback...): walking out from the operation, the first
+    frame of the grading tree reached through nothing but library frames. None when a test, pytest or
+    this reporter asked, or when the way passes through logging or warnings."""
+    f = _getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if fn != __file__ and not fn.startswith("<frozen importlib"):
+            k = _kind(fn)
+            if k == "C":
+                return f
+            if k != "O" or any(s in fn for s in _LOCATION_ONLY):
+                return None
+        f = f.f_back
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # The audit hook. Audit hooks cannot be removed; exceptions in one would abort the audited call,
 # so every handler is wrapped, and a thread-local flag stops the events our own frame walks raise.
@@ -207,6 +229,8 @@ def _direct_tree_code(skip_modules=()):
 _guard = threading.local()
 _CTYPES_SKIP = (os.sep + "ctypes" + os.sep,)
 _INSPECT_SKIP = (os.sep + "inspect.py", os.sep + "threading.py")
+# The stdlib's frame-walking APIs: a frame they take is taken for their caller.
+_FRAME_API_SKIP = _INSPECT_SKIP + (os.sep + "traceback.py",)
 _FRAME_ATTRS = frozenset(("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame"))
 _SURGERY_ATTRS = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__globals__", "__class__", "__bases__", "__dict__"))
 _PROTECTED_MODULE_PREFIXES = ("_pytest", "pytest", "pluggy", "builtins", "crucible_reporter")
@@ -215,11 +239,18 @@ _PROTECTED_PACKAGES = tuple(m + "." for m in _PROTECTED_MODULE_PREFIXES)
 
 def _on_getframe(args):
     fr = args[0] if args else None
-    if fr is None or _kind(fr.f_code.co_filename) not in ("T", "P"):
+    if fr is None:
         return
-    f = _direct_tree_code(_INSPECT_SKIP)
-    if f is not None:
+    f = _direct_tree_code(_FRAME_API_SKIP)
+    if f is None:
+        return
+    if _kind(fr.f_code.co_filename) in ("T", "P"):
         _finding("high", _where(f), "code under test took the frame of %s (frame introspection)" % _where(fr), "frame-introspection")
+    else:
+        # Its own frame (sys._getframe(0), inspect.currentframe(), traceback.walk_stack): the asserting
+        # test's frame is one f_back away, and neither f_back nor f_locals raises an audit event.
+        _finding("high", _where(f), "code under test took a frame object (%s), from which the calling test's frame "
+                 "and locals are one f_back away" % _where(fr), "frame-introspection")
 
 
 def _on_frame_attr(args):
@@ -227,9 +258,17 @@ def _on_frame_attr(args):
     if name not in _FRAME_ATTRS:
         return
     fr = obj if name == "f_code" else getattr(obj, name, None)
-    if fr is None or not hasattr(fr, "f_code") or _kind(fr.f_code.co_filename) not in ("T", "P"):
+    if fr is None or not hasattr(fr, "f_code"):
         return
-    f = _direct_tree_code()
+    if _kind(fr.f_code.co_filename) not in ("T", "P"):
+        if name == "tb_frame":
+            # a traceback's frame, even the tree's own, is a frame object: the test's is one f_back away
+            f = _direct_tree_code()
+            if f is not None:
+                _finding("high", _where(f), "code under test took the frame of a traceback (%s), from which the calling "
+                         "test's frame and locals are one f_back away" % _where(fr), "frame-introspection")
+        return
+    f = _tree_initiator()
     if f is not None:
         _finding("high", _where(f), "code under test read %s of a frame of %s" % (name, _where(fr)), "frame-introspection")
 
@@ -392,6 +431,7 @@ _HANDLERS = {
     "sys._current_frames": _on_any_frames("sys._current_frames"),
     "sys.settrace": _on_any_frames("sys.settrace"),
     "sys.setprofile": _on_any_frames("sys.setprofile"),
+    "sys.monitoring.register_callback": _on_any_frames("sys.monitoring.register_callback"),
     "open": _on_open,
     "subprocess.Popen": _on_spawn("subprocess.Popen"),
     "os.system": _on_spawn("os.system"),
@@ -418,6 +458,78 @@ _HANDLERS = {
     "code.__new__": _on_code_new,
     "compile": lambda args: (_on_code_new((None,) + tuple(args[1:2])), _on_compile_source(args)),
 }
+
+
+# Signal handlers: Python hands a handler the frame that was running when the signal came, with no audit
+# event on the way, so a handler the code under test installs (and fires with raise_signal, setitimer or
+# os.kill) is a way to the asserting test's frame and locals. No audit event marks installing one either:
+# the C function signal.signal calls is replaced by one that looks first (it is on the watched list, so
+# putting the original back is tampering too), and the handlers in place are looked at after each test.
+import _signal
+
+_install_signal = _signal.signal
+_DEFAULT_HANDLERS = (_signal.SIG_DFL, _signal.SIG_IGN, _signal.default_int_handler, None)
+
+
+def _handler_origin(handler):
+    """Where a signal handler's code comes from: 'tree' (the code under test, or code made at run time
+    with no file), 'builtin' (a C callable such as a bound dict.__setitem__, which can keep the frame it is
+    handed), else None (library or test code)."""
+    seen = 0
+    while seen < 8:
+        seen += 1
+        inner = getattr(handler, "func", None) or getattr(handler, "__func__", None)
+        if inner is None or inner is handler:
+            break
+        handler = inner
+    code = getattr(handler, "__code__", None)
+    if code is None:
+        owner = getattr(handler, "__self__", None)
+        return "builtin" if owner is not None and not isinstance(owner, type(sys)) else None
+    fn = code.co_filename
+    return "tree" if fn.startswith("<") or _kind(fn) == "C" else None
+
+
+def _signal_finding(signalnum, handler, how, where):
+    origin = _handler_origin(handler)
+    if origin is None:
+        return
+    _finding("high", where, "code under test %s a handler for signal %s (%s): a handler is handed the frame that "
+             "runs when the signal comes, the test's included" % (how, signalnum, origin), "signal-handler")
+
+
+def _guarded_signal(signalnum, handler, _install=_install_signal):
+    if handler not in _DEFAULT_HANDLERS and not getattr(_guard, "busy", False):
+        _guard.busy = True
+        try:
+            f = _tree_initiator()
+            code = getattr(handler, "__code__", None)
+            if f is not None or _handler_origin(handler) == "tree":
+                where = _where(f) if f is not None else "%s:%d" % (_rel(os.path.realpath(code.co_filename)) or code.co_filename, code.co_firstlineno)
+                _signal_finding(signalnum, handler, "installed", where)
+        except Exception:
+            pass
+        finally:
+            _guard.busy = False
+    return _install(signalnum, handler)
+
+
+_guarded_signal.__name__ = "signal"
+_guarded_signal.__qualname__ = "signal"
+_signal.signal = _guarded_signal
+
+
+def _check_signal_handlers(when):
+    for num in range(1, getattr(_signal, "NSIG", 65)):
+        try:
+            handler = _signal.getsignal(num)
+        except (ValueError, OSError):
+            continue
+        if handler in _DEFAULT_HANDLERS:
+            continue
+        code = getattr(handler, "__code__", None)
+        where = "%s:%d" % (_rel(os.path.realpath(code.co_filename)) or code.co_filename, code.co_firstlineno) if code is not None else "signal %d" % num
+        _signal_finding(num, handler, "left in place %s" % when, where)
 
 
 _GETATTR_EVENT = "object.__getattr__"
@@ -475,6 +587,7 @@ _WATCHED = {
     "pluggy.HookCaller.__call__": lambda: pluggy.HookCaller.__dict__["__call__"],
     "pluggy.PluginManager._hookexec": lambda: pluggy.PluginManager.__dict__["_hookexec"],
 }
+_WATCHED["_signal.signal"] = lambda: _signal.signal
 try:
     import pluggy._callers as _pluggy_callers
     _WATCHED["pluggy._callers._multicall"] = lambda: _pluggy_callers._multicall
@@ -808,6 +921,7 @@ class Reporter:
         _self_check("after collection")
         _check_surface("after collection")  # collection imported the code under test: a patch of the rewriter shows here
         _check_equality("after collection", True)
+        _check_signal_handlers("after collection")
         _COST["checks"] += _perf() - t0
         _emit("collected", count=len(session.items))
 
@@ -837,6 +951,7 @@ class Reporter:
             _self_check("at " + report.nodeid)
             _check_internals("at %s %s" % (report.nodeid, report.when), False)
             _check_equality("at " + report.nodeid, False)
+            _check_signal_handlers("after " + report.nodeid)
         if self.pm is not None and (_func(getattr(self.pm, "_hookexec", None)) is not self.hookexec
                                     or getattr(self.pm, "_inner_hookexec", None) is not self.inner):
             _finding("critical", "pluginmanager", "the plugin manager's hook executor was replaced", "hook-caller-changed")
@@ -864,6 +979,7 @@ class Reporter:
             _check_hookimpls(self.pm, self.hookexec, "at session end")
         _check_grader_files("at session end")
         _check_equality("at session end", True)
+        _check_signal_handlers("at session end")
         _COST["checks"] += _perf() - t0
         stats = {}
         tr = self.pm.get_plugin("terminalreporter") if self.pm is not None else None
