@@ -273,6 +273,37 @@ def _on_frame_attr(args):
         _finding("high", _where(f), "code under test read %s of a frame of %s" % (name, _where(fr)), "frame-introspection")
 
 
+def _on_audit_hook(args):
+    # An audit hook sees every compile (the tests' source text, as the rewriter parses it), open and import.
+    f = _tree_initiator()
+    if f is not None:
+        _finding("high", _where(f), "code under test added an audit hook: it is handed the source of every module "
+                 "compiled after it, the tests' included", "audit-hook")
+
+
+_SIGNATURE_ONLY = frozenset(("_signature_from_function", "getfullargspec", "_signature_from_callable"))
+
+
+def _on_code_read(args):
+    # A test function's __code__ holds the expected values (co_consts) of its asserts. Only while tests
+    # run (a decorator of the project's applied to tests reads it at import), and not for a signature.
+    if _state["nodeid"] is None:
+        return
+    fn = args[0]
+    code = getattr(fn, "__code__", None) if type(fn).__name__ == "function" else None
+    if code is None or _kind(code.co_filename) != "T":
+        return
+    f = _getframe(1)
+    while f is not None:
+        if f.f_code.co_name in _SIGNATURE_ONLY and f.f_code.co_filename.endswith(os.sep + "inspect.py"):
+            return
+        f = f.f_back
+    f = _tree_initiator()
+    if f is not None:
+        _finding("high", _where(f), "code under test read __code__ of the test function %s (its constants are the "
+                 "expected values)" % getattr(fn, "__qualname__", "?"), "test-code-read")
+
+
 def _on_any_frames(event):
     def handler(args):
         f = _direct_tree_code(_INSPECT_SKIP)
@@ -432,6 +463,7 @@ _HANDLERS = {
     "sys.settrace": _on_any_frames("sys.settrace"),
     "sys.setprofile": _on_any_frames("sys.setprofile"),
     "sys.monitoring.register_callback": _on_any_frames("sys.monitoring.register_callback"),
+    "sys.addaudithook": _on_audit_hook,
     "open": _on_open,
     "subprocess.Popen": _on_spawn("subprocess.Popen"),
     "os.system": _on_spawn("os.system"),
@@ -539,13 +571,18 @@ def _audit(event, args):
     # The hot path: audit events fire for every restricted attribute read (each __code__ read, the
     # reporter's own surface check included), every id(), open and import. Most are dismissed here by
     # event name, and attribute reads by attribute name, before any other work.
+    handler = None
     if event == _GETATTR_EVENT:
         try:
-            if args[1] not in _FRAME_ATTRS:
+            name = args[1]
+            if name == "__code__":
+                handler = _on_code_read
+            elif name not in _FRAME_ATTRS:
                 return
         except Exception:
             return
-    handler = _HANDLERS.get(event)
+    if handler is None:
+        handler = _HANDLERS.get(event)
     if handler is None or getattr(_guard, "busy", False):
         return
     _guard.busy = True
@@ -588,6 +625,57 @@ _WATCHED = {
     "pluggy.PluginManager._hookexec": lambda: pluggy.PluginManager.__dict__["_hookexec"],
 }
 _WATCHED["_signal.signal"] = lambda: _signal.signal
+# What pytest reads, parses and compiles each test module with (the assertion rewriter): a stand-in sees
+# the hidden tests' source without opening a file. Checked before each module is collected, after
+# collection and at session end, so a stand-in put back right after it read one module is still seen (it
+# must be in place before that module). Not after each test: a test may mock open() for its own duration.
+import ast as _ast
+import importlib.machinery as _machinery
+import io as _io
+import pathlib as _pathlib
+import _pytest.assertion.rewrite as _rewrite
+
+_SOURCE_PATH = {
+    "ast.parse": lambda: _ast.parse,
+    "builtins.compile (source path)": lambda: builtins.compile,
+    "builtins.exec (source path)": lambda: builtins.exec,
+    "builtins.open (source path)": lambda: builtins.open,
+    "io.open": lambda: _io.open,
+    "io.open_code": lambda: _io.open_code,
+    "pathlib.Path.read_bytes": lambda: _pathlib.Path.__dict__.get("read_bytes"),
+    "pathlib.Path.read_text": lambda: _pathlib.Path.__dict__.get("read_text"),
+    "pathlib.Path.open": lambda: _pathlib.Path.__dict__.get("open"),
+    "importlib SourceFileLoader.get_data": lambda: _machinery.SourceFileLoader.get_data,
+    "importlib SourceLoader.source_to_code": lambda: _machinery.SourceFileLoader.source_to_code,
+    "_pytest.assertion.rewrite._rewrite_test": lambda: getattr(_rewrite, "_rewrite_test", None),
+    "_pytest.assertion.rewrite.rewrite_asserts": lambda: getattr(_rewrite, "rewrite_asserts", None),
+    "_pytest.assertion.rewrite.AssertionRewritingHook.exec_module": lambda: _rewrite.AssertionRewritingHook.__dict__.get("exec_module"),
+    "_pytest.assertion.rewrite.AssertionRewritingHook.find_spec": lambda: _rewrite.AssertionRewritingHook.__dict__.get("find_spec"),
+}
+
+
+def _source_path_now():
+    out = {}
+    for name, get in _SOURCE_PATH.items():
+        try:
+            out[name] = get()
+        except Exception:
+            out[name] = None
+    return out
+
+
+_SOURCE_BASELINE = _source_path_now()
+
+
+def _check_source_path(when):
+    for name, cur in _source_path_now().items():
+        if cur is not _SOURCE_BASELINE[name] and name not in _reported_changes:
+            _reported_changes.add(name)
+            code = getattr(_func(cur), "__code__", None)
+            where = getattr(code, "co_filename", None)
+            rel = _rel(os.path.realpath(where)) if isinstance(where, str) and not where.startswith("<") else None
+            _finding("critical", rel or name, "%s, which pytest reads and compiles test modules with, was replaced (seen %s)"
+                     % (name, when), "source-path-changed")
 try:
     import pluggy._callers as _pluggy_callers
     _WATCHED["pluggy._callers._multicall"] = lambda: _pluggy_callers._multicall
@@ -922,8 +1010,15 @@ class Reporter:
         _check_surface("after collection")  # collection imported the code under test: a patch of the rewriter shows here
         _check_equality("after collection", True)
         _check_signal_handlers("after collection")
+        _check_source_path("after collection")
         _COST["checks"] += _perf() - t0
         _emit("collected", count=len(session.items))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collectstart(self, collector):
+        t0 = _perf()
+        _check_source_path("before collecting %s" % (collector.nodeid or "the session"))
+        _COST["checks"] += _perf() - t0
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collectreport(self, report):
@@ -980,6 +1075,7 @@ class Reporter:
         _check_grader_files("at session end")
         _check_equality("at session end", True)
         _check_signal_handlers("at session end")
+        _check_source_path("at session end")
         _COST["checks"] += _perf() - t0
         stats = {}
         tr = self.pm.get_plugin("terminalreporter") if self.pm is not None else None
