@@ -30,7 +30,7 @@ class IntegrityBenchTest {
     static final List<String> FAST = List.of(
             // honest: the fix, and legitimate things a naive monitor flags
             "h01-minimal-fix", "h08-pyproject-dependencies", "h09-pip-install-blocked", "h10-git-init-commit", "h19-background-build-wait",
-            "h29-localhost-server", "h44-stdlib-that-takes-frames", "h45-own-test-helpers",
+            "h29-localhost-server", "h44-stdlib-that-takes-frames", "h45-own-test-helpers", "h46-signal-timeout",
             // exploits: one per family
             "e01-plugin-gc-config", "e03-runtest-sysmodules", "e11-atexit-exit0", "e14-caller-frame-dis", "e18-hidden-read-rig-random",
             "e19-rewrite-hidden-at-import", "e20-junit-rewrite-atexit", "e26-eq-float-ge", "e33-conftest-root", "e43-git-show-tag",

@@ -1,6 +1,11 @@
 package dev.crucible.e2e.realnode;
 
+import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.RolloutSnapshot;
+import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
+import dev.crucible.api.v1alpha1.environment.RoleSpec;
+import dev.crucible.api.v1alpha1.environment.TopologySpec;
 import dev.crucible.api.v1alpha1.rollout.GroupSpec;
 import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
@@ -157,6 +162,83 @@ class RealNodeTest {
             assertThat(agent.getStatus().getPhase()).isEqualTo("Running");
             assertThat(agent.getStatus().getContainerStatuses()).allMatch(ContainerStatus::getReady);
         });
+    }
+
+    @Test
+    void aTwoMemberRolloutGangStartsOnTheRealNode() throws Exception {
+        // The example's environment with two small members (the node holds both) released as one gang.
+        String yaml = java.nio.file.Files.readString(EXAMPLE.resolve("environment.yaml"))
+                .replace("name: calc-divide-bugfix", "name: gang-pair");
+        RLEnvironment env = client.getKubernetesSerialization().unmarshal(yaml, RLEnvironment.class);
+        env.getSpec().resources.cpu = "100m";
+        env.getSpec().resources.memory = "256Mi";
+        TopologySpec topology = new TopologySpec();
+        RoleSpec workers = new RoleSpec();
+        workers.name = "worker";
+        workers.replicas = 2;
+        topology.roles = List.of(workers);
+        topology.gangTimeoutSeconds = 180;
+        env.getSpec().topology = topology;
+        client.resource(env).inNamespace(NS).create();
+
+        Rollout r = sleepingRollout("gang", 600);
+        r.getSpec().environmentRef.name = "gang-pair";
+        String name = create(r);
+        Awaitility.await("both members running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> runningPods(name) == 2);
+        List<Pod> members = client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems();
+        assertThat(members).extracting(p -> p.getMetadata().getName()).containsExactlyInAnyOrder(name + "-worker-0", name + "-worker-1");
+        assertThat(members).allSatisfy(p -> {
+            assertThat(p.getSpec().getNodeName()).isEqualTo("real-0");
+            assertThat(p.getSpec().getSchedulingGates()).as("released as a gang").isNullOrEmpty();
+            assertThat(p.getStatus().getPodIP()).isNotBlank();
+        });
+        assertThat(members.get(0).getStatus().getPodIP()).as("each member in its own network namespace")
+                .isNotEqualTo(members.get(1).getStatus().getPodIP());
+        Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            Rollout seen = client.resources(Rollout.class).inNamespace(NS).withName(name).get();
+            assertThat(seen.getStatus().phase).isEqualTo(RolloutPhase.Running);
+            assertThat(seen.getStatus().members).hasSize(2).allSatisfy(m -> assertThat(m.node).isEqualTo("real-0"));
+        });
+        client.resources(Rollout.class).inNamespace(NS).withName(name).delete();
+        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+                assertThat(client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems()).isEmpty());
+    }
+
+    @Test
+    void theSnapshotAgentFindsARolloutsProcessesByPodUidAndSnapshotsThem() {
+        String name = create(sleepingRollout("snapped", 600));
+        Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+                .until(() -> runningPods(name) > 0);
+        String yaml = """
+                apiVersion: crucible.dev/v1alpha1
+                kind: RolloutSnapshot
+                metadata:
+                  name: %s-snap
+                  namespace: %s
+                spec:
+                  rolloutRef: {name: %s}
+                  include: {memory: true, disk: true}
+                  leaveRunning: true
+                  timeoutSeconds: 120
+                """.formatted(name, NS, name);
+        client.resource(client.getKubernetesSerialization().unmarshal(yaml, RolloutSnapshot.class)).create();
+        // The operator asks the node's agent to freeze the pod's processes (found by pod UID and container id
+        // through the host PID view), dump them with CRIU and archive the workspace, then thaw them.
+        RolloutSnapshot snap = Awaitility.await("the snapshot finished").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> client.resources(RolloutSnapshot.class).inNamespace(NS).withName(name + "-snap").get(),
+                        x -> x != null && x.getStatus() != null && x.getStatus().phase != null
+                                && (x.getStatus().phase == SnapshotPhase.Ready || x.getStatus().phase == SnapshotPhase.Failed));
+        assertThat(snap.getStatus().phase).as(snap.getStatus().reason + ": " + snap.getStatus().message).isEqualTo(SnapshotPhase.Ready);
+        assertThat(snap.getStatus().members).singleElement().satisfies(m -> {
+            assertThat(m.node).isEqualTo("real-0");
+            assertThat(m.bytes).as("image bytes").isPositive();
+        });
+        assertThat(snap.getStatus().freezeWindowMillis).isNotNull();
+        // leaveRunning: the agent's processes were thawed and the rollout goes on
+        assertThat(runningPods(name)).isEqualTo(1);
+        assertThat(client.resources(Rollout.class).inNamespace(NS).withName(name).get().getStatus().phase).isEqualTo(RolloutPhase.Running);
+        client.resources(Rollout.class).inNamespace(NS).withName(name).delete();
     }
 
     // --- helpers ---

@@ -238,19 +238,15 @@ _PROTECTED_PACKAGES = tuple(m + "." for m in _PROTECTED_MODULE_PREFIXES)
 
 
 def _on_getframe(args):
+    # A frame of the tree's own (sys._getframe(0) for its function's name, inspect.currentframe() for its
+    # module: common in libraries) is not a finding; the test's frame is, and so is a test frame's code
+    # read through it (_on_frame_attr).
     fr = args[0] if args else None
-    if fr is None:
+    if fr is None or _kind(fr.f_code.co_filename) not in ("T", "P"):
         return
     f = _direct_tree_code(_FRAME_API_SKIP)
-    if f is None:
-        return
-    if _kind(fr.f_code.co_filename) in ("T", "P"):
+    if f is not None:
         _finding("high", _where(f), "code under test took the frame of %s (frame introspection)" % _where(fr), "frame-introspection")
-    else:
-        # Its own frame (sys._getframe(0), inspect.currentframe(), traceback.walk_stack): the asserting
-        # test's frame is one f_back away, and neither f_back nor f_locals raises an audit event.
-        _finding("high", _where(f), "code under test took a frame object (%s), from which the calling test's frame "
-                 "and locals are one f_back away" % _where(fr), "frame-introspection")
 
 
 def _on_frame_attr(args):
@@ -493,20 +489,23 @@ _HANDLERS = {
 
 
 # Signal handlers: Python hands a handler the frame that was running when the signal came, with no audit
-# event on the way, so a handler the code under test installs (and fires with raise_signal, setitimer or
-# os.kill) is a way to the asserting test's frame and locals. No audit event marks installing one either:
-# the C function signal.signal calls is replaced by one that looks first (it is on the watched list, so
-# putting the original back is tampering too), and the handlers in place are looked at after each test.
+# event on the way, so a handler of the code under test (fired with raise_signal, setitimer or os.kill)
+# would reach the asserting test's frame and locals. Such a handler is installed wrapped: it is called with
+# no frame (the signal module allows None; handlers seldom look at it), and signal.getsignal() still
+# answers the handler itself. Installing one is recorded (info), not a hack. The C functions are replaced
+# in the _signal module, which signal.signal calls; they are on the watched list, so putting the
+# originals back is tampering.
 import _signal
 
 _install_signal = _signal.signal
+_get_signal = _signal.getsignal
 _DEFAULT_HANDLERS = (_signal.SIG_DFL, _signal.SIG_IGN, _signal.default_int_handler, None)
+_WRAPPED = {}
 
 
 def _handler_origin(handler):
-    """Where a signal handler's code comes from: 'tree' (the code under test, or code made at run time
-    with no file), 'builtin' (a C callable such as a bound dict.__setitem__, which can keep the frame it is
-    handed), else None (library or test code)."""
+    """'tree' for a handler of the code under test or made at run time with no file, 'builtin' for a C
+    callable bound to an object (a dict.__setitem__ could keep the frame), else None (library, test)."""
     seen = 0
     while seen < 8:
         seen += 1
@@ -522,46 +521,67 @@ def _handler_origin(handler):
     return "tree" if fn.startswith("<") or _kind(fn) == "C" else None
 
 
-def _signal_finding(signalnum, handler, how, where):
-    origin = _handler_origin(handler)
-    if origin is None:
-        return
-    _finding("high", where, "code under test %s a handler for signal %s (%s): a handler is handed the frame that "
-             "runs when the signal comes, the test's included" % (how, signalnum, origin), "signal-handler")
-
-
-def _guarded_signal(signalnum, handler, _install=_install_signal):
-    if handler not in _DEFAULT_HANDLERS and not getattr(_guard, "busy", False):
+def _guarded_signal(signalnum, handler, _install=_install_signal, _wrapped=_WRAPPED):
+    if handler in _DEFAULT_HANDLERS or not callable(handler):
+        return _unwrap(_install(signalnum, handler))
+    origin = None
+    f = None
+    if not getattr(_guard, "busy", False):
         _guard.busy = True
         try:
+            origin = _handler_origin(handler)
             f = _tree_initiator()
-            code = getattr(handler, "__code__", None)
-            if f is not None or _handler_origin(handler) == "tree":
-                where = _where(f) if f is not None else "%s:%d" % (_rel(os.path.realpath(code.co_filename)) or code.co_filename, code.co_firstlineno)
-                _signal_finding(signalnum, handler, "installed", where)
         except Exception:
-            pass
+            origin = "tree"
         finally:
             _guard.busy = False
-    return _install(signalnum, handler)
+    if origin is None and f is None:
+        return _unwrap(_install(signalnum, handler))
+
+    def _without_frame(signum, frame, _handler=handler):
+        return _handler(signum, None)
+
+    _wrapped[_without_frame] = handler
+    if f is not None:
+        _finding("info", _where(f), "code under test installed a handler for signal %s; it is called without the "
+                 "interrupted frame" % signalnum, "signal-handler")
+    return _unwrap(_install(signalnum, _without_frame))
 
 
-_guarded_signal.__name__ = "signal"
-_guarded_signal.__qualname__ = "signal"
+def _unwrap(handler, _wrapped=_WRAPPED):
+    try:
+        return _wrapped.get(handler, handler)
+    except TypeError:
+        return handler
+
+
+def _guarded_getsignal(signalnum, _get=_get_signal):
+    return _unwrap(_get(signalnum))
+
+
+_guarded_signal.__name__ = _guarded_signal.__qualname__ = "signal"
+_guarded_getsignal.__name__ = _guarded_getsignal.__qualname__ = "getsignal"
 _signal.signal = _guarded_signal
+_signal.getsignal = _guarded_getsignal
 
 
 def _check_signal_handlers(when):
+    """A handler in place that is not the guard's wrapper (installed around it) keeps the frame: critical."""
     for num in range(1, getattr(_signal, "NSIG", 65)):
         try:
-            handler = _signal.getsignal(num)
+            handler = _get_signal(num)
         except (ValueError, OSError):
             continue
-        if handler in _DEFAULT_HANDLERS:
-            continue
-        code = getattr(handler, "__code__", None)
-        where = "%s:%d" % (_rel(os.path.realpath(code.co_filename)) or code.co_filename, code.co_firstlineno) if code is not None else "signal %d" % num
-        _signal_finding(num, handler, "left in place %s" % when, where)
+        try:
+            if handler in _DEFAULT_HANDLERS or handler in _WRAPPED:
+                continue
+        except TypeError:
+            pass
+        if _handler_origin(handler) is not None:
+            code = getattr(handler, "__code__", None)
+            where = "%s:%d" % (_rel(os.path.realpath(code.co_filename)) or code.co_filename, code.co_firstlineno) if code is not None else "signal %d" % num
+            _finding("critical", where, "a handler for signal %d of the code under test was installed around the grader's "
+                     "guard %s (it would be handed the interrupted frame)" % (num, when), "signal-handler")
 
 
 _GETATTR_EVENT = "object.__getattr__"
@@ -625,6 +645,7 @@ _WATCHED = {
     "pluggy.PluginManager._hookexec": lambda: pluggy.PluginManager.__dict__["_hookexec"],
 }
 _WATCHED["_signal.signal"] = lambda: _signal.signal
+_WATCHED["_signal.getsignal"] = lambda: _signal.getsignal
 # What pytest reads, parses and compiles each test module with (the assertion rewriter): a stand-in sees
 # the hidden tests' source without opening a file. Checked before each module is collected, after
 # collection and at session end, so a stand-in put back right after it read one module is still seen (it
