@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
  * How per-test results are read from a test-suite run. Unset: the test-suite grader recognises go test,
- * cargo test / nextest, node --test, jest, vitest, mocha, Maven and Gradle from the command, else pytest.
+ * cargo test / nextest, node --test, jest, vitest, mocha, python -m unittest, Maven and Gradle from the command, else pytest.
  */
 public enum TestFramework {
     @JsonProperty("pytest") PYTEST,
@@ -17,6 +17,7 @@ public enum TestFramework {
     @JsonProperty("jest") JEST,
     @JsonProperty("vitest") VITEST,
     @JsonProperty("mocha") MOCHA,
+    @JsonProperty("unittest") UNITTEST,
     @JsonProperty("maven") MAVEN,
     @JsonProperty("gradle") GRADLE
 }

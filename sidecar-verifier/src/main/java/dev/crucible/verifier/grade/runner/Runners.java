@@ -11,7 +11,7 @@ import java.util.Optional;
 public final class Runners {
     public static final List<TestRunner> ALL = List.of(
             new GoTestRunner(), new NextestRunner(), new CargoTestRunner(), new NodeTestRunner(),
-            new JestRunner(false), new JestRunner(true), new MochaRunner(),
+            new JestRunner(false), new JestRunner(true), new MochaRunner(), new UnittestRunner(),
             new JUnitReportRunner("maven", JUnitReportRunner.MAVEN_GLOB), new JUnitReportRunner("gradle", JUnitReportRunner.GRADLE_GLOB));
 
     /** Framework names a verifier may give besides pytest, junit-xml and tap. */
