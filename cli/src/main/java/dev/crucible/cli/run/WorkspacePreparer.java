@@ -38,6 +38,11 @@ final class WorkspacePreparer {
             ws = dir.sandbox().resolve(besideManifest ? original.getFileName().toString() : "workspace");
             WorkspaceCopy.copy(original, ws, List.of(dir.root()));
             TaskRepository.commitTree(ws, false);
+            if (Files.exists(original.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                // a repository's own work tree (derive writes its path): its version tag, as a source checkout carries it
+                String at = s.source != null && s.source.commit != null ? s.source.commit : "HEAD";
+                TaskRepository.carryVersionTag(original, at, ws, false);
+            }
             if (besideManifest) linkSiblings(env, original, dir);
         } else {
             ws = dir.sandbox().resolve("workspace");

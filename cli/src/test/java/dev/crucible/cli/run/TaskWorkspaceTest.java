@@ -99,6 +99,27 @@ class TaskWorkspaceTest {
     }
 
     @Test
+    void aRepositorysOwnWorkTreeAsWorkspaceCarriesTheTagBehindTheTaskCommit(@TempDir Path dir) throws Exception {
+        // what derive writes for a local repository: workspace.path is its work tree, source.commit the task
+        Path repo = dir.resolve("repo");
+        TreeCopy.copy(LocalRuns.example().resolve("workspace"), repo);
+        git(repo, "init", "-q", "-b", "main");
+        commit(repo, "first");
+        git(repo, "tag", "1.1.0");
+        Files.writeString(repo.resolve("NOTES.md"), "second\n");
+        String task = commit(repo, "second");
+        String fixBlob = laterFix(repo);
+        git(repo, "tag", "1.2.0", "fix");
+        git(repo, "checkout", "-q", task);
+        Path manifest = manifest(dir, "  workspace:\n    path: ./repo\n  source:\n    repo: ./repo\n    commit: " + task + "\n");
+
+        Path ws = prepare(manifest, dir.resolve("out"));
+        assertThat(git(ws, "for-each-ref", "--format=%(refname)").lines().toList()).containsExactly("refs/heads/main", "refs/tags/1.1.0");
+        assertThat(git(ws, "describe", "--tags").strip()).isEqualTo("1.1.0");
+        assertThat(exit(ws, "cat-file", "-e", fixBlob)).isNotZero();
+    }
+
+    @Test
     void historyOptInKeepsTheAncestryAndStopsAtTheTaskCommit(@TempDir Path dir) throws Exception {
         Path repo = dir.resolve("repo");
         TreeCopy.copy(LocalRuns.example().resolve("workspace"), repo);

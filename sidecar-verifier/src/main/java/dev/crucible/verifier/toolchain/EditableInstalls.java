@@ -52,6 +52,59 @@ final class EditableInstalls {
                 }
                 if (any) Files.write(pth, out, StandardCharsets.UTF_8);
             }
+            changed.addAll(relocateFinders(site, ws, marker));
+        }
+        return changed;
+    }
+
+    private static final java.util.regex.Pattern MAPPING = java.util.regex.Pattern.compile("(?m)^MAPPING(?:\\s*:[^=\\n]*)?\\s*=\\s*\\{.*\\}\\s*$");
+    private static final java.util.regex.Pattern QUOTED = java.util.regex.Pattern.compile("'((?:[^'\\\\]|\\\\.)*)'");
+
+    /**
+     * setuptools' other editable form (a flat layout with listed packages): a {@code __editable___NAME_finder.py}
+     * import hook whose {@code MAPPING} names each package's folder in the setup workspace. Each such folder
+     * becomes a call that finds it in the tree the interpreter runs in (as {@link #importLine}), falling back
+     * to the recorded path.
+     */
+    private static List<String> relocateFinders(Path site, Path ws, String marker) throws IOException {
+        List<String> changed = new ArrayList<>();
+        List<Path> finders;
+        try (Stream<Path> s = Files.list(site)) {
+            finders = s.filter(p -> p.getFileName().toString().startsWith("__editable__") && p.getFileName().toString().endsWith("_finder.py")
+                    && Files.isRegularFile(p)).toList();
+        }
+        for (Path f : finders) {
+            String src = Files.readString(f, StandardCharsets.UTF_8);
+            java.util.regex.Matcher m = MAPPING.matcher(src);
+            if (!m.find()) continue;
+            String line = m.group();
+            StringBuilder rewritten = new StringBuilder();
+            java.util.regex.Matcher q = QUOTED.matcher(line);
+            boolean any = false;
+            while (q.find()) {
+                String value = q.group(1);
+                String replacement = q.group();
+                if (value.startsWith("/") && Path.of(value).normalize().startsWith(ws) && !Path.of(value).normalize().equals(ws)) {
+                    String rel = ws.relativize(Path.of(value).normalize()).toString();
+                    replacement = "_crucible_tree(" + pyString(rel) + ", " + pyString(value) + ")";
+                    changed.add(f.getFileName() + ": " + value + " → <tree>/" + rel);
+                    any = true;
+                }
+                q.appendReplacement(rewritten, java.util.regex.Matcher.quoteReplacement(replacement));
+            }
+            if (!any) continue;
+            q.appendTail(rewritten);
+            String helper = "def _crucible_tree(rel, recorded):\n"
+                    + "    import os\n"
+                    + "    d = os.getcwd()\n"
+                    + "    while True:\n"
+                    + "        p = os.path.join(d, rel)\n"
+                    + "        if os.path.isdir(p) and os.path.isfile(os.path.join(d, " + pyString(marker) + ")):\n"
+                    + "            return p\n"
+                    + "        if os.path.dirname(d) == d:\n"
+                    + "            return recorded\n"
+                    + "        d = os.path.dirname(d)\n\n\n";
+            Files.writeString(f, src.substring(0, m.start()) + helper + rewritten + src.substring(m.end()), StandardCharsets.UTF_8);
         }
         return changed;
     }

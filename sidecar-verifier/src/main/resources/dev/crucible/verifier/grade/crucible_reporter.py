@@ -1111,6 +1111,14 @@ class Reporter:
 plugin = Reporter()
 
 
+def pytest_addhooks(pluginmanager):
+    """Loaded by name (`-p crucible_reporter` through PYTEST_ADDOPTS, for a command of another shape than
+    `pytest ARGS`), the module is the plugin pytest registers: it registers the reporter object, at once,
+    before any conftest is loaded. The grader's own bootstrap hands pytest the object and never the module."""
+    if not pluginmanager.is_registered(plugin):
+        pluginmanager.register(plugin, "crucible-reporter")
+
+
 def finish(code):
     """Ends the graded interpreter after its session, without tearing every module down (pytest's and the
     stdlib's teardown was most of the "exit" phase). What code under test could still do at exit happens

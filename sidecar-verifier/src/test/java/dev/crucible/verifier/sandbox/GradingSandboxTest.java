@@ -50,6 +50,24 @@ class GradingSandboxTest {
     }
 
     @Test
+    void aPytestCommandOfAnotherShapeStillReportsEachTestOnTheChannel() throws Exception {
+        // `VAR=x python3 -m pytest` is not `pytest ARGS`: the reporter is loaded by name through PYTEST_ADDOPTS
+        Path manifest = Fixtures.copyExample(dir);
+        Files.writeString(manifest, Files.readString(manifest).replace("command: python3 -m pytest -q -p no:cacheprovider",
+                "command: CALC_MODE=strict python3 -m pytest -q -p no:cacheprovider"));
+        Environment env = Environment.load(manifest);
+        assertThat(env.verifier().command()).startsWith("CALC_MODE=strict ");
+        try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), boxed(dir.resolve("state")))) {
+            ep.reset();
+            Fixtures.write(ep.workspace().resolve("calc/ops.py"), FIX);
+            VerifyReport r = ep.verify();
+            assertThat(r.hackFindings()).as("findings").isEmpty();
+            assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
+            assertThat(r.tests().total()).isEqualTo(4);
+        }
+    }
+
+    @Test
     void codeUnderTestReachesNothingOfTheHostAndLeavesNothingRunning() throws Exception {
         Environment env = Environment.load(Fixtures.copyExample(dir));
         Path state = dir.resolve("state");

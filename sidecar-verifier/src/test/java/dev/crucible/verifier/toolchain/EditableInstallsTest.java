@@ -43,6 +43,39 @@ class EditableInstallsTest {
         assertThat(importFrom(site, Files.createDirectories(dir.resolve("elsewhere")))).contains("ModuleNotFoundError");
     }
 
+    @Test
+    void setuptoolsFinderMappingFollowsTheTreeTheInterpreterRunsIn() throws Exception {
+        assumeTrue(onPath("python3"), "python3 not found on PATH");
+        Path setupTree = flatProject(dir.resolve("attempt-0/workspace"), "from setup tree");
+        Path site = Files.createDirectories(dir.resolve("venv/site-packages"));
+        // the finder setuptools itself writes for a flat layout with listed packages (its own template)
+        Process gen = new ProcessBuilder("python3", "-c", "import sys; from setuptools.command.editable_wheel import _finder_template as t; "
+                + "open(sys.argv[1], 'w').write(t('pkgx-1.0', {'pkgx': sys.argv[2]}, {}))",
+                site.resolve("__editable___pkgx_1_0_finder.py").toString(), setupTree.resolve("pkgx").toString()).redirectErrorStream(true).start();
+        String genOut = new String(gen.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(gen.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assumeTrue(gen.exitValue() == 0, () -> "setuptools' editable finder template is not available here: " + genOut);
+        Files.writeString(site.resolve("__editable__.pkgx-1.0.pth"), "import __editable___pkgx_1_0_finder; __editable___pkgx_1_0_finder.install()\n");
+
+        Path grading = flatProject(dir.resolve("results/grade-1"), "from grading tree");
+        assertThat(importFrom(site, grading.resolve("tests"))).contains("from setup tree");
+
+        List<String> changed = EditableInstalls.relocate(List.of(site), setupTree);
+        assertThat(changed).singleElement().asString().contains("__editable___pkgx_1_0_finder.py").contains("<tree>/pkgx");
+        assertThat(importFrom(site, grading.resolve("tests"))).contains("from grading tree");
+        assertThat(importFrom(site, setupTree)).contains("from setup tree");
+        deleteTree(setupTree);
+        assertThat(importFrom(site, grading)).contains("from grading tree");
+    }
+
+    private static Path flatProject(Path root, String marker) throws Exception {
+        Files.createDirectories(root.resolve("pkgx"));
+        Files.createDirectories(root.resolve("tests"));
+        Files.writeString(root.resolve("pyproject.toml"), "[project]\nname = 'pkgx'\nversion = '1.0'\n");
+        Files.writeString(root.resolve("pkgx/__init__.py"), "WHERE = '" + marker + "'\n");
+        return root;
+    }
+
     private static Path project(Path root, String marker) throws Exception {
         Files.createDirectories(root.resolve("src/pkgx"));
         Files.createDirectories(root.resolve("tests"));
