@@ -184,6 +184,14 @@ class RealNodeTest {
         Rollout r = sleepingRollout("gang", 600);
         r.getSpec().environmentRef.name = "gang-pair";
         String name = create(r);
+        try {
+            bothMembersStartTogether(name);
+        } finally {
+            removeRollout(name);
+        }
+    }
+
+    private void bothMembersStartTogether(String name) {
         Awaitility.await("both members running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
                 .until(() -> runningPods(name) == 2);
         List<Pod> members = client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems();
@@ -200,14 +208,19 @@ class RealNodeTest {
             assertThat(seen.getStatus().phase).isEqualTo(RolloutPhase.Running);
             assertThat(seen.getStatus().members).hasSize(2).allSatisfy(m -> assertThat(m.node).isEqualTo("real-0"));
         });
-        client.resources(Rollout.class).inNamespace(NS).withName(name).delete();
-        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
-                assertThat(client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems()).isEmpty());
     }
 
     @Test
     void theSnapshotAgentFindsARolloutsProcessesByPodUidAndSnapshotsThem() {
         String name = create(sleepingRollout("snapped", 600));
+        try {
+            snapshotARunningRollout(name);
+        } finally {
+            removeRollout(name); // the node holds one such pod: free it for the other tests whatever happened
+        }
+    }
+
+    private void snapshotARunningRollout(String name) {
         Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
                 .until(() -> runningPods(name) > 0);
         String yaml = """
@@ -238,7 +251,12 @@ class RealNodeTest {
         // leaveRunning: the agent's processes were thawed and the rollout goes on
         assertThat(runningPods(name)).isEqualTo(1);
         assertThat(client.resources(Rollout.class).inNamespace(NS).withName(name).get().getStatus().phase).isEqualTo(RolloutPhase.Running);
+    }
+
+    private static void removeRollout(String name) {
         client.resources(Rollout.class).inNamespace(NS).withName(name).delete();
+        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).until(() ->
+                client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems().isEmpty());
     }
 
     // --- helpers ---

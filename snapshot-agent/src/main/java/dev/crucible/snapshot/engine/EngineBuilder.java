@@ -103,6 +103,6 @@ public final class EngineBuilder {
         key.requireOutside(store);
         TargetScope sc = scope != null ? scope : TargetScope.localRollouts(rolloutRoots);
         return new SnapshotEngine(c, new ImageStore(store), criu, CudaCheckpoint.find().orElse(null), new Freezer(trees),
-                new TargetResolver(cgroup2.orElse(null)), metrics != null ? metrics : new SnapshotMetrics(), sc, new ManifestSeal(key));
+                new TargetResolver(cgroup2.orElse(null), dev.crucible.snapshot.target.CgroupMounts.cgroupV1()), metrics != null ? metrics : new SnapshotMetrics(), sc, new ManifestSeal(key));
     }
 }

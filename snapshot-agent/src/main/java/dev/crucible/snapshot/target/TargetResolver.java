@@ -16,9 +16,16 @@ import dev.crucible.snapshot.store.ContainedPaths;
 public final class TargetResolver {
 
     private final Path cgroupRoot;
+    private final List<Path> v1Roots;
 
     public TargetResolver(Path cgroupRoot) {
+        this(cgroupRoot, List.of());
+    }
+
+    /** {@code v1Roots}: the host's cgroup v1 hierarchies, searched for a pod's container when the v2 mount has none. */
+    public TargetResolver(Path cgroupRoot, List<Path> v1Roots) {
         this.cgroupRoot = cgroupRoot;
+        this.v1Roots = List.copyOf(v1Roots);
     }
 
     public ResolvedTarget resolve(TargetSpec spec) {
@@ -26,6 +33,18 @@ public final class TargetResolver {
         if (spec.pid() != null) {
             List<ProcessRef> tree = ProcessTree.of(spec.pid());
             return new ResolvedTarget(tree.get(0), tree, null, "pid " + spec.pid());
+        }
+        if (spec.cgroupPath() == null && !v1Roots.isEmpty()) {
+            boolean inV2 = false;
+            if (cgroupRoot != null) {
+                for (String c : ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId())) {
+                    inV2 |= Files.isRegularFile(cgroupRoot.resolve(c).resolve("cgroup.procs"));
+                }
+            }
+            if (!inV2) {
+                ResolvedTarget v1 = v1Container(spec);
+                if (v1 != null) return v1;
+            }
         }
         Path cgroup = spec.cgroupPath() != null ? cgroupByPath(spec.cgroupPath()) : cgroupOfContainer(spec);
         return fromCgroup(cgroup);
@@ -42,16 +61,37 @@ public final class TargetResolver {
     }
 
     private Path cgroupOfContainer(TargetSpec spec) {
-        requireRoot();
+        if (cgroupRoot == null && v1Roots.isEmpty()) requireRoot();
         List<String> candidates = ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId());
-        for (String c : candidates) {
-            Path p = cgroupRoot.resolve(c);
-            if (Files.isRegularFile(p.resolve("cgroup.procs"))) {
-                return p;
+        if (cgroupRoot != null) {
+            for (String c : candidates) {
+                Path p = cgroupRoot.resolve(c);
+                if (Files.isRegularFile(p.resolve("cgroup.procs"))) {
+                    return p;
+                }
             }
         }
         throw new IllegalArgumentException("target: no cgroup for pod " + spec.podUid() + " container "
-                + spec.containerId() + " under " + cgroupRoot + " (tried " + candidates.size() + " kubelet layouts)");
+                + spec.containerId() + " under " + (cgroupRoot == null ? "no cgroup2 mount" : cgroupRoot)
+                + (v1Roots.isEmpty() ? "" : " nor the cgroup v1 hierarchies " + v1Roots) + " (tried " + candidates.size() + " kubelet layouts)");
+    }
+
+    /**
+     * On a cgroup v1 host (kubelet's cgroupfs or systemd driver, found by finding the real node): the
+     * container's processes from its cgroup in a v1 hierarchy. v1 has no {@code cgroup.freeze}, so the
+     * target carries no cgroup and is frozen by SIGSTOP; null when no v1 hierarchy has the container.
+     */
+    private ResolvedTarget v1Container(TargetSpec spec) {
+        for (Path root : v1Roots) {
+            for (String c : ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId())) {
+                Path p = root.resolve(c);
+                if (Files.isRegularFile(p.resolve("cgroup.procs"))) {
+                    ResolvedTarget t = fromCgroup(p);
+                    return new ResolvedTarget(t.root(), t.processes(), null, "cgroup v1 " + p + " (frozen by SIGSTOP)");
+                }
+            }
+        }
+        return null;
     }
 
     private void requireRoot() {

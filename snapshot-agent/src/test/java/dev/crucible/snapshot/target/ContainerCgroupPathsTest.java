@@ -53,6 +53,32 @@ class ContainerCgroupPathsTest {
     }
 
     @Test
+    void onACgroupV1HostTheContainerIsFoundInAV1HierarchyAndFrozenBySignal(@TempDir Path root) throws Exception {
+        // a hybrid host as the real node showed it: kubelet's pods under the v1 hierarchies, none under the v2 mount
+        Process sleeper = new ProcessBuilder("sleep", "30").start();
+        try {
+            Path unified = Files.createDirectories(root.resolve("unified"));
+            Path pids = root.resolve("pids");
+            Path cg = pids.resolve(ContainerCgroupPaths.candidates(UID, CID).get(4)); // cgroupfs driver, burstable
+            Files.createDirectories(cg);
+            Files.writeString(cg.resolve("cgroup.procs"), sleeper.pid() + "\n");
+            ResolvedTarget t = new TargetResolver(unified, List.of(pids)).resolve(new TargetSpec(null, null, UID, CID));
+            assertThat(t.root().pid()).isEqualTo(sleeper.pid());
+            assertThat(t.cgroup()).as("v1 has no cgroup.freeze: SIGSTOP").isNull();
+            assertThat(t.description()).contains("cgroup v1").contains(cg.toString());
+            // without the v1 hierarchies the error names where it looked
+            assertThatThrownBy(() -> new TargetResolver(unified).resolve(new TargetSpec(null, null, UID, CID)))
+                    .hasMessageContaining("no cgroup for pod " + UID);
+        } finally {
+            sleeper.destroyForcibly();
+        }
+        assertThat(CgroupMounts.cgroupV1In(List.of(
+                "35 25 0:30 / /sys/fs/cgroup/unified rw,relatime shared:10 - cgroup2 cgroup2 rw",
+                "37 25 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory",
+                "36 25 0:31 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids"))).containsExactly(Path.of("/sys/fs/cgroup/pids"), Path.of("/sys/fs/cgroup/memory"));
+    }
+
+    @Test
     void findsTheCgroup2MountOnHybridAndUnifiedHosts() {
         assertThat(CgroupMounts.cgroup2In(List.of(
                 "35 25 0:30 / /sys/fs/cgroup/unified rw,relatime shared:10 - cgroup2 cgroup2 rw",
