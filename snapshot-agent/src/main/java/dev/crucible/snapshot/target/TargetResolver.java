@@ -35,12 +35,7 @@ public final class TargetResolver {
             return new ResolvedTarget(tree.get(0), tree, null, "pid " + spec.pid());
         }
         if (spec.cgroupPath() == null && !v1Roots.isEmpty()) {
-            boolean inV2 = false;
-            if (cgroupRoot != null) {
-                for (String c : ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId())) {
-                    inV2 |= Files.isRegularFile(cgroupRoot.resolve(c).resolve("cgroup.procs"));
-                }
-            }
+            boolean inV2 = cgroupRoot != null && find(cgroupRoot, ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId())) != null;
             if (!inV2) {
                 ResolvedTarget v1 = v1Container(spec);
                 if (v1 != null) return v1;
@@ -64,11 +59,9 @@ public final class TargetResolver {
         if (cgroupRoot == null && v1Roots.isEmpty()) requireRoot();
         List<String> candidates = ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId());
         if (cgroupRoot != null) {
-            for (String c : candidates) {
-                Path p = cgroupRoot.resolve(c);
-                if (Files.isRegularFile(p.resolve("cgroup.procs"))) {
-                    return p;
-                }
+            Path p = find(cgroupRoot, candidates);
+            if (p != null) {
+                return p;
             }
         }
         throw new IllegalArgumentException("target: no cgroup for pod " + spec.podUid() + " container "
@@ -82,16 +75,53 @@ public final class TargetResolver {
      * target carries no cgroup and is frozen by SIGSTOP; null when no v1 hierarchy has the container.
      */
     private ResolvedTarget v1Container(TargetSpec spec) {
+        List<String> candidates = ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId());
         for (Path root : v1Roots) {
-            for (String c : ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId())) {
-                Path p = root.resolve(c);
+            Path p = find(root, candidates);
+            if (p != null) {
+                ResolvedTarget t = fromCgroup(p);
+                return new ResolvedTarget(t.root(), t.processes(), null, "cgroup v1 " + p + " (frozen by SIGSTOP)");
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first candidate that is a cgroup under {@code root}, or under a folder at most two levels below
+     * it that holds kubelet's {@code kubepods}: kubelet's {@code cgroupRoot} setting puts the pods there
+     * (the real-node harness uses {@code /crucible-real-0}, as a node sharing its machine would).
+     */
+    private static Path find(Path root, List<String> candidates) {
+        List<Path> prefixes = new ArrayList<>();
+        prefixes.add(root);
+        for (Path child : dirs(root)) {
+            if (holdsPods(child)) prefixes.add(child);
+            for (Path grandchild : dirs(child)) {
+                if (holdsPods(grandchild)) prefixes.add(grandchild);
+            }
+        }
+        for (Path prefix : prefixes) {
+            for (String c : candidates) {
+                Path p = prefix.resolve(c);
                 if (Files.isRegularFile(p.resolve("cgroup.procs"))) {
-                    ResolvedTarget t = fromCgroup(p);
-                    return new ResolvedTarget(t.root(), t.processes(), null, "cgroup v1 " + p + " (frozen by SIGSTOP)");
+                    return p;
                 }
             }
         }
         return null;
+    }
+
+    private static boolean holdsPods(Path dir) {
+        return Files.isDirectory(dir.resolve("kubepods")) || Files.isDirectory(dir.resolve("kubepods.slice"));
+    }
+
+    private static List<Path> dirs(Path dir) {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(d -> Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                    && !d.getFileName().toString().startsWith("kubepods")).toList();
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     private void requireRoot() {

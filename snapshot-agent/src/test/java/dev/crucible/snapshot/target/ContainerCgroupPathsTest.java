@@ -59,7 +59,10 @@ class ContainerCgroupPathsTest {
         try {
             Path unified = Files.createDirectories(root.resolve("unified"));
             Path pids = root.resolve("pids");
-            Path cg = pids.resolve(ContainerCgroupPaths.candidates(UID, CID).get(4)); // cgroupfs driver, burstable
+            // cgroupfs driver, burstable, under kubelet's cgroupRoot (/crucible-real-0 on the real node)
+            Path cg = pids.resolve("crucible-real-0").resolve(ContainerCgroupPaths.candidates(UID, CID).get(4));
+            Files.createDirectories(pids.resolve("crucible-real-0/kubepods/besteffort"));
+            Files.createDirectories(pids.resolve("other-slice/unrelated"));
             Files.createDirectories(cg);
             Files.writeString(cg.resolve("cgroup.procs"), sleeper.pid() + "\n");
             ResolvedTarget t = new TargetResolver(unified, List.of(pids)).resolve(new TargetSpec(null, null, UID, CID));
