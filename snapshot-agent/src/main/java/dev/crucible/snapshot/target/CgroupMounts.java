@@ -13,11 +13,7 @@ public final class CgroupMounts {
     }
 
     public static Optional<Path> cgroup2() {
-        try {
-            return cgroup2In(Files.readAllLines(Path.of("/proc/self/mountinfo")));
-        } catch (IOException e) {
-            return Optional.empty();
-        }
+        return cgroup2In(mountinfo());
     }
 
     /**
@@ -25,46 +21,50 @@ public final class CgroupMounts {
      * on a v1 or hybrid host kubelet puts pods there, and the v2 mount (if any) holds no pod.
      */
     public static List<Path> cgroupV1() {
-        try {
-            return cgroupV1In(Files.readAllLines(Path.of("/proc/self/mountinfo")));
-        } catch (IOException e) {
-            return List.of();
-        }
+        return cgroupV1In(mountinfo());
     }
 
     static List<Path> cgroupV1In(List<String> mountinfo) {
         List<Path> out = new java.util.ArrayList<>();
-        for (String line : mountinfo) {
-            int dash = line.indexOf(" - ");
-            if (dash < 0) {
-                continue;
-            }
-            String[] after = line.substring(dash + 3).split(" ");
-            if (after.length > 0 && after[0].equals("cgroup")) {
-                String[] before = line.substring(0, dash).split(" ");
-                Path mount = Path.of(before[4].replace("\\040", " "));
-                String opts = after.length > 2 ? after[2] : "";
-                boolean first = java.util.Arrays.asList(opts.split(",")).stream().anyMatch(o -> o.equals("pids") || o.equals("freezer"));
-                if (first) out.add(0, mount);
-                else out.add(mount);
+        for (Mount m : mounts(mountinfo)) {
+            if (m.fstype().equals("cgroup")) {
+                boolean first = java.util.Arrays.stream(m.superOptions().split(",")).anyMatch(o -> o.equals("pids") || o.equals("freezer"));
+                if (first) out.add(0, m.point());
+                else out.add(m.point());
             }
         }
         return out;
     }
 
-    /** Parses mountinfo lines: "... MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS". */
     static Optional<Path> cgroup2In(List<String> mountinfo) {
+        return mounts(mountinfo).stream().filter(m -> m.fstype().equals("cgroup2")).map(Mount::point).findFirst();
+    }
+
+    private record Mount(Path point, String fstype, String superOptions) {
+    }
+
+    /** Parses mountinfo lines: "... MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS". */
+    private static List<Mount> mounts(List<String> mountinfo) {
+        List<Mount> out = new java.util.ArrayList<>();
         for (String line : mountinfo) {
             int dash = line.indexOf(" - ");
             if (dash < 0) {
                 continue;
             }
             String[] after = line.substring(dash + 3).split(" ");
-            if (after.length > 0 && after[0].equals("cgroup2")) {
-                String[] before = line.substring(0, dash).split(" ");
-                return Optional.of(Path.of(before[4].replace("\\040", " ")));
+            String[] before = line.substring(0, dash).split(" ");
+            if (after.length > 0 && before.length > 4) {
+                out.add(new Mount(Path.of(before[4].replace("\\040", " ")), after[0], after.length > 2 ? after[2] : ""));
             }
         }
-        return Optional.empty();
+        return out;
+    }
+
+    private static List<String> mountinfo() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/mountinfo"));
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 }

@@ -34,15 +34,7 @@ public final class TargetResolver {
             List<ProcessRef> tree = ProcessTree.of(spec.pid());
             return new ResolvedTarget(tree.get(0), tree, null, "pid " + spec.pid());
         }
-        if (spec.cgroupPath() == null && !v1Roots.isEmpty()) {
-            boolean inV2 = cgroupRoot != null && find(cgroupRoot, ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId())) != null;
-            if (!inV2) {
-                ResolvedTarget v1 = v1Container(spec);
-                if (v1 != null) return v1;
-            }
-        }
-        Path cgroup = spec.cgroupPath() != null ? cgroupByPath(spec.cgroupPath()) : cgroupOfContainer(spec);
-        return fromCgroup(cgroup);
+        return spec.cgroupPath() != null ? fromCgroup(cgroupByPath(spec.cgroupPath())) : container(spec);
     }
 
     private Path cgroupByPath(String relative) {
@@ -55,27 +47,18 @@ public final class TargetResolver {
         return p;
     }
 
-    private Path cgroupOfContainer(TargetSpec spec) {
+    /**
+     * A pod's container: its cgroup under the v2 mount, else (a cgroup v1 host, as the real node is) its
+     * cgroup in a v1 hierarchy. v1 has no {@code cgroup.freeze}, so such a target carries no cgroup and is
+     * frozen by SIGSTOP.
+     */
+    private ResolvedTarget container(TargetSpec spec) {
         if (cgroupRoot == null && v1Roots.isEmpty()) requireRoot();
         List<String> candidates = ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId());
-        if (cgroupRoot != null) {
-            Path p = find(cgroupRoot, candidates);
-            if (p != null) {
-                return p;
-            }
+        Path v2 = cgroupRoot == null ? null : find(cgroupRoot, candidates);
+        if (v2 != null) {
+            return fromCgroup(v2);
         }
-        throw new IllegalArgumentException("target: no cgroup for pod " + spec.podUid() + " container "
-                + spec.containerId() + " under " + (cgroupRoot == null ? "no cgroup2 mount" : cgroupRoot)
-                + (v1Roots.isEmpty() ? "" : " nor the cgroup v1 hierarchies " + v1Roots) + " (tried " + candidates.size() + " kubelet layouts)");
-    }
-
-    /**
-     * On a cgroup v1 host (kubelet's cgroupfs or systemd driver, found by finding the real node): the
-     * container's processes from its cgroup in a v1 hierarchy. v1 has no {@code cgroup.freeze}, so the
-     * target carries no cgroup and is frozen by SIGSTOP; null when no v1 hierarchy has the container.
-     */
-    private ResolvedTarget v1Container(TargetSpec spec) {
-        List<String> candidates = ContainerCgroupPaths.candidates(spec.podUid(), spec.containerId());
         for (Path root : v1Roots) {
             Path p = find(root, candidates);
             if (p != null) {
@@ -83,7 +66,9 @@ public final class TargetResolver {
                 return new ResolvedTarget(t.root(), t.processes(), null, "cgroup v1 " + p + " (frozen by SIGSTOP)");
             }
         }
-        return null;
+        throw new IllegalArgumentException("target: no cgroup for pod " + spec.podUid() + " container "
+                + spec.containerId() + " under " + (cgroupRoot == null ? "no cgroup2 mount" : cgroupRoot)
+                + (v1Roots.isEmpty() ? "" : " nor the cgroup v1 hierarchies " + v1Roots) + " (tried " + candidates.size() + " kubelet layouts)");
     }
 
     /**
