@@ -104,6 +104,11 @@ final class RunnerSocket implements AutoCloseable {
             cut.interrupt();
             JsonNode hello = line == null ? null : JSON.readTree(line);
             if (hello == null || !hello.has("hello")) throw new IOException("the runner did not say hello: " + line);
+            if ("grading".equals(hello.path("mode").asText()) && hello.path("network").isNull()) {
+                // neither a box nor the seccomp filter: graded code shares the pod's network (the sidecar's API refuses it without the token)
+                System.err.println("crucible-sidecar: WARNING: graded commands are not kept off the pod's network: "
+                        + hello.path("boxProblem").asText() + "; " + hello.path("networkProblem").asText());
+            }
             connection.complete(new Connection(ch, in, hello));
         } catch (IOException | RuntimeException e) {
             connection.completeExceptionally(e);

@@ -12,10 +12,15 @@ import dev.crucible.verifier.grade.TestCase;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.support.Fixtures;
 import dev.crucible.verifier.support.GradingContainerProcess;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +79,7 @@ class GradingContainerTest {
         assertThat(g.hello().path("pid").asInt()).isEqualTo(1);
         assertThat(g.hello().path("dumpable").asBoolean()).isFalse();
         if (!box) assertThat(g.hello().path("box").isNull()).isTrue();
+        assertThat(g.hello().path("network").asText()).isEqualTo(box ? "box" : "seccomp");
     }
 
     /**
@@ -89,8 +95,28 @@ class GradingContainerTest {
         Files.writeString(token, "secret-token\n");
         Path resultFile = dir.resolve("sidecar/termination-log");
         Files.writeString(resultFile, "");
-        Graded g = grade(box, ws -> Fixtures.write(ws.resolve("calc/__init__.py"), attack(token, resultFile)));
+        Graded g;
+        AtomicInteger accepted = new AtomicInteger();
+        // stands for the sidecar's API on the pod's loopback (the grading container shares the pod's network)
+        try (ServerSocket api = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!api.isClosed()) {
+                    try (Socket s = api.accept()) {
+                        accepted.incrementAndGet();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "api-stand-in");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            g = grade(box, ws -> Fixtures.write(ws.resolve("calc/__init__.py"), attack(token, resultFile, api.getLocalPort())));
+        }
         String log = Files.readString(g.results().resolve("home/attack.log"));
+        // no socket at all without a box (seccomp), a network namespace of its own with one; unix sockets still work
+        assertThat(log).containsPattern(box ? "api: (ConnectionRefusedError|OSError)" : "api: PermissionError")
+                .contains("unix: ok").doesNotContain("api: CONNECTED");
+        assertThat(accepted).hasValue(0);
         assertThat(log).contains("token: FileNotFoundError", "token-pod: FileNotFoundError", "result: FileNotFoundError", "fifos: []")
                 .doesNotContain("READ", "fifo-write");
         assertThat(Files.readString(token)).isEqualTo("secret-token\n");
@@ -114,7 +140,7 @@ class GradingContainerTest {
     }
 
     /** Runs at import of the package under test, inside the grading pytest process. */
-    static String attack(Path token, Path resultFile) {
+    static String attack(Path token, Path resultFile, int apiPort) {
         return String.join("\n",
                 "def _attack():",
                 "    import glob, json, os, sys, time",
@@ -130,6 +156,18 @@ class GradingContainerTest {
                 "            note(name, 'READ ' + open(path).read().strip())",
                 "        except Exception as e:",
                 "            note(name, type(e).__name__)",
+                "    import socket",
+                "    try:",
+                "        socket.create_connection(('127.0.0.1', " + apiPort + "), timeout=2).sendall(b'GET /v1/findings HTTP/1.0\\r\\n\\r\\n')",
+                "        note('api', 'CONNECTED')",
+                "    except Exception as e:",
+                "        note('api', type(e).__name__)",
+                "    try:",
+                "        a, b = socket.socketpair()",
+                "        a.sendall(b'x')",
+                "        note('unix', 'ok' if b.recv(1) == b'x' else 'no')",
+                "    except Exception as e:",
+                "        note('unix', type(e).__name__)",
                 "    for name, path in (('result', " + py(resultFile) + "),):",
                 "        try:",
                 "            with open(path, 'w') as f:",
