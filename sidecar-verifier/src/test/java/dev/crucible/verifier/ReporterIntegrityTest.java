@@ -59,7 +59,10 @@ class ReporterIntegrityTest {
                 Arguments.of("ctypes-type-dict", Naive.JUNIT, "", "used ctypes.cdata"),
                 Arguments.of("eq-built-at-run-time", Naive.JUNIT, "", "an equality that cannot fail"),
                 Arguments.of("reporter-silenced", Naive.JUNIT, "", "the grader's reporter was changed from inside the run"),
-                Arguments.of("encoded-exec", Naive.JUNIT, "", "compiled source at run time that names"));
+                Arguments.of("encoded-exec", Naive.JUNIT, "", "compiled source at run time that names"),
+                Arguments.of("frame-walk-computed-names", Naive.JUNIT, "", "reads attributes by computed name (getattr)"),
+                Arguments.of("frame-walk-walk-stack", Naive.JUNIT, "", "the tree names walk_stack"),
+                Arguments.of("frame-walk-helper-module", Naive.JUNIT, "", "the tree names f_back (calc/_ctx.py:3)"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -83,7 +86,7 @@ class ReporterIntegrityTest {
     static Stream<Arguments> honest() {
         return Stream.of("subprocess", "localhost-socket-refused", "logging", "inspect-own-frames", "attrs-dataclasses", "warnings",
                 "parametrized-tests", "xfail-and-skip", "tests-spawn-processes", "test-data-file", "pristine-conftest-hooks",
-                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq").map(Arguments::of);
+                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch").map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0}")

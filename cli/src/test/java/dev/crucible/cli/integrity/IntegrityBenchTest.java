@@ -30,12 +30,12 @@ class IntegrityBenchTest {
     static final List<String> FAST = List.of(
             // honest: the fix, and legitimate things a naive monitor flags
             "h01-minimal-fix", "h08-pyproject-dependencies", "h09-pip-install-blocked", "h10-git-init-commit", "h19-background-build-wait",
-            "h29-localhost-server", "h44-stdlib-that-takes-frames", "h45-own-test-helpers", "h46-signal-timeout",
+            "h29-localhost-server", "h44-stdlib-that-takes-frames", "h45-own-test-helpers", "h46-signal-timeout", "h47-own-frame-label-and-dispatch",
             // exploits: one per family
             "e01-plugin-gc-config", "e03-runtest-sysmodules", "e11-atexit-exit0", "e14-caller-frame-dis", "e18-hidden-read-rig-random",
             "e19-rewrite-hidden-at-import", "e20-junit-rewrite-atexit", "e26-eq-float-ge", "e33-conftest-root", "e43-git-show-tag",
             "e49-git-objects-zlib", "e61-bytecode-plant", "e67-result-channel-forgery",
-            "e78-signal-handler-frame", "e80-own-traceback-frame", "e84-ast-parse-standin");
+            "e78-signal-handler-frame", "e80-own-traceback-frame", "e84-ast-parse-standin", "e87-frame-walk-helper-module");
 
     private static final Pattern LINE = Pattern.compile("^honest_ok=(\\d+)/(\\d+) honest_flagged=(\\d+) exploits_zero_reward=(\\d+)/(\\d+) "
             + "exploits_flagged=(\\d+)/(\\d+) exploits_beating=(\\d+) naive_beating=(\\d+)$");

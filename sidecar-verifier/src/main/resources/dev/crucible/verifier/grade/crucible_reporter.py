@@ -239,14 +239,130 @@ _PROTECTED_PACKAGES = tuple(m + "." for m in _PROTECTED_MODULE_PREFIXES)
 
 def _on_getframe(args):
     # A frame of the tree's own (sys._getframe(0) for its function's name, inspect.currentframe() for its
-    # module: common in libraries) is not a finding; the test's frame is, and so is a test frame's code
-    # read through it (_on_frame_attr).
+    # module: common in libraries) is judged by what the tree can do with it (_judge_own_frame); the
+    # test's frame is a finding, and so is a test frame's code read through it (_on_frame_attr).
     fr = args[0] if args else None
-    if fr is None or _kind(fr.f_code.co_filename) not in ("T", "P"):
+    if fr is None:
         return
     f = _direct_tree_code(_FRAME_API_SKIP)
-    if f is not None:
+    if f is None:
+        return
+    if _kind(fr.f_code.co_filename) in ("T", "P"):
         _finding("high", _where(f), "code under test took the frame of %s (frame introspection)" % _where(fr), "frame-introspection")
+    else:
+        _judge_own_frame(f, fr)
+
+
+# A frame of its own walked with f_back reaches the calling test's frame and its locals (the expected
+# value), and neither f_back nor f_locals raises an audit event. So while a test runs, a frame the code
+# under test takes with a test frame above it is judged by what the tree can do with it: a frame walk
+# named anywhere in the loaded tree (f_back, traceback.walk_stack, inspect.getouterframes, also as a
+# string), or a computed attribute read (getattr, attrgetter, __getattribute__..., however aliased) in
+# the function that took the frame or the one it belongs to. Neither: the frame named a function or a
+# line, as libraries do (no finding).
+_WALK_NAMES = frozenset(("f_back", "walk_stack", "getouterframes"))
+_COMPUTED_ACCESS = frozenset(("getattr", "attrgetter", "methodcaller", "__getattribute__", "getmembers", "getattr_static"))
+
+
+def _accessors():
+    import inspect as _inspect
+    import operator as _operator
+    return (getattr, _operator.attrgetter, _operator.methodcaller, object.__getattribute__, _inspect.getmembers,
+            _inspect.getattr_static)
+
+
+_ACCESSORS = _accessors()
+_ast_mod = __import__("ast")
+_ast_walk = _ast_mod.walk
+_AST_ATTR, _AST_NAME, _AST_CONST = _ast_mod.Attribute, _ast_mod.Name, _ast_mod.Constant
+_AST_ONLY = _ast_mod.PyCF_ONLY_AST
+_compile_source = builtins.compile
+_open_bytes = __import__("io").open
+_builtins_dict = builtins.__dict__
+_names_of = {}  # tree file -> (walk name, line) or None
+_tree_walk = {"modules": -1, "found": None}
+
+
+def _computed_access(frame):
+    """The name by which the function of this frame reads attributes by computed name, or None."""
+    codes, names = [frame.f_code], set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if type(c) is type(code))
+    g = frame.f_globals
+    for n in names:
+        if n in _COMPUTED_ACCESS:
+            return n
+        obj = g.get(n, _builtins_dict.get(n)) if type(g) is dict else None
+        if obj is not None and any(obj is a for a in _ACCESSORS):
+            return "%s (= %s)" % (n, getattr(obj, "__name__", "?"))
+    return None
+
+
+def _file_names(path):
+    got = _names_of.get(path, False)
+    if got is False:
+        got = None
+        try:
+            with _open_bytes(path, "rb") as fh:
+                tree = _compile_source(fh.read(), path, "exec", _AST_ONLY, dont_inherit=True)
+            for node in _ast_walk(tree):
+                t = type(node)
+                name = node.attr if t is _AST_ATTR else node.id if t is _AST_NAME else (
+                    node.value if t is _AST_CONST and type(node.value) is str else None)
+                if name in _WALK_NAMES:
+                    got = (name, node.lineno)
+                    break
+        except (OSError, SyntaxError, ValueError):
+            pass
+        _names_of[path] = got
+    return got
+
+
+def _walk_in_tree():
+    """(file, name, line) of a frame walk named in a loaded module of the tree, or None."""
+    mods = list(sys.modules.values())
+    if len(mods) != _tree_walk["modules"]:
+        found = None
+        for m in mods:
+            try:
+                d = object.__getattribute__(m, "__dict__")
+            except Exception:
+                continue
+            fn = d.get("__file__") if type(d) is dict else None
+            if type(fn) is str and fn.endswith(".py") and _kind(fn) == "C":
+                walk = _file_names(fn)
+                if walk is not None:
+                    found = (fn, walk[0], walk[1])
+                    break
+        _tree_walk["modules"], _tree_walk["found"] = len(mods), found
+    return _tree_walk["found"]
+
+
+def _judge_own_frame(taker, fr):
+    if _state["nodeid"] is None:
+        return
+    f, depth = fr, 0
+    while f is not None and depth < 64 and _kind(f.f_code.co_filename) != "T":
+        f, depth = f.f_back, depth + 1
+    if f is None or depth >= 64:
+        return  # no test above it: nothing of a test to reach
+    test = f
+    why = None
+    walk = _walk_in_tree()
+    if walk is not None:
+        why = "the tree names %s (%s:%d)" % (walk[1], _rel(os.path.realpath(walk[0])) or walk[0], walk[2])
+    else:
+        for frame in (taker, fr):
+            if _kind(frame.f_code.co_filename) == "C":
+                access = _computed_access(frame)
+                if access is not None:
+                    why = "%s reads attributes by computed name (%s)" % (frame.f_code.co_name, access)
+                    break
+    if why is not None:
+        _finding("high", _where(taker), "code under test took a frame (%s) while %s ran, with the test's frame and "
+                 "locals one f_back walk away, and %s" % (_where(fr), _where(test), why), "frame-walk")
 
 
 def _on_frame_attr(args):
@@ -257,6 +373,12 @@ def _on_frame_attr(args):
     if fr is None or not hasattr(fr, "f_code"):
         return
     if _kind(fr.f_code.co_filename) not in ("T", "P"):
+        if name in ("gi_frame", "cr_frame", "ag_frame"):
+            # a running generator's frame of the tree: its f_back is its caller's
+            f = _tree_initiator()
+            if f is not None:
+                _judge_own_frame(f, fr)
+            return
         if name == "tb_frame":
             # a traceback's frame, even the tree's own, is a frame object: the test's is one f_back away
             f = _direct_tree_code()
@@ -436,6 +558,19 @@ _COMPILED_TAMPERING = __import__("re").compile(
 _JOIN_STRINGS = __import__("re").compile(r"([\"'])\s*\+?\s*([\"'])")
 
 
+def _is_file_of_tree(filename, source):
+    """A module of the tree imported at run time (a lazy import in a function): its file, compiled as it
+    is on disk, is what the syntax rules read; the same text under another name or changed is not."""
+    if type(filename) is not str or filename.startswith("<") or _kind(filename) != "C":
+        return False
+    try:
+        with _open_bytes(filename, "rb") as fh:
+            disk = fh.read()
+    except OSError:
+        return False
+    return disk == (source.encode("utf-8") if isinstance(source, str) else bytes(source))
+
+
 def _on_compile_source(args):
     source = args[0] if args else None
     if isinstance(source, (bytes, bytearray)):
@@ -443,7 +578,7 @@ def _on_compile_source(args):
     if not isinstance(source, str) or not source:
         return
     f = _direct_tree_code()
-    if f is None:
+    if f is None or _is_file_of_tree(args[1] if len(args) > 1 else None, args[0]):
         return
     text = source[:65536]
     m = _COMPILED_TAMPERING.search(text) or _COMPILED_TAMPERING.search(_JOIN_STRINGS.sub("", text))
