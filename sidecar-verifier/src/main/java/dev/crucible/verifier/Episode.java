@@ -19,6 +19,7 @@ import dev.crucible.verifier.monitor.MonitorConfig;
 import dev.crucible.verifier.pristine.GradingTree;
 import dev.crucible.verifier.pristine.PristineSnapshot;
 import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.pristine.SetupDependencies;
 import dev.crucible.verifier.tools.ToolCall;
 import dev.crucible.verifier.tools.ToolResult;
 import dev.crucible.verifier.tools.Tools;
@@ -53,6 +54,7 @@ public final class Episode implements AutoCloseable {
     private volatile State state = State.NEW;
     private Path initialCopy;
     private PristineSnapshot pristine;
+    private SetupDependencies deps; // node_modules as setup left it: graded with only while unchanged
     private PythonInfo python = PythonInfo.NONE;
     private volatile HackMonitor monitor;
     private Tools tools;
@@ -118,6 +120,9 @@ public final class Episode implements AutoCloseable {
             Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
             Path pdir = stateDir.resolve("pristine-" + resets);
             pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier(), env.spec().hackPolicy().protectsDefaults()), pdir);
+            // a grading container cannot see the workspace a link would lead to: there the folder is not graded with
+            deps = opt.grader() instanceof dev.crucible.verifier.sandbox.GradingSandbox || opt.grader() instanceof dev.crucible.verifier.exec.LocalExecutor
+                    ? SetupDependencies.capture(workspace) : SetupDependencies.none(workspace);
             python = PythonInfo.probe(opt.prober(), env.verifier().interpreterOrDefault(), workspace, CommandEnvironments.agent(workspace, env));
             if (python.executable() == null) warnings.add("no Python interpreter '" + env.verifier().interpreterOrDefault() + "' found: pytest grading will fail");
             List<Path> hidden = new ArrayList<>();
@@ -136,7 +141,8 @@ public final class Episode implements AutoCloseable {
             lastReport = null;
             state = State.RUNNING;
             Path gradeBase = gradeBase();
-            early = EarlyGrading.start(env, opt.grader(), python.executable(), gradeBase.resolve("grade-" + resets),
+            // a box started now could not bind the setup folders the tree links to at grading: those start then
+            early = !deps.isEmpty() ? null : EarlyGrading.start(env, opt.grader(), python.executable(), gradeBase.resolve("grade-" + resets),
                     gradeBase.resolve("results-" + resets), gradeBase.resolve("support-" + resets)).orElse(null);
             EnvironmentSpec s = env.spec();
             return new ResetResult(env.name(), s.task() == null ? null : s.task().prompt(), s.tools(), workspace.toString(),
@@ -203,6 +209,7 @@ public final class Episode implements AutoCloseable {
             try {
                 Files.createDirectories(results.resolve("home"));
                 built = GradingTree.build(workspace, pristine, gradeRoot, env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
+                deps.linkInto(gradeRoot).forEach(c -> monitor.report(Detectors.GRADER_TAMPERING, "high", c.split(" ")[0], c));
             } catch (IOException | RuntimeException e) {
                 monitor.finishFiles();
                 lastReport = VerifyReport.error(env.name(), "could not prepare grading: " + e.getMessage(), monitor.findings(), rewardMode());

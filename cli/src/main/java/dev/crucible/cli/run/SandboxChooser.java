@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.common.ResourcesSpec;
 import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
 import dev.crucible.cli.run.RunInputs.EnvironmentDoc;
 import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.pristine.SetupDependencies;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.sandbox.BoxLimits;
 import dev.crucible.verifier.sandbox.BoxSpec;
@@ -36,7 +37,9 @@ final class SandboxChooser {
         if (Files.isRegularFile(dir.taskFile())) files.put(dir.taskFile(), dir.taskFile());
         BoxSpec spec = BoxSpec.of(label, limits(env, rolloutLimits, deadlineSeconds)).withWritable(workspace)
                 .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier(), env.verifierEnv().spec().hackPolicy().protectsDefaults())))
-                .withReadOnly(toolchains).withFiles(files).withHome(Bubblewrap.HOME);
+                // node_modules as setup (which runs after this) leaves it: bound read-only when it is a real folder then
+                .withReadOnly(toolchains).withReadOnly(SetupDependencies.DIRS.stream().map(workspace::resolve).toList())
+                .withFiles(files).withHome(Bubblewrap.HOME);
         try {
             return new Bubblewrap(Box.open(spec), workspace);
         } catch (BoxUnavailableException e) {

@@ -130,6 +130,24 @@ public final class Box implements AutoCloseable {
     }
 
     /**
+     * A read-only path inside a writable folder (a protected file, node_modules) is the agent's to replace
+     * between commands: bound only while it still lies inside that folder, never through a link out of it
+     * (the box would show the host folder the link names).
+     */
+    private boolean bindable(Path r) {
+        if (!Files.exists(r)) return false;
+        for (Path w : spec.writable()) {
+            if (!r.startsWith(w)) continue;
+            try {
+                return r.toRealPath().startsWith(w.toRealPath());
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * As {@link #wrap(List, Path, Map)}; the launcher first opens {@code channel} (a FIFO, may be null) for
      * writing as fd 3, which passes into the box: the executor then needs no shell of its own to open it.
      */
@@ -139,7 +157,7 @@ public final class Box implements AutoCloseable {
         List<Bind> binds = new ArrayList<>();
         for (Path t : tools) binds.add(new Bind(t, t, false));
         for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
-        for (Path r : spec.readOnly()) if (Files.exists(r)) binds.add(new Bind(r, r, false));
+        for (Path r : spec.readOnly()) if (bindable(r)) binds.add(new Bind(r, r, false));
         binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
 
         List<String> script = new ArrayList<>();

@@ -5,6 +5,7 @@ import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.Executor;
 import dev.crucible.verifier.exec.LocalExecutor;
 import dev.crucible.verifier.grade.GradingPhases;
+import dev.crucible.verifier.pristine.SetupDependencies;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -172,7 +173,8 @@ public final class GradingSandbox implements Executor {
                 String n = m.group(1);
                 Path base = p.getParent();
                 BoxSpec spec = BoxSpec.of("grade-" + n, limits).withWritable(base.resolve("results-" + n))
-                        .withReadOnly(List.of(p, base.resolve("support-" + n))).withReadOnly(toolchains).withHome(null);
+                        .withReadOnly(List.of(p, base.resolve("support-" + n))).withReadOnly(toolchains)
+                        .withReadOnly(SetupDependencies.linkedTargets(p)).withHome(null);
                 return new Layout(p, base, spec);
             }
         }

@@ -3,6 +3,7 @@ package dev.crucible.verifier.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.crucible.verifier.support.Fixtures;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -123,6 +124,28 @@ class BoxTest {
         } finally {
             Files.deleteIfExists(sock);
             Files.deleteIfExists(hostTmp);
+        }
+    }
+
+    /**
+     * A read-only path inside the workspace (node_modules, a protected file) that the agent turned into a
+     * link to a host folder between two commands: the next box binds nothing there, so the host folder
+     * stays out of sight; a real folder there is bound read-only.
+     */
+    @Test
+    void aReadOnlyPathTurnedIntoALinkOutOfTheWorkspaceIsNotBound() throws Exception {
+        Path host = Files.createDirectories(tmp.resolve("host-secrets"));
+        Files.writeString(host.resolve("key"), "s3cret");
+        Path deps = ws.resolve("node_modules");
+        try (Box box = Box.open(BoxSpec.of("test", BoxLimits.defaults()).withWritable(ws).withReadOnly(List.of(deps)))) {
+            Files.createDirectories(deps.resolve("pad"));
+            Files.writeString(deps.resolve("pad/index.js"), "1");
+            Run real = run(box, ws, "cat node_modules/pad/index.js; echo; echo x > node_modules/pad/index.js 2>/dev/null && echo DEPS_WRITE; echo end", 60);
+            assertThat(real.out()).contains("1", "end").doesNotContain("DEPS_WRITE");
+            Fixtures.deleteTree(deps);
+            Files.createSymbolicLink(deps, host);
+            Run linked = run(box, ws, "cat node_modules/key 2>/dev/null && echo HOST_VISIBLE; cat " + host.resolve("key") + " 2>/dev/null && echo HOST_VISIBLE; echo end", 60);
+            assertThat(linked.out()).contains("end").doesNotContain("s3cret", "HOST_VISIBLE");
         }
     }
 

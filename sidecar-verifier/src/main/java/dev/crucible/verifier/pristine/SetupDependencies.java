@@ -1,0 +1,138 @@
+package dev.crucible.verifier.pristine;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Dependency folders that setup fills inside the workspace ({@code npm ci} writes {@code node_modules}
+ * there, not into the environment's prefix). The agent cannot change them (its box binds them read-only);
+ * grading uses them as they were after setup: at reset each is fingerprinted by every entry's path, size,
+ * inode and change time (a time no unprivileged process can set back), and at grading the tree gets a link
+ * to it only when the fingerprint is unchanged. The grading box binds the link's target read-only.
+ * A folder the agent made (none at reset) or changed is never graded with: its runner could report
+ * anything.
+ */
+public final class SetupDependencies {
+    /** The dependency folders looked for at the workspace's top. */
+    public static final List<String> DIRS = List.of("node_modules");
+    private final Path workspace;
+    private final Map<String, String> fingerprints;
+
+    private SetupDependencies(Path workspace, Map<String, String> fingerprints) {
+        this.workspace = workspace;
+        this.fingerprints = Map.copyOf(fingerprints);
+    }
+
+    /** What setup left in {@code workspace}; empty when none of {@link #DIRS} is a real folder there. */
+    public static SetupDependencies capture(Path workspace) {
+        Map<String, String> f = new LinkedHashMap<>();
+        for (String d : DIRS) {
+            Path p = workspace.resolve(d);
+            if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) f.put(d, fingerprint(p));
+        }
+        return new SetupDependencies(workspace, f);
+    }
+
+    public static SetupDependencies none(Path workspace) { return new SetupDependencies(workspace, Map.of()); }
+
+    public boolean isEmpty() { return fingerprints.isEmpty(); }
+
+    /** The folders to bind read-only in the agent's box. */
+    public List<Path> agentReadOnly() {
+        return fingerprints.keySet().stream().map(workspace::resolve).toList();
+    }
+
+    /**
+     * Links each unchanged folder into {@code gradeRoot} (absolute link to the workspace's folder) and
+     * removes the link of a changed one. Returns what changed since {@link #capture}, one line each.
+     */
+    public List<String> linkInto(Path gradeRoot) {
+        List<String> changed = new ArrayList<>();
+        for (Map.Entry<String, String> e : fingerprints.entrySet()) {
+            Path src = workspace.resolve(e.getKey());
+            Path link = gradeRoot.resolve(e.getKey());
+            try {
+                boolean same = Files.isDirectory(src, LinkOption.NOFOLLOW_LINKS) && fingerprint(src).equals(e.getValue());
+                if (Files.isSymbolicLink(link)) Files.delete(link);
+                if (same) {
+                    Files.createDirectories(gradeRoot);
+                    Files.createSymbolicLink(link, src.toRealPath());
+                } else {
+                    changed.add(e.getKey() + " changed after setup (the agent's copy is not graded with)");
+                }
+            } catch (IOException x) {
+                throw new UncheckedIOException("linking " + e.getKey() + " into " + gradeRoot, x);
+            }
+        }
+        return changed;
+    }
+
+    /** The real folders the links in {@code gradeRoot} lead to: the grading box shows them read-only. */
+    public static List<Path> linkedTargets(Path gradeRoot) {
+        List<Path> out = new ArrayList<>();
+        for (String d : DIRS) {
+            Path link = gradeRoot.resolve(d);
+            if (!Files.isSymbolicLink(link)) continue;
+            resolved(link).ifPresent(out::add);
+        }
+        return out;
+    }
+
+    private static Optional<Path> resolved(Path link) {
+        try {
+            Path t = link.toRealPath();
+            return Files.isDirectory(t) ? Optional.of(t) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** SHA-256 over the path, size, inode and change time of every entry; links are not followed. */
+    static String fingerprint(Path root) {
+        MessageDigest md;
+        try {
+            md = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                    mix(dir);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    mix(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                private void mix(Path p) throws IOException {
+                    Map<String, Object> a = Files.readAttributes(p, "unix:size,ino,ctime", LinkOption.NOFOLLOW_LINKS);
+                    md.update((root.relativize(p) + "\0" + a.get("size") + "\0" + a.get("ino") + "\0" + a.get("ctime") + "\n")
+                            .getBytes(StandardCharsets.UTF_8));
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("fingerprinting " + root, e);
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+}
