@@ -19,7 +19,11 @@ final class VerifierShapes {
         String type = "execution";
         String framework = null;
         String report = null;
-        if (!lint) {
+        java.util.Optional<String> runnerLines = lint ? java.util.Optional.empty() : ShellScripts.runnerLines(steps, VerifierShapes::perTest);
+        if (runnerLines.isPresent()) {
+            command = runnerLines.get(); // several test steps, one runner line each: graded per test, line by line
+            type = "test-suite";
+        } else if (!lint) {
             if (steps.size() == 1 && CommandClassifier.logicalLines(steps.get(0).commandScript).size() == 1
                     && isPytest(steps.get(0).recognised)) {
                 type = "test-suite";
@@ -45,6 +49,10 @@ final class VerifierShapes {
         }
         return new DerivedVerifier(name, type, framework, command, report, timeout,
                 steps.stream().map(p -> p.step.number()).toList());
+    }
+
+    private static boolean perTest(String recognised) {
+        return isPytest(recognised) || recognised != null && PER_TEST_RUNNERS.contains(recognised);
     }
 
     private static boolean isPytest(String recognised) {

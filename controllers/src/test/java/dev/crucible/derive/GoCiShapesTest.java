@@ -30,4 +30,21 @@ class GoCiShapesTest {
         assertThat(d.verifier().type()).isEqualTo("test-suite");
         assertThat(d.manifest().at("/spec/verifier/countSkippedAsPassed").asBoolean()).isTrue();
     }
+
+    @Test
+    void plainRunnerStepsBecomeOneLineEachGradedPerTest() throws Exception {
+        Derivation d = derive(repo, "go-two-runs.yml");
+
+        // the third step pipes into tee: not a plain runner line, so the three stay one execution
+        assertThat(d.verifier().type()).isEqualTo("execution");
+    }
+
+    @Test
+    void twoPlainRunnerStepsAreGradedLineByLine() throws Exception {
+        String two = WorkflowFixtures.text("go-two-runs.yml").replace("      - name: Race\n        run: go test -race ./... | tee race.log\n", "");
+        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/go-two.yml", null, Map.of(), null), two);
+
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(d.verifier().command()).isEqualTo("go test -count 1 ./...\nCGO_ENABLED=0 go test -count 1 -tags purego ./...");
+    }
 }

@@ -334,7 +334,7 @@ public final class Episode implements AutoCloseable {
         EnvironmentSpec.Setup s = env.spec().setup();
         if (s == null || s.script() == null || s.script().isBlank()) return;
         int t = s.timeoutSeconds() == null ? 600 : s.timeoutSeconds();
-        ExecResult r = opt.executor().run(new ExecRequest(List.of("/bin/sh", "-c", s.script()), workspace, CommandEnvironments.setup(workspace, env), true,
+        ExecResult r = opt.executor().run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(s.script()), workspace, CommandEnvironments.setup(workspace, env), true,
                 Duration.ofSeconds(t), 64 * 1024, null, true));
         if (!r.ok()) warnings.add("setup script failed (exit " + r.exitCode() + "): " + r.stdout());
     }

@@ -35,7 +35,7 @@ final class SetupRunner {
         if (setup == null || setup.script == null || setup.script.isBlank()) return Outcome.NONE;
         Duration limit = Duration.ofSeconds(setup.timeoutSeconds == null ? 600 : setup.timeoutSeconds);
         if (budget.compareTo(limit) < 0) limit = budget.isNegative() ? Duration.ZERO : budget;
-        ExecResult r = new LocalExecutor().run(new ExecRequest(List.of("/bin/sh", "-c", setup.script), workspace, env, true,
+        ExecResult r = new LocalExecutor().run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(setup.script), workspace, env, true,
                 limit, 1 << 20, null, true), onStart);
         // appended: the execution environment's provisioning (venv, toolchains) is logged first
         Files.writeString(log, r.stdout() + (r.truncated() ? "\n[output cut at 1 MiB]\n" : ""), java.nio.file.StandardOpenOption.CREATE,

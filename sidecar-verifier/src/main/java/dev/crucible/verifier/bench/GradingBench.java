@@ -211,7 +211,7 @@ public final class GradingBench {
      * it writes is removed after it.
      */
     private static double bare(Environment env, Path ws, Map<String, String> envVars) {
-        ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", env.verifier().command()), ws, envVars, false,
+        ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(env.verifier().command()), ws, envVars, false,
                 Duration.ofSeconds(env.verifier().timeoutOrDefault()), 1 << 20, null, true);
         ExecResult r = new LocalExecutor().run(req);
         try (var s = Files.walk(ws)) {
@@ -248,7 +248,7 @@ public final class GradingBench {
             Files.createDirectories(scratch);
             try (Box box = Box.open(dev.crucible.verifier.sandbox.BoxSpec.of("bench-bare", BoxLimits.defaults()).withWritable(scratch)
                     .withReadOnly(List.of(ws)).withHome(null))) {
-                ExecRequest req = new ExecRequest(box.wrap(List.of("/bin/sh", "-c", env.verifier().command()), ws, envVars), ws, envVars, false,
+                ExecRequest req = new ExecRequest(box.wrap(dev.crucible.verifier.exec.Shell.argv(env.verifier().command()), ws, envVars), ws, envVars, false,
                         Duration.ofSeconds(env.verifier().timeoutOrDefault()), 1 << 20, null, true);
                 ExecResult r = new LocalExecutor().run(req, box::attach);
                 return r.elapsedMs() / 1e3;

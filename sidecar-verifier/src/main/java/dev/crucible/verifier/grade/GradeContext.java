@@ -42,7 +42,7 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
 
     /** A shell command; {@code channel} (may be null) becomes its fd 3. */
     public ExecResult shell(String command, Duration timeout, String stdin, Path channel) {
-        ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", command), root, env, true, timeout,
+        ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(command), root, env, true, timeout,
                 ExecRequest.DEFAULT_MAX_OUTPUT, stdin, false, channel);
         return executor.run(req, onStart);
     }

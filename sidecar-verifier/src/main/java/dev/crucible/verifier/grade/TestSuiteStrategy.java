@@ -39,6 +39,10 @@ public final class TestSuiteStrategy implements Strategy {
         ExecResult build = ctx.build(v.buildCommand(), timeout);
         if (build != null && !build.ok()) return BuildFailure.outcome("test-suite", v, build);
         String framework = v.frameworkOrDefault();
+        if (!framework.equals("tap") && !framework.equals("junit-xml")) {
+            List<String> lines = RunnerLines.split(v.command(), ctx.root()); // several runner lines: each graded per test
+            if (lines.size() > 1) return MultiLineGrading.grade(this, v, ctx, lines, timeout);
+        }
         Path junit = ctx.resultsDir().resolve("junit-" + System.nanoTime() + ".xml");
         if (framework.equals("tap")) return gradeTap(v, ctx, timeout);
         Optional<Runners.Resolved> found = framework.equals("pytest") && v.framework() != null ? Optional.empty()
@@ -95,7 +99,7 @@ public final class TestSuiteStrategy implements Strategy {
         }
         Map<String, String> env = new LinkedHashMap<>(ctx.env());
         plan.env().forEach(env::putIfAbsent);
-        ExecRequest req = new ExecRequest(List.of("/bin/sh", "-c", plan.command()), ctx.root(), env, true, timeout,
+        ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(plan.command()), ctx.root(), env, true, timeout,
                 RUNNER_MAX_OUTPUT, null, false, null);
         ExecResult run = ctx.executor().run(req, ctx.onStart());
         TestRunner.Report report = runner.read(run, out, ctx.root());
