@@ -22,6 +22,9 @@ final class NodeScripts {
     private static final Set<String> WITH_VALUE = Set.of("-r", "--reporter", "--report-dir", "--temp-dir", "-x",
             "--exclude", "-n", "--include", "--extension", "-e", "--lines", "--branches", "--functions", "--statements");
     private static final Set<String> RUNNERS = Set.of("jest", "vitest", "mocha");
+    /** {@code if COND; then A; else B; fi} over lines, A and B one command each. */
+    private static final Pattern SAME_BRANCHES = Pattern.compile(
+            "(?s)\\s*if\\s+([^\\n]+?);\\s*then\\s*\\n\\s*([^\\n]*\\S)\\s*\\n\\s*else\\s*\\n\\s*([^\\n]*\\S)\\s*\\n\\s*fi\\s*");
 
     private NodeScripts() {
     }
@@ -52,6 +55,13 @@ final class NodeScripts {
             if (changed) {
                 m.appendTail(out);
                 p.commandScript = out.toString();
+                Matcher same = SAME_BRANCHES.matcher(p.commandScript);
+                if (same.matches() && same.group(2).equals(same.group(3))) {
+                    // `if npm ls nyc; then npm run test-ci; else npm test; fi`: both branches now run the same tests
+                    p.notes.add("`if " + same.group(1) + "` chose between two commands that now run the same tests: `"
+                            + same.group(2) + "` runs alone");
+                    p.commandScript = same.group(2);
+                }
             }
             recogniseRunner(p, scripts);
         }

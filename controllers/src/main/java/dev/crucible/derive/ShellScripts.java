@@ -111,25 +111,31 @@ final class ShellScripts {
     }
 
     /**
-     * Two or more test steps that are each one plain runner line (no pipes, expansions or chaining; no
-     * other shell, the same working folder): the lines one after the other, each with its step's
-     * variables in front, so the grader can grade each line per test. Empty otherwise.
+     * Test steps whose lines are all plain runner lines (no pipes, expansions or chaining; no other
+     * shell, the same working folder), two or more in all: the lines one after the other, each with its
+     * step's variables in front, so the grader can grade each line per test. Empty otherwise.
      */
     static java.util.Optional<String> runnerLines(List<PlannedStep> steps, java.util.function.Predicate<String> perTest) {
-        if (steps.size() < 2) return java.util.Optional.empty();
+        if (steps.isEmpty()) return java.util.Optional.empty();
         String wd = steps.get(0).workingDirectory;
         StringBuilder out = new StringBuilder();
         if (wd != null && !wd.isBlank() && !wd.equals(".")) out.append("cd ").append(quote(wd)).append('\n');
+        int lines = 0;
         for (PlannedStep p : steps) {
-            List<String> lines = CommandClassifier.logicalLines(p.commandScript);
-            if (lines.size() != 1 || p.shellTemplate != null || !perTest.test(p.recognised) || !java.util.Objects.equals(p.workingDirectory, wd)
-                    || lines.get(0).matches("(?s).*[|;&$`<>(){}\\\\].*") || needsPreamble(p.commandScript)) {
+            if (p.shellTemplate != null || !java.util.Objects.equals(p.workingDirectory, wd) || needsPreamble(p.commandScript)) {
                 return java.util.Optional.empty();
             }
-            p.env.forEach((k, v) -> out.append(k).append('=').append(quote(v)).append(' '));
-            out.append(lines.get(0).strip()).append('\n');
+            for (String line : CommandClassifier.logicalLines(p.commandScript)) {
+                CommandClassifier.Classified c = CommandClassifier.classifyLine(line);
+                if (line.matches("(?s).*[|;&$`<>(){}\\\\].*") || c.kind() != CommandKind.TEST || !perTest.test(c.what())) {
+                    return java.util.Optional.empty();
+                }
+                p.env.forEach((k, v) -> out.append(k).append('=').append(quote(v)).append(' '));
+                out.append(line.strip()).append('\n');
+                lines++;
+            }
         }
-        return java.util.Optional.of(out.toString().strip());
+        return lines < 2 ? java.util.Optional.empty() : java.util.Optional.of(out.toString().strip());
     }
 
     /**

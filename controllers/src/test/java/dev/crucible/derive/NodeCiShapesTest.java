@@ -32,6 +32,18 @@ class NodeCiShapesTest {
     }
 
     @Test
+    void anIfBetweenCoverageAndPlainTestsBecomesThePlainTests() throws Exception {
+        Files.writeString(repo.resolve("package.json"), """
+                {"scripts": {"test": "mocha --reporter spec", "test-ci": "nyc --reporter=lcov --reporter=text npm test"}}
+                """);
+        Derivation d = derive(repo, "node-nyc-if.yml");
+
+        assertThat(d.verifier().command()).isEqualTo("npm test");
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(step(d, 4).notes()).anyMatch(n -> n.contains("now run the same tests"));
+    }
+
+    @Test
     void coverageOnlyScriptsAreRecognised() {
         assertThat(NodeScripts.withoutCoverage("nyc --reporter=lcov --reporter text npm test")).isEqualTo("npm test");
         assertThat(NodeScripts.withoutCoverage("c8 -r lcov mocha")).isEqualTo("mocha");

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Go module graded with {@code go test} in the grading box: go is on grading's PATH, GOPATH and
- * GOCACHE are the environment's own (the cache warmed at setup, read-only afterwards), setup.env is
- * there, and a toolchain that cannot be had is a warning in the run's first lines and in result.json.
+ * A Go module graded with {@code go test} in the grading box: go is on grading's PATH, GOPATH is the
+ * environment's own, the build cache warmed at setup is read-only afterwards and the agent and grading
+ * each build an edited package into a writable cache of their own, setup.env is there, and a toolchain that cannot be had is a warning in the run's first lines and in result.json.
  */
 @Timeout(600)
 class GoExecutionEnvironmentRunTest {
@@ -28,7 +28,8 @@ class GoExecutionEnvironmentRunTest {
         boolean rust = !m.rusts().isEmpty();
         Path ws = Files.createDirectories(dir.resolve("workspace"));
         Files.writeString(ws.resolve("go.mod"), "module example.com/envcheck\n\ngo 1.21\n");
-        Files.writeString(ws.resolve("envcheck.go"), "package envcheck\n\nfunc Add(a, b int) int { return a + b }\n");
+        // the bug the agent fixes: its change must be compiled by its own go test and again by grading's
+        Files.writeString(ws.resolve("envcheck.go"), "package envcheck\n\nfunc Add(a, b int) int { return a - b }\n");
         Files.writeString(ws.resolve("envcheck_test.go"), """
                 package envcheck
 
@@ -52,8 +53,11 @@ class GoExecutionEnvironmentRunTest {
                 	if gp := os.Getenv("GOPATH"); !strings.Contains(gp, "/exec-env-go-") || !strings.HasSuffix(gp, "/go") {
                 		t.Fatalf("GOPATH %q is not the environment's", gp)
                 	}
-                	if gc := os.Getenv("GOCACHE"); !strings.Contains(gc, "/exec-env-go-") {
-                		t.Fatalf("GOCACHE %q is not the environment's", gc)
+                	// go writes its build cache on every build: grading's must be writable (the prefix's is not)
+                	if f, err := os.CreateTemp(os.Getenv("GOCACHE"), "probe"); err != nil {
+                		t.Fatalf("GOCACHE %q is not writable: %v", os.Getenv("GOCACHE"), err)
+                	} else {
+                		f.Close()
                 	}
                 	if os.Getenv("CHECK_CARGO") == "1" {
                 		if _, err := exec.LookPath("cargo"); err != nil {
@@ -84,9 +88,12 @@ class GoExecutionEnvironmentRunTest {
                     command: go test -count=1 ./...
                     timeoutSeconds: 300
                 """.formatted(rust ? "1" : "0"));
-        LocalRuns.Run r = LocalRuns.run("-f", manifest.toString(), "--agent-cmd", "true", "--out", dir.resolve("out").toString());
+        LocalRuns.Run r = LocalRuns.run("-f", manifest.toString(), "--agent-cmd",
+                "sed -i 's/a - b/a + b/' envcheck.go && go test -count=1 -run TestAdd ./... > agent-go.txt 2>&1", "--out", dir.resolve("out").toString());
         JsonNode res = LocalRuns.json(dir.resolve("out/result.json"));
         assertThat(res.path("reward").asDouble()).as(r.out() + r.err() + res.toPrettyString()).isEqualTo(1.0);
+        // the agent's own go test built its change in its box (a writable build cache of its own)
+        assertThat(Files.readString(dir.resolve("out/sandbox/workspace/agent-go.txt"))).contains("ok").doesNotContain("read-only file system");
         JsonNode ex = res.path("execution");
         Path prefix = Path.of(ex.path("prefix").asText());
         assertThat(ex.path("env").path("GOPATH").asText()).isEqualTo(prefix.resolve("go").toString());

@@ -59,10 +59,15 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         return m;
     }
 
-    /** The agent: its box's HOME; pytest loads the setup-time plugins and nothing else, as in grading. */
+    /**
+     * The agent: its box's HOME; pytest loads the setup-time plugins and nothing else, as in grading. Go
+     * writes its build cache on every build and the prefix's is read-only here: the agent's is its own
+     * (empty: its first build compiles what it uses).
+     */
     public Map<String, String> forAgent(String home) {
         Map<String, String> m = common();
         m.put("HOME", home);
+        if (m.containsKey("GOCACHE")) m.put("GOCACHE", home + "/.cache/go-build");
         m.putIfAbsent("CARGO_NET_OFFLINE", "true"); // no network in the box: cargo uses what setup fetched
         pytestPluginVars(m);
         return m;
@@ -78,9 +83,35 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         m.put("TMPDIR", resultsHome.toString());
         m.put("PYTHONDONTWRITEBYTECODE", "1");
         m.put("PYTHONNOUSERSITE", "1");
+        if (m.containsKey("GOCACHE")) m.put("GOCACHE", resultsHome.resolve(GRADING_GO_CACHE).toString()); // see seedGrading
         m.putIfAbsent("CARGO_NET_OFFLINE", "true");
         pytestPluginVars(m);
         return m;
+    }
+
+    private static final String GRADING_GO_CACHE = "go-build";
+
+    /**
+     * Grading's writable Go build cache in {@code resultsHome}: a copy of the one setup warmed (a full copy,
+     * never links: the box's uid is handed the results folder, and a linked file would hand it the prefix's).
+     * Without it every build writes into the read-only prefix and fails ("read-only file system").
+     */
+    public void seedGrading(Path resultsHome) throws java.io.IOException {
+        String warm = vars.get("GOCACHE");
+        Path target = resultsHome.resolve(GRADING_GO_CACHE);
+        if (warm == null || Files.exists(target)) return;
+        Path src = Path.of(warm);
+        if (!Files.isDirectory(src)) {
+            Files.createDirectories(target);
+            return;
+        }
+        try (var files = Files.walk(src)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Path t = target.resolve(src.relativize(p).toString());
+                if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) Files.createDirectories(t);
+                else if (Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) Files.copy(p, t, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            }
+        }
     }
 
     /** Folders a box shows read-only for this environment: the prefix and the toolchains outside /usr. */

@@ -111,8 +111,12 @@ class ToolchainResolverTest {
         for (Map<String, String> m : List.of(setup, agent, grading)) {
             assertThat(m.get("PATH")).isEqualTo(setup.get("PATH")).doesNotContain("/shims");
             assertThat(m).containsEntry("GITHUB_ACTIONS", "true").containsEntry("GOPATH", e.prefix().resolve("go").toString())
-                    .containsEntry("GOCACHE", e.prefix().resolve("gocache").toString()).containsEntry("CARGO_HOME", e.prefix().resolve("cargo").toString());
+                    .containsEntry("CARGO_HOME", e.prefix().resolve("cargo").toString());
         }
+        // Go writes its build cache on every build: setup warms the prefix's, the agent and grading write their own
+        assertThat(setup).containsEntry("GOCACHE", e.prefix().resolve("gocache").toString());
+        assertThat(agent).containsEntry("GOCACHE", "/tmp/home/.cache/go-build");
+        assertThat(grading).containsEntry("GOCACHE", cache.resolve("results/home/go-build").toString());
         assertThat(setup.get("HOME")).isEqualTo(e.prefix().resolve("home").toString());
         assertThat(e.prefix().getParent()).isEqualTo(cache);
     }

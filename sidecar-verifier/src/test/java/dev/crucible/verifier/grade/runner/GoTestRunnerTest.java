@@ -102,6 +102,19 @@ class GoTestRunnerTest {
         assertThat(bug.reward()).isEqualTo(0.0);
     }
 
+    /** CI runs benchmarks once beside the tests (-bench . -benchtime 1x): they get no pass event and are not tests. */
+    @Test
+    void benchmarksRunBesideTheTestsAreNotTests() {
+        String go = tool("go", "/usr/local/go/bin/go");
+        String bench = TESTS + "\nfunc BenchmarkAdd(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tAdd(1, 2)\n\t}\n}\n";
+        String v = "type: test-suite\ncommand: GOCACHE=" + CacheSandbox.CACHE.resolve("go-build") + " " + go
+                + " test -count 1 -bench . -benchtime 1x ./...\ntimeoutSeconds: 600\n" + LISTS;
+        VerifyReport r = grade(dir, v, with(with(REPO, "calc_test.go", bench), "calc.go", FIXED));
+        assertThat(statuses(r)).containsEntry("example.com/calc::TestAdd", "passed").doesNotContainKey("example.com/calc::BenchmarkAdd");
+        assertThat(r.hackFindings()).isEmpty();
+        assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
+    }
+
     @Test
     void compileErrorIsABuildFailure() {
         String go = tool("go", "/usr/local/go/bin/go");
