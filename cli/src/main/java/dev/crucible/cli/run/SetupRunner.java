@@ -35,11 +35,25 @@ final class SetupRunner {
         if (setup == null || setup.script == null || setup.script.isBlank()) return Outcome.NONE;
         Duration limit = Duration.ofSeconds(setup.timeoutSeconds == null ? 600 : setup.timeoutSeconds);
         if (budget.compareTo(limit) < 0) limit = budget.isNegative() ? Duration.ZERO : budget;
+        forgetUserConfig(env.get("HOME"));
         ExecResult r = new LocalExecutor().run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(setup.script), workspace, env, true,
                 limit, 1 << 20, null, true), onStart);
         // appended: the execution environment's provisioning (venv, toolchains) is logged first
         Files.writeString(log, r.stdout() + (r.truncated() ? "\n[output cut at 1 MiB]\n" : ""), java.nio.file.StandardOpenOption.CREATE,
                 java.nio.file.StandardOpenOption.APPEND);
         return new Outcome(true, r.exitCode(), r.timedOut(), r.elapsedMs());
+    }
+
+    /** User config files a setup step may write ({@code npm config set …}); each attempt starts without them. */
+    static final List<String> USER_CONFIG = List.of(".npmrc", ".yarnrc", ".yarnrc.yml");
+
+    /**
+     * Setup's HOME is the environment's prefix, shared by its attempts (its caches are worth keeping), while a CI
+     * step runs on a fresh runner: a step such as {@code npm config set package-lock false} changed what the next
+     * attempt's {@code if [[ "$(npm config get package-lock)" == "true" ]]} chose. Its user config is per attempt.
+     */
+    static void forgetUserConfig(String home) throws IOException {
+        if (home == null) return;
+        for (String f : USER_CONFIG) Files.deleteIfExists(Path.of(home, f));
     }
 }
