@@ -105,6 +105,7 @@ public final class WorkflowDeriver {
             ToxFlattening.flatten(roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
             NodeScripts.adjust(roles.verifier(), readFile);
+            UnittestSteps.recognise(roles.verifier(), readFile);
         }
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
         noteStaleEnv(steps, notes);

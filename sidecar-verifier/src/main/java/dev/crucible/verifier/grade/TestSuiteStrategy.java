@@ -86,7 +86,7 @@ public final class TestSuiteStrategy implements Strategy {
             Files.createDirectories(ctx.resultsDir());
             Files.createDirectory(out); // fails when it exists: nothing in it predates this run
             Optional<TestCommand> c = TestCommand.parse(script);
-            if (c.isPresent() && runner.matches(c.get())) {
+            if (c.isPresent() && runner.matches(c.get(), ctx.root())) {
                 plan = runner.plan(c.get(), out, ctx.root());
             } else if (runner instanceof JUnitReportRunner j) {
                 plan = j.planUnchanged(script, ctx.root());

@@ -34,7 +34,8 @@ public final class Runners {
         if (c.isEmpty()) return Optional.empty();
         Optional<String> expanded = PackageScripts.expand(c.get(), root);
         String s = expanded.orElse(script);
-        return detect(s).map(r -> new Resolved(s, r));
+        Optional<TestCommand> last = TestCommand.parse(s);
+        return last.flatMap(l -> ALL.stream().filter(r -> r.matches(l, root)).findFirst()).map(r -> new Resolved(s, r));
     }
 
     /** The runner whose command the script's last line runs, if any. */

@@ -20,6 +20,9 @@ public interface TestRunner {
     /** Whether the last command of a verifier runs this runner. */
     boolean matches(TestCommand c);
 
+    /** As {@link #matches(TestCommand)}, for a runner that must read a file of the tree to tell ({@code python test.py}). */
+    default boolean matches(TestCommand c, Path root) { return matches(c); }
+
     /**
      * The command to run instead, asking for machine output. {@code out} is a folder the grader made
      * just now, empty, in the results directory (the only writable place in the grading sandbox).

@@ -20,7 +20,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code python -m unittest ARGS}: the grader runs the same command line through its own shim
+ * {@code python -m unittest ARGS}, and {@code python test.py ARGS} for a script that ends in
+ * {@code unittest.main()} with unittest's own runner: the grader runs the same command line through its own shim
  * ({@code crucible_unittest.py}, written into the fresh report folder), which calls
  * {@code unittest.main(module=None)} as {@code -m unittest} does with a result class that writes one
  * JSON line per outcome. Ids are unittest's ({@code tests.test_x.Case.test_y}); a failing subtest fails
@@ -38,7 +39,29 @@ public final class UnittestRunner implements TestRunner {
 
     @Override
     public boolean matches(TestCommand c) {
-        return c.program().matches("python(\\d(\\.\\d+)?)?") && c.arg(1).equals("-m") && c.arg(2).equals("unittest");
+        return python(c) && c.arg(1).equals("-m") && c.arg(2).equals("unittest");
+    }
+
+    /** Also {@code python test.py ARGS} where test.py ends in {@code unittest.main()} with unittest's own runner. */
+    @Override
+    public boolean matches(TestCommand c, Path root) {
+        return matches(c) || unittestScript(c, root);
+    }
+
+    /** A script of the tree whose tests unittest.main runs with the default runner (so the grader's result class is used). */
+    public static boolean unittestScript(TestCommand c, Path root) {
+        if (!python(c) || !c.arg(1).endsWith(".py") || root == null) return false;
+        Path f = root.resolve(c.arg(1)).normalize();
+        if (!f.startsWith(root.normalize()) || !Files.isRegularFile(f)) return false;
+        try {
+            return dev.crucible.contract.UnittestScripts.isUnittestScript(Files.readString(f));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean python(TestCommand c) {
+        return c.program().matches("python(\\d(\\.\\d+)?)?");
     }
 
     @Override
@@ -52,7 +75,12 @@ public final class UnittestRunner implements TestRunner {
         w.add(c.words().get(0));
         w.add(out.resolve(SHIM).toString());
         w.add(out.resolve(REPORT).toString());
-        w.addAll(c.words().subList(3, c.words().size()));
+        if (matches(c)) {
+            w.addAll(c.words().subList(3, c.words().size()));
+        } else { // python test.py ARGS: the script runs as __main__ under the shim
+            w.add("--script");
+            w.addAll(c.words().subList(1, c.words().size()));
+        }
         return new Plan(c.with(w), Map.of());
     }
 

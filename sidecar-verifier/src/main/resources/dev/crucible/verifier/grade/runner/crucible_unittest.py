@@ -1,13 +1,20 @@
-"""Runs `python -m unittest ARGS` as unittest's own command line does, and writes one JSON line per test
-outcome to the report file named first (the grader's fresh folder). Subtest failures fail their test."""
+"""Runs `python -m unittest ARGS` as unittest's own command line does (or, after `--script`, a script that
+ends in unittest.main() as `python SCRIPT ARGS` does), and writes one JSON line per test outcome to the
+report file named first (the grader's fresh folder). Subtest failures fail their test."""
 import json
 import os
 import sys
 import unittest
 
 _REPORT = sys.argv.pop(1)
-sys.argv[0] = "python -m unittest"
-sys.path[0] = os.getcwd()  # as `python -m unittest`: the working folder, not this file's
+_SCRIPT = None
+if len(sys.argv) > 2 and sys.argv[1] == "--script":  # `python test.py ARGS`: the script's own unittest.main()
+    _SCRIPT = sys.argv[2]
+    sys.argv = sys.argv[2:]
+    sys.path[0] = os.path.dirname(os.path.abspath(_SCRIPT))  # as `python test.py`: the script's folder
+else:
+    sys.argv[0] = "python -m unittest"
+    sys.path[0] = os.getcwd()  # as `python -m unittest`: the working folder, not this file's
 _out = open(_REPORT, "w", encoding="utf-8", buffering=1)
 
 
@@ -50,4 +57,9 @@ class _Result(unittest.TextTestResult):
             _emit(test, "failed" if failed else "error", (self.failures if failed else self.errors)[-1][1])
 
 
-unittest.main(module=None, testRunner=unittest.TextTestRunner(resultclass=_Result))
+if _SCRIPT is None:
+    unittest.main(module=None, testRunner=unittest.TextTestRunner(resultclass=_Result))
+else:
+    import runpy
+    unittest.TextTestRunner.resultclass = _Result  # the runner unittest.main() makes uses it
+    runpy.run_path(_SCRIPT, run_name="__main__")

@@ -83,4 +83,22 @@ class UnittestRunnerTest {
                 .containsEntry("unittest.loader._FailedTest.tests.test_missing", "error");
         assertThat(r.reward()).isEqualTo(0.0);
     }
+
+    /** {@code python test.py} where test.py ends in unittest.main() (python-slugify's CI): the same per-test grading. */
+    @Test
+    void aScriptEndingInUnittestMainIsGradedPerTest() {
+        String script = "import sys\n\nsys.path.insert(0, '.')\nfrom tests.test_add import AddTest  # noqa: F401\n\n\n"
+                + "class ScriptTest(__import__('unittest').TestCase):\n    def test_argv(self):\n        self.assertEqual(sys.argv[0], 'runtests.py')\n\n\n"
+                + "if __name__ == '__main__':\n    import unittest\n    unittest.main()\n";
+        String v = "type: test-suite\ncommand: " + tool("python3", "/usr/bin/python3") + " runtests.py -v\n"
+                + "failToPass: [tests.test_add.AddTest.test_adds]\npassToPass: [__main__.ScriptTest.test_argv]\n";
+        VerifyReport fixed = grade(dir.resolve("script-fixed"), v, with(with(REPO, "runtests.py", script), "lib.py", LIB.replace("BODY", "+")));
+        assertThat(fixed.details()).containsEntry("runner", "unittest");
+        assertThat(statuses(fixed)).containsEntry("tests.test_add.AddTest.test_adds", "passed").containsEntry("__main__.ScriptTest.test_argv", "passed")
+                .containsEntry("tests.test_add.AddTest.test_error", "error"); // an imported case keeps its module's id, as unittest names it
+        assertThat(fixed.reward()).as(fixed.reason()).isEqualTo(1.0);
+        VerifyReport bug = grade(dir.resolve("script-bug"), v, with(with(REPO, "runtests.py", script), "lib.py", LIB.replace("BODY", "-")));
+        assertThat(statuses(bug)).containsEntry("tests.test_add.AddTest.test_adds", "failed");
+        assertThat(bug.reward()).isEqualTo(0.0);
+    }
 }
