@@ -85,6 +85,8 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         m.put("PYTHONNOUSERSITE", "1");
         if (m.containsKey("GOCACHE")) m.put("GOCACHE", resultsHome.resolve(GRADING_GO_CACHE).toString()); // see seedGrading
         m.putIfAbsent("CARGO_NET_OFFLINE", "true");
+        // cargo builds into ./target by default, and the grading tree is read-only (a per-test cargo run sets its own)
+        m.putIfAbsent("CARGO_TARGET_DIR", resultsHome.resolve("cargo-target").toString());
         pytestPluginVars(m);
         return m;
     }

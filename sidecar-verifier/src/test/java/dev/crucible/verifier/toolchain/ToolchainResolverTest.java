@@ -116,7 +116,8 @@ class ToolchainResolverTest {
         // Go writes its build cache on every build: setup warms the prefix's, the agent and grading write their own
         assertThat(setup).containsEntry("GOCACHE", e.prefix().resolve("gocache").toString());
         assertThat(agent).containsEntry("GOCACHE", "/tmp/home/.cache/go-build");
-        assertThat(grading).containsEntry("GOCACHE", cache.resolve("results/home/go-build").toString());
+        assertThat(grading).containsEntry("GOCACHE", cache.resolve("results/home/go-build").toString())
+                .containsEntry("CARGO_TARGET_DIR", cache.resolve("results/home/cargo-target").toString()); // the tree is read-only
         assertThat(setup.get("HOME")).isEqualTo(e.prefix().resolve("home").toString());
         assertThat(e.prefix().getParent()).isEqualTo(cache);
     }
