@@ -62,7 +62,9 @@ class ReporterIntegrityTest {
                 Arguments.of("encoded-exec", Naive.JUNIT, "", "compiled source at run time that names"),
                 Arguments.of("frame-walk-computed-names", Naive.JUNIT, "", "reads attributes by computed name (getattr)"),
                 Arguments.of("frame-walk-walk-stack", Naive.JUNIT, "", "the tree names walk_stack"),
-                Arguments.of("frame-walk-helper-module", Naive.JUNIT, "", "the tree names f_back (calc/_ctx.py:3)"));
+                Arguments.of("frame-walk-helper-module", Naive.JUNIT, "", "the tree names f_back (calc/_ctx.py:3)"),
+                Arguments.of("test-module-table", Naive.JUNIT, "", "read __dict__ of the test module"),
+                Arguments.of("test-module-getmembers", Naive.JUNIT, "", "of the test module"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -86,7 +88,7 @@ class ReporterIntegrityTest {
     static Stream<Arguments> honest() {
         return Stream.of("subprocess", "localhost-socket-refused", "logging", "inspect-own-frames", "attrs-dataclasses", "warnings",
                 "parametrized-tests", "xfail-and-skip", "tests-spawn-processes", "test-data-file", "pristine-conftest-hooks",
-                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch").map(Arguments::of);
+                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch", "scans-sys-modules").map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1099,6 +1099,58 @@ def _check_equality(when, everything):
 
 
 # ---------------------------------------------------------------------------------------------
+# Test modules. A test module's globals (a table of cases, the parametrize marks on its functions) hold
+# expected values, and reading them through sys.modules raises no audit event. So each test module, as
+# soon as its first item is collected, gets a module class that reports an attribute read by the code
+# under test (directly, or through library code such as inspect.getmembers or vars). Dunder names other
+# than __dict__ pass: the import system and libraries scanning sys.modules read __name__, __file__, __spec__.
+
+_ModuleType = type(sys)
+_module_getattribute = _ModuleType.__getattribute__
+_guarded_modules = {}
+
+
+def _guarded_getattribute(self, name, _get=_module_getattribute):
+    if (name == "__dict__" or not (name[:2] == "__" and name[-2:] == "__")) and not getattr(_guard, "busy", False):
+        _guard.busy = True
+        try:
+            f = _tree_initiator()
+            if f is not None:
+                _finding("high", _where(f), "code under test read %s of the test module %s (its case tables and marks hold "
+                         "the expected values)" % (name, _get(self, "__name__")), "test-module-read")
+        except Exception:
+            pass
+        finally:
+            _guard.busy = False
+    return _get(self, name)
+
+
+class _GuardedTestModule(_ModuleType):
+    __getattribute__ = _guarded_getattribute
+
+
+def _guard_test_module(item):
+    try:
+        m = item.module
+    except Exception:
+        return
+    fn = getattr(m, "__file__", None) if type(m) is _ModuleType else None
+    if isinstance(fn, str) and _kind(fn) == "T" and id(m) not in _guarded_modules:
+        _guarded_modules[id(m)] = m
+        m.__class__ = _GuardedTestModule
+
+
+def _check_test_modules(when):
+    if _GuardedTestModule.__dict__.get("__getattribute__") is not _guarded_getattribute:
+        _finding("critical", "crucible_reporter", "the guard on test modules was replaced (seen %s)" % when, "test-module-guard")
+        _GuardedTestModule.__getattribute__ = _guarded_getattribute
+    for m in list(_guarded_modules.values()):
+        if type(m) is not _GuardedTestModule:
+            _finding("critical", "crucible_reporter", "a test module's guard was taken off (seen %s)" % when, "test-module-guard")
+            m.__class__ = _GuardedTestModule
+
+
+# ---------------------------------------------------------------------------------------------
 # The reporter itself. Its functions and tables live in this module's dictionary, which code under test
 # can reach without any audited step (a plugin's method's __globals__): replacing _finding or emptying
 # _HANDLERS would silence every check. What they were at import is kept here, in a closure; each report
@@ -1170,6 +1222,9 @@ class Reporter:
         _COST["checks"] += _perf() - t0
         _emit("collected", count=len(session.items))
 
+    def pytest_itemcollected(self, item):
+        _guard_test_module(item)
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collectstart(self, collector):
         t0 = _perf()
@@ -1203,6 +1258,7 @@ class Reporter:
             _check_internals("at %s %s" % (report.nodeid, report.when), False)
             _check_equality("at " + report.nodeid, False)
             _check_signal_handlers("after " + report.nodeid)
+            _check_test_modules("after " + report.nodeid)
         if self.pm is not None and (_func(getattr(self.pm, "_hookexec", None)) is not self.hookexec
                                     or getattr(self.pm, "_inner_hookexec", None) is not self.inner):
             _finding("critical", "pluginmanager", "the plugin manager's hook executor was replaced", "hook-caller-changed")
@@ -1232,6 +1288,7 @@ class Reporter:
         _check_equality("at session end", True)
         _check_signal_handlers("at session end")
         _check_source_path("at session end")
+        _check_test_modules("at session end")
         _COST["checks"] += _perf() - t0
         stats = {}
         tr = self.pm.get_plugin("terminalreporter") if self.pm is not None else None
