@@ -208,7 +208,10 @@ public final class Episode implements AutoCloseable {
             GradingTree.Built built;
             try {
                 Files.createDirectories(results.resolve("home"));
-                if (env.execution().isPresent()) env.execution().get().seedGrading(results.resolve("home")); // Go's writable build cache
+                // Go writes its build cache on every build and the prefix's is read-only: grading's is a full copy (never
+                // links: the box's uid is handed the results folder, and a linked file would hand it the prefix's)
+                env.execution().flatMap(dev.crucible.verifier.toolchain.ExecEnvironment::warmGoCache).ifPresent(c ->
+                        TreeCopy.copy(c, dev.crucible.verifier.toolchain.ExecEnvironment.gradingGoCache(results.resolve("home"))));
                 built = GradingTree.build(workspace, pristine, gradeRoot, env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
                 deps.linkInto(gradeRoot).forEach(c -> monitor.report(Detectors.GRADER_TAMPERING, "high", c.split(" ")[0], c));
             } catch (IOException | RuntimeException e) {

@@ -37,14 +37,14 @@ final class MultiLineGrading {
             elapsed += o.commandMs();
             Object code = o.details().get("exitCode");
             Map<String, Object> e = new LinkedHashMap<>();
-            e.put("command", lastLine(scripts.get(k)));
+            e.put("command", TestSuiteStrategy.lastLine(scripts.get(k)));
             e.put("runner", o.details().getOrDefault("runner", "pytest"));
             e.put("exitCode", code);
             e.put("tests", o.tests().size());
             executions.add(e);
             boolean timedOutHere = o.reason() != null && o.reason().startsWith("test command timed out");
             if (o.tests().isEmpty() || timedOutHere || o.category().equals(Category.BUILD_FAILED.label) || "error".equals(o.verdict())) {
-                return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), line + " (" + lastLine(scripts.get(k)) + "): " + o.reason(),
+                return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), line + " (" + TestSuiteStrategy.lastLine(scripts.get(k)) + "): " + o.reason(),
                         o.partialCredit(), o.tests(), withExecutions(o.details(), executions), elapsed, findings);
             }
             List<String> failing = new ArrayList<>();
@@ -61,12 +61,9 @@ final class MultiLineGrading {
             if (o.details().get("outputTail") instanceof String tail) tails.append(line).append(": ").append(tail).append('\n');
         }
         ExecResult all = new ExecResult(exit, tails.toString(), "", false, false, elapsed, -1);
-        Outcome o = TestSuiteStrategy.score(v, merged, all, null, timeout);
-        IntegrityFinding voiding = findings.stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
-        String reason = voiding == null ? o.reason() : "results not trusted: " + voiding.evidence();
-        List<TestCase> tests = voiding == null ? o.tests() : ChannelReport.distrust(o.tests(), findings);
-        return new Outcome(o.type(), voiding == null ? o.reward() : 0.0, voiding == null ? o.verdict() : "fail", o.category(), reason,
-                o.partialCredit(), tests, withExecutions(o.details(), executions), elapsed, findings);
+        // a finding of one line voids every line's results, as a single run's findings void all of its tests
+        Outcome o = TestSuiteStrategy.score(v, ChannelReport.distrust(merged, findings), all, null, timeout);
+        return TestSuiteStrategy.withFindings(o, findings, withExecutions(o.details(), executions));
     }
 
     /** Line K alone, graded as a whole suite: the environment's lists and exclusions apply to the merged tests. */
@@ -81,10 +78,5 @@ final class MultiLineGrading {
         d.put("runner", "per line");
         d.put("executions", executions);
         return d;
-    }
-
-    private static String lastLine(String script) {
-        String s = script.strip();
-        return s.substring(s.lastIndexOf('\n') + 1);
     }
 }

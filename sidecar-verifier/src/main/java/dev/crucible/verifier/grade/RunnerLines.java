@@ -57,8 +57,7 @@ public final class RunnerLines {
 
     static boolean isPytest(TestCommand c) {
         String p = c.program();
-        return p.equals("pytest") || p.equals("py.test")
-                || (p.matches("python(\\d(\\.\\d+)?)?") && c.arg(1).equals("-m") && c.arg(2).equals("pytest"));
+        return p.equals("pytest") || p.equals("py.test") || (c.runsPython() && c.arg(1).equals("-m") && c.arg(2).equals("pytest"));
     }
 
     /** Lines with backslash continuations joined. */

@@ -120,6 +120,14 @@ public final class TestSuiteStrategy implements Strategy {
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         details.put("runner", runner.name());
         details.put("resultsFrom", runner.guarantee());
+        return withFindings(o, findings, details);
+    }
+
+    /**
+     * The outcome scored from tests already distrusted for {@code findings}, carrying them; a finding that
+     * voids the run's results gives the reason.
+     */
+    static Outcome withFindings(Outcome o, List<IntegrityFinding> findings, Map<String, Object> details) {
         IntegrityFinding voiding = findings.stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
         String reason = voiding == null ? o.reason() : "results not trusted: " + voiding.evidence();
         return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), reason, o.partialCredit(), o.tests(), details, o.commandMs(), findings);
@@ -130,7 +138,7 @@ public final class TestSuiteStrategy implements Strategy {
                 Category.RUNTIME_ERROR.label, why, 0.0, List.of(), Map.of(), 0);
     }
 
-    private static String lastLine(String command) {
+    static String lastLine(String command) {
         String s = command.strip();
         return s.substring(s.lastIndexOf('\n') + 1);
     }
@@ -177,9 +185,7 @@ public final class TestSuiteStrategy implements Strategy {
         }
         List<TestCase> tests = ChannelReport.distrust(cr.tests(), findings);
         Outcome o = score(v, tests, run, reportError, timeout);
-        IntegrityFinding voiding = findings.stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
-        String reason = voiding == null ? o.reason() : "results not trusted: " + voiding.evidence();
-        return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), reason, o.partialCredit(), o.tests(), o.details(), o.commandMs(), findings);
+        return withFindings(o, findings, o.details());
     }
 
     /** The JUnit file must tell the channel's story: a test it counts differently is a finding. */

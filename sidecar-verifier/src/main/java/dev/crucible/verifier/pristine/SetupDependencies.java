@@ -3,12 +3,9 @@ package dev.crucible.verifier.pristine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -17,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Dependency folders that setup fills inside the workspace ({@code npm ci} writes {@code node_modules}
@@ -51,11 +49,6 @@ public final class SetupDependencies {
     public static SetupDependencies none(Path workspace) { return new SetupDependencies(workspace, Map.of()); }
 
     public boolean isEmpty() { return fingerprints.isEmpty(); }
-
-    /** The folders to bind read-only in the agent's box. */
-    public List<Path> agentReadOnly() {
-        return fingerprints.keySet().stream().map(workspace::resolve).toList();
-    }
 
     /**
      * Links each unchanged folder into {@code gradeRoot} (absolute link to the workspace's folder) and
@@ -110,26 +103,12 @@ public final class SetupDependencies {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                    mix(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    mix(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                private void mix(Path p) throws IOException {
-                    Map<String, Object> a = Files.readAttributes(p, "unix:size,ino,ctime", LinkOption.NOFOLLOW_LINKS);
-                    md.update((root.relativize(p) + "\0" + a.get("size") + "\0" + a.get("ino") + "\0" + a.get("ctime") + "\n")
-                            .getBytes(StandardCharsets.UTF_8));
-                }
-            });
+        try (Stream<Path> entries = Files.walk(root)) { // links are not followed
+            for (Path p : (Iterable<Path>) entries::iterator) {
+                Map<String, Object> a = Files.readAttributes(p, "unix:size,ino,ctime", LinkOption.NOFOLLOW_LINKS);
+                md.update((root.relativize(p) + "\0" + a.get("size") + "\0" + a.get("ino") + "\0" + a.get("ctime") + "\n")
+                        .getBytes(StandardCharsets.UTF_8));
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("fingerprinting " + root, e);
         }

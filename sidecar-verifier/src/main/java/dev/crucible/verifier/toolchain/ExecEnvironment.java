@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -83,7 +84,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         m.put("TMPDIR", resultsHome.toString());
         m.put("PYTHONDONTWRITEBYTECODE", "1");
         m.put("PYTHONNOUSERSITE", "1");
-        if (m.containsKey("GOCACHE")) m.put("GOCACHE", resultsHome.resolve(GRADING_GO_CACHE).toString()); // see seedGrading
+        if (m.containsKey("GOCACHE")) m.put("GOCACHE", gradingGoCache(resultsHome).toString()); // seeded by Episode
         m.putIfAbsent("CARGO_NET_OFFLINE", "true");
         // cargo builds into ./target by default, and the grading tree is read-only (a per-test cargo run sets its own)
         m.putIfAbsent("CARGO_TARGET_DIR", resultsHome.resolve("cargo-target").toString());
@@ -93,28 +94,13 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
 
     private static final String GRADING_GO_CACHE = "go-build";
 
-    /**
-     * Grading's writable Go build cache in {@code resultsHome}: a copy of the one setup warmed (a full copy,
-     * never links: the box's uid is handed the results folder, and a linked file would hand it the prefix's).
-     * Without it every build writes into the read-only prefix and fails ("read-only file system").
-     */
-    public void seedGrading(Path resultsHome) throws java.io.IOException {
-        String warm = vars.get("GOCACHE");
-        Path target = resultsHome.resolve(GRADING_GO_CACHE);
-        if (warm == null || Files.exists(target)) return;
-        Path src = Path.of(warm);
-        if (!Files.isDirectory(src)) {
-            Files.createDirectories(target);
-            return;
-        }
-        try (var files = Files.walk(src)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                Path t = target.resolve(src.relativize(p).toString());
-                if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) Files.createDirectories(t);
-                else if (Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) Files.copy(p, t, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
-            }
-        }
+    /** The Go build cache setup warmed, when the environment has Go; grading's starts as a copy of it. */
+    public Optional<Path> warmGoCache() {
+        return Optional.ofNullable(vars.get("GOCACHE")).map(Path::of).filter(Files::isDirectory);
     }
+
+    /** Grading's writable Go build cache (GOCACHE in {@link #forGrading}). */
+    public static Path gradingGoCache(Path resultsHome) { return resultsHome.resolve(GRADING_GO_CACHE); }
 
     /** Folders a box shows read-only for this environment: the prefix and the toolchains outside /usr. */
     public List<Path> readOnly() {

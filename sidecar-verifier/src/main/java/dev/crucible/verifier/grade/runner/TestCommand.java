@@ -35,6 +35,9 @@ public record TestCommand(String head, List<String> assignments, List<String> wr
 
     public String arg(int i) { return i < words.size() ? words.get(i) : ""; }
 
+    /** Whether the program is a Python interpreter ({@code python}, {@code python3}, {@code python3.12}). */
+    public boolean runsPython() { return program().matches("python(\\d(\\.\\d+)?)?"); }
+
     /** The whole script with the runner's words replaced. */
     public String with(List<String> newWords) {
         List<String> all = new ArrayList<>(assignments);

@@ -39,7 +39,7 @@ public final class UnittestRunner implements TestRunner {
 
     @Override
     public boolean matches(TestCommand c) {
-        return python(c) && c.arg(1).equals("-m") && c.arg(2).equals("unittest");
+        return c.runsPython() && c.arg(1).equals("-m") && c.arg(2).equals("unittest");
     }
 
     /** Also {@code python test.py ARGS} where test.py ends in {@code unittest.main()} with unittest's own runner. */
@@ -50,7 +50,7 @@ public final class UnittestRunner implements TestRunner {
 
     /** A script of the tree whose tests unittest.main runs with the default runner (so the grader's result class is used). */
     public static boolean unittestScript(TestCommand c, Path root) {
-        if (!python(c) || !c.arg(1).endsWith(".py") || root == null) return false;
+        if (!c.runsPython() || !c.arg(1).endsWith(".py") || root == null) return false;
         Path f = root.resolve(c.arg(1)).normalize();
         if (!f.startsWith(root.normalize()) || !Files.isRegularFile(f)) return false;
         try {
@@ -58,10 +58,6 @@ public final class UnittestRunner implements TestRunner {
         } catch (IOException | RuntimeException e) {
             return false;
         }
-    }
-
-    private static boolean python(TestCommand c) {
-        return c.program().matches("python(\\d(\\.\\d+)?)?");
     }
 
     @Override
