@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * real pytest, graded inside bubblewrap ({@link SandboxedGrading}); each exploit is first shown to
  * beat a naive grader (pytest's JUnit file or exit code, same sandbox), then to earn nothing here.
  * Projects live in src/test/resources/integrity: {@code base} (a divide() with a sign bug and no
- * zero check) overlaid with one directory of {@code exploits/} or {@code honest/}.
+ * zero check) overlaid with one directory of {@code exploits/} or {@code honest/} (after a folder of
+ * {@code shared/} when the variant names one).
  */
 class ReporterIntegrityTest {
     @TempDir
@@ -128,10 +129,15 @@ class ReporterIntegrityTest {
         }
     }
 
-    /** The base project with one variant laid over it, as the workspace. */
+    /**
+     * The base project with one variant laid over it, as the workspace; a variant whose {@code shared.txt}
+     * names a folder of {@code shared/} (tests several variants use) gets that folder laid first.
+     */
     private Path project(String variant) {
         Path ws = dir.resolve("workspace");
         Fixtures.copyTree(resource("base"), ws);
+        Path shared = resource(variant).resolve("shared.txt");
+        if (Files.exists(shared)) Fixtures.copyTree(resource("shared/" + Fixtures.read(shared).strip()), ws);
         Fixtures.copyTree(resource(variant), ws);
         return ws;
     }
