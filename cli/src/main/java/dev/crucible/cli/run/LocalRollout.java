@@ -168,7 +168,7 @@ public final class LocalRollout {
         progress.info(sandbox.describe());
         progress.info(!opt.sandbox() ? "WARNING: grading runs unconfined (--no-sandbox): graded code can reach everything this user can"
                 : dev.crucible.verifier.sandbox.Box.availability().ok()
-                ? "grading: each graded command in a fresh box (grading tree read-only, results writable, nothing else of the host)"
+                ? "grading: each graded command in a fresh box (grading tree read-only to Python runners, writable but for the grader's files to others; results writable; nothing else of the host)"
                 : "grading will be refused: no box can be made here (" + dev.crucible.verifier.sandbox.Box.availability().problem()
                         + "); pass --no-sandbox to grade unconfined");
         List<String> clusterOnly = ClusterOnlySettings.of(env);

@@ -39,6 +39,7 @@ final class SandboxChooser {
                 .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier(), env.verifierEnv().spec().hackPolicy().protectsDefaults())))
                 // node_modules as setup (which runs after this) leaves it: bound read-only when it is a real folder then
                 .withReadOnly(toolchains).withReadOnly(SetupDependencies.DIRS.stream().map(workspace::resolve).toList())
+                .withScratch(SetupDependencies.scratch(SetupDependencies.DIRS.stream().map(workspace::resolve).toList()))
                 .withFiles(files).withHome(Bubblewrap.HOME);
         try {
             return new Bubblewrap(Box.open(spec), workspace);

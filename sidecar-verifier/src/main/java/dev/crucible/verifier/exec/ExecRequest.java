@@ -10,15 +10,26 @@ import java.util.Map;
  * (grading must not inherit variables such as PYTHONPATH that the agent could have influenced).
  * {@code resultChannel}, when set, is a FIFO the grader reads: the executor opens it for writing as
  * file descriptor 3 of the command, outermost (before any sandbox wrapper), so the command inherits it.
+ * {@code writableExcept}, for a command in a grading tree: null keeps the tree read-only (pytest, whose byte
+ * code a writable tree would let the code under test forge); otherwise the tree is writable but for these
+ * files, the grader's own, which stay read-only (a build that writes {@code dist/}, a test that builds a plugin
+ * beside itself).
  */
 public record ExecRequest(List<String> argv, Path cwd, Map<String, String> env, boolean clearEnv,
-                          Duration timeout, int maxOutputBytes, String stdin, boolean mergeStderr, Path resultChannel) {
+                          Duration timeout, int maxOutputBytes, String stdin, boolean mergeStderr, Path resultChannel,
+                          List<Path> writableExcept) {
 
     public static final int DEFAULT_MAX_OUTPUT = 64 * 1024;
 
     public ExecRequest {
         argv = List.copyOf(argv);
         env = env == null ? Map.of() : Map.copyOf(env);
+        writableExcept = writableExcept == null ? null : List.copyOf(writableExcept);
+    }
+
+    public ExecRequest(List<String> argv, Path cwd, Map<String, String> env, boolean clearEnv,
+                       Duration timeout, int maxOutputBytes, String stdin, boolean mergeStderr, Path resultChannel) {
+        this(argv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel, null);
     }
 
     public ExecRequest(List<String> argv, Path cwd, Map<String, String> env, boolean clearEnv,
@@ -32,18 +43,23 @@ public record ExecRequest(List<String> argv, Path cwd, Map<String, String> env, 
     }
 
     public ExecRequest withEnv(Map<String, String> newEnv, boolean clear) {
-        return new ExecRequest(argv, cwd, newEnv, clear, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel);
+        return new ExecRequest(argv, cwd, newEnv, clear, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel, writableExcept);
     }
 
     public ExecRequest withStdin(String in, boolean merge) {
-        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, in, merge, resultChannel);
+        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, in, merge, resultChannel, writableExcept);
     }
 
     public ExecRequest withArgv(List<String> newArgv) {
-        return new ExecRequest(newArgv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel);
+        return new ExecRequest(newArgv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel, writableExcept);
     }
 
     public ExecRequest withResultChannel(Path fifo) {
-        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, fifo);
+        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, fifo, writableExcept);
+    }
+
+    /** This request with its grading tree writable but for {@code graderFiles} (see the class comment). */
+    public ExecRequest withWritableTree(List<Path> graderFiles) {
+        return new ExecRequest(argv, cwd, env, clearEnv, timeout, maxOutputBytes, stdin, mergeStderr, resultChannel, graderFiles);
     }
 }

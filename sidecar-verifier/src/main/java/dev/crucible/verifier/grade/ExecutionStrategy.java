@@ -1,6 +1,7 @@
 package dev.crucible.verifier.grade;
 
 import dev.crucible.verifier.config.VerifierSpec;
+import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import java.time.Duration;
 import java.util.List;
@@ -13,12 +14,18 @@ public final class ExecutionStrategy implements Strategy {
         Duration timeout = Duration.ofSeconds(v.timeoutOrDefault());
         ExecResult build = ctx.build(v.buildCommand(), timeout);
         if (build != null && !build.ok()) return BuildFailure.outcome("execution", v, build);
-        ExecResult r = ctx.shell(v.command(), timeout, null);
-        Category c = r.ok() ? Category.PASSED : Category.RUNTIME_ERROR;
-        TestCase t = new TestCase("execution", r.ok() ? TestStatus.PASSED : TestStatus.ERROR, "other", r.elapsedMs(),
-                r.ok() ? null : Tail.of(r.combined()));
-        return new Outcome("execution", RewardMode.reward(v.rewardModeOrDefault(), c, r.ok() ? 1 : 0, 1), RewardMode.verdict(c),
-                c.label, r.timedOut() ? "timed out after " + timeout.toSeconds() + "s" : r.ok() ? null : "exit code " + r.exitCode(),
-                r.ok() ? 1.0 : 0.0, List.of(t), Map.of("exitCode", r.exitCode()), r.elapsedMs());
+        ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(v.command()), ctx.root(), ctx.env(), true, timeout,
+                ExecRequest.DEFAULT_MAX_OUTPUT, null, false, null);
+        TreeWrites.Run run = TreeWrites.run(ctx, req, TreeWrites.mayWrite(v.command()));
+        ExecResult r = run.result();
+        IntegrityFinding voiding = run.findings().stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
+        boolean ok = r.ok() && voiding == null;
+        Category c = ok ? Category.PASSED : Category.RUNTIME_ERROR;
+        String reason = voiding != null ? "results not trusted: " + voiding.evidence()
+                : r.timedOut() ? "timed out after " + timeout.toSeconds() + "s" : r.ok() ? null : "exit code " + r.exitCode();
+        TestCase t = new TestCase("execution", ok ? TestStatus.PASSED : TestStatus.ERROR, "other", r.elapsedMs(),
+                r.ok() ? reason : Tail.of(r.combined()));
+        return new Outcome("execution", RewardMode.reward(v.rewardModeOrDefault(), c, ok ? 1 : 0, 1), RewardMode.verdict(c),
+                c.label, reason, ok ? 1.0 : 0.0, List.of(t), Map.of("exitCode", r.exitCode()), r.elapsedMs(), run.findings());
     }
 }

@@ -101,9 +101,11 @@ public final class TestSuiteStrategy implements Strategy {
         plan.env().forEach(env::putIfAbsent);
         ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(plan.command()), ctx.root(), env, true, timeout,
                 RUNNER_MAX_OUTPUT, null, false, null);
-        ExecResult run = ctx.executor().run(req, ctx.onStart());
+        TreeWrites.Run graded = TreeWrites.run(ctx, req, !runner.name().equals("unittest") && TreeWrites.mayWrite(plan.command()));
+        ExecResult run = graded.result();
         TestRunner.Report report = runner.read(run, out, ctx.root());
         List<IntegrityFinding> findings = new ArrayList<>(report.findings());
+        findings.addAll(graded.findings());
         if (report.buildFailure() != null && !run.timedOut()) {
             return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), Category.BUILD_FAILED, 0, 1), "fail",
                     Category.BUILD_FAILED.label, "build failed (exit " + run.exitCode() + "): " + Tail.of(report.buildFailure()),

@@ -28,6 +28,12 @@ import java.util.stream.Stream;
 public final class SetupDependencies {
     /** The dependency folders looked for at the workspace's top. */
     public static final List<String> DIRS = List.of("node_modules");
+    /**
+     * Caches tools keep inside node_modules (find-cache-dir's {@code .cache}, Vite's and so vitest's {@code .vite}
+     * and {@code .vite-temp}, where it bundles its config): made at capture, and each box mounts them empty and
+     * writable, so that the folder around them stays read-only and unchanged.
+     */
+    public static final List<String> SCRATCH = List.of(".cache", ".vite", ".vite-temp");
     private final Path workspace;
     private final Map<String, String> fingerprints;
 
@@ -41,7 +47,15 @@ public final class SetupDependencies {
         Map<String, String> f = new LinkedHashMap<>();
         for (String d : DIRS) {
             Path p = workspace.resolve(d);
-            if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) f.put(d, fingerprint(p));
+            if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) continue;
+            for (String c : SCRATCH) {
+                try {
+                    if (!Files.exists(p.resolve(c), LinkOption.NOFOLLOW_LINKS)) Files.createDirectory(p.resolve(c));
+                } catch (IOException e) {
+                    // a tool that wants it fails as it would have without; the fingerprint still holds
+                }
+            }
+            f.put(d, fingerprint(p));
         }
         return new SetupDependencies(workspace, f);
     }
@@ -83,6 +97,13 @@ public final class SetupDependencies {
             if (!Files.isSymbolicLink(link)) continue;
             resolved(link).ifPresent(out::add);
         }
+        return out;
+    }
+
+    /** The scratch folders of {@code dependencyDirs} (see {@link #SCRATCH}); a box mounts those that are folders when it starts a command. */
+    public static List<Path> scratch(List<Path> dependencyDirs) {
+        List<Path> out = new ArrayList<>();
+        for (Path d : dependencyDirs) for (String c : SCRATCH) out.add(d.resolve(c));
         return out;
     }
 

@@ -188,6 +188,9 @@ public final class Box implements AutoCloseable {
             }
             bw.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", src, b.dest().toString()));
         }
+        for (Path sc : spec.scratch()) { // after the read-only folder they lie in
+            if (Files.isDirectory(sc, LinkOption.NOFOLLOW_LINKS)) bw.addAll(List.of("--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", sc.toString()));
+        }
         // named files are copied in from a descriptor the launcher opens: a bind would name their folder in /proc/self/mountinfo
         int fd = FIRST_DATA_FD;
         for (Map.Entry<Path, Path> f : spec.files().entrySet()) {

@@ -18,37 +18,47 @@ import java.util.Map;
  *                  command names through a symlink)
  * @param home      HOME inside the box; made in the fresh /tmp when it lies under /tmp
  * @param limits    what the box may use
+ * @param scratch   folders (inside read-only ones) each command gets empty and writable on a tmpfs: tool caches
+ *                  kept inside setup's node_modules; those that are not folders when a command starts are skipped
  */
-public record BoxSpec(String label, List<Path> writable, List<Path> readOnly, Map<Path, Path> files, String home, BoxLimits limits) {
+public record BoxSpec(String label, List<Path> writable, List<Path> readOnly, Map<Path, Path> files, String home, BoxLimits limits,
+                      List<Path> scratch) {
     public BoxSpec {
+        scratch = List.copyOf(scratch);
         writable = List.copyOf(writable);
         readOnly = List.copyOf(readOnly);
         files = Map.copyOf(new LinkedHashMap<>(files));
     }
 
     public static BoxSpec of(String label, BoxLimits limits) {
-        return new BoxSpec(label, List.of(), List.of(), Map.of(), "/tmp/home", limits);
+        return new BoxSpec(label, List.of(), List.of(), Map.of(), "/tmp/home", limits, List.of());
     }
 
     public BoxSpec withWritable(Path... p) {
         List<Path> l = new ArrayList<>(writable);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, l, readOnly, files, home, limits);
+        return new BoxSpec(label, l, readOnly, files, home, limits, scratch);
     }
 
     public BoxSpec withReadOnly(List<Path> p) {
         List<Path> l = new ArrayList<>(readOnly);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, writable, l, files, home, limits);
+        return new BoxSpec(label, writable, l, files, home, limits, scratch);
     }
 
     public BoxSpec withFiles(Map<Path, Path> f) {
         Map<Path, Path> m = new LinkedHashMap<>(files);
         m.putAll(f);
-        return new BoxSpec(label, writable, readOnly, m, home, limits);
+        return new BoxSpec(label, writable, readOnly, m, home, limits, scratch);
     }
 
-    public BoxSpec withHome(String h) { return new BoxSpec(label, writable, readOnly, files, h, limits); }
+    public BoxSpec withHome(String h) { return new BoxSpec(label, writable, readOnly, files, h, limits, scratch); }
 
-    public BoxSpec withLimits(BoxLimits l) { return new BoxSpec(label, writable, readOnly, files, home, l); }
+    public BoxSpec withLimits(BoxLimits l) { return new BoxSpec(label, writable, readOnly, files, home, l, scratch); }
+
+    public BoxSpec withScratch(List<Path> p) {
+        List<Path> l = new ArrayList<>(scratch);
+        for (Path x : p) l.add(x.toAbsolutePath().normalize());
+        return new BoxSpec(label, writable, readOnly, files, home, limits, l);
+    }
 }

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * Runs each graded command in a fresh {@link Box}. The grading layout is the contract: the command
  * runs in (a folder of) {@code BASE/grade-N}, which the box shows read-only; {@code BASE/results-N}
  * is the one writable folder (HOME, TMPDIR, reports); {@code BASE/support-N} is read-only when it
- * exists. Nothing else of the host is there: not the workspace, the state folder, the sidecar or
+ * exists. A request that asks for a writable tree ({@link ExecRequest#writableExcept}) gets grade-N
+ * writable too, the grader's files in it bound read-only on top. Nothing else of the host is there: not the workspace, the state folder, the sidecar or
  * its token. When the command ends its box is closed, so whatever it left running dies with it.
  *
  * <p>Grading never runs unconfined behind the caller's back: when no box can be made, the command
@@ -62,7 +63,7 @@ public final class GradingSandbox implements Executor {
     public boolean prestart(ExecRequest req) {
         if (!prestarts || !(inner instanceof LocalExecutor local)) return false;
         Path cwd = req.cwd().toAbsolutePath().normalize();
-        Layout l = layout(cwd);
+        Layout l = layout(cwd, req.writableExcept());
         if (l == null) return false;
         Box box = null;
         try {
@@ -96,13 +97,14 @@ public final class GradingSandbox implements Executor {
         // Another command in the same folder (a build step) runs as usual and leaves the early one waiting.
         // One that ended early (it could not import pytest) gives its own result: what a late start would give.
         if (w != null && sameLaunch(w.req(), req) && warm.remove(cwd, w)) return finishWarm(w, req, onStart);
-        Layout l = layout(cwd);
+        Layout l = layout(cwd, req.writableExcept());
         if (l == null) return refused("grading sandbox: " + cwd + " is not inside a grade-N tree; not run");
         long t0 = System.nanoTime();
         ExecResult r;
         Optional<String> limit;
         try (Box box = Box.open(l.spec())) {
-            box.handOver(l.gradeRoot()); // read-only in the box, but readable whatever modes the agent gave its files
+            // read-only in the box, but readable whatever modes the agent gave its files (a writable tree was handed over at open)
+            if (req.writableExcept() == null) box.handOver(l.gradeRoot());
             box.letThrough(l.base()); // the grading folders are then bound as they are, without staging mounts
             ExecRequest boxed = boxedRequest(box, req, cwd);
             long launch = GradingPhases.since("box_open", t0);
@@ -165,16 +167,21 @@ public final class GradingSandbox implements Executor {
         return req.withArgv(box.wrap(req.argv(), cwd, req.env(), req.resultChannel())).withResultChannel(null);
     }
 
-    /** The grading folders around {@code cwd}, and the box they get; null when {@code cwd} is not in a grade-N tree. */
-    private Layout layout(Path cwd) {
+    /**
+     * The grading folders around {@code cwd}, and the box they get; null when {@code cwd} is not in a grade-N tree.
+     * {@code graderFiles} non-null: the tree is writable but for them (binds go parents first, so they land on top).
+     */
+    private Layout layout(Path cwd, List<Path> graderFiles) {
         for (Path p = cwd; p != null && p.getFileName() != null; p = p.getParent()) {
             Matcher m = GRADE.matcher(p.getFileName().toString());
             if (m.matches()) {
                 String n = m.group(1);
                 Path base = p.getParent();
-                BoxSpec spec = BoxSpec.of("grade-" + n, limits).withWritable(base.resolve("results-" + n))
-                        .withReadOnly(List.of(p, base.resolve("support-" + n))).withReadOnly(toolchains)
-                        .withReadOnly(SetupDependencies.linkedTargets(p)).withHome(null);
+                BoxSpec spec = BoxSpec.of("grade-" + n, limits).withWritable(base.resolve("results-" + n));
+                spec = graderFiles == null ? spec.withReadOnly(List.of(p)) : spec.withWritable(p).withReadOnly(graderFiles);
+                spec = spec.withReadOnly(List.of(base.resolve("support-" + n))).withReadOnly(toolchains)
+                        .withReadOnly(SetupDependencies.linkedTargets(p)).withScratch(SetupDependencies.scratch(SetupDependencies.linkedTargets(p)))
+                        .withHome(null);
                 return new Layout(p, base, spec);
             }
         }

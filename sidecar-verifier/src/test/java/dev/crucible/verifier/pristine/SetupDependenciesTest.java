@@ -77,6 +77,31 @@ class SetupDependenciesTest {
         assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(Detectors.GRADER_TAMPERING));
     }
 
+    /** A tool cache inside node_modules (Vite bundles its config into .vite-temp) is written in each box, never into setup's folder. */
+    @Test
+    void toolCachesInsideNodeModulesAreScratchInEachBox() throws Exception {
+        tools();
+        VerifyReport r = grade(ws -> Fixtures.write(ws.resolve("lib.js"), """
+                const fs = require('fs'), path = require('path');
+                for (const c of ['.cache', '.vite', '.vite-temp']) {
+                  const f = path.join(__dirname, 'node_modules', c, 'x', 'cached.txt');
+                  fs.mkdirSync(path.dirname(f), { recursive: true });
+                  fs.writeFileSync(f, 'cached');
+                  if (fs.readFileSync(f, 'utf8') !== 'cached') throw new Error('no cache');
+                }
+                const pad = require('pad');
+                exports.label = (s) => pad(s, 3);
+                """));
+        assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
+        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(Detectors.GRADER_TAMPERING));
+        Path nm = dir.resolve("workspace/node_modules");
+        for (String c : SetupDependencies.SCRATCH) {
+            try (var in = Files.list(nm.resolve(c))) {
+                assertThat(in).as(c + " stays empty on the host").isEmpty();
+            }
+        }
+    }
+
     /** The agent rewrites a dependency in node_modules: grading runs without the folder (the require fails) and says why. */
     @Test
     void aDependencyChangedByTheAgentIsNotGradedWith() {
@@ -100,8 +125,8 @@ class SetupDependenciesTest {
                 .withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
         try (Episode ep = new Episode(env, ws, o)) {
             ep.reset();
-            agent.accept(ws);
             Fixtures.write(ws.resolve("lib.js"), REPO.get("lib.js")); // the honest part of the fix
+            agent.accept(ws);
             return ep.verify();
         }
     }

@@ -2,6 +2,7 @@ package dev.crucible.verifier.exec.container;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
@@ -77,7 +78,7 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
         Optional<GradingShare.Layout> layout = GradingShare.of(req.cwd());
         OutputStream channel = null;
         try {
-            if (layout.isPresent()) GradingShare.prepare(layout.get());
+            if (layout.isPresent()) GradingShare.prepare(layout.get(), req.writableExcept());
             if (req.resultChannel() != null) channel = openAndUnlink(req.resultChannel());
         } catch (IOException e) {
             closeQuietly(channel);
@@ -132,8 +133,15 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
         n.put("clearEnv", r.clearEnv()).put("timeoutMs", r.timeout().toMillis()).put("maxOutputBytes", r.maxOutputBytes())
                 .put("stdin", r.stdin()).put("mergeStderr", r.mergeStderr()).put("channel", channel);
         layout.ifPresent(l -> {
-            n.putArray("writable").add(l.results().toString());
-            n.putArray("readOnly").add(l.grade().toString()).add(l.support().toString());
+            ArrayNode writable = n.putArray("writable").add(l.results().toString());
+            ArrayNode readOnly = n.putArray("readOnly");
+            if (r.writableExcept() == null) {
+                readOnly.add(l.grade().toString());
+            } else { // the runner binds writable folders first: the grader's files land on top of the tree
+                writable.add(l.grade().toString());
+                r.writableExcept().forEach(f -> readOnly.add(f.toString()));
+            }
+            readOnly.add(l.support().toString());
         });
         return n;
     }

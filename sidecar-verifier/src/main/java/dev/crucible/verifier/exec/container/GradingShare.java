@@ -21,6 +21,9 @@ import java.util.regex.Pattern;
  * the sidecar only (whatever modes the agent gave its files: readable, never writable by the grader),
  * {@code results-N} and its {@code home} writable by anyone but sticky, so the graded command cannot
  * remove or replace what the sidecar put there (the pytest ini file, the result channel's FIFO).
+ * A command that may write its tree gets {@code grade-N}'s folders writable by anyone but sticky and the
+ * agent's files writable in place, while the grader's files stay read-only: the graded command can add
+ * files, never remove, rename or rewrite one of the grader's (nor any file or folder the sidecar made).
  */
 final class GradingShare {
     private static final Pattern LAYOUT = Pattern.compile("(grade|results|support)-(\\d+)");
@@ -46,12 +49,13 @@ final class GradingShare {
         return Optional.empty();
     }
 
-    static void prepare(Layout l) throws IOException {
-        readOnlyForOthers(l.grade());
+    /** {@code graderFiles} non-null: the tree is writable but for them (see the class comment). */
+    static void prepare(Layout l, java.util.List<Path> graderFiles) throws IOException {
+        if (graderFiles == null) readOnlyForOthers(l.grade());
+        else writableButFor(l.grade(), new java.util.HashSet<>(graderFiles));
         readOnlyForOthers(l.support());
         Files.createDirectories(l.results().resolve("home"));
-        sticky(l.results());
-        sticky(l.results().resolve("home"));
+        sticky(java.util.List.of(l.results(), l.results().resolve("home")));
     }
 
     /** Links are left alone: a mode change would reach their target. */
@@ -75,15 +79,41 @@ final class GradingShare {
         });
     }
 
-    /** 1777: Java's permission sets have no sticky bit. */
-    private static void sticky(Path dir) throws IOException {
-        Process p = new ProcessBuilder("chmod", "1777", dir.toString()).redirectErrorStream(true).start();
-        try {
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("chmod 1777 " + dir + ": " + out.strip());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("chmod 1777 " + dir + ": interrupted", e);
+    private static void writableButFor(Path root, Set<Path> graderFiles) throws IOException {
+        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) return;
+        java.util.List<Path> dirs = new java.util.ArrayList<>();
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) {
+                dirs.add(d);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                if (!a.isRegularFile()) return FileVisitResult.CONTINUE;
+                boolean exec = Files.getPosixFilePermissions(f, LinkOption.NOFOLLOW_LINKS).contains(PosixFilePermission.OWNER_EXECUTE);
+                Files.setPosixFilePermissions(f, graderFiles.contains(f.toAbsolutePath().normalize()) ? (exec ? EXEC : FILE)
+                        : PosixFilePermissions.fromString(exec ? "rwxrwxrwx" : "rw-rw-rw-"));
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        sticky(dirs);
+    }
+
+    /** 1777, one chmod for all (in chunks): Java's permission sets have no sticky bit. */
+    private static void sticky(java.util.List<Path> dirs) throws IOException {
+        for (int i = 0; i < dirs.size(); i += 500) {
+            java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("chmod", "1777", "--"));
+            dirs.subList(i, Math.min(dirs.size(), i + 500)).forEach(d -> cmd.add(d.toString()));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            try {
+                String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("chmod 1777: " + out.strip());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("chmod 1777: interrupted", e);
+            }
         }
     }
 }

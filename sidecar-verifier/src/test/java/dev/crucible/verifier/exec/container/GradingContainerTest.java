@@ -3,10 +3,7 @@ package dev.crucible.verifier.exec.container;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.crucible.verifier.Environment;
-import dev.crucible.verifier.Episode;
-import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.grade.TestCase;
 import dev.crucible.verifier.sandbox.Box;
@@ -18,10 +15,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import dev.crucible.verifier.exec.container.ContainerEpisode.Graded;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,33 +35,14 @@ class GradingContainerTest {
     static final String FIX = "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n\n\n"
             + "def divide(a, b):\n    if b == 0:\n        raise ValueError(\"division by zero\")\n    return a / b\n";
 
-    record Graded(VerifyReport report, Path results, JsonNode hello) {}
-
     @BeforeEach
     void needsContainer() {
         assumeTrue(GradingContainerProcess.unavailable().isEmpty(), () -> "needs " + GradingContainerProcess.unavailable().orElse(""));
     }
 
     private Graded grade(boolean box, Consumer<Path> agent) throws Exception {
-        // the container (another uid as root) reaches the volume through the test folder, never reads it
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
         Environment env = Environment.load(Fixtures.copyExample(dir.resolve("env")));
-        Path workspace = dir.resolve("env/workspace");
-        Path volume = Files.createDirectories(dir.resolve("volume"));
-        Files.setPosixFilePermissions(volume, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path trees = Files.createDirectories(volume.resolve("trees"));
-        try (GradingContainerExecutor ex = GradingContainerExecutor.listen(volume.resolve("runner.sock"), Duration.ofSeconds(20));
-             GradingContainerProcess container = GradingContainerProcess.start(volume, dir, box)) {
-            EpisodeOptions o = EpisodeOptions.defaults().withIntervals(Duration.ofMillis(200), Duration.ofMillis(50))
-                    .withGradingDir(trees).withGradingExecutor(ex).withProbeExecutor(ex);
-            try (Episode ep = new Episode(env, workspace, o)) {
-                ep.reset();
-                agent.accept(workspace);
-                VerifyReport r = ep.verify();
-                JsonNode hello = ex.hello().orElseThrow(() -> new AssertionError("the runner never connected: " + container.log()));
-                return new Graded(r, trees.resolve("results-1"), hello);
-            }
-        }
+        return ContainerEpisode.grade(dir, env, dir.resolve("env/workspace"), box, agent);
     }
 
     @ParameterizedTest(name = "box={0}")
