@@ -59,6 +59,26 @@ public final class WorkflowDeriver {
     }
 
     /**
+     * As {@link #derive(DerivationRequest)}, except that a workflow file {@code request.commit()} predates is read at
+     * {@code workflowCommit} (a fix commit older than the repository's workflow takes today's); the commit's own
+     * files (version files, scripts, package.json) are still read at the commit.
+     */
+    public Derivation derive(DerivationRequest request, String workflowCommit) throws DerivationException {
+        RepositoryFiles files = new RepositoryFiles(request.repo(), request.commit());
+        String commit;
+        try {
+            commit = files.resolveCommit();
+        } catch (IOException e) {
+            throw new DerivationException(request.workflowPath(), null, 0, "cannot read the repository: " + e.getMessage());
+        }
+        RepositoryFiles atCommit = new RepositoryFiles(request.repo(), commit);
+        if (atCommit.readQuietly(request.workflowPath()) != null) return derive(request);
+        String text = new RepositoryFiles(request.repo(), workflowCommit).readQuietly(request.workflowPath());
+        if (text == null) return derive(request); // the usual "no such file" error
+        return derive(request, text, commit, atCommit::readQuietly);
+    }
+
+    /**
      * Derives from workflow text already in hand (the operator may have fetched it itself). Version files
      * named by setup actions are read from the repository's working tree when {@code request.repo()} is set.
      */

@@ -50,9 +50,14 @@ public final class DeriveCommand implements Callable<Integer> {
     String fix;
 
     @Option(names = "--fixes", paramLabel = "N",
-            description = "scan history (newest first) for N commits that change source and tests, write a task "
-                    + "from each (-o DIR/<short id>/) and print a summary table")
+            description = "write N tasks from the history's fix commits: commits that change source and tests are tried "
+                    + "newest first (-o DIR/<short id>/) until N became tasks, --tries were made or --scan commits were "
+                    + "looked at; prints a table of every try")
     Integer fixes;
+
+    @Option(names = "--tries", paramLabel = "M",
+            description = "with --fixes: how many candidate commits to try at most, each four runs of the suite (default: 3 x N)")
+    Integer tries;
 
     @Option(names = "--job", paramLabel = "NAME", description = "job id or name (default: the first job that runs tests)")
     String job;
@@ -92,7 +97,7 @@ public final class DeriveCommand implements Callable<Integer> {
                 language, version, dev.crucible.verifier.toolchain.InstalledToolchains.machine()));
         if (fix != null || fixes != null) {
             return new FixCommands(repo, workflow == null ? null : workflowPath(), job, spec).run(fix, fixes, commit,
-                    output, scan);
+                    output, scan, tries);
         }
         if (commit == null) {
             err.println("crucible derive: --commit: required (unless --fix or --fixes is given)");

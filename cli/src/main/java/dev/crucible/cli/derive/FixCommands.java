@@ -24,7 +24,7 @@ final class FixCommands {
         this.spec = spec;
     }
 
-    int run(String fix, Integer fixes, String from, Path output, int scan) {
+    int run(String fix, Integer fixes, String from, Path output, int scan, Integer tries) {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (fix != null && fixes != null) {
@@ -32,7 +32,7 @@ final class FixCommands {
             return DeriveCommand.EXIT_ERROR;
         }
         String repoName = repo.toAbsolutePath().normalize().getFileName().toString();
-        FixTasks tasks = new FixTasks(repo, workflow, job, err);
+        FixTasks tasks = new FixTasks(repo, workflow, job, err, fix != null ? "HEAD" : from);
         if (fix != null) {
             Path dir = output != null ? output : Path.of("crucible-tasks", repoName + "-fix-" + shortOf(fix));
             FixTasks.Result r = tasks.make(fix, dir);
@@ -52,7 +52,7 @@ final class FixCommands {
         }
         List<FixCommit> candidates;
         try {
-            candidates = FixCommit.candidates(repo, from == null ? "HEAD" : from, fixes, scan);
+            candidates = FixCommit.candidates(repo, from == null ? "HEAD" : from, tries == null ? 3 * fixes : Math.max(fixes, tries), scan);
         } catch (IOException e) {
             err.println("crucible derive: --fixes: " + e.getMessage());
             return DeriveCommand.EXIT_ERROR;
@@ -64,6 +64,7 @@ final class FixCommands {
         Path root = output != null ? output : Path.of("crucible-tasks", repoName);
         List<FixTasks.Result> results = new ArrayList<>();
         for (FixCommit c : candidates) {
+            if (results.stream().filter(FixTasks.Result::written).count() >= fixes) break; // a refused candidate is not a task
             err.println("fix " + FixCommit.shortId(c.commit()) + " (" + c.subject() + ")");
             err.flush();
             results.add(tasks.make(c.commit(), root.resolve(FixCommit.shortId(c.commit()))));

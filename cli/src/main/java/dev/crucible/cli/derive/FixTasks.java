@@ -2,6 +2,7 @@ package dev.crucible.cli.derive;
 
 import dev.crucible.derive.Derivation;
 import dev.crucible.derive.DerivationException;
+import dev.crucible.derive.DerivationRequest;
 import dev.crucible.derive.FixCommit;
 import dev.crucible.derive.WorkflowDeriver;
 import dev.crucible.derive.WorkflowFinder;
@@ -34,9 +35,12 @@ final class FixTasks {
     private final String workflow;
     private final String job;
     private final PrintWriter log;
+    /** Where a workflow file an older fix predates is read (the scan's start). */
+    private final String from;
 
-    FixTasks(Path repo, String workflow, String job, PrintWriter log) {
+    FixTasks(Path repo, String workflow, String job, PrintWriter log, String from) {
         this.repo = repo;
+        this.from = from == null ? "HEAD" : from;
         this.workflow = workflow;
         this.job = job;
         this.log = log;
@@ -138,9 +142,13 @@ final class FixTasks {
         }
     }
 
+    /**
+     * The environment at {@code commit}, from its own workflow; a named workflow the commit predates is taken from
+     * the tree the scan started at (the gold and no-op runs then say whether today's CI still fits that code).
+     */
     private Derivation derive(String commit) throws DerivationException {
-        return workflow != null ? new WorkflowDeriver().derive(repo, commit, workflow, job, Map.of(), null)
-                : WorkflowFinder.derive(repo, commit, job);
+        if (workflow == null) return WorkflowFinder.derive(repo, commit, job);
+        return new WorkflowDeriver().derive(new DerivationRequest(repo, commit, workflow, job, Map.of(), null), from);
     }
 
     private static boolean isHiddenTest(FixCommit fix, String id) {

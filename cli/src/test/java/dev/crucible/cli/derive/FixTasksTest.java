@@ -108,7 +108,8 @@ class FixTasksTest {
     @Test
     void fixCommitsBecomeTasksThatScoreTheReferenceOneAndANoOpZero() throws Exception {
         Path tasks = dir.resolve("tasks");
-        Result scan = cli("derive", "--repo", repo.toString(), "--fixes", "5", "-o", tasks.toString());
+        // one task wanted: the newest candidate is refused, so the scan goes on to the next, which becomes the task
+        Result scan = cli("derive", "--repo", repo.toString(), "--fixes", "1", "-o", tasks.toString());
         assertThat(scan.exit()).as(scan.err()).isZero();
         String shortFix = fixCommit.substring(0, 12);
         String shortPasses = alreadyPasses.substring(0, 12);
@@ -162,6 +163,19 @@ class FixTasksTest {
         Result none = cli("derive", "--repo", repo.toString(), "--fix", notAFix, "-o", task.toString());
         assertThat(none.exit()).isEqualTo(FixCommands.REFUSED);
         assertThat(none.err()).contains("refused: the commit adds or changes no test files");
+    }
+
+    /** A fix older than the workflow file it is asked with (renamed since) takes the one at HEAD. */
+    @Test
+    void aFixOlderThanTheWorkflowFileTakesTodays() throws Exception {
+        git("mv", ".github/workflows/ci.yml", ".github/workflows/tests.yml");
+        commit("ci: rename the workflow");
+        Path task = dir.resolve("renamed");
+        Result r = cli("derive", "--repo", repo.toString(), "--fix", fixCommit, "--workflow", ".github/workflows/tests.yml",
+                "-o", task.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("1 failToPass");
+        assertThat(task.resolve("environment.yaml")).exists();
     }
 
     @Test
