@@ -15,14 +15,18 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * {@code crucible verify --find-offline}: the validation run. Grades the task commit (the manifest's
  * workspace) exactly as a rollout is graded, without network, and reports the tests that fail there
- * only because the network is unreachable; {@code --write} adds them to {@code spec.verifier.excludedTests}
+ * only because the network is unreachable: those whose failure names it, and, when others fail, those
+ * that the same grading with the host's network passes; {@code --write} adds them to {@code spec.verifier.excludedTests}
  * so they are left out of passToPass. Tests that fail at the task commit for other reasons are listed too
  * and never excluded.
  */
@@ -38,13 +42,29 @@ final class FindOffline {
             VerifyReport report = Episode.gradePostHoc(env, ws, EpisodeOptions.defaults().withGradingExecutor(new GradingSandbox(BoxLimits.defaults())));
             List<TestCase> tests = report.tests() == null ? List.of() : report.tests().details();
             Set<String> f2p = new HashSet<>(env.verifier().failToPass());
-            List<ExcludedTest> offline = OfflineFailures.find(tests, f2p);
+            List<ExcludedTest> offline = new ArrayList<>(OfflineFailures.find(tests, f2p));
             Set<String> offlineIds = new HashSet<>(offline.stream().map(ExcludedTest::id).toList());
             out.println("validation run at the task commit: " + tests.size() + " tests, reward " + report.reward() + " (" + report.reason() + ")");
+            List<TestCase> unexplained = tests.stream().filter(t -> failed(t) && !offlineIds.contains(t.id()) && !f2p.contains(t.id())
+                    && !"excluded".equals(t.group())).toList();
+            if (!unexplained.isEmpty()) {
+                // a failure that does not name the network (a test that catches the error and asserts on what it got)
+                // is offline-only when the same grading with the network passes it
+                VerifyReport online = Episode.gradePostHoc(env, ws, EpisodeOptions.defaults()
+                        .withGradingExecutor(new GradingSandbox(BoxLimits.defaults()).withNetwork()));
+                Map<String, TestStatus> withNet = new HashMap<>();
+                if (online.tests() != null) online.tests().details().forEach(t -> withNet.put(t.id(), t.status()));
+                out.println("the same run with the network: " + withNet.size() + " tests, reward " + online.reward());
+                for (TestCase t : unexplained) {
+                    if (withNet.get(t.id()) != TestStatus.PASSED) continue;
+                    offline.add(new ExcludedTest(t.id(), "fails at the task commit without network and passes with it"
+                            + (t.message() == null ? "" : ": " + firstLine(t.message()))));
+                    offlineIds.add(t.id());
+                }
+            }
             for (ExcludedTest t : offline) out.println("offline-only  " + t.id() + "  -- " + t.reason());
             for (TestCase t : tests) {
-                boolean failed = t.status() == TestStatus.FAILED || t.status() == TestStatus.ERROR;
-                if (failed && !offlineIds.contains(t.id()) && !f2p.contains(t.id()) && !"excluded".equals(t.group())) {
+                if (failed(t) && !offlineIds.contains(t.id()) && !f2p.contains(t.id()) && !"excluded".equals(t.group())) {
                     out.println("fails-at-head " + t.id() + "  -- not a network failure, still counts" + (t.message() == null ? "" : ": " + firstLine(t.message())));
                 }
             }
@@ -64,6 +84,8 @@ final class FindOffline {
             return VerifyCommand.bad(err, e.getMessage());
         }
     }
+
+    private static boolean failed(TestCase t) { return t.status() == TestStatus.FAILED || t.status() == TestStatus.ERROR; }
 
     private static String firstLine(String s) {
         String l = s.strip().lines().findFirst().orElse("");

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
 import dev.crucible.verifier.sandbox.Box;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -69,5 +72,47 @@ class FindOfflineTest {
         VerifyCommandTest.Run again2 = VerifyCommandTest.run("-f", manifest.toString(), "--find-offline", "--write");
         assertThat(again2.code()).isEqualTo(VerifyCommand.BAD_INPUT);
         assertThat(again2.err()).contains("excludedTests is already there");
+    }
+
+    /**
+     * A test that catches the network's error and asserts on what it got fails with a message that names no
+     * network: the same grading with the host's network (a server on this machine's loopback, which the
+     * offline box cannot reach) passes it, so it is offline-only; a plain failure still counts.
+     */
+    @Test
+    void aFailureThatNamesNoNetworkIsOfflineOnlyWhenTheNetworkedRunPassesIt() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/node")), "node is not installed at /usr/bin/node: this test needs a real node");
+        assumeTrue(Box.availability().ok(), "bubblewrap cannot run here (" + Box.availability().problem() + "): the validation run grades in the grading sandbox");
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", x -> {
+            byte[] b = "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, b.length);
+            x.getResponseBody().write(b);
+            x.close();
+        });
+        server.start();
+        try {
+            Files.createDirectories(dir.resolve("workspace/test"));
+            Files.writeString(dir.resolve("workspace/package.json"), "{\"name\":\"fx\",\"version\":\"1.0.0\"}\n");
+            Files.writeString(dir.resolve("workspace/test/a.test.js"), """
+                    const test = require('node:test');
+                    const assert = require('node:assert');
+                    test('greets', async () => {
+                      let body = null;
+                      try { body = await (await fetch('http://127.0.0.1:PORT/')).text(); } catch (e) { }
+                      assert.strictEqual(body, 'hello');
+                    });
+                    test('breaks', () => { assert.strictEqual(1 + 1, 3); });
+                    """.replace("PORT", Integer.toString(server.getAddress().getPort())));
+            Path manifest = dir.resolve("env.yaml");
+            Files.writeString(manifest, MANIFEST);
+            VerifyCommandTest.Run found = VerifyCommandTest.run("-f", manifest.toString(), "--find-offline");
+            assertThat(found.code()).as(found.err()).isZero();
+            assertThat(found.out()).contains("the same run with the network: 2 tests")
+                    .contains("offline-only  greets  -- fails at the task commit without network and passes with it")
+                    .contains("fails-at-head breaks").doesNotContain("offline-only  breaks");
+        } finally {
+            server.stop(0);
+        }
     }
 }

@@ -166,6 +166,7 @@ public final class Box implements AutoCloseable {
         if (cgroups != null) for (Path f : cgroups.procsFiles()) script.add("echo $$ > " + q(f.toString()));
         List<String> bw = new ArrayList<>(List.of(bwrap.bwrap().toString(), "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",
                 "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "crucible"));
+        if (spec.network()) bw.add("--share-net");
         bw.addAll(HostView.systemArgs());
         bw.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp"));
         if (spec.home() != null && spec.home().startsWith("/tmp/")) bw.addAll(List.of("--dir", spec.home()));

@@ -20,9 +20,11 @@ import java.util.Map;
  * @param limits    what the box may use
  * @param scratch   folders (inside read-only ones) each command gets empty and writable on a tmpfs: tool caches
  *                  kept inside setup's node_modules; those that are not folders when a command starts are skipped
+ * @param network   shares the host's network: only the validation run that tells offline-only failures apart
+ *                  (never an agent, never grading of a rollout)
  */
 public record BoxSpec(String label, List<Path> writable, List<Path> readOnly, Map<Path, Path> files, String home, BoxLimits limits,
-                      List<Path> scratch) {
+                      List<Path> scratch, boolean network) {
     public BoxSpec {
         scratch = List.copyOf(scratch);
         writable = List.copyOf(writable);
@@ -31,34 +33,36 @@ public record BoxSpec(String label, List<Path> writable, List<Path> readOnly, Ma
     }
 
     public static BoxSpec of(String label, BoxLimits limits) {
-        return new BoxSpec(label, List.of(), List.of(), Map.of(), "/tmp/home", limits, List.of());
+        return new BoxSpec(label, List.of(), List.of(), Map.of(), "/tmp/home", limits, List.of(), false);
     }
 
     public BoxSpec withWritable(Path... p) {
         List<Path> l = new ArrayList<>(writable);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, l, readOnly, files, home, limits, scratch);
+        return new BoxSpec(label, l, readOnly, files, home, limits, scratch, network);
     }
 
     public BoxSpec withReadOnly(List<Path> p) {
         List<Path> l = new ArrayList<>(readOnly);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, writable, l, files, home, limits, scratch);
+        return new BoxSpec(label, writable, l, files, home, limits, scratch, network);
     }
 
     public BoxSpec withFiles(Map<Path, Path> f) {
         Map<Path, Path> m = new LinkedHashMap<>(files);
         m.putAll(f);
-        return new BoxSpec(label, writable, readOnly, m, home, limits, scratch);
+        return new BoxSpec(label, writable, readOnly, m, home, limits, scratch, network);
     }
 
-    public BoxSpec withHome(String h) { return new BoxSpec(label, writable, readOnly, files, h, limits, scratch); }
+    public BoxSpec withHome(String h) { return new BoxSpec(label, writable, readOnly, files, h, limits, scratch, network); }
 
-    public BoxSpec withLimits(BoxLimits l) { return new BoxSpec(label, writable, readOnly, files, home, l, scratch); }
+    public BoxSpec withLimits(BoxLimits l) { return new BoxSpec(label, writable, readOnly, files, home, l, scratch, network); }
 
     public BoxSpec withScratch(List<Path> p) {
         List<Path> l = new ArrayList<>(scratch);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, writable, readOnly, files, home, limits, l);
+        return new BoxSpec(label, writable, readOnly, files, home, limits, l, network);
     }
+
+    public BoxSpec withNetwork(boolean on) { return new BoxSpec(label, writable, readOnly, files, home, limits, scratch, on); }
 }

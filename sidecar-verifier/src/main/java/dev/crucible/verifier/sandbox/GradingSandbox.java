@@ -46,6 +46,17 @@ public final class GradingSandbox implements Executor {
         this.toolchains = List.copyOf(toolchains);
     }
 
+    private volatile boolean network;
+
+    /**
+     * Graded commands share the host's network from now on. Only for the validation run that compares a task
+     * commit's grade with and without the network (crucible verify --find-offline); never for a rollout.
+     */
+    public GradingSandbox withNetwork() {
+        network = true;
+        return this;
+    }
+
     /** Turns {@link #prestart} on or off for later episodes (the grading bench measures both). */
     public void setPrestarting(boolean on) { prestarts = on; }
 
@@ -181,7 +192,7 @@ public final class GradingSandbox implements Executor {
                 spec = graderFiles == null ? spec.withReadOnly(List.of(p)) : spec.withWritable(p).withReadOnly(graderFiles);
                 spec = spec.withReadOnly(List.of(base.resolve("support-" + n))).withReadOnly(toolchains)
                         .withReadOnly(SetupDependencies.linkedTargets(p)).withScratch(SetupDependencies.scratch(SetupDependencies.linkedTargets(p)))
-                        .withHome(null);
+                        .withHome(null).withNetwork(network);
                 return new Layout(p, base, spec);
             }
         }
