@@ -9,7 +9,7 @@ import java.util.List;
  */
 final class VerifierShapes {
     /** Runners the sidecar's test-suite grader recognises from the command itself (grade.runner.Runners). */
-    private static final java.util.Set<String> PER_TEST_RUNNERS = java.util.Set.of("go test", "cargo test", "cargo nextest", "jest", "vitest", "mocha", "node --test", "unittest");
+    private static final java.util.Set<String> PER_TEST_RUNNERS = java.util.Set.of("go test", "cargo test", "cargo hack test", "cargo nextest", "jest", "vitest", "mocha", "node --test", "unittest");
 
     private VerifierShapes() {
     }

@@ -19,6 +19,7 @@ class RustCiShapesTest {
 
         // Before: `cargo hack test` was not a test, so the fmt/clippy job was chosen.
         assertThat(d.verifier().command()).isEqualTo("cargo hack test --feature-powerset --exclude-features nightly");
+        assertThat(d.verifier().type()).as("graded per test, feature set by feature set").isEqualTo("test-suite");
         assertThat(d.notes()).anyMatch(n -> n.contains("chose job 'test'"));
         assertThat(step(d, 3).decision()).isEqualTo(Disposition.SETUP);
         assertThat(d.setupScript()).contains("command -v cargo-hack >/dev/null || cargo install --locked cargo-hack")

@@ -20,6 +20,11 @@ import java.util.regex.Pattern;
  * {@code it/tests/it.rs::smoke}, {@code fixture/doc::src/lib.rs - add (line 2)}): the hash cargo puts in
  * the binary's file name is left out so ids stay the same from build to build. Each block is checked
  * against libtest's own "running N tests" line and its "test result:" counts.
+ *
+ * <p>{@code cargo hack test} (one cargo test per feature set) is read the same way, block by block; each of its
+ * runs is announced by an {@code info: running `cargo test …` on PKG (k/N)} line, whose flags are appended to
+ * the ids of that run ({@code log/src/lib.rs::tests::x [--no-default-features --features std]}). The grader
+ * adds {@code --keep-going} so that one failing feature set does not hide the others.
  */
 public final class CargoTestRunner implements TestRunner {
     static final Pattern RUNNING = Pattern.compile("^\\s*Running (?:unittests )?(\\S+) \\((?:.*/)?([^/()]+?)(?:-[0-9a-f]{16})?(?:\\.exe)?\\)\\s*$");
@@ -28,12 +33,22 @@ public final class CargoTestRunner implements TestRunner {
     static final Pattern TEST = Pattern.compile("^test (.+?) \\.\\.\\. (ok|FAILED|ignored(?:, .*)?)$");
     static final Pattern RESULT = Pattern.compile("^test result: (ok|FAILED)\\. (\\d+) passed; (\\d+) failed; (\\d+) ignored;.*$");
     static final Pattern FAILURE_HEAD = Pattern.compile("^---- (.+?) stdout ----$");
+    static final Pattern HACK_RUN = Pattern.compile("^info: running `cargo test(.*)` on (\\S+) \\((\\d+)/(\\d+)\\)$");
 
     @Override public String name() { return "cargo"; }
 
     @Override
     public boolean matches(TestCommand c) {
-        return c.program().equals("cargo") && subcommand(c).equals("test");
+        return c.program().equals("cargo") && (subcommand(c).equals("test") || hackTest(c));
+    }
+
+    /** {@code cargo hack … test …}: the word test among hack's arguments (before any {@code --}). */
+    static boolean hackTest(TestCommand c) {
+        List<String> w = c.words();
+        int hack = w.indexOf("hack");
+        if (hack < 0 || !subcommand(c).equals("hack")) return false;
+        int dashes = w.indexOf("--");
+        return w.subList(hack + 1, dashes < 0 ? w.size() : dashes).contains("test");
     }
 
     /** The cargo subcommand, past {@code +toolchain} and global options. */
@@ -53,6 +68,7 @@ public final class CargoTestRunner implements TestRunner {
         for (int i = (dashes < 0 ? w.size() : dashes) - 1; i > 0; i--) if (w.get(i).matches("-v+|--verbose")) w.remove(i);
         int sub = w.indexOf("test");
         if (!w.contains("--no-fail-fast")) w.add(sub + 1, "--no-fail-fast");
+        if (hackTest(c) && !w.contains("--keep-going")) w.add(w.indexOf("hack") + 1, "--keep-going");
         return new Plan(c.with(w) + " 2>&1", targetDir(out));
     }
 
@@ -73,6 +89,7 @@ public final class CargoTestRunner implements TestRunner {
         List<IntegrityFinding> findings = new ArrayList<>();
         Map<String, StringBuilder> failures = new LinkedHashMap<>();
         String binary = "unknown";
+        String featureSet = null; // cargo hack's flags for the run being read
         int expected = -1;
         int blockStart = 0;
         int blocks = 0;
@@ -80,7 +97,10 @@ public final class CargoTestRunner implements TestRunner {
         for (String line : text.split("\n")) {
             line = line.stripTrailing();
             Matcher m;
-            if ((m = RUNNING.matcher(line)).matches()) {
+            if ((m = HACK_RUN.matcher(line)).matches()) {
+                featureSet = m.group(1).replace("--no-fail-fast", "").strip().replaceAll("\\s+", " ");
+                current = null;
+            } else if ((m = RUNNING.matcher(line)).matches()) {
                 binary = m.group(2) + "/" + m.group(1);
                 current = null;
             } else if ((m = DOC.matcher(line)).matches()) {
@@ -95,9 +115,9 @@ public final class CargoTestRunner implements TestRunner {
                 String r = m.group(2);
                 TestStatus s = r.equals("ok") ? TestStatus.PASSED : r.equals("FAILED") ? TestStatus.FAILED : TestStatus.SKIPPED;
                 String reason = r.startsWith("ignored, ") ? r.substring(9) : null;
-                tests.add(new TestCase(binary + "::" + m.group(1), s, null, null, reason));
+                tests.add(new TestCase(id(binary, m.group(1), featureSet), s, null, null, reason));
             } else if ((m = FAILURE_HEAD.matcher(line)).matches()) {
-                current = failures.computeIfAbsent(binary + "::" + m.group(1), k -> new StringBuilder());
+                current = failures.computeIfAbsent(id(binary, m.group(1), featureSet), k -> new StringBuilder());
             } else if ((m = RESULT.matcher(line)).matches()) {
                 current = null;
                 List<TestCase> block = tests.subList(blockStart, tests.size());
@@ -131,6 +151,10 @@ public final class CargoTestRunner implements TestRunner {
         }
         findings.addAll(ReportChecks.exitCode("cargo", run, result));
         return new Report(result, findings, null, null);
+    }
+
+    private static String id(String binary, String test, String featureSet) {
+        return binary + "::" + test + (featureSet == null ? "" : " [" + featureSet + "]");
     }
 
     private static String compileErrors(String text) {
