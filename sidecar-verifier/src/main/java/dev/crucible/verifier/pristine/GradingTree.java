@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * Builds the directory grading runs in: the agent's non-test files, then every pristine protected
  * file on top, then hidden tests. Agent-made test config, conftest files, start-up hooks
- * (sitecustomize, usercustomize, .pth), byte code and links leaving the workspace are left out.
+ * (sitecustomize, usercustomize, .pth), byte code, links leaving the workspace and tagged build caches
+ * (cargo's target/, see {@link WorkspaceWalker}) are left out.
  */
 public final class GradingTree {
     private GradingTree() {}
@@ -56,7 +57,7 @@ public final class GradingTree {
                 }
             }
             copy(src, gradeRoot.resolve(r));
-        });
+        }, true);
         for (String r : pristine.hashes().keySet()) copy(pristine.dir().resolve(r), gradeRoot.resolve(r));
         if (hiddenDir != null) {
             WorkspaceWalker.walk(hiddenDir, (rel, attrs) -> copy(hiddenDir.resolve(rel), gradeRoot.resolve(rel.toString())));

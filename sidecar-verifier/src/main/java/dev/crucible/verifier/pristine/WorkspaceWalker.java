@@ -18,13 +18,22 @@ public final class WorkspaceWalker {
     private WorkspaceWalker() {}
 
     /** Calls {@code visit(relativePath, attrs)} for every regular file or symlink. */
-    public static void walk(Path root, BiConsumer<Path, BasicFileAttributes> visit) {
+    public static void walk(Path root, BiConsumer<Path, BasicFileAttributes> visit) { walk(root, visit, false); }
+
+    /**
+     * As {@link #walk(Path, BiConsumer)}; {@code skipTaggedCaches} also skips folders that hold a
+     * {@code CACHEDIR.TAG} (the cache directory tag cargo writes into {@code target/}): a copy for grading
+     * needs no build output, which can be gigabytes. Only copies skip them: a tag cannot hide a file from
+     * the scans that report changes.
+     */
+    public static void walk(Path root, BiConsumer<Path, BasicFileAttributes> visit, boolean skipTaggedCaches) {
         if (!Files.isDirectory(root)) return;
         try {
             Files.walkFileTree(root, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                     if (!dir.equals(root) && SKIP_DIRS.contains(dir.getFileName().toString())) return FileVisitResult.SKIP_SUBTREE;
+                    if (skipTaggedCaches && !dir.equals(root) && Files.isRegularFile(dir.resolve("CACHEDIR.TAG"))) return FileVisitResult.SKIP_SUBTREE;
                     return FileVisitResult.CONTINUE;
                 }
 
