@@ -22,8 +22,9 @@ import java.util.stream.Stream;
  * What a graded command that was let write its grading tree did there. The grader's files are bound
  * read-only, so rewriting one in place fails; this check is for the ways around that: a folder renamed
  * away with its tests and a new one put in its place, and new files a runner or interpreter would load
- * as the grader's (a test source, a start-up hook, byte code). Each is a finding that voids the run.
- * Build outputs (dist/, a plugin, generated sources outside test folders) are not findings.
+ * as the grader's (a test source, a start-up hook, byte code). Each is a finding that voids the run, but
+ * for JavaScript test files a compiler wrote into a build-output folder (tsc's dist/test/x.test.js: reported,
+ * medium). Other build outputs (dist/, a plugin, generated sources outside test folders) are not findings.
  */
 public final class TreeWrites {
     /** Test sources by name in every ecosystem the runners grade. */
@@ -33,6 +34,8 @@ public final class TreeWrites {
     private static final Pattern SOURCE = Pattern.compile(".*\\.(py|go|rs|[cm]?[jt]sx?|java|kt|groovy)");
     private static final Set<String> TEST_DIRS = Set.of("test", "tests", "testing", "__tests__", "testdata");
     private static final ProtectedPaths HOOKS = new ProtectedPaths(List.of());
+    private static final Set<String> BUILD_OUTPUT = Set.of("dist", "build", "out", "lib");
+    private static final Pattern COMPILED = Pattern.compile(".*\\.(c|m)?js");
 
     private TreeWrites() {}
 
@@ -80,9 +83,18 @@ public final class TreeWrites {
         for (String rel : files(root)) {
             if (before.contains(rel) || graderFiles.containsKey(rel)) continue;
             String why = loadable(rel);
-            if (why != null) out.add(IntegrityFinding.tampering("high", rel, "the graded command wrote " + rel + " (" + why + ") into its grading tree"));
+            if (why == null) continue;
+            // tsc compiling the tests into dist/ before mocha runs them there is what such a build does: reported, not voiding
+            String severity = compiledOutput(rel) ? "medium" : "high";
+            out.add(IntegrityFinding.tampering(severity, rel, "the graded command wrote " + rel + " (" + why + ") into its grading tree"));
         }
         return out;
+    }
+
+    /** JavaScript a compiler wrote into a build-output folder at the tree's top (dist/, build/, out/, lib/). */
+    static boolean compiledOutput(String rel) {
+        Path p = Path.of(rel);
+        return p.getNameCount() > 1 && BUILD_OUTPUT.contains(p.getName(0).toString()) && COMPILED.matcher(p.getFileName().toString()).matches();
     }
 
     /** Why a new file could change what grading runs, or null when it cannot. */

@@ -87,6 +87,9 @@ class WritableGradingTreeTest {
         assertThat(TreeWrites.loadable("lib/__pycache__/m.cpython-311.pyc")).contains("byte code");
         assertThat(TreeWrites.loadable("sitecustomize.py")).contains("start-up hook");
         assertThat(TreeWrites.loadable("pkg/x.pth")).contains("start-up hook");
+        assertThat(TreeWrites.compiledOutput("dist/test/calc.test.js")).as("tsc's output, reported but not voiding").isTrue();
+        assertThat(TreeWrites.compiledOutput("test/calc.test.js")).isFalse();
+        assertThat(TreeWrites.compiledOutput("dist/pkg/zz_test.go")).isFalse();
     }
 
     private static void assertTampering(VerifyReport r, String severity, String evidence) {
