@@ -3,10 +3,10 @@ package dev.crucible.cli.probe;
 import dev.crucible.probe.export.ExportException;
 import dev.crucible.probe.export.ExportParity;
 import dev.crucible.probe.export.ModelExporter;
-import dev.crucible.probe.python.ProbePython;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "export", mixinStandardHelpOptions = true,
@@ -21,9 +21,8 @@ final class ProbeExportCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, description = "reference model directory to write")
     Path out;
 
-    @Option(names = "--python", description = "python with torch, transformers, onnx (default: $"
-            + ProbePython.ENV + " or ~/.venvs/probe)")
-    Path python;
+    @Mixin
+    PythonOption python;
 
     @Option(names = "--max-tokens", defaultValue = "0",
             description = "tokens per sequence the server keeps (default: the model's position limit, at most 2048)")
@@ -38,7 +37,7 @@ final class ProbeExportCommand implements Callable<Integer> {
         ModelExporter.Exported e;
         ExportParity.Result parity;
         try {
-            e = ModelExporter.export(model, out, ProbePython.find(python), maxTokens);
+            e = ModelExporter.export(model, out, python.find(), maxTokens);
             parity = ExportParity.check(out, 0);
         } catch (ExportException | java.io.IOException | ai.onnxruntime.OrtException ex) {
             System.err.println("error: " + ex.getMessage());
