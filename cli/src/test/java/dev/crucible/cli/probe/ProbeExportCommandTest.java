@@ -38,6 +38,12 @@ class ProbeExportCommandTest {
     }
 
     @Test
+    void writingIntoTheModelDirectoryIsRefused(@TempDir Path dir) throws Exception {
+        assertOneLineError(ProbeCommandTest.run("export", "--model", bert(dir).toString(), "--out", dir.toString()),
+                "--out must not be the model directory");
+    }
+
+    @Test
     void noPythonSaysHowToGetOne(@TempDir Path dir) throws Exception {
         assertOneLineError(ProbeCommandTest.run("export", "--model", bert(dir).toString(), "--out",
                 dir.resolve("o").toString(), "--python", "/nonexistent/python"), "install-probe-python.sh");

@@ -36,6 +36,10 @@ public final class ModelExporter {
     public static Exported export(Path modelDir, Path out, Path python, int maxTokens) throws ExportException,
             IOException, InterruptedException {
         HfModelDir model = HfModelDir.read(modelDir.toAbsolutePath().normalize());
+        if (out.toAbsolutePath().normalize().equals(model.dir())) {
+            // the export rewrites tokenizer.json: the model directory's own must stay as it was
+            throw new ExportException("--out must not be the model directory " + model.dir());
+        }
         String noPython = ProbePython.unusable(python);
         if (noPython != null) {
             throw new ExportException(noPython);
