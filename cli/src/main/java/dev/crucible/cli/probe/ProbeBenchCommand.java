@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
@@ -35,8 +36,8 @@ final class ProbeBenchCommand implements Callable<Integer> {
     @Option(names = "--device", defaultValue = "auto", description = "auto, cpu or cuda")
     String device;
 
-    @Option(names = "--python", description = "python with torch (default: $CRUCIBLE_PROBE_PYTHON or ~/.venvs/probe)")
-    Path python;
+    @Mixin
+    PythonOption python;
 
     @Override
     public Integer call() throws Exception {
@@ -47,7 +48,7 @@ final class ProbeBenchCommand implements Callable<Integer> {
         }
         ForwardBench.Options o = new ForwardBench.Options(batch, seq, seconds,
                 threads, Device.parse(device));
-        BenchResult r = ForwardBench.run(dir, o, TorchBench.discover(python));
+        BenchResult r = ForwardBench.run(dir, o, TorchBench.discover(python.find()));
         System.err.println("device=" + r.device() + " batch=" + batch + "x" + seq + " threads=" + o.threads()
                 + "; " + r.torchNote());
         System.out.println(r.line());

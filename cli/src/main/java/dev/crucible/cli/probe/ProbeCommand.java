@@ -4,13 +4,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * {@code crucible probe}: train, score, serve and benchmark PROPEL activation probes. Works as a
- * subcommand of the root command and standalone ({@link #main}).
+ * {@code crucible probe}: train, score, serve and benchmark PROPEL activation probes, and export the
+ * reference model they run on. Works as a subcommand of the root command and standalone ({@link #main}).
  */
 @Command(name = "probe", mixinStandardHelpOptions = true,
-        description = "Train, score, serve and benchmark solve-rate probes (PROPEL).",
+        description = "Train, score, serve and benchmark solve-rate probes (PROPEL); export reference models.",
         subcommands = {ProbeTrainCommand.class, ProbeScoreCommand.class, ProbeServeCommand.class,
-                ProbeBenchCommand.class, CommandLine.HelpCommand.class})
+                ProbeBenchCommand.class, ProbeExportCommand.class, CommandLine.HelpCommand.class})
 public final class ProbeCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

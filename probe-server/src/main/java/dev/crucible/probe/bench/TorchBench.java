@@ -2,9 +2,9 @@ package dev.crucible.probe.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.probe.python.ProbePython;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs {@code fixtures/bench_torch.py} with a Python that has torch (a venv outside the repository;
- * never needed by CI) so both figures come from the same run on the same machine. Finds the
- * interpreter from --python, $CRUCIBLE_PROBE_PYTHON, or ~/.venvs/probe/bin/python.
+ * the server never needs it) so both figures come from the same run on the same machine. Finds the
+ * interpreter with {@link ProbePython#find}.
  */
 public final class TorchBench {
     /** tokensPerSecond is NaN when torch could not be run; note says why. */
@@ -28,33 +28,15 @@ public final class TorchBench {
         this.script = script;
     }
 
-    /** Discovers python and the script (walking up from the working directory to the repository). */
+    /** Discovers python and the script (ProbePython's lookup). */
     public static TorchBench discover(Path explicitPython) {
-        Path py = explicitPython;
-        if (py == null && System.getenv("CRUCIBLE_PROBE_PYTHON") != null) {
-            py = Path.of(System.getenv("CRUCIBLE_PROBE_PYTHON"));
-        }
-        if (py == null) {
-            py = Path.of(System.getProperty("user.home"), ".venvs", "probe", "bin", "python");
-        }
-        Path dir = Path.of("").toAbsolutePath();
-        Path script = null;
-        while (dir != null && script == null) {
-            for (Path c : List.of(dir.resolve("probe-server/fixtures/bench_torch.py"), dir.resolve("fixtures/bench_torch.py"))) {
-                if (Files.isRegularFile(c)) {
-                    script = c;
-                    break;
-                }
-            }
-            dir = dir.getParent();
-        }
-        return new TorchBench(py, script);
+        return new TorchBench(ProbePython.find(explicitPython), ProbePython.script("bench_torch.py"));
     }
 
     public Result run(Path referenceDir, ForwardBench.Options o) {
-        if (python == null || !Files.isExecutable(python)) {
-            return new Result(Double.NaN, "torch unavailable: no python at " + python
-                    + " (set CRUCIBLE_PROBE_PYTHON or --python to a venv with torch and transformers)");
+        String noPython = ProbePython.unusable(python);
+        if (noPython != null) {
+            return new Result(Double.NaN, "torch unavailable: " + noPython);
         }
         if (script == null) {
             return new Result(Double.NaN, "torch unavailable: probe-server/fixtures/bench_torch.py not found");
