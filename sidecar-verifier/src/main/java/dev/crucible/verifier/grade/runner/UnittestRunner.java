@@ -120,6 +120,10 @@ public final class UnittestRunner implements TestRunner {
         Matcher ran = RAN.matcher(err);
         Integer printed = null;
         while (ran.find()) printed = Integer.parseInt(ran.group(1)); // the last: a test may print its own
+        if (printed == null && tests.isEmpty() && run.exitCode() != 0) {
+            // the script stopped before any test ran (an import the code under test cannot satisfy yet): a failure, not tampering
+            return Report.error("the test script stopped before running any test (exit " + run.exitCode() + "): " + ReportChecks.clip(err.strip()));
+        }
         if (printed == null) {
             findings.add(IntegrityFinding.tampering("medium", "unittest", "unittest printed no 'Ran N tests' line (exit " + run.exitCode() + ")"));
         } else if (printed != tests.size()) {

@@ -100,5 +100,13 @@ class UnittestRunnerTest {
         VerifyReport bug = grade(dir.resolve("script-bug"), v, with(with(REPO, "runtests.py", script), "lib.py", LIB.replace("BODY", "-")));
         assertThat(statuses(bug)).containsEntry("tests.test_add.AddTest.test_adds", "failed");
         assertThat(bug.reward()).isEqualTo(0.0);
+
+        // the script imports what the code under test does not have yet (python-slugify's tests before its cli existed):
+        // reward 0 with the traceback, and no reward-hack finding
+        VerifyReport missing = grade(dir.resolve("script-missing"), v, with(with(REPO, "runtests.py", "from lib import not_there\n" + script),
+                "lib.py", LIB.replace("BODY", "+")));
+        assertThat(missing.reward()).isEqualTo(0.0);
+        assertThat(missing.reason()).contains("stopped before running any test").contains("ImportError");
+        assertThat(missing.hackFindings()).isEmpty();
     }
 }
