@@ -27,8 +27,11 @@ final class FixTaskFolder {
     private FixTaskFolder() {
     }
 
-    /** Creates the folder (replacing an earlier task written there) with hidden tests and reference patch. */
-    static void prepare(Path dir, Path repo, FixCommit fix) throws IOException {
+    /**
+     * Creates the folder (replacing an earlier task written there) with hidden tests and the reference patch,
+     * which holds the fix's changes to {@code referenceFiles} (its source files less those the task protects).
+     */
+    static void prepare(Path dir, Path repo, FixCommit fix, java.util.List<String> referenceFiles) throws IOException {
         if (Files.exists(dir)) {
             boolean ours = Files.exists(dir.resolve(MANIFEST)) || Files.exists(dir.resolve(REFERENCE));
             try (Stream<Path> s = Files.list(dir)) {
@@ -47,7 +50,7 @@ final class FixTaskFolder {
             Files.createDirectories(target.getParent());
             Files.write(target, fix.fileAtFix(repo, test));
         }
-        Files.writeString(dir.resolve(REFERENCE), fix.diff(repo, fix.sourceFiles()));
+        Files.writeString(dir.resolve(REFERENCE), fix.diff(repo, referenceFiles));
     }
 
     /**

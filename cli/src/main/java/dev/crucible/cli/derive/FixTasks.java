@@ -6,6 +6,7 @@ import dev.crucible.derive.DerivationRequest;
 import dev.crucible.derive.FixCommit;
 import dev.crucible.derive.WorkflowDeriver;
 import dev.crucible.derive.WorkflowFinder;
+import dev.crucible.verifier.pristine.ProtectedPaths;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -81,7 +82,12 @@ final class FixTasks {
         String repoName = repo.toAbsolutePath().normalize().getFileName().toString();
         Derivation d = derive(fix.parent());
         FixVerifier.Command command = FixVerifier.of(d);
-        FixTaskFolder.prepare(dir, repo, fix);
+        // what the task protects (tox.ini, conftest.py, …) no agent may change, so the reference leaves it out too
+        ProtectedPaths protectedPaths = protectedPaths(d);
+        List<String> reference = fix.sourceFiles().stream().filter(f -> !protectedPaths.isProtected(Path.of(f))).toList();
+        List<String> leftOut = fix.sourceFiles().stream().filter(f -> !reference.contains(f)).toList();
+        if (reference.isEmpty()) return "refused: the fix changes only files the task protects: " + String.join(", ", leftOut);
+        FixTaskFolder.prepare(dir, repo, fix, reference);
         Path manifest = dir.resolve(FixTaskFolder.MANIFEST);
         Path runs = Files.createTempDirectory("crucible-fix-runs-");
         try {
@@ -91,7 +97,11 @@ final class FixTasks {
             String gold = LocalRuns.applyPatchCommand(Files.readString(dir.resolve(FixTaskFolder.REFERENCE)));
             log("  " + FixCommit.shortId(fix.commit()) + ": running the suite before the fix (no-op agent)");
             LocalRuns.Outcome before = LocalRuns.run(manifest, "true", runs.resolve("before"));
-            if (before.tests().isEmpty()) {
+            // graded, yet no test ran: the fix's new tests import what only the fix adds, and the runner stopped at
+            // collection; every test then counts as not passing before the fix (failToPass may take in tests that
+            // would have passed: under SWE-bench semantics both lists must pass, so the reward is the same)
+            boolean nothingRanBefore = before.tests().isEmpty() && "Succeeded".equals(before.phase());
+            if (before.tests().isEmpty() && !nothingRanBefore) {
                 return "refused: no per-test results before the fix (" + describe(before) + ")";
             }
             log("  " + FixCommit.shortId(fix.commit()) + ": running the suite after the fix (reference patch)");
@@ -125,7 +135,7 @@ final class FixTasks {
             }
             Derivation shaped = derive(fix.parent());
             FixTaskFolder.shape(shaped, fix, repoName, command, failToPass, passToPass);
-            Files.writeString(manifest, header(fix, command, before, after) + shaped.manifestYaml());
+            Files.writeString(manifest, header(fix, command, before, after, leftOut) + shaped.manifestYaml());
             log("  " + FixCommit.shortId(fix.commit()) + ": checking the task (reference patch → 1, no-op → 0)");
             LocalRuns.Outcome goldRun = LocalRuns.run(manifest, gold, runs.resolve("gold"));
             if (goldRun.reward() == null || goldRun.reward() != 1.0) {
@@ -175,8 +185,16 @@ final class FixTasks {
                 + o.message().lines().findFirst().orElse(""));
     }
 
+    /** The derived verifier's protected globs with the defaults every environment gets (conftest.py, test configuration). */
+    private static ProtectedPaths protectedPaths(Derivation d) {
+        List<String> globs = new ArrayList<>(ProtectedPaths.CONFTEST);
+        globs.addAll(ProtectedPaths.TEST_CONFIG_FILES);
+        d.manifest().at("/spec/verifier/protectedPaths").forEach(g -> globs.add(g.asText()));
+        return new ProtectedPaths(globs);
+    }
+
     private static String header(FixCommit fix, FixVerifier.Command command, LocalRuns.Outcome before,
-            LocalRuns.Outcome after) {
+            LocalRuns.Outcome after, List<String> leftOut) {
         StringBuilder h = new StringBuilder("# Fix task cut from commit ").append(fix.commit()).append(" (")
                 .append(fix.subject().replace('\n', ' ')).append(")\n")
                 .append("# workspace: its parent ").append(fix.parent()).append("; hidden tests: ")
@@ -184,6 +202,10 @@ final class FixTasks {
                 .append("# reference solution: ").append(FixTaskFolder.REFERENCE).append(" (").append(fix.sourceFiles().size())
                 .append(" file(s)); measured before the fix in ").append(Math.round(before.seconds())).append(" s and after in ")
                 .append(Math.round(after.seconds())).append(" s with crucible run\n");
+        if (!leftOut.isEmpty()) {
+            h.append("# the reference solution leaves out what the task protects (no agent may change it): ")
+                    .append(String.join(", ", leftOut)).append("\n");
+        }
         if (command.note() != null) {
             h.append("# verifier: ").append(command.note()).append("\n");
         }

@@ -165,6 +165,20 @@ class FixTasksTest {
         assertThat(none.err()).contains("refused: the commit adds or changes no test files");
     }
 
+    /** A fix that also edits test configuration the task protects (tox.ini): the reference leaves that file out, as an agent must. */
+    @Test
+    void theReferenceLeavesOutWhatTheTaskProtects() throws Exception {
+        write("calc/ops.py", Files.readString(repo.resolve("calc/ops.py")) + "\n\ndef sub(a, b):\n    return a - b\n");
+        write("tests/test_sub.py", "from calc.ops import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n");
+        write("tox.ini", "[tox]\nenvlist = py311\n\n[testenv]\ncommands = pytest\n");
+        String fix = commit("sub, with a tox configuration");
+        Path task = dir.resolve("with-tox");
+        Result r = cli("derive", "--repo", repo.toString(), "--fix", fix, "-o", task.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(Files.readString(task.resolve("reference.patch"))).contains("calc/ops.py").doesNotContain("tox.ini");
+        assertThat(Files.readString(task.resolve("environment.yaml"))).contains("# the reference solution leaves out what the task protects (no agent may change it): tox.ini");
+    }
+
     /** A fix older than the workflow file it is asked with (renamed since) takes the one at HEAD. */
     @Test
     void aFixOlderThanTheWorkflowFileTakesTodays() throws Exception {
