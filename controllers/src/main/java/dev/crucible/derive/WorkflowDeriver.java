@@ -122,6 +122,7 @@ public final class WorkflowDeriver {
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         if (!roles.lintIsTheVerifier()) {
             SetupPruning.prune(steps, new SetupPruning.DerivedVerifierInput(roles.verifier()));
+            ProjectInstalls.makeEditable(steps);
             ToxFlattening.flatten(roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
             NodeScripts.adjust(roles.verifier(), readFile);
