@@ -44,6 +44,9 @@ final class EarlyGrading {
         String framework = v.framework();
         if (!v.typeOrDefault().equals("test-suite") || (framework != null && !framework.equals("pytest"))
                 || PytestCommand.pytestArgs(v.command()).isEmpty()) return Optional.empty();
+        // an editable install made tree-relative resolves its folder from the working directory at start-up: an
+        // interpreter started now, in the still empty tree, would import without the package (cachetools' old commits)
+        if (env.execution().map(dev.crucible.verifier.toolchain.ExecEnvironments::hasTreeRelativeInstalls).orElse(false)) return Optional.empty();
         ResultChannel ch;
         try {
             TreeCopy.delete(gradeRoot);

@@ -110,6 +110,28 @@ final class EditableInstalls {
     }
 
     /** One .pth line (site runs lines starting with "import"): appends {@code <tree>/rel} to sys.path. */
+    /**
+     * Whether {@code sites} hold an install made tree-relative by {@link #relocate}. Such an install is resolved
+     * from the interpreter's working directory when it starts, so an interpreter started before its tree
+     * exists (early grading) would not find the package.
+     */
+    static boolean anyTreeRelative(List<Path> sites) {
+        for (Path site : sites) {
+            if (!Files.isDirectory(site)) continue;
+            try (Stream<Path> s = Files.list(site)) {
+                for (Path f : (Iterable<Path>) s::iterator) {
+                    String n = f.getFileName().toString();
+                    if (!Files.isRegularFile(f) || !(n.endsWith(".pth") || n.startsWith("__editable__") && n.endsWith("_finder.py"))) continue;
+                    String text = Files.readString(f, StandardCharsets.UTF_8);
+                    if (text.contains("d = os.getcwd()") || text.contains("_crucible_tree(")) return true;
+                }
+            } catch (IOException e) {
+                return true; // unknown: the cautious answer (grading then starts its interpreter after the tree)
+            }
+        }
+        return false;
+    }
+
     static String importLine(String rel, String marker) {
         return "import os, sys; exec(" + pyString(
                 "d = os.getcwd()\n"

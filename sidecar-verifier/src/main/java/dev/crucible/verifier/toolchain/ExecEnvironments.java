@@ -178,6 +178,9 @@ public final class ExecEnvironments {
         return done;
     }
 
+    /** Whether setup left an editable install that finds its tree from the working directory at interpreter start. */
+    public static boolean hasTreeRelativeInstalls(ExecEnvironment e) { return EditableInstalls.anyTreeRelative(e.siteDirs()); }
+
     /** What differs between the pytest plugins recorded at setup and those installed now ("+name=module" added, "-…" gone). */
     public static List<String> pluginDrift(ExecEnvironment e) {
         if (e.siteDirs().isEmpty()) return List.of();

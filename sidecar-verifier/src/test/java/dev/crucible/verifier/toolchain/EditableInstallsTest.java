@@ -31,8 +31,11 @@ class EditableInstallsTest {
         // Before: the absolute path names the setup tree, whatever tree runs (and is gone where it is not shown).
         assertThat(importFrom(site, grading.resolve("tests"))).contains("from setup tree");
 
+        assertThat(EditableInstalls.anyTreeRelative(List.of(site))).isFalse();
         List<String> changed = EditableInstalls.relocate(List.of(site), setupTree);
         deleteTree(setupTree);
+        // resolved from the working directory at start-up: grading must not start its interpreter before the tree exists
+        assertThat(EditableInstalls.anyTreeRelative(List.of(site))).isTrue();
 
         assertThat(changed).singleElement().asString().contains("__editable__.pkgx-1.0.pth").contains("<tree>/src");
         assertThat(Files.readString(site.resolve("other.pth"))).isEqualTo("/usr/lib/somewhere-else\n");
