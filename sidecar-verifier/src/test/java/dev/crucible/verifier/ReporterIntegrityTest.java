@@ -89,7 +89,7 @@ class ReporterIntegrityTest {
     static Stream<Arguments> honest() {
         return Stream.of("subprocess", "localhost-socket-refused", "logging", "inspect-own-frames", "attrs-dataclasses", "warnings",
                 "parametrized-tests", "xfail-and-skip", "tests-spawn-processes", "test-data-file", "pristine-conftest-hooks",
-                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch", "scans-sys-modules").map(Arguments::of);
+                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch", "scans-sys-modules", "pickles-by-qualname").map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0}")

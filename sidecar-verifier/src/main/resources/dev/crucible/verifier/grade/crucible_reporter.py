@@ -1115,7 +1115,8 @@ def _guarded_getattribute(self, name, _get=_module_getattribute):
         _guard.busy = True
         try:
             f = _tree_initiator()
-            if f is not None:
+            # a __reduce__ finding an object by its module and qualname is pickling (toolz's curry), not a test's table
+            if f is not None and f.f_code.co_name not in ("__reduce__", "__reduce_ex__"):
                 _finding("high", _where(f), "code under test read %s of the test module %s (its case tables and marks hold "
                          "the expected values)" % (name, _get(self, "__name__")), "test-module-read")
         except Exception:
