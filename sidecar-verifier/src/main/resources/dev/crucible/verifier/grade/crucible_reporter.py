@@ -1115,8 +1115,9 @@ def _guarded_getattribute(self, name, _get=_module_getattribute):
         _guard.busy = True
         try:
             f = _tree_initiator()
-            # a __reduce__ finding an object by its module and qualname is pickling (toolz's curry), not a test's table
-            if f is not None and f.f_code.co_name not in ("__reduce__", "__reduce_ex__"):
+            # finding an object by its own module and qualname is pickling by reference (toolz's curry reduces and
+            # restores so), not reading a test's tables: a function, class or callable the test module defines
+            if f is not None and f.f_code.co_name not in ("__reduce__", "__reduce_ex__") and not _own_definition(self, name, _get):
                 _finding("high", _where(f), "code under test read %s of the test module %s (its case tables and marks hold "
                          "the expected values)" % (name, _get(self, "__name__")), "test-module-read")
         except Exception:
@@ -1124,6 +1125,17 @@ def _guarded_getattribute(self, name, _get=_module_getattribute):
         finally:
             _guard.busy = False
     return _get(self, name)
+
+
+def _own_definition(module, name, _get):
+    try:
+        v = _get(module, name)
+        if isinstance(v, (str, bytes, int, float, complex, list, tuple, dict, set, frozenset)) or not callable(v):
+            return False
+        q = getattr(v, "__qualname__", None)
+        return getattr(v, "__module__", None) == _get(module, "__name__") and isinstance(q, str) and q.split(".")[0] == name
+    except Exception:
+        return False
 
 
 class _GuardedTestModule(_ModuleType):
