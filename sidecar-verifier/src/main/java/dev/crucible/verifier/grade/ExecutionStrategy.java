@@ -1,7 +1,6 @@
 package dev.crucible.verifier.grade;
 
 import dev.crucible.verifier.config.VerifierSpec;
-import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import java.time.Duration;
 import java.util.List;
@@ -14,9 +13,7 @@ public final class ExecutionStrategy implements Strategy {
         Duration timeout = Duration.ofSeconds(v.timeoutOrDefault());
         ExecResult build = ctx.build(v.buildCommand(), timeout);
         if (build != null && !build.ok()) return BuildFailure.outcome("execution", v, build);
-        ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(v.command()), ctx.root(), ctx.env(), true, timeout,
-                ExecRequest.DEFAULT_MAX_OUTPUT, null, false, null);
-        TreeWrites.Run run = TreeWrites.run(ctx, req, TreeWrites.mayWrite(v.command()));
+        TreeWrites.Run run = TreeWrites.run(ctx, ctx.shellRequest(v.command(), timeout), TreeWrites.mayWrite(v.command()));
         ExecResult r = run.result();
         IntegrityFinding voiding = run.findings().stream().filter(IntegrityFinding::voidsResults).findFirst().orElse(null);
         boolean ok = r.ok() && voiding == null;

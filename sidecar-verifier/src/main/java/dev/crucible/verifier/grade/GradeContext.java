@@ -42,9 +42,13 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
 
     /** A shell command; {@code channel} (may be null) becomes its fd 3. */
     public ExecResult shell(String command, Duration timeout, String stdin, Path channel) {
-        ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(command), root, env, true, timeout,
-                ExecRequest.DEFAULT_MAX_OUTPUT, stdin, false, channel);
-        return executor.run(req, onStart);
+        return executor.run(shellRequest(command, timeout).withStdin(stdin, false).withResultChannel(channel), onStart);
+    }
+
+    /** The request {@link #shell} runs: the command in the grading tree, with the grading environment only. */
+    public ExecRequest shellRequest(String command, Duration timeout) {
+        return new ExecRequest(dev.crucible.verifier.exec.Shell.argv(command), root, env, true, timeout,
+                ExecRequest.DEFAULT_MAX_OUTPUT, null, false, null);
     }
 
     public ExecResult argv(List<String> argv, Duration timeout) {
