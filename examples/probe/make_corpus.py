@@ -7,7 +7,9 @@ Each row is a bug-writing agent's trajectory (or, for some rows, the rendered ta
 12 repositories (the group key). The kind of bug decides the solver's per-attempt success chance
 (easy ~0.9, frontier ~0.25, hard ~0.02); k is drawn as Binomial(8, p). With the default band
 (1-3 solves of 8) frontier bugs are mostly positive, easy and hard ones mostly negative, so the
-label is a noisy but learnable function of the text. Stdlib only; fixed seed: rerunning gives the
+label is a noisy but learnable function of the text. Each row also carries `solvers`: the same
+counts as "small" and a stronger solver's as "large" (its band falls on the hard bugs), for the
+head x solver facets and `--solver large`. Stdlib only; fixed seed: rerunning gives the
 same file.
 """
 import json
@@ -53,13 +55,15 @@ KINDS = {
     ]),
 }
 WEIGHTS = {"easy": 0.35, "frontier": 0.35, "hard": 0.30}
+# a second, stronger target solver: its learnable band moves from the frontier bugs to the hard ones
+LARGE = {"easy": 0.98, "frontier": 0.6, "hard": 0.15}
 
 
 def binomial(rnd, n, p):
     return sum(1 for _ in range(n) if rnd.random() < p)
 
 
-def row(rnd, i):
+def row(rnd, i, large_rnd=None):
     kind = rnd.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]
     p, bugs = KINDS[kind]
     bug = rnd.choice(bugs)
@@ -77,6 +81,9 @@ def row(rnd, i):
         turns.insert(1, f"Listing the tests for {module}: {test} covers {func}.")
     out = {"id": f"bug-{i:04d}", "group": repo, "k": binomial(rnd, N, p), "n": N,
            "valid": rnd.random() > 0.08}
+    if large_rnd is not None:
+        # its own random stream, so the top-level fields stay what they were before solvers were added
+        out["solvers"] = {"small": {"k": out["k"], "n": N}, "large": {"k": binomial(large_rnd, N, LARGE[kind]), "n": N}}
     if rnd.random() < 0.3:
         out["text"] = f"In {repo}, {path}: {func} was changed to {bug}. The failing test is {test}."
     else:
@@ -86,10 +93,11 @@ def row(rnd, i):
 
 def main():
     rnd = random.Random(SEED)
+    large = random.Random(SEED + 2)
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "corpus.jsonl"), "w", encoding="utf-8") as f:
         for i in range(ROWS):
-            f.write(json.dumps(row(rnd, i)) + "\n")
+            f.write(json.dumps(row(rnd, i, large)) + "\n")
     policy = random.Random(SEED + 1)
     with open(os.path.join(here, "policy-sample.jsonl"), "w", encoding="utf-8") as f:
         for i in range(POLICY_ROWS):

@@ -45,6 +45,37 @@ final class SyntheticCorpus {
         return file;
     }
 
+    /**
+     * Two named solvers over the same texts: "content" is in band mostly on texts drawn from the first
+     * half of the vocabulary (learnable from the words), "noise" at random (nothing to learn); the
+     * top-level k is content's.
+     */
+    static Path twoSolvers(Path file, int rows, long seed) throws Exception {
+        Random rnd = new Random(seed);
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            boolean inBand = rnd.nextDouble() < 0.35;
+            int k = inBand ? 1 + rnd.nextInt(3) : (rnd.nextBoolean() ? 0 : 4 + rnd.nextInt(5));
+            StringBuilder text = new StringBuilder();
+            for (int w = 0, len = 12 + rnd.nextInt(20); w < len; w++) {
+                boolean firstHalf = rnd.nextDouble() < 0.8 == inBand;
+                int half = WORDS.length / 2;
+                text.append(w == 0 ? "" : " ").append(WORDS[(firstHalf ? 0 : half) + rnd.nextInt(half)]);
+            }
+            java.util.Map<String, Object> row = new java.util.LinkedHashMap<>();
+            row.put("id", "r" + i);
+            row.put("group", "g" + i % 12);
+            row.put("k", k);
+            row.put("n", 8);
+            row.put("text", text.toString());
+            row.put("solvers", java.util.Map.of("content", java.util.Map.of("k", k, "n", 8),
+                    "noise", java.util.Map.of("k", rnd.nextInt(9), "n", 8)));
+            lines.add(JSON.writeValueAsString(row));
+        }
+        Files.write(file, lines);
+        return file;
+    }
+
     private static String words(Random rnd, int n) {
         StringBuilder b = new StringBuilder();
         for (int w = 0; w < n; w++) {

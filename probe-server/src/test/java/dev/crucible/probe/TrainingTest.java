@@ -70,7 +70,14 @@ class TrainingTest {
         for (String f : List.of("balancedAccuracy", "auc", "f1", "ece", "spearmanSolveRate", "rvp")) {
             assertThat(report.get("selected").has(f)).as(f).isTrue();
         }
-        for (String png : List.of("sweep.png", "calibration.png")) {
+        // the RVP panel: every cell, and the selected (learnable) probe's top quarter is richer in band than the base
+        assertThat(report.get("rvpGain").get("cells").asInt()).isEqualTo(8);
+        assertThat(report.get("rvpGain").get("selected").get("gain").asDouble()).isGreaterThan(0.15);
+        assertThat(o.rvpGain().points()).hasSize(8);
+        // the bundled corpus names two solvers; "small" is the top-level k/n, "large" is swept beside it
+        assertThat(o.facets()).extracting(f -> f.solver() + (f.target() ? "*" : "")).containsExactly("small*", "large");
+        assertThat(report.get("solverFacets").get(1).get("best").get("auc").asDouble()).isGreaterThan(0.6);
+        for (String png : List.of("sweep.png", "calibration.png", "rvp_gain.png", "sweep_solvers.png")) {
             BufferedImage img = ImageIO.read(out.resolve(png).toFile());
             assertThat(img.getWidth()).as(png).isGreaterThan(300);
         }

@@ -42,6 +42,9 @@ final class ProbeScoreCommand implements Callable<Integer> {
     @Option(names = "--band", defaultValue = "1-3/8", description = "positive solve band for labelled rows")
     String band;
 
+    @Option(names = "--solver", description = "labelled rows: take k and n from this solver in the 'solvers' field")
+    String solver;
+
     @Override
     public Integer call() throws Exception {
         try {
@@ -54,7 +57,7 @@ final class ProbeScoreCommand implements Callable<Integer> {
     }
 
     private int execute() throws Exception {
-        List<CorpusRow> rows = CorpusReader.read(input, false);
+        List<CorpusRow> rows = CorpusReader.read(input, false, "group", solver);
         LabelBand labelBand = LabelBand.parse(band);
         List<Integer> labels = new ArrayList<>();
         List<Double> labelledLogits = new ArrayList<>();

@@ -19,9 +19,10 @@ import picocli.CommandLine.Option;
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = "Label a corpus with the learnable band, extract reference activations once (cached), "
                 + "sweep layer x pooling x aggregation x architecture x balance under grouped cross-validation, "
-                + "select as PROPEL does, and write probe.json, head.json, report.json, sweep.png, calibration.png, checks.png.")
+                + "select as PROPEL does, and write probe.json, head.json, report.json and the figures (sweep.png, "
+                + "calibration.png, checks.png, solve_rate.png, rvp_gain.png, sweep_solvers.png with several solvers).")
 final class ProbeTrainCommand implements Callable<Integer> {
-    @Option(names = "--corpus", required = true, description = "JSONL: {id, text|turns, k, n, group, valid}")
+    @Option(names = "--corpus", required = true, description = "JSONL: {id, text|turns, k, n, group, valid, solvers}")
     Path corpus;
 
     @Option(names = "--model", required = true, description = "reference model directory (reference.json)")
@@ -88,6 +89,14 @@ final class ProbeTrainCommand implements Callable<Integer> {
             + "this many heads, chosen greedily by the ensemble's out-of-fold AUC")
     int ensemble;
 
+    @Option(names = "--solver", description = "train on this solver's counts from the corpus's 'solvers' field "
+            + "(default: the top-level k and n)")
+    String solver;
+
+    @Option(names = "--no-solver-facets", description = "skip the sweeps of the corpus's other solvers "
+            + "(sweep_solvers.png, report.json solverFacets)")
+    boolean noSolverFacets;
+
     @Option(names = "--policy", description = "base-policy generations (JSONL, text|turns + valid) to measure reward "
             + "variance under policy on; default: a fixed sample of corpus rows")
     Path policy;
@@ -130,7 +139,8 @@ final class ProbeTrainCommand implements Callable<Integer> {
                 .withBand(LabelBand.parse(band)).withFolds(folds, seeds).withGrouping(groupKey, seed)
                 .withReward(RewardComposition.of(reward, invalidFloor, null, null))
                 .withEvaluation(new EvaluationOptions(outerFolds, permutations, testCorpus, baselineMargin,
-                        invalidFloor == null, ensemble))
+                        invalidFloor == null, ensemble, !noSolverFacets))
+                .withSolver(solver)
                 .withRuntime(threads == null ? Runtime.getRuntime().availableProcessors() : threads,
                         Device.parse(device), !noCache);
         long t0 = System.nanoTime();
@@ -146,7 +156,8 @@ final class ProbeTrainCommand implements Callable<Integer> {
             System.out.println("ensemble (worst-case min): " + o.ensemble().stream().map(c -> c.cell().label()).toList());
         }
         System.out.println("wrote " + out.resolve("probe.json") + (o.ensemble().size() > 1 ? ", head-*.json" : ", head.json")
-                + ", report.json, sweep.png, calibration.png, checks.png");
+                + ", report.json, sweep.png, calibration.png, checks.png, solve_rate.png, rvp_gain.png"
+                + (o.facets().isEmpty() ? "" : ", sweep_solvers.png"));
         return 0;
     }
 }

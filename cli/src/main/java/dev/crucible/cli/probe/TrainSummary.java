@@ -1,6 +1,8 @@
 package dev.crucible.cli.probe;
 
+import dev.crucible.probe.train.CellResult;
 import dev.crucible.probe.train.ProbeTrainer;
+import dev.crucible.probe.train.SolverFacets;
 import dev.crucible.probe.train.TrainChecks;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -33,6 +35,15 @@ final class TrainSummary {
         out.printf(Locale.ROOT, "served head: platt a=%.3f b=%.3f, rvp=%.4f, invalid floor %.3f%s%n",
                 c.calibration().a(), c.calibration().b(), c.servedRvp(), c.floor().reward().reward(0, false),
                 c.floor().chosen() ? " (chosen below every valid reward)" : "");
+        out.printf(Locale.ROOT, "rvp vs best-of-%d gain over %d cells: pearson=%.3f spearman=%.3f%n",
+                Math.round(1 / o.rvpGain().fraction()), o.rvpGain().points().size(), o.rvpGain().pearson(),
+                o.rvpGain().spearman());
+        for (SolverFacets.Facet f : o.facets()) {
+            CellResult best = f.best();
+            out.printf(Locale.ROOT, "solver %s%s: %s%n", f.solver(), f.target() ? " (target)" : "",
+                    best == null ? f.note() : String.format(Locale.ROOT, "best %s bal_acc=%.3f±%.3f auc=%.3f",
+                            best.cell().label(), best.balancedAccuracy(), best.balancedAccuracyStd(), best.auc()));
+        }
         c.warnings().forEach(w -> out.println("WARNING " + w.kind() + ": " + w.message()));
     }
 }

@@ -49,8 +49,11 @@ class ProbeCommandTest {
         assertThat(train.out()).contains("selected L0/").contains("bal_acc=")
                 .contains("selection (best of 4 cells, optimistic): auc=")
                 .containsPattern("held-out \\(nested grouped CV, 5 outer folds\\): auc=0\\.[6-9]")
-                .contains("chance band (20 within-group label shuffles").contains("bagOfWords=");
-        for (String f : new String[] {"probe.json", "head.json", "report.json", "sweep.png", "calibration.png"}) {
+                .contains("chance band (20 within-group label shuffles").contains("bagOfWords=")
+                .containsPattern("rvp vs best-of-4 gain over 4 cells: pearson=")
+                .contains("solver small (target): best L0/").containsPattern("solver large: best L0/\\S+ bal_acc=0\\.");
+        for (String f : new String[] {"probe.json", "head.json", "report.json", "sweep.png", "calibration.png",
+                "rvp_gain.png", "sweep_solvers.png"}) {
             assertThat(out.resolve(f)).exists();
         }
 
@@ -76,6 +79,16 @@ class ProbeCommandTest {
                 "--output", out.resolve("scores.jsonl").toString());
         assertThat(labelled.code()).as(labelled.err()).isZero();
         assertThat(labelled.err()).containsPattern("labelled rows \\(band 1-3/8\\): auc=0\\.[7-9]\\d* bal_acc=0\\.\\d+ ece=0\\.\\d+");
+        // the other solver's labels: the probe was trained for "small", so it ranks "large"'s band worse
+        Run large = run("score", "--model", out.toString(), "--input", CORPUS.toString(), "--device", "cpu",
+                "--output", out.resolve("scores-large.jsonl").toString(), "--solver", "large");
+        assertThat(large.code()).as(large.err()).isZero();
+        double aucSmall = Double.parseDouble(labelled.err().replaceAll("(?s).*auc=([0-9.]+).*", "$1"));
+        double aucLarge = Double.parseDouble(large.err().replaceAll("(?s).*auc=([0-9.]+).*", "$1"));
+        assertThat(aucLarge).isLessThan(aucSmall - 0.1);
+        Run unknown = run("score", "--model", out.toString(), "--input", CORPUS.toString(), "--solver", "xl");
+        assertThat(unknown.code()).isEqualTo(1);
+        assertThat(unknown.err()).contains("corpus.jsonl:1:").contains("'xl'");
     }
 
     @Test

@@ -12,10 +12,12 @@ import java.util.List;
 
 /**
  * Reads a probe corpus, one JSON object per line:
- * <pre>{"id": "r1", "text": "…" | "turns": ["…", …], "k": 2, "n": 8, "group": "repo-a", "valid": true}</pre>
- * {@code k}/{@code n} are required for training and optional for scoring; the group field (default
- * {@code group}, any other with {@code groupKey}) defaults to the id (every row its own group);
- * {@code valid} defaults to true. Errors name line and field.
+ * <pre>{"id": "r1", "text": "…" | "turns": ["…", …], "k": 2, "n": 8, "group": "repo-a", "valid": true,
+ *  "solvers": {"qwen-3b": {"k": 2, "n": 8}, "qwen-7b": {"k": 6, "n": 8}}}</pre>
+ * {@code k}/{@code n} are required for training (unless a solver named in {@code solvers} is chosen)
+ * and optional for scoring; the group field (default {@code group}, any other with {@code groupKey})
+ * defaults to the id (every row its own group); {@code valid} defaults to true; {@code solvers} is
+ * optional. Errors name line and field.
  */
 public final class CorpusReader {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -28,6 +30,15 @@ public final class CorpusReader {
     }
 
     public static List<CorpusRow> read(Path file, boolean labelsRequired, String groupKey) throws IOException {
+        return read(file, labelsRequired, groupKey, null);
+    }
+
+    /**
+     * With a solver named, each row's labels are that solver's counts from its {@code solvers} field
+     * (a row without them is an error naming its line); without one, the top-level k/n.
+     */
+    public static List<CorpusRow> read(Path file, boolean labelsRequired, String groupKey, String solver)
+            throws IOException {
         List<CorpusRow> rows = new ArrayList<>();
         try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             String line;
@@ -38,7 +49,8 @@ public final class CorpusReader {
                     continue;
                 }
                 try {
-                    rows.add(parse(JSON.readTree(line), lineNo, labelsRequired, groupKey));
+                    CorpusRow row = parse(JSON.readTree(line), lineNo, labelsRequired && solver == null, groupKey);
+                    rows.add(solver == null ? row : row.forSolver(solver));
                 } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                     throw new IOException(file + ":" + lineNo + ": not valid JSON: " + e.getOriginalMessage());
                 } catch (IllegalArgumentException e) {
@@ -78,13 +90,26 @@ public final class CorpusReader {
         int nAttempts = -1;
         if (n.has("k") || n.has("n") || labelsRequired) {
             if (!n.path("k").isIntegralNumber() || !n.path("n").isIntegralNumber()) {
-                throw new IllegalArgumentException("fields 'k' and 'n' must be integers (k of n solver attempts)");
+                throw new IllegalArgumentException("fields 'k' and 'n' must be integers (k of n solver attempts)"
+                        + (n.path("solvers").isObject() ? "; or pick one of the row's solvers with --solver: "
+                        + fieldNames(n.get("solvers")) : ""));
             }
-            k = n.get("k").asInt();
-            nAttempts = n.get("n").asInt();
-            if (nAttempts < 1 || k < 0 || k > nAttempts) {
-                throw new IllegalArgumentException("field 'k' must be in 0..n and 'n' >= 1, got k=" + k
-                        + " n=" + nAttempts);
+            CorpusRow.Counts c = counts(n, "");
+            k = c.k();
+            nAttempts = c.n();
+        }
+        java.util.Map<String, CorpusRow.Counts> solvers = new java.util.TreeMap<>();
+        if (n.has("solvers")) {
+            JsonNode s = n.get("solvers");
+            if (!s.isObject()) {
+                throw new IllegalArgumentException("field 'solvers' must be an object of {\"k\": …, \"n\": …} by solver name");
+            }
+            for (String name : fieldNames(s)) {
+                JsonNode c = s.get(name);
+                if (!c.isObject() || !c.path("k").isIntegralNumber() || !c.path("n").isIntegralNumber()) {
+                    throw new IllegalArgumentException("field 'solvers." + name + "' must be {\"k\": int, \"n\": int}");
+                }
+                solvers.put(name, counts(c, "solvers." + name + "."));
             }
         }
         String group = n.hasNonNull(groupKey) ? n.get(groupKey).asText() : id;
@@ -92,7 +117,23 @@ public final class CorpusReader {
             throw new IllegalArgumentException("field 'valid' must be true or false");
         }
         boolean valid = !n.has("valid") || n.get("valid").asBoolean();
-        return new CorpusRow(id, turns, k, nAttempts, group, valid);
+        return new CorpusRow(id, turns, k, nAttempts, group, valid, solvers);
+    }
+
+    private static CorpusRow.Counts counts(JsonNode n, String prefix) {
+        int k = n.get("k").asInt();
+        int attempts = n.get("n").asInt();
+        if (attempts < 1 || k < 0 || k > attempts) {
+            throw new IllegalArgumentException("field '" + prefix + "k' must be in 0..n and '" + prefix
+                    + "n' >= 1, got k=" + k + " n=" + attempts);
+        }
+        return new CorpusRow.Counts(k, attempts);
+    }
+
+    private static List<String> fieldNames(JsonNode o) {
+        List<String> names = new ArrayList<>();
+        o.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     private static String requireText(JsonNode v, String field) {

@@ -8,15 +8,21 @@ import java.nio.file.Path;
  * {@code testCorpus}: a labelled corpus scored by the served probe only; {@code baselineMargin}: AUC
  * by which the probe must beat each baseline before the report stops warning; {@code autoFloor}:
  * the invalid-task floor was not given, so training chooses one below every valid task's reward;
- * {@code ensemble}: at most this many heads in the served worst-case ensemble (1 = one head).
+ * {@code ensemble}: at most this many heads in the served worst-case ensemble (1 = one head);
+ * {@code solverFacets}: sweep the corpus's other named solvers too, for the head × solver facets.
  */
 public record EvaluationOptions(int outerFolds, int permutations, Path testCorpus, double baselineMargin,
-                                boolean autoFloor, int ensemble) {
-    public static final EvaluationOptions DEFAULT = new EvaluationOptions(5, 20, null, 0.02, true, 1);
+                                boolean autoFloor, int ensemble, boolean solverFacets) {
+    public static final EvaluationOptions DEFAULT = new EvaluationOptions(5, 20, null, 0.02, true, 1, true);
+
+    public EvaluationOptions(int outerFolds, int permutations, Path testCorpus, double baselineMargin,
+                             boolean autoFloor, int ensemble) {
+        this(outerFolds, permutations, testCorpus, baselineMargin, autoFloor, ensemble, true);
+    }
 
     public EvaluationOptions(int outerFolds, int permutations, Path testCorpus, double baselineMargin,
                              boolean autoFloor) {
-        this(outerFolds, permutations, testCorpus, baselineMargin, autoFloor, 1);
+        this(outerFolds, permutations, testCorpus, baselineMargin, autoFloor, 1, true);
     }
 
     public EvaluationOptions {

@@ -70,13 +70,18 @@ public final class ProbeSweep {
 
     /** The same sweep over other folds (-1: row left out), sharing features: an inner CV of nested CV. */
     public ProbeSweep withFolds(int[] otherFolds) {
-        return new ProbeSweep(this, otherFolds);
+        return new ProbeSweep(this, otherFolds, labels, solveRates);
     }
 
-    private ProbeSweep(ProbeSweep base, int[] otherFolds) {
+    /** The same sweep (rows, folds, features) on another solver's labels: a column of the solver facets. */
+    public ProbeSweep withLabels(int[] otherLabels, double[] otherRates) {
+        return new ProbeSweep(this, folds, otherLabels.clone(), otherRates.clone());
+    }
+
+    private ProbeSweep(ProbeSweep base, int[] otherFolds, int[] labels, double[] solveRates) {
         this.activations = base.activations;
-        this.labels = base.labels;
-        this.solveRates = base.solveRates;
+        this.labels = labels;
+        this.solveRates = solveRates;
         this.valid = base.valid;
         this.folds = otherFolds.clone();
         this.policySample = base.policySample;

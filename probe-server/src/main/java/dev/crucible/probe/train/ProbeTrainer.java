@@ -23,16 +23,19 @@ import java.util.logging.Logger;
  * {@code crucible probe train}: label the corpus with the band, extract (or load cached) activations,
  * sweep layer × pooling × turn aggregation × architecture × balance under grouped cross-validation,
  * select as PROPEL does, refit the chosen cell on all rows, and write a servable probe directory:
- * probe.json, head.json, report.json, sweep.png, calibration.png, checks.png.
+ * probe.json, head.json, report.json, sweep.png, calibration.png, checks.png, solve_rate.png,
+ * rvp_gain.png, and sweep_solvers.png where the corpus names several solvers.
  */
 public final class ProbeTrainer {
     private static final Logger LOG = Logger.getLogger(ProbeTrainer.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The RVP panel's gain is best-of-4: the top quarter by reward. */
+    static final double RVP_GAIN_FRACTION = 0.25;
 
     /** What a run produced, for callers and tests. */
     public record Outcome(CellResult selected, List<CellResult> results, ProbeHead head, Path out,
                           double extractSeconds, double sweepSeconds, boolean cacheHit, TrainChecks checks,
-                          List<CellResult> ensemble) {
+                          List<CellResult> ensemble, List<SolverFacets.Facet> facets, RvpGain rvpGain) {
     }
 
     private ProbeTrainer() {
@@ -40,7 +43,7 @@ public final class ProbeTrainer {
 
     public static Outcome train(TrainConfig cfg) throws Exception {
         long t0 = System.nanoTime();
-        List<CorpusRow> rows = CorpusReader.read(cfg.corpus(), true, cfg.groupKey());
+        List<CorpusRow> rows = CorpusReader.read(cfg.corpus(), true, cfg.groupKey(), cfg.solver());
         int[] labels = new int[rows.size()];
         double[] rates = new double[rows.size()];
         boolean[] valid = new boolean[rows.size()];
@@ -139,6 +142,9 @@ public final class ProbeTrainer {
         long t2 = System.nanoTime();
         TrainChecks checks = checks(cfg, rows, labels, groups, folds, acts, sweep, cells, selected, x, platt,
                 floor, servedRvp, head, hit);
+        RvpGain rvpGain = RvpGain.of(results, selected, labels, valid, cfg.reward(), RVP_GAIN_FRACTION);
+        List<SolverFacets.Facet> facets = cfg.evaluation().solverFacets()
+                ? SolverFacets.run(rows, cfg.solver(), results, cfg.band(), sweep, cells, cfg.threads()) : List.of();
         long t3 = System.nanoTime();
 
         Path out = cfg.out();
@@ -161,13 +167,18 @@ public final class ProbeTrainer {
         double extractS = (t1 - t0) / 1e9;
         double sweepS = (t2 - t1) / 1e9;
         TrainReport.write(cfg, rows.size(), positives, GroupedFolds.count(folds), groups, acts.tokens(), results,
-                selected, members, labels, checks, extractS, sweepS, (t3 - t2) / 1e9, hit[0], out.resolve("report.json"));
-        SweepHeatmap.write(results, selected, layers, poolings,
-                cfg.architectures().stream().map(HeadArchitecture::id).toList(), out.resolve("sweep.png"));
+                selected, members, labels, checks, facets, rvpGain, extractS, sweepS, (t3 - t2) / 1e9, hit[0],
+                out.resolve("report.json"));
+        List<String> archs = cfg.architectures().stream().map(HeadArchitecture::id).toList();
+        SweepHeatmap.write(results, selected, layers, poolings, archs, out.resolve("sweep.png"));
+        if (!facets.isEmpty()) {
+            SweepHeatmap.writeFacets(facets, selected, layers, poolings, archs, out.resolve("sweep_solvers.png"));
+        }
+        RvpGainPlot.write(rvpGain, out.resolve("rvp_gain.png"));
         CalibrationPlot.write(selected, labels, 10, out.resolve("calibration.png"));
         ChecksPlot.write(selected, checks, out.resolve("checks.png"));
         SolveRatePlot.write(rows, selected, cfg.band(), out.resolve("solve_rate.png"));
-        return new Outcome(selected, results, head, out, extractS, sweepS, hit[0], checks, members);
+        return new Outcome(selected, results, head, out, extractS, sweepS, hit[0], checks, members, facets, rvpGain);
     }
 
     /** Nested CV, permutation null, test corpus, baselines, per-group figures and warnings. */
@@ -189,7 +200,7 @@ public final class ProbeTrainer {
                 trainer, ev.permutations(), cfg.seed(), cfg.threads());
         HeldOutFigures test = null;
         if (ev.testCorpus() != null) {
-            List<CorpusRow> testRows = CorpusReader.read(ev.testCorpus(), true, cfg.groupKey());
+            List<CorpusRow> testRows = CorpusReader.read(ev.testCorpus(), true, cfg.groupKey(), cfg.solver());
             TurnActivations ta = activations(cfg, ReferenceSpec.read(cfg.referenceDir()), ev.testCorpus(), testRows,
                     List.of(s.layer()), List.of(s.pooling()), hit);
             float[][] tx = ta.features(s.layer(), s.pooling(), Pooling.parse(s.turnAggregation()));

@@ -21,7 +21,7 @@ final class TrainReport {
 
     static void write(TrainConfig cfg, int rows, int positives, int folds, List<String> groups, long tokens,
                       List<CellResult> results, CellResult selected, List<CellResult> members, int[] labels,
-                      TrainChecks c, double extractS, double sweepS,
+                      TrainChecks c, List<SolverFacets.Facet> facets, RvpGain rvpGain, double extractS, double sweepS,
                       double checkS, boolean cacheHit, Path file) throws IOException {
         ObjectNode r = JSON.createObjectNode();
         r.put("corpus", cfg.corpus().toString());
@@ -63,6 +63,27 @@ final class TrainReport {
                 .put("floorChosen", c.floor().chosen()).put("minValidReward", round(c.floor().minValidReward()))
                 .put("shareOfValidAtOrBelowFloor", round(c.floor().shareAtOrBelowFloor()))
                 .put("servedRvp", round(c.servedRvp()));
+        ObjectNode panel = r.putObject("rvpGain");
+        panel.put("gain", "best-of-" + Math.round(1 / rvpGain.fraction()) + ": in-band share of valid tasks among the "
+                        + "top " + Math.round(100 * rvpGain.fraction()) + "% of cross-validated rows by the cell's reward "
+                        + "(out of fold, calibrated) minus the share among all; the paper's gain is a short RL run")
+                .put("cells", rvpGain.points().size()).put("pearson", round(rvpGain.pearson()))
+                .put("spearman", round(rvpGain.spearman()));
+        rvpGain.points().stream().filter(RvpGain.Point::selected).findFirst().ifPresent(p ->
+                panel.putObject("selected").put("cell", p.cell()).put("rvp", round(p.rvp())).put("gain", round(p.gain())));
+        if (!facets.isEmpty()) {
+            ArrayNode fs = r.putArray("solverFacets");
+            for (SolverFacets.Facet f : facets) {
+                ObjectNode fn = fs.addObject().put("solver", f.solver()).put("target", f.target())
+                        .put("cells", f.results().size());
+                if (f.note() != null) {
+                    fn.put("note", f.note());
+                }
+                if (f.best() != null) {
+                    fn.set("best", cellJson(f.best()));
+                }
+            }
+        }
         ArrayNode warn = r.putArray("warnings");
         c.warnings().forEach(w -> warn.addObject().put("kind", w.kind()).put("message", w.message()));
         // the ProbeModel status shape (status.training), so a reconciler can copy it as is
