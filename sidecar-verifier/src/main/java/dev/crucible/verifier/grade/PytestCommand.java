@@ -71,9 +71,15 @@ public final class PytestCommand {
         }
     }
 
-    /** Options for any pytest run (also through PYTEST_ADDOPTS when the command has another shape). */
+    /**
+     * Options for any pytest run (also through PYTEST_ADDOPTS when the command has another shape).
+     * {@code --continue-on-collection-errors}: a module that fails to import (an optional dependency
+     * missing offline, a broken file at an old commit) would otherwise stop the session before any test
+     * runs, hiding every other module's results; its own tests still count as not passed.
+     */
     public static List<String> pinnedOptions(Path root, Path junitXml, Path resultsDir) {
         return List.of("--junitxml=" + junitXml, "-o", "junit_family=xunit1", "-p", "no:cacheprovider",
+                "--continue-on-collection-errors",
                 "--rootdir=" + root, "--confcutdir=" + root, "-c", iniFile(root, resultsDir).toString());
     }
 

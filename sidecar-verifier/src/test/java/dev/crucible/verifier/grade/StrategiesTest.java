@@ -91,6 +91,24 @@ class StrategiesTest {
     }
 
     @Test
+    void aModuleThatFailsToImportHidesOnlyItsOwnTests() {
+        Map<String, String> files = Map.of("m.py", "def f(x):\n    return x * 2\n",
+                "tests/test_ok.py", "from m import f\n\ndef test_a():\n    assert f(1) == 2\n\ndef test_c():\n    assert f(0) == 0\n",
+                "tests/test_broken.py", "import a_module_nobody_installed\n\ndef test_x():\n    pass\n");
+        String swe = "type: test-suite\ncommand: python3 -m pytest -q\nfailToPass: ['%s']\npassToPass: ['tests/test_ok.py::test_c']\n";
+        VerifyReport listed = Envs.grade(Envs.make(dir.resolve("a"), swe.formatted("tests/test_ok.py::test_a"), files));
+        assertThat(listed.reward()).as(listed.toString()).isEqualTo(1.0);
+        assertThat(listed.tests().details()).extracting(t -> t.id() + " " + t.status().json())
+                .contains("tests/test_ok.py::test_a passed", "tests/test_ok.py::test_c passed");
+        VerifyReport broken = Envs.grade(Envs.make(dir.resolve("b"), swe.formatted("tests/test_broken.py::test_x"), files));
+        assertThat(broken.reward()).as("a listed test in the module that does not import").isZero();
+        // without lists every module counts: the import failure fails the run
+        VerifyReport all = Envs.grade(Envs.make(dir.resolve("c"), "type: test-suite\ncommand: python3 -m pytest -q\n", files));
+        assertThat(all.reward()).isZero();
+        assertThat(all.category()).isEqualTo("tests-failed");
+    }
+
+    @Test
     void junitXmlAndTapFrameworksFromOtherRunners() {
         String xml = "<testsuite><testcase classname=\"CalcTest\" name=\"adds\"/><testcase classname=\"CalcTest\" name=\"divides\"><failure message=\"boom\"/></testcase></testsuite>";
         VerifyReport junit = Envs.grade(Envs.make(dir.resolve("a"),
