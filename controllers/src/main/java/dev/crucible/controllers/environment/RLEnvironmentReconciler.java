@@ -10,13 +10,10 @@ import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.source.SourceDerivation;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
-import dev.crucible.controllers.status.StatusComparison;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
-import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -115,12 +112,7 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
         } else {
             status.conditions = Conditions.remove(status.conditions, CONDITION_DERIVED);
         }
-        if (!StatusComparison.same(old, status)) {
-            RLEnvironment patch = new RLEnvironment();
-            patch.setMetadata(new ObjectMetaBuilder().withName(env.getMetadata().getName())
-                    .withNamespace(env.getMetadata().getNamespace()).build());
-            patch.setStatus(status);
-            PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(env, patch, context);
+        if (dev.crucible.controllers.status.StatusWriter.writeIfChanged(env, status, RLEnvironment::new, context)) {
             boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);
             boolean hadValidity = old != null && Conditions.find(old.conditions, ConditionTypes.VALID) != null;
             if (!valid && (wasValid || !hadValidity)) {

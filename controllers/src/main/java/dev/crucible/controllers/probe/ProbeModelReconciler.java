@@ -8,10 +8,8 @@ import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
-import dev.crucible.controllers.status.StatusComparison;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -21,7 +19,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
-import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -123,12 +120,7 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
         TrainingReport report = TrainingReport.from(reportConfigMap(probe, context));
         ProbeModelStatus old = probe.getStatus();
         ProbeModelStatus status = ProbeStatusBuilder.build(probe, deployment, report, rejected, Instant.now());
-        if (!StatusComparison.same(old, status)) {
-            ProbeModel patch = new ProbeModel();
-            patch.setMetadata(new ObjectMetaBuilder().withName(probe.getMetadata().getName())
-                    .withNamespace(probe.getMetadata().getNamespace()).build());
-            patch.setStatus(status);
-            PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(probe, patch, context);
+        if (dev.crucible.controllers.status.StatusWriter.writeIfChanged(probe, status, ProbeModel::new, context)) {
             recordTransition(probe, old, status, client);
         }
         UpdateControl<ProbeModel> control = UpdateControl.noUpdate();

@@ -81,4 +81,19 @@ public final class RestoreGate {
         }
         return new Result(Verdict.GO, null, null, pins, snapshot);
     }
+
+    /** The decision after the gate: a restore that cannot be done fails the rollout; one not ready yet holds it Pending. */
+    static RolloutDecision apply(RolloutDecision d, RestoreGate.Result gate, dev.crucible.api.v1alpha1.rollout.RolloutStatus old,
+                                                    java.util.Map<String, io.fabric8.kubernetes.api.model.Pod> observed) {
+        if (gate == null) {
+            return d;
+        }
+        if (gate.verdict() == RestoreGate.Verdict.FAIL) {
+            return RolloutStateMachine.terminal(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Failed, gate.reason(), gate.message(), old, true);
+        }
+        if (gate.verdict() == RestoreGate.Verdict.WAIT && observed.isEmpty()) {
+            return RolloutStateMachine.waiting(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Pending, gate.reason(), gate.message(), old, java.time.Duration.ofSeconds(2));
+        }
+        return d;
+    }
 }

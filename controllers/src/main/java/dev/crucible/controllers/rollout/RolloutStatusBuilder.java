@@ -106,4 +106,26 @@ public final class RolloutStatusBuilder {
         }
         return t;
     }
+
+    /**
+     * A branch's Restored condition (what was restored, once) and an interactive rollout's endpoint
+     * (its leader pod's verifier port while it runs).
+     */
+    static RolloutStatus withRestoreAndEndpoint(RolloutStatus status, Rollout rollout, RolloutDecision d,
+                                                java.util.Map<String, io.fabric8.kubernetes.api.model.Pod> observed,
+                                                String restored, int verifierPort, Instant now) {
+        if (restored != null) {
+            status.restoredFrom = rollout.getSpec().restoreFrom.snapshotName;
+            status.conditions = Conditions.set(status.conditions, Reasons.RESTORED, true, Reasons.RESTORED, restored,
+                    rollout.getMetadata().getGeneration(), now);
+        }
+        if (rollout.getSpec().mode == dev.crucible.api.v1alpha1.rollout.RolloutMode.INTERACTIVE && d.members() != null
+                && !d.members().isEmpty()) {
+            var leader = observed.get(d.members().get(0).pod);
+            if (leader != null && leader.getStatus() != null && leader.getStatus().getPodIP() != null && !d.phase().isTerminal()) {
+                status.endpoint = "http://" + leader.getStatus().getPodIP() + ":" + verifierPort;
+            }
+        }
+        return status;
+    }
 }

@@ -19,14 +19,12 @@ import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.client.TwoPhaseSnapshot;
 import dev.crucible.snapshot.engine.CommitAction;
 import dev.crucible.snapshot.engine.SnapshotRequest;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
-import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
@@ -270,11 +268,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
     }
 
     private static void write(RolloutSnapshot snapshot, RolloutSnapshotStatus status, Context<RolloutSnapshot> context) {
-        RolloutSnapshot patch = new RolloutSnapshot();
-        patch.setMetadata(new ObjectMetaBuilder().withName(snapshot.getMetadata().getName())
-                .withNamespace(snapshot.getMetadata().getNamespace()).build());
-        patch.setStatus(status);
-        PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(snapshot, patch, context);
+        dev.crucible.controllers.status.StatusWriter.write(snapshot, status, RolloutSnapshot::new, context);
     }
 
 }

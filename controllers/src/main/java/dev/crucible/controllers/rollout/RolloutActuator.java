@@ -1,0 +1,147 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.controllers.apply.ServerSideApply;
+import dev.crucible.controllers.config.OperatorSettings;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * What a decision does to the cluster: creates the members (and the objects beside them), releases a
+ * gated gang, stops pods. Every write is a server-side apply of the whole intent or a create that
+ * keeps what exists, so repeating an action after a crash changes nothing.
+ */
+final class RolloutActuator {
+    private final OperatorSettings settings;
+    private final RolloutPodBuilder podBuilder;
+    private final Supplier<InformerEventSource<Pod, Rollout>> pods;
+    private volatile GangKindHolder gangKind;
+
+    /** The gang scheduler found at first use (CRDs are looked up once, not per reconcile). */
+    private record GangKindHolder(GangSchedulerSupport.Kind kind) {
+    }
+
+    RolloutActuator(OperatorSettings settings, Supplier<InformerEventSource<Pod, Rollout>> pods) {
+        this.settings = settings;
+        this.podBuilder = new RolloutPodBuilder(settings);
+        this.pods = pods;
+    }
+
+    /** Creates what is missing; returns why the API server refused a pod (4xx), or null. */
+    String createMembers(Rollout rollout, RLEnvironment env, RolloutDecision d, KubernetesClient client,
+                         Map<Integer, String> pins) {
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        boolean gang = TopologyPlanner.isGang(plan);
+        GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
+        // Objects beside the pods first: the pods mount the ConfigMap and resolve through the Service.
+        applyBeside(client, EnvironmentConfigMapBuilder.build(rollout, env));
+        createOnce(client, EnvApiTokenSecretBuilder.build(rollout));
+        applyBeside(client, EgressPolicyBuilder.build(rollout, env, gang));
+        if (gang) {
+            applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()));
+            if (kind != null) {
+                var podGroup = GangSchedulerSupport.podGroup(kind, rollout, plan.size(), TopologyPlanner.gangTimeoutSeconds(env.getSpec()));
+                if (podGroup != null) {
+                    applyBeside(client, podGroup);
+                }
+            }
+        }
+        for (MemberPlan m : d.create()) {
+            Pod pod = pinned(podBuilder.build(rollout, env, m, plan, d.gateNew(), kind), plan.indexOf(m), pins);
+            try {
+                Pod created = ServerSideApply.apply(client, pod);
+                // Let the next reconcile see the pod even before the informer's watch delivers it.
+                pods.get().handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
+            } catch (KubernetesClientException e) {
+                // 403 from a quota or a policy is the pod's problem; an RBAC refusal is the operator's (reported apart).
+                if (e.getCode() == 400 || e.getCode() == 422
+                        || e.getCode() == 403 && dev.crucible.controllers.status.PermissionDenied.of(e).isEmpty()) {
+                    return "pod " + pod.getMetadata().getName() + " was refused: "
+                            + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
+                }
+                throw e;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Re-applies each gated member without the gate: the operator owns {@code schedulingGates}, so
+     * leaving it out of the applied pod removes it, and the scheduler then sees the whole gang at once.
+     */
+    void ungate(Rollout rollout, RLEnvironment env, List<String> names, KubernetesClient client,
+                Map<Integer, String> pins) {
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        GangSchedulerSupport.Kind kind = gangKind(client);
+        for (MemberPlan m : plan) {
+            Pod pod = pinned(podBuilder.build(rollout, env, m, plan, false, kind), plan.indexOf(m), pins);
+            if (names.contains(pod.getMetadata().getName())) {
+                ServerSideApply.apply(client, pod);
+            }
+        }
+    }
+
+    void stopPods(Map<String, Pod> observed, KubernetesClient client) {
+        for (Pod p : observed.values()) {
+            if (RolloutStateMachine.stillRunning(p)) {
+                Quietly.ignoreNotFound(() -> client.pods().inNamespace(p.getMetadata().getNamespace())
+                        .withName(p.getMetadata().getName()).delete());
+            }
+        }
+    }
+
+    /** A restored member runs on the node that holds its images (node-local snapshot storage). */
+    private static Pod pinned(Pod pod, int index, Map<Integer, String> pins) {
+        String node = pins.get(index);
+        if (node != null) {
+            Map<String, String> selector = new java.util.TreeMap<>(pod.getSpec().getNodeSelector() == null
+                    ? Map.of() : pod.getSpec().getNodeSelector());
+            selector.put("kubernetes.io/hostname", node);
+            pod.getSpec().setNodeSelector(selector);
+        }
+        return pod;
+    }
+
+    /** Applies an object beside the pods; the same intent applied again changes nothing. */
+    private static void applyBeside(KubernetesClient client, HasMetadata object) {
+        try {
+            ServerSideApply.apply(client, object);
+        } catch (KubernetesClientException e) {
+            // 404: the kind is not served (e.g. a gang scheduler removed since detection): the gate still works.
+            if (e.getCode() != 404) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Creates an object that must never change once made (the API token Secret): 409 means it exists
+     * and is kept. Needs only the create verb, so the operator never reads a Secret.
+     */
+    private static void createOnce(KubernetesClient client, HasMetadata object) {
+        try {
+            client.resource(object).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
+            }
+        }
+    }
+
+    private GangSchedulerSupport.Kind gangKind(KubernetesClient client) {
+        GangKindHolder holder = gangKind;
+        if (holder == null) {
+            holder = new GangKindHolder(GangSchedulerSupport.detect(client));
+            gangKind = holder;
+        }
+        return holder.kind();
+    }
+}
