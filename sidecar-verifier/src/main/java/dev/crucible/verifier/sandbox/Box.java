@@ -17,9 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * The one sandbox of agent commands and graded commands: bubblewrap in a new user namespace with
@@ -41,17 +38,14 @@ public final class Box implements AutoCloseable {
         public boolean ok() { return problem == null; }
     }
 
-    /** The first uid boxes take when the CLI is root; each box gets its own (see {@link #nextUid}). */
-    static final int UID_BASE = 200_000;
+    /** The first uid boxes take when the CLI is root; each box gets its own (see {@link BoxHost#nextUid}). */
+    static final int UID_BASE = BoxHost.UID_BASE;
     /** The launcher's descriptors for copied-in files start here, far above the caller's (fd 3 is grading's channel); bwrap closes them. */
     static final int FIRST_DATA_FD = 60;
     /** Whether this JVM runs as root (boxes then drop to their own uid and use cgroups). */
-    public static final boolean ROOT = processUid() == 0;
-    private static final AtomicInteger SLOT = new AtomicInteger();
-    private static final Set<Integer> UIDS_IN_USE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    public static final boolean ROOT = BoxHost.ROOT;
     /** Folders some open box was let through ({@link #letThrough}); one box at a time per folder. */
     private static final Set<Path> LET_THROUGH = new java.util.HashSet<>();
-    private static volatile Availability availability;
 
     private final BoxSpec spec;
     private final Availability bwrap;
@@ -78,20 +72,18 @@ public final class Box implements AutoCloseable {
 
     /** Whether boxes can be made on this machine (probed once per JVM with a real box). */
     public static Availability availability() {
-        Availability a = availability;
-        if (a == null) availability = a = probe();
-        return a;
+        return BoxHost.availability();
     }
 
     /** A box for {@code spec}; {@link BoxUnavailableException} when bubblewrap cannot make one here. */
     public static Box open(BoxSpec spec) throws IOException {
         Availability a = availability();
         if (!a.ok()) throw new BoxUnavailableException(a.problem());
-        int uid = ROOT ? nextUid() : processUid();
+        int uid = ROOT ? BoxHost.nextUid() : BoxHost.processUid();
         try {
             return open(spec, a, uid);
         } catch (IOException | RuntimeException e) {
-            if (ROOT) UIDS_IN_USE.remove(uid);
+            if (ROOT) BoxHost.releaseUid(uid);
             throw e;
         }
     }
@@ -204,7 +196,7 @@ public final class Box implements AutoCloseable {
         bw.addAll(List.of("--remount-ro", "/")); // the box's own root (where /etc and the mount points live) read-only too
         bw.addAll(List.of("--setenv", "PATH", HostView.boxPath(path, tools, visible), "--chdir", cwd.toAbsolutePath().normalize().toString(), "--"));
 
-        script.addAll(rlimits()); // the shell's own ulimit: no prlimit process; inherited through setpriv and bwrap
+        script.addAll(BoxEnforcement.rlimits(spec.limits(), cgroups != null)); // the shell's own ulimit: no prlimit process; inherited through setpriv and bwrap
         List<String> exec = new ArrayList<>();
         if (ROOT) exec.addAll(List.of("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
         exec.addAll(bw);
@@ -307,34 +299,7 @@ public final class Box implements AutoCloseable {
 
     /** What this box enforces, and what it does not and why: one line for the terminal. */
     public String describe() {
-        BoxLimits l = spec.limits();
-        StringBuilder s = new StringBuilder("sandbox: bubblewrap box ");
-        s.append(ROOT ? "as uid " + uid + " (root inside maps to it)" : "as uid " + uid + " (this user)")
-                .append(", no capabilities, no network, own PID/IPC/UTS/mount namespaces, fresh /proc /dev and /tmp (")
-                .append(Quantities.human(l.tmpBytes())).append("); sees read-only /usr, selected /etc files");
-        List<Path> tools = HostView.toolchains(System.getenv().getOrDefault("PATH", ""), System.getenv());
-        if (!tools.isEmpty()) s.append(", ").append(tools.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse(""));
-        s.append("; writable: ").append(spec.writable().isEmpty() ? "nothing but /tmp" : String.join(", ", spec.writable().stream().map(Path::toString).toList()));
-        if (!spec.readOnly().isEmpty()) s.append("; ").append(spec.readOnly().size()).append(" path(s) read-only");
-        if (!spec.files().isEmpty()) s.append("; ").append(spec.files().size()).append(" command file(s) read-only");
-        List<String> on = new ArrayList<>();
-        List<String> off = new ArrayList<>();
-        String how = cgroups != null ? "cgroup " + cgroups.version() : "rlimit";
-        if (l.memoryBytes() > 0) on.add("memory " + Quantities.human(l.memoryBytes()) + " (" + (cgroups != null ? how : "RLIMIT_AS, address space per process") + ")");
-        else off.add("memory (no spec.resources.memory)");
-        if (l.pids() > 0) on.add("processes " + l.pids() + " (" + (cgroups != null ? how : "RLIMIT_NPROC, counts all of this user's processes") + ")");
-        if (l.millicores() > 0) {
-            if (cgroups != null) on.add("CPU " + l.millicores() + "m (" + how + " quota)");
-            else off.add("CPU share (needs cgroups: " + cgroupProblem + ")");
-        }
-        if (l.cpuSeconds() > 0) on.add("CPU time " + l.cpuSeconds() + " s (" + (cgroups != null ? how + ", watched" : "RLIMIT_CPU, per process") + ")");
-        else off.add("CPU time (no spec.resources.cpu)");
-        if (l.diskBytes() > 0) on.add("disk " + Quantities.human(l.diskBytes()) + " (writable folders checked every 2 s, RLIMIT_FSIZE per file)");
-        else off.add("disk of the workspace (no spec.resources.ephemeralStorage)");
-        s.append("; limits: ").append(on.isEmpty() ? "none" : String.join(", ", on));
-        if (!off.isEmpty()) s.append("; NOT limited: ").append(String.join(", ", off));
-        if (cgroups == null && cgroupProblem != null) s.append(" [no cgroups: ").append(cgroupProblem).append("]");
-        return s.toString();
+        return BoxEnforcement.describe(spec, uid, cgroups, cgroupProblem);
     }
 
     @Override
@@ -358,7 +323,7 @@ public final class Box implements AutoCloseable {
             }
         }
         restoreTraversal();
-        if (ROOT) UIDS_IN_USE.remove(uid);
+        if (ROOT) BoxHost.releaseUid(uid);
     }
 
     private void watch() {
@@ -384,7 +349,7 @@ public final class Box implements AutoCloseable {
 
     private void checkDisk() {
         long total = 0;
-        for (Path w : spec.writable()) total += size(w);
+        for (Path w : spec.writable()) total += BoxEnforcement.size(w);
         if (total > spec.limits().diskBytes()) {
             exceeded = "disk limit " + Quantities.human(spec.limits().diskBytes()) + " reached (" + Quantities.human(total) + " in the writable folders)";
         }
@@ -393,22 +358,6 @@ public final class Box implements AutoCloseable {
     private void end() {
         if (cgroups != null) cgroups.killAll();
         if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
-    }
-
-    /** Launcher lines setting the rlimits (bash's ulimit: -f and -v count KiB; the soft CPU limit before the hard one, never above it). */
-    private List<String> rlimits() {
-        BoxLimits l = spec.limits();
-        List<String> a = new ArrayList<>();
-        if (l.diskBytes() > 0) a.add("ulimit -f " + Math.max(1, l.diskBytes() / 1024));
-        if (cgroups == null) {
-            if (l.memoryBytes() > 0) a.add("ulimit -v " + Math.max(1, l.memoryBytes() / 1024));
-            if (l.pids() > 0) a.add("ulimit -u " + l.pids());
-            if (l.cpuSeconds() > 0) { // SIGXCPU first (a reason), SIGKILL 2 s later
-                a.add("ulimit -S -t " + l.cpuSeconds());
-                a.add("ulimit -H -t " + (l.cpuSeconds() + 2));
-            }
-        }
-        return a;
     }
 
     /**
@@ -437,80 +386,6 @@ public final class Box implements AutoCloseable {
     private void own(Path p) throws IOException {
         Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
         Files.setAttribute(p, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
-    }
-
-    private static long size(Path dir) {
-        long[] n = {0};
-        try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path f, BasicFileAttributes a) {
-                    n[0] += a.size();
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path f, IOException e) { return FileVisitResult.CONTINUE; }
-            });
-        } catch (IOException e) {
-            // counted what could be read
-        }
-        return n[0];
-    }
-
-    /**
-     * Distinct per open box in this JVM, and per JVM (pid-derived), so parallel attempts and their
-     * grading never share an id (nor the cgroup named after it, which closing a box empties): 64 boxes
-     * per JVM at once. A uid is taken again only after its box closed, however long a box stays open
-     * (an agent's box, a grading interpreter started early).
-     */
-    static int nextUid() throws BoxUnavailableException {
-        int base = UID_BASE + (int) (ProcessHandle.current().pid() % 4000) * 64;
-        for (int i = 0; i < 64; i++) {
-            int uid = base + Math.floorMod(SLOT.getAndIncrement(), 64);
-            if (UIDS_IN_USE.add(uid)) return uid;
-        }
-        throw new BoxUnavailableException("64 boxes are open in this process; none can be opened until one closes");
-    }
-
-    private static Availability probe() {
-        Path bwrap = Stream.of(System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":"), new String[] {"/usr/bin"})
-                .flatMap(Stream::of).filter(d -> !d.isEmpty()).map(d -> Path.of(d, "bwrap")).filter(Files::isExecutable).findFirst().orElse(null);
-        if (bwrap == null) return new Availability(null, "bubblewrap (bwrap) is not installed");
-        if (ROOT && !Files.isExecutable(Path.of("/usr/bin/setpriv"))) return new Availability(bwrap, "setpriv (util-linux) is missing: root cannot drop to a box uid");
-        List<String> cmd = new ArrayList<>();
-        if (ROOT) cmd.addAll(List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
-        cmd.addAll(List.of(bwrap.toString(), "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0", "--cap-drop", "ALL", "--die-with-parent"));
-        cmd.addAll(HostView.systemArgs());
-        cmd.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--", "/bin/true"));
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).strip();
-            if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Availability(bwrap, "a trial box did not finish in 20 s");
-            }
-            if (p.exitValue() != 0) {
-                return new Availability(bwrap, "bubblewrap cannot create an unprivileged user namespace here (" + (out.isEmpty() ? "exit " + p.exitValue() : out) + ")");
-            }
-            return new Availability(bwrap, null);
-        } catch (IOException e) {
-            return new Availability(bwrap, "cannot run bwrap: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Availability(bwrap, "interrupted while trying bwrap");
-        }
-    }
-
-    private static int processUid() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("Uid:")) return Integer.parseInt(line.split("\\s+")[1]);
-            }
-        } catch (IOException | RuntimeException e) {
-            // fall through
-        }
-        return "root".equals(System.getProperty("user.name")) ? 0 : 1000;
     }
 
     private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }

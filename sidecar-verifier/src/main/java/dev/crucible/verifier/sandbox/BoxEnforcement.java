@@ -1,0 +1,87 @@
+package dev.crucible.verifier.sandbox;
+
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a box's limits are enforced: the launcher's rlimit lines (where cgroups are missing, or as a
+ * per-file cap), the disk use of its writable folders, and the one line that tells a person what is
+ * enforced and what is not, and why.
+ */
+final class BoxEnforcement {
+    private BoxEnforcement() {
+    }
+
+    /** What this box enforces, and what it does not and why: one line for the terminal. */
+    static String describe(BoxSpec spec, int uid, Cgroups cgroups, String cgroupProblem) {
+        BoxLimits l = spec.limits();
+        StringBuilder s = new StringBuilder("sandbox: bubblewrap box ");
+        s.append(Box.ROOT ? "as uid " + uid + " (root inside maps to it)" : "as uid " + uid + " (this user)")
+                .append(", no capabilities, no network, own PID/IPC/UTS/mount namespaces, fresh /proc /dev and /tmp (")
+                .append(Quantities.human(l.tmpBytes())).append("); sees read-only /usr, selected /etc files");
+        List<Path> tools = HostView.toolchains(System.getenv().getOrDefault("PATH", ""), System.getenv());
+        if (!tools.isEmpty()) s.append(", ").append(tools.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse(""));
+        s.append("; writable: ").append(spec.writable().isEmpty() ? "nothing but /tmp" : String.join(", ", spec.writable().stream().map(Path::toString).toList()));
+        if (!spec.readOnly().isEmpty()) s.append("; ").append(spec.readOnly().size()).append(" path(s) read-only");
+        if (!spec.files().isEmpty()) s.append("; ").append(spec.files().size()).append(" command file(s) read-only");
+        List<String> on = new ArrayList<>();
+        List<String> off = new ArrayList<>();
+        String how = cgroups != null ? "cgroup " + cgroups.version() : "rlimit";
+        if (l.memoryBytes() > 0) on.add("memory " + Quantities.human(l.memoryBytes()) + " (" + (cgroups != null ? how : "RLIMIT_AS, address space per process") + ")");
+        else off.add("memory (no spec.resources.memory)");
+        if (l.pids() > 0) on.add("processes " + l.pids() + " (" + (cgroups != null ? how : "RLIMIT_NPROC, counts all of this user's processes") + ")");
+        if (l.millicores() > 0) {
+            if (cgroups != null) on.add("CPU " + l.millicores() + "m (" + how + " quota)");
+            else off.add("CPU share (needs cgroups: " + cgroupProblem + ")");
+        }
+        if (l.cpuSeconds() > 0) on.add("CPU time " + l.cpuSeconds() + " s (" + (cgroups != null ? how + ", watched" : "RLIMIT_CPU, per process") + ")");
+        else off.add("CPU time (no spec.resources.cpu)");
+        if (l.diskBytes() > 0) on.add("disk " + Quantities.human(l.diskBytes()) + " (writable folders checked every 2 s, RLIMIT_FSIZE per file)");
+        else off.add("disk of the workspace (no spec.resources.ephemeralStorage)");
+        s.append("; limits: ").append(on.isEmpty() ? "none" : String.join(", ", on));
+        if (!off.isEmpty()) s.append("; NOT limited: ").append(String.join(", ", off));
+        if (cgroups == null && cgroupProblem != null) s.append(" [no cgroups: ").append(cgroupProblem).append("]");
+        return s.toString();
+    }
+
+    /** Launcher lines setting the rlimits (bash's ulimit: -f and -v count KiB; the soft CPU limit before the hard one, never above it). */
+    static List<String> rlimits(BoxLimits l, boolean cgroups) {
+        List<String> a = new ArrayList<>();
+        if (l.diskBytes() > 0) a.add("ulimit -f " + Math.max(1, l.diskBytes() / 1024));
+        if (!cgroups) {
+            if (l.memoryBytes() > 0) a.add("ulimit -v " + Math.max(1, l.memoryBytes() / 1024));
+            if (l.pids() > 0) a.add("ulimit -u " + l.pids());
+            if (l.cpuSeconds() > 0) { // SIGXCPU first (a reason), SIGKILL 2 s later
+                a.add("ulimit -S -t " + l.cpuSeconds());
+                a.add("ulimit -H -t " + (l.cpuSeconds() + 2));
+            }
+        }
+        return a;
+    }
+
+    /** Bytes of the files under {@code dir} (what could be read). */
+    static long size(Path dir) {
+        long[] n = {0};
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path f, BasicFileAttributes a) {
+                    n[0] += a.size();
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path f, IOException e) { return FileVisitResult.CONTINUE; }
+            });
+        } catch (IOException e) {
+            // counted what could be read
+        }
+        return n[0];
+    }
+}
