@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  * {@code .nyc_output} and {@code coverage/} into the grading tree, which is read-only, and a reward does
  * not depend on coverage. A step whose script is one plain jest, vitest, mocha or {@code node --test}
  * run is recognised as that runner, so it is graded per test (the grader expands the script itself).
+ * {@code ts-scripts test} (@borderless/ts-scripts: build, check, then vitest with coverage) is written
+ * out as those steps, the vitest run last and without coverage, so its tests are graded one by one.
  */
 final class NodeScripts {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -22,6 +24,8 @@ final class NodeScripts {
     private static final Set<String> WITH_VALUE = Set.of("-r", "--reporter", "--report-dir", "--temp-dir", "-x",
             "--exclude", "-n", "--include", "--extension", "-e", "--lines", "--branches", "--functions", "--statements");
     private static final Set<String> RUNNERS = Set.of("jest", "vitest", "mocha");
+    /** {@code ts-scripts test}, optionally followed by more commands joined with {@code &&}. */
+    private static final Pattern TS_SCRIPTS_TEST = Pattern.compile("ts-scripts\\s+test((?:\\s*&&\\s*[^;&|<>`$]+)*)");
     /** {@code if COND; then A; else B; fi} over lines, A and B one command each. */
     private static final Pattern SAME_BRANCHES = Pattern.compile(
             "(?s)\\s*if\\s+([^\\n]+?);\\s*then\\s*\\n\\s*([^\\n]*\\S)\\s*\\n\\s*else\\s*\\n\\s*([^\\n]*\\S)\\s*\\n\\s*fi\\s*");
@@ -64,7 +68,55 @@ final class NodeScripts {
                 }
             }
             recogniseRunner(p, scripts);
+            if (p.recognised == null || !p.recognised.equals("vitest")) {
+                writeOutTsScripts(p, scripts, packageJson(p, readFile));
+            }
         }
+    }
+
+    /**
+     * A one-line {@code npm test} whose script is {@code ts-scripts test [&& more]}: ts-scripts runs
+     * {@code build --no-clean}, {@code check} (prettier and tsc), then {@code vitest run --passWithNoTests
+     * --coverage} per test config. With one test config that becomes one chain, the vitest run last and
+     * without coverage, the script's other commands before it; several configs stay one execution.
+     */
+    static void writeOutTsScripts(PlannedStep p, JsonNode scripts, JsonNode pkg) {
+        List<String> lines = CommandClassifier.logicalLines(p.commandScript);
+        if (lines.size() != 1) {
+            return;
+        }
+        Matcher m = RUN_SCRIPT.matcher(lines.get(0).strip());
+        if (!m.matches()) {
+            return;
+        }
+        String script = scripts.path(m.group(2)).asText("").strip();
+        Matcher t = TS_SCRIPTS_TEST.matcher(script);
+        if (!t.matches()) {
+            return;
+        }
+        JsonNode tests = pkg == null ? null : pkg.path("ts-scripts").path("test");
+        JsonNode test = tests == null || tests.isMissingNode() ? null : tests.isArray() ? (tests.size() == 1 ? tests.get(0) : null) : tests;
+        if (tests != null && !tests.isMissingNode() && (test == null || !test.isObject())) {
+            return; // several test configs: each its own vitest run
+        }
+        StringBuilder vitest = new StringBuilder("vitest run");
+        if (test != null && test.path("config").isTextual()) {
+            vitest.append(" --config ").append(test.get("config").asText());
+        }
+        if (test != null && test.path("dir").isTextual()) {
+            vitest.append(" --dir ").append(test.get("dir").asText());
+        }
+        vitest.append(" --passWithNoTests");
+        if (vitest.toString().matches(".*[;&|<>`$'\"\\\\].*")) {
+            return;
+        }
+        String rest = t.group(1).strip();
+        String chain = "ts-scripts build --no-clean && ts-scripts check" + (rest.isEmpty() ? "" : " " + rest) + " && " + vitest;
+        p.notes.add("`" + m.group() + "` runs `" + script + "`; ts-scripts test is build, check, then vitest with "
+                + "coverage, so `" + chain + "` runs instead: the tests graded one by one (vitest last), coverage left out");
+        p.commandScript = "export PATH=\"$PWD/node_modules/.bin:$PATH\"\n" + chain;
+        p.recognised = "vitest";
+        p.runnerLast = true;
     }
 
     /** The command a coverage-only script wraps ({@code nyc --reporter=lcov npm test} → {@code npm test}); null otherwise. */
@@ -102,6 +154,17 @@ final class NodeScripts {
             p.recognised = w[0];
         } else if (w[0].equals("node") && List.of(w).contains("--test")) {
             p.recognised = "node --test";
+        }
+    }
+
+    private static JsonNode packageJson(PlannedStep p, Function<String, String> readFile) {
+        String dir = p.workingDirectory == null || p.workingDirectory.isBlank() || p.workingDirectory.equals(".") ? ""
+                : p.workingDirectory.replaceFirst("^\\./", "").replaceFirst("/?$", "/");
+        String text = readFile.apply(dir + "package.json");
+        try {
+            return text == null ? null : JSON.readTree(text);
+        } catch (Exception e) {
+            return null;
         }
     }
 

@@ -28,6 +28,11 @@ final class PlannedStep {
     /** What its commands were recognised as (strongest kind over its lines). */
     CommandKind kind = CommandKind.OTHER;
     String recognised;
+    /**
+     * The command is one {@code a && b && runner} chain whose last command is the recognised runner (a
+     * tool's documented test sequence written out): graded per test, the commands before it must pass first.
+     */
+    boolean runnerLast;
     /** Install commands that came before the test/lint command in the same step: they go to setup. */
     final List<String> setupLines = new ArrayList<>();
     /** What runs as the test or lint command (the whole script unless install lines were split off). */

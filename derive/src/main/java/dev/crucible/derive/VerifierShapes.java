@@ -31,6 +31,8 @@ final class VerifierShapes {
             } else if (steps.size() == 1 && CommandClassifier.logicalLines(steps.get(0).commandScript).size() == 1
                     && steps.get(0).recognised != null && PER_TEST_RUNNERS.contains(steps.get(0).recognised) && !steps.get(0).commandScript.matches("(?s).*[|;&$`<>].*")) {
                 type = "test-suite"; // no framework: the grader recognises the runner and asks it for per-test results
+            } else if (steps.size() == 1 && steps.get(0).runnerLast) {
+                type = "test-suite"; // a chain ending in the runner: it runs once the commands before it passed
             } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "mvn "))) {
                 type = "test-suite";
                 framework = "junit-xml";

@@ -44,6 +44,42 @@ class NodeCiShapesTest {
     }
 
     @Test
+    void tsScriptsTestIsWrittenOutWithVitestLast() throws Exception {
+        Files.writeString(repo.resolve("package.json"), """
+                {"scripts": {"test": "ts-scripts test && npm run size", "size": "size-limit"},
+                 "ts-scripts": {"dist": ["dist"], "project": ["tsconfig.build.json"]}}
+                """);
+        Derivation d = derive(repo, "node-ts-scripts.yml");
+
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(d.verifier().command().strip()).endsWith(
+                "ts-scripts build --no-clean && ts-scripts check && npm run size && vitest run --passWithNoTests");
+        assertThat(d.verifier().command()).contains("node_modules/.bin").doesNotContain("--coverage");
+        assertThat(step(d, 4).notes()).anyMatch(n -> n.contains("ts-scripts test is build, check, then vitest"));
+
+        // one test config: its --config and --dir go to vitest
+        Files.writeString(repo.resolve("package.json"), """
+                {"scripts": {"test": "ts-scripts test"}, "ts-scripts": {"test": [{"dir": "src", "config": "vitest.config.mts"}]}}
+                """);
+        assertThat(derive(repo, "node-ts-scripts.yml").verifier().command().strip())
+                .endsWith("ts-scripts build --no-clean && ts-scripts check && vitest run --config vitest.config.mts --dir src --passWithNoTests");
+    }
+
+    @Test
+    void tsScriptsWithSeveralTestConfigsStaysOneExecution() throws Exception {
+        Files.writeString(repo.resolve("package.json"), """
+                {"scripts": {"test": "ts-scripts test"}, "ts-scripts": {"test": [{"dir": "a"}, {"dir": "b"}]}}
+                """);
+        Derivation d = derive(repo, "node-ts-scripts.yml");
+        assertThat(d.verifier().command()).isEqualTo("npm test");
+        assertThat(d.verifier().type()).isEqualTo("execution");
+        Files.writeString(repo.resolve("package.json"), """
+                {"scripts": {"test": "ts-scripts test; echo done"}}
+                """);
+        assertThat(derive(repo, "node-ts-scripts.yml").verifier().type()).isEqualTo("execution");
+    }
+
+    @Test
     void coverageOnlyScriptsAreRecognised() {
         assertThat(NodeScripts.withoutCoverage("nyc --reporter=lcov --reporter text npm test")).isEqualTo("npm test");
         assertThat(NodeScripts.withoutCoverage("c8 -r lcov mocha")).isEqualTo("mocha");
