@@ -151,6 +151,15 @@ public final class WorkflowDeriver {
         if (!toolchains.isEmpty()) {
             notes.add("the setup script expects these toolchains on the machine or image: " + toolchains);
         }
+        if (image == null) {
+            var pick = ToolchainImages.pick(toolchains, roles.verifier().isEmpty() ? null : roles.verifier().get(0).recognised);
+            if (pick.isPresent()) {
+                image = pick.get().image();
+                notes.add("spec.image " + image + ": the official " + pick.get().toolchain() + " image at CI's version, for a "
+                        + "cluster (the job names no container; the local runtime uses this machine's toolchains): "
+                        + pick.get().note());
+            }
+        }
         int setupTimeout = jobTimeout != null ? jobTimeout * 60 : DEFAULT_SETUP_TIMEOUT_SECONDS;
         var manifest = ManifestBuilder.build(request.repo() == null ? Path.of(".") : request.repo(), file, commit,
                 job.id(), choice.described(), request.testStepOverride(), image, setupScript, setupTimeout,
