@@ -56,6 +56,7 @@ public final class LocalRollout {
     private final AttemptDir dir;
     private final Options opt;
     private final Progress progress;
+    private final AttemptSnapshots snapshots;
     private final CountDownLatch done = new CountDownLatch(1);
     private volatile boolean cancelled;
     private volatile Episode episode;
@@ -81,9 +82,7 @@ public final class LocalRollout {
     private volatile String limitExceeded; // which resource limit ended the run (set by the sandbox's enforcement), or null
     private Integer agentExit;
     private VerifyReport report;
-    private volatile RunningRollout live; // published while a snapshot-able agent runs
     private String restoredFrom;
-    private String snapshotGroup;
     private dev.crucible.verifier.toolchain.ExecEnvironment execution; // setup's, the agent's and grading's one environment
 
     public LocalRollout(RolloutDoc doc, int attempt, AttemptDir dir, Options opt, Progress progress) {
@@ -92,6 +91,7 @@ public final class LocalRollout {
         this.dir = dir;
         this.opt = opt;
         this.progress = progress;
+        this.snapshots = new AttemptSnapshots(doc, attempt, dir, opt, progress);
     }
 
     /** Stops the attempt (Ctrl-C): the agent is killed at once and the result is written without grading. */
@@ -99,7 +99,7 @@ public final class LocalRollout {
         cancelled = true;
         long sp = setupPid;
         if (sp > 0) ProcessTreeKiller.killAll(List.of(sp));
-        Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
+        Episode e = episode != null ? episode : holder == null ? null : AgentProcesses.currentOrNull(holder);
         if (e != null) e.killAgentProcesses();
     }
 
@@ -138,7 +138,7 @@ public final class LocalRollout {
                 ? "copying workspace " + doc.environment().baseDir().resolve(env.workspace.path).normalize()
                 : "extracting " + env.source.repo + " at " + env.source.commit);
         workspace = WorkspacePreparer.prepare(doc.environment(), doc.spec(), dir);
-        Files.writeString(dir.taskFile(), prompt());
+        Files.writeString(dir.taskFile(), doc.prompt());
         execution = ExecutionPlanner.plan(doc.environment(), workspace);
         execution.describe().forEach(progress::info);
         try (java.io.Closeable lock = dev.crucible.verifier.toolchain.ExecEnvironments.lock(execution)) {
@@ -160,7 +160,7 @@ public final class LocalRollout {
         Sandbox sandbox = opt.snapshots() != null && !doc.interactive()
                 ? new Namespaces(dir.root().resolve("home"), dir.root().resolve(AGENT_EXIT))
                 : SandboxChooser.choose(opt.sandbox(), doc.environment(), doc.spec().limits, workspace, dir, dir.root().resolve("home"),
-                        doc.spec().agent == null ? null : doc.spec().agent.command, deadlineSeconds(), "agent-" + attempt, execution.readOnly());
+                        doc.spec().agent == null ? null : doc.spec().agent.command, doc.deadlineSeconds(), "agent-" + attempt, execution.readOnly());
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
         if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));
         sandboxName = sandbox.name();
@@ -181,7 +181,7 @@ public final class LocalRollout {
             setup = new RolloutResult.Setup(s.exitCode(), s.timedOut(), s.elapsedMs(), dir.setupLog().toString());
             if (s.timedOut() && remaining().compareTo(Duration.ofMillis(500)) < 0) {
                 timedOut = true; // the rollout's deadline, not the setup's own timeout, cut it short
-                progress.info("deadline of " + deadlineSeconds() + " s reached during setup: the agent never ran");
+                progress.info("deadline of " + doc.deadlineSeconds() + " s reached during setup: the agent never ran");
             } else if (!s.ok()) {
                 setupError = "the setup script " + (s.timedOut() ? "ran past its timeout" : "exited with status " + s.exitCode())
                         + "; see " + dir.setupLog();
@@ -238,10 +238,10 @@ public final class LocalRollout {
         Process p = pb.start();
         episode.attachAgentProcess(p.pid());
         try {
-            if (sandbox instanceof Namespaces) publish(RolloutSnapshotter.newGroup(doc.name(), attempt), treeRoot(p), command, dir.root());
-            watchAgent(p.toHandle(), () -> exitCodeOf(p), ta, command);
+            if (sandbox instanceof Namespaces) snapshots.publish(RolloutSnapshotter.newGroup(doc.name(), attempt), AgentProcesses.treeRoot(p), command, dir.root(), facts());
+            watchAgent(p.toHandle(), () -> AgentProcesses.exitCodeOf(p), ta, command);
         } finally {
-            unpublish();
+            snapshots.unpublish();
         }
     }
 
@@ -273,11 +273,11 @@ public final class LocalRollout {
                     + "; it sees this folder at " + meta.attemptRoot() + ")");
             ProcessHandle h = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("the restored agent (pid " + pid + ") already exited"));
             try {
-                publish(RolloutSnapshotter.newGroup(doc.name(), attempt), pid, meta.agentCommand(), Path.of(meta.attemptRoot()));
+                snapshots.publish(RolloutSnapshotter.newGroup(doc.name(), attempt), pid, meta.agentCommand(), Path.of(meta.attemptRoot()), facts());
                 Path exitFile = dir.root().resolve(meta.exitFile());
-                watchAgent(h, () -> readExit(exitFile), System.nanoTime(), meta.agentCommand());
+                watchAgent(h, () -> AgentProcesses.readExit(exitFile), System.nanoTime(), meta.agentCommand());
             } finally {
-                unpublish();
+                snapshots.unpublish();
             }
             return finish(null);
         } catch (Exception e) {
@@ -296,23 +296,23 @@ public final class LocalRollout {
         SnapshotPolicy policy = opt.snapshots();
         long nextSnapshot = policy == null || policy.every() == null ? Long.MAX_VALUE : System.nanoTime() + policy.every().toNanos();
         int findingsSeen = 0;
-        while (alive(p)) {
+        while (AgentProcesses.alive(p)) {
             Thread.sleep(100);
             if (cancelled) break;
             if (remaining().isNegative()) {
                 timedOut = true;
-                progress.info("deadline of " + deadlineSeconds() + " s reached: stopping the agent");
+                progress.info("deadline of " + doc.deadlineSeconds() + " s reached: stopping the agent");
                 break;
             }
             if (episode.state() == Episode.State.TERMINATED) break;
             int findings = episode.findings().size();
-            if (live != null && findings > findingsSeen && alive(p)) {
+            if (snapshots.live() && findings > findingsSeen && AgentProcesses.alive(p)) {
                 // the state right after a hack, to inspect or to branch from an earlier snapshot with a patch
-                snapshotNow("finding " + episode.findings().get(findings - 1).detector());
+                snapshots.snapshotNow("finding " + episode.findings().get(findings - 1).detector());
             }
             findingsSeen = findings;
-            if (live != null && System.nanoTime() >= nextSnapshot && alive(p)) {
-                snapshotNow("periodic");
+            if (snapshots.live() && System.nanoTime() >= nextSnapshot && AgentProcesses.alive(p)) {
+                snapshots.snapshotNow("periodic");
                 nextSnapshot = System.nanoTime() + policy.every().toNanos();
             }
             if (System.nanoTime() > nextBeat) {
@@ -324,7 +324,7 @@ public final class LocalRollout {
         // the policy kills the agent itself, so its end may be seen as an exit (137) rather than in the loop
         boolean terminated = episode.state() == Episode.State.TERMINATED;
         if (terminated) progress.info("the hack policy terminated the episode: the agent is stopped");
-        boolean exited = !alive(p) && !terminated;
+        boolean exited = !AgentProcesses.alive(p) && !terminated;
         if (!exited) {
             episode.killAgentProcesses();
             try {
@@ -340,99 +340,6 @@ public final class LocalRollout {
         agent = new RolloutResult.Agent(command, agentExit, dir.agentLog().toString());
         if (exited) progress.info("agent exited with status " + agentExit + " after " + agentMs / 1000.0 + " s");
         if (!cancelled) grade(() -> episode.verify());
-    }
-
-    /**
-     * {@link #alive} counts a zombie as ended, but the JVM's reaper may not have collected it yet,
-     * and {@code exitValue()} throws until it has: wait for that (it is a matter of milliseconds).
-     */
-    private static int exitCodeOf(Process p) {
-        try {
-            if (p.waitFor(5, TimeUnit.SECONDS)) {
-                return p.exitValue();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return -1;
-    }
-
-    private static boolean alive(ProcessHandle p) {
-        if (!p.isAlive()) return false;
-        try {
-            return dev.crucible.snapshot.target.ProcFs.state(p.pid()) != 'Z';
-        } catch (RuntimeException gone) {
-            return false;
-        }
-    }
-
-    /** The restored agent is no child of ours: its PID 1 left the status in the attempt folder (-1 if it could not). */
-    private static int readExit(Path exitFile) {
-        for (int i = 0; i < 20; i++) { // the shell writes it just before it exits; allow for the write to land
-            try {
-                String t = Files.readString(exitFile).trim();
-                if (!t.isEmpty()) return Integer.parseInt(t);
-            } catch (IOException | NumberFormatException e) {
-                // not there yet
-            }
-            sleep(50);
-        }
-        return -1;
-    }
-
-    /** PID 1 of the agent's PID namespace: the only child of {@code unshare --fork}. */
-    private static long treeRoot(Process unshare) throws InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            List<Long> kids = dev.crucible.snapshot.target.ProcFs.children(unshare.pid());
-            if (!kids.isEmpty()) return kids.get(0);
-            if (!unshare.isAlive()) break;
-            Thread.sleep(20);
-        }
-        throw new IllegalStateException("unshare (pid " + unshare.pid() + ") started no agent process");
-    }
-
-    /** Writes running.json so the run can be snapshotted, by itself or by {@code crucible snapshot DIR}. */
-    private void publish(String group, long rootPid, List<String> command, Path agentView) throws IOException {
-        SnapshotPolicy policy = opt.snapshots() != null ? opt.snapshots() : new SnapshotPolicy(null, 3, SnapshotPolicy.defaultStore());
-        List<String> manifests = new ArrayList<>(List.of(doc.environment().file().toString()));
-        Path rolloutFile = Path.of(doc.file()).toAbsolutePath().normalize();
-        if (!manifests.contains(rolloutFile.toString())) manifests.add(rolloutFile.toString());
-        snapshotGroup = group;
-        long clockStart = System.currentTimeMillis() - (System.nanoTime() - t0) / 1_000_000;
-        RunningRollout r = new RunningRollout(rootPid, dev.crucible.snapshot.target.ProcFs.startTime(rootPid), ProcessHandle.current().pid(),
-                group, manifests, doc.name(), attempt, command, agentView.toString(), dir.root().toString(),
-                agentView.relativize(agentView.resolve(dir.root().relativize(workspace))).toString(), AGENT_EXIT,
-                policy.store().toAbsolutePath().toString(), sandboxName, deadlineSeconds(), startedAt, clockStart, restoredFrom, null, null);
-        r.write(dir.root());
-        live = r;
-        progress.info("snapshot-able: " + (policy.every() == null ? "no periodic snapshots" : "a snapshot every " + Text.duration(policy.every())
-                + ", the newest " + policy.keep() + " kept") + " in " + policy.store() + "; take one now with: crucible snapshot " + dir.root());
-    }
-
-    private void unpublish() {
-        live = null;
-        try {
-            Files.deleteIfExists(dir.root().resolve(RunningRollout.FILE));
-        } catch (IOException e) {
-            progress.info("could not remove " + dir.root().resolve(RunningRollout.FILE) + ": " + e.getMessage() + " (it is refused as stale)");
-        }
-    }
-
-    private void snapshotNow(String trigger) {
-        RunningRollout r = live;
-        if (r == null) return;
-        try {
-            dev.crucible.snapshot.store.Manifest m = RolloutSnapshotter.take(r, trigger);
-            progress.info("snapshot " + m.id + " (" + trigger + "): frozen " + m.freezeWindowMs + " ms, "
-                    + String.format("%.1f MiB", (m.imageBytes + (m.workspaceBytes == null ? 0 : m.workspaceBytes)) / 1048576.0));
-            SnapshotPolicy policy = opt.snapshots();
-            if (policy != null) {
-                List<String> pruned = RolloutSnapshotter.prune(Path.of(r.store()), r.group(), policy.keep());
-                if (!pruned.isEmpty()) progress.info("pruned " + String.join(", ", pruned) + " (--snapshot-keep " + policy.keep() + ")");
-            }
-        } catch (Exception e) {
-            progress.info("snapshot (" + trigger + ") failed, the agent was thawed and runs on: " + e.getMessage());
-        }
     }
 
     /** Interactive mode: the environment API on a local port until the trainer verifies or the deadline passes. */
@@ -451,12 +358,12 @@ public final class LocalRollout {
             runningAt = Instant.now().toString();
             long ta = System.nanoTime();
             progress.phase(Phase.Running, "environment API on " + endpoint + " (POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings);"
-                    + " waiting for /v1/verify or the deadline in " + deadlineSeconds() + " s");
+                    + " waiting for /v1/verify or the deadline in " + doc.deadlineSeconds() + " s");
             long nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
             while (!"GRADED".equals(holder.state()) && !cancelled) {
                 if (remaining().isNegative()) {
                     timedOut = true;
-                    progress.info("deadline of " + deadlineSeconds() + " s reached: closing the environment API");
+                    progress.info("deadline of " + doc.deadlineSeconds() + " s reached: closing the environment API");
                     break;
                 }
                 limitExceeded = sandbox.limitExceeded(0).orElse(null);
@@ -466,7 +373,7 @@ public final class LocalRollout {
                 }
                 Thread.sleep(100);
                 if (System.nanoTime() > nextBeat) {
-                    Episode e = currentOrNull(holder);
+                    Episode e = AgentProcesses.currentOrNull(holder);
                     int steps = e == null ? 0 : e.steps();
                     progress.heartbeat(e == null ? "waiting for /v1/reset" : steps + " step" + (steps == 1 ? "" : "s"),
                             holder.findings().size(), remaining(), null);
@@ -475,7 +382,7 @@ public final class LocalRollout {
             }
             api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             agentMs = (System.nanoTime() - ta) / 1_000_000;
-            Episode e = currentOrNull(holder);
+            Episode e = AgentProcesses.currentOrNull(holder);
             // the trainer's own report when it verified, else grade what is there; with every earlier episode's findings
             if (e != null && !cancelled) grade(() -> RolloutFindings.withAll(e.verify(), holder.findings()));
         } finally {
@@ -494,9 +401,9 @@ public final class LocalRollout {
             } catch (dev.crucible.verifier.StepBusyException busy) {
                 // a trainer's step still runs at the deadline: its processes were killed, so it ends shortly
                 if (tries >= 50) throw busy;
-                Episode e = episode != null ? episode : currentOrNull(holder);
+                Episode e = episode != null ? episode : AgentProcesses.currentOrNull(holder);
                 if (e != null) e.killAgentProcesses();
-                sleep(200);
+                AgentProcesses.sleep(200);
             }
         }
         verifyMs = (System.nanoTime() - tv) / 1_000_000;
@@ -509,16 +416,16 @@ public final class LocalRollout {
                 ? new Phase.Decision(Phase.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
                 : Phase.terminal(OutcomeFacts.none().withInterrupted(cancelled).withSetupError(setupError)
                         .withFindings(VerifyReport.counted(findings), doc.environment().verifierEnv().spec().hackPolicy().action())
-                        .withTimedOut(timedOut, deadlineSeconds()).withLimitExceeded(limitExceeded != null, limitExceeded)
+                        .withTimedOut(timedOut, doc.deadlineSeconds()).withLimitExceeded(limitExceeded != null, limitExceeded)
                         .withGrade(report == null ? null : report.verdict(), report == null ? null : report.reason()).withAgentExit(agentExit));
-        Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
+        Episode e = episode != null ? episode : holder == null ? null : AgentProcesses.currentOrNull(holder);
         RolloutResult r = new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",
                 doc.spec().group == null ? null : doc.spec().group.id, attempt, d.phase(), d.reason(), d.message(),
                 report == null ? null : report.reward(), report == null ? null : report.testReward(), report == null ? null : report.verdict(), report == null ? null : report.flagged(),
                 report == null ? null : report.tests(), findings, e == null ? null : e.steps(), sandboxName, endpoint, agent, setup,
                 new RolloutResult.Timings(startedAt, runningAt, verifyingAt, Instant.now().toString(), setupMs, agentMs, verifyMs,
                         (System.nanoTime() - t0) / 1_000_000),
-                workspace == null ? null : workspace.toString(), report, restoredFrom, snapshotRefs(),
+                workspace == null ? null : workspace.toString(), report, restoredFrom, snapshots.refs(),
                 execution == null ? null : execution.summary());
         try {
             Files.createDirectories(dir.root());
@@ -531,68 +438,18 @@ public final class LocalRollout {
         return r;
     }
 
-    /** The attempt's snapshots still in the store (pruned ones are gone); null for runs that were not snapshot-able. */
-    private List<RolloutResult.SnapshotRef> snapshotRefs() {
-        if (snapshotGroup == null) return null;
-        Path store = (opt.snapshots() != null ? opt.snapshots().store() : SnapshotPolicy.defaultStore()).toAbsolutePath();
-        List<RolloutResult.SnapshotRef> out = new ArrayList<>();
-        try {
-            for (dev.crucible.snapshot.store.Manifest m : RolloutSnapshotter.of(store, snapshotGroup)) {
-                RunningRollout meta = RolloutSnapshotter.metadata(store, m.id);
-                out.add(new RolloutResult.SnapshotRef(m.id, m.createdAt == null ? null : m.createdAt.toString(), m.freezeWindowMs,
-                        meta == null ? null : meta.trigger()));
-            }
-        } catch (Exception e) {
-            progress.info("could not list the snapshots in " + store + ": " + e.getMessage());
-        }
-        return out;
+    private AttemptSnapshots.Attempt facts() {
+        return new AttemptSnapshots.Attempt(t0, workspace, sandboxName, doc.deadlineSeconds(), startedAt, restoredFrom);
     }
 
     private Map<String, String> agentEnv() {
-        RLEnvironmentSpec env = doc.environment().spec();
-        Map<String, String> m = execution != null ? AgentEnvironment.agent(execution, sandbox.home())
-                : AgentEnvironment.base(sandbox.home(), env.setup == null ? null : env.setup.env);
-        RolloutSpec r = doc.spec();
-        if (r.agent != null && r.agent.env != null) for (EnvVar v : r.agent.env) m.put(v.name, v.value == null ? "" : v.value);
-        m.put("CRUCIBLE_TASK", prompt());
-        m.put("CRUCIBLE_TASK_FILE", dir.taskFile().toString());
-        m.put("CRUCIBLE_WORKSPACE", workspace.toString());
-        m.put("CRUCIBLE_ROLLOUT", doc.name());
-        m.put("CRUCIBLE_ATTEMPT", Integer.toString(attempt));
-        m.put("CRUCIBLE_MODE", "embedded");
-        m.put("CRUCIBLE_MAX_DURATION_SECONDS", Long.toString(deadlineSeconds()));
-        if (r.limits != null && r.limits.maxTurns != null) m.put("CRUCIBLE_MAX_TURNS", r.limits.maxTurns.toString());
-        return m;
-    }
-
-    private String prompt() {
-        RLEnvironmentSpec env = doc.environment().spec();
-        return env.task == null || env.task.prompt == null ? "" : env.task.prompt;
-    }
-
-    private long deadlineSeconds() {
-        RolloutSpec r = doc.spec();
-        return r.limits == null || r.limits.maxDurationSeconds == null ? 3600 : r.limits.maxDurationSeconds;
+        return AgentEnvironment.forAttempt(doc, attempt, dir, workspace, execution, sandbox.home());
     }
 
     /** Time left before the deadline, counted from the start of the attempt (as the operator counts from creation). */
     private Duration remaining() {
-        return Duration.ofSeconds(deadlineSeconds()).minusNanos(System.nanoTime() - t0);
+        return Duration.ofSeconds(doc.deadlineSeconds()).minusNanos(System.nanoTime() - t0);
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 
-    private static Episode currentOrNull(EpisodeHolder h) {
-        try {
-            return h.current();
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
 }

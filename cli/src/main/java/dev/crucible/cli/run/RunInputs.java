@@ -39,6 +39,17 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
     /** A Rollout document (or one made up for an environment given alone). */
     public record RolloutDoc(String name, String file, RolloutSpec spec, EnvironmentDoc environment) {
         public boolean interactive() { return spec.mode == RolloutMode.INTERACTIVE; }
+
+        /** The task prompt (empty when the environment has none). */
+        public String prompt() {
+            var env = environment.spec();
+            return env.task == null || env.task.prompt == null ? "" : env.task.prompt;
+        }
+
+        /** The rollout's deadline: {@code limits.maxDurationSeconds}, one hour by default (as in a cluster). */
+        public long deadlineSeconds() {
+            return spec.limits == null || spec.limits.maxDurationSeconds == null ? 3600 : spec.limits.maxDurationSeconds;
+        }
     }
 
     /** Bad input: each line names the file, document, field and problem. */

@@ -38,8 +38,8 @@ public final class RvpGainPlot {
         g.setColor(Color.BLACK);
         g.drawRect(PAD, PAD, W, H);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
-        g.drawString(String.format(Locale.ROOT, "RVP vs best-of-%d gain over %d cells: Pearson %.2f, Spearman %.2f",
-                Math.round(1 / panel.fraction()), panel.points().size(), panel.pearson(), panel.spearman()), 10, 20);
+        g.drawString(String.format(Locale.ROOT, "RVP vs best-of-%d gain over %d cells: Pearson %s, Spearman %s",
+                Math.round(1 / panel.fraction()), panel.points().size(), figure(panel.pearson()), figure(panel.spearman())), 10, 20);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         g.drawString("0", PAD - 4, PAD + H + 14);
         g.drawString(String.format(Locale.ROOT, "%.3g", xMax), PAD + W - 20, PAD + H + 14);
@@ -73,6 +73,11 @@ public final class RvpGainPlot {
         g.dispose();
         ImageIO.write(img, "png", file.toFile());
         return drawn;
+    }
+
+    /** A correlation, or "n/a" where it is undefined (fewer than 3 cells, or a constant axis). */
+    private static String figure(double r) {
+        return Double.isNaN(r) ? "n/a" : String.format(Locale.ROOT, "%.2f", r);
     }
 
     private static void dot(Graphics2D g, RvpGain.Point p, double xMax, double yMin, double yMax, int size) {
