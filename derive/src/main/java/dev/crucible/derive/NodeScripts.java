@@ -38,8 +38,9 @@ final class NodeScripts {
             if (p.commandScript == null || p.shellTemplate != null) {
                 continue;
             }
-            JsonNode scripts = scripts(p, readFile);
-            if (scripts == null) {
+            JsonNode pkg = packageJson(p, readFile);
+            JsonNode scripts = pkg == null ? null : pkg.path("scripts");
+            if (scripts == null || !scripts.isObject()) {
                 continue;
             }
             Matcher m = RUN_SCRIPT.matcher(p.commandScript);
@@ -68,9 +69,7 @@ final class NodeScripts {
                 }
             }
             recogniseRunner(p, scripts);
-            if (p.recognised == null || !p.recognised.equals("vitest")) {
-                writeOutTsScripts(p, scripts, packageJson(p, readFile));
-            }
+            writeOutTsScripts(p, scripts, pkg);
         }
     }
 
@@ -94,16 +93,16 @@ final class NodeScripts {
         if (!t.matches()) {
             return;
         }
-        JsonNode tests = pkg == null ? null : pkg.path("ts-scripts").path("test");
-        JsonNode test = tests == null || tests.isMissingNode() ? null : tests.isArray() ? (tests.size() == 1 ? tests.get(0) : null) : tests;
-        if (tests != null && !tests.isMissingNode() && (test == null || !test.isObject())) {
-            return; // several test configs: each its own vitest run
+        JsonNode tests = pkg.path("ts-scripts").path("test"); // missing: one test config with no options
+        JsonNode test = tests.isArray() && tests.size() == 1 ? tests.get(0) : tests;
+        if (!test.isMissingNode() && !test.isObject()) {
+            return; // several test configs (or none): each its own vitest run
         }
         StringBuilder vitest = new StringBuilder("vitest run");
-        if (test != null && test.path("config").isTextual()) {
+        if (test.path("config").isTextual()) {
             vitest.append(" --config ").append(test.get("config").asText());
         }
-        if (test != null && test.path("dir").isTextual()) {
+        if (test.path("dir").isTextual()) {
             vitest.append(" --dir ").append(test.get("dir").asText());
         }
         vitest.append(" --passWithNoTests");
@@ -157,27 +156,13 @@ final class NodeScripts {
         }
     }
 
+    /** The package.json of the step's working directory, or null when there is none or it does not parse. */
     private static JsonNode packageJson(PlannedStep p, Function<String, String> readFile) {
         String dir = p.workingDirectory == null || p.workingDirectory.isBlank() || p.workingDirectory.equals(".") ? ""
                 : p.workingDirectory.replaceFirst("^\\./", "").replaceFirst("/?$", "/");
         String text = readFile.apply(dir + "package.json");
         try {
             return text == null ? null : JSON.readTree(text);
-        } catch (Exception e) {
-            return null;
-        }
-    }
-
-    private static JsonNode scripts(PlannedStep p, Function<String, String> readFile) {
-        String dir = p.workingDirectory == null || p.workingDirectory.isBlank() || p.workingDirectory.equals(".") ? ""
-                : p.workingDirectory.replaceFirst("^\\./", "").replaceFirst("/?$", "/");
-        String text = readFile.apply(dir + "package.json");
-        if (text == null) {
-            return null;
-        }
-        try {
-            JsonNode scripts = JSON.readTree(text).path("scripts");
-            return scripts.isObject() ? scripts : null;
         } catch (Exception e) {
             return null;
         }

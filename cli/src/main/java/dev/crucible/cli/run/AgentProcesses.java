@@ -1,7 +1,5 @@
 package dev.crucible.cli.run;
 
-import dev.crucible.verifier.Episode;
-import dev.crucible.verifier.api.EpisodeHolder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,14 +65,6 @@ final class AgentProcesses {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    static Episode currentOrNull(EpisodeHolder h) {
-        try {
-            return h.current();
-        } catch (RuntimeException e) {
-            return null;
         }
     }
 }

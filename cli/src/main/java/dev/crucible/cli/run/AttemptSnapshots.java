@@ -39,12 +39,12 @@ final class AttemptSnapshots {
     }
 
     /** Writes running.json so the run can be snapshotted, by itself or by {@code crucible snapshot DIR}. */
-    void publish(String group, long rootPid, List<String> command, Path agentView, Attempt a) throws IOException {
-        SnapshotPolicy policy = opt.snapshots() != null ? opt.snapshots() : new SnapshotPolicy(null, 3, SnapshotPolicy.defaultStore());
+    void publish(long rootPid, List<String> command, Path agentView, Attempt a) throws IOException {
+        SnapshotPolicy policy = policy();
         List<String> manifests = new ArrayList<>(List.of(doc.environment().file().toString()));
         Path rolloutFile = Path.of(doc.file()).toAbsolutePath().normalize();
         if (!manifests.contains(rolloutFile.toString())) manifests.add(rolloutFile.toString());
-        this.group = group;
+        group = RolloutSnapshotter.newGroup(doc.name(), attempt);
         long clockStart = System.currentTimeMillis() - (System.nanoTime() - a.t0()) / 1_000_000;
         RunningRollout r = new RunningRollout(rootPid, dev.crucible.snapshot.target.ProcFs.startTime(rootPid), ProcessHandle.current().pid(),
                 group, manifests, doc.name(), attempt, command, agentView.toString(), dir.root().toString(),
@@ -86,7 +86,7 @@ final class AttemptSnapshots {
     /** The attempt's snapshots still in the store (pruned ones are gone); null for runs that were not snapshot-able. */
     List<RolloutResult.SnapshotRef> refs() {
         if (group == null) return null;
-        Path store = (opt.snapshots() != null ? opt.snapshots().store() : SnapshotPolicy.defaultStore()).toAbsolutePath();
+        Path store = policy().store().toAbsolutePath();
         List<RolloutResult.SnapshotRef> out = new ArrayList<>();
         try {
             for (dev.crucible.snapshot.store.Manifest m : RolloutSnapshotter.of(store, group)) {
@@ -98,5 +98,10 @@ final class AttemptSnapshots {
             progress.info("could not list the snapshots in " + store + ": " + e.getMessage());
         }
         return out;
+    }
+
+    /** The run's snapshot policy, or the defaults (no period, the newest 3 kept, the default store) when it names none. */
+    private SnapshotPolicy policy() {
+        return opt.snapshots() != null ? opt.snapshots() : new SnapshotPolicy(null, 3, SnapshotPolicy.defaultStore());
     }
 }

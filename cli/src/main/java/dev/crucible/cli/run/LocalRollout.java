@@ -99,7 +99,7 @@ public final class LocalRollout {
         cancelled = true;
         long sp = setupPid;
         if (sp > 0) ProcessTreeKiller.killAll(List.of(sp));
-        Episode e = episode != null ? episode : holder == null ? null : AgentProcesses.currentOrNull(holder);
+        Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         if (e != null) e.killAgentProcesses();
     }
 
@@ -238,7 +238,7 @@ public final class LocalRollout {
         Process p = pb.start();
         episode.attachAgentProcess(p.pid());
         try {
-            if (sandbox instanceof Namespaces) snapshots.publish(RolloutSnapshotter.newGroup(doc.name(), attempt), AgentProcesses.treeRoot(p), command, dir.root(), facts());
+            if (sandbox instanceof Namespaces) snapshots.publish(AgentProcesses.treeRoot(p), command, dir.root(), facts());
             watchAgent(p.toHandle(), () -> AgentProcesses.exitCodeOf(p), ta, command);
         } finally {
             snapshots.unpublish();
@@ -273,7 +273,7 @@ public final class LocalRollout {
                     + "; it sees this folder at " + meta.attemptRoot() + ")");
             ProcessHandle h = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("the restored agent (pid " + pid + ") already exited"));
             try {
-                snapshots.publish(RolloutSnapshotter.newGroup(doc.name(), attempt), pid, meta.agentCommand(), Path.of(meta.attemptRoot()), facts());
+                snapshots.publish(pid, meta.agentCommand(), Path.of(meta.attemptRoot()), facts());
                 Path exitFile = dir.root().resolve(meta.exitFile());
                 watchAgent(h, () -> AgentProcesses.readExit(exitFile), System.nanoTime(), meta.agentCommand());
             } finally {
@@ -373,7 +373,7 @@ public final class LocalRollout {
                 }
                 Thread.sleep(100);
                 if (System.nanoTime() > nextBeat) {
-                    Episode e = AgentProcesses.currentOrNull(holder);
+                    Episode e = currentOrNull(holder);
                     int steps = e == null ? 0 : e.steps();
                     progress.heartbeat(e == null ? "waiting for /v1/reset" : steps + " step" + (steps == 1 ? "" : "s"),
                             holder.findings().size(), remaining(), null);
@@ -382,7 +382,7 @@ public final class LocalRollout {
             }
             api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             agentMs = (System.nanoTime() - ta) / 1_000_000;
-            Episode e = AgentProcesses.currentOrNull(holder);
+            Episode e = currentOrNull(holder);
             // the trainer's own report when it verified, else grade what is there; with every earlier episode's findings
             if (e != null && !cancelled) grade(() -> RolloutFindings.withAll(e.verify(), holder.findings()));
         } finally {
@@ -401,7 +401,7 @@ public final class LocalRollout {
             } catch (dev.crucible.verifier.StepBusyException busy) {
                 // a trainer's step still runs at the deadline: its processes were killed, so it ends shortly
                 if (tries >= 50) throw busy;
-                Episode e = episode != null ? episode : AgentProcesses.currentOrNull(holder);
+                Episode e = episode != null ? episode : currentOrNull(holder);
                 if (e != null) e.killAgentProcesses();
                 AgentProcesses.sleep(200);
             }
@@ -418,7 +418,7 @@ public final class LocalRollout {
                         .withFindings(VerifyReport.counted(findings), doc.environment().verifierEnv().spec().hackPolicy().action())
                         .withTimedOut(timedOut, doc.deadlineSeconds()).withLimitExceeded(limitExceeded != null, limitExceeded)
                         .withGrade(report == null ? null : report.verdict(), report == null ? null : report.reason()).withAgentExit(agentExit));
-        Episode e = episode != null ? episode : holder == null ? null : AgentProcesses.currentOrNull(holder);
+        Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         RolloutResult r = new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",
                 doc.spec().group == null ? null : doc.spec().group.id, attempt, d.phase(), d.reason(), d.message(),
                 report == null ? null : report.reward(), report == null ? null : report.testReward(), report == null ? null : report.verdict(), report == null ? null : report.flagged(),
@@ -451,5 +451,11 @@ public final class LocalRollout {
         return Duration.ofSeconds(doc.deadlineSeconds()).minusNanos(System.nanoTime() - t0);
     }
 
-
+    private static Episode currentOrNull(EpisodeHolder h) {
+        try {
+            return h.current();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
 }

@@ -54,9 +54,9 @@ public final class SolverFacets {
             double[] rates = new double[rows.size()];
             int positives = 0;
             for (int i = 0; i < rows.size(); i++) {
-                CorpusRow.Counts c = rows.get(i).solvers().get(s);
-                labels[i] = band.positive(c.k(), c.n()) ? 1 : 0;
-                rates[i] = (double) c.k() / c.n();
+                CorpusRow r = rows.get(i).forSolver(s);
+                labels[i] = band.positive(r.k(), r.n()) ? 1 : 0;
+                rates[i] = r.solveRate();
                 positives += labels[i];
             }
             if (positives == 0 || positives == rows.size()) {

@@ -109,7 +109,6 @@ final class EditableInstalls {
         return changed;
     }
 
-    /** One .pth line (site runs lines starting with "import"): appends {@code <tree>/rel} to sys.path. */
     /**
      * Whether {@code sites} hold an install made tree-relative by {@link #relocate}. Such an install is resolved
      * from the interpreter's working directory when it starts, so an interpreter started before its tree
@@ -132,6 +131,7 @@ final class EditableInstalls {
         return false;
     }
 
+    /** One .pth line (site runs lines starting with "import"): appends {@code <tree>/rel} to sys.path. */
     static String importLine(String rel, String marker) {
         return "import os, sys; exec(" + pyString(
                 "d = os.getcwd()\n"
