@@ -41,7 +41,11 @@ class VerifierResultTest {
     @Test
     void phaseIsDerivedWhenAbsent() {
         assertThat(VerifierResult.parse("{\"verdict\":\"pass\",\"reward\":1}").result().phase()).isEqualTo(RolloutPhase.Succeeded);
-        assertThat(VerifierResult.parse("{\"verdict\":\"fail\",\"reward\":0}").result().phase()).isEqualTo(RolloutPhase.Failed);
+        // graded is Succeeded whatever the score (the contract's order); only no grade is Failed
+        assertThat(VerifierResult.parse("{\"verdict\":\"fail\",\"reward\":0}").result().phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(VerifierResult.parse("{\"verdict\":\"error\"}").result().phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(VerifierResult.parse("{\"verdict\":\"fail\",\"hackFindings\":[{\"severity\":\"high\"}]}").result().phase())
+                .isEqualTo(RolloutPhase.Hacked);
     }
 
     @Test

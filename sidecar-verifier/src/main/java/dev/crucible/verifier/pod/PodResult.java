@@ -1,24 +1,20 @@
 package dev.crucible.verifier.pod;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.contract.TerminalOutcome;
+import dev.crucible.contract.VerifierResultJson;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The sidecar's result as the operator reads it from the container's termination message:
- * a compact JSON object that must fit Kubernetes' 4 KiB limit, so findings and messages are cut first.
+ * The sidecar's result as the operator reads it from the container's termination message, in the
+ * contract's {@link VerifierResultJson} (which fits it into Kubernetes' 4 KiB).
  */
 public final class PodResult {
 
-    public static final int MAX_BYTES = 4096;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    public static final int MAX_BYTES = VerifierResultJson.MAX_BYTES;
 
     private PodResult() {
     }
@@ -56,57 +52,19 @@ public final class PodResult {
         return toJson(report, new TerminalOutcome(PhaseName.valueOf(phase), null, null), turns, message);
     }
 
-    /** The termination message: the outcome's phase and reason, the report's rewards and findings; {@code message} or the outcome's. */
+    /** The termination message ({@link VerifierResultJson#write}): the outcome's phase and reason, the report's rewards and findings; {@code message} or the outcome's. */
     public static String toJson(VerifyReport report, TerminalOutcome outcome, int turns, String message) {
-        for (int keep = 16; ; keep = keep / 2) {
-            String json = render(report, outcome, turns, message != null ? message : outcome.message(), keep);
-            if (json.getBytes(StandardCharsets.UTF_8).length <= MAX_BYTES || keep == 0) {
-                return json;
-            }
+        String msg = message != null ? message : outcome.message();
+        if (report == null) {
+            return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, null, null,
+                    null, null, 0, null, null, msg, null));
         }
-    }
-
-    private static String render(VerifyReport report, TerminalOutcome outcome, int turns, String message, int keepFindings) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("phase", outcome.phase().name());
-        if (outcome.reason() != null) root.put("reason", outcome.reason());
-        root.put("turns", turns);
-        if (report != null) {
-            root.put("reward", report.reward());
-            if (report.testReward() != null) root.put("testReward", report.testReward());
-            root.put("verdict", report.verdict());
-            if (report.tests() != null) {
-                ObjectNode tests = root.putObject("tests");
-                tests.put("passed", report.tests().passed());
-                tests.put("failed", report.tests().failed());
-                tests.put("skipped", report.tests().skipped());
-                tests.put("total", report.tests().total());
-            }
-            List<Finding> findings = report.hackFindings() == null ? List.of() : report.hackFindings();
-            root.put("countedFindings", VerifyReport.counted(findings)); // survives cutting the list to fit 4 KiB
-            ArrayNode out = root.putArray("hackFindings");
-            for (Finding f : findings.subList(0, Math.min(keepFindings, findings.size()))) {
-                ObjectNode n = out.addObject();
-                n.put("detector", f.detector());
-                n.put("severity", f.severity());
-                if (f.rule() != null) n.put("rule", f.rule());
-                n.put("path", f.path());
-                n.put("evidence", cut(f.evidence(), keepFindings == 0 ? 0 : 160));
-                n.put("time", f.time());
-                n.put("step", f.stepIndex());
-                n.put("action", f.action());
-            }
-            if (findings.size() > keepFindings) {
-                root.put("findingsOmitted", findings.size() - keepFindings);
-            }
-        }
-        if (message != null) {
-            root.put("message", cut(message, 512));
-        }
-        return root.toString();
-    }
-
-    private static String cut(String s, int max) {
-        return s == null || s.length() <= max ? s : s.substring(0, max) + "…";
+        List<Finding> findings = report.hackFindings() == null ? List.of() : report.hackFindings();
+        VerifierResultJson.Tests tests = report.tests() == null ? null : VerifierResultJson.Tests.of(report.tests().passed(),
+                report.tests().failed(), report.tests().skipped(), report.tests().total());
+        List<VerifierResultJson.Finding> out = findings.stream().map(f -> new VerifierResultJson.Finding(f.detector(),
+                f.severity(), f.rule(), f.path(), f.evidence(), f.time(), f.stepIndex(), f.action())).toList();
+        return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, report.reward(),
+                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null));
     }
 }

@@ -1,0 +1,201 @@
+package dev.crucible.contract;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The verifier's result as one JSON object: what the pod sidecar writes as its container's termination
+ * message and the operator reads back. Writing and parsing live here together so the two sides cannot
+ * drift (field names, the 4 KiB cut, what a missing phase means).
+ */
+public final class VerifierResultJson {
+
+    /** Kubernetes keeps at most 4 KiB of a termination message; longer ones are cut. */
+    public static final int MAX_BYTES = 4096;
+    static final int MAX_EVIDENCE = 160;
+    static final int MAX_MESSAGE = 512;
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+            .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+
+    private VerifierResultJson() {
+    }
+
+    /** Test counts; the sidecar fills the first four, a custom verifier may add the SWE-bench split. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Tests(Integer passed, Integer failed, Integer errors, Integer skipped, Integer total,
+                        Integer failToPassPassed, Integer failToPassTotal, Integer passToPassPassed, Integer passToPassTotal) {
+        public static Tests of(int passed, int failed, int skipped, int total) {
+            return new Tests(passed, failed, null, skipped, total, null, null, null, null);
+        }
+    }
+
+    /** One finding of the live monitor or the grading guards. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Finding(String detector, String severity, String rule, String path, String evidence, String time,
+                          Integer step, String action) {
+    }
+
+    /**
+     * The result. {@code countedFindings} is the whole count even when {@code hackFindings} was cut to fit;
+     * {@code report} is the raw JSON it was parsed from (null when built to be written).
+     */
+    public record Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
+                         Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted,
+                         String message, String report) {
+    }
+
+    /** Either a result or why there is none; parsing never throws. */
+    public record Parsed(Result result, String error) {
+        public boolean ok() {
+            return result != null;
+        }
+    }
+
+    /**
+     * The JSON, at most {@link #MAX_BYTES}: findings are cut first (16, 8, …, none; the count stays), evidence
+     * to 160 characters and the message to 512.
+     */
+    public static String write(Result r) {
+        for (int keep = 16; ; keep = keep / 2) {
+            String json = render(r, keep);
+            if (json.getBytes(StandardCharsets.UTF_8).length <= MAX_BYTES || keep == 0) {
+                return json;
+            }
+        }
+    }
+
+    private static String render(Result r, int keepFindings) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("phase", r.phase().name());
+        if (r.reason() != null) root.put("reason", r.reason());
+        if (r.turns() != null) root.put("turns", r.turns());
+        if (r.reward() != null) root.put("reward", r.reward());
+        if (r.testReward() != null) root.put("testReward", r.testReward());
+        if (r.verdict() != null) root.put("verdict", r.verdict());
+        if (r.tests() != null) root.set("tests", JSON.valueToTree(r.tests()));
+        if (r.hackFindings() != null) {
+            List<Finding> all = r.hackFindings();
+            root.put("countedFindings", r.countedFindings());
+            var out = root.putArray("hackFindings");
+            for (Finding f : all.subList(0, Math.min(keepFindings, all.size()))) {
+                out.add(JSON.valueToTree(new Finding(f.detector(), f.severity(), f.rule(), f.path(),
+                        cut(f.evidence(), keepFindings == 0 ? 0 : MAX_EVIDENCE), f.time(), f.step(), f.action())));
+            }
+            int omitted = all.size() - Math.min(keepFindings, all.size()) + (r.findingsOmitted() == null ? 0 : r.findingsOmitted());
+            if (omitted > 0) root.put("findingsOmitted", omitted);
+        }
+        if (r.message() != null) root.put("message", cut(r.message(), MAX_MESSAGE));
+        return root.toString();
+    }
+
+    /** The result in {@code message}, or why it is not one (names the field). */
+    public static Parsed parse(String message) {
+        if (message == null || message.isBlank()) {
+            return error("the verifier wrote no result");
+        }
+        JsonNode root;
+        try {
+            root = JSON.readTree(message);
+        } catch (Exception e) {
+            return error("the verifier result is not JSON" + (message.length() >= MAX_BYTES
+                    ? " (it was cut at 4 KiB; keep the result short)" : "") + ": " + firstLine(e.getMessage()));
+        }
+        if (root == null || !root.isObject()) {
+            return error("the verifier result must be a JSON object");
+        }
+        try {
+            Double reward = finite(root, "reward");
+            Double testReward = finite(root, "testReward");
+            String verdict = root.hasNonNull("verdict") ? root.get("verdict").asText() : null;
+            Tests tests = root.hasNonNull("tests") ? read(root.get("tests"), Tests.class, "tests") : null;
+            List<Finding> findings = new ArrayList<>();
+            if (root.has("hackFindings") && root.get("hackFindings").isArray()) {
+                int i = 0;
+                for (JsonNode f : root.get("hackFindings")) {
+                    findings.add(read(f, Finding.class, "hackFindings[" + i++ + "]"));
+                }
+            }
+            int counted = root.hasNonNull("countedFindings") && root.get("countedFindings").canConvertToInt()
+                    ? root.get("countedFindings").asInt()
+                    : FindingSeverity.counted(findings.stream().map(Finding::severity).toList());
+            Integer turns = intOrNull(root, "turns");
+            Integer omitted = intOrNull(root, "findingsOmitted");
+            String reason = root.hasNonNull("reason") ? root.get("reason").asText() : null;
+            String msg = root.hasNonNull("message") ? root.get("message").asText() : null;
+            PhaseName phase;
+            if (root.hasNonNull("phase")) {
+                phase = terminalPhase(root.get("phase").asText());
+                if (phase == null) {
+                    return error("phase must be Succeeded, Failed, Hacked or TimedOut, got " + root.get("phase"));
+                }
+            } else {
+                // a verifier of its own may leave the phase out: the contract's order decides it from the rest
+                phase = TerminalOutcome.of(OutcomeFacts.none().withFindings(counted, "flag").withGrade(verdict, msg)).phase();
+            }
+            return new Parsed(new Result(phase, reason, turns, reward, testReward, verdict, tests, counted,
+                    findings.isEmpty() ? null : findings, omitted, msg, message.strip()), null);
+        } catch (IllegalArgumentException e) {
+            return error(e.getMessage());
+        } catch (Exception e) {
+            return error("the verifier result has a malformed field: " + firstLine(e.getMessage()));
+        }
+    }
+
+    /** A nested object, or an error that names the field that did not fit (tests.passed, hackFindings[2].step). */
+    private static <T> T read(JsonNode node, Class<T> type, String field) {
+        try {
+            return JSON.treeToValue(node, type);
+        } catch (JsonMappingException e) {
+            String inner = e.getPath().stream().map(r -> r.getFieldName() != null ? "." + r.getFieldName() : "[" + r.getIndex() + "]")
+                    .collect(Collectors.joining());
+            throw new IllegalArgumentException("the verifier result has a malformed field " + field + inner + ": "
+                    + firstLine(e.getOriginalMessage()));
+        } catch (Exception e) {
+            throw new IllegalArgumentException("the verifier result has a malformed field " + field + ": " + firstLine(e.getMessage()));
+        }
+    }
+
+    private static PhaseName terminalPhase(String s) {
+        for (PhaseName p : PhaseName.values()) {
+            if (p.name().equals(s) && p.isTerminal()) return p;
+        }
+        return null;
+    }
+
+    private static Double finite(JsonNode root, String field) {
+        if (!root.hasNonNull(field)) return null;
+        JsonNode n = root.get(field);
+        if (!n.isNumber() || !Double.isFinite(n.asDouble())) {
+            throw new IllegalArgumentException(field + " must be a finite number, got " + n);
+        }
+        return n.asDouble();
+    }
+
+    private static Integer intOrNull(JsonNode root, String field) {
+        return root.hasNonNull(field) && root.get(field).canConvertToInt() ? root.get(field).asInt() : null;
+    }
+
+    private static Parsed error(String why) {
+        return new Parsed(null, why);
+    }
+
+    private static String cut(String s, int max) {
+        return s == null || s.length() <= max ? s : s.substring(0, max) + "…";
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) return "";
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}
