@@ -7,7 +7,7 @@ import dev.crucible.api.v1alpha1.ProbeModel;
 import dev.crucible.api.v1alpha1.probe.HeadSpec;
 import dev.crucible.api.v1alpha1.probe.ProbeModelSpec;
 import dev.crucible.api.v1alpha1.probe.RewardSpec;
-import dev.crucible.controllers.rollout.OwnerReferences;
+import dev.crucible.controllers.common.OwnerReferences;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.crucible.controllers.probe;
 
-import dev.crucible.controllers.rollout.RolloutLabels;
+import dev.crucible.controllers.common.RolloutLabels;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,7 +1,7 @@
 package dev.crucible.controllers.probe;
 
 import dev.crucible.api.v1alpha1.ProbeModel;
-import dev.crucible.controllers.rollout.OwnerReferences;
+import dev.crucible.controllers.common.OwnerReferences;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;

@@ -1,5 +1,8 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.SecurityDefaults;
+import dev.crucible.controllers.common.RolloutLabels;
+import dev.crucible.controllers.common.PodLayout;
 import static dev.crucible.controllers.rollout.RolloutPodBuilder.mount;
 
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
@@ -53,19 +56,19 @@ final class AgentExecContainerBuilder {
         }
         setup.forEach((k, v) -> vars.add(new EnvVar(k, v, null)));
         vars.addAll(identity);
-        vars.add(new EnvVar("CRUCIBLE_TASK_FILE", RolloutPodBuilder.TASK_FILE, null));
+        vars.add(new EnvVar("CRUCIBLE_TASK_FILE", PodLayout.TASK_FILE, null));
         List<VolumeMount> mounts = new ArrayList<>();
-        mounts.add(mount(RolloutPodBuilder.WORKSPACE_VOLUME, mountPath, false));
-        mounts.add(new VolumeMountBuilder().withName(RolloutPodBuilder.CONFIG_VOLUME).withMountPath(RolloutPodBuilder.TASK_FILE)
+        mounts.add(mount(PodLayout.WORKSPACE_VOLUME, mountPath, false));
+        mounts.add(new VolumeMountBuilder().withName(PodLayout.CONFIG_VOLUME).withMountPath(PodLayout.TASK_FILE)
                 .withSubPath(EnvironmentConfigMapBuilder.TASK_KEY).withReadOnly(true).build());
         for (String path : protectedMounts) {
-            mounts.add(new VolumeMountBuilder().withName(RolloutPodBuilder.PRISTINE_VOLUME)
+            mounts.add(new VolumeMountBuilder().withName(PodLayout.PRISTINE_VOLUME)
                     .withMountPath(mountPath.replaceAll("/+$", "") + "/" + path)
                     .withSubPath(path).withReadOnly(true).build());
         }
         mounts.add(mount(VOLUME, AgentExecContainer.MOUNT, true));
         mounts.add(mount(TMP_VOLUME, AgentExecContainer.SCRATCH, false));
-        mounts.add(new VolumeMountBuilder().withName(RolloutPodBuilder.CONFIG_VOLUME).withMountPath(GradingContainer.SCRIPT_PATH)
+        mounts.add(new VolumeMountBuilder().withName(PodLayout.CONFIG_VOLUME).withMountPath(GradingContainer.SCRIPT_PATH)
                 .withSubPath(GradingContainer.CONFIG_KEY).withReadOnly(true).build());
         SecurityContext security = SecurityDefaults.container(true);
         security.setRunAsUser(settings.runAsUser()); // the agent's uid: the workspace is its to write

@@ -1,5 +1,7 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.RolloutLabels;
+import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
@@ -71,7 +73,7 @@ final class BranchRestore {
                 : rollout.getSpec().patches.stream().map(p -> new WorkspacePatch(p.path, p.content, p.diff)).toList());
         int userPatches = patches.size();
         // Last: the marker the branch pod's init container waits for.
-        patches.add(new WorkspacePatch(RolloutPodBuilder.RESTORED_MARKER, name + "\n", null));
+        patches.add(new WorkspacePatch(PodLayout.RESTORED_MARKER, name + "\n", null));
         boolean processes = snapshot.getSpec().include == null || !Boolean.FALSE.equals(snapshot.getSpec().include.memory);
         StringBuilder what = new StringBuilder("restored from " + name
                 + (userPatches == 0 ? "" : " with " + userPatches + " patch(es)") + (processes ? "" : " (workspace only)") + ":");

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.common.ResourcesSpec;
 import dev.crucible.controllers.config.OperatorSettings;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -20,7 +21,7 @@ final class ContainerResources {
         putIfSet(amounts, "cpu", cpu);
         putIfSet(amounts, "memory", memory);
         if (gpus > 0) {
-            amounts.put(RolloutPodBuilder.GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
+            amounts.put(PodLayout.GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
         }
         if (amounts.isEmpty()) {
             return null;

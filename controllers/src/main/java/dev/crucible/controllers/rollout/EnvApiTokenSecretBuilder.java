@@ -1,5 +1,7 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.OwnerReferences;
+import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.api.v1alpha1.Rollout;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.controllers.metrics.ControllerMetrics;

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.api.v1alpha1.common.ResourcesSpec;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.environment.RoleSpec;

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.common.HackFinding;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.TestCounts;
@@ -26,7 +27,7 @@ public record VerifierResult(Double reward, Double testReward, String verdict, T
         VerifierResultJson.Parsed p = VerifierResultJson.parse(message);
         if (!p.ok()) {
             return new Parsed(null, message == null || message.isBlank()
-                    ? p.error() + " to " + RolloutPodBuilder.TERMINATION_LOG : p.error());
+                    ? p.error() + " to " + PodLayout.TERMINATION_LOG : p.error());
         }
         VerifierResultJson.Result r = p.result();
         List<HackFinding> findings = r.hackFindings() == null ? null : r.hackFindings().stream().map(VerifierResult::finding).toList();

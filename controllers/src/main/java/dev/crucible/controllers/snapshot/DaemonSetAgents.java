@@ -1,6 +1,6 @@
 package dev.crucible.controllers.snapshot;
 
-import dev.crucible.controllers.rollout.RolloutPodBuilder;
+import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.disk.WorkspacePatch;
 import dev.crucible.snapshot.engine.RestoreRequest;
@@ -64,7 +64,7 @@ public final class DaemonSetAgents implements SnapshotAgents {
     @Override
     public String workspace(Pod pod) {
         return KUBELET_PODS + "/" + pod.getMetadata().getUid() + "/volumes/kubernetes.io~empty-dir/"
-                + RolloutPodBuilder.WORKSPACE_VOLUME;
+                + PodLayout.WORKSPACE_VOLUME;
     }
 
     /**

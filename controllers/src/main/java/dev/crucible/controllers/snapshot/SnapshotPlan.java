@@ -5,7 +5,7 @@ import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.rollout.RolloutMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
-import dev.crucible.controllers.rollout.RolloutLabels;
+import dev.crucible.controllers.common.RolloutLabels;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -8,7 +8,7 @@ import dev.crucible.api.v1alpha1.rollout.SnapshotPolicySpec;
 import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotTrigger;
-import dev.crucible.controllers.rollout.RolloutLabels;
+import dev.crucible.controllers.common.RolloutLabels;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,7 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.RolloutLabels;
+import dev.crucible.controllers.common.PodLayout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -55,19 +57,19 @@ class AgentExecPodLayoutTest {
         assertThat(exec.getWorkingDir()).isEqualTo("/workspace");
         assertThat(exec.getVolumeMounts()).extracting(VolumeMount::getName, VolumeMount::getMountPath, VolumeMount::getReadOnly)
                 .containsExactlyInAnyOrder(
-                        tuple(RolloutPodBuilder.WORKSPACE_VOLUME, "/workspace", null),
-                        tuple(RolloutPodBuilder.CONFIG_VOLUME, RolloutPodBuilder.TASK_FILE, true),
-                        tuple(RolloutPodBuilder.PRISTINE_VOLUME, "/workspace/tests", true),
+                        tuple(PodLayout.WORKSPACE_VOLUME, "/workspace", null),
+                        tuple(PodLayout.CONFIG_VOLUME, PodLayout.TASK_FILE, true),
+                        tuple(PodLayout.PRISTINE_VOLUME, "/workspace/tests", true),
                         tuple(RolloutPodBuilder.AGENT_EXEC_VOLUME, AgentExecContainer.MOUNT, true),
                         tuple(RolloutPodBuilder.AGENT_EXEC_TMP_VOLUME, "/tmp", null),
-                        tuple(RolloutPodBuilder.CONFIG_VOLUME, GradingContainer.SCRIPT_PATH, true));
+                        tuple(PodLayout.CONFIG_VOLUME, GradingContainer.SCRIPT_PATH, true));
         // the same protected-path overlay the agent container has
-        assertThat(exec.getVolumeMounts()).filteredOn(m -> m.getName().equals(RolloutPodBuilder.PRISTINE_VOLUME))
+        assertThat(exec.getVolumeMounts()).filteredOn(m -> m.getName().equals(PodLayout.PRISTINE_VOLUME))
                 .extracting(VolumeMount::getMountPath, VolumeMount::getSubPath)
-                .containsExactlyElementsOf(agent.getVolumeMounts().stream().filter(m -> m.getName().equals(RolloutPodBuilder.PRISTINE_VOLUME))
+                .containsExactlyElementsOf(agent.getVolumeMounts().stream().filter(m -> m.getName().equals(PodLayout.PRISTINE_VOLUME))
                         .map(m -> tuple(m.getMountPath(), m.getSubPath())).toList());
         Map<String, String> vars = env(exec);
-        assertThat(vars).containsEntry("HOME", "/tmp").containsEntry("CRUCIBLE_TASK_FILE", RolloutPodBuilder.TASK_FILE)
+        assertThat(vars).containsEntry("HOME", "/tmp").containsEntry("CRUCIBLE_TASK_FILE", PodLayout.TASK_FILE)
                 .containsEntry("CRUCIBLE_ROLLOUT", "r1");
         assertThat(vars.keySet()).noneMatch(k -> k.contains("TOKEN") || k.contains("SOCKET") || k.contains("RUN_DIR") || k.contains("ENV_API"));
         var sc = exec.getSecurityContext();
@@ -98,12 +100,12 @@ class AgentExecPodLayoutTest {
                     .extracting(Container::getName).containsExactlyInAnyOrder(RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.AGENT_EXEC_CONTAINER);
             // nothing of the sidecar's in the agent-exec container
             Container exec = container(pod, RolloutLabels.AGENT_EXEC_CONTAINER);
-            assertThat(exec.getVolumeMounts()).extracting(VolumeMount::getName).doesNotContain(RolloutPodBuilder.API_TOKEN_VOLUME,
-                    RolloutPodBuilder.RUN_VOLUME, RolloutPodBuilder.VERIFIER_TMP_VOLUME, RolloutPodBuilder.GRADING_VOLUME,
-                    RolloutPodBuilder.GRADING_TMP_VOLUME);
-            assertThat(exec.getVolumeMounts()).filteredOn(m -> m.getName().equals(RolloutPodBuilder.CONFIG_VOLUME))
+            assertThat(exec.getVolumeMounts()).extracting(VolumeMount::getName).doesNotContain(PodLayout.API_TOKEN_VOLUME,
+                    PodLayout.RUN_VOLUME, PodLayout.VERIFIER_TMP_VOLUME, PodLayout.GRADING_VOLUME,
+                    PodLayout.GRADING_TMP_VOLUME);
+            assertThat(exec.getVolumeMounts()).filteredOn(m -> m.getName().equals(PodLayout.CONFIG_VOLUME))
                     .extracting(VolumeMount::getSubPath).containsExactlyInAnyOrder(EnvironmentConfigMapBuilder.TASK_KEY, GradingContainer.CONFIG_KEY);
-            assertThat(exec.getResources().getLimits()).doesNotContainKey(RolloutPodBuilder.GPU_RESOURCE);
+            assertThat(exec.getResources().getLimits()).doesNotContainKey(PodLayout.GPU_RESOURCE);
             Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);
             assertThat(env(verifier)).containsEntry("CRUCIBLE_AGENT_EXEC_SOCKET", AgentExecContainer.SOCKET);
             assertThat(verifier.getVolumeMounts()).anySatisfy(m -> {

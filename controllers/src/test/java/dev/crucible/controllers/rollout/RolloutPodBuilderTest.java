@@ -1,5 +1,7 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.RolloutLabels;
+import dev.crucible.controllers.common.PodLayout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -87,7 +89,7 @@ class RolloutPodBuilderTest {
             assertThat(e.getValue()).isEqualTo("/crucible/config/environment.yaml");
         });
         assertThat(verifier.getVolumeMounts()).extracting(VolumeMount::getName)
-                .contains(RolloutPodBuilder.WORKSPACE_VOLUME, RolloutPodBuilder.CONFIG_VOLUME);
+                .contains(PodLayout.WORKSPACE_VOLUME, PodLayout.CONFIG_VOLUME);
         assertThat(verifier.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     }
 
@@ -98,13 +100,13 @@ class RolloutPodBuilderTest {
         // The agent command runs inside a wrapper that records its exit status for the sidecar.
         assertThat(agent.getCommand()).startsWith("/bin/sh", "-c").endsWith("crucible-agent", "agent", "--go");
         assertThat(agent.getCommand().get(2)).contains("/crucible/run/agent.exit");
-        assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getName().equals(RolloutPodBuilder.VERIFIER_TMP_VOLUME));
+        assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getName().equals(PodLayout.VERIFIER_TMP_VOLUME));
         assertThat(agent.getWorkingDir()).isEqualTo("/workspace");
         assertThat(agent.getVolumeMounts()).anySatisfy(m -> {
             assertThat(m.getMountPath()).isEqualTo("/crucible/task.md");
             assertThat(m.getSubPath()).isEqualTo("task.md");
         });
-        assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getMountPath().equals(RolloutPodBuilder.CONFIG_PATH));
+        assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getMountPath().equals(PodLayout.CONFIG_PATH));
     }
 
     /** The environment API's token: the sidecar reads it from the Rollout's Secret; the agent has no way to it. */
@@ -112,12 +114,12 @@ class RolloutPodBuilderTest {
     void onlyTheSidecarMountsTheApiTokenSecret() {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         assertThat(pod.getSpec().getVolumes()).anySatisfy(v -> {
-            assertThat(v.getName()).isEqualTo(RolloutPodBuilder.API_TOKEN_VOLUME);
+            assertThat(v.getName()).isEqualTo(PodLayout.API_TOKEN_VOLUME);
             assertThat(v.getSecret().getSecretName()).isEqualTo("r1-env-api");
         });
         Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);
         assertThat(verifier.getVolumeMounts()).anySatisfy(m -> {
-            assertThat(m.getName()).isEqualTo(RolloutPodBuilder.API_TOKEN_VOLUME);
+            assertThat(m.getName()).isEqualTo(PodLayout.API_TOKEN_VOLUME);
             assertThat(m.getReadOnly()).isTrue();
         });
         assertThat(verifier.getEnv()).anySatisfy(e -> {
@@ -126,12 +128,12 @@ class RolloutPodBuilderTest {
         });
         for (Container c : pod.getSpec().getContainers()) {
             if (c.getName().equals(RolloutLabels.VERIFIER_CONTAINER)) continue;
-            assertThat(c.getVolumeMounts()).as(c.getName()).noneMatch(m -> m.getName().equals(RolloutPodBuilder.API_TOKEN_VOLUME));
+            assertThat(c.getVolumeMounts()).as(c.getName()).noneMatch(m -> m.getName().equals(PodLayout.API_TOKEN_VOLUME));
             assertThat(c.getEnv()).as(c.getName()).noneMatch(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null);
             assertThat(c.getEnvFrom()).as(c.getName()).isNullOrEmpty();
         }
         assertThat(pod.getSpec().getInitContainers()).allSatisfy(c ->
-                assertThat(c.getVolumeMounts()).noneMatch(m -> m.getName().equals(RolloutPodBuilder.API_TOKEN_VOLUME)));
+                assertThat(c.getVolumeMounts()).noneMatch(m -> m.getName().equals(PodLayout.API_TOKEN_VOLUME)));
         // one token volume only, so no other container can reach it through a shared process namespace either
         assertThat(pod.getSpec().getShareProcessNamespace()).isNotEqualTo(Boolean.TRUE);
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
@@ -149,10 +151,10 @@ class RolloutPodBuilderTest {
         assertThat(grading.getImage()).isEqualTo("example/env:1");
         assertThat(grading.getCommand()).containsExactlyElementsOf(GradingContainer.command());
         assertThat(grading.getVolumeMounts()).extracting(VolumeMount::getName, VolumeMount::getMountPath, VolumeMount::getSubPath)
-                .containsExactlyInAnyOrder(tuple(RolloutPodBuilder.GRADING_VOLUME, GradingContainer.MOUNT, null),
-                        tuple(RolloutPodBuilder.GRADING_TMP_VOLUME, "/tmp", null),
-                        tuple(RolloutPodBuilder.CONFIG_VOLUME, GradingContainer.SCRIPT_PATH, GradingContainer.CONFIG_KEY));
-        assertThat(grading.getVolumeMounts()).filteredOn(m -> m.getName().equals(RolloutPodBuilder.CONFIG_VOLUME))
+                .containsExactlyInAnyOrder(tuple(PodLayout.GRADING_VOLUME, GradingContainer.MOUNT, null),
+                        tuple(PodLayout.GRADING_TMP_VOLUME, "/tmp", null),
+                        tuple(PodLayout.CONFIG_VOLUME, GradingContainer.SCRIPT_PATH, GradingContainer.CONFIG_KEY));
+        assertThat(grading.getVolumeMounts()).filteredOn(m -> m.getName().equals(PodLayout.CONFIG_VOLUME))
                 .allMatch(m -> Boolean.TRUE.equals(m.getReadOnly()));
         assertThat(grading.getEnv()).isNullOrEmpty();
         assertThat(grading.getEnvFrom()).isNullOrEmpty();
@@ -166,7 +168,7 @@ class RolloutPodBuilderTest {
         assertThat(sc.getRunAsNonRoot()).isTrue();
         assertThat(sc.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
         long podUid = pod.getSpec().getSecurityContext().getRunAsUser();
-        assertThat(sc.getRunAsUser()).isEqualTo(podUid + RolloutPodBuilder.GRADER_UID_OFFSET).isNotEqualTo(podUid);
+        assertThat(sc.getRunAsUser()).isEqualTo(podUid + PodLayout.GRADER_UID_OFFSET).isNotEqualTo(podUid);
         assertThat(grading.getResources().getLimits()).containsKeys("cpu", "memory");
         // up to the environment's resources, but it requests only the sidecar's share: the agent's are not reserved twice
         Container agent = container(pod, "agent");
@@ -184,19 +186,19 @@ class RolloutPodBuilderTest {
                 single(Fixtures.gpuEnvironment("env", 1), Fixtures.rollout("r2", "env")))) {
             List<Container> all = new java.util.ArrayList<>(pod.getSpec().getContainers());
             all.addAll(pod.getSpec().getInitContainers());
-            assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(RolloutPodBuilder.GRADING_VOLUME)))
+            assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(PodLayout.GRADING_VOLUME)))
                     .extracting(Container::getName).containsExactlyInAnyOrder(RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER);
-            assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(RolloutPodBuilder.GRADING_TMP_VOLUME)))
+            assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(PodLayout.GRADING_TMP_VOLUME)))
                     .extracting(Container::getName).containsExactly(RolloutLabels.GRADING_CONTAINER);
             Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);
             assertThat(verifier.getVolumeMounts()).anySatisfy(m -> {
-                assertThat(m.getName()).isEqualTo(RolloutPodBuilder.GRADING_VOLUME);
+                assertThat(m.getName()).isEqualTo(PodLayout.GRADING_VOLUME);
                 assertThat(m.getMountPath()).isEqualTo(GradingContainer.MOUNT);
             });
             assertThat(verifier.getEnv()).extracting(e -> e.getName() + "=" + e.getValue())
                     .contains("CRUCIBLE_GRADING_SOCKET=" + GradingContainer.SOCKET, "CRUCIBLE_GRADING_DIR=" + GradingContainer.TREES);
             Container grading = container(pod, RolloutLabels.GRADING_CONTAINER);
-            assertThat(grading.getResources().getLimits()).doesNotContainKey(RolloutPodBuilder.GPU_RESOURCE);
+            assertThat(grading.getResources().getLimits()).doesNotContainKey(PodLayout.GPU_RESOURCE);
         }
         var cm = EnvironmentConfigMapBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.cpuEnvironment("env"));
         assertThat(cm.getData()).containsEntry(GradingContainer.CONFIG_KEY, GradingContainer.script());
@@ -207,7 +209,7 @@ class RolloutPodBuilderTest {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         Container agent = container(pod, RolloutLabels.AGENT_CONTAINER);
         List<VolumeMount> pristine = agent.getVolumeMounts().stream()
-                .filter(m -> m.getName().equals(RolloutPodBuilder.PRISTINE_VOLUME)).toList();
+                .filter(m -> m.getName().equals(PodLayout.PRISTINE_VOLUME)).toList();
         assertThat(pristine).extracting(VolumeMount::getMountPath)
                 .containsExactly("/workspace/tests"); // conftest.py is the verifier's: see ProtectedPathMounts
         assertThat(pristine).allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
@@ -283,7 +285,7 @@ class RolloutPodBuilderTest {
     void aBranchWaitsForItsRestoredWorkspaceInsteadOfCopyingTheImages() throws Exception {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
         String fresh = String.join(" ", single(env, Fixtures.rollout("r1", "env")).getSpec().getInitContainers().get(0).getCommand());
-        assertThat(fresh).contains("/mnt/workspace/").doesNotContain(RolloutPodBuilder.RESTORED_MARKER);
+        assertThat(fresh).contains("/mnt/workspace/").doesNotContain(PodLayout.RESTORED_MARKER);
 
         Rollout branch = Fixtures.rollout("r2", "env");
         branch.getSpec().restoreFrom = new dev.crucible.api.v1alpha1.rollout.RestoreFromSpec();
@@ -292,7 +294,7 @@ class RolloutPodBuilderTest {
         // The pristine copy grading trusts still comes from the image; the workspace from the snapshot.
         assertThat(cmd.get(2)).contains("cp -a \"$f\" /mnt/pristine/;")
                 .doesNotContain("/mnt/workspace/;")
-                .contains("until [ -f /mnt/workspace/" + RolloutPodBuilder.RESTORED_MARKER + " ]")
+                .contains("until [ -f /mnt/workspace/" + PodLayout.RESTORED_MARKER + " ]")
                 .contains("exit 1");
         // And the script really waits: run it with a marker that appears after a moment.
         java.nio.file.Path root = java.nio.file.Files.createTempDirectory("branch-init");
@@ -302,7 +304,7 @@ class RolloutPodBuilderTest {
         Process p = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
         Thread.sleep(300);
         assertThat(p.isAlive()).as("still waiting for the marker").isTrue();
-        java.nio.file.Files.writeString(root.resolve("workspace/" + RolloutPodBuilder.RESTORED_MARKER), "snap");
+        java.nio.file.Files.writeString(root.resolve("workspace/" + PodLayout.RESTORED_MARKER), "snap");
         assertThat(p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).isZero();
     }

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.common.RolloutLabels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.controllers.Fixtures;

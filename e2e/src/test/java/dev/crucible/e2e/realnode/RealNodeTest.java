@@ -9,7 +9,7 @@ import dev.crucible.api.v1alpha1.environment.TopologySpec;
 import dev.crucible.api.v1alpha1.rollout.GroupSpec;
 import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
-import dev.crucible.controllers.rollout.RolloutLabels;
+import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.controllers.rollout.VerifierResult;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;

@@ -1,4 +1,4 @@
-package dev.crucible.controllers.rollout;
+package dev.crucible.controllers.common;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

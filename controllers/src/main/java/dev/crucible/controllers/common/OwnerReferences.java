@@ -1,4 +1,4 @@
-package dev.crucible.controllers.rollout;
+package dev.crucible.controllers.common;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
