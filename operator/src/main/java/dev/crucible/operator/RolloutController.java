@@ -15,8 +15,10 @@ import jakarta.inject.Inject;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Rollout reconciler as a Quarkus bean. The interfaces are repeated on purpose: the operator SDK
- * finds reconcilers in Quarkus' index, which holds this module's classes, not the controllers jar.
+ * The Rollout reconciler as a Quarkus bean. The interfaces and annotations are repeated on purpose: the
+ * operator SDK reads reconcilers from Quarkus' index, which holds this module's classes, not the controllers
+ * jar, and ignores inherited annotations (checked). ControllerConfigurationTest fails when the configuration
+ * the operator runs with differs from the reconciler class's in {@code controllers}.
  */
 @ControllerConfiguration(name = RolloutReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
         informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = LeanRolloutStore.class))
