@@ -1,6 +1,7 @@
 package dev.crucible.operator;
 
 import dev.crucible.controllers.config.CrucibleImages;
+import dev.crucible.controllers.config.OperatorSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
@@ -17,15 +18,15 @@ public interface CrucibleConfig {
     Gpu gpu();
 
     /** uid every rollout pod runs as (non-root). */
-    @WithDefault("1000")
+    @WithDefault(OperatorSettings.DEFAULT_RUN_AS_USER)
     long runAsUser();
 
     /** Scheduler name used with the coscheduling plugin's PodGroups. */
-    @WithDefault("scheduler-plugins-scheduler")
+    @WithDefault(OperatorSettings.DEFAULT_GANG_SCHEDULER_NAME)
     String gangSchedulerName();
 
     /** Port of the headless Service of multi-node rollouts (torch rendezvous). */
-    @WithDefault("29500")
+    @WithDefault(OperatorSettings.DEFAULT_RENDEZVOUS_PORT)
     int rendezvousPort();
 
     /**
@@ -33,7 +34,7 @@ public interface CrucibleConfig {
      * false where a cluster autoscaler adds nodes on demand (the rollout then waits for its deadline).
      */
     @WithName("scheduling.fail-when-no-node-fits")
-    @WithDefault("true")
+    @WithDefault(OperatorSettings.DEFAULT_FAIL_WHEN_NO_NODE_FITS)
     boolean failWhenNoNodeFits();
 
     LeaderElection leaderElection();
@@ -155,11 +156,11 @@ public interface CrucibleConfig {
         Optional<String> image();
 
         /** CPU request of the sidecar (and the grading container's request). */
-        @WithDefault("250m")
+        @WithDefault(OperatorSettings.DEFAULT_VERIFIER_CPU)
         String cpu();
 
         /** Memory request of the sidecar (and the grading container's request). */
-        @WithDefault("256Mi")
+        @WithDefault(OperatorSettings.DEFAULT_VERIFIER_MEMORY)
         String memory();
 
         /** CPU limit of the sidecar; unset: none, so grading is not throttled to the request. */
@@ -169,21 +170,23 @@ public interface CrucibleConfig {
         Optional<String> memoryLimit();
 
         /** Port of the environment API the sidecar serves. */
-        @WithDefault("8080")
+        @WithDefault(OperatorSettings.DEFAULT_VERIFIER_PORT)
         int port();
     }
 
     interface Gpu {
-        /** Node labels every GPU pod requires. */
-        @WithDefault("nvidia.com/gpu.present=true")
+        /**
+         * Node labels every GPU pod requires; none set: {@link OperatorSettings#DEFAULT_GPU_NODE_SELECTOR} (a map
+         * takes no {@code @WithDefault}: that would be the value of any key, not an entry).
+         */
         Map<String, String> nodeSelector();
 
         /** Tolerations of GPU pods as {@code key[=value]:Effect}, e.g. {@code nvidia.com/gpu:NoSchedule}. */
-        @WithDefault("nvidia.com/gpu:NoSchedule")
+        @WithDefault(OperatorSettings.DEFAULT_GPU_TOLERATIONS)
         List<String> tolerations();
 
         /** Label marking GPU nodes; CPU rollouts require it absent. */
-        @WithDefault("nvidia.com/gpu.present")
+        @WithDefault(OperatorSettings.DEFAULT_GPU_NODE_LABEL)
         String nodeLabel();
     }
 

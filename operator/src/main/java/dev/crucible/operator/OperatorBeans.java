@@ -10,16 +10,12 @@ import dev.crucible.controllers.config.CrucibleImages;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.environment.EnvironmentValidation;
 import dev.crucible.controllers.metrics.ControllerMetrics;
-import io.fabric8.kubernetes.api.model.Toleration;
-import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import java.util.ArrayList;
-import java.util.List;
 
 /** Wires the framework-free pieces of the controllers module into CDI. */
 public class OperatorBeans {
@@ -29,7 +25,8 @@ public class OperatorBeans {
     OperatorSettings settings(CrucibleConfig config) {
         return new OperatorSettings(config.verifier().image().orElseGet(CrucibleImages::sidecarVerifier),
                 config.verifier().cpu(), config.verifier().memory(),
-                config.verifier().port(), config.gpu().nodeSelector(), tolerations(config.gpu().tolerations()),
+                config.verifier().port(),
+                config.gpu().nodeSelector().isEmpty() ? OperatorSettings.defaults().gpuNodeSelector() : config.gpu().nodeSelector(), OperatorSettings.tolerations(config.gpu().tolerations()),
                 config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort(),
                 config.verifier().cpuLimit().orElse(null), config.verifier().memoryLimit().orElse(config.verifier().memory()),
                 config.failWhenNoNodeFits());
@@ -127,31 +124,5 @@ public class OperatorBeans {
             return configured;
         }
         return podName == null || podName.isBlank() ? null : podName;
-    }
-
-    /** {@code key[=value]:Effect}; without a value the toleration matches any (operator Exists). */
-    static List<Toleration> tolerations(List<String> specs) {
-        List<Toleration> result = new ArrayList<>();
-        for (String spec : specs) {
-            String s = spec.trim();
-            if (s.isEmpty()) {
-                continue;
-            }
-            String effect = null;
-            int colon = s.lastIndexOf(':');
-            if (colon > 0) {
-                effect = s.substring(colon + 1);
-                s = s.substring(0, colon);
-            }
-            int eq = s.indexOf('=');
-            TolerationBuilder t = new TolerationBuilder().withEffect(effect);
-            if (eq > 0) {
-                t.withKey(s.substring(0, eq)).withOperator("Equal").withValue(s.substring(eq + 1));
-            } else {
-                t.withKey(s).withOperator("Exists");
-            }
-            result.add(t.build());
-        }
-        return result;
     }
 }

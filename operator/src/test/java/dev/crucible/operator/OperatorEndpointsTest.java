@@ -58,6 +58,12 @@ class OperatorEndpointsTest {
     }
 
     @Test
+    void unsetConfigGivesTheSameSettingsAsTheDefaultsTheOtherRuntimesUse() {
+        // one place for each default: OperatorSettings' DEFAULT_* constants, named by CrucibleConfig's @WithDefault
+        assertThat(settings).isEqualTo(OperatorSettings.defaults());
+    }
+
+    @Test
     void settingsComeFromConfig() {
         assertThat(settings.verifierImage()).isEqualTo(CrucibleImages.sidecarVerifier()).startsWith("crucible/sidecar-verifier:");
         assertThat(settings.gpuNodeSelector()).containsEntry("nvidia.com/gpu.present", "true");

@@ -40,7 +40,18 @@ public record OperatorSettings(
         boolean failWhenNoNodeFits) {
 
     public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
+    // The defaults, written once: the operator's @WithDefault annotations (CrucibleConfig) name these
+    // constants, and defaults() below parses the same strings.
+    public static final String DEFAULT_VERIFIER_CPU = "250m";
+    public static final String DEFAULT_VERIFIER_MEMORY = "256Mi";
+    public static final String DEFAULT_VERIFIER_PORT = "8080";
     public static final String DEFAULT_GPU_NODE_LABEL = "nvidia.com/gpu.present";
+    public static final String DEFAULT_GPU_NODE_SELECTOR = DEFAULT_GPU_NODE_LABEL + "=true";
+    public static final String DEFAULT_GPU_TOLERATIONS = "nvidia.com/gpu:NoSchedule";
+    public static final String DEFAULT_RUN_AS_USER = "1000";
+    public static final String DEFAULT_GANG_SCHEDULER_NAME = "scheduler-plugins-scheduler";
+    public static final String DEFAULT_RENDEZVOUS_PORT = "29500";
+    public static final String DEFAULT_FAIL_WHEN_NO_NODE_FITS = "true";
 
     public OperatorSettings {
         gpuNodeSelector = Map.copyOf(gpuNodeSelector);
@@ -64,13 +75,40 @@ public record OperatorSettings(
                 runAsUser, gangSchedulerName, rendezvousPort, verifierCpu, verifierMemory, true);
     }
 
-    /** Defaults that match the NVIDIA GPU operator's node labels and the usual GPU taint. */
+    /** Defaults that match the NVIDIA GPU operator's node labels and the usual GPU taint (the DEFAULT_* strings). */
     public static OperatorSettings defaults() {
-        return new OperatorSettings(DEFAULT_VERIFIER_IMAGE, "250m", "256Mi", 8080,
-                Map.of(DEFAULT_GPU_NODE_LABEL, "true"),
-                List.of(new TolerationBuilder().withKey("nvidia.com/gpu").withOperator("Exists")
-                        .withEffect("NoSchedule").build()),
-                DEFAULT_GPU_NODE_LABEL, 1000L, "scheduler-plugins-scheduler", 29500, null, "256Mi", true);
+        String[] selector = DEFAULT_GPU_NODE_SELECTOR.split("=", 2);
+        return new OperatorSettings(DEFAULT_VERIFIER_IMAGE, DEFAULT_VERIFIER_CPU, DEFAULT_VERIFIER_MEMORY,
+                Integer.parseInt(DEFAULT_VERIFIER_PORT), Map.of(selector[0], selector[1]), tolerations(List.of(DEFAULT_GPU_TOLERATIONS)),
+                DEFAULT_GPU_NODE_LABEL, Long.parseLong(DEFAULT_RUN_AS_USER), DEFAULT_GANG_SCHEDULER_NAME,
+                Integer.parseInt(DEFAULT_RENDEZVOUS_PORT), null, DEFAULT_VERIFIER_MEMORY, Boolean.parseBoolean(DEFAULT_FAIL_WHEN_NO_NODE_FITS));
+    }
+
+    /** Tolerations written {@code key[=value][:Effect]}; without a value one matches any (operator Exists), as Helm values and
+     * {@code crucible.gpu.tolerations} give them. */
+    public static List<Toleration> tolerations(List<String> specs) {
+        List<Toleration> result = new java.util.ArrayList<>();
+        for (String spec : specs) {
+            String s = spec.trim();
+            if (s.isEmpty()) {
+                continue;
+            }
+            String effect = null;
+            int colon = s.lastIndexOf(':');
+            if (colon > 0) {
+                effect = s.substring(colon + 1);
+                s = s.substring(0, colon);
+            }
+            int eq = s.indexOf('=');
+            TolerationBuilder t = new TolerationBuilder().withEffect(effect);
+            if (eq > 0) {
+                t.withKey(s.substring(0, eq)).withOperator("Equal").withValue(s.substring(eq + 1));
+            } else {
+                t.withKey(s).withOperator("Exists");
+            }
+            result.add(t.build());
+        }
+        return result;
     }
 
     public OperatorSettings withFailWhenNoNodeFits(boolean fail) {
