@@ -46,8 +46,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The snapshot transaction: prepare (GPU suspend, iterative pre-dumps, freeze) → dump (final CRIU
@@ -62,7 +62,7 @@ import java.util.logging.Logger;
  */
 public final class SnapshotEngine implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(SnapshotEngine.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotEngine.class);
     private static final Set<String> NOT_CHECKSUMMED = dev.crucible.snapshot.store.SnapshotVerification.NOT_CHECKSUMMED;
 
     private final EngineConfig config;
@@ -508,7 +508,7 @@ public final class SnapshotEngine implements AutoCloseable {
         try {
             freezer.releaseAdopted(cg);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot remove freezer cgroup " + cg + " of " + s.id, e);
+            LOG.warn("cannot remove freezer cgroup " + cg + " of " + s.id, e);
         }
     }
 
@@ -518,7 +518,7 @@ public final class SnapshotEngine implements AutoCloseable {
                 Files.writeString(Path.of(h.cgroupPath(), "cgroup.kill"), "1");
                 return;
             } catch (IOException e) {
-                LOG.log(Level.WARNING, "cgroup.kill failed, falling back to SIGKILL: " + e.getMessage());
+                LOG.warn("cgroup.kill failed, falling back to SIGKILL: " + e.getMessage());
             }
         }
         Signals.send("KILL", h.processes().stream().filter(ProcessRef::alive).map(ProcessRef::pid).toList());
@@ -532,11 +532,11 @@ public final class SnapshotEngine implements AutoCloseable {
             s.aborted = true;
             s.abortReason = reason;
         }
-        LOG.warning("aborting " + s.id + ": " + reason);
+        LOG.warn("aborting " + s.id + ": " + reason);
         try {
             release(s, CommitAction.THAW);
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "thaw during abort of " + s.id + " failed", e);
+            LOG.error("thaw during abort of " + s.id + " failed", e);
         }
         sessions.remove(s.id, s);
         if (s.manifest != null) {
@@ -546,7 +546,7 @@ public final class SnapshotEngine implements AutoCloseable {
             try {
                 saveManifest(s);
             } catch (RuntimeException e) {
-                LOG.log(Level.SEVERE, "cannot mark " + s.id + " FAILED", e);
+                LOG.error("cannot mark " + s.id + " FAILED", e);
             }
             metrics.outcome("snapshot", "failed");
         }
