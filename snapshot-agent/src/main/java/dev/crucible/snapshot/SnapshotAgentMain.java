@@ -15,7 +15,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node agent process.
@@ -34,7 +35,7 @@ import java.util.logging.Logger;
  */
 public final class SnapshotAgentMain {
 
-    private static final Logger LOG = Logger.getLogger(SnapshotAgentMain.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotAgentMain.class);
 
     private SnapshotAgentMain() {
     }
@@ -107,7 +108,7 @@ public final class SnapshotAgentMain {
         SnapshotEngine engine = builder.store(store).build();
         List<String> recovered = engine.recover();
         if (engine.criu().isEmpty()) {
-            LOG.warning(dev.crucible.snapshot.criu.CriuBinary.MISSING + "; freeze/thaw work, dumps will fail");
+            LOG.warn(dev.crucible.snapshot.criu.CriuBinary.MISSING + "; freeze/thaw work, dumps will fail");
         }
         AgentServer server = new AgentServer(engine, auth);
         int bound;
@@ -128,7 +129,7 @@ public final class SnapshotAgentMain {
             try {
                 engine.gc(policy);
             } catch (RuntimeException e) {
-                LOG.warning("garbage collection failed: " + e.getMessage());
+                LOG.warn("garbage collection failed: " + e.getMessage());
             }
         }, 10, 10, TimeUnit.MINUTES);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -34,8 +34,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Takes a consistent snapshot of every member of a running Rollout: prepare (freeze all) → dump all
@@ -54,7 +55,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
 
     public static final String NAME = "rolloutsnapshot";
     static final Duration WAIT_FOR_ROLLOUT = Duration.ofSeconds(2);
-    private static final Logger LOG = Logger.getLogger(RolloutSnapshotReconciler.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RolloutSnapshotReconciler.class);
 
     private final SnapshotAgents agents;
     private final ControllerMetrics metrics;
@@ -226,7 +227,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
 
     /** Not in progress there (404/409), or unreachable: the agent's freeze watchdog thaws it. */
     private void abortAll(List<SnapshotMember> members, String reason) {
-        onEachAgent(members, "abort", Level.FINE, (agent, id) -> agent.abort(id, reason));
+        onEachAgent(members, "abort", Level.DEBUG, (agent, id) -> agent.abort(id, reason));
     }
 
     /** Calls each member's agent with the member's image id; a failure is logged, never thrown. */
@@ -239,7 +240,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
             try {
                 call.accept(agents.agentOn(m.node), SnapshotPlan.idOf(m.imageLocation));
             } catch (RuntimeException e) {
-                LOG.log(level, what + " of " + m.imageLocation + ": " + e.getMessage());
+                LOG.atLevel(level).log(what + " of " + m.imageLocation + ": " + e.getMessage());
             }
         }
     }

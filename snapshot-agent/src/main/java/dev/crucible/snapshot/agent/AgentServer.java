@@ -27,8 +27,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The agent's HTTP API (Vert.x). Everything under /v1 needs the bearer token; /healthz and
@@ -52,7 +52,7 @@ import java.util.logging.Logger;
  */
 public final class AgentServer implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(AgentServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(AgentServer.class);
     private static final ObjectMapper STRICT = ManifestFiles.JSON.copy()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
@@ -228,7 +228,7 @@ public final class AgentServer implements AutoCloseable {
             } else {
                 ApiErrors.Error e = ApiErrors.of(ar.cause());
                 if (e.status() >= 500) {
-                    LOG.log(Level.WARNING, ctx.request().path() + " failed", ar.cause());
+                    LOG.warn(ctx.request().path() + " failed", ar.cause());
                 }
                 json(ctx, e.status(), Map.of("error", String.valueOf(e.message())));
             }

@@ -11,7 +11,8 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Set;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Only the operator may drive a privileged agent: every /v1 call must carry
@@ -21,7 +22,7 @@ import java.util.logging.Logger;
  */
 public final class BearerTokenAuth implements Handler<RoutingContext> {
 
-    private static final Logger LOG = Logger.getLogger(BearerTokenAuth.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(BearerTokenAuth.class);
     private final byte[] expectedDigest;
 
     public BearerTokenAuth(String token) {
@@ -36,7 +37,7 @@ public final class BearerTokenAuth implements Handler<RoutingContext> {
             String token = Files.readString(file).strip();
             Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
             if (perms.contains(PosixFilePermission.OTHERS_READ)) {
-                LOG.warning("token file " + file + " is world-readable; restrict it to the agent (chmod 600)");
+                LOG.warn("token file " + file + " is world-readable; restrict it to the agent (chmod 600)");
             }
             if (token.length() < 16) {
                 throw new IllegalArgumentException("token file " + file + " must hold at least 16 characters");

@@ -1,5 +1,7 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.store.ContainedPaths;
+import dev.crucible.snapshot.store.PathEscapeException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -38,5 +40,33 @@ public record EngineConfig(Duration defaultFreezeTimeout, Duration maxFreezeTime
     public static EngineConfig defaults(List<Path> workspaceRoots) {
         return new EngineConfig(Duration.ofSeconds(30), Duration.ofMinutes(10), Duration.ofMinutes(30),
                 List.copyOf(workspaceRoots), 2);
+    }
+
+    /** {@code given} (a caller-named directory) if it is absolute and inside one of {@link #workspaceRoots}. */
+    Path allowedWorkspace(String given, String field) {
+        Path p = Path.of(given);
+        if (!p.isAbsolute()) {
+            throw new IllegalArgumentException(field + " must be an absolute path, got '" + given + "'");
+        }
+        for (Path root : workspaceRoots()) {
+            try {
+                return ContainedPaths.requireInside(root, p, field);
+            } catch (SecurityException ignored) {
+                // try the next root
+            }
+        }
+        throw new PathEscapeException(field, given,
+                workspaceRoots().isEmpty() ? Path.of("<no workspace roots configured>") : workspaceRoots().get(0));
+    }
+
+    /** The caller's freeze limit ({@code null}: the default), refused above {@link #maxFreezeTimeout}. */
+    Duration freezeTimeout(Long ms) {
+        if (ms == null) {
+            return defaultFreezeTimeout();
+        }
+        if (ms <= 0 || ms > maxFreezeTimeout().toMillis()) {
+            throw new IllegalArgumentException("freezeTimeoutMs must be between 1 and " + maxFreezeTimeout().toMillis());
+        }
+        return Duration.ofMillis(ms);
     }
 }

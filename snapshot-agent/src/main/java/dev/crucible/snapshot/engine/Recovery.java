@@ -17,8 +17,8 @@ import java.util.Set;
 import dev.crucible.snapshot.target.ProcessRef;
 import dev.crucible.snapshot.target.ProcessScan;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Start-up recovery after the agent died (kill -9, OOM, node reboot of the pod): every journal
@@ -28,7 +28,7 @@ import java.util.logging.Logger;
  */
 final class Recovery {
 
-    private static final Logger LOG = Logger.getLogger(Recovery.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
     private static final long CRIU_GRACE_NANOS = 120L * 1_000_000_000L;
 
     private final ImageStore store;
@@ -68,7 +68,7 @@ final class Recovery {
                         + (e.handle().cgroupPath() == null ? "" : " " + e.handle().cgroupPath()));
             } catch (RuntimeException ex) {
                 report.add(e.name() + ": thaw failed: " + ex.getMessage());
-                LOG.log(Level.SEVERE, "recovery could not thaw " + e.name(), ex);
+                LOG.error("recovery could not thaw " + e.name(), ex);
                 continue; // keep the entry so the next start tries again
             }
             if (e.gpuPids() != null && !e.gpuPids().isEmpty() && cuda != null) {

@@ -4,6 +4,7 @@ import dev.crucible.snapshot.freeze.FreezeHandle;
 import dev.crucible.snapshot.freeze.JournalEntry;
 import dev.crucible.snapshot.gpu.GpuSuspension;
 import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.store.SnapshotState;
 import dev.crucible.snapshot.target.ResolvedTarget;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledFuture;
@@ -44,5 +45,17 @@ final class Session {
     Session(String id, boolean pauseOnly) {
         this.id = id;
         this.pauseOnly = pauseOnly;
+    }
+
+    /** Refuses a phase when the session was aborted or is not in the state {@code phase} follows. */
+    void requireState(SnapshotState want, String phase) {
+        synchronized (this) {
+            if (aborted) {
+                throw new SessionConflictException("snapshot '" + id + "' was aborted: " + abortReason);
+            }
+        }
+        if (manifest.state != want) {
+            throw new SessionConflictException(phase + " needs snapshot '" + id + "' to be " + want + ", it is " + manifest.state);
+        }
     }
 }

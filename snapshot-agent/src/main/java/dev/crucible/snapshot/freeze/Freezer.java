@@ -5,8 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Freezes a resolved target with the best mechanism available and thaws it again.
@@ -15,7 +15,7 @@ import java.util.logging.Logger;
  */
 public final class Freezer {
 
-    private static final Logger LOG = Logger.getLogger(Freezer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Freezer.class);
 
     private final TreeCgroups treeCgroups;
 
@@ -35,7 +35,7 @@ public final class Freezer {
         try {
             return treeCgroups.adopt(target.root());
         } catch (Exception e) {
-            LOG.log(Level.WARNING, "cannot give pid " + target.root().pid() + " a cgroup under "
+            LOG.warn("cannot give pid " + target.root().pid() + " a cgroup under "
                     + treeCgroups.parent() + " (" + e.getMessage() + "); falling back to SIGSTOP");
             return null;
         }

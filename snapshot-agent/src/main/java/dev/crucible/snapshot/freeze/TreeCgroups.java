@@ -13,7 +13,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gives a local process tree that has no cgroup of its own one, under a delegated parent
@@ -28,7 +29,7 @@ import java.util.logging.Logger;
  */
 public final class TreeCgroups {
 
-    private static final Logger LOG = Logger.getLogger(TreeCgroups.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(TreeCgroups.class);
     private static final String PREFIX = "tree-";
 
     private final Path parent;
@@ -108,7 +109,7 @@ public final class TreeCgroups {
         try {
             CgroupV2Freezer.thaw(cg);
         } catch (RuntimeException e) {
-            LOG.warning("cannot thaw " + cg + " before removing it: " + e.getMessage());
+            LOG.warn("cannot thaw " + cg + " before removing it: " + e.getMessage());
         }
         String fallback = from.values().stream().findFirst().orElse("/");
         for (int round = 0; round < 50; round++) {
@@ -123,7 +124,7 @@ public final class TreeCgroups {
                 LockSupport.parkNanos(40_000_000); // exiting (killed) tasks leave the cgroup asynchronously
             }
         }
-        LOG.warning("could not remove " + cg + " (still holds " + procs(cg) + ")");
+        LOG.warn("could not remove " + cg + " (still holds " + procs(cg) + ")");
         return false;
     }
 

@@ -1,9 +1,6 @@
 package dev.crucible.snapshot.store;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -15,11 +12,8 @@ import java.nio.file.StandardOpenOption;
 /** JSON (de)serialisation with write-to-temp, fsync, rename: a crash never leaves half a file. */
 public final class ManifestFiles {
 
-    public static final ObjectMapper JSON = new ObjectMapper()
-            .registerModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(SerializationFeature.INDENT_OUTPUT);
+    /** {@link ManifestJson#JSON}: files and the agent's answers share one form with its client. */
+    public static final ObjectMapper JSON = ManifestJson.JSON;
 
     private ManifestFiles() {
     }

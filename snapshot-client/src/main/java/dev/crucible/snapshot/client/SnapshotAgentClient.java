@@ -9,7 +9,7 @@ import dev.crucible.snapshot.engine.RestoreRequest;
 import dev.crucible.snapshot.engine.RestoreResult;
 import dev.crucible.snapshot.engine.SnapshotRequest;
 import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.ManifestFiles;
+import dev.crucible.snapshot.store.ManifestJson;
 import dev.crucible.snapshot.tls.AgentClientTls;
 import java.io.IOException;
 import java.net.URI;
@@ -81,8 +81,8 @@ public final class SnapshotAgentClient {
     }
 
     public List<Manifest> list() {
-        JavaType t = ManifestFiles.JSON.getTypeFactory().constructCollectionType(List.class, Manifest.class);
-        return ManifestFiles.JSON.convertValue(send("GET", "/v1/snapshots", null), t);
+        JavaType t = ManifestJson.JSON.getTypeFactory().constructCollectionType(List.class, Manifest.class);
+        return ManifestJson.JSON.convertValue(send("GET", "/v1/snapshots", null), t);
     }
 
     /** Deletes one snapshot's images; an unknown id is an {@link AgentCallException} with status 404. */
@@ -91,7 +91,7 @@ public final class SnapshotAgentClient {
     }
 
     private <T> T post(String path, Object body, Class<T> type) {
-        return ManifestFiles.JSON.convertValue(send("POST", path, body), type);
+        return ManifestJson.JSON.convertValue(send("POST", path, body), type);
     }
 
     private JsonNode send(String method, String path, Object body) {
@@ -99,9 +99,9 @@ public final class SnapshotAgentClient {
             HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
                     .header("Authorization", "Bearer " + token).header("Content-Type", "application/json");
             b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofByteArray(ManifestFiles.JSON.writeValueAsBytes(body)));
+                    : HttpRequest.BodyPublishers.ofByteArray(ManifestJson.JSON.writeValueAsBytes(body)));
             HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-            JsonNode json = r.body().length == 0 ? null : ManifestFiles.JSON.readTree(r.body());
+            JsonNode json = r.body().length == 0 ? null : ManifestJson.JSON.readTree(r.body());
             if (r.statusCode() != 200) {
                 String msg = json != null && json.has("error") ? json.get("error").asText() : new String(r.body());
                 throw new AgentCallException(base.toString(), method + " " + path, r.statusCode(), msg);

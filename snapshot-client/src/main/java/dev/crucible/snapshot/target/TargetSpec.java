@@ -3,7 +3,7 @@ package dev.crucible.snapshot.target;
 /**
  * What to snapshot, as a caller names it: exactly one of a pid (local runs, or host PID in a
  * DaemonSet), a cgroup path relative to the cgroup2 mount, or a pod UID plus container id
- * (resolved to the container's cgroup by {@link ContainerCgroupPaths}).
+ * (the agent resolves it to the container's cgroup: {@code ContainerCgroupPaths}).
  */
 public record TargetSpec(Long pid, String cgroupPath, String podUid, String containerId) {
 

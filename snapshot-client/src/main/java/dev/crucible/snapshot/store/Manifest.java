@@ -9,7 +9,7 @@ import java.util.TreeMap;
 
 /**
  * What a snapshot directory holds and how it came to be: state, target, timings, sizes and a
- * sha256 per file. Written atomically ({@link ManifestFiles}); a snapshot whose manifest is not
+ * sha256 per file. Written atomically (the agent's {@code ManifestFiles}); a snapshot whose manifest is not
  * COMPLETE is never restored.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -50,7 +50,7 @@ public final class Manifest {
     public Boolean diskOnly;
 
     public Map<String, FileDigest> files = new TreeMap<>();
-    /** HMAC-SHA256 of the restore-relevant fields and every file digest ({@link ManifestSeal}), hex. */
+    /** HMAC-SHA256 of the restore-relevant fields and every file digest (the agent's {@code ManifestSeal}), hex. */
     public String hmac;
 
     public static Manifest preparing(SnapshotId id, String group, String target) {
