@@ -36,8 +36,23 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        configureLogging();
         Integer plainValidate = ValidateCommand.plain(args, new java.io.PrintWriter(System.out, true),
                 new java.io.PrintWriter(System.err, true));
         System.exit(plainValidate != null ? plainValidate : commandLine().execute(args));
+    }
+
+    /** The CLI's logging.properties, unless the user named a file of their own. */
+    static void configureLogging() {
+        if (System.getProperty("java.util.logging.config.file") != null) {
+            return;
+        }
+        try (var in = Main.class.getResourceAsStream("logging.properties")) {
+            if (in != null) {
+                java.util.logging.LogManager.getLogManager().readConfiguration(in);
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("crucible: default logging set-up not read: " + e.getMessage());
+        }
     }
 }

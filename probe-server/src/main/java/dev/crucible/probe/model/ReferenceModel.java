@@ -11,7 +11,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The frozen reference model in ONNX Runtime. One forward pass over a right-padded batch returns
@@ -19,7 +20,7 @@ import java.util.logging.Logger;
  * real tokens never attend to the pads after them.
  */
 public final class ReferenceModel implements AutoCloseable {
-    private static final Logger LOG = Logger.getLogger(ReferenceModel.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ReferenceModel.class);
 
     private ReferenceSpec spec;
     private final OrtEnvironment env;

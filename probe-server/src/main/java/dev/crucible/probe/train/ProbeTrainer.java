@@ -17,7 +17,8 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code crucible probe train}: label the corpus with the band, extract (or load cached) activations,
@@ -27,7 +28,7 @@ import java.util.logging.Logger;
  * rvp_gain.png, and sweep_solvers.png where the corpus names several solvers.
  */
 public final class ProbeTrainer {
-    private static final Logger LOG = Logger.getLogger(ProbeTrainer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ProbeTrainer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The RVP panel's gain is best-of-4: the top quarter by reward. */
     static final double RVP_GAIN_FRACTION = 0.25;
@@ -212,7 +213,7 @@ public final class ProbeTrainer {
         double rho = ProbeMetrics.spearman(honest, baselines.logLength());
         List<TrainChecks.Warning> warnings = TrainChecks.warnings(selected, nested, band, baselines, rho, floor,
                 ev.baselineMargin());
-        warnings.forEach(w -> LOG.warning(w.kind() + ": " + w.message()));
+        warnings.forEach(w -> LOG.warn(w.kind() + ": " + w.message()));
         return new TrainChecks(nested, band, test, baselines, rho, GroupFigures.of(groups, labels, honest), platt,
                 servedRvp, floor, warnings);
     }

@@ -13,7 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Per-turn pooled activations of a corpus for every (layer, token pooling): the expensive part of
@@ -22,7 +23,7 @@ import java.util.logging.Logger;
  * Indexing: {@code get(layer, pooling)[row][turn]} is a pooled vector.
  */
 public final class TurnActivations {
-    private static final Logger LOG = Logger.getLogger(TurnActivations.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(TurnActivations.class);
     private static final int MAGIC = 0x50524F43;   // "PROC": v2, with layer ids
 
     private final int[] layers;
