@@ -23,7 +23,7 @@ public record OutcomeFacts(boolean interrupted, String setupError, int countedFi
 
     /** Nothing happened yet: no grade, no finding. */
     public static OutcomeFacts none() {
-        return new OutcomeFacts(false, null, 0, "flag", false, 0, false, null, null, null, null);
+        return new OutcomeFacts(false, null, 0, SpecDefaults.HACK_POLICY_ACTION, false, 0, false, null, null, null, null);
     }
 
     public OutcomeFacts withInterrupted(boolean v) {

@@ -140,7 +140,7 @@ public final class VerifierResultJson {
                 }
             } else {
                 // a verifier of its own may leave the phase out: the contract's order decides it from the rest
-                phase = TerminalOutcome.of(OutcomeFacts.none().withFindings(counted, "flag").withGrade(verdict, msg)).phase();
+                phase = TerminalOutcome.of(OutcomeFacts.none().withFindings(counted, SpecDefaults.HACK_POLICY_ACTION).withGrade(verdict, msg)).phase();
             }
             return new Parsed(new Result(phase, reason, turns, reward, testReward, verdict, tests, counted,
                     findings.isEmpty() ? null : findings, omitted, msg, message.strip()), null);

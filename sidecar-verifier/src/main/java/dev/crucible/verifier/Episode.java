@@ -1,5 +1,6 @@
 package dev.crucible.verifier;
 
+import dev.crucible.contract.SpecDefaults;
 import dev.crucible.verifier.config.ConfigException;
 import dev.crucible.verifier.config.EnvironmentSpec;
 import dev.crucible.verifier.config.VerifierSpec;
@@ -337,7 +338,7 @@ public final class Episode implements AutoCloseable {
     private void runSetup(List<String> warnings) {
         EnvironmentSpec.Setup s = env.spec().setup();
         if (s == null || s.script() == null || s.script().isBlank()) return;
-        int t = s.timeoutSeconds() == null ? 600 : s.timeoutSeconds();
+        int t = s.timeoutSeconds() == null ? SpecDefaults.SETUP_TIMEOUT_SECONDS : s.timeoutSeconds();
         ExecResult r = opt.executor().run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(s.script()), workspace, CommandEnvironments.setup(workspace, env), true,
                 Duration.ofSeconds(t), 64 * 1024, null, true));
         if (!r.ok()) warnings.add("setup script failed (exit " + r.exitCode() + "): " + r.stdout());

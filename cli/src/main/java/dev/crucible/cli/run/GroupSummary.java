@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.crucible.api.v1alpha1.environment.LearnableBand;
 import java.util.List;
@@ -18,7 +19,8 @@ public record GroupSummary(String rollout, String environment, int attempts, int
 
     public record Band(double minSolveRate, double maxSolveRate) {
         static Band of(LearnableBand b) {
-            return new Band(b == null || b.minSolveRate == null ? 0.01 : b.minSolveRate, b == null || b.maxSolveRate == null ? 0.99 : b.maxSolveRate);
+            return new Band(b == null || b.minSolveRate == null ? SpecDefaults.MIN_SOLVE_RATE : b.minSolveRate,
+                    b == null || b.maxSolveRate == null ? SpecDefaults.MAX_SOLVE_RATE : b.maxSolveRate);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -48,7 +49,7 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
 
         /** The rollout's deadline: {@code limits.maxDurationSeconds}, one hour by default (as in a cluster). */
         public long deadlineSeconds() {
-            return spec.limits == null || spec.limits.maxDurationSeconds == null ? 3600 : spec.limits.maxDurationSeconds;
+            return spec.limits == null || spec.limits.maxDurationSeconds == null ? SpecDefaults.MAX_DURATION_SECONDS : spec.limits.maxDurationSeconds;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.SpecDefaults;
 import dev.crucible.api.v1alpha1.environment.SetupSpec;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
@@ -33,7 +34,7 @@ final class SetupRunner {
     static Outcome run(SetupSpec setup, Path workspace, Map<String, String> env, Duration budget, Path log, LongConsumer onStart)
             throws IOException {
         if (setup == null || setup.script == null || setup.script.isBlank()) return Outcome.NONE;
-        Duration limit = Duration.ofSeconds(setup.timeoutSeconds == null ? 600 : setup.timeoutSeconds);
+        Duration limit = Duration.ofSeconds(setup.timeoutSeconds == null ? SpecDefaults.SETUP_TIMEOUT_SECONDS : setup.timeoutSeconds);
         if (budget.compareTo(limit) < 0) limit = budget.isNegative() ? Duration.ZERO : budget;
         forgetUserConfig(env.get("HOME"));
         ExecResult r = new LocalExecutor().run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(setup.script), workspace, env, true,

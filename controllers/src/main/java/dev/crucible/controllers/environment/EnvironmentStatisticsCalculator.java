@@ -1,5 +1,6 @@
 package dev.crucible.controllers.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import dev.crucible.api.v1alpha1.environment.EnvironmentStatistics;
 import dev.crucible.api.v1alpha1.environment.GroupStatistics;
 import dev.crucible.api.v1alpha1.environment.LearnableBand;
@@ -17,8 +18,8 @@ import java.util.TreeMap;
 public final class EnvironmentStatisticsCalculator {
 
     public static final double FULL_MARK = 1.0;
-    public static final double DEFAULT_MIN = 0.01;
-    public static final double DEFAULT_MAX = 0.99;
+    public static final double DEFAULT_MIN = SpecDefaults.MIN_SOLVE_RATE;
+    public static final double DEFAULT_MAX = SpecDefaults.MAX_SOLVE_RATE;
     /** Status stays small: at most this many groups are listed (the most recent by id order). */
     public static final int MAX_GROUPS = 256;
 

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.SpecDefaults;
 import dev.crucible.controllers.common.SecurityDefaults;
 import dev.crucible.controllers.common.OwnerReferences;
 import dev.crucible.controllers.common.RolloutLabels;
@@ -63,7 +64,7 @@ public final class RolloutPodBuilder {
         RLEnvironmentSpec env = environment.getSpec();
         String name = rollout.getMetadata().getName();
         String podName = member.podName(name);
-        String mountPath = env.workspace != null && env.workspace.mountPath != null ? env.workspace.mountPath : "/workspace";
+        String mountPath = env.workspace != null && env.workspace.mountPath != null ? env.workspace.mountPath : SpecDefaults.WORKSPACE_MOUNT_PATH;
         boolean gang = members.size() > 1;
 
         Map<String, String> labels = RolloutLabels.forRollout(name);
@@ -131,7 +132,7 @@ public final class RolloutPodBuilder {
 
     public static long maxDurationSeconds(Rollout rollout) {
         var limits = rollout.getSpec().limits;
-        return limits == null || limits.maxDurationSeconds == null ? 3600 : limits.maxDurationSeconds;
+        return limits == null || limits.maxDurationSeconds == null ? SpecDefaults.MAX_DURATION_SECONDS : limits.maxDurationSeconds;
     }
 
     private List<Volume> volumes(String rollout, RLEnvironmentSpec env, boolean interactive) {

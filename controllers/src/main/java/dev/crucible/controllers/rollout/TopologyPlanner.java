@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.SpecDefaults;
 import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.api.v1alpha1.common.ResourcesSpec;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
@@ -11,7 +12,7 @@ import java.util.List;
 /** Turns an environment's topology into the list of pods a rollout needs (pure). */
 public final class TopologyPlanner {
 
-    public static final int DEFAULT_GANG_TIMEOUT_SECONDS = 300;
+    public static final int DEFAULT_GANG_TIMEOUT_SECONDS = SpecDefaults.GANG_TIMEOUT_SECONDS;
 
     private TopologyPlanner() {
     }

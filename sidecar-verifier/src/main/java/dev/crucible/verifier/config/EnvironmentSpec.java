@@ -1,5 +1,6 @@
 package dev.crucible.verifier.config;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
@@ -30,7 +31,7 @@ public record EnvironmentSpec(Workspace workspace, Setup setup, Task task, List<
         /** The task commit's ancestry: still no other refs, no later objects, no remote. */
         public static final String ANCESTORS = "ancestors";
 
-        public String historyOrDefault() { return history == null ? COMMIT : history; }
+        public String historyOrDefault() { return history == null ? SpecDefaults.SOURCE_HISTORY : history; }
     }
 
     /** {@code env} and {@code toolchains}: spec.setup's, for the one execution environment of setup, agent and grading. */

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.config;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 import java.util.Map;
@@ -15,11 +16,11 @@ import java.util.Map;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record HackPolicy(String action, List<String> detectors, Boolean protectedDefaults, Map<String, String> severity, List<String> ignore) {
-    public static final HackPolicy DEFAULT = new HackPolicy("flag", List.of());
+    public static final HackPolicy DEFAULT = new HackPolicy(SpecDefaults.HACK_POLICY_ACTION, List.of());
     public static final List<String> SEVERITIES = List.of("info", "low", "medium", "high", "critical");
 
     public HackPolicy {
-        action = action == null ? "flag" : action;
+        action = action == null ? SpecDefaults.HACK_POLICY_ACTION : action;
         detectors = detectors == null ? List.of() : List.copyOf(detectors);
         severity = severity == null ? Map.of() : Map.copyOf(severity);
         ignore = ignore == null ? List.of() : List.copyOf(ignore);

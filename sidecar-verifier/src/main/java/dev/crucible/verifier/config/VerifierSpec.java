@@ -1,5 +1,6 @@
 package dev.crucible.verifier.config;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
@@ -49,11 +50,11 @@ public record VerifierSpec(
         return out;
     }
 
-    public String typeOrDefault() { return type == null ? "test-suite" : type; }
+    public String typeOrDefault() { return type == null ? SpecDefaults.VERIFIER_TYPE : type; }
 
-    public String rewardModeOrDefault() { return rewardMode == null ? "binary" : rewardMode; }
+    public String rewardModeOrDefault() { return rewardMode == null ? SpecDefaults.REWARD_MODE : rewardMode; }
 
-    public int timeoutOrDefault() { return timeoutSeconds == null ? 600 : timeoutSeconds; }
+    public int timeoutOrDefault() { return timeoutSeconds == null ? SpecDefaults.VERIFIER_TIMEOUT_SECONDS : timeoutSeconds; }
 
     public boolean skippedCountsAsPassed() { return Boolean.TRUE.equals(countSkippedAsPassed); }
 
@@ -61,8 +62,8 @@ public record VerifierSpec(
      * pytest unless a report format says otherwise; a test suite without framework is pytest (the
      * test-suite strategy first looks for another runner's command: {@code dev.crucible.verifier.grade.runner.Runners}).
      */
-    public String frameworkOrDefault() { return framework == null ? "pytest" : framework; }
+    public String frameworkOrDefault() { return framework == null ? SpecDefaults.TEST_FRAMEWORK : framework; }
 
     /** Interpreter used for pytest grading; {@code python3} resolved once at reset. */
-    public String interpreterOrDefault() { return interpreter == null ? "python3" : interpreter; }
+    public String interpreterOrDefault() { return interpreter == null ? SpecDefaults.INTERPRETER : interpreter; }
 }

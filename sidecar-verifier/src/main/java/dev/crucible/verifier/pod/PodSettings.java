@@ -1,5 +1,6 @@
 package dev.crucible.verifier.pod;
 
+import dev.crucible.contract.SpecDefaults;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -57,7 +58,7 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                 path(env, "CRUCIBLE_RUN_DIR", null),
                 (int) number(env, "CRUCIBLE_PORT", 8080),
                 path(env, "CRUCIBLE_RESULT_FILE", "/dev/termination-log"),
-                number(env, "CRUCIBLE_MAX_DURATION_SECONDS", 3600),
+                number(env, "CRUCIBLE_MAX_DURATION_SECONDS", SpecDefaults.MAX_DURATION_SECONDS),
                 (int) number(env, "CRUCIBLE_MAX_TURNS", 0),
                 mode.equals("interactive"),
                 path(env, "CRUCIBLE_EXEC_SOCKET", ""),

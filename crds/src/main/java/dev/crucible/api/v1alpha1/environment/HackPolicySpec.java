@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import java.util.List;
 import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -10,7 +11,7 @@ import io.fabric8.generator.annotation.*;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class HackPolicySpec {
     @JsonPropertyDescription("flag, terminate or revert (revert needs a snapshotPolicy on the Rollout). Findings of severity info are only recorded.")
-    @Default("flag")
+    @Default(SpecDefaults.HACK_POLICY_ACTION)
     public HackAction action;
 
     @JsonPropertyDescription("Detectors to run; empty runs all.")

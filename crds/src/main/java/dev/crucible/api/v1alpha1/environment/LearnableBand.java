@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.*;
@@ -10,13 +11,13 @@ import io.fabric8.generator.annotation.*;
         message = "minSolveRate must not exceed maxSolveRate", fieldPath = ".minSolveRate")
 public class LearnableBand {
     @JsonPropertyDescription("Lowest solve rate (solved / attempts) inside the band, inclusive.")
-    @Default("0.01")
+    @Default("" + SpecDefaults.MIN_SOLVE_RATE)
     @Min(0)
     @Max(1)
     public Double minSolveRate;
 
     @JsonPropertyDescription("Highest solve rate inside the band, inclusive.")
-    @Default("0.99")
+    @Default("" + SpecDefaults.MAX_SOLVE_RATE)
     @Min(0)
     @Max(1)
     public Double maxSolveRate;

@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import java.util.List;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
@@ -12,7 +13,7 @@ import io.fabric8.generator.annotation.*;
 @ValidationRule(value = "!has(self.allow) || (has(self.egress) && self.egress == 'allow-list')",
         message = "allow applies only with egress: allow-list", fieldPath = ".allow")
 public class NetworkSpec {
-    @Default("deny")
+    @Default(SpecDefaults.EGRESS)
     public EgressMode egress;
 
     @JsonPropertyDescription("Allowed destinations as CIDR[:port], e.g. 10.0.0.0/8:443.")

@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import java.util.List;
 import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -15,7 +16,7 @@ public class SetupSpec {
     public String script;
 
     @JsonPropertyDescription("Seconds the setup script may run.")
-    @Default("600")
+    @Default("" + SpecDefaults.SETUP_TIMEOUT_SECONDS)
     @Min(1)
     @Max(86400)
     public Integer timeoutSeconds = 600;

@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -20,7 +21,7 @@ public class SourceSpec {
     public String commit;
 
     @JsonPropertyDescription("History the agent's workspace keeps: commit (default) gives a fresh one-commit repository of the commit's tree; ancestors keeps the commit's ancestry (no other refs, no later objects, no remote).")
-    @Default("commit")
+    @Default(SpecDefaults.SOURCE_HISTORY)
     @Pattern("^(commit|ancestors)$")
     public String history;
 

@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import java.util.List;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
@@ -15,7 +16,7 @@ public class TopologySpec {
     public List<RoleSpec> roles;
 
     @JsonPropertyDescription("Seconds to wait for the whole gang to be placed before giving up and removing it.")
-    @Default("300")
+    @Default("" + SpecDefaults.GANG_TIMEOUT_SECONDS)
     @Min(10)
     @Max(86400)
     public Integer gangTimeoutSeconds;

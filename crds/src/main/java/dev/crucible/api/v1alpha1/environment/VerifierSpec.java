@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import java.util.List;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
@@ -17,7 +18,7 @@ import io.fabric8.generator.annotation.*;
         message = "component names must be unique", fieldPath = ".components")
 public class VerifierSpec extends CheckSpec {
     @JsonPropertyDescription("How results become a reward.")
-    @Default("binary")
+    @Default(SpecDefaults.REWARD_MODE)
     public RewardMode rewardMode;
 
     @JsonPropertyDescription("Globs (relative to the workspace) the agent must not change: tests, conftest, grader files. Grading reads them from the pristine copy.")

@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
@@ -13,7 +14,7 @@ public class WorkspaceSpec {
     public String path;
 
     @JsonPropertyDescription("Absolute path of the workspace inside rollout pods.")
-    @Default("/workspace")
+    @Default(SpecDefaults.WORKSPACE_MOUNT_PATH)
     @Pattern("^/.*$")
     @Size(max = 1024)
     public String mountPath = "/workspace";

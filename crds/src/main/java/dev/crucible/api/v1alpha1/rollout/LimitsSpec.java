@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.rollout;
 
+import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.*;
@@ -8,7 +9,7 @@ import io.fabric8.generator.annotation.*;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class LimitsSpec {
     @JsonPropertyDescription("Wall-clock limit from start to verdict, in seconds (up to 30 days).")
-    @Default("3600")
+    @Default("" + SpecDefaults.MAX_DURATION_SECONDS)
     @Min(1)
     @Max(2592000)
     public Integer maxDurationSeconds;
