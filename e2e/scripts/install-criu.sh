@@ -7,7 +7,7 @@
 #
 # The tarball is criu_<version>.orig.tar.xz, checked against the SHA-256 in trixie's signed
 # Sources index (pinned below). It is fetched from the Debian pool; if that fails, by the recipe in
-# DESIGN.md: a trixie `deb-src` line in its own apt list file, then `apt-get source --download-only
+# The recipe: a trixie `deb-src` line in its own apt list file, then `apt-get source --download-only
 # criu` (CRUCIBLE_CRIU_FETCH=apt-source forces this path). Idempotent: with the binary present
 # it only prints `criu --version` and `criu check`.
 # Prints the path of the binary (last line of stdout) on success. `criu check` failing is a
@@ -37,7 +37,7 @@ fetch_from_pool() {
 }
 
 fetch_with_apt_source() {
-  # DESIGN.md's recipe: trixie's source index in a separate list file, then apt-get source.
+  # The recipe: trixie's source index in a separate list file, then apt-get source.
   local list=/etc/apt/sources.list.d/crucible-trixie-src.list dir
   log "fetching with apt-get source (trixie deb-src in $list)"
   echo "deb-src $DEBIAN_MIRROR trixie main" | "${SUDO[@]}" tee "$list" >/dev/null

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 
 /**
- * The safety defaults of every rollout pod (DESIGN.md "Safety defaults"): the agent is untrusted code,
+ * The safety defaults of every rollout pod (README.md, "Safety defaults on every rollout pod"): the agent is untrusted code,
  * so it runs non-root with no capabilities, no privilege escalation and the runtime's seccomp profile.
  */
 public final class SecurityDefaults {

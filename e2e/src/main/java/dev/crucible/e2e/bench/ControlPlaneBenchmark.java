@@ -172,7 +172,7 @@ public final class ControlPlaneBenchmark {
         }
         boolean complete = running.size() == load.total();
         double allRunningSeconds = ((complete ? lastRunningAt.get() : System.nanoTime()) - start) / 1e9;
-        // DESIGN.md's target is about one new Rollout while N are live: probe that, one at a time.
+        // the steady-state target is about one new Rollout while N are live: probe that, one at a time.
         List<Long> live = new ArrayList<>();
         if (complete) {
             for (int i = 0; i < PROBES; i++) {
