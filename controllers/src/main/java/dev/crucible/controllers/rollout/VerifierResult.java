@@ -83,8 +83,7 @@ public record VerifierResult(Double reward, Double testReward, String verdict, T
                     return new Parsed(null, "phase must be Succeeded, Failed, Hacked or TimedOut, got " + phase);
                 }
             } else {
-                phase = counted > 0 ? RolloutPhase.Hacked
-                        : "pass".equals(verdict) ? RolloutPhase.Succeeded : RolloutPhase.Failed;
+                phase = null; // a custom verifier's: the phase is the contract's to decide from the facts (RolloutStateMachine.fromResult)
             }
             String reason = root.hasNonNull("reason") ? root.get("reason").asText() : null;
             String msg = root.hasNonNull("message") ? root.get("message").asText() : null;

@@ -35,21 +35,39 @@ public final class PodResult {
      * @param error why grading did not run (no report), or null
      */
     public static TerminalOutcome outcome(VerifyReport report, boolean timedOut, long deadlineSeconds, Integer agentExit, String error) {
-        OutcomeFacts f = OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit);
-        if (report != null) {
-            f = f.withFindings(VerifyReport.counted(report.hackFindings()), policyOf(report))
-                    .withGrade(report.verdict(), report.reason());
-        } else {
-            f = f.withGrade(null, error);
-        }
+        return outcome(report, List.of(), timedOut, deadlineSeconds, agentExit, error);
+    }
+
+    /**
+     * As above, with the live monitor's findings ({@code live}): they count when grading left no report, as
+     * they do for a local run (a report already carries every episode's findings).
+     */
+    public static TerminalOutcome outcome(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
+                                          Integer agentExit, String error) {
+        List<Finding> findings = findingsOf(report, live);
+        OutcomeFacts f = OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit)
+                .withFindings(VerifyReport.counted(findings), report != null && "hacked".equals(report.verdict()) ? "terminate" : actionOf(findings));
+        f = report != null ? f.withGrade(report.verdict(), report.reason()) : f.withGrade(null, error);
         return TerminalOutcome.of(f);
     }
 
-    /** The report says which action ran through its fields: terminate sets verdict hacked, flag/revert set flagged. */
-    private static String policyOf(VerifyReport r) {
-        if ("hacked".equals(r.verdict())) return "terminate";
-        List<Finding> f = r.hackFindings() == null ? List.of() : r.hackFindings();
-        return f.stream().map(Finding::action).filter(a -> a != null).findFirst().orElse("flag");
+    /**
+     * The termination message {@link PodSidecar} writes when the episode ends: the outcome of what the pod
+     * saw, the report's rewards and tests, the findings; {@code error} (why grading did not run) as its message.
+     */
+    public static String terminationMessage(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
+                                            Integer agentExit, String error, int turns) {
+        return toJson(report, live, outcome(report, live, timedOut, deadlineSeconds, agentExit, error), turns, error);
+    }
+
+    private static List<Finding> findingsOf(VerifyReport report, List<Finding> live) {
+        List<Finding> f = report != null ? report.hackFindings() : live;
+        return f == null ? List.of() : f;
+    }
+
+    /** The policy action that ran, as the findings record it (a report with verdict hacked ran terminate). */
+    private static String actionOf(List<Finding> findings) {
+        return findings.stream().map(Finding::action).filter(a -> a != null).findFirst().orElse("flag");
     }
 
     public static String toJson(VerifyReport report, String phase, int turns, String message) {
@@ -58,15 +76,19 @@ public final class PodResult {
 
     /** The termination message: the outcome's phase and reason, the report's rewards and findings; {@code message} or the outcome's. */
     public static String toJson(VerifyReport report, TerminalOutcome outcome, int turns, String message) {
+        return toJson(report, List.of(), outcome, turns, message);
+    }
+
+    private static String toJson(VerifyReport report, List<Finding> live, TerminalOutcome outcome, int turns, String message) {
         for (int keep = 16; ; keep = keep / 2) {
-            String json = render(report, outcome, turns, message != null ? message : outcome.message(), keep);
+            String json = render(report, findingsOf(report, live), outcome, turns, message != null ? message : outcome.message(), keep);
             if (json.getBytes(StandardCharsets.UTF_8).length <= MAX_BYTES || keep == 0) {
                 return json;
             }
         }
     }
 
-    private static String render(VerifyReport report, TerminalOutcome outcome, int turns, String message, int keepFindings) {
+    private static String render(VerifyReport report, List<Finding> findings, TerminalOutcome outcome, int turns, String message, int keepFindings) {
         ObjectNode root = JSON.createObjectNode();
         root.put("phase", outcome.phase().name());
         if (outcome.reason() != null) root.put("reason", outcome.reason());
@@ -82,7 +104,8 @@ public final class PodResult {
                 tests.put("skipped", report.tests().skipped());
                 tests.put("total", report.tests().total());
             }
-            List<Finding> findings = report.hackFindings() == null ? List.of() : report.hackFindings();
+        }
+        if (report != null || !findings.isEmpty()) { // without a report, the live findings the outcome counted
             root.put("countedFindings", VerifyReport.counted(findings)); // survives cutting the list to fit 4 KiB
             ArrayNode out = root.putArray("hackFindings");
             for (Finding f : findings.subList(0, Math.min(keepFindings, findings.size()))) {
