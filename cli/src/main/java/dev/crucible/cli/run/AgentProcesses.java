@@ -1,12 +1,18 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.verifier.Episode;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-/** The agent's process as a local attempt sees it: alive (zombies count as ended), its exit status, its tree's root. */
+/** The agent's process as a local attempt sees it: started, alive (zombies count as ended), stopped, its exit status, its tree's root. */
 final class AgentProcesses {
     private AgentProcesses() {
     }
@@ -24,6 +30,32 @@ final class AgentProcesses {
             Thread.currentThread().interrupt();
         }
         return -1;
+    }
+
+    /**
+     * Starts the agent command in the workspace under the sandbox, output to {@code log}, no input, only
+     * {@code env}; in its own session unless the sandbox makes one, so the kill sweep finds the whole tree.
+     */
+    static Process start(Sandbox sandbox, List<String> command, Path workspace, Map<String, String> env, Path log) throws IOException {
+        List<String> argv = new ArrayList<>();
+        if (!sandbox.startsOwnSession() && Files.isExecutable(Path.of("/usr/bin/setsid"))) argv.add("/usr/bin/setsid");
+        sandbox.prepare(); // what setup made goes to the sandbox's user
+        argv.addAll(sandbox.wrap(command, workspace, env));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(workspace.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
+    /** Kills what is left of the agent (its episode's processes) and waits up to 5 s for its root to end. */
+    static void stop(Episode episode, ProcessHandle p, Progress progress) throws InterruptedException {
+        episode.killAgentProcesses();
+        try {
+            p.onExit().get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            progress.info("the agent did not end within 5 s of SIGKILL");
+        }
     }
 
     static boolean alive(ProcessHandle p) {

@@ -1,6 +1,7 @@
 package dev.crucible.cli.run;
 
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
+import dev.crucible.verifier.monitor.Finding;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,8 @@ final class AttemptSnapshots {
     private final Progress progress;
     private volatile RunningRollout live; // published while a snapshot-able agent runs
     private String group;
+    private int findingsSeen; // the watch's view, for a snapshot right after a new finding
+    private long nextSnapshot = Long.MAX_VALUE; // System.nanoTime() of the next periodic snapshot
 
     AttemptSnapshots(RolloutDoc doc, int attempt, AttemptDir dir, LocalRollout.Options opt, Progress progress) {
         this.doc = doc;
@@ -31,11 +34,6 @@ final class AttemptSnapshots {
         this.dir = dir;
         this.opt = opt;
         this.progress = progress;
-    }
-
-    /** Whether running.json is published (a snapshot-able agent runs). */
-    boolean live() {
-        return live != null;
     }
 
     /** Writes running.json so the run can be snapshotted, by itself or by {@code crucible snapshot DIR}. */
@@ -52,9 +50,27 @@ final class AttemptSnapshots {
                 policy.store().toAbsolutePath().toString(), a.sandboxName(), a.deadlineSeconds(), a.startedAt(), clockStart,
                 a.restoredFrom(), null, null);
         r.write(dir.root());
+        findingsSeen = 0;
+        nextSnapshot = policy.every() == null ? Long.MAX_VALUE : System.nanoTime() + policy.every().toNanos();
         live = r;
         progress.info("snapshot-able: " + (policy.every() == null ? "no periodic snapshots" : "a snapshot every " + Text.duration(policy.every())
                 + ", the newest " + policy.keep() + " kept") + " in " + policy.store() + "; take one now with: crucible snapshot " + dir.root());
+    }
+
+    /**
+     * One tick of the agent's watch: while published and the agent lives, a snapshot right after a new
+     * finding (the state just after a hack, to inspect, or to branch from an earlier snapshot with a patch)
+     * and one each period.
+     */
+    void onTick(List<Finding> findings, ProcessHandle agent) {
+        int seen = findingsSeen;
+        findingsSeen = findings.size();
+        if (live == null) return;
+        if (findings.size() > seen && AgentProcesses.alive(agent)) snapshotNow("finding " + findings.get(findings.size() - 1).detector());
+        if (System.nanoTime() >= nextSnapshot && AgentProcesses.alive(agent)) {
+            snapshotNow("periodic");
+            nextSnapshot = System.nanoTime() + policy().every().toNanos();
+        }
     }
 
     void unpublish() {

@@ -48,6 +48,29 @@ final class SandboxChooser {
         }
     }
 
+    /**
+     * The agent's sandbox for one attempt, its home made, and what it and the grading box will be said on the
+     * terminal: a snapshot-able embedded run gets plain namespaces (CRIU cannot dump a bwrap box), any other
+     * run {@link #choose}'s box.
+     */
+    static Sandbox forAttempt(RunInputs.RolloutDoc doc, LocalRollout.Options opt, int attempt, AttemptDir dir, Path workspace,
+                              dev.crucible.verifier.toolchain.ExecEnvironment execution, Progress progress) throws IOException {
+        Path home = dir.root().resolve("home");
+        Sandbox sandbox = opt.snapshots() != null && !doc.interactive()
+                ? new Namespaces(home, dir.root().resolve(LocalRollout.AGENT_EXIT))
+                : choose(opt.sandbox(), doc.environment(), doc.spec().limits, workspace, dir, home,
+                        doc.spec().agent == null ? null : doc.spec().agent.command, doc.deadlineSeconds(), "agent-" + attempt, execution.readOnly());
+        if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
+        if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));
+        progress.info(sandbox.describe());
+        progress.info(!opt.sandbox() ? "WARNING: grading runs unconfined (--no-sandbox): graded code can reach everything this user can"
+                : Box.availability().ok()
+                ? "grading: each graded command in a fresh box (grading tree read-only to Python runners, writable but for the grader's files to others; results writable; nothing else of the host)"
+                : "grading will be refused: no box can be made here (" + Box.availability().problem()
+                        + "); pass --no-sandbox to grade unconfined");
+        return sandbox;
+    }
+
     /** The environment's {@code spec.resources} as box limits; CPU time is the CPU share over {@code wallSeconds}. */
     static BoxLimits limits(EnvironmentDoc env, long wallSeconds) {
         ResourcesSpec r = env.spec().resources;

@@ -68,7 +68,8 @@ public final class RolloutStateMachine {
                 ContainerStateTerminated done = terminated(p, RolloutLabels.VERIFIER_CONTAINER);
                 VerifierResult.Parsed parsed = done == null ? null : VerifierResult.parse(done.getMessage());
                 if (parsed != null && parsed.ok()) {
-                    return fromResult(rollout, parsed.result(), true, terminated(p, RolloutLabels.AGENT_CONTAINER),
+                    // seen late (an operator that was down) but written in time, it did not run past the deadline
+                    return fromResult(rollout, parsed.result(), endedAtOrAfter(done, deadline), terminated(p, RolloutLabels.AGENT_CONTAINER),
                             status == null ? null : status.members);
                 }
             }
@@ -201,24 +202,39 @@ public final class RolloutStateMachine {
 
     /**
      * The terminal decision for a verifier's result, by the contract's {@link TerminalOutcome#of} (the function
-     * the sidecar and the local runtime use): the sidecar's facts plus the operator's own deadline.
+     * the sidecar and the local runtime use): the sidecar's facts plus what only the operator sees, its own
+     * deadline and the kubelet's OOM kill of the agent container. Nothing here orders the facts.
      */
     static RolloutDecision fromResult(Rollout rollout, VerifierResult r, boolean deadlinePassed, ContainerStateTerminated agent,
                                       List<RolloutMember> members) {
         String policy = r.hackFindings() == null || r.hackFindings().isEmpty() || r.hackFindings().get(0).action == null
                 ? "flag" : r.hackFindings().get(0).action;
-        // a verifier that wrote no verdict but a Failed phase (a custom one) failed to grade
-        boolean failedWithoutGrade = r.phase() == RolloutPhase.Failed && !OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason());
+        boolean setupFailed = OutcomeReasons.SETUP_FAILED.equals(r.reason());
+        // the kubelet ends a container past its memory limit; locally the sandbox's cgroup says the same (ResourceLimitExceeded)
+        boolean oomKilled = agent != null && "OOMKilled".equals(agent.getReason());
+        boolean limit = OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason()) || oomKilled;
+        // a verifier that wrote a Failed phase for no other fact (a custom one, without a verdict) failed to grade
+        boolean failedWithoutGrade = r.phase() == RolloutPhase.Failed && !limit && !setupFailed;
         String verdict = failedWithoutGrade ? "error" : r.verdict() != null ? r.verdict() : r.phase() == RolloutPhase.Succeeded ? "pass" : null;
-        OutcomeFacts f = OutcomeFacts.none().withFindings(r.countedFindings(), policy)
+        OutcomeFacts f = OutcomeFacts.none().withSetupError(setupFailed ? (r.message() == null ? "setup failed" : r.message()) : null)
+                .withFindings(r.countedFindings(), policy)
                 .withTimedOut(deadlinePassed || r.phase() == RolloutPhase.TimedOut, RolloutPodBuilder.maxDurationSeconds(rollout))
-                .withLimitExceeded(OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason()), r.message())
+                .withLimitExceeded(limit, oomKilled ? "the agent container was OOMKilled: it ran past resources.memory" : r.message())
                 .withGrade(verdict, r.message() != null ? r.message() : "verdict " + r.verdict() + ", reward " + r.reward())
                 .withAgentExit(agent == null ? null : agent.getExitCode());
         TerminalOutcome o = TerminalOutcome.of(f);
         String message = o.phase() == PhaseName.Succeeded && r.message() != null ? r.message() : o.message();
         return new RolloutDecision(RolloutPhase.valueOf(o.phase().name()), o.reason(), message, List.of(), false, List.of(), true, false,
                 members, r, null);
+    }
+
+    /** Whether a container ended at or after {@code deadline}; unknown (no finishedAt) counts as after. */
+    private static boolean endedAtOrAfter(ContainerStateTerminated done, Instant deadline) {
+        try {
+            return done.getFinishedAt() == null || !Instant.parse(done.getFinishedAt()).isBefore(deadline);
+        } catch (java.time.format.DateTimeParseException e) {
+            return true;
+        }
     }
 
     static boolean stillRunning(Pod p) {

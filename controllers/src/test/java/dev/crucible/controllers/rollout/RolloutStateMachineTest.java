@@ -148,6 +148,11 @@ class RolloutStateMachineTest {
                 new Case("{\"phase\":\"Failed\",\"reason\":\"ResourceLimitExceeded\",\"verdict\":\"pass\",\"message\":\"memory\"}",
                         base.withLimitExceeded(true, "memory").withGrade("pass", null)),
                 new Case("{\"phase\":\"Failed\",\"verdict\":\"error\",\"message\":\"pytest missing\"}", base.withGrade("error", "pytest missing")),
+                // a custom verifier that writes no phase: its facts decide, as locally (a graded fail is Succeeded, not Failed)
+                new Case("{\"verdict\":\"fail\",\"reward\":0.0}", base.withGrade("fail", null)),
+                new Case("{\"verdict\":\"pass\",\"countedFindings\":1}", base.withFindings(1, "flag").withGrade("pass", null)),
+                new Case("{\"reward\":0.0}", base),
+                new Case("{\"phase\":\"Failed\",\"reason\":\"SetupFailed\",\"message\":\"setup exited 1\"}", base.withSetupError("setup exited 1")),
                 // an info finding is recorded but never counts
                 new Case("{\"phase\":\"Succeeded\",\"verdict\":\"pass\",\"hackFindings\":[{\"detector\":\"network-blocked\",\"severity\":\"info\"}]}",
                         base.withGrade("pass", null)));

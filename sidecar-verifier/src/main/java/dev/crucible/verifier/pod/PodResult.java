@@ -31,21 +31,39 @@ public final class PodResult {
      * @param error why grading did not run (no report), or null
      */
     public static TerminalOutcome outcome(VerifyReport report, boolean timedOut, long deadlineSeconds, Integer agentExit, String error) {
-        OutcomeFacts f = OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit);
-        if (report != null) {
-            f = f.withFindings(VerifyReport.counted(report.hackFindings()), policyOf(report))
-                    .withGrade(report.verdict(), report.reason());
-        } else {
-            f = f.withGrade(null, error);
-        }
+        return outcome(report, List.of(), timedOut, deadlineSeconds, agentExit, error);
+    }
+
+    /**
+     * As above, with the live monitor's findings ({@code live}): they count when grading left no report, as
+     * they do for a local run (a report already carries every episode's findings).
+     */
+    public static TerminalOutcome outcome(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
+                                          Integer agentExit, String error) {
+        List<Finding> findings = findingsOf(report, live);
+        OutcomeFacts f = OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit)
+                .withFindings(VerifyReport.counted(findings), report != null && "hacked".equals(report.verdict()) ? "terminate" : actionOf(findings));
+        f = report != null ? f.withGrade(report.verdict(), report.reason()) : f.withGrade(null, error);
         return TerminalOutcome.of(f);
     }
 
-    /** The report says which action ran through its fields: terminate sets verdict hacked, flag/revert set flagged. */
-    private static String policyOf(VerifyReport r) {
-        if ("hacked".equals(r.verdict())) return "terminate";
-        List<Finding> f = r.hackFindings() == null ? List.of() : r.hackFindings();
-        return f.stream().map(Finding::action).filter(a -> a != null).findFirst().orElse("flag");
+    /**
+     * The termination message {@link PodSidecar} writes when the episode ends: the outcome of what the pod
+     * saw, the report's rewards and tests, the findings; {@code error} (why grading did not run) as its message.
+     */
+    public static String terminationMessage(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
+                                            Integer agentExit, String error, int turns) {
+        return toJson(report, live, outcome(report, live, timedOut, deadlineSeconds, agentExit, error), turns, error);
+    }
+
+    private static List<Finding> findingsOf(VerifyReport report, List<Finding> live) {
+        List<Finding> f = report != null ? report.hackFindings() : live;
+        return f == null ? List.of() : f;
+    }
+
+    /** The policy action that ran, as the findings record it (a report with verdict hacked ran terminate). */
+    private static String actionOf(List<Finding> findings) {
+        return findings.stream().map(Finding::action).filter(a -> a != null).findFirst().orElse("flag");
     }
 
     public static String toJson(VerifyReport report, String phase, int turns, String message) {
@@ -54,16 +72,22 @@ public final class PodResult {
 
     /** The termination message ({@link VerifierResultJson#write}): the outcome's phase and reason, the report's rewards and findings; {@code message} or the outcome's. */
     public static String toJson(VerifyReport report, TerminalOutcome outcome, int turns, String message) {
+        return toJson(report, List.of(), outcome, turns, message);
+    }
+
+    private static String toJson(VerifyReport report, List<Finding> live, TerminalOutcome outcome, int turns, String message) {
         String msg = message != null ? message : outcome.message();
+        List<Finding> findings = findingsOf(report, live);
+        // without a report, the live findings the outcome counted are still reported
+        List<VerifierResultJson.Finding> out = report == null && findings.isEmpty() ? null : findings.stream()
+                .map(f -> new VerifierResultJson.Finding(f.detector(), f.severity(), f.rule(), f.path(), f.evidence(), f.time(),
+                        f.stepIndex(), f.action())).toList();
         if (report == null) {
             return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, null, null,
-                    null, null, 0, null, null, msg, null));
+                    null, null, VerifyReport.counted(findings), out, null, msg, null));
         }
-        List<Finding> findings = report.hackFindings() == null ? List.of() : report.hackFindings();
         VerifierResultJson.Tests tests = report.tests() == null ? null : VerifierResultJson.Tests.of(report.tests().passed(),
                 report.tests().failed(), report.tests().skipped(), report.tests().total());
-        List<VerifierResultJson.Finding> out = findings.stream().map(f -> new VerifierResultJson.Finding(f.detector(),
-                f.severity(), f.rule(), f.path(), f.evidence(), f.time(), f.stepIndex(), f.action())).toList();
         return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, report.reward(),
                 report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null));
     }

@@ -103,8 +103,9 @@ public final class PodSidecar {
             }
             report = RolloutFindings.withAll(report, holder.findings()); // a reset never takes a finding back
             int turns = "NEW".equals(holder.state()) ? 0 : holder.current().steps();
-            String json = PodResult.toJson(report, PodResult.outcome(report, timedOut, settings.maxDurationSeconds(), agentExit(),
-                    message), turns, message);
+            // without a report (grading failed) the monitor's findings still count, as they do locally
+            String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit(),
+                    message, turns);
             Files.writeString(settings.resultFile(), json);
             return json;
         } finally {
