@@ -119,6 +119,29 @@ class OutcomeParityTest {
         soft.assertAll();
     }
 
+    /**
+     * The agent still ran at the deadline and the live monitor had seen a counted finding: locally that is
+     * Hacked. The sidecar ends its episode at the operator's deadline (CRUCIBLE_DEADLINE_AT) and grades; the
+     * operator waits for that result instead of calling it TimedOut first, and then ends it Hacked too.
+     */
+    @Test
+    void aFindingHeldByAVerifierStillGradingAtTheDeadlineIsNotLost() {
+        Facts f = table().stream().filter(x -> x.name().equals("deadline passed with a counted finding")).findFirst().orElseThrow();
+        assertThat(local(f).decide("flag", DEADLINE_S).phase()).isEqualTo(Phase.Hacked);
+        RLEnvironment env = environment();
+        Rollout r = rollout();
+        Map<String, Pod> pods = podsOf(r, env);
+        Pod leader = pods.values().iterator().next();
+        assertThat(leader.getSpec().getContainers().stream().filter(c -> c.getName().equals(RolloutLabels.VERIFIER_CONTAINER))
+                .flatMap(c -> c.getEnv().stream()).filter(v -> v.getName().equals("CRUCIBLE_DEADLINE_AT")).findFirst().orElseThrow()
+                .getValue()).isEqualTo(CREATED.plusSeconds(DEADLINE_S).toString());
+        leader.getStatus().setContainerStatuses(new ArrayList<>(List.of(new ContainerStatusBuilder().withName(RolloutLabels.VERIFIER_CONTAINER)
+                .withNewState().withNewRunning().endRunning().endState().build())));
+        RolloutDecision grading = RolloutStateMachine.decide(r, env, true, pods, CREATED.plusSeconds(DEADLINE_S + 1));
+        assertThat(grading.phase().isTerminal()).as(grading.reason()).isFalse();
+        assertThat(cluster(f).phase()).isEqualTo(RolloutPhase.Hacked); // its result, written past the deadline
+    }
+
     /** Ctrl-C is the local runtime's alone (deleting a Rollout gives it no end phase): first, whatever else happened. */
     @Test
     void interruptedIsLocalAndOutranksEverything() {
@@ -139,16 +162,8 @@ class OutcomeParityTest {
     private static RolloutDecision cluster(Facts f) {
         RLEnvironment env = environment();
         Rollout r = rollout();
-        Map<String, Pod> pods = new HashMap<>();
-        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
-        RolloutPodBuilder builder = new RolloutPodBuilder(OperatorSettings.defaults());
-        for (MemberPlan m : plan) {
-            Pod p = builder.build(r, env, m, plan, false, null);
-            p.getSpec().setNodeName("node-0");
-            p.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP("10.0.0.1").build());
-            pods.put(p.getMetadata().getName(), p);
-        }
-        Pod leader = pods.get(plan.get(0).podName(r.getMetadata().getName()));
+        Map<String, Pod> pods = podsOf(r, env);
+        Pod leader = pods.get(TopologyPlanner.plan(env.getSpec()).get(0).podName(r.getMetadata().getName()));
         Instant ended = f.deadlinePassed() ? CREATED.plusSeconds(DEADLINE_S + 5) : CREATED.plusSeconds(60);
         List<ContainerStatus> statuses = new ArrayList<>();
         if (f.setupError() == null && (f.agentExit() != null || f.limit() != null)) {
@@ -159,6 +174,20 @@ class OutcomeParityTest {
         if (f.sidecarWrote()) statuses.add(terminated(RolloutLabels.VERIFIER_CONTAINER, 0, "Completed", sidecarMessage(f), ended));
         leader.getStatus().setContainerStatuses(statuses);
         return RolloutStateMachine.decide(r, env, true, pods, f.seenLate() ? CREATED.plusSeconds(DEADLINE_S + 100) : ended.plusSeconds(1));
+    }
+
+    /** The rollout's pods as the operator builds them, bound and Running. */
+    private static Map<String, Pod> podsOf(Rollout r, RLEnvironment env) {
+        Map<String, Pod> pods = new HashMap<>();
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        RolloutPodBuilder builder = new RolloutPodBuilder(OperatorSettings.defaults());
+        for (MemberPlan m : plan) {
+            Pod p = builder.build(r, env, m, plan, false, null);
+            p.getSpec().setNodeName("node-0");
+            p.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP("10.0.0.1").build());
+            pods.put(p.getMetadata().getName(), p);
+        }
+        return pods;
     }
 
     /** What PodSidecar writes; a setup failure as a sidecar that ran setup would report it (phase Failed, reason SetupFailed). */

@@ -20,6 +20,8 @@ public final class Reasons {
     public static final String STARTING = "ContainersStarting";
     public static final String RUNNING = "AgentRunning";
     public static final String AGENT_FINISHED = "AgentFinished";
+    /** Past the deadline, waiting (briefly) for the verifier's result before TimedOut. */
+    public static final String VERIFIER_FINISHING = "VerifierFinishing";
     public static final String VERIFIED = OutcomeReasons.VERIFIED;
     public static final String VERIFICATION_FAILED = OutcomeReasons.VERIFICATION_FAILED;
     public static final String HACK_DETECTED = OutcomeReasons.HACK_DETECTED;

@@ -28,6 +28,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -251,6 +252,11 @@ public final class RolloutPodBuilder {
         vars.add(new EnvVar("CRUCIBLE_PORT", Integer.toString(settings.verifierPort()), null));
         vars.add(new EnvVar("CRUCIBLE_RESULT_FILE", TERMINATION_LOG, null));
         vars.add(new EnvVar("CRUCIBLE_MAX_DURATION_SECONDS", Long.toString(maxDurationSeconds(rollout)), null));
+        if (rollout.getMetadata().getCreationTimestamp() != null) {
+            // the operator's own deadline, so the sidecar's result (and its findings) arrives when it is decided
+            vars.add(new EnvVar("CRUCIBLE_DEADLINE_AT", Instant.parse(rollout.getMetadata().getCreationTimestamp())
+                    .plusSeconds(maxDurationSeconds(rollout)).toString(), null));
+        }
         var limits = rollout.getSpec().limits;
         if (limits != null && limits.maxTurns != null) {
             vars.add(new EnvVar("CRUCIBLE_MAX_TURNS", limits.maxTurns.toString(), null));

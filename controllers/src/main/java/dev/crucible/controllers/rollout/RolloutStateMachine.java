@@ -29,6 +29,12 @@ import java.util.Map;
  */
 public final class RolloutStateMachine {
 
+    /**
+     * How long past the deadline the operator waits for a verifier container that is still running: it grades
+     * what the agent left and reports its findings. Under the kubelet's own limit (DEADLINE_GRACE_SECONDS).
+     */
+    static final Duration VERIFIER_GRACE = Duration.ofSeconds(45);
+
     private static final Duration ENVIRONMENT_RETRY = Duration.ofSeconds(30);
     /** How often a gang held back for capacity looks again (pods leaving a node raise no event here). */
     private static final Duration GANG_RECHECK = Duration.ofSeconds(5);
@@ -72,6 +78,14 @@ public final class RolloutStateMachine {
                     return fromResult(rollout, parsed.result(), endedAtOrAfter(done, deadline), terminated(p, RolloutLabels.AGENT_CONTAINER),
                             status == null ? null : status.members);
                 }
+            }
+            // The sidecar ends its episode at this same deadline (CRUCIBLE_DEADLINE_AT) and writes its result, with the
+            // live findings that make the run Hacked rather than TimedOut: wait a moment for it while it still runs.
+            Instant graceEnd = deadline.plus(VERIFIER_GRACE);
+            if (now.isBefore(graceEnd) && pods.values().stream().anyMatch(RolloutStateMachine::verifierStillRunning)) {
+                return waiting(current == null ? RolloutPhase.Running : current, Reasons.VERIFIER_FINISHING,
+                        "the deadline passed; waiting up to " + VERIFIER_GRACE.toSeconds() + " s for the verifier's result",
+                        status, min(Duration.ofSeconds(2), Duration.between(now, graceEnd)));
             }
             TerminalOutcome o = TerminalOutcome.of(OutcomeFacts.none().withTimedOut(true, RolloutPodBuilder.maxDurationSeconds(rollout)));
             return terminal(RolloutPhase.TimedOut, o.reason(), o.message() + "; raise it or make the agent faster", status, true);
@@ -276,7 +290,14 @@ public final class RolloutStateMachine {
         return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), stop, false, members, null, null);
     }
 
-    static ContainerStateTerminated terminated(Pod pod, String container) {
+    /** A pod whose verifier container has not ended (and the pod is not being deleted). */
+    static boolean verifierStillRunning(Pod p) {
+        return stillRunning(p) && p.getStatus() != null && p.getStatus().getContainerStatuses() != null
+                && p.getStatus().getContainerStatuses().stream().anyMatch(cs -> RolloutLabels.VERIFIER_CONTAINER.equals(cs.getName())
+                && cs.getState() != null && cs.getState().getRunning() != null);
+    }
+
+        static ContainerStateTerminated terminated(Pod pod, String container) {
         if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
             return null;
         }

@@ -136,6 +136,49 @@ class RolloutStateMachineTest {
         assertThat(late.stopPods()).isTrue();
     }
 
+    /**
+     * At the deadline the verifier is still grading what the agent left (it ends its episode at the same
+     * deadline): the operator waits for its result, so the findings in it make the run Hacked as locally,
+     * and calls it TimedOut only when the grace passes without one.
+     */
+    @Test
+    void atTheDeadlineARunningVerifierIsGivenAMomentToReport() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        r.setStatus(status(RolloutPhase.Running));
+        Map<String, Pod> pods = pods(r, env, false);
+        bind(pods, "Running");
+        Pod pod = pods.get("r1-main-0");
+        pod.getStatus().setContainerStatuses(new java.util.ArrayList<>(List.of(new ContainerStatusBuilder().withName("verifier")
+                .withNewState().withNewRunning().endRunning().endState().build())));
+        RolloutDecision waiting = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(601));
+        assertThat(waiting.phase()).isEqualTo(RolloutPhase.Running);
+        assertThat(waiting.reason()).isEqualTo(Reasons.VERIFIER_FINISHING);
+        assertThat(waiting.stopPods()).isFalse();
+        assertThat(waiting.requeueAfter()).isPositive().isLessThanOrEqualTo(java.time.Duration.ofSeconds(2));
+
+        RolloutDecision gaveUp = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(600).plus(RolloutStateMachine.VERIFIER_GRACE));
+        assertThat(gaveUp.phase()).isEqualTo(RolloutPhase.TimedOut);
+        assertThat(gaveUp.stopPods()).isTrue();
+
+        pod.getStatus().setContainerStatuses(new java.util.ArrayList<>());
+        terminate(pod, "verifier", "{\"phase\":\"Hacked\",\"reason\":\"RewardHackDetected\",\"verdict\":\"fail\",\"reward\":0.0,"
+                + "\"countedFindings\":1,\"hackFindings\":[{\"detector\":\"protected-path-modified\",\"severity\":\"high\"}]}");
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(620)).phase()).isEqualTo(RolloutPhase.Hacked);
+    }
+
+    @Test
+    void theSidecarIsToldTheOperatorsDeadline() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        Pod pod = pods(r, env, false).get("r1-main-0");
+        var vars = pod.getSpec().getContainers().stream().filter(c -> c.getName().equals("verifier")).findFirst().orElseThrow().getEnv();
+        assertThat(vars).anySatisfy(v -> {
+            assertThat(v.getName()).isEqualTo("CRUCIBLE_DEADLINE_AT");
+            assertThat(java.time.Instant.parse(v.getValue())).isEqualTo(RolloutStateMachine.createdAt(r, null).plusSeconds(600));
+        });
+    }
+
     /** The sidecar's facts go through the contract's function: same facts, same outcome as the CLI. */
     @Test
     void verifierResultsEndAsTheContractSays() {

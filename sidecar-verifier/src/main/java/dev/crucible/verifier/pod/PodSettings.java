@@ -2,6 +2,7 @@ package dev.crucible.verifier.pod;
 
 import dev.crucible.contract.SpecDefaults;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -12,11 +13,30 @@ import java.util.Map;
  * {@code CRUCIBLE_GRADING_SOCKET} and {@code CRUCIBLE_GRADING_DIR} name the grading container's socket
  * and where grading trees are built on the volume it shares with the sidecar (both or neither).
  * {@code CRUCIBLE_AGENT_EXEC_SOCKET} (interactive pods) names the agent-exec container's socket: the
- * agent's commands run there, never in the sidecar's container.
+ * agent's commands run there, never in the sidecar's container. {@code CRUCIBLE_DEADLINE_AT} (RFC 3339) is the
+ * operator's absolute deadline for the rollout.
  */
 public record PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
                           long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
-                          Path gradingSocket, Path gradingDir, Path agentExecSocket) {
+                          Path gradingSocket, Path gradingDir, Path agentExecSocket, Instant deadlineAt) {
+
+    /** Settings without the operator's absolute deadline: the sidecar counts maxDurationSeconds from its start. */
+    public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
+                       long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
+                       Path gradingSocket, Path gradingDir, Path agentExecSocket) {
+        this(environmentFile, workspace, pristine, runDir, port, resultFile, maxDurationSeconds, maxTurns, interactive, execSocket,
+                apiTokenFile, gradingSocket, gradingDir, agentExecSocket, null);
+    }
+
+    /**
+     * When the episode ends: the operator's deadline ({@code CRUCIBLE_DEADLINE_AT}, the Rollout's creation plus
+     * maxDurationSeconds) when it gave one, else {@code start} plus maxDurationSeconds. Ending at the operator's
+     * own deadline lets the result, with the live findings that make a timed-out run Hacked, reach it in time.
+     */
+    public Instant deadline(Instant start) {
+        Instant own = start.plusSeconds(maxDurationSeconds);
+        return deadlineAt != null && deadlineAt.isBefore(own) ? deadlineAt : own;
+    }
 
     /** Settings without an agent-exec container: an interactive agent's commands run in the sidecar's container. */
     public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
@@ -65,7 +85,18 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                 // the environment API never runs without a token: a missing file is an error naming the variable
                 path(env, "CRUCIBLE_API_TOKEN_FILE", null),
                 gradingSocket, gradingDir,
-                path(env, "CRUCIBLE_AGENT_EXEC_SOCKET", ""));
+                path(env, "CRUCIBLE_AGENT_EXEC_SOCKET", ""),
+                instant(env, "CRUCIBLE_DEADLINE_AT"));
+    }
+
+    private static Instant instant(Map<String, String> env, String name) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) return null;
+        try {
+            return Instant.parse(v.strip());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException(name + ": expected an RFC 3339 time such as 2026-11-28T04:00:00Z, got '" + v + "'");
+        }
     }
 
     public Path agentExitFile() {

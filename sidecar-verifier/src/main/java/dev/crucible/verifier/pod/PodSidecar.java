@@ -76,7 +76,7 @@ public final class PodSidecar {
                 options = options.withGradingExecutor(new LocalExecutor()).withProbeExecutor(new LocalExecutor());
             }
         }
-        Instant deadline = Instant.now().plusSeconds(settings.maxDurationSeconds());
+        Instant deadline = settings.deadline(Instant.now());
         Vertx vertx = Vertx.vertx();
         try (GradingContainerExecutor closeGrading = grading; AgentContainerExecutor closeAgent = agentExec;
              EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {

@@ -106,6 +106,30 @@ class PodSidecarTest {
     }
 
     @Test
+    void theOperatorsDeadlineEndsTheEpisodeWhenItComesFirst() throws Exception {
+        Map<String, String> env = podEnv("embedded", 3600);
+        env.put("CRUCIBLE_DEADLINE_AT", java.time.Instant.now().plusSeconds(3).toString());
+        long start = System.nanoTime();
+        JsonNode r = runEmbedded(PodSettings.fromEnvironment(env), null);
+        assertThat(r.path("phase").asText()).isEqualTo("TimedOut");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(120));
+    }
+
+    @Test
+    void theDeadlineIsTheEarlierOfTheOperatorsAndTheSidecarsOwn() throws Exception {
+        Map<String, String> env = podEnv("embedded", 600);
+        java.time.Instant start = java.time.Instant.parse("2026-11-28T04:00:00Z");
+        assertThat(PodSettings.fromEnvironment(env).deadline(start)).isEqualTo(start.plusSeconds(600));
+        env.put("CRUCIBLE_DEADLINE_AT", "2026-11-28T04:05:00Z");
+        assertThat(PodSettings.fromEnvironment(env).deadline(start)).isEqualTo(java.time.Instant.parse("2026-11-28T04:05:00Z"));
+        env.put("CRUCIBLE_DEADLINE_AT", "2026-11-28T05:00:00Z");
+        assertThat(PodSettings.fromEnvironment(env).deadline(start)).isEqualTo(start.plusSeconds(600));
+        env.put("CRUCIBLE_DEADLINE_AT", "soon");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PodSettings.fromEnvironment(env))
+                .hasMessageStartingWith("CRUCIBLE_DEADLINE_AT: expected an RFC 3339 time");
+    }
+
+    @Test
     void interactiveTrainerDrivesTheEpisodeOverHttp() throws Exception {
         PodSettings settings = PodSettings.fromEnvironment(podEnv("interactive", 120));
         CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
