@@ -119,7 +119,11 @@ class RolloutLifecycleTest {
         String ns = SharedCluster.namespace("deadline");
         Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
         Manifests.rollout(client, ns, "calc-slow", "calc", "limits: {maxDurationSeconds: 4}");
-        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-slow") == RolloutPhase.TimedOut);
+        // kwok's containers never end: past the deadline the operator first waits for the verifier's result
+        // (VerifierFinishing, up to 45 s), then calls it TimedOut
+        await().atMost(Duration.ofSeconds(30)).until(() -> "VerifierFinishing".equals(reason(ns, "calc-slow")));
+        assertThat(phase(ns, "calc-slow").isTerminal()).isFalse();
+        await().atMost(Duration.ofSeconds(90)).until(() -> phase(ns, "calc-slow") == RolloutPhase.TimedOut);
         assertThat(get(ns, "calc-slow").getStatus().reason).isEqualTo("DeadlineExceeded");
         await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "calc-slow").stream()
                 .allMatch(p -> p.getMetadata().getDeletionTimestamp() != null));
@@ -176,5 +180,10 @@ class RolloutLifecycleTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "kata-r").getStatus() != null
                 && "PodRejected".equals(get(ns, "kata-r").getStatus().reason));
         assertThat(get(ns, "kata-r").getStatus().message).contains("kata-missing");
+    }
+
+    private String reason(String ns, String name) {
+        Rollout r = get(ns, name);
+        return r == null || r.getStatus() == null ? null : r.getStatus().reason;
     }
 }
