@@ -132,8 +132,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             String rejected = actuator.createMembers(rollout, env, d, client, pins);
             if (rejected != null) {
                 // Admission refused the pod (e.g. an unknown RuntimeClass, a quota): say so and retry later.
-                d = new RolloutDecision(RolloutPhase.Pending, Reasons.POD_REJECTED, rejected, List.of(), false, List.of(),
-                        false, false, d.members(), null, Duration.ofSeconds(30));
+                d = RolloutDecision.waiting(RolloutPhase.Pending, Reasons.POD_REJECTED, rejected, d.members(), Duration.ofSeconds(30));
             }
         }
         if (!d.ungate().isEmpty()) {

@@ -63,8 +63,7 @@ public final class RolloutStateMachine {
         if (current != null && current.isTerminal()) {
             // Terminal is final; only make sure nothing is left running.
             boolean running = pods.values().stream().anyMatch(RolloutStateMachine::stillRunning);
-            return new RolloutDecision(current, status.reason, status.message, List.of(), false, List.of(), running,
-                    false, status.members, null, null);
+            return RolloutDecision.end(current, status.reason, status.message, running, status.members, null);
         }
         Instant created = createdAt(rollout, now);
         Instant deadline = created.plusSeconds(RolloutPodBuilder.maxDurationSeconds(rollout));
@@ -119,8 +118,8 @@ public final class RolloutStateMachine {
                 return terminal(RolloutPhase.Failed, Reasons.MEMBER_LOST, "pod " + missing.get(0).podName(name)
                         + " disappeared while the rollout was running (evicted or deleted)", status, true, members);
             }
-            return new RolloutDecision(RolloutPhase.Pending, Reasons.CREATING_PODS, "creating " + missing.size() + " of "
-                    + plan.size() + " pods", missing, gang, List.of(), false, true, members, null, untilDeadline);
+            return RolloutDecision.createPods(Reasons.CREATING_PODS, "creating " + missing.size() + " of " + plan.size() + " pods",
+                    missing, gang, members, untilDeadline);
         }
 
         List<String> gated = new ArrayList<>();
@@ -142,14 +141,13 @@ public final class RolloutStateMachine {
                         + "s; " + fit.message() + "); no member was bound, all were removed. Free capacity or lower the request",
                         status, true, members);
             }
-            return new RolloutDecision(RolloutPhase.Pending, Reasons.GANG_WAITING, fit.message(), List.of(), false, List.of(),
-                    false, false, members, null, min(GANG_RECHECK, Duration.between(now, gangDeadline)));
+            return RolloutDecision.waiting(RolloutPhase.Pending, Reasons.GANG_WAITING, fit.message(), members,
+                    min(GANG_RECHECK, Duration.between(now, gangDeadline)));
         }
         if (!gated.isEmpty()) {
             // Every member exists: release them together so the scheduler sees the whole gang at once.
-            return new RolloutDecision(RolloutPhase.Pending, Reasons.GANG_RELEASED, "all " + plan.size()
-                    + " members created; released for scheduling together", List.of(), false, gated, false, false,
-                    members, null, untilDeadline);
+            return RolloutDecision.release(Reasons.GANG_RELEASED, "all " + plan.size()
+                    + " members created; released for scheduling together", gated, members, untilDeadline);
         }
 
         Pod leader = pods.get(plan.get(0).podName(name));
@@ -195,23 +193,22 @@ public final class RolloutStateMachine {
                 wait = min(wait, Duration.between(now, gangDeadline));
             }
             String unschedulable = unschedulableMessage(pods);
-            return new RolloutDecision(RolloutPhase.Pending, unschedulable != null ? Reasons.UNSCHEDULABLE : Reasons.SCHEDULING,
-                    unschedulable != null ? unschedulable : unbound + " of " + plan.size() + " pods waiting for a node",
-                    List.of(), false, List.of(), false, false, members, null, wait);
+            return RolloutDecision.waiting(RolloutPhase.Pending, unschedulable != null ? Reasons.UNSCHEDULABLE : Reasons.SCHEDULING,
+                    unschedulable != null ? unschedulable : unbound + " of " + plan.size() + " pods waiting for a node", members, wait);
         }
 
         boolean allRunning = pods.values().stream().allMatch(p -> "Running".equals(phaseOf(p)));
         if (!allRunning) {
-            return new RolloutDecision(RolloutPhase.Initializing, Reasons.STARTING, "workspace set-up and containers starting",
-                    List.of(), false, List.of(), false, false, members, null, untilDeadline);
+            return RolloutDecision.waiting(RolloutPhase.Initializing, Reasons.STARTING, "workspace set-up and containers starting",
+                    members, untilDeadline);
         }
         boolean embedded = rollout.getSpec().mode != RolloutMode.INTERACTIVE;
         if (embedded && terminated(leader, RolloutLabels.AGENT_CONTAINER) != null) {
-            return new RolloutDecision(RolloutPhase.Verifying, Reasons.AGENT_FINISHED, "the agent exited; the verifier is grading",
-                    List.of(), false, List.of(), false, false, members, null, untilDeadline);
+            return RolloutDecision.waiting(RolloutPhase.Verifying, Reasons.AGENT_FINISHED, "the agent exited; the verifier is grading",
+                    members, untilDeadline);
         }
-        return new RolloutDecision(RolloutPhase.Running, Reasons.RUNNING, "all " + plan.size() + " pods running",
-                List.of(), false, List.of(), false, false, members, null, untilDeadline);
+        return RolloutDecision.waiting(RolloutPhase.Running, Reasons.RUNNING, "all " + plan.size() + " pods running", members,
+                untilDeadline);
     }
 
     /**
@@ -238,8 +235,7 @@ public final class RolloutStateMachine {
                 .withAgentExit(agent == null ? null : agent.getExitCode());
         TerminalOutcome o = TerminalOutcome.of(f);
         String message = o.phase() == PhaseName.Succeeded && r.message() != null ? r.message() : o.message();
-        return new RolloutDecision(RolloutPhase.valueOf(o.phase().name()), o.reason(), message, List.of(), false, List.of(), true, false,
-                members, r, null);
+        return RolloutDecision.end(RolloutPhase.valueOf(o.phase().name()), o.reason(), message, true, members, r);
     }
 
     /** Whether a container ended at or after {@code deadline}; unknown (no finishedAt) counts as after. */
@@ -276,8 +272,7 @@ public final class RolloutStateMachine {
 
     static RolloutDecision waiting(RolloutPhase phase, String reason, String message, RolloutStatus status,
                                            Duration requeue) {
-        return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), false, false,
-                status == null ? null : status.members, null, requeue);
+        return RolloutDecision.waiting(phase, reason, message, status == null ? null : status.members, requeue);
     }
 
     static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
@@ -287,7 +282,7 @@ public final class RolloutStateMachine {
 
     private static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
                                             boolean stop, List<RolloutMember> members) {
-        return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), stop, false, members, null, null);
+        return RolloutDecision.end(phase, reason, message, stop, members, null);
     }
 
     /** A pod whose verifier container has not ended (and the pod is not being deleted). */

@@ -63,8 +63,7 @@ final class SnapshotPolicy {
             }
             SnapshotPhase phase = hack == null || hack.getStatus() == null ? null : hack.getStatus().phase;
             if (phase != SnapshotPhase.Ready && phase != SnapshotPhase.Failed && phase != SnapshotPhase.Expired) {
-                return new RolloutDecision(d.phase(), d.reason(), d.message(), List.of(), false, List.of(), false,
-                        d.podsComplete(), d.members(), d.result(), java.time.Duration.ofSeconds(2));
+                return d.held(java.time.Duration.ofSeconds(2));
             }
             return d;
         }
@@ -78,9 +77,8 @@ final class SnapshotPolicy {
                 ServerSideApply.apply(client, branch, ServerSideApply.POLICY_FIELD_MANAGER);
                 events.of(client).normal(rollout, "Reverted", "started Rollout " + branch.getMetadata().getName()
                         + " from snapshot " + last + " (the last good state before the hack)");
-                return new RolloutDecision(d.phase(), d.reason(), d.message() + "; reverted: Rollout "
-                        + branch.getMetadata().getName() + " continues from snapshot " + last, d.create(), d.gateNew(),
-                        d.ungate(), d.stopPods(), d.podsComplete(), d.members(), d.result(), d.requeueAfter());
+                return d.withMessage(d.message() + "; reverted: Rollout " + branch.getMetadata().getName()
+                        + " continues from snapshot " + last);
             }
         }
         return d;
