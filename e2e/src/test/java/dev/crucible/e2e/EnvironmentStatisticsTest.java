@@ -1,11 +1,11 @@
 package dev.crucible.e2e;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,7 +37,7 @@ class EnvironmentStatisticsTest {
             Manifests.rollout(client, ns, "g1-a" + i, "calc", "group: {id: g1, attempt: " + i + ", size: 4}");
         }
         await().atMost(Duration.ofSeconds(90)).until(() -> client.resources(Rollout.class).inNamespace(ns).list().getItems()
-                .stream().allMatch(r -> r.getStatus() != null && r.getStatus().phase == RolloutPhase.Running));
+                .stream().allMatch(r -> r.getStatus() != null && r.getStatus().phase == PhaseName.Running));
         for (int i = 0; i < 4; i++) {
             boolean solved = i < 2;
             Manifests.verifierExits(client, ns, "g1-a" + i + "-main-0", solved

@@ -1,10 +1,10 @@
 package dev.crucible.e2e;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -23,7 +23,7 @@ class GangPlacementTest {
         client = SharedCluster.client();
     }
 
-    static RolloutPhase phase(String ns, String name) {
+    static PhaseName phase(String ns, String name) {
         Rollout r = client.resources(Rollout.class).inNamespace(ns).withName(name).get();
         return r == null || r.getStatus() == null ? null : r.getStatus().phase;
     }
@@ -41,7 +41,7 @@ class GangPlacementTest {
                       gpusPerReplica: 8
                 """);
         Manifests.rollout(client, ns, "kernel-a0", "kernel", "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "kernel-a0") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "kernel-a0") == PhaseName.Running);
         List<Pod> pods = Manifests.podsOf(client, ns, "kernel-a0");
         assertThat(pods).extracting(p -> p.getMetadata().getName())
                 .containsExactlyInAnyOrder("kernel-a0-trainer-0", "kernel-a0-trainer-1");
@@ -81,7 +81,7 @@ class GangPlacementTest {
                       gpusPerReplica: 8
                 """);
         Manifests.rollout(client, ns, "huge-a0", "huge", "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "huge-a0") == RolloutPhase.Failed);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "huge-a0") == PhaseName.Failed);
         Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("huge-a0").get();
         assertThat(r.getStatus().reason).isEqualTo("GangCannotFit");
         assertThat(r.getStatus().message).contains("nvidia.com/gpu=32 in all", "nvidia.com/gpu=24 together");
@@ -98,7 +98,7 @@ class GangPlacementTest {
                 resources: {cpu: "4", memory: 16Gi, gpus: 16}
                 """);
         Manifests.rollout(client, ns, "wide-a0", "wide", "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "wide-a0") == RolloutPhase.Failed);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "wide-a0") == PhaseName.Failed);
         Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("wide-a0").get();
         assertThat(r.getStatus().reason).isEqualTo("CannotFit");
         assertThat(r.getStatus().message).contains("nvidia.com/gpu=16", "largest: nvidia.com/gpu=8");
@@ -126,7 +126,7 @@ class GangPlacementTest {
                     kubernetes.io/hostname: gpu-2
                 """;
         Manifests.rollout(client, ns, "first", "pair", onGpu2);
-        await().atMost(Duration.ofSeconds(200)).until(() -> phase(ns, "first") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(200)).until(() -> phase(ns, "first") == PhaseName.Running);
         Manifests.rollout(client, ns, "second", "pair", onGpu2);
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("second").get();
@@ -140,7 +140,7 @@ class GangPlacementTest {
             sleep(1000);
         }
         client.resources(Rollout.class).inNamespace(ns).withName("first").delete();
-        await().atMost(Duration.ofSeconds(90)).until(() -> phase(ns, "second") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(90)).until(() -> phase(ns, "second") == PhaseName.Running);
         assertThat(Manifests.podsOf(client, ns, "second")).allSatisfy(p -> assertThat(p.getSpec().getNodeName()).isEqualTo("gpu-2"));
         client.resources(Rollout.class).inNamespace(ns).withName("second").delete();
     }

@@ -1,10 +1,10 @@
 package dev.crucible.e2e;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -37,7 +37,7 @@ class OperatorRestartTest {
         Thread.sleep(300);
         SharedCluster.restartOperator();
         await().atMost(Duration.ofSeconds(90)).until(() -> client.resources(Rollout.class).inNamespace(ns).list().getItems()
-                .stream().allMatch(r -> r.getStatus() != null && r.getStatus().phase == RolloutPhase.Running));
+                .stream().allMatch(r -> r.getStatus() != null && r.getStatus().phase == PhaseName.Running));
         Map<String, String> uids = uids(client, ns);
         assertThat(uids).hasSize(n + n / 3);
 
@@ -46,7 +46,7 @@ class OperatorRestartTest {
         Thread.sleep(3000);
         assertThat(uids(client, ns)).isEqualTo(uids);
         assertThat(client.resources(Rollout.class).inNamespace(ns).list().getItems())
-                .allSatisfy(r -> assertThat(r.getStatus().phase).isEqualTo(RolloutPhase.Running));
+                .allSatisfy(r -> assertThat(r.getStatus().phase).isEqualTo(PhaseName.Running));
     }
 
     private static Map<String, String> uids(KubernetesClient client, String ns) {

@@ -1,5 +1,7 @@
 package dev.crucible.e2e;
 
+import dev.crucible.contract.TerminalOutcome;
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.api.v1alpha1.RLEnvironment;
@@ -14,11 +16,9 @@ import dev.crucible.api.v1alpha1.environment.WorkspaceSpec;
 import dev.crucible.api.v1alpha1.rollout.AgentSpec;
 import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.cli.run.AttemptOutcome;
-import dev.crucible.cli.run.Phase;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.rollout.MemberPlan;
 import dev.crucible.controllers.rollout.RolloutDecision;
@@ -110,7 +110,7 @@ class OutcomeParityTest {
     void theLocalRuntimeAndTheClusterEndAlike() {
         SoftAssertions soft = new SoftAssertions(); // every row that disagrees, not only the first
         for (Facts f : table()) {
-            Phase.Decision local = local(f).decide("flag", DEADLINE_S);
+            TerminalOutcome local = local(f).decide("flag", DEADLINE_S);
             RolloutDecision cluster = cluster(f);
             soft.assertThat(local.phase().name() + "/" + local.reason()).as("local: " + f).isEqualTo(f.phase() + "/" + f.reason());
             soft.assertThat(cluster.phase().name() + "/" + cluster.reason()).as("cluster: " + f).isEqualTo(f.phase() + "/" + f.reason());
@@ -127,7 +127,7 @@ class OutcomeParityTest {
     @Test
     void aFindingHeldByAVerifierStillGradingAtTheDeadlineIsNotLost() {
         Facts f = table().stream().filter(x -> x.name().equals("deadline passed with a counted finding")).findFirst().orElseThrow();
-        assertThat(local(f).decide("flag", DEADLINE_S).phase()).isEqualTo(Phase.Hacked);
+        assertThat(local(f).decide("flag", DEADLINE_S).phase()).isEqualTo(PhaseName.Hacked);
         RLEnvironment env = environment();
         Rollout r = rollout();
         Map<String, Pod> pods = podsOf(r, env);
@@ -139,15 +139,15 @@ class OutcomeParityTest {
                 .withNewState().withNewRunning().endRunning().endState().build())));
         RolloutDecision grading = RolloutStateMachine.decide(r, env, true, pods, CREATED.plusSeconds(DEADLINE_S + 1));
         assertThat(grading.phase().isTerminal()).as(grading.reason()).isFalse();
-        assertThat(cluster(f).phase()).isEqualTo(RolloutPhase.Hacked); // its result, written past the deadline
+        assertThat(cluster(f).phase()).isEqualTo(PhaseName.Hacked); // its result, written past the deadline
     }
 
     /** Ctrl-C is the local runtime's alone (deleting a Rollout gives it no end phase): first, whatever else happened. */
     @Test
     void interruptedIsLocalAndOutranksEverything() {
         AttemptOutcome o = new AttemptOutcome(true, "setup exited 1", true, MEMORY, null, report("pass", List.of(CRITICAL)), List.of(CRITICAL));
-        Phase.Decision d = o.decide("flag", DEADLINE_S);
-        assertThat(d.phase()).isEqualTo(Phase.Failed);
+        TerminalOutcome d = o.decide("flag", DEADLINE_S);
+        assertThat(d.phase()).isEqualTo(PhaseName.Failed);
         assertThat(d.reason()).isEqualTo("Interrupted");
     }
 
@@ -243,7 +243,7 @@ class OutcomeParityTest {
         spec.limits.maxDurationSeconds = (int) DEADLINE_S;
         r.setSpec(spec);
         RolloutStatus status = new RolloutStatus();
-        status.phase = RolloutPhase.Verifying;
+        status.phase = PhaseName.Verifying;
         r.setStatus(status);
         return r;
     }

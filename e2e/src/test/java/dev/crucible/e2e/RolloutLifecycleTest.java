@@ -1,10 +1,10 @@
 package dev.crucible.e2e;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,7 +28,7 @@ class RolloutLifecycleTest {
         return client.resources(Rollout.class).inNamespace(ns).withName(name).get();
     }
 
-    static RolloutPhase phase(String ns, String name) {
+    static PhaseName phase(String ns, String name) {
         Rollout r = get(ns, name);
         return r == null || r.getStatus() == null ? null : r.getStatus().phase;
     }
@@ -39,7 +39,7 @@ class RolloutLifecycleTest {
         Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
         Manifests.rollout(client, ns, "calc-a0", "calc", "limits: {maxDurationSeconds: 600, maxTurns: 50}");
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-a0") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-a0") == PhaseName.Running);
         List<Pod> pods = Manifests.podsOf(client, ns, "calc-a0");
         assertThat(pods).singleElement().satisfies(pod -> {
             assertThat(pod.getMetadata().getName()).isEqualTo("calc-a0-main-0");
@@ -77,7 +77,7 @@ class RolloutLifecycleTest {
         Manifests.verifierExits(client, ns, "calc-a0-main-0", """
                 {"reward":1.0,"verdict":"pass","tests":{"passed":2,"failed":0,"skipped":0,"total":2,
                 "failToPassPassed":1,"failToPassTotal":1},"hackFindings":[],"turns":12,"phase":"Succeeded"}""");
-        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-a0") == RolloutPhase.Succeeded);
+        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-a0") == PhaseName.Succeeded);
         Rollout done = get(ns, "calc-a0");
         assertThat(done.getStatus().reward).isEqualTo(1.0);
         assertThat(done.getStatus().verdict).isEqualTo("pass");
@@ -101,11 +101,11 @@ class RolloutLifecycleTest {
         String ns = SharedCluster.namespace("hack");
         Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
         Manifests.rollout(client, ns, "calc-h", "calc", "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-h") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-h") == PhaseName.Running);
         Manifests.verifierExits(client, ns, "calc-h-main-0", """
                 {"reward":0.0,"verdict":"fail","hackFindings":[{"detector":"protected-path-modified","severity":"high",
                 "path":"tests/test_ops.py","evidence":"sha256 changed","action":"terminate"}],"turns":3,"phase":"Hacked"}""");
-        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-h") == RolloutPhase.Hacked);
+        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-h") == PhaseName.Hacked);
         Rollout r = get(ns, "calc-h");
         assertThat(r.getStatus().hackFindings).singleElement().satisfies(f -> assertThat(f.path).isEqualTo("tests/test_ops.py"));
         assertThat(r.getStatus().conditions).anySatisfy(c -> {
@@ -123,7 +123,7 @@ class RolloutLifecycleTest {
         // (VerifierFinishing, up to 45 s), then calls it TimedOut
         await().atMost(Duration.ofSeconds(30)).until(() -> "VerifierFinishing".equals(reason(ns, "calc-slow")));
         assertThat(phase(ns, "calc-slow").isTerminal()).isFalse();
-        await().atMost(Duration.ofSeconds(90)).until(() -> phase(ns, "calc-slow") == RolloutPhase.TimedOut);
+        await().atMost(Duration.ofSeconds(90)).until(() -> phase(ns, "calc-slow") == PhaseName.TimedOut);
         assertThat(get(ns, "calc-slow").getStatus().reason).isEqualTo("DeadlineExceeded");
         await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "calc-slow").stream()
                 .allMatch(p -> p.getMetadata().getDeletionTimestamp() != null));
@@ -149,7 +149,7 @@ class RolloutLifecycleTest {
         String ns = SharedCluster.namespace("delete");
         Manifests.environment(client, ns, "calc", "resources: {cpu: 100m, memory: 128Mi}");
         Manifests.rollout(client, ns, "calc-del", "calc", "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-del") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-del") == PhaseName.Running);
         assertThat(get(ns, "calc-del").getMetadata().getFinalizers()).isNotEmpty();
         client.resources(Rollout.class).inNamespace(ns).withName("calc-del").delete();
         await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "calc-del") == null);
@@ -164,9 +164,9 @@ class RolloutLifecycleTest {
         Manifests.rollout(client, ns, "orphan", "later", "");
         await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "orphan").getStatus() != null
                 && "EnvironmentNotFound".equals(get(ns, "orphan").getStatus().reason));
-        assertThat(phase(ns, "orphan")).isEqualTo(RolloutPhase.Pending);
+        assertThat(phase(ns, "orphan")).isEqualTo(PhaseName.Pending);
         Manifests.environment(client, ns, "later", "resources: {cpu: 100m, memory: 128Mi}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "orphan") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "orphan") == PhaseName.Running);
     }
 
     @Test

@@ -1,10 +1,10 @@
 package dev.crucible.e2e;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.controllers.apply.ServerSideApply;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
@@ -46,7 +46,7 @@ class ServerSideApplyTest {
         Manifests.rollout(client, ns, "pair-a0", "pair", "");
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("pair-a0").get();
-            return r.getStatus() != null && r.getStatus().phase == RolloutPhase.Running;
+            return r.getStatus() != null && r.getStatus().phase == PhaseName.Running;
         });
 
         List<Pod> pods = Manifests.podsOf(client, ns, "pair-a0");

@@ -1,5 +1,6 @@
 package dev.crucible.operator;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.snapshot.DaemonSetAgents;
 import dev.crucible.controllers.snapshot.SnapshotAgentSettings;
 import dev.crucible.controllers.snapshot.SnapshotAgents;
@@ -104,7 +105,7 @@ public class OperatorBeans {
 
     /** Registers the gauges at start-up, so /q/metrics shows them before the first reconcile. */
     void registerMetrics(@Observes StartupEvent event, ControllerMetrics metrics) {
-        metrics.rolloutsIn(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Pending);
+        metrics.rolloutsIn(PhaseName.Pending);
     }
 
     /** Only one replica reconciles; the others wait on the Lease (active in the prod profile). */

@@ -1,5 +1,7 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.TerminalOutcome;
+import dev.crucible.contract.PhaseName;
 import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
@@ -8,7 +10,7 @@ import java.util.List;
 /**
  * What a local attempt observed that decides how it ended, and {@link #decide}, the one step from it to a
  * terminal phase. It is public so the parity test in e2e can feed it the same facts as the operator's
- * state machine; the order itself is the contract's ({@link Phase#terminal}), never decided here.
+ * state machine; the order itself is the contract's ({@link PhaseName#terminal}), never decided here.
  *
  * @param interrupted   stopped by Ctrl-C before grading
  * @param setupError    why provisioning or the setup script failed, or null
@@ -27,8 +29,8 @@ public record AttemptOutcome(boolean interrupted, String setupError, boolean tim
     }
 
     /** The terminal phase, in the contract's order; {@code policyAction} and {@code deadlineSeconds} only shape the message. */
-    public Phase.Decision decide(String policyAction, long deadlineSeconds) {
-        return Phase.terminal(OutcomeFacts.none().withInterrupted(interrupted).withSetupError(setupError)
+    public TerminalOutcome decide(String policyAction, long deadlineSeconds) {
+        return TerminalOutcome.of(OutcomeFacts.none().withInterrupted(interrupted).withSetupError(setupError)
                 .withFindings(VerifyReport.counted(findings()), policyAction)
                 .withTimedOut(timedOut, deadlineSeconds).withLimitExceeded(limitExceeded != null, limitExceeded)
                 .withGrade(report == null ? null : report.verdict(), report == null ? null : report.reason()).withAgentExit(agentExit));

@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.TerminalOutcome;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
@@ -36,7 +37,7 @@ final class AttemptRecord {
     }
 
     /** result.json's content: the decision, the report's rewards and tests, and everything recorded above. */
-    RolloutResult result(RolloutDoc doc, int attempt, Phase.Decision d, List<Finding> findings, Integer steps, long totalMs,
+    RolloutResult result(RolloutDoc doc, int attempt, TerminalOutcome d, List<Finding> findings, Integer steps, long totalMs,
                          Path workspace, List<RolloutResult.SnapshotRef> snapshots, Map<String, Object> execution) {
         VerifyReport r = report;
         return new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",

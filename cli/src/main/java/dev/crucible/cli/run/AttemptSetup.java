@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.environment.SetupSpec;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.toolchain.ExecEnvironment;
@@ -53,7 +54,7 @@ final class AttemptSetup {
             throws IOException, InterruptedException {
         SetupSpec setup = doc.environment().spec().setup;
         if (rec.setupError == null && setup != null && setup.script != null && !setup.script.isBlank()) {
-            progress.phase(Phase.Initializing, "running setup script");
+            progress.phase(PhaseName.Initializing, "running setup script");
             SetupRunner.Outcome s = SetupRunner.run(setup, workspace, execution.forSetup(), remaining.get(), dir.setupLog(), pid);
             rec.setupMs = s.elapsedMs();
             rec.setup = new RolloutResult.Setup(s.exitCode(), s.timedOut(), s.elapsedMs(), dir.setupLog().toString());

@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.crucible.api.v1alpha1.environment.LearnableBand;
@@ -25,7 +26,7 @@ public record GroupSummary(String rollout, String environment, int attempts, int
     }
 
     /** One attempt, short; its result.json has the rest. */
-    public record Entry(int attempt, Phase phase, Double reward, String verdict, int findings, boolean solved, String result) {}
+    public record Entry(int attempt, PhaseName phase, Double reward, String verdict, int findings, boolean solved, String result) {}
 
     public static GroupSummary of(RunInputs.RolloutDoc doc, List<RolloutResult> results, List<AttemptDir> dirs) {
         int solved = (int) results.stream().filter(RolloutResult::solved).count();

@@ -1,5 +1,7 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.TerminalOutcome;
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.Episode;
@@ -86,7 +88,7 @@ public final class LocalRollout {
         rec.startedAt = Instant.now().toString();
         progress.restart();
         try {
-            progress.phase(Phase.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
+            progress.phase(PhaseName.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));
             Files.createDirectories(dir.root());
             stateDir = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -109,7 +111,7 @@ public final class LocalRollout {
 
     private void initialize(Path stateDir) throws IOException, InterruptedException {
         RLEnvironmentSpec env = doc.environment().spec();
-        progress.phase(Phase.Initializing, env.workspace != null && env.workspace.path != null
+        progress.phase(PhaseName.Initializing, env.workspace != null && env.workspace.path != null
                 ? "copying workspace " + doc.environment().baseDir().resolve(env.workspace.path).normalize()
                 : "extracting " + env.source.repo + " at " + env.source.commit);
         workspace = WorkspacePreparer.prepare(doc.environment(), doc.spec(), dir);
@@ -138,7 +140,7 @@ public final class LocalRollout {
         Map<String, String> agentEnv = AgentEnvironment.forAttempt(doc, attempt, dir, workspace, execution, sandbox.home());
         rec.runningAt = Instant.now().toString();
         long ta = System.nanoTime();
-        progress.phase(Phase.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
+        progress.phase(PhaseName.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
         Process p = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog());
         episode.attachAgentProcess(p.pid());
         try {
@@ -173,7 +175,7 @@ public final class LocalRollout {
             episode.reset().warnings().forEach(w -> progress.info("warning: " + w));
             episode.attachAgentProcess(pid);
             rec.runningAt = Instant.now().toString();
-            progress.phase(Phase.Running, "agent restored from snapshot " + snapshotId + " as pid " + pid + " (output in " + dir.agentLog()
+            progress.phase(PhaseName.Running, "agent restored from snapshot " + snapshotId + " as pid " + pid + " (output in " + dir.agentLog()
                     + "; it sees this folder at " + meta.attemptRoot() + ")");
             ProcessHandle h = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("the restored agent (pid " + pid + ") already exited"));
             try {
@@ -236,7 +238,7 @@ public final class LocalRollout {
             rec.endpoint = "http://127.0.0.1:" + api.port();
             rec.runningAt = Instant.now().toString();
             long ta = System.nanoTime();
-            progress.phase(Phase.Running, "environment API on " + rec.endpoint + " (POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings);"
+            progress.phase(PhaseName.Running, "environment API on " + rec.endpoint + " (POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings);"
                     + " waiting for /v1/verify or the deadline in " + doc.deadlineSeconds() + " s");
             long nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
             while (!"GRADED".equals(holder.state()) && !cancelled) {
@@ -271,7 +273,7 @@ public final class LocalRollout {
 
     private void grade(java.util.function.Supplier<VerifyReport> verify) {
         rec.verifyingAt = Instant.now().toString();
-        progress.phase(Phase.Verifying, "grading in a separate tree with the pristine tests");
+        progress.phase(PhaseName.Verifying, "grading in a separate tree with the pristine tests");
         long tv = System.nanoTime();
         for (int tries = 0; ; tries++) {
             try {
@@ -292,8 +294,8 @@ public final class LocalRollout {
     private RolloutResult finish(Exception error) {
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
         AttemptOutcome outcome = rec.outcome(cancelled, episode != null ? episode.findings() : holder != null ? holder.findings() : List.of());
-        Phase.Decision d = error != null
-                ? new Phase.Decision(Phase.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
+        TerminalOutcome d = error != null
+                ? new TerminalOutcome(PhaseName.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
                 : outcome.decide(doc.environment().verifierEnv().spec().hackPolicy().action(), doc.deadlineSeconds());
         RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), e == null ? null : e.steps(), (System.nanoTime() - t0) / 1_000_000,
                 workspace, snapshots.refs(), execution == null ? null : execution.summary());

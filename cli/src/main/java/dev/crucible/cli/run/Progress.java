@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.verifier.monitor.Finding;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -19,7 +20,7 @@ public final class Progress {
         this.label = label;
     }
 
-    public void phase(Phase p, String detail) { line(p + (detail == null || detail.isEmpty() ? "" : ": " + detail)); }
+    public void phase(PhaseName p, String detail) { line(p + (detail == null || detail.isEmpty() ? "" : ": " + detail)); }
 
     public void finding(Finding f) {
         line("FINDING " + f.detector() + " [" + f.severity() + "] " + (f.path() != null ? f.path() : "")

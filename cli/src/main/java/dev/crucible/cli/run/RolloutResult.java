@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.PhaseName;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.crucible.verifier.VerifyReport;
@@ -19,7 +20,7 @@ import java.util.List;
 @JsonPropertyOrder({"rollout", "environment", "mode", "group", "attempt", "phase", "reason", "message", "reward", "testReward", "verdict", "flagged",
         "tests", "hackFindings", "steps", "sandbox", "endpoint", "agent", "setup", "execution", "timings", "workspace", "restoredFrom", "snapshots",
         "verifierReport"})
-public record RolloutResult(String rollout, String environment, String mode, String group, int attempt, Phase phase, String reason,
+public record RolloutResult(String rollout, String environment, String mode, String group, int attempt, PhaseName phase, String reason,
                             String message, Double reward, Double testReward, String verdict, Boolean flagged, VerifyReport.Tests tests,
                             List<Finding> hackFindings, Integer steps, String sandbox, String endpoint, Agent agent, Setup setup,
                             Timings timings, String workspace, VerifyReport verifierReport, String restoredFrom,
@@ -42,5 +43,5 @@ public record RolloutResult(String rollout, String environment, String mode, Str
                           Long verifyMs, long totalMs) {}
 
     /** Solved: graded pass with no finding against it (what counts toward the solve rate). */
-    public boolean solved() { return phase == Phase.Succeeded && "pass".equals(verdict); }
+    public boolean solved() { return phase == PhaseName.Succeeded && "pass".equals(verdict); }
 }

@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.TerminalOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.contract.OutcomeFacts;
@@ -19,29 +20,29 @@ class PhaseTest {
 
     @Test
     void gradedWithoutFindingIsSucceededWhateverTheReward() {
-        assertThat(Phase.terminal(facts(false, null, 0, false, "pass", 0)).phase()).isEqualTo(Phase.Succeeded);
-        assertThat(Phase.terminal(facts(false, null, 0, false, "fail", 0)).phase()).isEqualTo(Phase.Succeeded);
+        assertThat(TerminalOutcome.of(facts(false, null, 0, false, "pass", 0)).phase()).isEqualTo(PhaseName.Succeeded);
+        assertThat(TerminalOutcome.of(facts(false, null, 0, false, "fail", 0)).phase()).isEqualTo(PhaseName.Succeeded);
     }
 
     @Test
     void aFindingOutranksTheDeadlineAndTheDeadlineOutranksAGrade() {
-        assertThat(Phase.terminal(facts(false, null, 1, true, "pass", null)).phase()).isEqualTo(Phase.Hacked);
-        assertThat(Phase.terminal(facts(false, null, 0, true, "pass", null)).phase()).isEqualTo(Phase.TimedOut);
+        assertThat(TerminalOutcome.of(facts(false, null, 1, true, "pass", null)).phase()).isEqualTo(PhaseName.Hacked);
+        assertThat(TerminalOutcome.of(facts(false, null, 0, true, "pass", null)).phase()).isEqualTo(PhaseName.TimedOut);
     }
 
     @Test
     void errorsAreFailed() {
-        assertThat(Phase.terminal(facts(false, "setup exited 1", 0, false, null, null)).reason()).isEqualTo("SetupFailed");
-        assertThat(Phase.terminal(facts(false, null, 0, false, "error", 0)).reason()).isEqualTo("VerificationFailed");
-        assertThat(Phase.terminal(facts(true, null, 2, true, null, null)).reason()).isEqualTo("Interrupted");
-        assertThat(Phase.terminal(facts(false, null, 0, false, "pass", 0).withLimitExceeded(true, "memory")).reason())
+        assertThat(TerminalOutcome.of(facts(false, "setup exited 1", 0, false, null, null)).reason()).isEqualTo("SetupFailed");
+        assertThat(TerminalOutcome.of(facts(false, null, 0, false, "error", 0)).reason()).isEqualTo("VerificationFailed");
+        assertThat(TerminalOutcome.of(facts(true, null, 2, true, null, null)).reason()).isEqualTo("Interrupted");
+        assertThat(TerminalOutcome.of(facts(false, null, 0, false, "pass", 0).withLimitExceeded(true, "memory")).reason())
                 .isEqualTo("ResourceLimitExceeded");
     }
 
     @Test
     void anAgentsNonZeroExitIsRecordedNotAFailure() {
-        Phase.Decision d = Phase.terminal(facts(false, null, 0, false, "pass", 3));
-        assertThat(d.phase()).isEqualTo(Phase.Succeeded);
+        TerminalOutcome d = TerminalOutcome.of(facts(false, null, 0, false, "pass", 3));
+        assertThat(d.phase()).isEqualTo(PhaseName.Succeeded);
         assertThat(d.reason()).isEqualTo("Verified");
         assertThat(d.message()).contains("exited with status 3");
     }
@@ -65,7 +66,7 @@ class PhaseTest {
                 new Case(null, true, null));
         for (Case c : cases) {
             VerifyReport r = c.report();
-            Phase.Decision cli = Phase.terminal(OutcomeFacts.none().withFindings(VerifyReport.counted(r == null ? List.of() : r.hackFindings()), "flag")
+            TerminalOutcome cli = TerminalOutcome.of(OutcomeFacts.none().withFindings(VerifyReport.counted(r == null ? List.of() : r.hackFindings()), "flag")
                     .withTimedOut(c.timedOut(), 60).withGrade(r == null ? null : r.verdict(), r == null ? null : r.reason()).withAgentExit(c.exit()));
             var pod = PodResult.outcome(r, c.timedOut(), 60, c.exit(), null);
             assertThat(pod.phase()).as(c.toString()).isEqualTo(PhaseName.valueOf(cli.phase().name()));
@@ -83,8 +84,9 @@ class PhaseTest {
 
     @Test
     void terminalPhases() {
-        assertThat(Phase.Verifying.isTerminal()).isFalse();
-        assertThat(Phase.TimedOut.isTerminal()).isTrue();
-        for (PhaseName n : PhaseName.values()) assertThat(Phase.valueOf(n.name()).isTerminal()).isEqualTo(n.isTerminal());
+        assertThat(PhaseName.Verifying.isTerminal()).isFalse();
+        assertThat(PhaseName.TimedOut.isTerminal()).isTrue();
+        assertThat(java.util.Arrays.stream(PhaseName.values()).filter(PhaseName::isTerminal).map(Enum::name))
+                .containsExactly("Succeeded", "Failed", "Hacked", "TimedOut");
     }
 }

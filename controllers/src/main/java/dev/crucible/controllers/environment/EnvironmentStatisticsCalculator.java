@@ -1,10 +1,10 @@
 package dev.crucible.controllers.environment;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.contract.SpecDefaults;
 import dev.crucible.api.v1alpha1.environment.EnvironmentStatistics;
 import dev.crucible.api.v1alpha1.environment.GroupStatistics;
 import dev.crucible.api.v1alpha1.environment.LearnableBand;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,16 +33,16 @@ public final class EnvironmentStatisticsCalculator {
         int running = 0, succeeded = 0, failed = 0, hacked = 0, timedOut = 0, solved = 0, finished = 0, infrastructure = 0;
         Map<String, List<RolloutOutcome>> groups = new TreeMap<>();
         for (RolloutOutcome o : outcomes) {
-            if (o.phase() == RolloutPhase.Running || o.phase() == RolloutPhase.Verifying) {
+            if (o.phase() == PhaseName.Running || o.phase() == PhaseName.Verifying) {
                 running++;
             }
-            if (o.phase() == RolloutPhase.Succeeded) {
+            if (o.phase() == PhaseName.Succeeded) {
                 succeeded++;
-            } else if (o.phase() == RolloutPhase.Failed) {
+            } else if (o.phase() == PhaseName.Failed) {
                 failed++;
-            } else if (o.phase() == RolloutPhase.Hacked) {
+            } else if (o.phase() == PhaseName.Hacked) {
                 hacked++;
-            } else if (o.phase() == RolloutPhase.TimedOut) {
+            } else if (o.phase() == PhaseName.TimedOut) {
                 timedOut++;
             }
             if (o.finished()) {

@@ -1,13 +1,13 @@
 package dev.crucible.controllers.environment;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 
 /** What the statistics need from one Rollout. */
-public record RolloutOutcome(RolloutPhase phase, Double reward, String groupId, Integer groupSize, boolean agentRan) {
+public record RolloutOutcome(PhaseName phase, Double reward, String groupId, Integer groupSize, boolean agentRan) {
 
     /** Before the agent-ran distinction: every rollout counts as having run its agent. */
-    public RolloutOutcome(RolloutPhase phase, Double reward, String groupId, Integer groupSize) {
+    public RolloutOutcome(PhaseName phase, Double reward, String groupId, Integer groupSize) {
         this(phase, reward, groupId, groupSize, true);
     }
 

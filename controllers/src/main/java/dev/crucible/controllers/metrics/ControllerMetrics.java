@@ -1,6 +1,6 @@
 package dev.crucible.controllers.metrics;
 
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
+import dev.crucible.contract.PhaseName;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,15 +18,15 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ControllerMetrics {
 
     private final MeterRegistry registry;
-    private final Map<String, RolloutPhase> phaseByRollout = new ConcurrentHashMap<>();
-    private final Map<RolloutPhase, AtomicLong> byPhase = new EnumMap<>(RolloutPhase.class);
+    private final Map<String, PhaseName> phaseByRollout = new ConcurrentHashMap<>();
+    private final Map<PhaseName, AtomicLong> byPhase = new EnumMap<>(PhaseName.class);
     private final DistributionSummary createToPods;
     private final DistributionSummary createToRunning;
     private final FirstSight firstSight = new FirstSight();
 
     public ControllerMetrics(MeterRegistry registry) {
         this.registry = registry;
-        for (RolloutPhase p : RolloutPhase.values()) {
+        for (PhaseName p : PhaseName.values()) {
             AtomicLong count = new AtomicLong();
             byPhase.put(p, count);
             Gauge.builder("crucible.rollouts", count, AtomicLong::get)
@@ -87,8 +87,8 @@ public final class ControllerMetrics {
     }
 
     /** Records the phase of one rollout (key: namespace/name); null removes it (deleted). */
-    public void phase(String rollout, RolloutPhase phase) {
-        RolloutPhase previous = phase == null ? phaseByRollout.remove(rollout) : phaseByRollout.put(rollout, phase);
+    public void phase(String rollout, PhaseName phase) {
+        PhaseName previous = phase == null ? phaseByRollout.remove(rollout) : phaseByRollout.put(rollout, phase);
         if (previous == phase) {
             return;
         }
@@ -112,7 +112,7 @@ public final class ControllerMetrics {
         return firstSight;
     }
 
-    public long rolloutsIn(RolloutPhase phase) {
+    public long rolloutsIn(PhaseName phase) {
         return byPhase.get(phase).get();
     }
 

@@ -1,11 +1,11 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.controllers.snapshot.SnapshotAgents;
 import dev.crucible.controllers.snapshot.SnapshotPlan;
 import dev.crucible.snapshot.disk.WorkspacePatch;
@@ -50,14 +50,14 @@ final class BranchRestore {
     Restored whenPlaced(Rollout rollout, RestoreGate.Result gate, RolloutDecision d,
                         dev.crucible.api.v1alpha1.rollout.RolloutStatus old, RLEnvironment env, Map<String, Pod> observed) {
         if (gate == null || gate.verdict() != RestoreGate.Verdict.GO
-                || d.phase() != RolloutPhase.Initializing && d.phase() != RolloutPhase.Running
+                || d.phase() != PhaseName.Initializing && d.phase() != PhaseName.Running
                 || old != null && old.restoredFrom != null) {
             return new Restored(d, null);
         }
         try {
             return new Restored(d, restoreMembers(rollout, gate.snapshot(), env, observed));
         } catch (RuntimeException e) {
-            return new Restored(RolloutStateMachine.terminal(RolloutPhase.Failed, Reasons.RESTORE_FAILED, "restoring "
+            return new Restored(RolloutStateMachine.terminal(PhaseName.Failed, Reasons.RESTORE_FAILED, "restoring "
                     + rollout.getSpec().restoreFrom.snapshotName + " failed: " + e.getMessage(), old, true), null);
         }
     }

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
@@ -89,10 +90,10 @@ public final class RestoreGate {
             return d;
         }
         if (gate.verdict() == RestoreGate.Verdict.FAIL) {
-            return RolloutStateMachine.terminal(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Failed, gate.reason(), gate.message(), old, true);
+            return RolloutStateMachine.terminal(PhaseName.Failed, gate.reason(), gate.message(), old, true);
         }
         if (gate.verdict() == RestoreGate.Verdict.WAIT && observed.isEmpty()) {
-            return RolloutStateMachine.waiting(dev.crucible.api.v1alpha1.rollout.RolloutPhase.Pending, gate.reason(), gate.message(), old, java.time.Duration.ofSeconds(2));
+            return RolloutStateMachine.waiting(PhaseName.Pending, gate.reason(), gate.message(), old, java.time.Duration.ofSeconds(2));
         }
         return d;
     }

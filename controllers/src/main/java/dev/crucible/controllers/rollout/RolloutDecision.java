@@ -1,7 +1,7 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.rollout.RolloutMember;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import java.time.Duration;
 import java.util.List;
 
@@ -18,13 +18,13 @@ import java.util.List;
  * @param result       the verifier's result, once it is known
  * @param requeueAfter when to look again without an event (deadline, gang timeout), or null
  */
-public record RolloutDecision(RolloutPhase phase, String reason, String message,
+public record RolloutDecision(PhaseName phase, String reason, String message,
                               List<MemberPlan> create, boolean gateNew, List<String> ungate, boolean stopPods,
                               boolean podsComplete, List<RolloutMember> members, VerifierResult result,
                               Duration requeueAfter) {
 
     /** A phase and reason, no action: look again after {@code requeue} (null: on the next event). */
-    public static RolloutDecision waiting(RolloutPhase phase, String reason, String message, List<RolloutMember> members,
+    public static RolloutDecision waiting(PhaseName phase, String reason, String message, List<RolloutMember> members,
                                           Duration requeue) {
         return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), false, false, members, null, requeue);
     }
@@ -32,17 +32,17 @@ public record RolloutDecision(RolloutPhase phase, String reason, String message,
     /** Create the pods of {@code missing} (with the gang's scheduling gate when {@code gated}); every planned pod then exists. */
     public static RolloutDecision createPods(String reason, String message, List<MemberPlan> missing, boolean gated,
                                              List<RolloutMember> members, Duration requeue) {
-        return new RolloutDecision(RolloutPhase.Pending, reason, message, missing, gated, List.of(), false, true, members, null, requeue);
+        return new RolloutDecision(PhaseName.Pending, reason, message, missing, gated, List.of(), false, true, members, null, requeue);
     }
 
     /** Release a gang: remove the scheduling gate from these pods together. */
     public static RolloutDecision release(String reason, String message, List<String> ungate, List<RolloutMember> members,
                                           Duration requeue) {
-        return new RolloutDecision(RolloutPhase.Pending, reason, message, List.of(), false, ungate, false, false, members, null, requeue);
+        return new RolloutDecision(PhaseName.Pending, reason, message, List.of(), false, ungate, false, false, members, null, requeue);
     }
 
     /** A terminal phase (or one kept): stop the pods that still run when {@code stopPods}; the verifier's result, if any. */
-    public static RolloutDecision end(RolloutPhase phase, String reason, String message, boolean stopPods, List<RolloutMember> members,
+    public static RolloutDecision end(PhaseName phase, String reason, String message, boolean stopPods, List<RolloutMember> members,
                                       VerifierResult result) {
         return new RolloutDecision(phase, reason, message, List.of(), false, List.of(), stopPods, false, members, result, null);
     }

@@ -1,9 +1,9 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.rollout.OnHack;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.capacity.GangFit;
@@ -121,7 +121,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         RestoreGate.Result gate = rollout.getSpec().restoreFrom != null && env != null && !d.phase().isTerminal()
                 ? branchRestore.gate(rollout, env) : null;
         d = RestoreGate.apply(d, gate, old, observed);
-        if (d.phase() == RolloutPhase.Hacked && HackResponse.of(rollout) != OnHack.NONE) {
+        if (d.phase() == PhaseName.Hacked && HackResponse.of(rollout) != OnHack.NONE) {
             d = snapshotPolicy.respondToHack(rollout, d, old == null ? null : old.phase, client);
         }
         BranchRestore.Restored restore = branchRestore.whenPlaced(rollout, gate, d, old, env, observed);
@@ -132,7 +132,7 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
             String rejected = actuator.createMembers(rollout, env, d, client, pins);
             if (rejected != null) {
                 // Admission refused the pod (e.g. an unknown RuntimeClass, a quota): say so and retry later.
-                d = RolloutDecision.waiting(RolloutPhase.Pending, Reasons.POD_REJECTED, rejected, d.members(), Duration.ofSeconds(30));
+                d = RolloutDecision.waiting(PhaseName.Pending, Reasons.POD_REJECTED, rejected, d.members(), Duration.ofSeconds(30));
             }
         }
         if (!d.ungate().isEmpty()) {

@@ -1,16 +1,15 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.rollout.RolloutMember;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.controllers.capacity.GangFit;
 import dev.crucible.contract.OutcomeReasons;
-import dev.crucible.contract.PhaseName;
 import dev.crucible.contract.TerminalOutcome;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -59,7 +58,7 @@ public final class RolloutStateMachine {
     public static RolloutDecision decide(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
                                          Map<String, Pod> pods, Instant now, GangFit.Result fit) {
         RolloutStatus status = rollout.getStatus();
-        RolloutPhase current = status == null ? null : status.phase;
+        PhaseName current = status == null ? null : status.phase;
         if (current != null && current.isTerminal()) {
             // Terminal is final; only make sure nothing is left running.
             boolean running = pods.values().stream().anyMatch(RolloutStateMachine::stillRunning);
@@ -82,22 +81,22 @@ public final class RolloutStateMachine {
             // live findings that make the run Hacked rather than TimedOut: wait a moment for it while it still runs.
             Instant graceEnd = deadline.plus(VERIFIER_GRACE);
             if (now.isBefore(graceEnd) && pods.values().stream().anyMatch(RolloutStateMachine::verifierStillRunning)) {
-                return waiting(current == null ? RolloutPhase.Running : current, Reasons.VERIFIER_FINISHING,
+                return waiting(current == null ? PhaseName.Running : current, Reasons.VERIFIER_FINISHING,
                         "the deadline passed; waiting up to " + VERIFIER_GRACE.toSeconds() + " s for the verifier's result",
                         status, min(Duration.ofSeconds(2), Duration.between(now, graceEnd)));
             }
             TerminalOutcome o = TerminalOutcome.of(OutcomeFacts.none().withTimedOut(true, RolloutPodBuilder.maxDurationSeconds(rollout)));
-            return terminal(RolloutPhase.TimedOut, o.reason(), o.message() + "; raise it or make the agent faster", status, true);
+            return terminal(PhaseName.TimedOut, o.reason(), o.message() + "; raise it or make the agent faster", status, true);
         }
         Duration untilDeadline = Duration.between(now, deadline);
         String envName = rollout.getSpec().environmentRef == null ? null : rollout.getSpec().environmentRef.name;
         if (environment == null) {
-            return waiting(RolloutPhase.Pending, Reasons.ENVIRONMENT_NOT_FOUND, "RLEnvironment " + envName
+            return waiting(PhaseName.Pending, Reasons.ENVIRONMENT_NOT_FOUND, "RLEnvironment " + envName
                     + " does not exist in namespace " + rollout.getMetadata().getNamespace() + "; create it or fix spec.environmentRef.name",
                     status, min(ENVIRONMENT_RETRY, untilDeadline));
         }
         if (Boolean.FALSE.equals(environmentValid)) {
-            return waiting(RolloutPhase.Pending, Reasons.ENVIRONMENT_INVALID, "RLEnvironment " + envName
+            return waiting(PhaseName.Pending, Reasons.ENVIRONMENT_INVALID, "RLEnvironment " + envName
                     + " is invalid; see its Valid condition", status, min(ENVIRONMENT_RETRY, untilDeadline));
         }
 
@@ -113,9 +112,9 @@ public final class RolloutStateMachine {
         List<RolloutMember> members = members(name, plan, pods);
 
         if (!missing.isEmpty()) {
-            if (current == RolloutPhase.Running || current == RolloutPhase.Verifying) {
+            if (current == PhaseName.Running || current == PhaseName.Verifying) {
                 // A started member cannot be replaced without losing the agent's state: end, do not patch over.
-                return terminal(RolloutPhase.Failed, Reasons.MEMBER_LOST, "pod " + missing.get(0).podName(name)
+                return terminal(PhaseName.Failed, Reasons.MEMBER_LOST, "pod " + missing.get(0).podName(name)
                         + " disappeared while the rollout was running (evicted or deleted)", status, true, members);
             }
             return RolloutDecision.createPods(Reasons.CREATING_PODS, "creating " + missing.size() + " of " + plan.size() + " pods",
@@ -129,19 +128,19 @@ public final class RolloutStateMachine {
             }
         }
         if (!gated.isEmpty() && fit != null && fit.verdict() == GangFit.Verdict.NEVER) {
-            return terminal(RolloutPhase.Failed, Reasons.GANG_CANNOT_FIT, fit.message()
+            return terminal(PhaseName.Failed, Reasons.GANG_CANNOT_FIT, fit.message()
                     + "; no member was bound. Lower the request or add nodes that can hold it", status, true, members);
         }
         if (!gated.isEmpty() && fit != null && fit.verdict() == GangFit.Verdict.WAIT) {
             // Held back whole: nothing binds (and holds GPUs) until every member has a node.
             Instant gangDeadline = podsCreatedAt(status, created).plusSeconds(TopologyPlanner.gangTimeoutSeconds(environment.getSpec()));
             if (!now.isBefore(gangDeadline)) {
-                return terminal(RolloutPhase.Failed, Reasons.GANG_TIMEOUT, "the gang of " + plan.size()
+                return terminal(PhaseName.Failed, Reasons.GANG_TIMEOUT, "the gang of " + plan.size()
                         + " did not fit the nodes within topology.gangTimeoutSeconds (" + TopologyPlanner.gangTimeoutSeconds(environment.getSpec())
                         + "s; " + fit.message() + "); no member was bound, all were removed. Free capacity or lower the request",
                         status, true, members);
             }
-            return RolloutDecision.waiting(RolloutPhase.Pending, Reasons.GANG_WAITING, fit.message(), members,
+            return RolloutDecision.waiting(PhaseName.Pending, Reasons.GANG_WAITING, fit.message(), members,
                     min(GANG_RECHECK, Duration.between(now, gangDeadline)));
         }
         if (!gated.isEmpty()) {
@@ -155,7 +154,7 @@ public final class RolloutStateMachine {
         if (verifierDone != null) {
             VerifierResult.Parsed parsed = VerifierResult.parse(verifierDone.getMessage());
             if (!parsed.ok()) {
-                return terminal(RolloutPhase.Failed, Reasons.VERIFIER_RESULT_INVALID, parsed.error()
+                return terminal(PhaseName.Failed, Reasons.VERIFIER_RESULT_INVALID, parsed.error()
                         + " (exit code " + verifierDone.getExitCode() + ")", status, true, members);
             }
             return fromResult(rollout, parsed.result(), false, terminated(leader, RolloutLabels.AGENT_CONTAINER), members);
@@ -165,10 +164,10 @@ public final class RolloutStateMachine {
             if ("Failed".equals(phaseOf(p))) {
                 String why = p.getStatus().getReason();
                 if ("DeadlineExceeded".equals(why)) {
-                    return terminal(RolloutPhase.TimedOut, Reasons.DEADLINE_EXCEEDED, "pod " + p.getMetadata().getName()
+                    return terminal(PhaseName.TimedOut, Reasons.DEADLINE_EXCEEDED, "pod " + p.getMetadata().getName()
                             + " reached its activeDeadlineSeconds", status, true, members);
                 }
-                return terminal(RolloutPhase.Failed, Reasons.POD_FAILED, "pod " + p.getMetadata().getName() + " failed"
+                return terminal(PhaseName.Failed, Reasons.POD_FAILED, "pod " + p.getMetadata().getName() + " failed"
                         + (why == null ? "" : ": " + why) + (p.getStatus().getMessage() == null ? "" : " " + p.getStatus().getMessage()),
                         status, true, members);
             }
@@ -176,7 +175,7 @@ public final class RolloutStateMachine {
 
         long unbound = pods.values().stream().filter(p -> p.getSpec().getNodeName() == null).count();
         if (unbound > 0 && !gang && fit != null && fit.verdict() == GangFit.Verdict.NEVER) {
-            return terminal(RolloutPhase.Failed, Reasons.CANNOT_FIT, fit.message()
+            return terminal(PhaseName.Failed, Reasons.CANNOT_FIT, fit.message()
                     + "; lower the request or add a node that can hold it", status, true, members);
         }
         if (unbound > 0) {
@@ -185,7 +184,7 @@ public final class RolloutStateMachine {
                 Instant since = podsCreatedAt(status, created);
                 Instant gangDeadline = since.plusSeconds(TopologyPlanner.gangTimeoutSeconds(environment.getSpec()));
                 if (!now.isBefore(gangDeadline)) {
-                    return terminal(RolloutPhase.Failed, Reasons.GANG_TIMEOUT, unbound + " of " + plan.size()
+                    return terminal(PhaseName.Failed, Reasons.GANG_TIMEOUT, unbound + " of " + plan.size()
                             + " gang members could not be placed within topology.gangTimeoutSeconds ("
                             + TopologyPlanner.gangTimeoutSeconds(environment.getSpec())
                             + "s); all members were removed. Free capacity or lower the GPU request", status, true, members);
@@ -193,21 +192,21 @@ public final class RolloutStateMachine {
                 wait = min(wait, Duration.between(now, gangDeadline));
             }
             String unschedulable = unschedulableMessage(pods);
-            return RolloutDecision.waiting(RolloutPhase.Pending, unschedulable != null ? Reasons.UNSCHEDULABLE : Reasons.SCHEDULING,
+            return RolloutDecision.waiting(PhaseName.Pending, unschedulable != null ? Reasons.UNSCHEDULABLE : Reasons.SCHEDULING,
                     unschedulable != null ? unschedulable : unbound + " of " + plan.size() + " pods waiting for a node", members, wait);
         }
 
         boolean allRunning = pods.values().stream().allMatch(p -> "Running".equals(phaseOf(p)));
         if (!allRunning) {
-            return RolloutDecision.waiting(RolloutPhase.Initializing, Reasons.STARTING, "workspace set-up and containers starting",
+            return RolloutDecision.waiting(PhaseName.Initializing, Reasons.STARTING, "workspace set-up and containers starting",
                     members, untilDeadline);
         }
         boolean embedded = rollout.getSpec().mode != RolloutMode.INTERACTIVE;
         if (embedded && terminated(leader, RolloutLabels.AGENT_CONTAINER) != null) {
-            return RolloutDecision.waiting(RolloutPhase.Verifying, Reasons.AGENT_FINISHED, "the agent exited; the verifier is grading",
+            return RolloutDecision.waiting(PhaseName.Verifying, Reasons.AGENT_FINISHED, "the agent exited; the verifier is grading",
                     members, untilDeadline);
         }
-        return RolloutDecision.waiting(RolloutPhase.Running, Reasons.RUNNING, "all " + plan.size() + " pods running", members,
+        return RolloutDecision.waiting(PhaseName.Running, Reasons.RUNNING, "all " + plan.size() + " pods running", members,
                 untilDeadline);
     }
 
@@ -225,17 +224,17 @@ public final class RolloutStateMachine {
         boolean oomKilled = agent != null && "OOMKilled".equals(agent.getReason());
         boolean limit = OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason()) || oomKilled;
         // a verifier that wrote a Failed phase for no other fact (a custom one, without a verdict) failed to grade
-        boolean failedWithoutGrade = r.phase() == RolloutPhase.Failed && !limit && !setupFailed;
-        String verdict = failedWithoutGrade ? "error" : r.verdict() != null ? r.verdict() : r.phase() == RolloutPhase.Succeeded ? "pass" : null;
+        boolean failedWithoutGrade = r.phase() == PhaseName.Failed && !limit && !setupFailed;
+        String verdict = failedWithoutGrade ? "error" : r.verdict() != null ? r.verdict() : r.phase() == PhaseName.Succeeded ? "pass" : null;
         OutcomeFacts f = OutcomeFacts.none().withSetupError(setupFailed ? (r.message() == null ? "setup failed" : r.message()) : null)
                 .withFindings(r.countedFindings(), policy)
-                .withTimedOut(deadlinePassed || r.phase() == RolloutPhase.TimedOut, RolloutPodBuilder.maxDurationSeconds(rollout))
+                .withTimedOut(deadlinePassed || r.phase() == PhaseName.TimedOut, RolloutPodBuilder.maxDurationSeconds(rollout))
                 .withLimitExceeded(limit, oomKilled ? "the agent container was OOMKilled: it ran past resources.memory" : r.message())
                 .withGrade(verdict, r.message() != null ? r.message() : "verdict " + r.verdict() + ", reward " + r.reward())
                 .withAgentExit(agent == null ? null : agent.getExitCode());
         TerminalOutcome o = TerminalOutcome.of(f);
         String message = o.phase() == PhaseName.Succeeded && r.message() != null ? r.message() : o.message();
-        return RolloutDecision.end(RolloutPhase.valueOf(o.phase().name()), o.reason(), message, true, members, r);
+        return RolloutDecision.end(PhaseName.valueOf(o.phase().name()), o.reason(), message, true, members, r);
     }
 
     /** Whether a container ended at or after {@code deadline}; unknown (no finishedAt) counts as after. */
@@ -270,17 +269,17 @@ public final class RolloutStateMachine {
         return members;
     }
 
-    static RolloutDecision waiting(RolloutPhase phase, String reason, String message, RolloutStatus status,
+    static RolloutDecision waiting(PhaseName phase, String reason, String message, RolloutStatus status,
                                            Duration requeue) {
         return RolloutDecision.waiting(phase, reason, message, status == null ? null : status.members, requeue);
     }
 
-    static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
+    static RolloutDecision terminal(PhaseName phase, String reason, String message, RolloutStatus status,
                                     boolean stop) {
         return terminal(phase, reason, message, status, stop, status == null ? null : status.members);
     }
 
-    private static RolloutDecision terminal(RolloutPhase phase, String reason, String message, RolloutStatus status,
+    private static RolloutDecision terminal(PhaseName phase, String reason, String message, RolloutStatus status,
                                             boolean stop, List<RolloutMember> members) {
         return RolloutDecision.end(phase, reason, message, stop, members, null);
     }

@@ -1,9 +1,9 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
 import dev.crucible.api.v1alpha1.common.HackFinding;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.api.v1alpha1.rollout.RolloutTimings;
 import dev.crucible.contract.FindingSeverity;
@@ -60,8 +60,8 @@ public final class RolloutStatusBuilder {
         }
         s.timings = timings(origin, old == null ? null : old.timings, d, now);
 
-        RolloutPhase p = d.phase();
-        boolean ready = p == RolloutPhase.Running || p == RolloutPhase.Verifying;
+        PhaseName p = d.phase();
+        boolean ready = p == PhaseName.Running || p == PhaseName.Verifying;
         s.conditions = Conditions.set(s.conditions, ConditionTypes.READY, ready, d.reason(), d.message(), generation, now);
         s.conditions = Conditions.set(s.conditions, ConditionTypes.PROGRESSING, !p.isTerminal(), d.reason(),
                 d.message(), generation, now);
@@ -90,15 +90,15 @@ public final class RolloutStatusBuilder {
             t.podsCreatedAt = stamp;
             t.createToPodsMillis = Math.max(0, Duration.between(created, now).toMillis());
         }
-        RolloutPhase p = d.phase();
-        if ((p == RolloutPhase.Initializing || p == RolloutPhase.Running || p == RolloutPhase.Verifying) && t.startedAt == null) {
+        PhaseName p = d.phase();
+        if ((p == PhaseName.Initializing || p == PhaseName.Running || p == PhaseName.Verifying) && t.startedAt == null) {
             t.startedAt = stamp;
         }
-        if ((p == RolloutPhase.Running || p == RolloutPhase.Verifying) && t.runningAt == null) {
+        if ((p == PhaseName.Running || p == PhaseName.Verifying) && t.runningAt == null) {
             t.runningAt = stamp;
             t.createToRunningMillis = Math.max(0, Duration.between(created, now).toMillis());
         }
-        if (p == RolloutPhase.Verifying && t.verifyingAt == null) {
+        if (p == PhaseName.Verifying && t.verifyingAt == null) {
             t.verifyingAt = stamp;
         }
         if (p.isTerminal() && t.finishedAt == null) {

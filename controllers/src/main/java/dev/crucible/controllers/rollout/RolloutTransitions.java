@@ -1,7 +1,7 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.status.EventRecorder;
@@ -32,7 +32,7 @@ final class RolloutTransitions {
                 && (old == null || old.timings == null || old.timings.createToRunningMillis == null)) {
             metrics.createToRunning(status.timings.createToRunningMillis);
         }
-        RolloutPhase oldPhase = old == null ? null : old.phase;
+        PhaseName oldPhase = old == null ? null : old.phase;
         if (oldPhase == d.phase() && Objects.equals(old == null ? null : old.reason, d.reason())) {
             return;
         }

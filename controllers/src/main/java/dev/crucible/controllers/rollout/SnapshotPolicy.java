@@ -1,9 +1,9 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.rollout.OnHack;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.controllers.apply.ServerSideApply;
@@ -54,7 +54,7 @@ final class SnapshotPolicy {
     }
 
     /** The decision after {@code spec.onHack}: held for the hack snapshot, or annotated with the revert started. */
-    RolloutDecision respondToHack(Rollout rollout, RolloutDecision d, RolloutPhase oldPhase, KubernetesClient client) {
+    RolloutDecision respondToHack(Rollout rollout, RolloutDecision d, PhaseName oldPhase, KubernetesClient client) {
         String ns = rollout.getMetadata().getNamespace();
         if (HackResponse.of(rollout) == OnHack.SNAPSHOT) {
             RolloutSnapshot hack = snapshots.get().get(new ResourceID(HackResponse.hackSnapshotName(rollout), ns)).orElse(null);
@@ -67,7 +67,7 @@ final class SnapshotPolicy {
             }
             return d;
         }
-        if (oldPhase != RolloutPhase.Hacked) {
+        if (oldPhase != PhaseName.Hacked) {
             String last = SnapshotSchedule.lastReady(snapshotsOf(rollout));
             Rollout branch = last == null ? null : HackResponse.revertBranch(rollout, last);
             if (branch == null) {

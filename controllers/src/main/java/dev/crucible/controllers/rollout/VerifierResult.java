@@ -1,8 +1,8 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.common.HackFinding;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.TestCounts;
 import dev.crucible.contract.VerifierResultJson;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.List;
  * {@link Parsed#error()}.
  */
 public record VerifierResult(Double reward, Double testReward, String verdict, TestCounts tests, List<HackFinding> hackFindings,
-                             int countedFindings, Integer turns, RolloutPhase phase, String reason, String message, String report) {
+                             int countedFindings, Integer turns, PhaseName phase, String reason, String message, String report) {
 
     /** Either a result or why there is none. */
     public record Parsed(VerifierResult result, String error) {
@@ -32,7 +32,7 @@ public record VerifierResult(Double reward, Double testReward, String verdict, T
         VerifierResultJson.Result r = p.result();
         List<HackFinding> findings = r.hackFindings() == null ? null : r.hackFindings().stream().map(VerifierResult::finding).toList();
         return new Parsed(new VerifierResult(r.reward(), r.testReward(), r.verdict(), counts(r.tests()), findings,
-                r.countedFindings(), r.turns(), RolloutPhase.valueOf(r.phase().name()), r.reason(), r.message(), r.report()), null);
+                r.countedFindings(), r.turns(), PhaseName.valueOf(r.phase().name()), r.reason(), r.message(), r.report()), null);
     }
 
     private static HackFinding finding(VerifierResultJson.Finding f) {

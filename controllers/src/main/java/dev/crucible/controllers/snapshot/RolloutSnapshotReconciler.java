@@ -1,10 +1,10 @@
 package dev.crucible.controllers.snapshot;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.SnapshotInclude;
 import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
 import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotStatus;
@@ -108,16 +108,16 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
             return fail(snapshot, context, null, "RolloutNotFound", "spec.rolloutRef.name: Rollout " + rolloutName
                     + " does not exist in namespace " + ns);
         }
-        RolloutPhase rp = rollout.getStatus() == null ? null : rollout.getStatus().phase;
+        PhaseName rp = rollout.getStatus() == null ? null : rollout.getStatus().phase;
         // A hack snapshot captures a Hacked rollout, whose pods the Rollout controller holds until it is taken.
-        boolean hackOfHacked = spec.trigger == SnapshotTrigger.HACK && rp == RolloutPhase.Hacked;
+        boolean hackOfHacked = spec.trigger == SnapshotTrigger.HACK && rp == PhaseName.Hacked;
         if (rp != null && rp.isTerminal() && !hackOfHacked) {
             return fail(snapshot, context, null, "RolloutFinished", "Rollout " + rolloutName + " already ended ("
                     + rp + "); only a running rollout can be snapshotted");
         }
         SnapshotInclude include = spec.include;
         boolean diskOnly = include != null && Boolean.FALSE.equals(include.memory);
-        if (rp != RolloutPhase.Running && !hackOfHacked) {
+        if (rp != PhaseName.Running && !hackOfHacked) {
             Instant created = Instant.parse(snapshot.getMetadata().getCreationTimestamp());
             if (now.isAfter(created.plusSeconds(timeoutSeconds(spec)))) {
                 return fail(snapshot, context, null, "RolloutNotRunning", "Rollout " + rolloutName + " did not reach Running within "

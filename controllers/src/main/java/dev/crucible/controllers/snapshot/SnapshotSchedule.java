@@ -1,9 +1,9 @@
 package dev.crucible.controllers.snapshot;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.common.ObjectRef;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.SnapshotPolicySpec;
 import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotSpec;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
@@ -42,10 +42,10 @@ public final class SnapshotSchedule {
         String name = rollout.getMetadata().getName();
         List<RolloutSnapshot> periodic = existing.stream().filter(s -> slot(name, s) > 0).toList();
         List<String> delete = prune(name, periodic, policy.keep == null ? 3 : policy.keep);
-        RolloutPhase phase = rollout.getStatus() == null ? null : rollout.getStatus().phase;
+        PhaseName phase = rollout.getStatus() == null ? null : rollout.getStatus().phase;
         String runningAt = rollout.getStatus() == null || rollout.getStatus().timings == null ? null
                 : rollout.getStatus().timings.runningAt;
-        if (phase != RolloutPhase.Running || runningAt == null) {
+        if (phase != PhaseName.Running || runningAt == null) {
             return new Plan(null, delete, null);
         }
         long interval = policy.intervalSeconds;

@@ -1,9 +1,9 @@
 package dev.crucible.controllers.environment;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.api.v1alpha1.environment.LearnableBand;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -11,14 +11,14 @@ import org.junit.jupiter.api.Test;
 class EnvironmentStatisticsCalculatorTest {
 
     private static RolloutOutcome done(String group, double reward) {
-        return new RolloutOutcome(reward >= 1.0 ? RolloutPhase.Succeeded : RolloutPhase.Failed, reward, group, 4);
+        return new RolloutOutcome(reward >= 1.0 ? PhaseName.Succeeded : PhaseName.Failed, reward, group, 4);
     }
 
     @Test
     void countsAndSolveRate() {
         List<RolloutOutcome> all = new ArrayList<>(List.of(done("g1", 1.0), done("g1", 0.0), done("g1", 0.5), done("g1", 1.0),
-                new RolloutOutcome(RolloutPhase.Running, null, null, null),
-                new RolloutOutcome(RolloutPhase.Hacked, 0.0, null, null)));
+                new RolloutOutcome(PhaseName.Running, null, null, null),
+                new RolloutOutcome(PhaseName.Hacked, 0.0, null, null)));
         var s = EnvironmentStatisticsCalculator.compute(all, null);
         assertThat(s.rollouts).isEqualTo(6);
         assertThat(s.running).isEqualTo(1);
@@ -39,8 +39,8 @@ class EnvironmentStatisticsCalculatorTest {
     void infrastructureFailuresAreReportedApartAndLeftOutOfTheSolveRate() {
         // g1: one solved, one failed verdict; a rejected restore and a member lost before its agent ran.
         var all = List.of(done("g1", 1.0), done("g1", 0.0),
-                new RolloutOutcome(RolloutPhase.Failed, null, "g1", 4, false),
-                new RolloutOutcome(RolloutPhase.Failed, null, "g1", 4, false));
+                new RolloutOutcome(PhaseName.Failed, null, "g1", 4, false),
+                new RolloutOutcome(PhaseName.Failed, null, "g1", 4, false));
         var s = EnvironmentStatisticsCalculator.compute(all, null);
         assertThat(s.solveRate).isEqualTo(0.5);
         assertThat(s.infrastructureFailures).isEqualTo(2);
@@ -70,7 +70,7 @@ class EnvironmentStatisticsCalculatorTest {
         assertThat(EnvironmentStatisticsCalculator.compute(quarter, band).groups.get(0).learnable).isFalse();
         var half = List.of(done("g", 1.0), done("g", 1.0), done("g", 0.0), done("g", 0.0));
         assertThat(EnvironmentStatisticsCalculator.compute(half, band).groups.get(0).learnable).isTrue();
-        var incomplete = List.of(done("g", 1.0), new RolloutOutcome(RolloutPhase.Running, null, "g", 4));
+        var incomplete = List.of(done("g", 1.0), new RolloutOutcome(PhaseName.Running, null, "g", 4));
         assertThat(EnvironmentStatisticsCalculator.compute(incomplete, band).groups.get(0).learnable).isNull();
     }
 

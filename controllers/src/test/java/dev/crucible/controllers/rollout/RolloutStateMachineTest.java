@@ -1,10 +1,10 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.contract.TerminalOutcome;
@@ -51,7 +51,7 @@ class RolloutStateMachineTest {
         p.getStatus().setContainerStatuses(statuses);
     }
 
-    private static RolloutStatus status(RolloutPhase phase) {
+    private static RolloutStatus status(PhaseName phase) {
         RolloutStatus s = new RolloutStatus();
         s.phase = phase;
         return s;
@@ -61,7 +61,7 @@ class RolloutStateMachineTest {
     void missingEnvironmentWaitsWithAnActionableReason() {
         Rollout r = Fixtures.rollout("r1", "env");
         RolloutDecision d = RolloutStateMachine.decide(r, null, null, Map.of(), T0.plusSeconds(1));
-        assertThat(d.phase()).isEqualTo(RolloutPhase.Pending);
+        assertThat(d.phase()).isEqualTo(PhaseName.Pending);
         assertThat(d.reason()).isEqualTo(Reasons.ENVIRONMENT_NOT_FOUND);
         assertThat(d.message()).contains("env").contains("spec.environmentRef.name");
         assertThat(d.requeueAfter()).isNotNull();
@@ -74,7 +74,7 @@ class RolloutStateMachineTest {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
         Rollout r = Fixtures.rollout("r1", "env");
         RolloutDecision create = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(1));
-        assertThat(create.phase()).isEqualTo(RolloutPhase.Pending);
+        assertThat(create.phase()).isEqualTo(PhaseName.Pending);
         assertThat(create.create()).hasSize(1);
         assertThat(create.gateNew()).isFalse();
         assertThat(create.podsComplete()).isTrue();
@@ -83,21 +83,21 @@ class RolloutStateMachineTest {
         assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(2)).reason()).isEqualTo(Reasons.SCHEDULING);
 
         bind(pods, "Pending");
-        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(3)).phase()).isEqualTo(RolloutPhase.Initializing);
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(3)).phase()).isEqualTo(PhaseName.Initializing);
 
         bind(pods, "Running");
         RolloutDecision running = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(4));
-        assertThat(running.phase()).isEqualTo(RolloutPhase.Running);
+        assertThat(running.phase()).isEqualTo(PhaseName.Running);
         assertThat(running.members()).singleElement().satisfies(m -> assertThat(m.node).isEqualTo("node-0"));
         assertThat(running.requeueAfter().getSeconds()).isEqualTo(596);
 
         Pod pod = pods.get("r1-main-0");
         terminate(pod, "agent", "");
-        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(5)).phase()).isEqualTo(RolloutPhase.Verifying);
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(5)).phase()).isEqualTo(PhaseName.Verifying);
 
         terminate(pod, "verifier", "{\"reward\":1.0,\"verdict\":\"pass\",\"turns\":3,\"phase\":\"Succeeded\"}");
         RolloutDecision done = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(6));
-        assertThat(done.phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(done.phase()).isEqualTo(PhaseName.Succeeded);
         assertThat(done.reason()).isEqualTo(Reasons.VERIFIED);
         assertThat(done.result().reward()).isEqualTo(1.0);
         assertThat(done.stopPods()).isTrue();
@@ -107,9 +107,9 @@ class RolloutStateMachineTest {
     void deadlineEndsTheRolloutTimedOutAndStopsPods() {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
         Rollout r = Fixtures.rollout("r1", "env");
-        r.setStatus(status(RolloutPhase.Running));
+        r.setStatus(status(PhaseName.Running));
         RolloutDecision d = RolloutStateMachine.decide(r, env, true, pods(r, env, false), T0.plusSeconds(600));
-        assertThat(d.phase()).isEqualTo(RolloutPhase.TimedOut);
+        assertThat(d.phase()).isEqualTo(PhaseName.TimedOut);
         assertThat(d.reason()).isEqualTo(Reasons.DEADLINE_EXCEEDED);
         assertThat(d.stopPods()).isTrue();
     }
@@ -119,7 +119,7 @@ class RolloutStateMachineTest {
     void aHackedResultStaysHackedPastTheDeadlineAsItWouldLocally() {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
         Rollout r = Fixtures.rollout("r1", "env");
-        r.setStatus(status(RolloutPhase.Verifying));
+        r.setStatus(status(PhaseName.Verifying));
         Map<String, Pod> pods = pods(r, env, false);
         bind(pods, "Running");
         Pod pod = pods.get("r1-main-0");
@@ -145,26 +145,26 @@ class RolloutStateMachineTest {
     void atTheDeadlineARunningVerifierIsGivenAMomentToReport() {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
         Rollout r = Fixtures.rollout("r1", "env");
-        r.setStatus(status(RolloutPhase.Running));
+        r.setStatus(status(PhaseName.Running));
         Map<String, Pod> pods = pods(r, env, false);
         bind(pods, "Running");
         Pod pod = pods.get("r1-main-0");
         pod.getStatus().setContainerStatuses(new java.util.ArrayList<>(List.of(new ContainerStatusBuilder().withName("verifier")
                 .withNewState().withNewRunning().endRunning().endState().build())));
         RolloutDecision waiting = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(601));
-        assertThat(waiting.phase()).isEqualTo(RolloutPhase.Running);
+        assertThat(waiting.phase()).isEqualTo(PhaseName.Running);
         assertThat(waiting.reason()).isEqualTo(Reasons.VERIFIER_FINISHING);
         assertThat(waiting.stopPods()).isFalse();
         assertThat(waiting.requeueAfter()).isPositive().isLessThanOrEqualTo(java.time.Duration.ofSeconds(2));
 
         RolloutDecision gaveUp = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(600).plus(RolloutStateMachine.VERIFIER_GRACE));
-        assertThat(gaveUp.phase()).isEqualTo(RolloutPhase.TimedOut);
+        assertThat(gaveUp.phase()).isEqualTo(PhaseName.TimedOut);
         assertThat(gaveUp.stopPods()).isTrue();
 
         pod.getStatus().setContainerStatuses(new java.util.ArrayList<>());
         terminate(pod, "verifier", "{\"phase\":\"Hacked\",\"reason\":\"RewardHackDetected\",\"verdict\":\"fail\",\"reward\":0.0,"
                 + "\"countedFindings\":1,\"hackFindings\":[{\"detector\":\"protected-path-modified\",\"severity\":\"high\"}]}");
-        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(620)).phase()).isEqualTo(RolloutPhase.Hacked);
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(620)).phase()).isEqualTo(PhaseName.Hacked);
     }
 
     @Test
@@ -201,7 +201,7 @@ class RolloutStateMachineTest {
                         base.withGrade("pass", null)));
         for (Case c : cases) {
             Rollout r = Fixtures.rollout("r1", "env");
-            r.setStatus(status(RolloutPhase.Verifying));
+            r.setStatus(status(PhaseName.Verifying));
             Map<String, Pod> pods = pods(r, env, false);
             bind(pods, "Running");
             terminate(pods.get("r1-main-0"), "verifier", c.json());
@@ -269,20 +269,20 @@ class RolloutStateMachineTest {
         GangFit.Result wait = GangFit.check(members, gpuNodes, List.of(busy));
         assertThat(wait.verdict()).isEqualTo(GangFit.Verdict.WAIT);
         RolloutDecision held = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(10), wait);
-        assertThat(held.phase()).isEqualTo(RolloutPhase.Pending);
+        assertThat(held.phase()).isEqualTo(PhaseName.Pending);
         assertThat(held.reason()).isEqualTo(Reasons.GANG_WAITING);
         assertThat(held.ungate()).as("nothing is released while the gang does not fit").isEmpty();
         assertThat(held.stopPods()).isFalse();
         assertThat(held.requeueAfter()).isPositive().isLessThanOrEqualTo(java.time.Duration.ofSeconds(5));
         RolloutDecision timedOut = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(61), wait);
-        assertThat(timedOut.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(timedOut.phase()).isEqualTo(PhaseName.Failed);
         assertThat(timedOut.reason()).isEqualTo(Reasons.GANG_TIMEOUT);
         assertThat(timedOut.message()).contains("no member was bound");
         assertThat(timedOut.stopPods()).isTrue();
 
         GangFit.Result never = GangFit.check(members, List.of(node("cpu-0", 0), node("gpu-0", 8)), List.of());
         RolloutDecision failed = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(1), never);
-        assertThat(failed.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(failed.phase()).isEqualTo(PhaseName.Failed);
         assertThat(failed.reason()).isEqualTo(Reasons.GANG_CANNOT_FIT);
         assertThat(failed.message()).contains("nvidia.com/gpu=16 in all", "nvidia.com/gpu=8 together");
         assertThat(failed.stopPods()).isTrue();
@@ -297,10 +297,10 @@ class RolloutStateMachineTest {
         GangFit.Result never = GangFit.check(List.copyOf(pods.values()), List.of(node("gpu-0", 8), node("cpu-0", 0)), List.of());
         assertThat(never.verdict()).isEqualTo(GangFit.Verdict.NEVER);
         RolloutDecision d = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(5), never);
-        assertThat(d.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(d.phase()).isEqualTo(PhaseName.Failed);
         assertThat(d.reason()).isEqualTo(Reasons.CANNOT_FIT);
         assertThat(d.message()).startsWith("pod r1-").contains("nvidia.com/gpu=16", "largest: nvidia.com/gpu=8");
-        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(5), null).phase()).isEqualTo(RolloutPhase.Pending);
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(5), null).phase()).isEqualTo(PhaseName.Pending);
     }
 
     @Test
@@ -321,7 +321,7 @@ class RolloutStateMachineTest {
         assertThat(waiting.requeueAfter().getSeconds()).isEqualTo(30);
 
         RolloutDecision timeout = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(60));
-        assertThat(timeout.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(timeout.phase()).isEqualTo(PhaseName.Failed);
         assertThat(timeout.reason()).isEqualTo(Reasons.GANG_TIMEOUT);
         assertThat(timeout.stopPods()).isTrue();
     }
@@ -330,9 +330,9 @@ class RolloutStateMachineTest {
     void podLostWhileRunningFailsInsteadOfRecreating() {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
         Rollout r = Fixtures.rollout("r1", "env");
-        r.setStatus(status(RolloutPhase.Running));
+        r.setStatus(status(PhaseName.Running));
         RolloutDecision d = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(10));
-        assertThat(d.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(d.phase()).isEqualTo(PhaseName.Failed);
         assertThat(d.reason()).isEqualTo(Reasons.MEMBER_LOST);
         assertThat(d.create()).isEmpty();
     }
@@ -345,7 +345,7 @@ class RolloutStateMachineTest {
         bind(pods, "Running");
         terminate(pods.get("r1-main-0"), "verifier", "oops");
         RolloutDecision d = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(10));
-        assertThat(d.phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(d.phase()).isEqualTo(PhaseName.Failed);
         assertThat(d.reason()).isEqualTo(Reasons.VERIFIER_RESULT_INVALID);
     }
 
@@ -353,9 +353,9 @@ class RolloutStateMachineTest {
     void terminalPhaseIsFinal() {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
         Rollout r = Fixtures.rollout("r1", "env");
-        r.setStatus(status(RolloutPhase.Succeeded));
+        r.setStatus(status(PhaseName.Succeeded));
         RolloutDecision d = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(10_000));
-        assertThat(d.phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(d.phase()).isEqualTo(PhaseName.Succeeded);
         assertThat(d.create()).isEmpty();
         assertThat(d.requeueAfter()).isNull();
     }

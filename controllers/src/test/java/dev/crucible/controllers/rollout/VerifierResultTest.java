@@ -1,8 +1,8 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import org.junit.jupiter.api.Test;
 
 class VerifierResultTest {
@@ -20,7 +20,7 @@ class VerifierResultTest {
         assertThat(r.tests().passed).isEqualTo(4);
         assertThat(r.tests().failToPassPassed).isEqualTo(2);
         assertThat(r.turns()).isEqualTo(17);
-        assertThat(r.phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(r.phase()).isEqualTo(PhaseName.Succeeded);
         assertThat(r.hackFindings()).isNull();
         assertThat(r.report()).startsWith("{\"reward\":1.0").contains("\"extra\":\"ignored\"");
     }
@@ -30,7 +30,7 @@ class VerifierResultTest {
         var r = VerifierResult.parse("""
                 {"reward":0.0,"verdict":"fail","hackFindings":[{"detector":"protected-path-modified","severity":"high",
                  "path":"tests/test_ops.py","evidence":"sha256 changed","action":"terminate"}],"phase":"Hacked"}""").result();
-        assertThat(r.phase()).isEqualTo(RolloutPhase.Hacked);
+        assertThat(r.phase()).isEqualTo(PhaseName.Hacked);
         assertThat(r.hackFindings()).singleElement().satisfies(f -> {
             assertThat(f.detector).isEqualTo("protected-path-modified");
             assertThat(f.path).isEqualTo("tests/test_ops.py");
@@ -40,12 +40,12 @@ class VerifierResultTest {
 
     @Test
     void phaseIsDerivedWhenAbsent() {
-        assertThat(VerifierResult.parse("{\"verdict\":\"pass\",\"reward\":1}").result().phase()).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(VerifierResult.parse("{\"verdict\":\"pass\",\"reward\":1}").result().phase()).isEqualTo(PhaseName.Succeeded);
         // graded is Succeeded whatever the score (the contract's order); only no grade is Failed
-        assertThat(VerifierResult.parse("{\"verdict\":\"fail\",\"reward\":0}").result().phase()).isEqualTo(RolloutPhase.Succeeded);
-        assertThat(VerifierResult.parse("{\"verdict\":\"error\"}").result().phase()).isEqualTo(RolloutPhase.Failed);
+        assertThat(VerifierResult.parse("{\"verdict\":\"fail\",\"reward\":0}").result().phase()).isEqualTo(PhaseName.Succeeded);
+        assertThat(VerifierResult.parse("{\"verdict\":\"error\"}").result().phase()).isEqualTo(PhaseName.Failed);
         assertThat(VerifierResult.parse("{\"verdict\":\"fail\",\"hackFindings\":[{\"severity\":\"high\"}]}").result().phase())
-                .isEqualTo(RolloutPhase.Hacked);
+                .isEqualTo(PhaseName.Hacked);
     }
 
     @Test

@@ -1,10 +1,10 @@
 package dev.crucible.controllers.snapshot;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.api.v1alpha1.rollout.RolloutTimings;
@@ -22,7 +22,7 @@ class SnapshotScheduleTest {
 
     static final Instant RUNNING = Instant.parse("2026-11-22T10:00:00Z");
 
-    static Rollout rollout(Integer interval, Integer keep, RolloutPhase phase) {
+    static Rollout rollout(Integer interval, Integer keep, PhaseName phase) {
         Rollout r = new Rollout();
         r.setMetadata(new ObjectMetaBuilder().withName("r").withNamespace("ns").build());
         r.setSpec(new RolloutSpec());
@@ -50,7 +50,7 @@ class SnapshotScheduleTest {
 
     @Test
     void noPolicyNoSnapshots() {
-        var plan = SnapshotSchedule.plan(rollout(null, null, RolloutPhase.Running), List.of(), RUNNING.plusSeconds(3600));
+        var plan = SnapshotSchedule.plan(rollout(null, null, PhaseName.Running), List.of(), RUNNING.plusSeconds(3600));
         assertThat(plan.create()).isNull();
         assertThat(plan.delete()).isEmpty();
         assertThat(plan.next()).isNull();
@@ -58,7 +58,7 @@ class SnapshotScheduleTest {
 
     @Test
     void theDueSlotIsCreatedOnceAndTheNextIsScheduled() {
-        Rollout r = rollout(60, 3, RolloutPhase.Running);
+        Rollout r = rollout(60, 3, PhaseName.Running);
         var early = SnapshotSchedule.plan(r, List.of(), RUNNING.plusSeconds(20));
         assertThat(early.create()).isNull();
         assertThat(early.next()).isEqualTo(Duration.ofSeconds(40));
@@ -75,13 +75,13 @@ class SnapshotScheduleTest {
 
     @Test
     void onlyARunningRolloutIsSnapshotted() {
-        Rollout r = rollout(60, 3, RolloutPhase.Verifying);
+        Rollout r = rollout(60, 3, PhaseName.Verifying);
         assertThat(SnapshotSchedule.plan(r, List.of(), RUNNING.plusSeconds(600)).create()).isNull();
     }
 
     @Test
     void keepsTheNewestPerOutcomeAndNeverPrunesOneInProgress() {
-        Rollout r = rollout(60, 2, RolloutPhase.Running);
+        Rollout r = rollout(60, 2, PhaseName.Running);
         List<RolloutSnapshot> existing = new ArrayList<>(List.of(
                 periodic(r, 1, SnapshotPhase.Ready), periodic(r, 2, SnapshotPhase.Failed), periodic(r, 3, SnapshotPhase.Ready),
                 periodic(r, 4, SnapshotPhase.Ready), periodic(r, 5, SnapshotPhase.Preparing)));

@@ -1,8 +1,8 @@
 package dev.crucible.e2e.bench;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.e2e.cluster.CrdInstaller;
 import dev.crucible.e2e.cluster.FakeNodes;
@@ -137,7 +137,7 @@ public final class ControlPlaneBenchmark {
             }
 
             private void check(Rollout r) {
-                if (r.getStatus() != null && r.getStatus().phase == RolloutPhase.Running
+                if (r.getStatus() != null && r.getStatus().phase == PhaseName.Running
                         && running.putIfAbsent(r.getMetadata().getName(), true) == null) {
                     lastRunningAt.set(System.nanoTime());
                 }

@@ -1,10 +1,10 @@
 package dev.crucible.e2e.chart;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.metrics.QueueDepthMetrics;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -58,7 +58,7 @@ class ChartDashboardTest {
         QueueDepthMetrics sdk = new QueueDepthMetrics(registry, metrics.firstSight());
         metrics.createToPods(40);
         metrics.createToRunning(400);
-        metrics.phase("ns/r", RolloutPhase.Running);
+        metrics.phase("ns/r", PhaseName.Running);
         metrics.timeReconcile("rollout", () -> null);
         metrics.snapshot("ready", "", 100L, 1000L);
         sdk.failedReconciliation(null, new RuntimeException(), Map.of("controller.name", "rollout"));

@@ -1,5 +1,6 @@
 package dev.crucible.e2e.chart;
 
+import dev.crucible.contract.PhaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +8,6 @@ import dev.crucible.api.v1alpha1.ProbeModel;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.controllers.probe.ProbeNames;
 import dev.crucible.controllers.snapshot.DaemonSetAgents;
@@ -92,7 +92,7 @@ class ChartRbacOnApiServerTest {
         }
     }
 
-    static RolloutPhase phase(String ns, String name) {
+    static PhaseName phase(String ns, String name) {
         Rollout r = admin.resources(Rollout.class).inNamespace(ns).withName(name).get();
         return r == null || r.getStatus() == null ? null : r.getStatus().phase;
     }
@@ -107,7 +107,7 @@ class ChartRbacOnApiServerTest {
             return e.getStatus() != null && "Ready".equals(e.getStatus().phase);
         });
         Manifests.rollout(admin, ns, "calc-a0", "calc", "limits: {maxDurationSeconds: 600, maxTurns: 50}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-a0") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-a0") == PhaseName.Running);
 
         // A snapshot of the running rollout: no agent runs on kwok's nodes, so it fails, after the
         // operator looked for one (pods in its own namespace) and wrote status and an Event.
@@ -129,7 +129,7 @@ class ChartRbacOnApiServerTest {
         Manifests.verifierExits(admin, ns, "calc-a0-main-0", """
                 {"reward":1.0,"verdict":"pass","tests":{"passed":2,"failed":0,"skipped":0,"total":2,
                 "failToPassPassed":1,"failToPassTotal":1},"hackFindings":[],"turns":12,"phase":"Succeeded"}""");
-        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-a0") == RolloutPhase.Succeeded);
+        await().atMost(Duration.ofSeconds(30)).until(() -> phase(ns, "calc-a0") == PhaseName.Succeeded);
 
         ProbeModel probe = admin.getKubernetesSerialization().unmarshal(Files.readString(repoRoot()
                 .resolve("examples/probe/probemodel.yaml")), ProbeModel.class);
@@ -158,7 +158,7 @@ class ChartRbacOnApiServerTest {
         String ns = SharedCluster.namespace("rbac-denied");
         Manifests.environment(admin, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
         Manifests.rollout(admin, ns, "calc-d", "calc", "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-d") == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-d") == PhaseName.Running);
         ClusterRole role = admin.rbac().clusterRoles().withName(RELEASE).get();
         ClusterRole granted = admin.getKubernetesSerialization().clone(role);
         try {
@@ -221,12 +221,12 @@ class ChartRbacOnApiServerTest {
                     """);
             Manifests.rollout(admin, watched, "calc-a0", "calc", "");
             Manifests.rollout(admin, watched, "pair-a0", "pair", "");
-            await().atMost(Duration.ofSeconds(60)).until(() -> phase(watched, "calc-a0") == RolloutPhase.Running
-                    && phase(watched, "pair-a0") == RolloutPhase.Running);
+            await().atMost(Duration.ofSeconds(60)).until(() -> phase(watched, "calc-a0") == PhaseName.Running
+                    && phase(watched, "pair-a0") == PhaseName.Running);
             Manifests.verifierExits(admin, watched, "calc-a0-main-0", """
                     {"reward":1.0,"verdict":"pass","tests":{"passed":2,"failed":0,"skipped":0,"total":2,
                     "failToPassPassed":1,"failToPassTotal":1},"hackFindings":[],"turns":3,"phase":"Succeeded"}""");
-            await().atMost(Duration.ofSeconds(30)).until(() -> phase(watched, "calc-a0") == RolloutPhase.Succeeded);
+            await().atMost(Duration.ofSeconds(30)).until(() -> phase(watched, "calc-a0") == PhaseName.Succeeded);
             admin.resources(Rollout.class).inNamespace(watched).withName("pair-a0").delete();
             admin.resources(Rollout.class).inNamespace(watched).withName("calc-a0").delete();
             await().atMost(Duration.ofSeconds(30)).until(() -> admin.resources(Rollout.class).inNamespace(watched).list().getItems().isEmpty());

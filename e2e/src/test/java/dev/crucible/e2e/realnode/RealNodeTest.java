@@ -1,5 +1,6 @@
 package dev.crucible.e2e.realnode;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
@@ -8,7 +9,6 @@ import dev.crucible.api.v1alpha1.environment.RoleSpec;
 import dev.crucible.api.v1alpha1.environment.TopologySpec;
 import dev.crucible.api.v1alpha1.rollout.GroupSpec;
 import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.controllers.rollout.VerifierResult;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -89,7 +89,7 @@ class RealNodeTest {
     void honestAgentSucceedsAndHackerIsCaughtGradedInTheSidecar() throws Exception {
         // One after the other: each pod asks for a CPU plus the sidecar's share, a small node holds one.
         Rollout honest = finish(create(exampleRollout("honest", "honest", 0)));
-        assertThat(honest.getStatus().phase).isEqualTo(RolloutPhase.Succeeded);
+        assertThat(honest.getStatus().phase).isEqualTo(PhaseName.Succeeded);
         assertThat(honest.getStatus().reward).isEqualTo(1.0);
         assertThat(honest.getStatus().members.get(0).node).isEqualTo("real-0");
         VerifierResult fromPod = verifierResult("honest");
@@ -97,7 +97,7 @@ class RealNodeTest {
         assertThat(fromPod.countedFindings()).isZero();
 
         Rollout hacker = finish(create(exampleRollout("hacker", "hacker", 1)));
-        assertThat(hacker.getStatus().phase).as(hacker.getStatus().message).isEqualTo(RolloutPhase.Hacked);
+        assertThat(hacker.getStatus().phase).as(hacker.getStatus().message).isEqualTo(PhaseName.Hacked);
         assertThat(hacker.getStatus().reward).isEqualTo(0.0);
         VerifierResult hacked = verifierResult("hacker");
         assertThat(hacked.countedFindings()).as("findings in the verifier's own termination message").isPositive();
@@ -128,7 +128,7 @@ class RealNodeTest {
         Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
                 .until(() -> runningPods(name) > 0);
         Rollout r = finish(name);
-        assertThat(r.getStatus().phase).as(r.getStatus().message).isEqualTo(RolloutPhase.TimedOut);
+        assertThat(r.getStatus().phase).as(r.getStatus().message).isEqualTo(PhaseName.TimedOut);
         Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
                 assertThat(runningPods(name)).as("pods of the timed-out rollout still running").isZero());
     }
@@ -205,7 +205,7 @@ class RealNodeTest {
                 .isNotEqualTo(members.get(1).getStatus().getPodIP());
         Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             Rollout seen = client.resources(Rollout.class).inNamespace(NS).withName(name).get();
-            assertThat(seen.getStatus().phase).isEqualTo(RolloutPhase.Running);
+            assertThat(seen.getStatus().phase).isEqualTo(PhaseName.Running);
             assertThat(seen.getStatus().members).hasSize(2).allSatisfy(m -> assertThat(m.node).isEqualTo("real-0"));
         });
     }
@@ -251,7 +251,7 @@ class RealNodeTest {
         assertThat(snap.getStatus().freezeWindowMillis).isNotNull();
         // leaveRunning: the agent's processes were thawed and the rollout goes on
         assertThat(runningPods(name)).isEqualTo(1);
-        assertThat(client.resources(Rollout.class).inNamespace(NS).withName(name).get().getStatus().phase).isEqualTo(RolloutPhase.Running);
+        assertThat(client.resources(Rollout.class).inNamespace(NS).withName(name).get().getStatus().phase).isEqualTo(PhaseName.Running);
     }
 
     private static void removeRollout(String name) {

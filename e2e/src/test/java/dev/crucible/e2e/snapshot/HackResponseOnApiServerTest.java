@@ -1,5 +1,6 @@
 package dev.crucible.e2e.snapshot;
 
+import dev.crucible.contract.PhaseName;
 import static dev.crucible.e2e.snapshot.SnapshotFixtures.awaitPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.rollout.RolloutMember;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.e2e.Manifests;
 import dev.crucible.snapshot.workload.MemoryWorkload;
@@ -41,7 +41,7 @@ class HackResponseOnApiServerTest extends AgentsOnApiServerTest {
         List<RolloutMember> members = runningWithProcesses(ns, "snapshotPolicy: {onHack: snapshot}");
 
         Manifests.verifierExits(client, ns, members.get(0).pod, HACKED);
-        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "pair-a0").getStatus().phase == RolloutPhase.Hacked);
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "pair-a0").getStatus().phase == PhaseName.Hacked);
         RolloutSnapshot hack = awaitPhase(client, ns, "pair-a0-hack", SnapshotPhase.Ready);
         assertThat(hack.getSpec().trigger).hasToString("HACK");
         assertThat(hack.getStatus().members).hasSize(2).allSatisfy(m -> assertThat(m.bytes).isPositive());
@@ -58,7 +58,7 @@ class HackResponseOnApiServerTest extends AgentsOnApiServerTest {
         awaitPhase(client, ns, "pair-a0-p1", SnapshotPhase.Ready);
 
         Manifests.verifierExits(client, ns, members.get(0).pod, HACKED);
-        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "pair-a0").getStatus().phase == RolloutPhase.Hacked);
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "pair-a0").getStatus().phase == PhaseName.Hacked);
         assertThat(get(ns, "pair-a0").getStatus().message).contains("reverted").contains("pair-a0-revert").contains("pair-a0-p1");
 
         await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "pair-a0-revert") != null

@@ -1,5 +1,6 @@
 package dev.crucible.e2e.snapshot;
 
+import dev.crucible.contract.PhaseName;
 import static dev.crucible.e2e.snapshot.SnapshotFixtures.awaitPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.rollout.RolloutMember;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.e2e.Manifests;
@@ -53,7 +53,7 @@ class RestoreFromSnapshotOnApiServerTest extends AgentsOnApiServerTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> get(ns, "branch-a").getStatus() != null
                 && "pair-a0-s1".equals(get(ns, "branch-a").getStatus().restoredFrom));
         // Restored as soon as its pods are on their nodes (Initializing), then it runs.
-        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "branch-a").getStatus().phase == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "branch-a").getStatus().phase == PhaseName.Running);
         Rollout a = get(ns, "branch-a");
         assertThat(a.getStatus().conditions).anySatisfy(c -> {
             assertThat(c.getType()).isEqualTo("Restored");
@@ -129,7 +129,7 @@ class RestoreFromSnapshotOnApiServerTest extends AgentsOnApiServerTest {
         Manifests.environment(client, ns, "single", "resources: {cpu: 500m, memory: 512Mi}");
         Manifests.rollout(client, ns, "single-a0", "single", "restoreFrom: {snapshotName: pair-a0-s1}\n");
         await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "single-a0").getStatus() != null
-                && get(ns, "single-a0").getStatus().phase == RolloutPhase.Failed);
+                && get(ns, "single-a0").getStatus().phase == PhaseName.Failed);
         Rollout failed = get(ns, "single-a0");
         assertThat(failed.getStatus().reason).isEqualTo("RestoreRejected");
         assertThat(failed.getStatus().message).contains("spec.restoreFrom.snapshotName").contains("2 member(s)")

@@ -1,12 +1,12 @@
 package dev.crucible.e2e.snapshot;
 
+import dev.crucible.contract.PhaseName;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.rollout.RolloutMember;
-import dev.crucible.api.v1alpha1.rollout.RolloutPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.e2e.Manifests;
 import dev.crucible.e2e.SharedCluster;
@@ -102,11 +102,11 @@ final class SnapshotFixtures {
                       replicas: 2
                 """);
         Manifests.rollout(client, ns, rollout, "pair", "limits: {maxDurationSeconds: 3600}\n" + extraSpec);
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, rollout) == RolloutPhase.Running);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, rollout) == PhaseName.Running);
         return client.resources(Rollout.class).inNamespace(ns).withName(rollout).get().getStatus().members;
     }
 
-    static RolloutPhase phase(KubernetesClient client, String ns, String name) {
+    static PhaseName phase(KubernetesClient client, String ns, String name) {
         Rollout r = client.resources(Rollout.class).inNamespace(ns).withName(name).get();
         return r == null || r.getStatus() == null ? null : r.getStatus().phase;
     }

@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.rollout;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.common.HackFinding;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import io.fabric8.generator.annotation.*;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class RolloutStatus {
     public Long observedGeneration;
-    public RolloutPhase phase;
+    public PhaseName phase;
     @JsonPropertyDescription("Machine-readable reason for the phase, e.g. DeadlineExceeded, GangTimeout.")
     public String reason;
     public String message;
