@@ -77,6 +77,13 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
         return RolloutOutcome.of(r);
     }
 
+    /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
+    @Override
+    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<RLEnvironment> updateErrorStatus(RLEnvironment resource,
+            Context<RLEnvironment> context, Exception e) {
+        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, r -> r.getStatus() == null ? null : r.getStatus().conditions);
+    }
+
     @Override
     public UpdateControl<RLEnvironment> reconcile(RLEnvironment env, Context<RLEnvironment> context) {
         return dev.crucible.controllers.status.PermissionReporter.reconcile(env, context, events, e -> e.getStatus() == null ? null : e.getStatus().conditions,

@@ -94,6 +94,13 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
         };
     }
 
+    /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
+    @Override
+    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<ProbeModel> updateErrorStatus(ProbeModel resource,
+            Context<ProbeModel> context, Exception e) {
+        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, p -> p.getStatus() == null ? null : p.getStatus().conditions);
+    }
+
     @Override
     public UpdateControl<ProbeModel> reconcile(ProbeModel probe, Context<ProbeModel> context) {
         return dev.crucible.controllers.status.PermissionReporter.reconcile(probe, context, events, p -> p.getStatus() == null ? null : p.getStatus().conditions,

@@ -78,6 +78,13 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         return List.of(s.pods, s.environments, s.snapshots);
     }
 
+    /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
+    @Override
+    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<Rollout> updateErrorStatus(Rollout resource,
+            Context<Rollout> context, Exception e) {
+        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, r -> r.getStatus() == null ? null : r.getStatus().conditions);
+    }
+
     @Override
     public UpdateControl<Rollout> reconcile(Rollout rollout, Context<Rollout> context) {
         return PermissionReporter.reconcile(rollout, context, events, r -> r.getStatus() == null ? null : r.getStatus().conditions,

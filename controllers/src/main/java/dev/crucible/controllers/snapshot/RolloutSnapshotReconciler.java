@@ -68,6 +68,13 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
         this.metrics = metrics;
     }
 
+    /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
+    @Override
+    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<RolloutSnapshot> updateErrorStatus(RolloutSnapshot resource,
+            Context<RolloutSnapshot> context, Exception e) {
+        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, s -> s.getStatus() == null ? null : s.getStatus().conditions);
+    }
+
     @Override
     public UpdateControl<RolloutSnapshot> reconcile(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
         return dev.crucible.controllers.status.PermissionReporter.reconcile(snapshot, context, events, s -> s.getStatus() == null ? null : s.getStatus().conditions,

@@ -39,21 +39,29 @@ public final class PermissionReporter {
      */
     public static void report(KubernetesClient client, EventRecorder events, HasMetadata object, List<Condition> conditions,
                               String doing, PermissionDenied denied, Throwable trace) {
+        report(client, events, object, conditions, CONDITION, "Forbidden", doing + " forbidden: " + denied.describe(), trace);
+    }
+
+    /**
+     * Any failure as a condition of type {@code type} (status True) with an Event of that reason and one log
+     * line (the trace at debug); the same message already on the object is not reported again.
+     */
+    static void report(KubernetesClient client, EventRecorder events, HasMetadata object, List<Condition> conditions,
+                       String type, String reason, String message, Throwable trace) {
         String id = object.getKind() + " " + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
-        String message = doing + " forbidden: " + denied.describe();
-        Condition existing = Conditions.find(conditions, CONDITION);
+        Condition existing = Conditions.find(conditions, type);
         LOG.debug("{}: {}", id, message, trace);
         if (existing != null && "True".equals(existing.getStatus()) && message.equals(existing.getMessage())) {
             return;
         }
         LOG.warn("{}: {}", id, message);
-        events.warning(object, CONDITION, message);
-        List<Condition> updated = Conditions.set(conditions, CONDITION, true, "Forbidden", message,
+        events.warning(object, type, message);
+        List<Condition> updated = Conditions.set(conditions, type, true, reason, message,
                 object.getMetadata().getGeneration(), Instant.now());
         try {
             patchConditions(client, object, updated);
         } catch (KubernetesClientException e) {
-            LOG.warn("{}: could not write the {} condition: {}", id, CONDITION, e.getMessage());
+            LOG.warn("{}: could not write the {} condition: {}", id, type, e.getMessage());
         }
     }
 
@@ -90,23 +98,29 @@ public final class PermissionReporter {
         }
     }
 
-    /** Removes a PermissionDenied condition once the calls go through again (reads the object fresh: rare). */
+    /**
+     * Removes a PermissionDenied or ReconcileError condition once a reconcile goes through again (reads the
+     * object fresh: rare).
+     */
     private static <R extends HasMetadata> void clearIfSet(KubernetesClient client, R primary, Function<R, List<Condition>> conditions) {
-        if (!Conditions.isTrue(conditions.apply(primary), CONDITION)) {
+        List<String> set = List.of(CONDITION, StatusWriter.ERROR_CONDITION).stream()
+                .filter(t -> Conditions.isTrue(conditions.apply(primary), t)).toList();
+        if (set.isEmpty()) {
             return;
         }
         try {
             @SuppressWarnings("unchecked")
             R fresh = (R) client.resource(primary).get();
-            if (fresh == null || !Conditions.isTrue(conditions.apply(fresh), CONDITION)) {
+            if (fresh == null) {
                 return;
             }
-            List<Condition> kept = Conditions.remove(conditions.apply(fresh), CONDITION);
+            List<Condition> kept = conditions.apply(fresh);
+            for (String t : set) kept = Conditions.remove(kept, t);
             patchConditions(client, fresh, kept);
-            LOG.info("{} {}/{}: permission restored", primary.getKind(), primary.getMetadata().getNamespace(),
-                    primary.getMetadata().getName());
+            LOG.info("{} {}/{}: {} cleared", primary.getKind(), primary.getMetadata().getNamespace(),
+                    primary.getMetadata().getName(), String.join(", ", set));
         } catch (KubernetesClientException e) {
-            LOG.debug("could not clear the {} condition", CONDITION, e);
+            LOG.debug("could not clear the {} condition", set, e);
         }
     }
 

@@ -1,17 +1,26 @@
 package dev.crucible.controllers.status;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * The one way the reconcilers write status: a server-side apply of the status subresource holding
  * only name, namespace and the status (so the operator owns status fields and never spec), with the
- * result cached, so an event racing the write cannot show the reconciler the old status.
+ * result cached, so an event racing the write cannot show the reconciler the old status. A reconcile
+ * that throws ends up in {@link #errorStatus}, every reconciler's {@code updateErrorStatus}.
  */
 public final class StatusWriter {
+    /** Set while reconciles of the object fail; removed by the next one that goes through. */
+    public static final String ERROR_CONDITION = "ReconcileError";
+
     private StatusWriter() {
     }
 
@@ -32,5 +41,20 @@ public final class StatusWriter {
                 .withNamespace(resource.getMetadata().getNamespace()).build());
         patch.setStatus(status);
         PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(resource, patch, context);
+    }
+
+    /**
+     * What the reconcilers' {@code updateErrorStatus} does: the failure as a {@link #ERROR_CONDITION} condition
+     * (reason {@code ApiError<code>} or the exception's kind), a Warning Event and one log line instead of the
+     * SDK's trace on every retry (the same message is reported once); the SDK keeps retrying. An RBAC refusal is PermissionReporter's.
+     */
+    public static <R extends CustomResource<?, ?>> ErrorStatusUpdateControl<R> errorStatus(R resource, Context<R> context, Exception e,
+                                                                                        EventRecorder.Lazy events,
+                                                                                        Function<R, List<Condition>> conditions) {
+        String reason = e instanceof KubernetesClientException k ? "ApiError" + k.getCode() : e.getClass().getSimpleName();
+        String first = e.getMessage() == null ? e.getClass().getName() : e.getMessage().lines().findFirst().orElse("");
+        PermissionReporter.report(context.getClient(), events.of(context.getClient()), resource, conditions.apply(resource),
+                ERROR_CONDITION, reason, "reconcile failed: " + first, e);
+        return ErrorStatusUpdateControl.noStatusUpdate();
     }
 }
