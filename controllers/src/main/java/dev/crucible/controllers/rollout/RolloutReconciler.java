@@ -123,11 +123,9 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
                                                  Map<String, Pod> observed, GangFit.Result fit, Instant now) {
         var client = context.getClient();
         RolloutStatus old = rollout.getStatus();
+        RestoreGate.Result gate = rollout.getSpec().restoreFrom != null && env != null ? branchRestore.gate(rollout, env) : null;
         RolloutDecision d = RolloutStateMachine.decide(rollout, env, env == null ? null : RolloutEventSources.validity(env),
-                observed, now, fit);
-        RestoreGate.Result gate = rollout.getSpec().restoreFrom != null && env != null && !d.phase().isTerminal()
-                ? branchRestore.gate(rollout, env) : null;
-        d = RestoreGate.apply(d, gate, old, observed);
+                observed, now, fit, gate, snapshotPolicy.hackSnapshotPending(rollout));
         if (d.phase() == PhaseName.Hacked && HackResponse.of(rollout) != OnHack.NONE) {
             d = snapshotPolicy.respondToHack(rollout, d, old == null ? null : old.phase, client);
         }

@@ -57,6 +57,30 @@ public final class RolloutStateMachine {
      */
     public static RolloutDecision decide(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
                                          Map<String, Pod> pods, Instant now, GangFit.Result fit) {
+        return decide(rollout, environment, environmentValid, pods, now, fit, null, false);
+    }
+
+    /**
+     * The whole decision, final: besides what the others take,
+     * @param restore             the restore gate of {@code spec.restoreFrom} (null: no restore): a restore that
+     *                            cannot be done fails the rollout, one not ready yet holds it Pending
+     * @param hackSnapshotPending a Hacked rollout's {@code onHack: snapshot} is still being taken: its pods wait
+     */
+    public static RolloutDecision decide(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
+                                         Map<String, Pod> pods, Instant now, GangFit.Result fit, RestoreGate.Result restore,
+                                         boolean hackSnapshotPending) {
+        RolloutDecision d = observe(rollout, environment, environmentValid, pods, now, fit);
+        if (restore != null && !d.phase().isTerminal()) {
+            d = RestoreGate.apply(d, restore, rollout.getStatus(), pods);
+        }
+        if (d.phase() == PhaseName.Hacked && hackSnapshotPending) {
+            d = d.held(Duration.ofSeconds(2));
+        }
+        return d;
+    }
+
+    private static RolloutDecision observe(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
+                                           Map<String, Pod> pods, Instant now, GangFit.Result fit) {
         RolloutStatus status = rollout.getStatus();
         PhaseName current = status == null ? null : status.phase;
         if (current != null && current.isTerminal()) {

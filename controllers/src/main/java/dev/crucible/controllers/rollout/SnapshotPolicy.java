@@ -53,17 +53,29 @@ final class SnapshotPolicy {
         return plan;
     }
 
-    /** The decision after {@code spec.onHack}: held for the hack snapshot, or annotated with the revert started. */
+    /**
+     * Whether a Hacked rollout waits for its hack snapshot ({@code onHack: snapshot}) before its pods stop: an
+     * input of the state machine, read from the informer.
+     */
+    boolean hackSnapshotPending(Rollout rollout) {
+        if (HackResponse.of(rollout) != OnHack.SNAPSHOT) {
+            return false;
+        }
+        RolloutSnapshot hack = snapshots.get().get(new ResourceID(HackResponse.hackSnapshotName(rollout),
+                rollout.getMetadata().getNamespace())).orElse(null);
+        SnapshotPhase phase = hack == null || hack.getStatus() == null ? null : hack.getStatus().phase;
+        return phase != SnapshotPhase.Ready && phase != SnapshotPhase.Failed && phase != SnapshotPhase.Expired;
+    }
+
+    /**
+     * What {@code spec.onHack} does once the state machine said Hacked: take the hack snapshot (the decision
+     * already holds the pods for it), or start the revert branch, which the message then names.
+     */
     RolloutDecision respondToHack(Rollout rollout, RolloutDecision d, PhaseName oldPhase, KubernetesClient client) {
         String ns = rollout.getMetadata().getNamespace();
         if (HackResponse.of(rollout) == OnHack.SNAPSHOT) {
-            RolloutSnapshot hack = snapshots.get().get(new ResourceID(HackResponse.hackSnapshotName(rollout), ns)).orElse(null);
-            if (hack == null) {
+            if (snapshots.get().get(new ResourceID(HackResponse.hackSnapshotName(rollout), ns)).isEmpty()) {
                 ServerSideApply.apply(client, HackResponse.hackSnapshot(rollout), ServerSideApply.POLICY_FIELD_MANAGER);
-            }
-            SnapshotPhase phase = hack == null || hack.getStatus() == null ? null : hack.getStatus().phase;
-            if (phase != SnapshotPhase.Ready && phase != SnapshotPhase.Failed && phase != SnapshotPhase.Expired) {
-                return d.held(java.time.Duration.ofSeconds(2));
             }
             return d;
         }

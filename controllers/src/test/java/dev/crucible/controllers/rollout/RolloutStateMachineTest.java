@@ -167,6 +167,32 @@ class RolloutStateMachineTest {
         assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(620)).phase()).isEqualTo(PhaseName.Hacked);
     }
 
+    /** The restore gate and the hack snapshot are inputs of the decision, not changes made to it afterwards. */
+    @Test
+    void theRestoreGateAndTheHackSnapshotAreInputsOfTheDecision() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Rollout r = Fixtures.rollout("r1", "env");
+        RolloutDecision refused = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(1), null,
+                RestoreGate.Result.fail(Reasons.GPU_MISMATCH, "snapshotted on H100"), false);
+        assertThat(refused.phase()).isEqualTo(PhaseName.Failed);
+        assertThat(refused.reason()).isEqualTo(Reasons.GPU_MISMATCH);
+        RolloutDecision notReady = RolloutStateMachine.decide(r, env, true, Map.of(), T0.plusSeconds(1), null,
+                RestoreGate.Result.waitFor("snapshot s1 is Pending"), false);
+        assertThat(notReady.phase()).isEqualTo(PhaseName.Pending);
+        assertThat(notReady.create()).as("no pod before the snapshot is ready").isEmpty();
+
+        r.setStatus(status(PhaseName.Verifying));
+        Map<String, Pod> pods = pods(r, env, false);
+        bind(pods, "Running");
+        terminate(pods.get("r1-main-0"), "verifier", "{\"phase\":\"Hacked\",\"reason\":\"RewardHackDetected\",\"verdict\":\"fail\","
+                + "\"countedFindings\":1}");
+        RolloutDecision held = RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(60), null, null, true);
+        assertThat(held.phase()).isEqualTo(PhaseName.Hacked);
+        assertThat(held.stopPods()).as("the pods wait for the hack snapshot").isFalse();
+        assertThat(held.requeueAfter()).isNotNull();
+        assertThat(RolloutStateMachine.decide(r, env, true, pods, T0.plusSeconds(60), null, null, false).stopPods()).isTrue();
+    }
+
     @Test
     void theSidecarIsToldTheOperatorsDeadline() {
         RLEnvironment env = Fixtures.cpuEnvironment("env");
