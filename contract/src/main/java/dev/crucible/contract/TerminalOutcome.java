@@ -37,7 +37,7 @@ public record TerminalOutcome(PhaseName phase, String reason, String message) {
             return new TerminalOutcome(PhaseName.Failed, OutcomeReasons.RESOURCE_LIMIT_EXCEEDED,
                     f.limitMessage() == null ? "a resource limit was exceeded" : f.limitMessage());
         }
-        if (f.verdict() == null || "error".equals(f.verdict())) {
+        if (!Verdict.graded(f.verdict())) {
             return new TerminalOutcome(PhaseName.Failed, OutcomeReasons.VERIFICATION_FAILED,
                     f.gradeError() == null ? "grading did not run" : f.gradeError());
         }

@@ -1,5 +1,6 @@
 package dev.crucible.verifier;
 
+import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.SpecDefaults;
 import dev.crucible.verifier.config.ConfigException;
 import dev.crucible.verifier.config.EnvironmentSpec;
@@ -313,12 +314,13 @@ public final class Episode implements AutoCloseable {
 
     private void onFinding(Finding f) {
         opt.onFinding().accept(f);
-        switch (f.action()) {
-            case "terminate" -> {
+        PolicyAction action = PolicyAction.of(f.action());
+        switch (action == null ? PolicyAction.FLAG : action) {
+            case TERMINATE -> {
                 if (state == State.RUNNING) state = State.TERMINATED;
                 killAgentProcesses();
             }
-            case "revert" -> {
+            case REVERT -> {
                 if (opt.pristineSource() == null && f.detector().equals(Detectors.PROTECTED_PATH)) pristine.restore(workspace);
                 opt.onRevert().accept(f);
             }

@@ -1,5 +1,7 @@
 package dev.crucible.verifier;
 
+import dev.crucible.contract.Verdict;
+import dev.crucible.contract.PolicyAction;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.crucible.contract.FindingSeverity;
@@ -61,8 +63,8 @@ public record VerifyReport(String environment, double reward, Double testReward,
                            String action, Tamper tamper, Timings timings) {
         int counted = counted(findings);
         double reward = Reward.trainable(o.reward(), counted, rewardMode);
-        String verdict = counted > 0 && action.equals("terminate") ? "hacked" : o.verdict();
-        boolean flagged = counted > 0 && !action.equals("terminate");
+        String verdict = counted > 0 && action.equals(PolicyAction.TERMINATE.wire()) ? Verdict.HACKED.wire() : o.verdict();
+        boolean flagged = counted > 0 && !action.equals(PolicyAction.TERMINATE.wire());
         return new VerifyReport(env, reward, o.reward(), verdict, o.category(), o.reason(), flagged, o.type(), rewardMode, o.partialCredit(),
                 Tests.of(o.tests(), skippedAsPassed), o.details(), findings, tamper, timings);
     }

@@ -1,5 +1,6 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.contract.SpecDefaults;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.api.v1alpha1.RLEnvironment;
@@ -242,7 +243,7 @@ public final class RolloutStateMachine {
     static RolloutDecision fromResult(Rollout rollout, VerifierResult r, boolean deadlinePassed, ContainerStateTerminated agent,
                                       List<RolloutMember> members) {
         String policy = r.hackFindings() == null || r.hackFindings().isEmpty() || r.hackFindings().get(0).action == null
-                ? "flag" : r.hackFindings().get(0).action;
+                ? SpecDefaults.HACK_POLICY_ACTION : r.hackFindings().get(0).action;
         boolean setupFailed = OutcomeReasons.SETUP_FAILED.equals(r.reason());
         // the kubelet ends a container past its memory limit; locally the sandbox's cgroup says the same (ResourceLimitExceeded)
         boolean oomKilled = agent != null && "OOMKilled".equals(agent.getReason());

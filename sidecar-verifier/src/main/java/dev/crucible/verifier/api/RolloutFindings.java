@@ -1,5 +1,6 @@
 package dev.crucible.verifier.api;
 
+import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.Reward;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
@@ -29,13 +30,13 @@ public final class RolloutFindings {
         List<Finding> merged = new ArrayList<>(earlier);
         merged.addAll(last);
         List<Finding> hacks = earlier.stream().filter(Finding::isHack).toList();
-        boolean terminate = hacks.stream().anyMatch(f -> "terminate".equals(f.action()));
+        boolean terminate = hacks.stream().anyMatch(f -> PolicyAction.TERMINATE.wire().equals(f.action()));
         boolean error = "error".equals(report.verdict());
         // an error report has no tests' score: its reward is already the floor
         double reward = report.testReward() == null ? report.reward()
                 : Reward.trainable(report.testReward(), VerifyReport.counted(merged), report.rewardMode());
         String verdict = terminate && !error ? "hacked" : report.verdict();
-        boolean flagged = report.flagged() || hacks.stream().anyMatch(f -> !"terminate".equals(f.action()));
+        boolean flagged = report.flagged() || hacks.stream().anyMatch(f -> !PolicyAction.TERMINATE.wire().equals(f.action()));
         return new VerifyReport(report.environment(), reward, report.testReward(), verdict, report.category(), report.reason(),
                 flagged, report.type(), report.rewardMode(), report.partialCredit(), report.tests(), report.details(), merged,
                 report.tamper(), report.timings());

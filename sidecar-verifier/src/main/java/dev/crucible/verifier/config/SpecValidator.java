@@ -1,5 +1,6 @@
 package dev.crucible.verifier.config;
 
+import dev.crucible.contract.PolicyAction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -9,7 +10,8 @@ public final class SpecValidator {
     static final Set<String> TYPES = Set.of("execution", "io", "assertion", "test-suite", "bidirectional", "composite");
     static final Set<String> FRAMEWORKS = frameworks();
     static final Set<String> REWARD_MODES = Set.of("binary", "fraction", "coderl", "weighted");
-    static final Set<String> ACTIONS = Set.of("flag", "terminate", "revert");
+    static final Set<String> ACTIONS = java.util.Arrays.stream(PolicyAction.values()).map(PolicyAction::wire)
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private SpecValidator() {}
 

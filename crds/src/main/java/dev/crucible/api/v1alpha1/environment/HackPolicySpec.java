@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.SpecDefaults;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,7 @@ import io.fabric8.generator.annotation.*;
 public class HackPolicySpec {
     @JsonPropertyDescription("flag, terminate or revert (revert needs a snapshotPolicy on the Rollout). Findings of severity info are only recorded.")
     @Default(SpecDefaults.HACK_POLICY_ACTION)
-    public HackAction action;
+    public PolicyAction action;
 
     @JsonPropertyDescription("Detectors to run; empty runs all.")
     @Size(max = 32)
