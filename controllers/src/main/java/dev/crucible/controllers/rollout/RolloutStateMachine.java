@@ -62,7 +62,7 @@ public final class RolloutStateMachine {
     }
 
     /**
-     * The whole decision, final: besides what the others take,
+     * The whole decision ({@link #decide(Observed)}), from its parts:
      * @param restore             the restore gate of {@code spec.restoreFrom} (null: no restore): a restore that
      *                            cannot be done fails the rollout, one not ready yet holds it Pending
      * @param hackSnapshotPending a Hacked rollout's {@code onHack: snapshot} is still being taken: its pods wait
@@ -70,11 +70,16 @@ public final class RolloutStateMachine {
     public static RolloutDecision decide(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
                                          Map<String, Pod> pods, Instant now, GangFit.Result fit, RestoreGate.Result restore,
                                          boolean hackSnapshotPending) {
-        RolloutDecision d = observe(rollout, environment, environmentValid, pods, now, fit);
-        if (restore != null && !d.phase().isTerminal()) {
-            d = RestoreGate.apply(d, restore, rollout.getStatus(), pods);
+        return decide(new Observed(rollout, environment, environmentValid, pods, fit, restore, hackSnapshotPending, now));
+    }
+
+    /** The decision for one observation, final (the reconciler only carries it out). */
+    public static RolloutDecision decide(Observed o) {
+        RolloutDecision d = observe(o.rollout(), o.environment(), o.environmentValid(), o.pods(), o.now(), o.fit());
+        if (o.restore() != null && !d.phase().isTerminal()) {
+            d = RestoreGate.apply(d, o.restore(), o.rollout().getStatus(), o.pods());
         }
-        if (d.phase() == PhaseName.Hacked && hackSnapshotPending) {
+        if (d.phase() == PhaseName.Hacked && o.hackSnapshotPending()) {
             d = d.held(Duration.ofSeconds(2));
         }
         return d;
