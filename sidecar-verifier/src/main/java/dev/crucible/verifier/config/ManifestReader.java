@@ -57,6 +57,7 @@ public final class ManifestReader {
         } else if (root.has("spec") && root.get("spec").isObject()) {
             spec = root.get("spec");
         }
+        nestComponents(spec);
         EnvironmentSpec parsed;
         try {
             parsed = YAML.treeToValue(spec, EnvironmentSpec.class);
@@ -72,5 +73,25 @@ public final class ManifestReader {
         }
         SpecValidator.validate(parsed, source);
         return parsed;
+    }
+
+    /**
+     * A composite verifier's components, as the CRD writes them (each one's checks inline beside its name and
+     * weight), in the shape {@link Component} reads ({@code verifier:} nested). A component that already nests
+     * its checks is left as it is.
+     */
+    static void nestComponents(JsonNode spec) {
+        JsonNode components = spec.path("verifier").path("components");
+        if (!components.isArray()) return;
+        for (JsonNode c : components) {
+            if (!(c instanceof com.fasterxml.jackson.databind.node.ObjectNode component) || component.has("verifier")) continue;
+            com.fasterxml.jackson.databind.node.ObjectNode checks = component.objectNode();
+            java.util.List<String> names = new java.util.ArrayList<>();
+            component.fieldNames().forEachRemaining(names::add);
+            for (String field : names) {
+                if (!field.equals("name") && !field.equals("weight")) checks.set(field, component.remove(field));
+            }
+            component.set("verifier", checks);
+        }
     }
 }

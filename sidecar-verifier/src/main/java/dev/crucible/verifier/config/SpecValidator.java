@@ -133,9 +133,9 @@ public final class SpecValidator {
                 Component c = v.components().get(i);
                 String cat = at + ".components[" + i + "]";
                 if (c.verifier() == null) {
-                    errors.add(cat + ".verifier: missing");
+                    errors.add(cat + ": missing its checks (type, command, ...)");
                 } else {
-                    verifier(c.verifier(), cat + ".verifier", errors);
+                    verifier(c.verifier(), cat, errors); // the CRD's paths: a component's checks sit beside its name
                 }
                 if (c.weightOrDefault() < 0) errors.add(cat + ".weight: must be >= 0");
             }

@@ -51,7 +51,28 @@ class ManifestReaderTest {
         assertThatThrownBy(() -> ManifestReader.parse("spec:\n  verifier: {command: x}\n  hackPolicy: {action: explode, detectors: [psychic]}\n", "h.yaml"))
                 .hasMessageContaining("spec.hackPolicy.action").hasMessageContaining("spec.hackPolicy.detectors[0]: unknown detector 'psychic'");
         assertThatThrownBy(() -> ManifestReader.parse("spec:\n  verifier:\n    type: composite\n    components: [{name: a, verifier: {type: io, command: x}}]\n", "c.yaml"))
-                .hasMessageContaining("spec.verifier.components[0].verifier.ioCases");
+                .hasMessageContaining("spec.verifier.components[0].ioCases");
+        // the CRD's shape: each component's checks inline beside its name and weight
+        assertThatThrownBy(() -> ManifestReader.parse("spec:\n  verifier:\n    type: composite\n    components: [{name: a, type: io, command: x}]\n", "c.yaml"))
+                .hasMessageContaining("spec.verifier.components[0].ioCases");
         assertThatThrownBy(() -> ManifestReader.parse(": : :\n  - [", "bad.yaml")).hasMessageStartingWith("bad.yaml: not valid YAML/JSON");
+    }
+
+    @Test
+    void compositeComponentsAreReadInTheCrdsInlineShape() {
+        var spec = ManifestReader.parse("""
+                spec:
+                  verifier:
+                    type: composite
+                    components:
+                      - {name: unit, type: test-suite, command: pytest -q, failToPass: [t::a], weight: 0.7}
+                      - {name: lint, verifier: {type: execution, command: ruff check .}}
+                """, "c.yaml");
+        var unit = spec.verifier().components().get(0);
+        assertThat(unit.name()).isEqualTo("unit");
+        assertThat(unit.weightOrDefault()).isEqualTo(0.7);
+        assertThat(unit.verifier().command()).isEqualTo("pytest -q");
+        assertThat(unit.verifier().failToPass()).containsExactly("t::a");
+        assertThat(spec.verifier().components().get(1).verifier().typeOrDefault()).isEqualTo("execution");
     }
 }

@@ -19,7 +19,7 @@ public class SetupSpec {
     @Default("" + SpecDefaults.SETUP_TIMEOUT_SECONDS)
     @Min(1)
     @Max(86400)
-    public Integer timeoutSeconds = 600;
+    public Integer timeoutSeconds = SpecDefaults.SETUP_TIMEOUT_SECONDS;
 
     @JsonPropertyDescription("Toolchain versions the setup needs, e.g. python: '3.11', node: '20'.")
     public Map<String, String> toolchains;

@@ -17,7 +17,7 @@ public class WorkspaceSpec {
     @Default(SpecDefaults.WORKSPACE_MOUNT_PATH)
     @Pattern("^/.*$")
     @Size(max = 1024)
-    public String mountPath = "/workspace";
+    public String mountPath = SpecDefaults.WORKSPACE_MOUNT_PATH;
 
     @JsonPropertyDescription("Size limit of the workspace volume, a Kubernetes quantity.")
     @Pattern(dev.crucible.api.v1alpha1.common.Quantities.PATTERN)
