@@ -6,19 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.api.v1alpha1.common.ObjectRef;
-import dev.crucible.api.v1alpha1.common.ResourcesSpec;
-import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
-import dev.crucible.api.v1alpha1.environment.TaskSpec;
-import dev.crucible.api.v1alpha1.environment.VerifierSpec;
-import dev.crucible.api.v1alpha1.environment.VerifierType;
-import dev.crucible.api.v1alpha1.environment.WorkspaceSpec;
-import dev.crucible.api.v1alpha1.rollout.AgentSpec;
-import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
-import dev.crucible.api.v1alpha1.rollout.RolloutMode;
-import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.cli.run.AttemptOutcome;
+import dev.crucible.controllers.Fixtures;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.rollout.MemberPlan;
 import dev.crucible.controllers.rollout.RolloutDecision;
@@ -31,7 +21,6 @@ import dev.crucible.verifier.monitor.Finding;
 import dev.crucible.verifier.pod.PodResult;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import java.time.Instant;
@@ -213,35 +202,12 @@ class OutcomeParityTest {
     }
 
     private static RLEnvironment environment() {
-        RLEnvironment env = new RLEnvironment();
-        env.setMetadata(new ObjectMetaBuilder().withName("env").withNamespace("ns").withGeneration(1L).withUid("env-uid").build());
-        RLEnvironmentSpec spec = new RLEnvironmentSpec();
-        spec.image = "example/env:1";
-        spec.workspace = new WorkspaceSpec();
-        spec.task = new TaskSpec();
-        spec.task.prompt = "fix the bug";
-        spec.verifier = new VerifierSpec();
-        spec.verifier.type = VerifierType.EXECUTION;
-        spec.verifier.command = "pytest -q";
-        spec.resources = new ResourcesSpec();
-        spec.resources.cpu = "1";
-        spec.resources.memory = "1Gi";
-        env.setSpec(spec);
-        return env;
+        return Fixtures.cpuEnvironment("env");
     }
 
+    /** The shared fixture's Rollout (created at CREATED, deadline DEADLINE_S), its agent embedded, Verifying. */
     private static Rollout rollout() {
-        Rollout r = new Rollout();
-        r.setMetadata(new ObjectMetaBuilder().withName("r1").withNamespace("ns").withGeneration(1L).withUid("uid-r1")
-                .withCreationTimestamp(CREATED.toString()).build());
-        RolloutSpec spec = new RolloutSpec();
-        spec.environmentRef = new ObjectRef("env");
-        spec.mode = RolloutMode.EMBEDDED;
-        spec.agent = new AgentSpec();
-        spec.agent.command = List.of("agent", "--go");
-        spec.limits = new LimitsSpec();
-        spec.limits.maxDurationSeconds = (int) DEADLINE_S;
-        r.setSpec(spec);
+        Rollout r = Fixtures.rollout("r1", "env");
         RolloutStatus status = new RolloutStatus();
         status.phase = PhaseName.Verifying;
         r.setStatus(status);
