@@ -36,6 +36,8 @@ import java.util.concurrent.TimeUnit;
 // Statistics follow every rollout's phase; two passes a second per environment are plenty.
 @RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)
 public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RLEnvironmentReconciler.class);
+
 
     public static final String NAME = "rlenvironment";
     public static final String PHASE_READY = "Ready";
@@ -123,6 +125,8 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
             boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);
             boolean hadValidity = old != null && Conditions.find(old.conditions, ConditionTypes.VALID) != null;
             if (!valid && (wasValid || !hadValidity)) {
+                LOG.info("RLEnvironment {}/{}: invalid: {}", env.getMetadata().getNamespace(), env.getMetadata().getName(),
+                        EnvironmentValidation.summary(errors));
                 events.of(context.getClient()).warning(env, "ValidationFailed", EnvironmentValidation.summary(errors));
             } else if (valid && hadValidity && !wasValid) {
                 events.of(context.getClient()).normal(env, "Validated", "the environment is valid again");

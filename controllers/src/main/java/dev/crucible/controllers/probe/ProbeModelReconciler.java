@@ -48,6 +48,8 @@ import java.util.concurrent.TimeUnit;
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 5, within = 1, unit = TimeUnit.SECONDS)
 public class ProbeModelReconciler implements Reconciler<ProbeModel> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProbeModelReconciler.class);
+
 
     public static final String NAME = "probemodel";
     public static final String FIELD_MANAGER = ServerSideApply.FIELD_MANAGER;
@@ -164,6 +166,9 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
 
     private void recordTransition(ProbeModel probe, ProbeModelStatus old, ProbeModelStatus status, KubernetesClient client) {
         String oldPhase = old == null ? null : old.phase;
+        if (!Objects.equals(oldPhase, status.phase)) {
+            LOG.info("ProbeModel {}/{}: {} → {}", probe.getMetadata().getNamespace(), probe.getMetadata().getName(), oldPhase, status.phase);
+        }
         var ready = Conditions.find(status.conditions, ConditionTypes.READY);
         if (!Objects.equals(oldPhase, status.phase) && ready != null) {
             switch (status.phase) {

@@ -14,6 +14,8 @@ import java.util.Objects;
  * unschedulable or rejected pods; normal for Running, Succeeded and a released gang).
  */
 final class RolloutTransitions {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RolloutTransitions.class);
+
     private final ControllerMetrics metrics;
     private final EventRecorder.Lazy events;
 
@@ -35,6 +37,14 @@ final class RolloutTransitions {
         PhaseName oldPhase = old == null ? null : old.phase;
         if (oldPhase == d.phase() && Objects.equals(old == null ? null : old.reason, d.reason())) {
             return;
+        }
+        // A terminal phase is what a person looks for in the log; the steps before it only at debug.
+        if (d.phase().isTerminal()) {
+            LOG.info("Rollout {}/{}: {} ({}): {}", rollout.getMetadata().getNamespace(), rollout.getMetadata().getName(),
+                    d.phase(), d.reason(), d.message());
+        } else {
+            LOG.debug("Rollout {}/{}: {} → {} ({})", rollout.getMetadata().getNamespace(), rollout.getMetadata().getName(),
+                    oldPhase, d.phase(), d.reason());
         }
         switch (d.phase()) {
             case Running, Succeeded -> events.of(client).normal(rollout, d.reason(), d.message());
