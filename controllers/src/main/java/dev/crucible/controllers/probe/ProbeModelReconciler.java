@@ -9,12 +9,10 @@ import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -25,7 +23,6 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import java.time.Instant;
@@ -36,9 +33,10 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reconciles a ProbeModel: apply (server-side, so a spec change reaches the objects and fields nobody
- * else owns stay untouched) the probe.json ConfigMap, the Service and the Deployment → observe the
- * Deployment and the training report → write status when it changed. Everything it creates carries a
+ * Reconciles a ProbeModel: its dependents ({@link ProbeDependents}: the probe.json ConfigMap, the Service and
+ * the Deployment, applied server-side when they no longer match, so a spec change reaches the objects and
+ * fields nobody else owns stay untouched) → observe the Deployment and the training report → write status
+ * when it changed. Everything it creates carries a
  * controller owner reference, so the garbage collector removes it with the ProbeModel; no finalizer
  * is needed (one would only block deletion while the operator is down).
  */
@@ -57,29 +55,21 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
     static final long REQUEUE_FAILED_MILLIS = 60_000;
 
     private final ControllerMetrics metrics;
-    private final ProbeDeploymentBuilder deploymentBuilder;
+    private final ProbeDependents.Dependent<ConfigMap> configMap = ProbeDependents.configMap();
+    private final ProbeDependents.Dependent<Service> service = ProbeDependents.service();
+    private final ProbeDependents.Dependent<Deployment> deployment;
     private final EventRecorder.Lazy events = new EventRecorder.Lazy();
 
     /** @param serverImage probe server image when a ProbeModel names none (Helm: probes.serverImage) */
     public ProbeModelReconciler(OperatorSettings settings, ControllerMetrics metrics, String serverImage) {
         this.metrics = metrics;
-        this.deploymentBuilder = new ProbeDeploymentBuilder(settings, serverImage);
+        this.deployment = ProbeDependents.deployment(new ProbeDeploymentBuilder(settings, serverImage));
     }
 
     @Override
     public List<EventSource<?, ProbeModel>> prepareEventSources(EventSourceContext<ProbeModel> context) {
-        // Each informer caches only probe objects (label selector), not every Deployment of the cluster.
-        InformerEventSource<Deployment, ProbeModel> deployments = new InformerEventSource<>(
-                InformerEventSourceConfiguration.from(Deployment.class, ProbeModel.class)
-                        .withName("probe-deployments").withLabelSelector(ProbeNames.PROBE_MODEL).build(), context);
-        InformerEventSource<Service, ProbeModel> services = new InformerEventSource<>(
-                InformerEventSourceConfiguration.from(Service.class, ProbeModel.class)
-                        .withName("probe-services").withLabelSelector(ProbeNames.PROBE_MODEL).build(), context);
-        InformerEventSource<ConfigMap, ProbeModel> configMaps = new InformerEventSource<>(
-                InformerEventSourceConfiguration.from(ConfigMap.class, ProbeModel.class)
-                        .withName("probe-configmaps").withLabelSelector(ProbeNames.PROBE_MODEL)
-                        .withSecondaryToPrimaryMapper(configMapToProbe()).build(), context);
-        return List.of(deployments, services, configMaps);
+        return List.of(configMap.eventSource(context).orElseThrow(), service.eventSource(context).orElseThrow(),
+                deployment.eventSource(context).orElseThrow());
     }
 
     /** Our probe.json by owner reference; a training report (written by others) by its name. */
@@ -115,10 +105,9 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
         String rejected = null;
         try {
             // probe.json before the Deployment: its pods mount it, and its hash is in their template.
-            String probeJson = ProbeConfigMapBuilder.probeJson(probe);
-            apply(client, ProbeConfigMapBuilder.build(probe));
-            apply(client, ProbeServiceBuilder.build(probe));
-            deployment = apply(client, deploymentBuilder.build(probe, probeJson));
+            configMap.reconcile(probe, context);
+            service.reconcile(probe, context);
+            deployment = this.deployment.reconcile(probe, context).getSingleResource().orElse(deployment);
         } catch (KubernetesClientException e) {
             // Refused (invalid, forbidden, over quota): retrying at once would not help; say why in status.
             if (e.getCode() != 400 && e.getCode() != 403 && e.getCode() != 422) {
@@ -140,10 +129,6 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
             control.rescheduleAfter(REQUEUE_NOT_READY_MILLIS);
         }
         return control;
-    }
-
-    private static <T extends HasMetadata> T apply(KubernetesClient client, T object) {
-        return ServerSideApply.apply(client, object);
     }
 
     /** From the informer when labelled; otherwise one GET (a person may have run kubectl create configmap). */
