@@ -2,13 +2,12 @@ package dev.crucible.controllers.rollout;
 
 import dev.crucible.controllers.common.OwnerReferences;
 import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.api.v1alpha1.RolloutBuilder;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.rollout.OnHack;
-import dev.crucible.api.v1alpha1.rollout.RestoreFromSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotTrigger;
 import dev.crucible.controllers.snapshot.SnapshotSchedule;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -49,24 +48,18 @@ public final class HackResponse {
         }
         Map<String, String> branchLabels = new HashMap<>(labels);
         branchLabels.put(REVERTS_LABEL, Integer.toString(depth + 1));
-        Rollout b = new Rollout();
-        b.setMetadata(new ObjectMetaBuilder().withName(r.getMetadata().getName() + "-revert")
-                .withNamespace(r.getMetadata().getNamespace()).withLabels(branchLabels)
-                .withOwnerReferences(OwnerReferences.controlledBy(r)).build());
-        RolloutSpec spec = new RolloutSpec();
         RolloutSpec from = r.getSpec();
-        spec.environmentRef = from.environmentRef;
-        spec.mode = from.mode;
-        spec.agent = from.agent;
-        spec.limits = from.limits;
-        spec.group = from.group;
-        spec.snapshotPolicy = from.snapshotPolicy;
-        // Not the patches: the snapshot's workspace already carries them.
-        spec.placement = from.placement;
-        spec.deleteSnapshotsOnDelete = from.deleteSnapshotsOnDelete;
-        spec.restoreFrom = new RestoreFromSpec();
-        spec.restoreFrom.snapshotName = snapshot;
-        b.setSpec(spec);
-        return b;
+        return RolloutBuilder.named(r.getMetadata().getNamespace(), r.getMetadata().getName() + "-revert").labels(branchLabels)
+                .ownedBy(OwnerReferences.controlledBy(r)).spec(spec -> {
+                    spec.environmentRef = from.environmentRef;
+                    spec.mode = from.mode;
+                    spec.agent = from.agent;
+                    spec.limits = from.limits;
+                    spec.group = from.group;
+                    spec.snapshotPolicy = from.snapshotPolicy;
+                    // Not the patches: the snapshot's workspace already carries them.
+                    spec.placement = from.placement;
+                    spec.deleteSnapshotsOnDelete = from.deleteSnapshotsOnDelete;
+                }).restoreFrom(snapshot).build();
     }
 }
