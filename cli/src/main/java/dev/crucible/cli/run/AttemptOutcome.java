@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * What a local attempt observed that decides how it ended, and {@link #decide}, the one step from it to a
  * terminal phase. It is public so the parity test in e2e can feed it the same facts as the operator's
- * state machine; the order itself is the contract's ({@link PhaseName#terminal}), never decided here.
+ * state machine; the order itself is the contract's ({@link TerminalOutcome#of}), never decided here.
  *
  * @param interrupted   stopped by Ctrl-C before grading
  * @param setupError    why provisioning or the setup script failed, or null

@@ -1,18 +1,22 @@
 package dev.crucible.controllers.environment;
 
-import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentStatus;
 import dev.crucible.api.validation.ValidationError;
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.source.SourceDerivation;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.PermissionReporter;
+import dev.crucible.controllers.status.StatusWriter;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -26,6 +30,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Reconciles an RLEnvironment: validates it with the shared validator (Valid condition), and keeps
@@ -40,6 +45,8 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
 
 
     public static final String NAME = "rlenvironment";
+    /** Where its conditions are (the status may not exist yet), for the error and permission reports. */
+    private static final Function<RLEnvironment, List<Condition>> CONDITIONS = r -> r.getStatus() == null ? null : r.getStatus().conditions;
     public static final String PHASE_READY = "Ready";
     public static final String PHASE_INVALID = "Invalid";
 
@@ -81,14 +88,13 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
 
     /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
     @Override
-    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<RLEnvironment> updateErrorStatus(RLEnvironment resource,
-            Context<RLEnvironment> context, Exception e) {
-        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, r -> r.getStatus() == null ? null : r.getStatus().conditions);
+    public ErrorStatusUpdateControl<RLEnvironment> updateErrorStatus(RLEnvironment resource, Context<RLEnvironment> context, Exception e) {
+        return StatusWriter.errorStatus(resource, context, e, events, CONDITIONS);
     }
 
     @Override
     public UpdateControl<RLEnvironment> reconcile(RLEnvironment env, Context<RLEnvironment> context) {
-        return dev.crucible.controllers.status.PermissionReporter.reconcile(env, context, events, e -> e.getStatus() == null ? null : e.getStatus().conditions,
+        return PermissionReporter.reconcile(env, context, events, CONDITIONS,
                 () -> metrics.timeReconcile(NAME, () -> reconcileObserved(env, context)));
     }
 

@@ -11,7 +11,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
 import java.util.Optional;
-import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The ProbeModel's side objects as JOSDK dependent resources, used standalone (the reconciler creates them
@@ -28,10 +28,10 @@ final class ProbeDependents {
 
     /** One side object: its builder, its informer's name, and how its events find their ProbeModel. */
     static final class Dependent<R extends HasMetadata> extends CRUDKubernetesDependentResource<R, ProbeModel> {
-        private final BiFunction<ProbeModel, Context<ProbeModel>, R> desired;
+        private final Function<ProbeModel, R> desired;
         private final SecondaryToPrimaryMapper<R> mapper;
 
-        Dependent(Class<R> type, String informer, BiFunction<ProbeModel, Context<ProbeModel>, R> desired,
+        Dependent(Class<R> type, String informer, Function<ProbeModel, R> desired,
                   SecondaryToPrimaryMapper<R> mapper) {
             super(type, informer);
             this.desired = desired;
@@ -40,7 +40,7 @@ final class ProbeDependents {
 
         @Override
         protected R desired(ProbeModel primary, Context<ProbeModel> context) {
-            return desired.apply(primary, context);
+            return desired.apply(primary);
         }
 
         @Override
@@ -62,17 +62,17 @@ final class ProbeDependents {
 
     static Dependent<ConfigMap> configMap() {
         // a labelled training report (written by others) maps to its ProbeModel by name
-        return new Dependent<>(ConfigMap.class, "probe-configmaps", (p, c) -> ProbeConfigMapBuilder.build(p),
+        return new Dependent<>(ConfigMap.class, "probe-configmaps", ProbeConfigMapBuilder::build,
                 ProbeModelReconciler.configMapToProbe());
     }
 
     static Dependent<Service> service() {
-        return new Dependent<>(Service.class, "probe-services", (p, c) -> ProbeServiceBuilder.build(p), null);
+        return new Dependent<>(Service.class, "probe-services", ProbeServiceBuilder::build, null);
     }
 
     static Dependent<Deployment> deployment(ProbeDeploymentBuilder builder) {
         // the probe.json hash goes into the pod template, so a changed probe rolls the servers
         return new Dependent<>(Deployment.class, "probe-deployments",
-                (p, c) -> builder.build(p, ProbeConfigMapBuilder.probeJson(p)), null);
+                p -> builder.build(p, ProbeConfigMapBuilder.probeJson(p)), null);
     }
 }

@@ -3,11 +3,14 @@ package dev.crucible.controllers.probe;
 import dev.crucible.api.v1alpha1.ProbeModel;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
 import dev.crucible.api.v1alpha1.probe.ProbeModelStatus;
+import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
-import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.PermissionReporter;
+import dev.crucible.controllers.status.StatusWriter;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -15,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -31,6 +35,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Reconciles a ProbeModel: its dependents ({@link ProbeDependents}: the probe.json ConfigMap, the Service and
@@ -50,6 +55,8 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
 
 
     public static final String NAME = "probemodel";
+    /** Where its conditions are (the status may not exist yet), for the error and permission reports. */
+    private static final Function<ProbeModel, List<Condition>> CONDITIONS = r -> r.getStatus() == null ? null : r.getStatus().conditions;
     public static final String FIELD_MANAGER = ServerSideApply.FIELD_MANAGER;
     static final long REQUEUE_NOT_READY_MILLIS = 30_000;
     static final long REQUEUE_FAILED_MILLIS = 60_000;
@@ -88,14 +95,13 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
 
     /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
     @Override
-    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<ProbeModel> updateErrorStatus(ProbeModel resource,
-            Context<ProbeModel> context, Exception e) {
-        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, p -> p.getStatus() == null ? null : p.getStatus().conditions);
+    public ErrorStatusUpdateControl<ProbeModel> updateErrorStatus(ProbeModel resource, Context<ProbeModel> context, Exception e) {
+        return StatusWriter.errorStatus(resource, context, e, events, CONDITIONS);
     }
 
     @Override
     public UpdateControl<ProbeModel> reconcile(ProbeModel probe, Context<ProbeModel> context) {
-        return dev.crucible.controllers.status.PermissionReporter.reconcile(probe, context, events, p -> p.getStatus() == null ? null : p.getStatus().conditions,
+        return PermissionReporter.reconcile(probe, context, events, CONDITIONS,
                 () -> metrics.timeReconcile(NAME, () -> reconcileObserved(probe, context)));
     }
 

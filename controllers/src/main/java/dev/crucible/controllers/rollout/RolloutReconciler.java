@@ -1,10 +1,10 @@
 package dev.crucible.controllers.rollout;
 
-import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.rollout.OnHack;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
+import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.capacity.GangFit;
 import dev.crucible.controllers.config.OperatorSettings;
@@ -14,15 +14,17 @@ import dev.crucible.controllers.snapshot.SnapshotSchedule;
 import dev.crucible.controllers.status.EventRecorder;
 import dev.crucible.controllers.status.PermissionReporter;
 import dev.crucible.controllers.status.StatusWriter;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
 import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
@@ -32,11 +34,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Reconciles a Rollout as a list of named steps: observe (its pods, its environment) → admit (gang fit)
- * → decide ({@link RolloutStateMachine}, then the restore gate and the hack response) → restore a
- * branch → act ({@link RolloutActuator}) → status and snapshots → stop pods → next wake-up. Everything
+ * → decide ({@link RolloutStateMachine}, the restore gate and a pending hack snapshot among its inputs) →
+ * carry out onHack → restore a branch → act ({@link RolloutActuator}) → status and snapshots → stop pods → next wake-up. Everything
  * is derived from observed state and deterministic names, so a restart at any moment neither loses
  * nor duplicates pods.
  */
@@ -47,6 +50,8 @@ import java.util.concurrent.TimeUnit;
 public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
 
     public static final String NAME = "rollout";
+    /** Where its conditions are (the status may not exist yet), for the error and permission reports. */
+    private static final Function<Rollout, List<Condition>> CONDITIONS = r -> r.getStatus() == null ? null : r.getStatus().conditions;
 
     private final OperatorSettings settings;
     private final ControllerMetrics metrics;
@@ -80,14 +85,13 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
 
     /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
     @Override
-    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<Rollout> updateErrorStatus(Rollout resource,
-            Context<Rollout> context, Exception e) {
-        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, r -> r.getStatus() == null ? null : r.getStatus().conditions);
+    public ErrorStatusUpdateControl<Rollout> updateErrorStatus(Rollout resource, Context<Rollout> context, Exception e) {
+        return StatusWriter.errorStatus(resource, context, e, events, CONDITIONS);
     }
 
     @Override
     public UpdateControl<Rollout> reconcile(Rollout rollout, Context<Rollout> context) {
-        return PermissionReporter.reconcile(rollout, context, events, r -> r.getStatus() == null ? null : r.getStatus().conditions,
+        return PermissionReporter.reconcile(rollout, context, events, CONDITIONS,
                 () -> metrics.timeReconcile(NAME, () -> reconcileObserved(rollout, context)));
     }
 
@@ -180,18 +184,16 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
     }
 
     private GangFit.Result gangFit(Context<Rollout> context, Map<String, Pod> observed) {
-        boolean clusterWide = InformerConfiguration.allNamespacesWatched(
-                context.getControllerConfiguration().getEffectiveNamespaces());
+        boolean clusterWide = InformerConfiguration.allNamespacesWatched(context.getControllerConfiguration().getEffectiveNamespaces());
         return GangAdmission.check(context.getClient(), List.copyOf(observed.values()), clusterWide,
                 () -> sources.pods.list().toList());
     }
 
     @Override
     public DeleteControl cleanup(Rollout rollout, Context<Rollout> context) {
-        return PermissionReporter.cleanup(rollout, context, events, r -> r.getStatus() == null ? null : r.getStatus().conditions,
-                () -> {
-                    RolloutCleanup.run(rollout, context.getClient(), metrics);
-                    return DeleteControl.defaultDelete();
-                });
+        return PermissionReporter.cleanup(rollout, context, events, CONDITIONS, () -> {
+            RolloutCleanup.run(rollout, context.getClient(), metrics);
+            return DeleteControl.defaultDelete();
+        });
     }
 }

@@ -12,6 +12,8 @@ import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.controllers.capacity.GangFit;
 import dev.crucible.contract.OutcomeReasons;
 import dev.crucible.contract.TerminalOutcome;
+import dev.crucible.contract.Verdict;
+import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -255,7 +257,8 @@ public final class RolloutStateMachine {
         boolean limit = OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason()) || oomKilled;
         // a verifier that wrote a Failed phase for no other fact (a custom one, without a verdict) failed to grade
         boolean failedWithoutGrade = r.phase() == PhaseName.Failed && !limit && !setupFailed;
-        String verdict = failedWithoutGrade ? "error" : r.verdict() != null ? r.verdict() : r.phase() == PhaseName.Succeeded ? "pass" : null;
+        String verdict = failedWithoutGrade ? Verdict.ERROR.wire() : r.verdict() != null ? r.verdict()
+                : r.phase() == PhaseName.Succeeded ? Verdict.PASS.wire() : null;
         OutcomeFacts f = OutcomeFacts.none().withSetupError(setupFailed ? (r.message() == null ? "setup failed" : r.message()) : null)
                 .withFindings(r.countedFindings(), policy)
                 .withTimedOut(deadlinePassed || r.phase() == PhaseName.TimedOut, RolloutPodBuilder.maxDurationSeconds(rollout))
@@ -264,7 +267,7 @@ public final class RolloutStateMachine {
                 .withAgentExit(agent == null ? null : agent.getExitCode());
         TerminalOutcome o = TerminalOutcome.of(f);
         String message = o.phase() == PhaseName.Succeeded && r.message() != null ? r.message() : o.message();
-        return RolloutDecision.end(PhaseName.valueOf(o.phase().name()), o.reason(), message, true, members, r);
+        return RolloutDecision.end(o.phase(), o.reason(), message, true, members, r);
     }
 
     /** Whether a container ended at or after {@code deadline}; unknown (no finishedAt) counts as after. */
@@ -316,18 +319,23 @@ public final class RolloutStateMachine {
 
     /** A pod whose verifier container has not ended (and the pod is not being deleted). */
     static boolean verifierStillRunning(Pod p) {
-        return stillRunning(p) && p.getStatus() != null && p.getStatus().getContainerStatuses() != null
-                && p.getStatus().getContainerStatuses().stream().anyMatch(cs -> RolloutLabels.VERIFIER_CONTAINER.equals(cs.getName())
-                && cs.getState() != null && cs.getState().getRunning() != null);
+        ContainerState state = state(p, RolloutLabels.VERIFIER_CONTAINER);
+        return stillRunning(p) && state != null && state.getRunning() != null;
     }
 
-        static ContainerStateTerminated terminated(Pod pod, String container) {
+    static ContainerStateTerminated terminated(Pod pod, String container) {
+        ContainerState state = state(pod, container);
+        return state == null ? null : state.getTerminated();
+    }
+
+    /** The state of one of the pod's containers, or null when the pod reports none for it. */
+    private static ContainerState state(Pod pod, String container) {
         if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
             return null;
         }
         for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
-            if (container.equals(cs.getName()) && cs.getState() != null && cs.getState().getTerminated() != null) {
-                return cs.getState().getTerminated();
+            if (container.equals(cs.getName())) {
+                return cs.getState();
             }
         }
         return null;

@@ -5,6 +5,7 @@ import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.common.HackFinding;
 import dev.crucible.api.v1alpha1.rollout.TestCounts;
 import dev.crucible.contract.VerifierResultJson;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 
 /**
@@ -14,6 +15,8 @@ import java.util.List;
  */
 public record VerifierResult(Double reward, Double testReward, String verdict, TestCounts tests, List<HackFinding> hackFindings,
                              int countedFindings, Integer turns, PhaseName phase, String reason, String message, String report) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Either a result or why there is none. */
     public record Parsed(VerifierResult result, String error) {
@@ -30,36 +33,13 @@ public record VerifierResult(Double reward, Double testReward, String verdict, T
                     ? p.error() + " to " + PodLayout.TERMINATION_LOG : p.error());
         }
         VerifierResultJson.Result r = p.result();
-        List<HackFinding> findings = r.hackFindings() == null ? null : r.hackFindings().stream().map(VerifierResult::finding).toList();
-        return new Parsed(new VerifierResult(r.reward(), r.testReward(), r.verdict(), counts(r.tests()), findings,
-                r.countedFindings(), r.turns(), PhaseName.valueOf(r.phase().name()), r.reason(), r.message(), r.report()), null);
+        List<HackFinding> findings = r.hackFindings() == null ? null : r.hackFindings().stream().map(f -> as(f, HackFinding.class)).toList();
+        return new Parsed(new VerifierResult(r.reward(), r.testReward(), r.verdict(), as(r.tests(), TestCounts.class), findings,
+                r.countedFindings(), r.turns(), r.phase(), r.reason(), r.message(), r.report()), null);
     }
 
-    private static HackFinding finding(VerifierResultJson.Finding f) {
-        HackFinding h = new HackFinding();
-        h.detector = f.detector();
-        h.rule = f.rule();
-        h.severity = f.severity();
-        h.path = f.path();
-        h.evidence = f.evidence();
-        h.time = f.time();
-        h.step = f.step();
-        h.action = f.action();
-        return h;
-    }
-
-    private static TestCounts counts(VerifierResultJson.Tests t) {
-        if (t == null) return null;
-        TestCounts c = new TestCounts();
-        c.passed = t.passed();
-        c.failed = t.failed();
-        c.errors = t.errors();
-        c.skipped = t.skipped();
-        c.total = t.total();
-        c.failToPassPassed = t.failToPassPassed();
-        c.failToPassTotal = t.failToPassTotal();
-        c.passToPassPassed = t.passToPassPassed();
-        c.passToPassTotal = t.passToPassTotal();
-        return c;
+    /** The contract's records and the status types carry the same field names: Jackson maps one onto the other. */
+    private static <T> T as(Object value, Class<T> type) {
+        return value == null ? null : JSON.convertValue(value, type);
     }
 }

@@ -1,6 +1,5 @@
 package dev.crucible.controllers.snapshot;
 
-import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
@@ -11,20 +10,25 @@ import dev.crucible.api.v1alpha1.snapshot.RolloutSnapshotStatus;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotTrigger;
+import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.PermissionReporter;
+import dev.crucible.controllers.status.StatusWriter;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.client.TwoPhaseSnapshot;
 import dev.crucible.snapshot.engine.CommitAction;
 import dev.crucible.snapshot.engine.SnapshotRequest;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
@@ -34,6 +38,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -54,6 +59,8 @@ import org.slf4j.event.Level;
 public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, Cleaner<RolloutSnapshot> {
 
     public static final String NAME = "rolloutsnapshot";
+    /** Where its conditions are (the status may not exist yet), for the error and permission reports. */
+    private static final Function<RolloutSnapshot, List<Condition>> CONDITIONS = r -> r.getStatus() == null ? null : r.getStatus().conditions;
     static final Duration WAIT_FOR_ROLLOUT = Duration.ofSeconds(2);
     private static final Logger LOG = LoggerFactory.getLogger(RolloutSnapshotReconciler.class);
 
@@ -70,14 +77,13 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
 
     /** A failed reconcile as a ReconcileError condition and Event (StatusWriter.errorStatus); the SDK retries. */
     @Override
-    public io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl<RolloutSnapshot> updateErrorStatus(RolloutSnapshot resource,
-            Context<RolloutSnapshot> context, Exception e) {
-        return dev.crucible.controllers.status.StatusWriter.errorStatus(resource, context, e, events, s -> s.getStatus() == null ? null : s.getStatus().conditions);
+    public ErrorStatusUpdateControl<RolloutSnapshot> updateErrorStatus(RolloutSnapshot resource, Context<RolloutSnapshot> context, Exception e) {
+        return StatusWriter.errorStatus(resource, context, e, events, CONDITIONS);
     }
 
     @Override
     public UpdateControl<RolloutSnapshot> reconcile(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
-        return dev.crucible.controllers.status.PermissionReporter.reconcile(snapshot, context, events, s -> s.getStatus() == null ? null : s.getStatus().conditions,
+        return PermissionReporter.reconcile(snapshot, context, events, CONDITIONS,
                 () -> metrics.timeReconcile(NAME, () -> reconcileObserved(snapshot, context)));
     }
 
@@ -211,7 +217,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
 
     @Override
     public DeleteControl cleanup(RolloutSnapshot snapshot, Context<RolloutSnapshot> context) {
-        return dev.crucible.controllers.status.PermissionReporter.cleanup(snapshot, context, events, s -> s.getStatus() == null ? null : s.getStatus().conditions,
+        return PermissionReporter.cleanup(snapshot, context, events, CONDITIONS,
                 () -> cleanupObserved(snapshot));
     }
 

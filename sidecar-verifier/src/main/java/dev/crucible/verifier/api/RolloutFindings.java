@@ -2,6 +2,7 @@ package dev.crucible.verifier.api;
 
 import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.Reward;
+import dev.crucible.contract.Verdict;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
 import java.util.ArrayList;
@@ -31,11 +32,11 @@ public final class RolloutFindings {
         merged.addAll(last);
         List<Finding> hacks = earlier.stream().filter(Finding::isHack).toList();
         boolean terminate = hacks.stream().anyMatch(f -> PolicyAction.TERMINATE.wire().equals(f.action()));
-        boolean error = "error".equals(report.verdict());
+        boolean error = Verdict.ERROR.wire().equals(report.verdict());
         // an error report has no tests' score: its reward is already the floor
         double reward = report.testReward() == null ? report.reward()
                 : Reward.trainable(report.testReward(), VerifyReport.counted(merged), report.rewardMode());
-        String verdict = terminate && !error ? "hacked" : report.verdict();
+        String verdict = terminate && !error ? Verdict.HACKED.wire() : report.verdict();
         boolean flagged = report.flagged() || hacks.stream().anyMatch(f -> !PolicyAction.TERMINATE.wire().equals(f.action()));
         return new VerifyReport(report.environment(), reward, report.testReward(), verdict, report.category(), report.reason(),
                 flagged, report.type(), report.rewardMode(), report.partialCredit(), report.tests(), report.details(), merged,

@@ -6,10 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Collectors;
 
 /**
@@ -84,9 +87,9 @@ public final class ManifestReader {
         JsonNode components = spec.path("verifier").path("components");
         if (!components.isArray()) return;
         for (JsonNode c : components) {
-            if (!(c instanceof com.fasterxml.jackson.databind.node.ObjectNode component) || component.has("verifier")) continue;
-            com.fasterxml.jackson.databind.node.ObjectNode checks = component.objectNode();
-            java.util.List<String> names = new java.util.ArrayList<>();
+            if (!(c instanceof ObjectNode component) || component.has("verifier")) continue;
+            ObjectNode checks = component.objectNode();
+            List<String> names = new ArrayList<>();
             component.fieldNames().forEachRemaining(names::add);
             for (String field : names) {
                 if (!field.equals("name") && !field.equals("weight")) checks.set(field, component.remove(field));

@@ -20,14 +20,6 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                           long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
                           Path gradingSocket, Path gradingDir, Path agentExecSocket, Instant deadlineAt) {
 
-    /** Settings without the operator's absolute deadline: the sidecar counts maxDurationSeconds from its start. */
-    public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
-                       long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
-                       Path gradingSocket, Path gradingDir, Path agentExecSocket) {
-        this(environmentFile, workspace, pristine, runDir, port, resultFile, maxDurationSeconds, maxTurns, interactive, execSocket,
-                apiTokenFile, gradingSocket, gradingDir, agentExecSocket, null);
-    }
-
     /**
      * When the episode ends: the operator's deadline ({@code CRUCIBLE_DEADLINE_AT}, the Rollout's creation plus
      * maxDurationSeconds) when it gave one, else {@code start} plus maxDurationSeconds. Ending at the operator's
@@ -36,21 +28,6 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
     public Instant deadline(Instant start) {
         Instant own = start.plusSeconds(maxDurationSeconds);
         return deadlineAt != null && deadlineAt.isBefore(own) ? deadlineAt : own;
-    }
-
-    /** Settings without an agent-exec container: an interactive agent's commands run in the sidecar's container. */
-    public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
-                       long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
-                       Path gradingSocket, Path gradingDir) {
-        this(environmentFile, workspace, pristine, runDir, port, resultFile, maxDurationSeconds, maxTurns, interactive, execSocket,
-                apiTokenFile, gradingSocket, gradingDir, null);
-    }
-
-    /** Settings without a grading container: grading runs in the sidecar's own container. */
-    public PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
-                       long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile) {
-        this(environmentFile, workspace, pristine, runDir, port, resultFile, maxDurationSeconds, maxTurns, interactive, execSocket,
-                apiTokenFile, null, null, null);
     }
 
     /** The file the agent container's wrapper writes its exit status to when the agent command ends. */
