@@ -5,7 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.contract.PhaseName;
-import dev.crucible.controllers.common.RolloutLabels;
+import dev.crucible.controllers.rollout.EnvironmentConfigMapBuilder;
+import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.controllers.status.StatusWriter;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -41,10 +42,13 @@ class ReconcileErrorOnApiServerTest {
     @Test
     void aFailingReconcileIsAConditionAndAnEventThenClears() {
         String ns = SharedCluster.namespace("reconcile-error");
-        client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata()
-                .withName(RolloutLabels.configMapName("blocked")).endMetadata().withImmutable(true)
-                .addToData("environment.yaml", "not ours").build()).create();
+        // someone else's immutable ConfigMap holding the name of the environment's shared one
         Manifests.environment(client, ns, "calc", "resources: {cpu: 100m, memory: 128Mi}");
+        String configMap = EnvironmentConfigMapBuilder.build(
+                client.resources(RLEnvironment.class).inNamespace(ns).withName("calc").get()).getMetadata().getName();
+        client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata()
+                .withName(configMap).endMetadata().withImmutable(true)
+                .addToData("environment.yaml", "not ours").build()).create();
         Manifests.rollout(client, ns, "blocked", "calc", "");
 
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
@@ -62,7 +66,7 @@ class ReconcileErrorOnApiServerTest {
         assertThat(events.stream().mapToInt(e -> e.getCount() == null ? 1 : e.getCount()).sum())
                 .as("the same failure is reported once, not on every retry").isEqualTo(1);
 
-        client.configMaps().inNamespace(ns).withName(RolloutLabels.configMapName("blocked")).delete();
+        client.configMaps().inNamespace(ns).withName(configMap).delete();
         await().atMost(Duration.ofSeconds(120)).untilAsserted(() -> {
             assertThat(errorCondition(ns, "blocked")).as("cleared by the reconcile that goes through").isNull();
             Rollout r = client.resources(Rollout.class).inNamespace(ns).withName("blocked").get();

@@ -57,17 +57,26 @@ class RolloutLifecycleTest {
             assertThat(pod.getMetadata().getOwnerReferences()).singleElement()
                     .satisfies(o -> assertThat(o.getKind()).isEqualTo("Rollout"));
         });
-        var cm = client.configMaps().inNamespace(ns).withName("calc-a0-environment").get();
+        Pod pod = pods.get(0);
+        // the environment's ConfigMap is shared by its Rollouts (one per version, owned by the environment);
+        // the Rollout's own spec reaches the sidecar from the pod's annotation through the same volume
+        var config = pod.getSpec().getVolumes().stream().filter(v -> v.getProjected() != null).findFirst().orElseThrow();
+        var cm = client.configMaps().inNamespace(ns).withName(config.getProjected().getSources().get(0).getConfigMap().getName()).get();
         assertThat(cm.getData().get("environment.yaml")).contains("kind: RLEnvironment").contains("name: calc");
-        // the environment API's token: one Secret per Rollout, owned by it, made once, never changed
-        var token = client.secrets().inNamespace(ns).withName("calc-a0-env-api").get();
+        assertThat(cm.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("RLEnvironment"));
+        assertThat(pod.getMetadata().getAnnotations().get("crucible.dev/rollout-yaml")).contains("name: calc-a0").contains("maxTurns: 50");
+        // the environment API's token: one Secret per namespace, made once, never changed
+        var token = client.secrets().inNamespace(ns).withName("crucible-env-api").get();
         assertThat(token.getImmutable()).isTrue();
-        assertThat(token.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("Rollout"));
         assertThat(new String(java.util.Base64.getDecoder().decode(token.getData().get("token")))).hasSize(43);
-        var np = client.network().v1().networkPolicies().inNamespace(ns).withName("calc-a0-egress").get();
+        // egress: the policy that selects this pod by its label allows only the environment's list
+        String egress = pod.getMetadata().getLabels().get("crucible.dev/egress");
+        var np = client.network().v1().networkPolicies().inNamespace(ns).withName("crucible-egress-" + egress).get();
+        assertThat(np.getSpec().getPodSelector().getMatchLabels()).containsEntry("crucible.dev/egress", egress);
         assertThat(np.getSpec().getPolicyTypes()).containsExactly("Egress");
         assertThat(np.getSpec().getEgress()).singleElement()
                 .satisfies(e -> assertThat(e.getTo().get(0).getIpBlock().getCidr()).isEqualTo("10.1.0.0/16"));
+        assertThat(get(ns, "calc-a0").getMetadata().getFinalizers()).as("no finalizer: no write before the pod").isEmpty();
 
         Rollout running = get(ns, "calc-a0");
         assertThat(running.getStatus().members).singleElement().satisfies(m -> assertThat(m.node).startsWith("cpu-"));
@@ -89,11 +98,10 @@ class RolloutLifecycleTest {
             assertThat(c.getType()).isEqualTo("Progressing");
             assertThat(c.getStatus()).isEqualTo("False");
         });
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                client.v1().events().inNamespace(ns).list().getItems()).anySatisfy(e -> {
-                    assertThat(e.getInvolvedObject().getName()).isEqualTo("calc-a0");
-                    assertThat(e.getReason()).isEqualTo("Verified");
-                }));
+        // Running and Succeeded are in the status; an Event each would be a write per Rollout on the hot path
+        assertThat(client.v1().events().inNamespace(ns).list().getItems())
+                .filteredOn(e -> "calc-a0".equals(e.getInvolvedObject().getName())).as("Events about a Rollout that went well")
+                .isEmpty();
     }
 
     @Test
@@ -145,17 +153,28 @@ class RolloutLifecycleTest {
     }
 
     @Test
-    void deletingARolloutRemovesItsPodsAndFinalizer() {
+    void deletingARolloutRemovesItsPods() {
         String ns = SharedCluster.namespace("delete");
         Manifests.environment(client, ns, "calc", "resources: {cpu: 100m, memory: 128Mi}");
         Manifests.rollout(client, ns, "calc-del", "calc", "");
         await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-del") == PhaseName.Running);
-        assertThat(get(ns, "calc-del").getMetadata().getFinalizers()).isNotEmpty();
         client.resources(Rollout.class).inNamespace(ns).withName("calc-del").delete();
         await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "calc-del") == null);
+        // this tier runs no garbage collector: the operator deletes the pods on the Rollout's delete event
         await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "calc-del").isEmpty());
-        assertThat(client.configMaps().inNamespace(ns).withName("calc-del-environment").get()).isNull();
-        assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("calc-del-egress").get()).isNull();
+    }
+
+    @Test
+    void aFinalizerAnEarlierVersionAddedIsReleased() {
+        String ns = SharedCluster.namespace("legacy");
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 100m, memory: 128Mi}");
+        Manifests.rollout(client, ns, "calc-old", "calc", "");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-old") == PhaseName.Running);
+        client.resources(Rollout.class).inNamespace(ns).withName("calc-old")
+                .edit(r -> { r.getMetadata().setFinalizers(new java.util.ArrayList<>(List.of("rollouts.crucible.dev/finalizer"))); return r; });
+        client.resources(Rollout.class).inNamespace(ns).withName("calc-old").delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(ns, "calc-old") == null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Manifests.podsOf(client, ns, "calc-old").isEmpty());
     }
 
     @Test

@@ -6,13 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.crucible.api.v1alpha1.RLEnvironment;
-import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.contract.SpecDefaults;
 import dev.crucible.controllers.rollout.EnvironmentConfigMapBuilder;
 import dev.crucible.verifier.config.EnvironmentSpec;
 import dev.crucible.verifier.config.ManifestReader;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The environment spec is read twice: typed by the operator (the CRD's API types) and as records by the
- * sidecar, which gets it through the Rollout's ConfigMap. For every valid RLEnvironment the repository
+ * sidecar, which gets it through the environment's ConfigMap. For every valid RLEnvironment the repository
  * holds, the operator's typed object, written into that ConfigMap and read back by the sidecar, must mean
  * the same: each field the sidecar reads, with the defaults of contract/SpecDefaults where one is left out.
  */
@@ -66,10 +64,10 @@ class SpecReadersAgreeTest {
                     unreadable.add(file.getFileName() + ": " + e.getMessage().lines().findFirst().orElse(""));
                     continue; // the typed API cannot hold it (e.g. 120.0 for an integer): nothing for the sidecar to agree with
                 }
-                Rollout rollout = new Rollout();
-                rollout.setMetadata(new ObjectMetaBuilder().withName("r").withNamespace("ns").withUid("u").build());
-                rollout.setSpec(new dev.crucible.api.v1alpha1.rollout.RolloutSpec());
-                String written = EnvironmentConfigMapBuilder.build(rollout, typed).getData().get(EnvironmentConfigMapBuilder.ENVIRONMENT_KEY);
+                if (typed.getMetadata() == null || typed.getMetadata().getName() == null) {
+                    typed.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("unnamed").withNamespace("ns").build());
+                }
+                String written = EnvironmentConfigMapBuilder.build(typed).getData().get(EnvironmentConfigMapBuilder.ENVIRONMENT_KEY);
                 EnvironmentSpec read = ManifestReader.parse(written, file + " (as the operator wrote it)");
                 compare(soft, file.getFileName() + " " + typed.getMetadata().getName(), typed.getSpec(), read);
                 environments++;

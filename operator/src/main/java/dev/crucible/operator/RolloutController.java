@@ -6,7 +6,6 @@ import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import dev.crucible.controllers.rollout.RolloutReconciler;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
@@ -21,11 +20,11 @@ import java.util.concurrent.TimeUnit;
  * the operator runs with differs from the reconciler class's in {@code controllers}.
  */
 @ControllerConfiguration(name = RolloutReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
-        informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = LeanRolloutStore.class))
+        triggerReconcilerOnAllEvents = true, informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = LeanRolloutStore.class))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
 @jakarta.inject.Singleton
-public class RolloutController extends RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
+public class RolloutController extends RolloutReconciler implements Reconciler<Rollout> {
 
     @Inject
     public RolloutController(OperatorSettings settings, ControllerMetrics metrics, SnapshotAgents agents) {

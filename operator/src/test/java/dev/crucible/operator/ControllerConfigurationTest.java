@@ -31,6 +31,8 @@ class ControllerConfigurationTest {
     @Inject
     ConfigurationService configuration;
     @Inject
+    io.javaoperatorsdk.operator.Operator operator;
+    @Inject
     RolloutController rollouts;
     @Inject
     EnvironmentController environments;
@@ -62,6 +64,10 @@ class ControllerConfigurationTest {
             var declared = c.declaredOn().getAnnotation(io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration.class);
             assertThat(cc.maxReconciliationInterval()).as(c.name()).contains(Duration.of(declared.maxReconciliationInterval().interval(),
                     declared.maxReconciliationInterval().timeUnit().toChronoUnit()));
+            // A Rollout has no finalizer: every event, its deletion included, reaches reconcile (no finalizer write
+            // before the pod). Read from the controller as registered: the extension's own configuration drops it.
+            assertThat(operator.getRegisteredController(c.name()).orElseThrow().getConfiguration().triggerReconcilerOnAllEvents())
+                    .as(c.name() + " triggerReconcilerOnAllEvents").isEqualTo(declared.triggerReconcilerOnAllEvents());
             RateLimited limit = c.declaredOn().getAnnotation(RateLimited.class);
             if (limit != null) {
                 assertThat(cc.getRateLimiter()).as(c.name()).isInstanceOfSatisfying(LinearRateLimiter.class, l -> {

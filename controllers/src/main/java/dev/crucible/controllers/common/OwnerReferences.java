@@ -20,4 +20,17 @@ public final class OwnerReferences {
                 .withBlockOwnerDeletion(true)
                 .build();
     }
+
+    /**
+     * An owner that is not the controller: the garbage collector deletes the object with its owner, and
+     * deleting the owner does not wait for it (an environment's shared ConfigMap).
+     */
+    public static OwnerReference ownedBy(HasMetadata owner) {
+        return new OwnerReferenceBuilder()
+                .withApiVersion(owner.getApiVersion())
+                .withKind(owner.getKind())
+                .withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid())
+                .build();
+    }
 }

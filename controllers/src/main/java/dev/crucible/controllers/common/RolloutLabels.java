@@ -15,6 +15,8 @@ public final class RolloutLabels {
     public static final String INDEX = "crucible.dev/index";
     public static final String ENVIRONMENT = "crucible.dev/environment";
     public static final String GROUP = "crucible.dev/group";
+    /** On a single-pod Rollout's pod: which shared egress NetworkPolicy selects it (a hash of its allow-list). */
+    public static final String EGRESS = "crucible.dev/egress";
     /** Scheduling gate held on every gang member until the whole gang exists. */
     public static final String GANG_GATE = "crucible.dev/gang";
     /** Role of a rollout whose environment has no topology. */
@@ -40,10 +42,6 @@ public final class RolloutLabels {
 
     public static String networkPolicyName(String rollout) {
         return rollout + "-egress";
-    }
-
-    public static String configMapName(String rollout) {
-        return rollout + "-environment";
     }
 
     /** Labels shared by every object of one rollout; the selector of its Service and NetworkPolicy. */

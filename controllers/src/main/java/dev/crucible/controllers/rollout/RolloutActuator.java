@@ -23,6 +23,7 @@ final class RolloutActuator {
     private final OperatorSettings settings;
     private final RolloutPodBuilder podBuilder;
     private final Supplier<InformerEventSource<Pod, Rollout>> pods;
+    private final SharedSideObjects shared = new SharedSideObjects();
     private volatile GangKindHolder gangKind;
 
     /** The gang scheduler found at first use (CRDs are looked up once, not per reconcile). */
@@ -41,11 +42,15 @@ final class RolloutActuator {
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         boolean gang = TopologyPlanner.isGang(plan);
         GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
-        // Objects beside the pods first: the pods mount the ConfigMap and resolve through the Service.
-        applyBeside(client, EnvironmentConfigMapBuilder.build(rollout, env));
-        createOnce(client, EnvApiTokenSecretBuilder.build(rollout));
-        applyBeside(client, EgressPolicyBuilder.build(rollout, env, gang));
-        if (gang) {
+        // Objects beside the pods first: the pods mount the ConfigMap and the Secret, the egress policy must
+        // select the untrusted agent's pod before it starts, and members resolve through the Service.
+        String ns = rollout.getMetadata().getNamespace();
+        shared.apply(client, EnvironmentConfigMapBuilder.build(env));
+        shared.createOnce(client, EnvApiTokenSecretBuilder.build(ns));
+        if (!gang) {
+            shared.apply(client, EgressPolicyBuilder.shared(ns, env));
+        } else {
+            applyBeside(client, EgressPolicyBuilder.build(rollout, env, true));
             applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()));
             if (kind != null) {
                 var podGroup = GangSchedulerSupport.podGroup(kind, rollout, plan.size(), TopologyPlanner.gangTimeoutSeconds(env.getSpec()));
@@ -117,20 +122,6 @@ final class RolloutActuator {
         } catch (KubernetesClientException e) {
             // 404: the kind is not served (e.g. a gang scheduler removed since detection): the gate still works.
             if (e.getCode() != 404) {
-                throw e;
-            }
-        }
-    }
-
-    /**
-     * Creates an object that must never change once made (the API token Secret): 409 means it exists
-     * and is kept. Needs only the create verb, so the operator never reads a Secret.
-     */
-    private static void createOnce(KubernetesClient client, HasMetadata object) {
-        try {
-            client.resource(object).create();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 409) {
                 throw e;
             }
         }

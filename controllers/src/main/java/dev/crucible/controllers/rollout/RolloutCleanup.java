@@ -5,13 +5,41 @@ import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.PermissionReporter;
 
 /**
- * A deleted Rollout: its pods and the objects beside them go at once, its snapshots too when
- * {@code spec.deleteSnapshotsOnDelete}, and its metric state is forgotten.
+ * A deleted Rollout: its pods and a gang's Service and NetworkPolicy go at once, its snapshots too when
+ * {@code spec.deleteSnapshotsOnDelete}, and its metric state is forgotten. Runs on the delete event, with
+ * no finalizer: owner references let the garbage collector do the same when the operator was down.
  */
 final class RolloutCleanup {
     private RolloutCleanup() {
+    }
+
+    /** The finalizer operators before 0.1 added (JOSDK's default name); released, never added. */
+    static final String LEGACY_FINALIZER = "rollouts.crucible.dev/finalizer";
+
+    /**
+     * On the delete event: once, since the object is gone (a failure is a Warning Event about it and the
+     * garbage collector removes the pods); its metric state is forgotten either way.
+     */
+    static void onDeleted(Rollout rollout, KubernetesClient client, ControllerMetrics metrics, EventRecorder events) {
+        PermissionReporter.afterDeletion(events, rollout, "cleanup", () -> run(rollout, client, metrics));
+        metrics.phase(rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName(), null);
+        metrics.firstSight().forget(rollout);
+    }
+
+    /** A Rollout an earlier version gave a finalizer: clean up, then let it go (a failure is retried). */
+    static void releaseLegacyFinalizer(Rollout rollout, KubernetesClient client, ControllerMetrics metrics) {
+        if (!rollout.hasFinalizer(LEGACY_FINALIZER)) {
+            return;
+        }
+        run(rollout, client, metrics);
+        Quietly.ignoreNotFound(() -> client.resource(rollout).edit(r -> {
+            r.getMetadata().getFinalizers().remove(LEGACY_FINALIZER);
+            return r;
+        }));
     }
 
     static void run(Rollout rollout, KubernetesClient client, ControllerMetrics metrics) {
@@ -23,7 +51,6 @@ final class RolloutCleanup {
         Quietly.ignoreNotFound(() -> client.services().inNamespace(ns).withName(RolloutLabels.serviceName(name)).delete());
         Quietly.ignoreNotFound(() -> client.network().v1().networkPolicies().inNamespace(ns)
                 .withName(RolloutLabels.networkPolicyName(name)).delete());
-        Quietly.ignoreNotFound(() -> client.configMaps().inNamespace(ns).withName(RolloutLabels.configMapName(name)).delete());
         if (Boolean.TRUE.equals(rollout.getSpec().deleteSnapshotsOnDelete)) {
             Quietly.ignoreNotFound(() -> client.resources(RolloutSnapshot.class).inNamespace(ns).list().getItems().stream()
                     .filter(s -> s.getSpec() != null && s.getSpec().rolloutRef != null && name.equals(s.getSpec().rolloutRef.name))

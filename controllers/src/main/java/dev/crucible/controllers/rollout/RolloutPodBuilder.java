@@ -75,7 +75,12 @@ public final class RolloutPodBuilder {
         if (rollout.getSpec().group != null && rollout.getSpec().group.id != null) {
             labels.put(RolloutLabels.GROUP, rollout.getSpec().group.id);
         }
+        if (!gang) {
+            labels.put(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(environment));
+        }
         Map<String, String> annotations = new LinkedHashMap<>();
+        // The sidecar's rollout.yaml: a downward-API file beside the environment's shared ConfigMap.
+        annotations.put(EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION, EnvironmentConfigMapBuilder.manifest(rollout));
         if (gang && podGroup != null) {
             GangSchedulerSupport.label(podGroup, name, members.size(), labels, annotations);
         }
@@ -98,7 +103,7 @@ public final class RolloutPodBuilder {
                 .withName(podName)
                 .withNamespace(rollout.getMetadata().getNamespace())
                 .withLabels(labels)
-                .withAnnotations(annotations.isEmpty() ? null : annotations)
+                .withAnnotations(annotations)
                 .withOwnerReferences(OwnerReferences.controlledBy(rollout))
                 .endMetadata()
                 .withNewSpec()
@@ -112,7 +117,7 @@ public final class RolloutPodBuilder {
                 .withTolerations(placement.tolerations().isEmpty() ? null : placement.tolerations())
                 .withAffinity(placement.affinity())
                 .withActiveDeadlineSeconds(maxDurationSeconds(rollout) + DEADLINE_GRACE_SECONDS)
-                .withVolumes(volumes(name, env, interactive))
+                .withVolumes(volumes(environment, interactive))
                 .withInitContainers(initContainer(rollout, env, mountPath))
                 .withContainers(containers)
                 .endSpec();
@@ -136,7 +141,8 @@ public final class RolloutPodBuilder {
         return limits == null || limits.maxDurationSeconds == null ? SpecDefaults.MAX_DURATION_SECONDS : limits.maxDurationSeconds;
     }
 
-    private List<Volume> volumes(String rollout, RLEnvironmentSpec env, boolean interactive) {
+    private List<Volume> volumes(RLEnvironment environment, boolean interactive) {
+        RLEnvironmentSpec env = environment.getSpec();
         String sizeLimit = env.workspace != null && env.workspace.sizeLimit != null ? env.workspace.sizeLimit
                 : env.resources != null ? env.resources.ephemeralStorage : null;
         List<Volume> volumes = new ArrayList<>();
@@ -154,9 +160,15 @@ public final class RolloutPodBuilder {
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
         if (interactive) volumes.addAll(AgentExecContainerBuilder.volumes(sizeLimit));
         volumes.add(new VolumeBuilder().withName(API_TOKEN_VOLUME).withNewSecret()
-                .withSecretName(EnvApiTokenSecretBuilder.name(rollout)).withDefaultMode(0440).endSecret().build());
-        volumes.add(new VolumeBuilder().withName(CONFIG_VOLUME).withNewConfigMap()
-                .withName(RolloutLabels.configMapName(rollout)).withDefaultMode(0444).endConfigMap().build());
+                .withSecretName(EnvApiTokenSecretBuilder.NAME).withDefaultMode(0440).endSecret().build());
+        // The environment version's shared ConfigMap and this Rollout's spec (from the pod's annotation) as one directory.
+        volumes.add(new VolumeBuilder().withName(CONFIG_VOLUME).withNewProjected().withDefaultMode(0444)
+                .addNewSource().withNewConfigMap().withName(EnvironmentConfigMapBuilder.build(environment).getMetadata().getName())
+                .endConfigMap().endSource()
+                .addNewSource().withNewDownwardAPI().addNewItem().withPath(EnvironmentConfigMapBuilder.ROLLOUT_KEY)
+                .withNewFieldRef().withFieldPath("metadata.annotations['" + EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION + "']")
+                .endFieldRef().endItem().endDownwardAPI().endSource()
+                .endProjected().build());
         return volumes;
     }
 

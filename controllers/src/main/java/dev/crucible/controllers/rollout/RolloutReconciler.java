@@ -17,10 +17,8 @@ import dev.crucible.controllers.status.StatusWriter;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -44,10 +42,10 @@ import java.util.function.Function;
  * nor duplicates pods.
  */
 @ControllerConfiguration(name = RolloutReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
-        informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = dev.crucible.controllers.cache.LeanItemStore.class))
+        triggerReconcilerOnAllEvents = true, informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(itemStore = dev.crucible.controllers.cache.LeanItemStore.class))
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 20, within = 1, unit = TimeUnit.SECONDS)
-public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> {
+public class RolloutReconciler implements Reconciler<Rollout> {
 
     public static final String NAME = "rollout";
     /** Where its conditions are (the status may not exist yet), for the error and permission reports. */
@@ -89,8 +87,24 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         return StatusWriter.errorStatus(resource, context, e, events, CONDITIONS);
     }
 
+    /**
+     * Every event reaches here, the Rollout's deletion included: no finalizer is added (it would cost a
+     * write and a second trip through the queue before the pod), so a deleted Rollout's pods are deleted
+     * on its delete event ({@link RolloutCleanup}), and by the garbage collector when the operator was down.
+     */
     @Override
     public UpdateControl<Rollout> reconcile(Rollout rollout, Context<Rollout> context) {
+        if (context.isPrimaryResourceDeleted()) {
+            RolloutCleanup.onDeleted(rollout, context.getClient(), metrics, events.of(context.getClient()));
+            return UpdateControl.noUpdate();
+        }
+        if (rollout.isMarkedForDeletion()) {
+            // Deleting: the garbage collector removes what it owns; a finalizer an earlier version added is released here.
+            return PermissionReporter.reconcile(rollout, context, events, CONDITIONS, () -> {
+                RolloutCleanup.releaseLegacyFinalizer(rollout, context.getClient(), metrics);
+                return UpdateControl.noUpdate();
+            });
+        }
         return PermissionReporter.reconcile(rollout, context, events, CONDITIONS,
                 () -> metrics.timeReconcile(NAME, () -> reconcileObserved(rollout, context)));
     }
@@ -152,13 +166,14 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         metrics.phase(rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName(), d.phase());
         // Status first, and cached as written: a pod event racing the status event must not see the old
         // phase (e.g. Running with pods gone after a verdict).
-        if (StatusWriter.writeIfChanged(rollout, status, Rollout::new, context)) {
+        Duration hold = StartupStatusHold.holdBack(old, status, observed.size(), now);
+        if (hold == null && StatusWriter.writeIfChanged(rollout, status, Rollout::new, context)) {
             transitions.record(rollout, old, status, d, client);
         }
         if (d.stopPods()) {
             actuator.stopPods(observed, client);
         }
-        return next(d, snapshotPlan);
+        return next(d, snapshotPlan, hold);
     }
 
     private RolloutStatus status(Rollout rollout, RolloutDecision d, Map<String, Pod> observed, String restored, Instant now) {
@@ -169,15 +184,17 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         return RolloutStatusBuilder.withRestoreAndEndpoint(status, rollout, d, observed, restored, settings.verifierPort(), now);
     }
 
-    private static UpdateControl<Rollout> next(RolloutDecision d, SnapshotSchedule.Plan snapshotPlan) {
+    /** @param hold a status held back until then (StartupStatusHold), or null */
+    private static UpdateControl<Rollout> next(RolloutDecision d, SnapshotSchedule.Plan snapshotPlan, Duration hold) {
         UpdateControl<Rollout> control = UpdateControl.noUpdate();
         if (d.gateNew() && Reasons.CREATING_PODS.equals(d.reason())) {
             // The operator's own pod creations raise no events (the informer knows them), so come back at
             // once to release the gang that now exists in full.
             control.rescheduleAfter(10);
-        } else if (d.requeueAfter() != null || snapshotPlan.next() != null) {
+        } else if (d.requeueAfter() != null || snapshotPlan.next() != null || hold != null) {
             long after = Math.min(d.requeueAfter() == null ? Long.MAX_VALUE : d.requeueAfter().toMillis(),
                     snapshotPlan.next() == null ? Long.MAX_VALUE : snapshotPlan.next().toMillis());
+            after = Math.min(after, hold == null ? Long.MAX_VALUE : hold.toMillis());
             control.rescheduleAfter(Math.max(100, after + 50));
         }
         return control;
@@ -187,13 +204,5 @@ public class RolloutReconciler implements Reconciler<Rollout>, Cleaner<Rollout> 
         boolean clusterWide = InformerConfiguration.allNamespacesWatched(context.getControllerConfiguration().getEffectiveNamespaces());
         return GangAdmission.check(context.getClient(), List.copyOf(observed.values()), clusterWide,
                 () -> sources.pods.list().toList());
-    }
-
-    @Override
-    public DeleteControl cleanup(Rollout rollout, Context<Rollout> context) {
-        return PermissionReporter.cleanup(rollout, context, events, CONDITIONS, () -> {
-            RolloutCleanup.run(rollout, context.getClient(), metrics);
-            return DeleteControl.defaultDelete();
-        });
     }
 }

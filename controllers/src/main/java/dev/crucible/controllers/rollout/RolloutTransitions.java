@@ -11,7 +11,8 @@ import java.util.Objects;
 /**
  * What a written status transition tells people and dashboards: the latency histograms the first time
  * a timing is known, and an Event for each phase or reason a person acts on (warnings for failures,
- * unschedulable or rejected pods; normal for Running, Succeeded and a released gang).
+ * unschedulable or rejected pods; normal only for a released gang: Running and Succeeded are in the
+ * status, and an Event each would be a write per Rollout on the hot path).
  */
 final class RolloutTransitions {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RolloutTransitions.class);
@@ -47,7 +48,7 @@ final class RolloutTransitions {
                     oldPhase, d.phase(), d.reason());
         }
         switch (d.phase()) {
-            case Running, Succeeded -> events.of(client).normal(rollout, d.reason(), d.message());
+            // No Normal Event for Running or Succeeded: the status says it, and an Event is a write per Rollout.
             case Failed, Hacked, TimedOut -> events.of(client).warning(rollout, d.reason(), d.message());
             case Pending -> {
                 if (Reasons.UNSCHEDULABLE.equals(d.reason()) || Reasons.ENVIRONMENT_NOT_FOUND.equals(d.reason())

@@ -85,6 +85,25 @@ public final class PermissionReporter {
         return control;
     }
 
+    /**
+     * Work done after {@code object} was deleted (no finalizer holds it): nothing can be retried on it and
+     * it can hold no condition, so a failure is a Warning Event about it (an RBAC refusal naming the verb
+     * and resource) and one log line; the garbage collector does what owner references allow.
+     */
+    public static void afterDeletion(EventRecorder events, HasMetadata object, String doing, Runnable work) {
+        try {
+            work.run();
+        } catch (KubernetesClientException e) {
+            String id = object.getKind() + " " + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+            var denied = PermissionDenied.of(e);
+            String message = denied.isPresent() ? doing + " forbidden: " + denied.get().describe()
+                    : doing + " failed: " + e.getMessage();
+            LOG.debug("{} (deleted): {}", id, message, e);
+            LOG.warn("{} (deleted): {}", id, message);
+            events.warning(object, denied.isPresent() ? CONDITION : "CleanupFailed", message);
+        }
+    }
+
     /** The same for a Cleaner: the finalizer stays until the refused call succeeds. */
     public static <R extends HasMetadata> DeleteControl cleanup(R primary, Context<R> context, EventRecorder.Lazy events,
                                                                 Function<R, List<Condition>> conditions,

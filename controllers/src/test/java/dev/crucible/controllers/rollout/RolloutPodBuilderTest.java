@@ -47,6 +47,33 @@ class RolloutPodBuilderTest {
     }
 
     @Test
+    void podReadsTheSharedObjectsAndCarriesItsOwnSpec() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        Pod pod = single(env, Fixtures.rollout("r1", "env"));
+        // rollout.yaml: the Rollout's spec in an annotation, read through the downward API beside the shared ConfigMap
+        assertThat(pod.getMetadata().getAnnotations().get(EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION))
+                .contains("kind: Rollout").contains("name: r1").contains("--go");
+        var config = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodLayout.CONFIG_VOLUME)).findFirst().orElseThrow();
+        assertThat(config.getProjected().getSources()).hasSize(2);
+        assertThat(config.getProjected().getSources().get(0).getConfigMap().getName())
+                .isEqualTo(EnvironmentConfigMapBuilder.build(env).getMetadata().getName());
+        assertThat(config.getProjected().getSources().get(1).getDownwardAPI().getItems()).singleElement().satisfies(i -> {
+            assertThat(i.getPath()).isEqualTo(EnvironmentConfigMapBuilder.ROLLOUT_KEY);
+            assertThat(i.getFieldRef().getFieldPath()).isEqualTo("metadata.annotations['crucible.dev/rollout-yaml']");
+        });
+        var token = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodLayout.API_TOKEN_VOLUME)).findFirst().orElseThrow();
+        assertThat(token.getSecret().getSecretName()).isEqualTo(EnvApiTokenSecretBuilder.NAME);
+        // the shared egress policy selects a single pod; a gang's members have their own policy instead
+        assertThat(pod.getMetadata().getLabels()).containsEntry(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(env));
+        RLEnvironment gangEnv = Fixtures.twoNodeEnvironment("gang", 1);
+        List<MemberPlan> plan = TopologyPlanner.plan(gangEnv.getSpec());
+        Pod member = builder.build(Fixtures.rollout("g1", "gang"), gangEnv, plan.get(0), plan, true, null);
+        assertThat(member.getMetadata().getLabels()).doesNotContainKey(RolloutLabels.EGRESS);
+        assertThat(EgressPolicyBuilder.build(Fixtures.rollout("g1", "gang"), gangEnv, true).getSpec().getPodSelector()
+                .getMatchLabels()).containsEntry(RolloutLabels.ROLLOUT, "g1");
+    }
+
+    @Test
     void everyPodCarriesTheSafetyDefaults() {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
@@ -109,13 +136,13 @@ class RolloutPodBuilderTest {
         assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getMountPath().equals(PodLayout.CONFIG_PATH));
     }
 
-    /** The environment API's token: the sidecar reads it from the Rollout's Secret; the agent has no way to it. */
+    /** The environment API's token: the sidecar reads it from the namespace's Secret; the agent has no way to it. */
     @Test
     void onlyTheSidecarMountsTheApiTokenSecret() {
         Pod pod = single(Fixtures.cpuEnvironment("env"), Fixtures.rollout("r1", "env"));
         assertThat(pod.getSpec().getVolumes()).anySatisfy(v -> {
             assertThat(v.getName()).isEqualTo(PodLayout.API_TOKEN_VOLUME);
-            assertThat(v.getSecret().getSecretName()).isEqualTo("r1-env-api");
+            assertThat(v.getSecret().getSecretName()).isEqualTo("crucible-env-api");
         });
         Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);
         assertThat(verifier.getVolumeMounts()).anySatisfy(m -> {
@@ -200,7 +227,7 @@ class RolloutPodBuilderTest {
             Container grading = container(pod, RolloutLabels.GRADING_CONTAINER);
             assertThat(grading.getResources().getLimits()).doesNotContainKey(PodLayout.GPU_RESOURCE);
         }
-        var cm = EnvironmentConfigMapBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.cpuEnvironment("env"));
+        var cm = EnvironmentConfigMapBuilder.build(Fixtures.cpuEnvironment("env"));
         assertThat(cm.getData()).containsEntry(GradingContainer.CONFIG_KEY, GradingContainer.script());
     }
 

@@ -44,23 +44,56 @@ class SideObjectsTest {
     }
 
     @Test
-    void configMapCarriesTheEnvironmentManifest() {
-        var cm = EnvironmentConfigMapBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.cpuEnvironment("env"));
-        assertThat(cm.getMetadata().getName()).isEqualTo("r1-environment");
+    void configMapIsOneForEachVersionOfAnEnvironment() {
+        var env = Fixtures.cpuEnvironment("env");
+        var cm = EnvironmentConfigMapBuilder.build(env);
+        assertThat(cm.getMetadata().getName()).startsWith("crucible-env-env-").hasSize("crucible-env-env-".length() + 10);
         String yaml = cm.getData().get("environment.yaml");
         assertThat(yaml).contains("apiVersion: crucible.dev/v1alpha1").contains("kind: RLEnvironment")
                 .contains("name: env").contains("command: pytest -q").doesNotContain("status");
         assertThat(cm.getData().get("task.md")).isEqualTo("fix the bug");
-        assertThat(cm.getData().get("rollout.yaml")).contains("kind: Rollout");
+        assertThat(cm.getData()).doesNotContainKey("rollout.yaml"); // each pod's own, from its annotation
+        assertThat(cm.getImmutable()).isTrue();
+        assertThat(cm.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+            assertThat(o.getKind()).isEqualTo("RLEnvironment");
+            assertThat(o.getController()).isNull(); // shared: no controller, and deleting the environment does not wait on it
+        });
+        // Same environment, same name (no write for the next Rollout); an edited one gets a new name, so the
+        // immutable ConfigMap a running pod mounted is never rewritten.
+        assertThat(EnvironmentConfigMapBuilder.build(Fixtures.cpuEnvironment("env")).getMetadata().getName())
+                .isEqualTo(cm.getMetadata().getName());
+        var edited = Fixtures.cpuEnvironment("env");
+        edited.getSpec().task.prompt = "fix the other bug";
+        assertThat(EnvironmentConfigMapBuilder.build(edited).getMetadata().getName()).isNotEqualTo(cm.getMetadata().getName());
     }
 
     @Test
-    void apiTokenSecretIsOwnedImmutableAndRandom() {
-        var a = EnvApiTokenSecretBuilder.build(Fixtures.rollout("r1", "env"));
-        var b = EnvApiTokenSecretBuilder.build(Fixtures.rollout("r1", "env"));
-        assertThat(a.getMetadata().getName()).isEqualTo("r1-env-api");
-        assertThat(a.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("Rollout"));
+    void apiTokenSecretIsOnePerNamespaceImmutableAndRandom() {
+        var a = EnvApiTokenSecretBuilder.build("team-a");
+        var b = EnvApiTokenSecretBuilder.build("team-a");
+        assertThat(a.getMetadata().getName()).isEqualTo("crucible-env-api");
+        assertThat(a.getMetadata().getNamespace()).isEqualTo("team-a");
+        assertThat(a.getMetadata().getOwnerReferences()).isNullOrEmpty(); // outlives every Rollout
         assertThat(a.getImmutable()).isTrue();
         assertThat(a.getStringData().get("token")).hasSize(43).isNotEqualTo(b.getStringData().get("token"));
+    }
+
+    @Test
+    void singlePodEgressPolicyIsSharedByTheSameAllowList() {
+        var listed = Fixtures.cpuEnvironment("env"); // allows 10.1.0.0/16:443 and 192.168.0.0/24
+        var sameList = Fixtures.cpuEnvironment("other");
+        var closed = Fixtures.cpuEnvironment("closed");
+        closed.getSpec().sandbox.network.allow = null;
+        var np = EgressPolicyBuilder.shared("ns", listed);
+        assertThat(np.getSpec().getPolicyTypes()).containsExactly("Egress");
+        assertThat(np.getSpec().getEgress()).extracting(r -> r.getTo().get(0).getIpBlock().getCidr())
+                .containsExactly("10.1.0.0/16", "192.168.0.0/24");
+        assertThat(np.getMetadata().getOwnerReferences()).isNullOrEmpty(); // deleting an environment never opens another's pods
+        assertThat(np.getSpec().getPodSelector().getMatchLabels())
+                .containsExactly(java.util.Map.entry(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(listed)));
+        assertThat(EgressPolicyBuilder.shared("ns", sameList).getMetadata().getName()).isEqualTo(np.getMetadata().getName());
+        var denyAll = EgressPolicyBuilder.shared("ns", closed);
+        assertThat(denyAll.getMetadata().getName()).isNotEqualTo(np.getMetadata().getName());
+        assertThat(denyAll.getSpec().getEgress()).isEmpty(); // selected, nothing allowed: all egress denied
     }
 }

@@ -105,20 +105,19 @@ class RealNodeTest {
     }
 
     @Test
-    void deletingARunningRolloutRemovesItsPodConfigMapAndNetworkPolicy() {
+    void deletingARunningRolloutRemovesItsPods() {
         String name = create(sleepingRollout("deleted", 600));
-        Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() ->
-                runningPods(name) > 0
-                        && client.configMaps().inNamespace(NS).withName(RolloutLabels.configMapName(name)).get() != null
-                        && client.network().v1().networkPolicies().inNamespace(NS).withName(RolloutLabels.networkPolicyName(name)).get() != null);
+        Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> runningPods(name) > 0);
+        // the running pod is selected by the shared egress policy of its allow-list
+        Pod pod = client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems().get(0);
+        String egress = pod.getMetadata().getLabels().get(RolloutLabels.EGRESS);
+        assertThat(client.network().v1().networkPolicies().inNamespace(NS).withName("crucible-egress-" + egress).get())
+                .as("the egress policy selecting the pod").isNotNull();
 
         client.resources(Rollout.class).inNamespace(NS).withName(name).delete();
         Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            assertThat(client.resources(Rollout.class).inNamespace(NS).withName(name).get()).as("the Rollout (finalizer)").isNull();
+            assertThat(client.resources(Rollout.class).inNamespace(NS).withName(name).get()).as("the Rollout").isNull();
             assertThat(client.pods().inNamespace(NS).withLabels(RolloutLabels.forRollout(name)).list().getItems()).as("pods").isEmpty();
-            assertThat(client.configMaps().inNamespace(NS).withName(RolloutLabels.configMapName(name)).get()).as("ConfigMap").isNull();
-            assertThat(client.network().v1().networkPolicies().inNamespace(NS).withName(RolloutLabels.networkPolicyName(name)).get())
-                    .as("NetworkPolicy").isNull();
         });
     }
 

@@ -1,0 +1,64 @@
+package dev.crucible.controllers.rollout;
+
+import dev.crucible.controllers.apply.ServerSideApply;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The objects many Rollouts share (an environment version's ConfigMap, an egress NetworkPolicy, the
+ * namespace's API token Secret) are written when a Rollout first needs them and then remembered for
+ * {@link #REMEMBER}: their names carry a hash of what they hold, so a remembered name is still right,
+ * and a Rollout's pod is then its only write. Forgetting after a while re-writes an object someone
+ * deleted (the same intent applied again changes nothing).
+ */
+final class SharedSideObjects {
+    static final Duration REMEMBER = Duration.ofMinutes(10);
+    /** Entries kept before expired ones are swept (a few per environment and namespace in practice). */
+    private static final int SWEEP_ABOVE = 4096;
+
+    private final Map<String, Long> writtenAt = new ConcurrentHashMap<>();
+
+    /** Server-side applies {@code object} unless this operator wrote it within {@link #REMEMBER}. */
+    void apply(KubernetesClient client, HasMetadata object) {
+        ensure(object, () -> ServerSideApply.apply(client, object));
+    }
+
+    /**
+     * Creates {@code object} unless it exists (409 keeps the existing one): for what must never change once
+     * made, such as a token running sidecars already read. Needs only the create verb.
+     */
+    void createOnce(KubernetesClient client, HasMetadata object) {
+        ensure(object, () -> {
+            try {
+                client.resource(object).create();
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
+        });
+    }
+
+    private void ensure(HasMetadata object, Runnable write) {
+        String key = object.getKind() + "/" + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+        long now = System.nanoTime();
+        Long at = writtenAt.get(key);
+        if (at != null && now - at < REMEMBER.toNanos()) {
+            return;
+        }
+        write.run();
+        writtenAt.put(key, now);
+        if (writtenAt.size() > SWEEP_ABOVE) {
+            writtenAt.values().removeIf(t -> now - t >= REMEMBER.toNanos());
+        }
+    }
+
+    /** Forgets everything (a test, or a namespace whose objects were deleted under the operator). */
+    void forget() {
+        writtenAt.clear();
+    }
+}
