@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.contract.GradingContainer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -65,8 +66,23 @@ public final class EnvironmentConfigMapBuilder {
         return (prefix.length() > 230 ? prefix.substring(0, 230) : prefix) + "-" + SideObjectNames.hash(data.toString());
     }
 
+    /**
+     * The Rollout as its sidecar reads it ({@code rollout.yaml}, the pod's {@link #ROLLOUT_ANNOTATION}), without
+     * {@code spec.patches}: the snapshot agent applies those (up to 64 of 1 MiB each, against an annotation
+     * limit of 256 KiB), and the sidecar never reads them.
+     */
+    static String rolloutManifest(Rollout rollout) {
+        ObjectNode node = tree(rollout);
+        ((ObjectNode) node.get("spec")).remove("patches");
+        return write(node);
+    }
+
     /** apiVersion, kind, name, namespace, generation and spec: what a user wrote, without status or managedFields. */
     static String manifest(io.fabric8.kubernetes.client.CustomResource<?, ?> resource) {
+        return write(tree(resource));
+    }
+
+    private static ObjectNode tree(io.fabric8.kubernetes.client.CustomResource<?, ?> resource) {
         ObjectNode node = YAML.createObjectNode();
         node.put("apiVersion", resource.getApiVersion());
         node.put("kind", resource.getKind());
@@ -79,6 +95,10 @@ public final class EnvironmentConfigMapBuilder {
             meta.put("generation", resource.getMetadata().getGeneration());
         }
         node.set("spec", YAML.valueToTree(resource.getSpec()));
+        return node;
+    }
+
+    private static String write(ObjectNode node) {
         try {
             return YAML.writeValueAsString(node);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

@@ -80,7 +80,7 @@ public final class RolloutPodBuilder {
         }
         Map<String, String> annotations = new LinkedHashMap<>();
         // The sidecar's rollout.yaml: a downward-API file beside the environment's shared ConfigMap.
-        annotations.put(EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION, EnvironmentConfigMapBuilder.manifest(rollout));
+        annotations.put(EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION, EnvironmentConfigMapBuilder.rolloutManifest(rollout));
         if (gang && podGroup != null) {
             GangSchedulerSupport.label(podGroup, name, members.size(), labels, annotations);
         }

@@ -61,6 +61,14 @@ class RolloutPodBuilderTest {
             assertThat(i.getPath()).isEqualTo(EnvironmentConfigMapBuilder.ROLLOUT_KEY);
             assertThat(i.getFieldRef().getFieldPath()).isEqualTo("metadata.annotations['crucible.dev/rollout-yaml']");
         });
+        // a branch's patches (up to 64 MiB in all) are the snapshot agent's, not in the 256 KiB of annotations
+        Rollout branch = Fixtures.rollout("r2", "env");
+        var patch = new dev.crucible.api.v1alpha1.rollout.PatchSpec();
+        patch.path = "big.txt";
+        patch.content = "x".repeat(300_000);
+        branch.getSpec().patches = List.of(patch);
+        assertThat(single(env, branch).getMetadata().getAnnotations().get(EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION))
+                .contains("name: r2").doesNotContain("patches").hasSizeLessThan(4096);
         var token = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodLayout.API_TOKEN_VOLUME)).findFirst().orElseThrow();
         assertThat(token.getSecret().getSecretName()).isEqualTo(EnvApiTokenSecretBuilder.NAME);
         // the shared egress policy selects a single pod; a gang's members have their own policy instead
