@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -45,37 +46,53 @@ final class RolloutActuator {
         // Objects beside the pods first: the pods mount the ConfigMap and the Secret, the egress policy must
         // select the untrusted agent's pod before it starts, and members resolve through the Service.
         String ns = rollout.getMetadata().getNamespace();
-        shared.apply(client, EnvironmentConfigMapBuilder.build(env));
-        shared.createOnce(client, EnvApiTokenSecretBuilder.build(ns));
+        List<Supplier<Void>> beside = new ArrayList<>();
+        // Shared objects already written are skipped here, so a single pod's Rollout usually sends none.
+        shared.unlessRemembered(EnvironmentConfigMapBuilder.build(env), o -> beside.add(write(() -> shared.apply(client, o))));
+        shared.unlessRemembered(EnvApiTokenSecretBuilder.build(ns), o -> beside.add(write(() -> shared.createOnce(client, o))));
         if (!gang) {
-            shared.apply(client, EgressPolicyBuilder.shared(ns, env));
+            shared.unlessRemembered(EgressPolicyBuilder.shared(ns, env), o -> beside.add(write(() -> shared.apply(client, o))));
         } else {
-            applyBeside(client, EgressPolicyBuilder.build(rollout, env, true));
-            applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()));
-            if (kind != null) {
-                var podGroup = GangSchedulerSupport.podGroup(kind, rollout, plan.size(), TopologyPlanner.gangTimeoutSeconds(env.getSpec()));
-                if (podGroup != null) {
-                    applyBeside(client, podGroup);
-                }
+            beside.add(write(() -> applyBeside(client, EgressPolicyBuilder.build(rollout, env, true))));
+            beside.add(write(() -> applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()))));
+            var podGroup = kind == null ? null
+                    : GangSchedulerSupport.podGroup(kind, rollout, plan.size(), TopologyPlanner.gangTimeoutSeconds(env.getSpec()));
+            if (podGroup != null) {
+                beside.add(write(() -> applyBeside(client, podGroup)));
             }
         }
+        ParallelWrites.all(beside);
+        List<Supplier<String>> members = new ArrayList<>();
         for (MemberPlan m : d.create()) {
             Pod pod = pinned(podBuilder.build(rollout, env, m, plan, d.gateNew(), kind), plan.indexOf(m), pins);
-            try {
-                Pod created = ServerSideApply.apply(client, pod);
-                // Let the next reconcile see the pod even before the informer's watch delivers it.
-                pods.get().handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
-            } catch (KubernetesClientException e) {
-                // 403 from a quota or a policy is the pod's problem; an RBAC refusal is the operator's (reported apart).
-                if (e.getCode() == 400 || e.getCode() == 422
-                        || e.getCode() == 403 && dev.crucible.controllers.status.PermissionDenied.of(e).isEmpty()) {
-                    return "pod " + pod.getMetadata().getName() + " was refused: "
-                            + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
-                }
-                throw e;
-            }
+            members.add(() -> createPod(rollout, pod, client));
         }
-        return null;
+        return ParallelWrites.all(members).stream().filter(java.util.Objects::nonNull).findFirst().orElse(null);
+    }
+
+    /** Returns why the API server refused the pod (4xx), or null once it exists. */
+    private String createPod(Rollout rollout, Pod pod, KubernetesClient client) {
+        try {
+            Pod created = ServerSideApply.apply(client, pod);
+            // Let the next reconcile see the pod even before the informer's watch delivers it.
+            pods.get().handleRecentResourceCreate(ResourceID.fromResource(rollout), created);
+            return null;
+        } catch (KubernetesClientException e) {
+            // 403 from a quota or a policy is the pod's problem; an RBAC refusal is the operator's (reported apart).
+            if (e.getCode() == 400 || e.getCode() == 422
+                    || e.getCode() == 403 && dev.crucible.controllers.status.PermissionDenied.of(e).isEmpty()) {
+                return "pod " + pod.getMetadata().getName() + " was refused: "
+                        + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    private static Supplier<Void> write(Runnable r) {
+        return () -> {
+            r.run();
+            return null;
+        };
     }
 
     /**

@@ -43,22 +43,32 @@ final class SharedSideObjects {
         });
     }
 
+    /** Hands {@code object} to {@code write} unless it was written within {@link #REMEMBER}. */
+    <T extends HasMetadata> void unlessRemembered(T object, java.util.function.Consumer<T> write) {
+        if (!remembered(object)) {
+            write.accept(object);
+        }
+    }
+
+    private boolean remembered(HasMetadata object) {
+        Long at = writtenAt.get(key(object));
+        return at != null && System.nanoTime() - at < REMEMBER.toNanos();
+    }
+
+    private static String key(HasMetadata object) {
+        return object.getKind() + "/" + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+    }
+
     private void ensure(HasMetadata object, Runnable write) {
-        String key = object.getKind() + "/" + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
-        long now = System.nanoTime();
-        Long at = writtenAt.get(key);
-        if (at != null && now - at < REMEMBER.toNanos()) {
+        if (remembered(object)) {
             return;
         }
+        String key = key(object);
         write.run();
+        long now = System.nanoTime();
         writtenAt.put(key, now);
         if (writtenAt.size() > SWEEP_ABOVE) {
             writtenAt.values().removeIf(t -> now - t >= REMEMBER.toNanos());
         }
-    }
-
-    /** Forgets everything (a test, or a namespace whose objects were deleted under the operator). */
-    void forget() {
-        writtenAt.clear();
     }
 }
