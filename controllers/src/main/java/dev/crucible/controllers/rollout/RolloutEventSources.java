@@ -33,7 +33,7 @@ final class RolloutEventSources {
         pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, Rollout.class)
                 .withName("rollout-pods")
                 .withLabelSelector(RolloutLabels.MANAGED_BY + "=" + RolloutLabels.MANAGED_BY_VALUE)
-                .withItemStore(new dev.crucible.controllers.cache.LeanItemStore<>())
+                .withItemStore(new LeanPodStore())
                 .build(), context);
         environments = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(RLEnvironment.class, Rollout.class)
