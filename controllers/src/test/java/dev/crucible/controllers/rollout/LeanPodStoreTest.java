@@ -26,6 +26,14 @@ class LeanPodStoreTest {
         assertThat(cached.getMetadata().getAnnotations()).doesNotContainKey(EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION)
                 .containsEntry("example.com/kept", "yes");
         assertThat(cached.getMetadata().getManagedFields()).isNull();
-        assertThat(cached.getSpec().getContainers()).hasSize(3); // what the state machine reads stays
+        assertThat(cached.getSpec().getContainers()).hasSize(3).allSatisfy(c -> {
+            assertThat(c.getName()).isNotBlank();
+            assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory"); // the gang capacity check reads them
+            assertThat(c.getEnv()).isNull();
+            assertThat(c.getVolumeMounts()).isNull();
+        });
+        assertThat(cached.getSpec().getInitContainers()).singleElement().satisfies(c -> assertThat(c.getResources()).isNotNull());
+        assertThat(cached.getSpec().getVolumes()).isNull();
+        assertThat(cached.getSpec().getActiveDeadlineSeconds()).isNotNull();
     }
 }
