@@ -30,14 +30,17 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code e2e/bench/control-plane --rollouts N}: a real kube-apiserver + kube-scheduler + kwok with 50
  * CPU nodes and 10 nodes of 8 GPUs, the operator in-process; creates N Rollouts (CPU, GPU and two-node
- * GPU gangs), waits until all are Running and prints one line of figures. Latencies are measured on
- * this side with millisecond clocks (creationTimestamp has only second resolution): from just before
- * the create request to when the watch shows the rollout's last pod.
+ * GPU gangs), waits until all are Running, probes one-at-a-time creations with N live, and prints two
+ * lines of figures. Latencies are measured on this side with millisecond clocks (creationTimestamp has
+ * only second resolution): from just before the create request to when the watch shows the rollout's
+ * last pod. When agent-sandbox is installed ({@link PeerSandboxRun}), its controller then runs the same
+ * single-pod load on the same cluster and prints the same two lines, prefixed {@code peer=…}.
  */
 public final class ControlPlaneBenchmark {
 
     /** Rollouts created one by one after the burst, to measure create→pods with N live. */
     static final int PROBES = 20;
+    static final String BENCH_NAMESPACE = "bench";
 
     private ControlPlaneBenchmark() {
     }
@@ -48,6 +51,7 @@ public final class ControlPlaneBenchmark {
         int gpuNodes = 10;
         int gpusPerNode = 8;
         int timeoutSeconds = 900;
+        String peerDir = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rollouts" -> rollouts = Integer.parseInt(args[++i]);
@@ -55,9 +59,10 @@ public final class ControlPlaneBenchmark {
                 case "--gpu-nodes" -> gpuNodes = Integer.parseInt(args[++i]);
                 case "--gpus-per-node" -> gpusPerNode = Integer.parseInt(args[++i]);
                 case "--timeout-seconds" -> timeoutSeconds = Integer.parseInt(args[++i]);
+                case "--peer" -> peerDir = args[++i];
                 default -> {
                     System.err.println("usage: control-plane [--rollouts N] [--cpu-nodes 50] [--gpu-nodes 10] "
-                            + "[--gpus-per-node 8] [--timeout-seconds 900]");
+                            + "[--gpus-per-node 8] [--timeout-seconds 900] [--peer AGENT_SANDBOX_DIR]");
                     System.exit(2);
                 }
             }
@@ -70,9 +75,14 @@ public final class ControlPlaneBenchmark {
         BenchmarkWorkload load = BenchmarkWorkload.of(rollouts, gpuNodes * gpusPerNode);
         System.err.printf("workload: %d cpu, %d gpu, %d two-node gangs (%d pods) on %d cpu + %d gpu nodes%n",
                 load.cpu(), load.gpu(), load.gangs(), load.pods(), cpuNodes, gpuNodes);
+        PeerSandboxRun peer = PeerSandboxRun.find(peerDir);
         int exit;
-        try (LocalCluster cluster = LocalCluster.start(binaries)) {
+        // The peer's writes are counted from the API server's audit log of its namespace (PeerSandboxRun).
+        try (LocalCluster cluster = LocalCluster.start(binaries, peer == null ? null : PeerSandboxRun.NAMESPACE)) {
             exit = run(cluster, load, cpuNodes, gpuNodes, gpusPerNode, timeoutSeconds);
+            if (peer != null && exit == 0) {
+                exit = peer.run(cluster, BENCH_NAMESPACE, "probe-0", load.total(), timeoutSeconds);
+            }
         }
         System.exit(exit);
     }
@@ -84,11 +94,12 @@ public final class ControlPlaneBenchmark {
         cluster.startScheduler();
         cluster.startKwok();
         FakeNodes.create(client, cpuNodes, gpuNodes, gpusPerNode);
-        String ns = "bench";
+        String ns = BENCH_NAMESPACE;
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
         environments(client, ns, load);
 
         long heapBefore = usedHeapAfterGc();
+        long cpuBefore = ProcessStats.jvmCpuNanos();
         WriteCounter writes = new WriteCounter();
         InProcessOperator operator = new InProcessOperator(cluster.newClient(writes), OperatorSettings.defaults()).start();
 
@@ -172,8 +183,15 @@ public final class ControlPlaneBenchmark {
         }
         boolean complete = running.size() == load.total();
         double allRunningSeconds = ((complete ? lastRunningAt.get() : System.nanoTime()) - start) / 1e9;
-        // the steady-state target is about one new Rollout while N are live: probe that, one at a time.
+        // the steady-state target is about one new Rollout while N are live: probe that, one at a time, each
+        // until Running, with the write counter reset so the probes' writes are counted on their own. The
+        // burst's trailing writes (Events are sent asynchronously) land before the reset, not among the probes'.
+        settle("operator writes", writes::total);
+        long burstWrites = writes.total();
+        String burstBreakdown = writes.breakdown();
+        writes.reset();
         List<Long> live = new ArrayList<>();
+        int probesRunning = 0;
         if (complete) {
             for (int i = 0; i < PROBES; i++) {
                 String probe = "probe-" + i;
@@ -187,11 +205,19 @@ public final class ControlPlaneBenchmark {
                 if (podsSeenAt.containsKey(probe)) {
                     live.add(TimeUnit.NANOSECONDS.toMillis(podsSeenAt.get(probe) - sent));
                 }
+                while (!running.containsKey(probe) && System.nanoTime() < until) {
+                    Thread.sleep(1);
+                }
+                probesRunning += running.containsKey(probe) ? 1 : 0;
             }
             live.sort(Long::compare);
             System.err.printf("live_create_to_pods (one new Rollout at a time, %d live): p50_ms=%d p99_ms=%d max_ms=%d%n",
                     load.total(), percentile(live, 0.5), percentile(live, 0.99), live.isEmpty() ? -1 : live.get(live.size() - 1));
         }
+        settle("operator writes after the probes", writes::total);   // the last probe's trailing writes are its own
+        long probeWrites = writes.total();
+        String probeBreakdown = writes.breakdown();
+        ProcessStats jvm = ProcessStats.self(cpuBefore);
 
         List<Long> latencies = new ArrayList<>();
         for (var e : podsSeenAt.entrySet()) {
@@ -209,15 +235,23 @@ public final class ControlPlaneBenchmark {
         long series = operator.scrape().lines().filter(l -> !l.isBlank() && !l.startsWith("#")).count();
         System.err.printf("operator-side create->pods (from its first sight, ms clock): mean %.0f ms, max %.0f ms; metrics_series=%d%n",
                 opSummary.mean(), opSummary.max(), series);
-        System.err.println("operator writes until all Running (and the probes): " + writes.breakdown());
+        System.err.println("operator writes until all Running: " + burstBreakdown);
+        System.err.printf("operator writes for %d probe Rollouts (single-pod CPU, each until Running): %s%n",
+                probesRunning, probeBreakdown);
+        System.err.printf("this JVM (operator in-process, plus the benchmark's own clients and watches): cpu_s=%.1f "
+                + "since the operator started, rss_mib=%d%n", jvm.cpuSeconds(), jvm.rssMib());
         System.out.printf("rollouts=%d create_to_pods_p50_ms=%d create_to_pods_p99_ms=%d all_running_s=%.1f "
                         + "operator_heap_mib=%d gpu_overcommit=%d misplaced=%d%n",
                 load.total(), percentile(latencies, 0.50), percentile(latencies, 0.99), allRunningSeconds, heapMib,
                 placement.gpuOvercommit(), placement.misplaced());
         // steady_p99_ms: one new Rollout's create→pods with all N live; api_writes_per_rollout: every write the
-        // operator's client sent (reconcilers, Events, Lease) until all were Running, over the Rollouts it started
-        System.out.printf("steady_p99_ms=%d api_writes_per_rollout=%.2f metrics_series=%d%n", percentile(live, 0.99),
-                (double) writes.total() / (load.total() + live.size()), series);
+        // operator's client sent (reconcilers, Events, Lease) until all were Running and through the probes,
+        // over the Rollouts it started; single_pod_writes: the same for the probes alone, per probe;
+        // cpu_s and rss_mib: this JVM's (see the stderr line above).
+        System.out.printf("steady_p99_ms=%d api_writes_per_rollout=%.2f metrics_series=%d single_pod_writes=%.2f "
+                        + "cpu_s=%.1f rss_mib=%d%n", percentile(live, 0.99),
+                (double) (burstWrites + writes.total()) / (load.total() + live.size()), series,
+                probesRunning == 0 ? -1.0 : (double) probeWrites / probesRunning, jvm.cpuSeconds(), jvm.rssMib());
         if (!complete) {
             System.err.printf("TIMEOUT: only %d of %d rollouts Running after %d s%n", running.size(), load.total(), timeoutSeconds);
         }
@@ -258,6 +292,26 @@ public final class ControlPlaneBenchmark {
             over += Math.max(0, e.getValue() - capacity);
         }
         return new Placement(over, misplaced);
+    }
+
+    /**
+     * Waits until {@code count} (writes so far) has not moved for 2 s, at most 30 s: the writers are quiet,
+     * so a counter read now is the work before, not the tail of it.
+     */
+    static void settle(String what, java.util.function.LongSupplier count) throws InterruptedException {
+        long start = System.nanoTime();
+        long last = count.getAsLong();
+        long quietSince = start;
+        while (System.nanoTime() - quietSince < TimeUnit.SECONDS.toNanos(2)
+                && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30)) {
+            Thread.sleep(100);
+            long now = count.getAsLong();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            }
+        }
+        System.err.printf("%s settled after %.1f s%n", what, (System.nanoTime() - start) / 1e9);
     }
 
     static long percentile(List<Long> sorted, double p) {

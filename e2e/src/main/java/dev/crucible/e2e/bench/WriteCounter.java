@@ -24,7 +24,12 @@ final class WriteCounter implements Interceptor {
     public void after(HttpRequest request, HttpResponse<?> response, AsyncBody.Consumer<List<ByteBuffer>> consumer) {
         String method = request.method();
         if (method.equals("GET")) return;
-        counts.computeIfAbsent(method + " " + resource(request.uri().getRawPath()), k -> new AtomicLong()).incrementAndGet();
+        count(method + " " + resource(request.uri().getRawPath()));
+    }
+
+    /** Counts one write under {@code key} ("PATCH pods/status"), e.g. one read from an API server audit log. */
+    void count(String key) {
+        counts.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
     }
 
     /** ".../namespaces/NS/rollouts/NAME/status" → "rollouts/status"; ".../namespaces/NS/pods" → "pods". */

@@ -38,17 +38,31 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts etcd and kube-apiserver; call {@link #startScheduler()} and {@link #startKwok()} for pods. */
     public static LocalCluster start(KubeBinaries binaries) {
+        return start(binaries, null);
+    }
+
+    /**
+     * As {@link #start(KubeBinaries)}, and when {@code auditedNamespace} is not null the API server also
+     * writes an audit log ({@link #auditLog()}) of every write into that namespace, one JSON line per
+     * request at level Metadata (who, user agent, verb, resource; no bodies), e.g. to count a controller's
+     * writes by its user agent. Other namespaces are not logged, so the log costs them nothing.
+     */
+    public static LocalCluster start(KubeBinaries binaries, String auditedNamespace) {
         try {
             Path work = Files.createTempDirectory("crucible-cluster-");
             // kube-api-test looks for <testDir>/k8s/<version>-linux-amd64/; a link keeps certs out of the cache.
             Path k8s = Files.createDirectories(work.resolve("k8s"));
             Files.createSymbolicLink(k8s.resolve(binaries.dir().getFileName()), binaries.dir());
+            List<String> flags = new ArrayList<>(List.of("--max-requests-inflight=3000", "--max-mutating-requests-inflight=1500"));
+            if (auditedNamespace != null) {
+                flags.addAll(auditFlags(work, auditedNamespace));
+            }
             KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
                     .withTestDir(work.toString())
                     .withApiServerVersion(binaries.version())
                     .withOfflineMode(true)
                     .withStartupTimeout(180_000)
-                    .withApiServerFlags(List.of("--max-requests-inflight=3000", "--max-mutating-requests-inflight=1500"))
+                    .withApiServerFlags(flags)
                     .build());
             server.start();
             Path kubeconfig = work.resolve("kubeconfig.yaml");
@@ -57,6 +71,30 @@ public final class LocalCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static List<String> auditFlags(Path work, String namespace) {
+        Path policy = work.resolve("audit-policy.yaml");
+        // One event per request (ResponseComplete only); reads and other namespaces: none.
+        write(policy, """
+                apiVersion: audit.k8s.io/v1
+                kind: Policy
+                omitStages: [RequestReceived]
+                rules:
+                - level: Metadata
+                  namespaces: ["%s"]
+                  verbs: [create, update, patch, delete, deletecollection]
+                - level: None
+                """.formatted(namespace));
+        return List.of("--audit-policy-file=" + policy, "--audit-log-path=" + work.resolve(AUDIT_LOG),
+                "--audit-log-format=json");
+    }
+
+    private static final String AUDIT_LOG = "audit.log";
+
+    /** The audit log of {@link #start(KubeBinaries, String)} (absent when it was started without one). */
+    public Path auditLog() {
+        return workDir.resolve(AUDIT_LOG);
     }
 
     public KubernetesClient client() {
@@ -120,6 +158,15 @@ public final class LocalCluster implements AutoCloseable {
                 "--manage-all-nodes=false",
                 "--manage-nodes-with-label-selector=" + FakeNodes.KWOK_LABEL + "=" + FakeNodes.KWOK_LABEL_VALUE,
                 "--cidr=10.64.0.1/12", "--node-ip=10.63.0.1"));
+    }
+
+    /**
+     * Runs {@code command} beside the control plane (output in {@code <workDir>/<name>.log}); it is
+     * stopped with the cluster. Fails when it exits at once.
+     */
+    public Process startProcess(String name, List<String> command) {
+        start(name, command);
+        return processes.get(processes.size() - 1);
     }
 
     private void start(String name, List<String> command) {
