@@ -16,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class FirstSight {
 
     private final Map<String, Instant> seen = new ConcurrentHashMap<>();
+    /** When this operator created a Rollout's pods, until a status that says so is written. */
+    private final Map<String, Instant> podsCreated = new ConcurrentHashMap<>();
 
     /** The informer delivered the Rollout {@code namespace/name} for the first time. */
     public void added(String key, Instant now) {
@@ -40,8 +42,19 @@ public final class FirstSight {
         return previous == null ? now : previous;
     }
 
+    /** This operator created every pod of {@code rollout} at {@code at} (its status may say so only later). */
+    public void podsCreated(Rollout rollout, Instant at) {
+        podsCreated.putIfAbsent(key(rollout), at);
+    }
+
+    /** When this operator created the pods of {@code rollout}, if it did and has not forgotten; else null. */
+    public Instant podsCreatedAt(Rollout rollout) {
+        return podsCreated.get(key(rollout));
+    }
+
     public void forget(Rollout rollout) {
         seen.remove(key(rollout));
+        podsCreated.remove(key(rollout));
     }
 
     public int size() {

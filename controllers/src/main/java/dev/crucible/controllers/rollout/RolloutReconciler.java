@@ -156,6 +156,8 @@ public class RolloutReconciler implements Reconciler<Rollout> {
             if (rejected != null) {
                 // Admission refused the pod (e.g. an unknown RuntimeClass, a quota): say so and retry later.
                 d = RolloutDecision.waiting(PhaseName.Pending, Reasons.POD_REJECTED, rejected, d.members(), Duration.ofSeconds(30));
+            } else if (d.podsComplete()) {
+                metrics.firstSight().podsCreated(rollout, now); // the status saying so may wait (StartupStatusHold)
             }
         }
         if (!d.ungate().isEmpty()) {
@@ -166,7 +168,8 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         metrics.phase(rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName(), d.phase());
         // Status first, and cached as written: a pod event racing the status event must not see the old
         // phase (e.g. Running with pods gone after a verdict).
-        Duration hold = StartupStatusHold.holdBack(old, status, observed.size(), now);
+        int planned = env == null ? 0 : TopologyPlanner.plan(env.getSpec()).size();
+        Duration hold = StartupStatusHold.holdBack(old, status, planned, now);
         if (hold == null && StatusWriter.writeIfChanged(rollout, status, Rollout::new, context)) {
             transitions.record(rollout, old, status, d, client);
         }
@@ -177,7 +180,8 @@ public class RolloutReconciler implements Reconciler<Rollout> {
     }
 
     private RolloutStatus status(Rollout rollout, RolloutDecision d, Map<String, Pod> observed, String restored, Instant now) {
-        RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now, metrics.firstSight().origin(rollout, now));
+        RolloutStatus status = RolloutStatusBuilder.build(rollout, d, now, metrics.firstSight().origin(rollout, now),
+                metrics.firstSight().podsCreatedAt(rollout));
         if (status.timings != null && status.timings.runningAt != null || d.phase().isTerminal()) {
             metrics.firstSight().forget(rollout);
         }

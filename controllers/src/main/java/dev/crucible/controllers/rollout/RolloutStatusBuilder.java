@@ -28,6 +28,14 @@ public final class RolloutStatusBuilder {
 
     /** @param origin when the Rollout was first seen (the timings count from it) */
     public static RolloutStatus build(Rollout rollout, RolloutDecision d, Instant now, Instant origin) {
+        return build(rollout, d, now, origin, null);
+    }
+
+    /**
+     * @param origin      when the Rollout was first seen (the timings count from it)
+     * @param podsCreated when this operator created the pods, if no status written yet says so (else null)
+     */
+    public static RolloutStatus build(Rollout rollout, RolloutDecision d, Instant now, Instant origin, Instant podsCreated) {
         RolloutStatus old = rollout.getStatus();
         RolloutStatus s = new RolloutStatus();
         if (old != null) {
@@ -58,7 +66,7 @@ public final class RolloutStatusBuilder {
             s.turns = d.result().turns();
             s.verifierReport = d.result().report(); // the sidecar's compact JSON report (at most 4 KiB)
         }
-        s.timings = timings(origin, old == null ? null : old.timings, d, now);
+        s.timings = timings(origin, old == null ? null : old.timings, d, now, podsCreated);
 
         PhaseName p = d.phase();
         boolean ready = p == PhaseName.Running || p == PhaseName.Verifying;
@@ -74,7 +82,7 @@ public final class RolloutStatusBuilder {
         return s;
     }
 
-    private static RolloutTimings timings(Instant created, RolloutTimings old, RolloutDecision d, Instant now) {
+    private static RolloutTimings timings(Instant created, RolloutTimings old, RolloutDecision d, Instant now, Instant podsCreated) {
         RolloutTimings t = new RolloutTimings();
         if (old != null) {
             t.podsCreatedAt = old.podsCreatedAt;
@@ -86,9 +94,10 @@ public final class RolloutStatusBuilder {
             t.createToRunningMillis = old.createToRunningMillis;
         }
         String stamp = now.toString();
-        if (d.podsComplete() && t.podsCreatedAt == null) {
-            t.podsCreatedAt = stamp;
-            t.createToPodsMillis = Math.max(0, Duration.between(created, now).toMillis());
+        if ((d.podsComplete() || podsCreated != null) && t.podsCreatedAt == null) {
+            Instant at = podsCreated != null ? podsCreated : now;
+            t.podsCreatedAt = at.toString();
+            t.createToPodsMillis = Math.max(0, Duration.between(created, at).toMillis());
         }
         PhaseName p = d.phase();
         if ((p == PhaseName.Initializing || p == PhaseName.Running || p == PhaseName.Verifying) && t.startedAt == null) {

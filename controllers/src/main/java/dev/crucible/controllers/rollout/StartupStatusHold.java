@@ -8,9 +8,12 @@ import java.time.Instant;
 /**
  * One status write per transition a person sees: right after a single pod is created, the scheduler
  * binds it and the kubelet starts it, usually within a second, and each step is a pod event. A status
- * change between Pending and Initializing within {@link #WINDOW} of the pods' creation is therefore not
- * written; the reconcile comes back when the window ends, and a Running (or terminal) status is written
- * at once. So a single-pod Rollout that starts quickly costs two status writes (Pending, Running).
+ * that is still Pending or Initializing within {@link #WINDOW} of the pod's creation is therefore not
+ * written (nor the Pending of the reconcile that created the pod); the reconcile comes back when the
+ * window ends, and a Running (or terminal) status is written at once. So a single-pod Rollout that starts
+ * quickly costs one status write until Running and one at its end. When the pod was created is the
+ * status's timing or, before any status says so, this operator's memory ({@code FirstSight}): a restarted
+ * operator that does not know writes at once.
  */
 final class StartupStatusHold {
     static final Duration WINDOW = Duration.ofSeconds(1);
@@ -20,11 +23,11 @@ final class StartupStatusHold {
 
     /** How long to hold {@code next} back instead of writing it, or null to write it now. */
     static Duration holdBack(RolloutStatus old, RolloutStatus next, int pods, Instant now) {
-        if (pods != 1 || old == null || old.timings == null || old.timings.podsCreatedAt == null
-                || !starting(old.phase) || !starting(next.phase)) {
+        boolean starting = old == null || old.phase == null || starting(old.phase);
+        if (pods != 1 || !starting || !starting(next.phase) || next.timings == null || next.timings.podsCreatedAt == null) {
             return null;
         }
-        Duration left = Duration.between(now, Instant.parse(old.timings.podsCreatedAt).plus(WINDOW));
+        Duration left = Duration.between(now, Instant.parse(next.timings.podsCreatedAt).plus(WINDOW));
         return left.isNegative() || left.isZero() ? null : left;
     }
 
