@@ -104,6 +104,15 @@ class ImageArchiveTest {
             if (expected.containsKey(file)) {
                 assertThat(image.find(expected.get(file))).as(expected.get(file) + " in " + file).isNotNull();
             }
+            if (file.equals("operator.tar")) {
+                // The AppCDS archive (images/operator-appcds.sh) is there and named by the entrypoint, and
+                // the jars keep the mtime it was made with: the JVM ignores an archive whose jars changed.
+                assertThat(image.find("deployments/app-cds.jsa")).as("AppCDS archive in operator.tar").isNotNull();
+                assertThat(image.entrypoint()).contains("-XX:SharedArchiveFile=/deployments/app-cds.jsa");
+                for (String jar : List.of("deployments/quarkus-run.jar")) {
+                    assertThat(image.find(jar).getModTime().getTime()).as("mtime of " + jar).isEqualTo(1000L);
+                }
+            }
             if (!file.startsWith("example-")) {
                 assertThat(image.entrypoint()).as("entrypoint of " + file).isNotEmpty().first().isEqualTo("java");
                 assertThat(image.find("usr/lib/jvm/java-17-openjdk-amd64/bin/java")).as("JRE in " + file).isNotNull();
