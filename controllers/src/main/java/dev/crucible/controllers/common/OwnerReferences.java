@@ -11,14 +11,10 @@ public final class OwnerReferences {
     }
 
     public static OwnerReference controlledBy(HasMetadata owner) {
-        return new OwnerReferenceBuilder()
-                .withApiVersion(owner.getApiVersion())
-                .withKind(owner.getKind())
-                .withName(owner.getMetadata().getName())
-                .withUid(owner.getMetadata().getUid())
-                .withController(true)
-                .withBlockOwnerDeletion(true)
-                .build();
+        OwnerReference ref = ownedBy(owner);
+        ref.setController(true);
+        ref.setBlockOwnerDeletion(true);
+        return ref;
     }
 
     /**

@@ -230,7 +230,14 @@ public final class ControlPlaneBenchmark {
         Placement placement = placement(client, ns);
         podWatch.close();
         rolloutWatch.close();
+        // A closed informer keeps its store (every pod and Rollout, managed fields and all): let it go before
+        // the heap is measured, or the operator's figure carries the benchmark's own copies.
+        podWatch = null;
+        rolloutWatch = null;
         long heapMib = Math.max(0, usedHeapAfterGc() - heapBefore) / (1024 * 1024);
+        if (System.getenv("CRUCIBLE_BENCH_HISTOGRAM") != null) {
+            System.err.println(heapHistogram(30)); // what the operator's heap holds, its watches closed
+        }
         var opSummary = operator.metrics().createToPodsSummary().takeSnapshot();
         long series = operator.scrape().lines().filter(l -> !l.isBlank() && !l.startsWith("#")).count();
         System.err.printf("operator-side create->pods (from its first sight, ms clock): mean %.0f ms, max %.0f ms; metrics_series=%d%n",
@@ -320,6 +327,14 @@ public final class ControlPlaneBenchmark {
         }
         int i = (int) Math.ceil(p * sorted.size()) - 1;
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+
+    /** The top of the JVM's live-object histogram (jcmd GC.class_histogram), for CRUCIBLE_BENCH_HISTOGRAM=1. */
+    static String heapHistogram(int lines) throws Exception {
+        Object text = ManagementFactory.getPlatformMBeanServer().invoke(
+                new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        return text.toString().lines().limit(lines).collect(java.util.stream.Collectors.joining("\n"));
     }
 
     static long usedHeapAfterGc() throws InterruptedException {

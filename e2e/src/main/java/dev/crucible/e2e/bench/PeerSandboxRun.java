@@ -304,32 +304,23 @@ final class PeerSandboxRun {
     }
 
     private static <T> ResourceEventHandler<T> onAdd(java.util.function.Consumer<T> f) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T obj) {
-                f.accept(obj);
-            }
-
-            @Override
-            public void onUpdate(T oldObj, T newObj) {
-            }
-
-            @Override
-            public void onDelete(T obj, boolean unknown) {
-            }
-        };
+        return handler(f, o -> { });
     }
 
     private static <T> ResourceEventHandler<T> onAddOrUpdate(java.util.function.Consumer<T> f) {
+        return handler(f, f);
+    }
+
+    private static <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> added, java.util.function.Consumer<T> updated) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {
-                f.accept(obj);
+                added.accept(obj);
             }
 
             @Override
             public void onUpdate(T oldObj, T newObj) {
-                f.accept(newObj);
+                updated.accept(newObj);
             }
 
             @Override
