@@ -52,9 +52,11 @@ public final class ControlPlaneBenchmark {
         int gpusPerNode = 8;
         int timeoutSeconds = 900;
         String peerDir = null;
+        boolean heapOnly = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rollouts" -> rollouts = Integer.parseInt(args[++i]);
+                case "--heap-only" -> heapOnly = true;
                 case "--cpu-nodes" -> cpuNodes = Integer.parseInt(args[++i]);
                 case "--gpu-nodes" -> gpuNodes = Integer.parseInt(args[++i]);
                 case "--gpus-per-node" -> gpusPerNode = Integer.parseInt(args[++i]);
@@ -62,7 +64,7 @@ public final class ControlPlaneBenchmark {
                 case "--peer" -> peerDir = args[++i];
                 default -> {
                     System.err.println("usage: control-plane [--rollouts N] [--cpu-nodes 50] [--gpu-nodes 10] "
-                            + "[--gpus-per-node 8] [--timeout-seconds 900] [--peer AGENT_SANDBOX_DIR]");
+                            + "[--gpus-per-node 8] [--timeout-seconds 900] [--peer AGENT_SANDBOX_DIR] [--heap-only]");
                     System.exit(2);
                 }
             }
@@ -75,6 +77,11 @@ public final class ControlPlaneBenchmark {
         BenchmarkWorkload load = BenchmarkWorkload.of(rollouts, gpuNodes * gpusPerNode);
         System.err.printf("workload: %d cpu, %d gpu, %d two-node gangs (%d pods) on %d cpu + %d gpu nodes%n",
                 load.cpu(), load.gpu(), load.gangs(), load.pods(), cpuNodes, gpuNodes);
+        if (heapOnly) {
+            try (LocalCluster cluster = LocalCluster.start(binaries)) {
+                System.exit(OperatorHeapBenchmark.run(cluster, load, cpuNodes, gpuNodes, gpusPerNode, timeoutSeconds));
+            }
+        }
         PeerSandboxRun peer = PeerSandboxRun.find(peerDir);
         int exit;
         // The peer's writes are counted from the API server's audit log of its namespace (PeerSandboxRun).
