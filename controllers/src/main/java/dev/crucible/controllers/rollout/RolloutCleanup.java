@@ -17,7 +17,7 @@ final class RolloutCleanup {
     private RolloutCleanup() {
     }
 
-    /** The finalizer operators before 0.1 added (JOSDK's default name); released, never added. */
+    /** The finalizer earlier versions of the operator added (JOSDK's default name); released, never added. */
     static final String LEGACY_FINALIZER = "rollouts.crucible.dev/finalizer";
 
     /**
