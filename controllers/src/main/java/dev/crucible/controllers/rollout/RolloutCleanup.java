@@ -25,9 +25,8 @@ final class RolloutCleanup {
      * garbage collector removes the pods); its metric state is forgotten either way.
      */
     static void onDeleted(Rollout rollout, KubernetesClient client, ControllerMetrics metrics, EventRecorder events) {
-        PermissionReporter.afterDeletion(events, rollout, "cleanup", () -> run(rollout, client, metrics));
-        metrics.phase(rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName(), null);
-        metrics.firstSight().forget(rollout);
+        PermissionReporter.afterDeletion(events, rollout, "cleanup", () -> deleteBeside(rollout, client));
+        forget(rollout, metrics);
     }
 
     /** A Rollout an earlier version gave a finalizer: clean up, then let it go (a failure is retried). */
@@ -35,14 +34,16 @@ final class RolloutCleanup {
         if (!rollout.hasFinalizer(LEGACY_FINALIZER)) {
             return;
         }
-        run(rollout, client, metrics);
+        deleteBeside(rollout, client);
+        forget(rollout, metrics);
         Quietly.ignoreNotFound(() -> client.resource(rollout).edit(r -> {
             r.getMetadata().getFinalizers().remove(LEGACY_FINALIZER);
             return r;
         }));
     }
 
-    static void run(Rollout rollout, KubernetesClient client, ControllerMetrics metrics) {
+    /** Its pods, a gang's Service and NetworkPolicy, and its snapshots when it asked for that. */
+    private static void deleteBeside(Rollout rollout, KubernetesClient client) {
         String ns = rollout.getMetadata().getNamespace();
         String name = rollout.getMetadata().getName();
         // Owner references let the garbage collector do this too; deleting explicitly frees GPUs at once
@@ -56,7 +57,10 @@ final class RolloutCleanup {
                     .filter(s -> s.getSpec() != null && s.getSpec().rolloutRef != null && name.equals(s.getSpec().rolloutRef.name))
                     .forEach(s -> client.resource(s).delete()));
         }
-        metrics.phase(ns + "/" + name, null);
+    }
+
+    private static void forget(Rollout rollout, ControllerMetrics metrics) {
+        metrics.phase(rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName(), null);
         metrics.firstSight().forget(rollout);
     }
 }

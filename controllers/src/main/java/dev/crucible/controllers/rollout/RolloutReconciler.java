@@ -123,7 +123,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         if (!releasing) {
             GangFit.Result fit = planned == 1 && settings.failWhenNoNodeFits() && GangAdmission.unschedulable(observed.values())
                     ? gangFit(context, observed) : null;
-            return reconcileWith(rollout, context, env, observed, fit, now);
+            return reconcileWith(rollout, context, env, planned, observed, fit, now);
         }
         GangAdmission.LOCK.lock();
         try {
@@ -131,13 +131,14 @@ public class RolloutReconciler implements Reconciler<Rollout> {
             if (fit != null && fit.verdict() == GangFit.Verdict.NEVER && !settings.failWhenNoNodeFits()) {
                 fit = new GangFit.Result(GangFit.Verdict.WAIT, fit.message() + " (waiting: nodes may be added)", Map.of());
             }
-            return reconcileWith(rollout, context, env, observed, fit, now);
+            return reconcileWith(rollout, context, env, planned, observed, fit, now);
         } finally {
             GangAdmission.LOCK.unlock();
         }
     }
 
-    private UpdateControl<Rollout> reconcileWith(Rollout rollout, Context<Rollout> context, RLEnvironment env,
+    /** @param planned how many pods the environment plans (0 without one) */
+    private UpdateControl<Rollout> reconcileWith(Rollout rollout, Context<Rollout> context, RLEnvironment env, int planned,
                                                  Map<String, Pod> observed, GangFit.Result fit, Instant now) {
         var client = context.getClient();
         RolloutStatus old = rollout.getStatus();
@@ -168,7 +169,6 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         metrics.phase(rollout.getMetadata().getNamespace() + "/" + rollout.getMetadata().getName(), d.phase());
         // Status first, and cached as written: a pod event racing the status event must not see the old
         // phase (e.g. Running with pods gone after a verdict).
-        int planned = env == null ? 0 : TopologyPlanner.plan(env.getSpec()).size();
         Duration hold = StartupStatusHold.holdBack(old, status, planned, now);
         if (hold == null && StatusWriter.writeIfChanged(rollout, status, Rollout::new, context)) {
             transitions.record(rollout, old, status, d, client);

@@ -96,14 +96,8 @@ public final class ControlPlaneBenchmark {
 
     static int run(LocalCluster cluster, BenchmarkWorkload load, int cpuNodes, int gpuNodes, int gpusPerNode,
                    int timeoutSeconds) throws Exception {
-        KubernetesClient client = cluster.client();
-        CrdInstaller.install(client);
-        cluster.startScheduler();
-        cluster.startKwok();
-        FakeNodes.create(client, cpuNodes, gpuNodes, gpusPerNode);
+        KubernetesClient client = prepare(cluster, load, cpuNodes, gpuNodes, gpusPerNode);
         String ns = BENCH_NAMESPACE;
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
-        environments(client, ns, load);
 
         long heapBefore = usedHeapAfterGc();
         long cpuBefore = ProcessStats.jvmCpuNanos();
@@ -162,21 +156,9 @@ public final class ControlPlaneBenchmark {
             }
         });
 
-        ExecutorService creators = Executors.newFixedThreadPool(16);
         long start = System.nanoTime();
-        for (int i = 0; i < load.total(); i++) {
-            final int n = i;
-            creators.submit(() -> {
-                Rollout r = rollout(client, ns, name(n), load.environmentOf(n));
-                sentAt.put(name(n), System.nanoTime());
-                client.resource(r).create();
-                return null;
-            });
-        }
-        creators.shutdown();
-        creators.awaitTermination(timeoutSeconds, TimeUnit.SECONDS);
-        long created = System.nanoTime();
-        System.err.printf("created %d rollouts in %.1f s%n", load.total(), (created - start) / 1e9);
+        createAll(client, load, timeoutSeconds, name -> sentAt.put(name, System.nanoTime()));
+        System.err.printf("created %d rollouts in %.1f s%n", load.total(), (System.nanoTime() - start) / 1e9);
 
         long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         long lastReport = 0;
@@ -206,16 +188,10 @@ public final class ControlPlaneBenchmark {
                 long sent = System.nanoTime();
                 client.resource(rollout(client, ns, probe, "cpu")).create();
                 long until = sent + TimeUnit.SECONDS.toNanos(30);
-                while (!podsSeenAt.containsKey(probe) && System.nanoTime() < until) {
-                    Thread.sleep(1);
-                }
-                if (podsSeenAt.containsKey(probe)) {
+                if (awaitKey(podsSeenAt, probe, until)) {
                     live.add(TimeUnit.NANOSECONDS.toMillis(podsSeenAt.get(probe) - sent));
                 }
-                while (!running.containsKey(probe) && System.nanoTime() < until) {
-                    Thread.sleep(1);
-                }
-                probesRunning += running.containsKey(probe) ? 1 : 0;
+                probesRunning += awaitKey(running, probe, until) ? 1 : 0;
             }
             live.sort(Long::compare);
             System.err.printf("live_create_to_pods (one new Rollout at a time, %d live): p50_ms=%d p99_ms=%d max_ms=%d%n",
@@ -334,6 +310,47 @@ public final class ControlPlaneBenchmark {
         }
         int i = (int) Math.ceil(p * sorted.size()) - 1;
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+
+    /**
+     * The control plane the benchmark runs on: the CRDs, kube-scheduler, kwok with its fake nodes, the
+     * benchmark's namespace and its three environments. Returns the cluster's client.
+     */
+    static KubernetesClient prepare(LocalCluster cluster, BenchmarkWorkload load, int cpuNodes, int gpuNodes,
+                                    int gpusPerNode) {
+        KubernetesClient client = cluster.client();
+        CrdInstaller.install(client);
+        cluster.startScheduler();
+        cluster.startKwok();
+        FakeNodes.create(client, cpuNodes, gpuNodes, gpusPerNode);
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(BENCH_NAMESPACE).endMetadata().build()).create();
+        environments(client, BENCH_NAMESPACE, load);
+        return client;
+    }
+
+    /** Creates the workload's N Rollouts from 16 threads; {@code beforeCreate} gets each name just before its request. */
+    static void createAll(KubernetesClient client, BenchmarkWorkload load, int timeoutSeconds,
+                          java.util.function.Consumer<String> beforeCreate) throws InterruptedException {
+        ExecutorService creators = Executors.newFixedThreadPool(16);
+        for (int i = 0; i < load.total(); i++) {
+            final int n = i;
+            creators.submit(() -> {
+                Rollout r = rollout(client, BENCH_NAMESPACE, name(n), load.environmentOf(n));
+                beforeCreate.accept(name(n));
+                client.resource(r).create();
+                return null;
+            });
+        }
+        creators.shutdown();
+        creators.awaitTermination(timeoutSeconds, TimeUnit.SECONDS);
+    }
+
+    /** Waits (polling each millisecond) until {@code seen} holds {@code key} or the nano clock reaches {@code until}. */
+    static boolean awaitKey(Map<String, ?> seen, String key, long until) throws InterruptedException {
+        while (!seen.containsKey(key) && System.nanoTime() < until) {
+            Thread.sleep(1);
+        }
+        return seen.containsKey(key);
     }
 
     /** The top of the JVM's live-object histogram (jcmd GC.class_histogram), for CRUCIBLE_BENCH_HISTOGRAM=1. */

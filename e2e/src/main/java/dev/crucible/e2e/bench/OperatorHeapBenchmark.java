@@ -1,17 +1,11 @@
 package dev.crucible.e2e.bench;
 
-import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.config.OperatorSettings;
-import dev.crucible.e2e.cluster.CrdInstaller;
-import dev.crucible.e2e.cluster.FakeNodes;
 import dev.crucible.e2e.cluster.InProcessOperator;
 import dev.crucible.e2e.cluster.KubeBinaries;
 import dev.crucible.e2e.cluster.LocalCluster;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,29 +22,12 @@ final class OperatorHeapBenchmark {
 
     static int run(LocalCluster cluster, BenchmarkWorkload load, int cpuNodes, int gpuNodes, int gpusPerNode,
                    int timeoutSeconds) throws Exception {
-        KubernetesClient client = cluster.client();
-        CrdInstaller.install(client);
-        cluster.startScheduler();
-        cluster.startKwok();
-        FakeNodes.create(client, cpuNodes, gpuNodes, gpusPerNode);
-        String ns = ControlPlaneBenchmark.BENCH_NAMESPACE;
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
-        ControlPlaneBenchmark.environments(client, ns, load);
+        KubernetesClient client = ControlPlaneBenchmark.prepare(cluster, load, cpuNodes, gpuNodes, gpusPerNode);
 
         long heapBefore = ControlPlaneBenchmark.usedHeapAfterGc();
         InProcessOperator operator = new InProcessOperator(cluster.newClient(), OperatorSettings.defaults()).start();
-        ExecutorService creators = Executors.newFixedThreadPool(16);
         long start = System.nanoTime();
-        for (int i = 0; i < load.total(); i++) {
-            final int n = i;
-            creators.submit(() -> {
-                Rollout r = ControlPlaneBenchmark.rollout(client, ns, ControlPlaneBenchmark.name(n), load.environmentOf(n));
-                client.resource(r).create();
-                return null;
-            });
-        }
-        creators.shutdown();
-        creators.awaitTermination(timeoutSeconds, TimeUnit.SECONDS);
+        ControlPlaneBenchmark.createAll(client, load, timeoutSeconds, name -> { });
         System.err.printf("created %d rollouts in %.1f s%n", load.total(), (System.nanoTime() - start) / 1e9);
         long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         long running;

@@ -162,16 +162,10 @@ final class PeerSandboxRun {
             long sent = System.nanoTime();
             client.genericKubernetesResources(SANDBOXES).inNamespace(NAMESPACE).resource(sandbox(probe, podTemplate)).create();
             long until = sent + TimeUnit.SECONDS.toNanos(30);
-            while (!podSeenAt.containsKey(probe) && System.nanoTime() < until) {
-                Thread.sleep(1);
-            }
-            if (podSeenAt.containsKey(probe)) {
+            if (ControlPlaneBenchmark.awaitKey(podSeenAt, probe, until)) {
                 live.add(TimeUnit.NANOSECONDS.toMillis(podSeenAt.get(probe) - sent));
             }
-            while (!readyAt.containsKey(probe) && System.nanoTime() < until) {
-                Thread.sleep(1);
-            }
-            probesReady += readyAt.containsKey(probe) ? 1 : 0;
+            probesReady += ControlPlaneBenchmark.awaitKey(readyAt, probe, until) ? 1 : 0;
         }
         ControlPlaneBenchmark.settle("peer: writes after the probes", () -> size(cluster.auditLog()));
         Instant probesUntil = Instant.now();
