@@ -32,10 +32,10 @@ public final class PodLayout {
      */
     public static final long GRADER_UID_OFFSET = 1;
     /** Written by the agent container's wrapper when the agent command ends; the sidecar then grades. */
-    public static final String AGENT_EXIT_FILE = "agent.exit";
+    public static final String AGENT_EXIT_FILE = dev.crucible.contract.RunFolder.AGENT_EXIT;
     public static final String PRISTINE_PATH = "/crucible/pristine";
     public static final String CONFIG_PATH = "/crucible/config";
-    public static final String RUN_PATH = "/crucible/run";
+    public static final String RUN_PATH = dev.crucible.contract.RunFolder.PATH;
     public static final String TASK_FILE = "/crucible/task.md";
     public static final String TERMINATION_LOG = "/dev/termination-log";
 

@@ -13,6 +13,7 @@ import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
 import dev.crucible.contract.AgentExecContainer;
 import dev.crucible.contract.GradingContainer;
+import dev.crucible.contract.RunFolder;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.placement.PlacementBuilder;
 import io.fabric8.kubernetes.api.model.Container;
@@ -243,15 +244,9 @@ public final class RolloutPodBuilder {
                 .build();
     }
 
-    /**
-     * Runs the agent command and records its exit status in the shared run folder, so the sidecar
-     * (which cannot see the agent container's processes) knows the episode is over and grades.
-     */
+    /** The agent command inside the run folder's wrapper: it starts once the sidecar watches, records its exit. */
     static List<String> agentWrapper(List<String> command) {
-        List<String> wrapped = new ArrayList<>(List.of("/bin/sh", "-c",
-                "\"$@\"; code=$?; echo $code > " + RUN_PATH + "/" + AGENT_EXIT_FILE + "; exit $code", "crucible-agent"));
-        wrapped.addAll(command);
-        return wrapped;
+        return RunFolder.agentWrapper(command);
     }
 
     private Container verifierContainer(Rollout rollout, MemberPlan member, List<MemberPlan> members, String mountPath) {

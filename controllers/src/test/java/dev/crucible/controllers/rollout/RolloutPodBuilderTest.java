@@ -134,7 +134,8 @@ class RolloutPodBuilderTest {
         Container agent = container(pod, RolloutLabels.AGENT_CONTAINER);
         // The agent command runs inside a wrapper that records its exit status for the sidecar.
         assertThat(agent.getCommand()).startsWith("/bin/sh", "-c").endsWith("crucible-agent", "agent", "--go");
-        assertThat(agent.getCommand().get(2)).contains("/crucible/run/agent.exit");
+        assertThat(agent.getCommand().get(2)).contains("/crucible/run/agent.exit")
+                .as("it starts the agent only once the sidecar's monitor watches").contains("/crucible/run/episode.started");
         assertThat(agent.getVolumeMounts()).noneMatch(m -> m.getName().equals(PodLayout.VERIFIER_TMP_VOLUME));
         assertThat(agent.getWorkingDir()).isEqualTo("/workspace");
         assertThat(agent.getVolumeMounts()).anySatisfy(m -> {

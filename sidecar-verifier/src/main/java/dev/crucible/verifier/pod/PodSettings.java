@@ -31,7 +31,7 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
     }
 
     /** The file the agent container's wrapper writes its exit status to when the agent command ends. */
-    public static final String AGENT_EXIT_FILE = "agent.exit";
+    public static final String AGENT_EXIT_FILE = dev.crucible.contract.RunFolder.AGENT_EXIT;
 
     public static boolean present(Map<String, String> env) {
         return env.containsKey("CRUCIBLE_ENVIRONMENT_FILE");
@@ -78,6 +78,11 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
 
     public Path agentExitFile() {
         return runDir.resolve(AGENT_EXIT_FILE);
+    }
+
+    /** Written once the episode runs and the monitor watches; the agent container's wrapper waits for it. */
+    public Path episodeStartedFile() {
+        return runDir.resolve(dev.crucible.contract.RunFolder.EPISODE_STARTED);
     }
 
     private static Path path(Map<String, String> env, String name, String fallback) {

@@ -88,6 +88,7 @@ public final class PodSidecar {
             api.listen("0.0.0.0", settings.port()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             if (!settings.interactive()) {
                 holder.reset(); // the monitor watches the workspace while the agent container works
+                Files.writeString(settings.episodeStartedFile(), Instant.now() + "\n"); // the agent's wrapper starts it now
             }
             boolean timedOut = !awaitEnd(holder, deadline);
             VerifyReport report = null;

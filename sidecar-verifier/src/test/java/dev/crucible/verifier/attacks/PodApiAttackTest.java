@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.contract.RunFolder;
 import dev.crucible.verifier.pod.PodSettings;
 import dev.crucible.verifier.pod.PodSidecar;
 import dev.crucible.verifier.support.Fixtures;
@@ -43,7 +44,7 @@ class PodApiAttackTest {
         Path workspace = dir.resolve("workspace");
         Fixtures.copyTree(Fixtures.example().resolve("workspace"), workspace);
         Fixtures.copyTree(Fixtures.example().resolve("workspace"), dir.resolve("pristine"));
-        Files.createDirectories(dir.resolve("run"));
+        Path run = Files.createDirectories(dir.resolve("run"));
         // interface: the sidecar's token comes from a file (a Secret mounted only into the sidecar container)
         Path secret = Files.createDirectories(dir.resolve("sidecar-secret"));
         Path tokenFile = Files.writeString(secret.resolve("api-token"), "sidecar-only-token-0123456789abcdef\n");
@@ -66,17 +67,18 @@ class PodApiAttackTest {
                 throw new IllegalStateException(e);
             }
         });
-        Thread.sleep(1500); // the agent container starts after the sidecar's reset snapshot
         Path script = Fixtures.repoRoot().resolve("attacks/api/pod-erase-findings.sh");
-        Process agent = new ProcessBuilder(List.of(bwrap.toString(), "--unshare-all", "--share-net", "--die-with-parent",
+        List<String> argv = new java.util.ArrayList<>(List.of(bwrap.toString(), "--unshare-all", "--share-net", "--die-with-parent",
                 "--new-session", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
                 "--tmpfs", secret.toString(), "--bind", workspace.toString(), workspace.toString(), "--chdir", workspace.toString(),
+                "--bind", run.toString(), run.toString(), // the run folder the pod's agent and sidecar share
                 // the script bound on its own: the checkout may itself lie under /tmp, which the fresh /tmp hides
-                "--ro-bind", script.toString(), "/tmp/pod-erase-findings.sh",
-                "sh", "/tmp/pod-erase-findings.sh", Integer.toString(port))).redirectErrorStream(true).start();
+                "--ro-bind", script.toString(), "/tmp/pod-erase-findings.sh"));
+        // the pod's own wrapper: the agent starts once the sidecar's monitor watches, and its exit is recorded
+        argv.addAll(RunFolder.agentWrapper(List.of("sh", "/tmp/pod-erase-findings.sh", Integer.toString(port)), run.toString()));
+        Process agent = new ProcessBuilder(argv).redirectErrorStream(true).start();
         String agentOut = new String(agent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        int code = agent.waitFor(120, TimeUnit.SECONDS) ? agent.exitValue() : -1;
-        Files.writeString(settings.agentExitFile(), code + "\n");
+        assertThat(agent.waitFor(120, TimeUnit.SECONDS)).as("the agent ended: " + agentOut).isTrue();
         JsonNode r = new ObjectMapper().readTree(result.get(180, TimeUnit.SECONDS));
 
         assertThat(agentOut).as("the agent's calls").contains("CODE findings 401", "CODE reset 401");

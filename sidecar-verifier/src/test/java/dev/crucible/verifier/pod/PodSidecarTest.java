@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.contract.RunFolder;
 import dev.crucible.verifier.support.Fixtures;
 import dev.crucible.verifier.support.GradingContainerProcess;
 import java.net.ServerSocket;
@@ -17,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -66,11 +68,11 @@ class PodSidecarTest {
             }
         });
         if (agentScript != null) {
-            Thread.sleep(1500); // the agent container starts after the sidecar has taken its reset snapshot
-            Process agent = new ProcessBuilder("sh", agentScript).directory(settings.workspace().toFile())
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            int code = agent.waitFor(120, TimeUnit.SECONDS) ? agent.exitValue() : -1;
-            Files.writeString(settings.agentExitFile(), code + "\n");
+            // the pod's own wrapper: it starts the agent once the sidecar watches and records its exit
+            Process agent = new ProcessBuilder(RunFolder.agentWrapper(List.of("sh", agentScript), settings.agentExitFile().getParent().toString()))
+                    .directory(settings.workspace().toFile()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            assertThat(agent.waitFor(120, TimeUnit.SECONDS)).as("the agent ended").isTrue();
+            assertThat(settings.agentExitFile()).as("the wrapper recorded the exit").exists();
         }
         String json = result.get(180, TimeUnit.SECONDS);
         assertThat(Files.readString(settings.resultFile())).isEqualTo(json);
