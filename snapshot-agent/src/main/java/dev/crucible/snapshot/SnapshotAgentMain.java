@@ -40,6 +40,31 @@ public final class SnapshotAgentMain {
     private SnapshotAgentMain() {
     }
 
+    /** The --kubelet* and --containerd-socket options: all or none (then memory snapshots of containers are refused). */
+    static final class RuntimeAccess {
+        String kubelet = "127.0.0.1:10250";
+        Path trust;
+        Path token;
+        Path cert;
+        Path key;
+        Path socket;
+        Path ctr = Path.of("ctr");
+
+        dev.crucible.snapshot.container.ContainerRuntime build() {
+            if (trust == null && socket == null && token == null && cert == null) return null;
+            if (trust == null || socket == null) {
+                throw new IllegalArgumentException("--kubelet-trust-file and --containerd-socket go together (memory snapshots of pod containers need both)");
+            }
+            int colon = kubelet.lastIndexOf(':');
+            if (colon <= 0) throw new IllegalArgumentException("--kubelet: expected HOST:PORT, got '" + kubelet + "'");
+            String host = kubelet.substring(0, colon).replace("[", "").replace("]", "");
+            int port = Integer.parseInt(kubelet.substring(colon + 1));
+            var access = new dev.crucible.snapshot.container.KubeletCheckpoints.Access(host, port, trust, token, cert, key);
+            return new dev.crucible.snapshot.container.KubeletContainerd(new dev.crucible.snapshot.container.KubeletCheckpoints(access),
+                    new dev.crucible.snapshot.container.CtrImages(ctr, socket));
+        }
+    }
+
     public static void main(String[] args) throws InterruptedException {
         Path store = null;
         Path tokenFile = null;
@@ -54,6 +79,7 @@ public final class SnapshotAgentMain {
         Path tlsCert = null;
         Path tlsKey = null;
         Path clientCa = null;
+        RuntimeAccess runtime = new RuntimeAccess();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -72,11 +98,20 @@ public final class SnapshotAgentMain {
                 case "--tls-cert" -> tlsCert = Path.of(need(a, v));
                 case "--tls-key" -> tlsKey = Path.of(need(a, v));
                 case "--client-ca" -> clientCa = Path.of(need(a, v));
+                case "--kubelet" -> runtime.kubelet = need(a, v);
+                case "--kubelet-trust-file" -> runtime.trust = Path.of(need(a, v));
+                case "--kubelet-token-file" -> runtime.token = Path.of(need(a, v));
+                case "--kubelet-client-cert" -> runtime.cert = Path.of(need(a, v));
+                case "--kubelet-client-key" -> runtime.key = Path.of(need(a, v));
+                case "--containerd-socket" -> runtime.socket = Path.of(need(a, v));
+                case "--ctr" -> runtime.ctr = Path.of(need(a, v));
                 case "-h", "--help" -> {
                     System.out.println("usage: SnapshotAgentMain --store DIR --port N --token-file F [--host ADDR]"
                             + " [--workspace-root DIR]... [--cgroup-parent DIR] [--keep N] [--ttl-hours H]"
                             + " [--scope pods|local] [--rollout-root DIR]... [--hmac-key-file F]"
-                            + " [--tls-cert F --tls-key F --client-ca F]");
+                            + " [--tls-cert F --tls-key F --client-ca F]"
+                            + " [--kubelet HOST:PORT --kubelet-trust-file F (--kubelet-token-file F | --kubelet-client-cert F --kubelet-client-key F)"
+                            + " --containerd-socket F [--ctr F]]   (memory snapshots of pod containers)");
                     return;
                 }
                 default -> fail("unknown option " + a);
@@ -104,6 +139,11 @@ public final class SnapshotAgentMain {
             builder.manifestKey(hmacKey != null ? ManifestKey.fromFile(hmacKey) : ManifestKey.localDefault());
         } catch (RuntimeException e) {
             fail("--hmac-key-file: " + e.getMessage());
+        }
+        try {
+            builder.containerRuntime(runtime.build());
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage());
         }
         SnapshotEngine engine = builder.store(store).build();
         List<String> recovered = engine.recover();

@@ -1,5 +1,7 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.container.CheckpointImage;
+import dev.crucible.snapshot.container.ContainerRuntime;
 import dev.crucible.snapshot.criu.CriuArgs;
 import dev.crucible.snapshot.criu.CriuBinary;
 import dev.crucible.snapshot.criu.CriuException;
@@ -48,9 +50,11 @@ final class DumpPhases {
     private final SnapshotMetrics metrics;
     private final FreezeJournal journal;
     private final FreezeGuard guard;
+    private final ContainerRuntime runtime;
 
     DumpPhases(EngineConfig config, ImageStore store, CriuRunner criu, CudaCheckpoint cuda, SnapshotMetrics metrics,
-               FreezeJournal journal, FreezeGuard guard) {
+               FreezeJournal journal, FreezeGuard guard, ContainerRuntime runtime) {
+        this.runtime = runtime;
         this.config = config;
         this.store = store;
         this.criu = criu;
@@ -144,6 +148,55 @@ final class DumpPhases {
         s.manifest.dumpMs = res.millis();
         s.manifest.imagesDir = "images/final";
         return res.millis();
+    }
+
+    /**
+     * The container's memory through its runtime: the kubelet has containerd checkpoint it (runc pauses
+     * it, CRIU dumps it, it runs on). The runtime refuses a container it finds frozen, so the agent's
+     * freeze is lifted for the call and put back at once ({@link FreezeGuard#unfrozen}); the time the
+     * container ran outside either freeze is recorded. The archive becomes a checkpoint image (OCI
+     * layout) under {@code checkpoint/}, checksummed and sealed with the rest at commit.
+     */
+    long checkpointThroughRuntime(Session s, SnapshotId id) throws Exception {
+        RuntimeCheckpoint c = s.request.runtime();
+        long t0 = System.nanoTime();
+        long[] callNanos = new long[1];
+        Path archive = guard.unfrozen(s, () -> {
+            long c0 = System.nanoTime();
+            try {
+                return runtime.checkpoint(c, config.criuTimeout());
+            } finally {
+                callNanos[0] = System.nanoTime() - c0;
+            }
+        });
+        long totalMs = (System.nanoTime() - t0) / 1_000_000;
+        try {
+            // moved, not copied, into the store (same file system as the kubelet's folder, or one copy)
+            Path staged = store.inSnapshot(id, "checkpoint.tar");
+            moveOrCopy(archive, staged);
+            CheckpointImage image = CheckpointImage.build(staged, c.container(), RuntimeCheckpoint.imageReference(s.id),
+                    java.util.Map.of("crucible.dev/snapshot", s.id, "org.criu.checkpoint.pod.name", c.pod(),
+                            "org.criu.checkpoint.pod.namespace", c.namespace()), store.inSnapshot(id, "checkpoint"));
+            Manifest m = s.manifest;
+            m.checkpointImage = image.reference();
+            m.checkpointDigest = image.indexDigest();
+            m.checkpointBytes = image.archiveBytes();
+            m.checkpointMs = callNanos[0] / 1_000_000;
+            m.runtimeGapMs = totalMs;
+            m.dumpMs = m.checkpointMs;
+            metrics.phase("runtime_checkpoint", Duration.ofNanos(callNanos[0]));
+            return m.checkpointMs;
+        } finally {
+            Files.deleteIfExists(archive);
+        }
+    }
+
+    private static void moveOrCopy(Path from, Path to) throws java.io.IOException {
+        try {
+            Files.move(from, to, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.nio.file.AtomicMoveNotSupportedException e) {
+            Files.copy(from, to);
+        }
     }
 
     /** Archives the session's workspace (if it names one) into workspace.tar; returns its milliseconds. */

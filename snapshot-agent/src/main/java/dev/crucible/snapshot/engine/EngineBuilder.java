@@ -30,6 +30,7 @@ public final class EngineBuilder {
     private TargetScope scope;
     private final List<Path> rolloutRoots = new ArrayList<>();
     private ManifestKey manifestKey;
+    private dev.crucible.snapshot.container.ContainerRuntime runtime;
 
     public EngineBuilder store(Path dir) {
         this.store = dir;
@@ -81,6 +82,12 @@ public final class EngineBuilder {
         return this;
     }
 
+    /** The node's container runtime, for memory snapshots of pod containers (none: such requests are refused). */
+    public EngineBuilder containerRuntime(dev.crucible.snapshot.container.ContainerRuntime r) {
+        this.runtime = r;
+        return this;
+    }
+
     public SnapshotEngine build() {
         if (store == null) {
             throw new IllegalArgumentException("store directory is required");
@@ -103,6 +110,6 @@ public final class EngineBuilder {
         key.requireOutside(store);
         TargetScope sc = scope != null ? scope : TargetScope.localRollouts(rolloutRoots);
         return new SnapshotEngine(c, new ImageStore(store), criu, CudaCheckpoint.find().orElse(null), new Freezer(trees),
-                new TargetResolver(cgroup2.orElse(null), dev.crucible.snapshot.target.CgroupMounts.cgroupV1()), metrics != null ? metrics : new SnapshotMetrics(), sc, new ManifestSeal(key));
+                new TargetResolver(cgroup2.orElse(null), dev.crucible.snapshot.target.CgroupMounts.cgroupV1()), metrics != null ? metrics : new SnapshotMetrics(), sc, new ManifestSeal(key), runtime);
     }
 }

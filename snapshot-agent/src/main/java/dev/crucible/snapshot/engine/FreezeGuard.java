@@ -82,6 +82,38 @@ final class FreezeGuard {
     }
 
     /**
+     * Runs {@code work} with the session's tree thawed and freezes it again after, unless the session
+     * was aborted meanwhile (then it stays thawed). For a container runtime's checkpoint, which pauses
+     * the container itself and refuses one it finds frozen. The journal and the watchdog stay armed
+     * throughout, so a crash or a deadline still ends in a thaw; an abort during the call only thaws
+     * (as during a CRIU dump) and this thread finishes the release.
+     */
+    <T> T unfrozen(Session s, java.util.concurrent.Callable<T> work) throws Exception {
+        synchronized (s) {
+            if (s.aborted || s.handle == null) {
+                throw new SessionConflictException("snapshot '" + s.id + "' is no longer frozen" + (s.aborted ? ": " + s.abortReason : ""));
+            }
+            Freezer.thaw(s.handle);
+            s.criuRunning = true;
+        }
+        try {
+            return work.call();
+        } finally {
+            boolean aborted;
+            synchronized (s) {
+                s.criuRunning = false;
+                aborted = s.aborted;
+                if (!aborted && s.handle != null) {
+                    s.handle = freezer.freeze(s.target, s.cgroup, Duration.ofSeconds(10));
+                }
+            }
+            if (aborted) {
+                release(s, CommitAction.THAW);
+            }
+        }
+    }
+
+    /**
      * Undoes whatever the session holds, each part at most once: thaws (or stops) the tree if it is
      * frozen, resumes suspended GPU state, cancels the watchdog, drops the journal entry. Safe to
      * call from any thread, any number of times, in any phase. While CRIU still holds the tree it

@@ -18,6 +18,7 @@ import dev.crucible.snapshot.target.ProcessTree;
 import dev.crucible.snapshot.target.ResolvedTarget;
 import dev.crucible.snapshot.target.TargetResolver;
 import dev.crucible.snapshot.target.TargetScope;
+import dev.crucible.snapshot.container.ContainerRuntime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,9 +60,12 @@ public final class SnapshotEngine implements AutoCloseable {
     private final Sessions sessions = new Sessions();
     private final FreezeGuard guard;
     private final DumpPhases dumps;
+    /** The node's container runtime (kubelet + containerd); null where the agent has no access to it. */
+    private final ContainerRuntime runtime;
 
     public SnapshotEngine(EngineConfig config, ImageStore store, CriuRunner criu, CudaCheckpoint cuda, Freezer freezer,
-                          TargetResolver resolver, SnapshotMetrics metrics, TargetScope scope, ManifestSeal seal) {
+                          TargetResolver resolver, SnapshotMetrics metrics, TargetScope scope, ManifestSeal seal, ContainerRuntime runtime) {
+        this.runtime = runtime;
         this.scope = java.util.Objects.requireNonNull(scope, "scope");
         this.seal = java.util.Objects.requireNonNull(seal, "seal");
         this.config = config;
@@ -73,7 +77,7 @@ public final class SnapshotEngine implements AutoCloseable {
         this.metrics = metrics;
         this.journal = new FreezeJournal(store.journalDir());
         this.guard = new FreezeGuard(store, freezer, metrics, journal, sessions);
-        this.dumps = new DumpPhases(config, store, criu, cuda, metrics, journal, guard);
+        this.dumps = new DumpPhases(config, store, criu, cuda, metrics, journal, guard, runtime);
     }
 
     public ImageStore store() {
@@ -151,9 +155,15 @@ public final class SnapshotEngine implements AutoCloseable {
         if (diskOnly && workspace == null) {
             throw new IllegalArgumentException("workspace: a disk-only snapshot needs the workspace to archive");
         }
+        if (r.runtime() != null) {
+            r.runtime().validate();
+            if (diskOnly) throw new IllegalArgumentException("runtime: a disk-only snapshot checkpoints no memory; give one or the other");
+            if (runtime == null) throw new IllegalStateException("runtime: " + ContainerRuntime.unavailable());
+        }
         ResolvedTarget target = resolver.resolve(r.target());
         requireTargetFree(target); // an out-of-scope target is refused before anything else is looked at
-        CriuRunner runner = diskOnly ? null : dumps.requireCriu();
+        // The runtime runs its own CRIU: this agent's is needed only for trees it dumps itself.
+        CriuRunner runner = diskOnly || r.runtime() != null ? null : dumps.requireCriu();
 
         Session s = new Session(id.value(), false);
         if (!sessions.add(s)) {
@@ -178,7 +188,7 @@ public final class SnapshotEngine implements AutoCloseable {
         try {
             s.cgroup = freezer.cgroupFor(target);
             m.cgroupPath = s.cgroup == null ? null : s.cgroup.toString();
-            boolean tracking = dumps.beforeFreeze(s, r, runner, preDumps, diskOnly);
+            boolean tracking = dumps.beforeFreeze(s, r, runner, preDumps, diskOnly || r.runtime() != null);
             FreezeHandle h = guard.freeze(s, freezeTimeout);
             synchronized (s) {
                 if (s.aborted) {
@@ -208,8 +218,17 @@ public final class SnapshotEngine implements AutoCloseable {
                 throw new SessionConflictException("snapshot '" + s.id + "' is no longer frozen");
             }
             SnapshotId id = SnapshotId.of(s.id);
-            long dumpMs = s.manifest.diskOnly == null ? dumps.dumpProcesses(s, frozen, id) : 0;
-            long workspaceMs = dumps.archiveWorkspace(s, id);
+            long dumpMs;
+            long workspaceMs;
+            if (s.request.runtime() != null) {
+                // The workspace first, while the whole group is frozen; then the runtime's checkpoint,
+                // for which the container runs for a moment (the runtime pauses it itself).
+                workspaceMs = dumps.archiveWorkspace(s, id);
+                dumpMs = dumps.checkpointThroughRuntime(s, id);
+            } else {
+                dumpMs = s.manifest.diskOnly == null ? dumps.dumpProcesses(s, frozen, id) : 0;
+                workspaceMs = dumps.archiveWorkspace(s, id);
+            }
             s.manifest.state = SnapshotState.DUMPED;
             guard.save(s);
             return new DumpResult(s.id, dumpMs, workspaceMs, (System.nanoTime() - s.frozenAtNanos) / 1_000_000);
@@ -266,7 +285,7 @@ public final class SnapshotEngine implements AutoCloseable {
 
     /** Restores a COMPLETE snapshot as a new running tree (see {@link Restorer}). */
     public RestoreResult restore(RestoreRequest r) {
-        return new Restorer(store, criu, cuda, metrics, config.criuTimeout(), config::allowedWorkspace, seal).restore(r);
+        return new Restorer(store, criu, cuda, metrics, config.criuTimeout(), config::allowedWorkspace, seal, runtime).restore(r);
     }
 
     public List<Manifest> list() {

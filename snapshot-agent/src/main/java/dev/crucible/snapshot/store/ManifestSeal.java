@@ -77,6 +77,12 @@ public final class ManifestSeal {
             str(out, m.workspaceSha256);
             str(out, String.valueOf(m.workspaceBytes));
             str(out, String.valueOf(m.gpuNamespacePids));
+            if (m.checkpointImage != null) { // only when present: seals of earlier manifests stay valid
+                str(out, "runtime-checkpoint");
+                str(out, m.checkpointImage);
+                str(out, m.checkpointDigest);
+                str(out, String.valueOf(m.checkpointBytes));
+            }
             Map<String, FileDigest> files = m.files == null ? Map.of() : new TreeMap<>(m.files);
             out.writeInt(files.size());
             for (Map.Entry<String, FileDigest> e : files.entrySet()) {

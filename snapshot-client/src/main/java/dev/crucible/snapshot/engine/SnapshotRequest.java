@@ -10,14 +10,21 @@ import dev.crucible.snapshot.target.TargetSpec;
  * @param workspace       directory to archive while frozen, inside an allowed workspace root; may be null
  * @param diskOnly        freeze the tree and archive only the workspace, no CRIU (containers whose
  *                        processes cannot be dumped here; a restore gives the workspace back)
+ * @param runtime         the container to checkpoint through its runtime (kubelet API) instead of the
+ *                        agent's CRIU; null for a process tree the agent dumps itself
  */
 public record SnapshotRequest(String snapshotId, String group, TargetSpec target, Integer preDumps,
                               boolean tcpEstablished, boolean shellJob, String workspace, Long freezeTimeoutMs,
-                              Long gpuLockTimeoutMs, Boolean diskOnly) {
+                              Long gpuLockTimeoutMs, Boolean diskOnly, RuntimeCheckpoint runtime) {
+
+    public SnapshotRequest(String snapshotId, String group, TargetSpec target, Integer preDumps, boolean tcpEstablished,
+                           boolean shellJob, String workspace, Long freezeTimeoutMs, Long gpuLockTimeoutMs, Boolean diskOnly) {
+        this(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, freezeTimeoutMs, gpuLockTimeoutMs, diskOnly, null);
+    }
 
     public SnapshotRequest(String snapshotId, String group, TargetSpec target, Integer preDumps, boolean tcpEstablished,
                            boolean shellJob, String workspace, Long freezeTimeoutMs, Long gpuLockTimeoutMs) {
-        this(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, freezeTimeoutMs, gpuLockTimeoutMs, null);
+        this(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, freezeTimeoutMs, gpuLockTimeoutMs, null, null);
     }
 
     public boolean skipsMemory() {
@@ -30,16 +37,21 @@ public record SnapshotRequest(String snapshotId, String group, TargetSpec target
 
     public SnapshotRequest withWorkspace(String dir) {
         return new SnapshotRequest(snapshotId, group, target, preDumps, tcpEstablished, shellJob, dir, freezeTimeoutMs,
-                gpuLockTimeoutMs, diskOnly);
+                gpuLockTimeoutMs, diskOnly, runtime);
     }
 
     public SnapshotRequest withPreDumps(int n) {
         return new SnapshotRequest(snapshotId, group, target, n, tcpEstablished, shellJob, workspace, freezeTimeoutMs,
-                gpuLockTimeoutMs, diskOnly);
+                gpuLockTimeoutMs, diskOnly, runtime);
     }
 
     public SnapshotRequest withFreezeTimeoutMs(long ms) {
         return new SnapshotRequest(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, ms,
-                gpuLockTimeoutMs, diskOnly);
+                gpuLockTimeoutMs, diskOnly, runtime);
+    }
+
+    public SnapshotRequest withRuntime(RuntimeCheckpoint r) {
+        return new SnapshotRequest(snapshotId, group, target, preDumps, tcpEstablished, shellJob, workspace, freezeTimeoutMs,
+                gpuLockTimeoutMs, diskOnly, r);
     }
 }

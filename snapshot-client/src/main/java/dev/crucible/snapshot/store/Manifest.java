@@ -48,10 +48,26 @@ public final class Manifest {
     public String imagesDir;
     /** Only the workspace was captured (no process images); a restore gives the workspace back. */
     public Boolean diskOnly;
+    /**
+     * Memory checkpointed by the container runtime (the kubelet's checkpoint API): the reference a
+     * restore imports its checkpoint image under, the image index's digest, the archive's size, how long
+     * the runtime took, and how long the container ran unfrozen around it (the runtime refuses a frozen
+     * container, so the agent thaws it for the call). The image is the OCI layout under {@code checkpoint/}.
+     */
+    public String checkpointImage;
+    public String checkpointDigest;
+    public Long checkpointBytes;
+    public Long checkpointMs;
+    public Long runtimeGapMs;
 
     public Map<String, FileDigest> files = new TreeMap<>();
     /** HMAC-SHA256 of the restore-relevant fields and every file digest (the agent's {@code ManifestSeal}), hex. */
     public String hmac;
+
+    /** What a restore brings back: "memory" (processes and workspace) or "disk" (the workspace only). */
+    public String mode() {
+        return Boolean.TRUE.equals(diskOnly) ? "disk" : "memory";
+    }
 
     public static Manifest preparing(SnapshotId id, String group, String target) {
         Manifest m = new Manifest();

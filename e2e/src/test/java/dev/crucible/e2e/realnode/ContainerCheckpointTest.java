@@ -1,0 +1,186 @@
+package dev.crucible.e2e.realnode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.crucible.snapshot.container.CtrImages;
+import dev.crucible.snapshot.container.KubeletCheckpoints;
+import dev.crucible.snapshot.container.KubeletContainerd;
+import dev.crucible.snapshot.engine.CommitAction;
+import dev.crucible.snapshot.engine.EngineBuilder;
+import dev.crucible.snapshot.engine.RestoreRequest;
+import dev.crucible.snapshot.engine.RestoreResult;
+import dev.crucible.snapshot.engine.RuntimeCheckpoint;
+import dev.crucible.snapshot.engine.SnapshotEngine;
+import dev.crucible.snapshot.engine.SnapshotRequest;
+import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.store.ManifestKey;
+import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.target.TargetScope;
+import dev.crucible.snapshot.target.TargetSpec;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 17 on the real node: a container whose process counts in memory is checkpointed through the
+ * kubelet's checkpoint API by the snapshot agent's engine (the agent's freeze, the workspace archive,
+ * then the runtime's checkpoint), kept as a checkpoint image in the snapshot store (sealed manifest,
+ * sha256 of every blob), imported into containerd by a restore, and two pods created from it continue
+ * the count where it was: memory restored by containerd's CRI, not a fresh start (which counts from 1).
+ */
+@Timeout(value = 15, unit = TimeUnit.MINUTES)
+class ContainerCheckpointTest {
+    private static final String NS = "crucible-checkpoint-test";
+    /** Counts every 100 ms, in memory; the file is only where the test reads it from the node. */
+    private static final String COUNTER = "import time\ni=0\nwhile True:\n  i+=1\n  open('/data/count','w').write(str(i))\n  time.sleep(0.1)\n";
+
+    private static KubernetesClient client;
+    private static Path state;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path kubeconfig = RealNodeCluster.up();
+        state = kubeconfig.getParent();
+        client = RealNodeCluster.client(kubeconfig);
+        if (client.namespaces().withName(NS).get() != null) {
+            client.namespaces().withName(NS).withGracePeriod(0).delete();
+            Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> client.namespaces().withName(NS).get() == null);
+        }
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        if (client != null) {
+            client.namespaces().withName(NS).withGracePeriod(0).delete();
+            client.close();
+        }
+        RealNodeCluster.downIfAsked();
+    }
+
+    @Test
+    void aCheckpointedCounterContinuesInTwoRestoredPods(@TempDir Path dir) throws Exception {
+        Path run = state.resolve("node");
+        // the example environment's image, imported by up under the chart's appVersion
+        String tag = Files.readAllLines(RealNodeCluster.repoRoot().resolve("helm/crucible/Chart.yaml")).stream()
+                .filter(l -> l.startsWith("appVersion:")).findFirst().orElseThrow().replaceAll("^appVersion: *\"?([^\"# ]*).*$", "$1");
+        String image = "docker.io/crucible/examples/python-calc:" + tag;
+        Pod counter = create(pod("counter", image, List.of("python3", "-c", COUNTER)));
+        Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> count(counter.getMetadata().getName()) >= 20);
+        Pod live = client.pods().inNamespace(NS).withName("counter").get();
+        String containerId = live.getStatus().getContainerStatuses().get(0).getContainerID();
+        Path workspace = emptyDir(live);
+
+        String node = live.getSpec().getNodeName();
+        String nodeIp = client.nodes().withName(node).get().getStatus().getAddresses().stream()
+                .filter(a -> "InternalIP".equals(a.getType())).findFirst().orElseThrow().getAddress();
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        KubeletCheckpoints kubelet = new KubeletCheckpoints(new KubeletCheckpoints.Access(nodeIp, 10250,
+                run.resolve("kubelet/pki/kubelet.crt"), null, state.resolve("pki/admin.crt"), state.resolve("pki/admin.key")));
+        try (SnapshotEngine engine = new EngineBuilder().store(dir.resolve("store")).workspaceRoot(run.resolve("kubelet/pods"))
+                .scope(TargetScope.pods()).manifestKey(ManifestKey.of(key))
+                .containerRuntime(new KubeletContainerd(kubelet, new CtrImages(nodeBin().resolve("ctr"), run.resolve("containerd.sock"))))
+                .build()) {
+            SnapshotRequest req = new SnapshotRequest("counter-1", "checkpoint-test", new TargetSpec(null, null, live.getMetadata().getUid(), containerId),
+                    null, false, false, workspace.toString(), 120_000L, null, null, new RuntimeCheckpoint(NS, "counter", "agent"));
+            long t0 = System.nanoTime();
+            engine.prepare(req);
+            engine.dump("counter-1");
+            long atSnapshot = count("counter"); // frozen again after the runtime's checkpoint: the count it holds
+            Thread.sleep(300);
+            assertThat(count("counter")).as("the container stays frozen until commit").isEqualTo(atSnapshot);
+            Manifest m = engine.commit("counter-1", CommitAction.THAW);
+            long snapshotMs = (System.nanoTime() - t0) / 1_000_000;
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count("counter") > atSnapshot + 5);
+
+            assertThat(m.state).isEqualTo(SnapshotState.COMPLETE);
+            assertThat(m.mode()).isEqualTo("memory");
+            assertThat(m.checkpointImage).isEqualTo(RuntimeCheckpoint.imageReference("counter-1"));
+            assertThat(m.checkpointBytes).isPositive();
+            assertThat(m.files).containsKey("checkpoint/index.json").anySatisfy((f, d) -> assertThat(f).startsWith("checkpoint/blobs/sha256/"));
+            assertThat(m.workspaceSha256).as("the workspace archived while frozen").isNotNull();
+
+            for (String branch : List.of("branch-a", "branch-b")) {
+                RestoreResult r = engine.restore(RestoreRequest.of("counter-1"));
+                assertThat(r.checkpointImage()).isEqualTo(m.checkpointImage);
+                long c0 = System.nanoTime();
+                create(pod(branch, m.checkpointImage, null));
+                Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> count(branch) > 0);
+                long toRunningMs = (System.nanoTime() - c0) / 1_000_000;
+                long first = count(branch);
+                // A fresh start counts from 1; the restored process goes on from the checkpoint's count
+                // (give or take the moments the runtime let it run around its own pause).
+                assertThat(first).as(branch + " continues the count").isGreaterThanOrEqualTo(atSnapshot - 5);
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count(branch) > first + 5);
+                System.out.printf("[checkpoint] %s snapshot_ms=%d checkpoint_ms=%d runtime_gap_ms=%d size_mib=%.1f count_at_snapshot=%d first_count=%d "
+                                + "import_ms=%d restore_to_running_ms=%d%n", branch, snapshotMs, m.checkpointMs, m.runtimeGapMs,
+                        m.checkpointBytes / 1048576.0, atSnapshot, first, r.restoreMs(), toRunningMs);
+            }
+        }
+    }
+
+    @Test
+    void anEngineWithoutRuntimeAccessRefusesAndSaysWhatIsMissing(@TempDir Path dir) {
+        byte[] key = new byte[32];
+        try (SnapshotEngine engine = new EngineBuilder().store(dir.resolve("store")).scope(TargetScope.pods()).manifestKey(ManifestKey.of(key)).build()) {
+            SnapshotRequest req = new SnapshotRequest("no-runtime", "g", new TargetSpec(null, null, "uid", "containerd://abc"), null, false, false,
+                    null, null, null, null, new RuntimeCheckpoint(NS, "counter", "agent"));
+            assertThatThrownBy(() -> engine.prepare(req)).hasMessageContaining("kubelet").hasMessageContaining("containerd");
+        }
+    }
+
+    private static Pod create(Pod p) {
+        return client.pods().inNamespace(NS).resource(p).create();
+    }
+
+    /** Root, as the checkpoint needs here: this machine's bounding set lacks CAP_SYS_RESOURCE, and CRIU restores rlimits. */
+    private static Pod pod(String name, String image, List<String> command) {
+        return new PodBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withRestartPolicy("Never")
+                .addNewContainer().withName("agent").withImage(image).withImagePullPolicy("Never").withCommand(command)
+                .withNewSecurityContext().withRunAsUser(0L).endSecurityContext()
+                .addNewVolumeMount().withName("data").withMountPath("/data").endVolumeMount().endContainer()
+                .addNewVolume().withName("data").withNewEmptyDir().endEmptyDir().endVolume()
+                .endSpec().build();
+    }
+
+    private static Path emptyDir(Pod p) {
+        return state.resolve("node/kubelet/pods").resolve(p.getMetadata().getUid()).resolve("volumes/kubernetes.io~empty-dir/data");
+    }
+
+    /** The pod's count, read from its emptyDir on the node; 0 before it wrote one. */
+    private static long count(String pod) {
+        Pod p = client.pods().inNamespace(NS).withName(pod).get();
+        try {
+            return Long.parseLong(Files.readString(emptyDir(p).resolve("count")).strip());
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    private static Path nodeBin() {
+        String dir = System.getenv("CRUCIBLE_NODE_DIR");
+        if (dir != null && !dir.isBlank()) return Path.of(dir);
+        Path cache = Path.of(System.getenv().getOrDefault("CRUCIBLE_CACHE", System.getProperty("user.home") + "/.cache/crucible"));
+        try (var dirs = Files.list(cache.resolve("node"))) {
+            return dirs.sorted().reduce((a, b) -> b).orElseThrow();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.crucible.snapshot.container;
+
+import dev.crucible.snapshot.engine.RuntimeCheckpoint;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The usual node: the kubelet checkpoints (through containerd's CRI), containerd imports. */
+public final class KubeletContainerd implements ContainerRuntime, AutoCloseable {
+    private final KubeletCheckpoints kubelet;
+    private final CtrImages images;
+
+    public KubeletContainerd(KubeletCheckpoints kubelet, CtrImages images) {
+        this.kubelet = kubelet;
+        this.images = images;
+    }
+
+    @Override
+    public Path checkpoint(RuntimeCheckpoint c, Duration timeout) {
+        return kubelet.checkpoint(c.namespace(), c.pod(), c.container(), timeout);
+    }
+
+    @Override
+    public void importImage(CheckpointImage image, Duration timeout) {
+        images.importLayout(image.layout(), image.reference(), timeout);
+    }
+
+    @Override
+    public void close() {
+        kubelet.close();
+    }
+}
