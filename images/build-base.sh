@@ -5,7 +5,8 @@
 #     base-jre.tar       bookworm minbase + openjdk-17-jre-headless + CRIU's runtime libraries
 #                        (operator, probe-server, snapshot-agent)
 #     base-verifier.tar  base-jre's packages + python3, pytest, git, patch, bubblewrap (sidecar-verifier)
-#     base-snapshot-agent.tar  base-jre + CRIU at /usr/local/bin/criu (from e2e/scripts/install-criu.sh)
+#     base-snapshot-agent.tar  base-jre + CRIU at /usr/local/bin/criu (from e2e/scripts/install-criu.sh) and
+#                              containerd's ctr (from install-kube-binaries.sh: imports checkpoint images)
 #     base-python.tar    bookworm minbase + python3, pytest, git (example environment images)
 #     pause.tar          crucible/pause:<version>: one static binary built from images/pause.c
 #
@@ -58,7 +59,7 @@ inputs_hash() {
     case "$name" in
       pause) declare -f build_pause; sha256sum "$HERE/pause.c" | cut -d' ' -f1; echo "$VERSION" ;;
       base-snapshot-agent) declare -f build_snapshot_agent_base; cat "$OUT/base-jre.inputs"
-                           sha256sum "$(criu_binary)" | cut -d' ' -f1 ;;
+                           sha256sum "$(criu_binary)" "$(ctr_binary)" | cut -d' ' -f1 ;;
       *) declare -f build_debian strip_rootfs; echo "$SUITE ${PACKAGES[$name]} $(debian_mirror)"
          cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null || true ;;
     esac
@@ -136,10 +137,17 @@ criu_binary() {
 }
 
 # base-jre's layer plus one with CRIU: the JRE layer stays shared with the other Java images.
+ctr_binary() {
+  local ctr="${CRUCIBLE_CTR:-$CACHE/bin/ctr}"
+  [[ -x "$ctr" ]] || die "ctr not found at $ctr: run e2e/scripts/install-kube-binaries.sh first (the snapshot agent imports checkpoint images with it)"
+  readlink -f "$ctr"
+}
+
 build_snapshot_agent_base() {
   local work="$OUT/work/base-snapshot-agent"
   rm -rf "$work" && mkdir -p "$work/bin"
   cp "$(criu_binary)" "$work/bin/criu"
+  cp "$(ctr_binary)" "$work/bin/ctr"
   nice python3 "$HERE/oci_image.py" build --out "$OUT/base-snapshot-agent.tar" --name "crucible/base-snapshot-agent:$SUITE" \
     --base "$OUT/base-jre.tar" --layer "$work/bin:/usr/local/bin:0" --env CRUCIBLE_CRIU=/usr/local/bin/criu >/dev/null
   rm -rf "$work"

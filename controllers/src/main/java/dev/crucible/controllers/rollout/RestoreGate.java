@@ -1,5 +1,7 @@
 package dev.crucible.controllers.rollout;
 
+import dev.crucible.controllers.snapshot.SnapshotPlan;
+import dev.crucible.snapshot.engine.RuntimeCheckpoint;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;
@@ -26,7 +28,12 @@ public final class RestoreGate {
      * @param pins     planned pod index → node it must run on (empty: anywhere)
      * @param snapshot the snapshot to restore, with GO (null otherwise)
      */
-    public record Result(Verdict verdict, String reason, String message, Map<Integer, String> pins, RolloutSnapshot snapshot) {
+    public record Result(Verdict verdict, String reason, String message, Map<Integer, String> pins, RolloutSnapshot snapshot,
+                         Map<Integer, String> checkpointImages) {
+        public Result(Verdict verdict, String reason, String message, Map<Integer, String> pins, RolloutSnapshot snapshot) {
+            this(verdict, reason, message, pins, snapshot, Map.of());
+        }
+
         static Result waitFor(String message) {
             return new Result(Verdict.WAIT, Reasons.WAITING_FOR_SNAPSHOT, message, Map.of(), null);
         }
@@ -60,6 +67,7 @@ public final class RestoreGate {
         boolean nodeLocal = snapshot.getSpec().storage == null || snapshot.getSpec().storage.type == null
                 || snapshot.getSpec().storage.type == StorageType.NODE_LOCAL;
         Map<Integer, String> pins = new LinkedHashMap<>();
+        Map<Integer, String> images = new LinkedHashMap<>();
         for (int i = 0; i < plan.size(); i++) {
             MemberPlan p = plan.get(i);
             SnapshotMember m = members.get(i);
@@ -79,8 +87,13 @@ public final class RestoreGate {
             if (nodeLocal) {
                 pins.put(i, m.node);
             }
+            if (m.checkpointImage != null && m.imageLocation != null) {
+                // The runtime restores this member's processes from its checkpoint image. The name is the
+                // snapshot id's, derived again here rather than taken from the status as written.
+                images.put(i, RuntimeCheckpoint.imageReference(SnapshotPlan.idOf(m.imageLocation)));
+            }
         }
-        return new Result(Verdict.GO, null, null, pins, snapshot);
+        return new Result(Verdict.GO, null, null, pins, snapshot, images);
     }
 
     /** The decision after the gate: a restore that cannot be done fails the rollout; one not ready yet holds it Pending. */

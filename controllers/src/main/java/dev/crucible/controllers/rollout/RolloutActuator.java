@@ -3,6 +3,7 @@ package dev.crucible.controllers.rollout;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.controllers.apply.ServerSideApply;
+import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.controllers.config.OperatorSettings;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -39,7 +40,7 @@ final class RolloutActuator {
 
     /** Creates what is missing; returns why the API server refused a pod (4xx), or null. */
     String createMembers(Rollout rollout, RLEnvironment env, RolloutDecision d, KubernetesClient client,
-                         Map<Integer, String> pins) {
+                         RestoreGate.Result restore) {
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         boolean gang = TopologyPlanner.isGang(plan);
         GangSchedulerSupport.Kind kind = gang ? gangKind(client) : null;
@@ -64,7 +65,7 @@ final class RolloutActuator {
         ParallelWrites.all(beside);
         List<Supplier<String>> members = new ArrayList<>();
         for (MemberPlan m : d.create()) {
-            Pod pod = pinned(podBuilder.build(rollout, env, m, plan, d.gateNew(), kind), plan.indexOf(m), pins);
+            Pod pod = restored(podBuilder.build(rollout, env, m, plan, d.gateNew(), kind), plan.indexOf(m), restore);
             members.add(() -> createPod(rollout, pod, client));
         }
         return ParallelWrites.all(members).stream().filter(java.util.Objects::nonNull).findFirst().orElse(null);
@@ -100,11 +101,11 @@ final class RolloutActuator {
      * leaving it out of the applied pod removes it, and the scheduler then sees the whole gang at once.
      */
     void ungate(Rollout rollout, RLEnvironment env, List<String> names, KubernetesClient client,
-                Map<Integer, String> pins) {
+                RestoreGate.Result restore) {
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         GangSchedulerSupport.Kind kind = gangKind(client);
         for (MemberPlan m : plan) {
-            Pod pod = pinned(podBuilder.build(rollout, env, m, plan, false, kind), plan.indexOf(m), pins);
+            Pod pod = restored(podBuilder.build(rollout, env, m, plan, false, kind), plan.indexOf(m), restore);
             if (names.contains(pod.getMetadata().getName())) {
                 ServerSideApply.apply(client, pod);
             }
@@ -120,9 +121,23 @@ final class RolloutActuator {
         }
     }
 
-    /** A restored member runs on the node that holds its images (node-local snapshot storage). */
-    private static Pod pinned(Pod pod, int index, Map<Integer, String> pins) {
-        String node = pins.get(index);
+    /**
+     * A restored member runs on the node that holds its images (node-local snapshot storage), and a
+     * member whose memory the runtime checkpointed names its checkpoint image: the agent imports it on
+     * that node before the init container lets the agent container start, and the runtime restores it.
+     */
+    private static Pod restored(Pod pod, int index, RestoreGate.Result restore) {
+        if (restore == null) {
+            return pod;
+        }
+        String image = restore.checkpointImages().get(index);
+        if (image != null) {
+            pod.getSpec().getContainers().stream().filter(c -> RolloutLabels.AGENT_CONTAINER.equals(c.getName())).forEach(c -> {
+                c.setImage(image);
+                c.setImagePullPolicy("Never"); // on the node only: no registry holds it
+            });
+        }
+        String node = restore.pins().get(index);
         if (node != null) {
             Map<String, String> selector = new java.util.TreeMap<>(pod.getSpec().getNodeSelector() == null
                     ? Map.of() : pod.getSpec().getNodeSelector());

@@ -151,9 +151,8 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         BranchRestore.Restored restore = branchRestore.whenPlaced(rollout, gate, d, old, env, observed);
         d = restore.decision();
         String restored = restore.what();
-        Map<Integer, String> pins = gate == null ? Map.of() : gate.pins();
         if (!d.create().isEmpty()) {
-            String rejected = actuator.createMembers(rollout, env, d, client, pins);
+            String rejected = actuator.createMembers(rollout, env, d, client, gate);
             if (rejected != null) {
                 // Admission refused the pod (e.g. an unknown RuntimeClass, a quota): say so and retry later.
                 d = RolloutDecision.waiting(PhaseName.Pending, Reasons.POD_REJECTED, rejected, d.members(), Duration.ofSeconds(30));
@@ -162,7 +161,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
             }
         }
         if (!d.ungate().isEmpty()) {
-            actuator.ungate(rollout, env, d.ungate(), client, pins);
+            actuator.ungate(rollout, env, d.ungate(), client, gate);
         }
         RolloutStatus status = status(rollout, d, observed, restored, now);
         SnapshotSchedule.Plan snapshotPlan = snapshotPolicy.schedule(rollout, status, client);

@@ -5,6 +5,7 @@ import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.disk.WorkspacePatch;
 import dev.crucible.snapshot.engine.RestoreRequest;
 import dev.crucible.snapshot.engine.RestoreResult;
+import dev.crucible.snapshot.engine.RuntimeCheckpoint;
 import dev.crucible.snapshot.target.TargetSpec;
 import dev.crucible.snapshot.tls.AgentClientTls;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -62,29 +63,37 @@ public final class DaemonSetAgents implements SnapshotAgents {
     }
 
     @Override
+    public RuntimeCheckpoint runtime(Pod pod, String container) {
+        return new RuntimeCheckpoint(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), container);
+    }
+
+    @Override
     public String workspace(Pod pod) {
         return KUBELET_PODS + "/" + pod.getMetadata().getUid() + "/volumes/kubernetes.io~empty-dir/"
                 + PodLayout.WORKSPACE_VOLUME;
     }
 
     /**
-     * A disk-only snapshot's workspace is extracted (patches applied, marker left) into the branch
-     * pod's emptyDir on its node while the pod's init container waits for it. Process trees are not:
-     * putting a CRIU tree back inside a container needs the container runtime's checkpoint/restore
-     * (CRI), which this agent does not drive, so that fails with the reason instead of silently
-     * starting from scratch.
+     * The workspace is extracted (patches applied, marker left) into the branch pod's emptyDir on its
+     * node while the pod's init container waits for it. With {@code processes}, the agent first imports
+     * the member's checkpoint image into the node's containerd: the branch pod's container names it
+     * ({@code RuntimeCheckpoint.imageReference}), so the runtime restores the process when the init
+     * container lets it start. A snapshot without a checkpoint image is refused by the agent.
      */
     @Override
     public String restore(Pod pod, String container, String snapshotId, List<WorkspacePatch> patches, boolean processes) {
-        if (processes) {
-            throw new Unavailable("restoring processes into container " + container + " of pod " + pod.getMetadata().getName()
-                    + " needs the container runtime's checkpoint/restore (CRI), which the snapshot agent does not drive yet; "
-                    + "take snapshots with include.memory: false to branch workspaces in a cluster, or restore " + snapshotId
-                    + " locally with crucible restore");
-        }
         String node = pod.getSpec().getNodeName();
-        RestoreResult r = agentOn(node).restore(new RestoreRequest(snapshotId, workspace(pod), true, false, patches));
-        return "workspace on " + node + " (" + r.verifyMs() + " ms verify)";
+        SnapshotAgentClient agent = agentOn(node);
+        // Asked first: a snapshot without a checkpoint image would be restored by the agent's own CRIU,
+        // on the node itself, outside any container.
+        if (processes && agent.get(snapshotId).checkpointImage == null) {
+            throw new Unavailable("snapshot " + snapshotId + " holds no checkpoint image for container " + container
+                    + " (taken before memory snapshots went through the container runtime); restore its workspace with a "
+                    + "RolloutSnapshot that has include.memory: false");
+        }
+        RestoreResult r = agent.restore(new RestoreRequest(snapshotId, workspace(pod), true, false, patches));
+        return (processes ? "memory (" + r.checkpointImage() + ", imported in " + r.restoreMs() + " ms) and workspace" : "workspace")
+                + " on " + node + " (" + r.verifyMs() + " ms verify)";
     }
 
     private static boolean ready(Pod p) {

@@ -159,7 +159,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
                 String workspace = include != null && Boolean.FALSE.equals(include.disk) ? null : agents.workspace(pod);
                 SnapshotRequest request = new SnapshotRequest(SnapshotPlan.idOf(m.imageLocation), SnapshotPlan.group(snapshot),
                         agents.target(pod, m.container), null, Boolean.TRUE.equals(spec.tcpEstablished), false, workspace,
-                        timeoutSeconds(spec) * 1000L, null, diskOnly ? Boolean.TRUE : null);
+                        timeoutSeconds(spec) * 1000L, null, diskOnly ? Boolean.TRUE : null, diskOnly ? null : agents.runtime(pod, m.container));
                 protocol.add(new TwoPhaseSnapshot.Member(m.pod + "/" + m.container, agent, request));
             }
         } catch (SnapshotAgents.Unavailable e) {

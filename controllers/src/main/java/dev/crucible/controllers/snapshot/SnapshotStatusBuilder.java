@@ -30,6 +30,8 @@ final class SnapshotStatusBuilder {
             TwoPhaseSnapshot.MemberResult r = result.members().get(i);
             m.bytes = r.imageBytes() + r.workspaceBytes();
             m.dumpMillis = r.dumpMs();
+            m.mode = r.mode();
+            m.checkpointImage = r.checkpointImage();
             if (r.gpuProcesses() > 0) {
                 m.gpu = true;
             }

@@ -94,4 +94,24 @@ class RestoreGateTest {
         assertThat(RestoreGate.check("s", snapshot(SnapshotPhase.Ready, 2, 0, null, null), other, null).message())
                 .contains("role trainer").contains("role env");
     }
+
+    @Test
+    void membersCheckpointedByTheRuntimeNameTheirCheckpointImageDerivedFromTheSnapshotId() {
+        RolloutSnapshot s = snapshot(SnapshotPhase.Ready, 2, 0, null, null);
+        SnapshotMember memory = s.getStatus().members.get(0);
+        memory.imageLocation = "agent://cpu-0/snap-abc-0";
+        memory.mode = "memory";
+        // what the status says is not what the pod names: the reference is derived from the id again
+        memory.checkpointImage = "registry.example/someone-elses:image";
+        SnapshotMember disk = s.getStatus().members.get(1);
+        disk.imageLocation = "agent://cpu-1/snap-abc-1";
+        disk.mode = "disk";
+
+        var r = RestoreGate.check("s", s, trainers(2, 0), null);
+
+        assertThat(r.verdict()).isEqualTo(RestoreGate.Verdict.GO);
+        assertThat(r.checkpointImages()).containsExactly(java.util.Map.entry(0,
+                dev.crucible.snapshot.engine.RuntimeCheckpoint.imageReference("snap-abc-0")));
+        assertThat(r.checkpointImages().get(0)).isEqualTo("crucible.dev/checkpoint/snap-abc-0:latest");
+    }
 }

@@ -1,7 +1,6 @@
 package dev.crucible.e2e.realnode;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.crucible.snapshot.container.CtrImages;
 import dev.crucible.snapshot.container.KubeletCheckpoints;
@@ -131,16 +130,6 @@ class ContainerCheckpointTest {
                                 + "import_ms=%d restore_to_running_ms=%d%n", branch, snapshotMs, m.checkpointMs, m.runtimeGapMs,
                         m.checkpointBytes / 1048576.0, atSnapshot, first, r.restoreMs(), toRunningMs);
             }
-        }
-    }
-
-    @Test
-    void anEngineWithoutRuntimeAccessRefusesAndSaysWhatIsMissing(@TempDir Path dir) {
-        byte[] key = new byte[32];
-        try (SnapshotEngine engine = new EngineBuilder().store(dir.resolve("store")).scope(TargetScope.pods()).manifestKey(ManifestKey.of(key)).build()) {
-            SnapshotRequest req = new SnapshotRequest("no-runtime", "g", new TargetSpec(null, null, "uid", "containerd://abc"), null, false, false,
-                    null, null, null, null, new RuntimeCheckpoint(NS, "counter", "agent"));
-            assertThatThrownBy(() -> engine.prepare(req)).hasMessageContaining("kubelet").hasMessageContaining("containerd");
         }
     }
 

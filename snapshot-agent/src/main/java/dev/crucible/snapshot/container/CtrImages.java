@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,6 +23,14 @@ public final class CtrImages {
         this.socket = socket;
     }
 
+    private static String readAll(Process p) {
+        try {
+            return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     public void importLayout(Path layout, String reference, Duration timeout) {
         // tar of the layout piped into ctr (the layer, the only large file, is read once)
         ProcessBuilder tar = new ProcessBuilder("tar", "-C", layout.toString(), "-cf", "-", ".");
@@ -29,21 +38,30 @@ public final class CtrImages {
                 .redirectErrorStream(true);
         try {
             List<Process> ps = ProcessBuilder.startPipeline(List.of(tar, imp));
-            Process last = ps.get(1);
-            byte[] out = last.getInputStream().readAllBytes();
-            boolean done = last.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) && ps.get(0).waitFor(10, TimeUnit.SECONDS);
-            if (!done) {
+            Process tarProc = ps.get(0);
+            Process ctrProc = ps.get(1);
+            // read on the side, so the timeout holds even when ctr hangs with its output open
+            CompletableFuture<String> said = CompletableFuture.supplyAsync(() -> readAll(ctrProc));
+            if (!ctrProc.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 ps.forEach(Process::destroyForcibly);
                 throw new IllegalStateException("importing checkpoint image " + reference + " into containerd took over " + timeout.toSeconds() + " s");
             }
-            String said = new String(out, StandardCharsets.UTF_8).strip();
-            if (ps.get(0).exitValue() != 0) {
-                String err = new String(ps.get(0).getErrorStream().readNBytes(2048), StandardCharsets.UTF_8).strip();
-                throw new IllegalStateException("cannot read checkpoint image " + layout + " (tar exit " + ps.get(0).exitValue() + "): " + err);
+            String out = said.getNow("");
+            try {
+                out = said.get(5, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // keep what was read
             }
-            if (last.exitValue() != 0) {
-                throw new IllegalStateException("containerd refused checkpoint image " + reference + " (ctr exit " + last.exitValue() + "): "
-                        + (said.length() > 2000 ? said.substring(said.length() - 2000) : said));
+            // ctr first: when it fails before reading (no containerd), tar only dies of the closed pipe
+            if (ctrProc.exitValue() != 0) {
+                tarProc.destroyForcibly();
+                throw new IllegalStateException("containerd refused checkpoint image " + reference + " (ctr exit " + ctrProc.exitValue() + "): "
+                        + (out.length() > 2000 ? out.substring(out.length() - 2000) : out));
+            }
+            if (!tarProc.waitFor(10, TimeUnit.SECONDS) || tarProc.exitValue() != 0) {
+                String err = new String(tarProc.getErrorStream().readNBytes(2048), StandardCharsets.UTF_8).strip();
+                throw new IllegalStateException("cannot read checkpoint image " + layout + " (tar "
+                        + (tarProc.isAlive() ? "did not end" : "exit " + tarProc.exitValue()) + "): " + err);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + ctr + " to import " + reference, e);

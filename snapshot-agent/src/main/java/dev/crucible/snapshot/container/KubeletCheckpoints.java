@@ -116,7 +116,7 @@ public final class KubeletCheckpoints implements AutoCloseable {
     }
 
     private static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20"); // a path segment, not a form
     }
 
     private static String clip(String s) {

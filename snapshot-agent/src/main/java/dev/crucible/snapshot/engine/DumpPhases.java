@@ -218,7 +218,8 @@ final class DumpPhases {
         long t0 = System.nanoTime();
         Path dir = store.snapshotDir(SnapshotId.of(s.id));
         m.files = DirectoryDigests.compute(dir, NOT_CHECKSUMMED);
-        m.imageBytes = Files.isDirectory(dir.resolve("images")) ? ImageStore.sizeOf(dir.resolve("images")) : 0L;
+        m.imageBytes = (Files.isDirectory(dir.resolve("images")) ? ImageStore.sizeOf(dir.resolve("images")) : 0L)
+                + (Files.isDirectory(dir.resolve("checkpoint")) ? ImageStore.sizeOf(dir.resolve("checkpoint")) : 0L);
         metrics.phase("checksum", Duration.ofNanos(System.nanoTime() - t0));
         metrics.bytes("images", m.imageBytes);
         if (m.workspaceBytes != null) {

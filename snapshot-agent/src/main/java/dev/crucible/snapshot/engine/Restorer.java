@@ -73,6 +73,18 @@ final class Restorer {
         // Always verified (a request's verify:false is ignored): the seal proves the sums are the
         // agent's, the sums prove the files, and no unlisted file may sit among the images.
         long verifyMs = SnapshotVerification.verify(dir, m, id, seal);
+        long importMs = -1;
+        if (m.checkpointImage != null) {
+            // The runtime restores the processes when it creates a container from the image: imported
+            // here (verified above with every other file) before the workspace (and its marker) appears,
+            // so the branch pod's container, which waits for that marker, finds its image.
+            if (runtime == null) throw new IllegalStateException("snapshot '" + id + "' holds a runtime checkpoint, but " + ContainerRuntime.unavailable());
+            long t0 = System.nanoTime();
+            runtime.importImage(new CheckpointImage(dir.resolve("checkpoint"), m.checkpointImage, null,
+                    m.checkpointBytes == null ? 0 : m.checkpointBytes, m.checkpointDigest), criuTimeout);
+            importMs = (System.nanoTime() - t0) / 1_000_000;
+            metrics.phase("image_import", Duration.ofNanos(System.nanoTime() - t0));
+        }
         Path workspaceOut = null;
         if (r.workspaceOut() != null) {
             if (m.workspaceSha256 == null) {
@@ -88,14 +100,6 @@ final class Restorer {
         }
         String restoreId = id + "-r" + System.currentTimeMillis() + "-" + COUNTER.incrementAndGet();
         if (m.checkpointImage != null) {
-            // The runtime restores the processes when it creates a container from the image: imported
-            // here (verified above with every other file), named by the caller's pod.
-            if (runtime == null) throw new IllegalStateException("snapshot '" + id + "' holds a runtime checkpoint, but " + ContainerRuntime.unavailable());
-            long t0 = System.nanoTime();
-            runtime.importImage(new CheckpointImage(dir.resolve("checkpoint"), m.checkpointImage, null,
-                    m.checkpointBytes == null ? 0 : m.checkpointBytes, m.checkpointDigest), criuTimeout);
-            long importMs = (System.nanoTime() - t0) / 1_000_000;
-            metrics.phase("image_import", Duration.ofNanos(System.nanoTime() - t0));
             metrics.outcome("restore", "ok");
             return new RestoreResult(id.value(), restoreId, 0, importMs, verifyMs, workspaceOut == null ? null : workspaceOut.toString(),
                     m.checkpointImage);

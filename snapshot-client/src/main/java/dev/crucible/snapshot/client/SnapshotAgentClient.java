@@ -85,6 +85,11 @@ public final class SnapshotAgentClient {
         return ManifestJson.JSON.convertValue(send("GET", "/v1/snapshots", null), t);
     }
 
+    /** One snapshot's manifest; an unknown id is an {@link AgentCallException} with status 404. */
+    public Manifest get(String snapshotId) {
+        return ManifestJson.JSON.convertValue(send("GET", "/v1/snapshots/" + snapshotId, null), Manifest.class);
+    }
+
     /** Deletes one snapshot's images; an unknown id is an {@link AgentCallException} with status 404. */
     public void delete(String snapshotId) {
         send("DELETE", "/v1/snapshots/" + snapshotId, null);

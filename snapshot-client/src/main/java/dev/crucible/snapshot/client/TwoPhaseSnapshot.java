@@ -30,8 +30,13 @@ public final class TwoPhaseSnapshot {
     }
 
     /** @param gpuProcesses processes whose CUDA state was checkpointed with the member */
+    /**
+     * @param mode            "memory" or "disk": what a restore of this member brings back ({@link Manifest#mode()})
+     * @param checkpointImage the container runtime's checkpoint image, when the runtime took the memory
+     */
     public record MemberResult(String name, String snapshotId, String agent, long preDumpMs, long dumpMs,
-                               long freezeWindowMs, long imageBytes, long workspaceBytes, int gpuProcesses) {
+                               long freezeWindowMs, long imageBytes, long workspaceBytes, int gpuProcesses, String mode,
+                               String checkpointImage) {
     }
 
     /**
@@ -74,7 +79,8 @@ public final class TwoPhaseSnapshot {
                 long pre = m.preDumpMs.stream().mapToLong(Long::longValue).sum();
                 results.add(new MemberResult(members.get(i).name(), m.id, members.get(i).agent().base().toString(), pre,
                         dumped.get(i).dumpMs(), m.freezeWindowMs, m.imageBytes == null ? 0 : m.imageBytes,
-                        m.workspaceBytes == null ? 0 : m.workspaceBytes, m.gpuNamespacePids.size()));
+                        m.workspaceBytes == null ? 0 : m.workspaceBytes, m.gpuNamespacePids.size(), m.mode(),
+                        m.checkpointImage));
                 freezeWindow = Math.max(freezeWindow, m.freezeWindowMs);
                 slowestDump = Math.max(slowestDump, dumped.get(i).dumpMs() + dumped.get(i).workspaceMs());
             }

@@ -19,4 +19,10 @@ public class SnapshotMember {
     public String gpuModel;
     public Integer gpuCount;
     public String sha256;
+    @JsonPropertyDescription("What a restore brings back: memory (the processes, through the container runtime's checkpoint image, "
+            + "and the workspace) or disk (the workspace only).")
+    public String mode;
+    @JsonPropertyDescription("The checkpoint image a branch's container is restored from (memory snapshots of a "
+            + "container, taken through the kubelet's checkpoint API); imported on the branch's node at restore.")
+    public String checkpointImage;
 }
