@@ -2,7 +2,9 @@ package dev.crucible.e2e.realnode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.snapshot.container.CtrImages;
+import dev.crucible.snapshot.disk.WorkspacePatch;
 import dev.crucible.snapshot.container.KubeletCheckpoints;
 import dev.crucible.snapshot.container.KubeletContainerd;
 import dev.crucible.snapshot.engine.CommitAction;
@@ -44,8 +46,12 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 class ContainerCheckpointTest {
     private static final String NS = "crucible-checkpoint-test";
-    /** Counts every 100 ms, in memory; the file is only where the test reads it from the node. */
-    private static final String COUNTER = "import time\ni=0\nwhile True:\n  i+=1\n  open('/data/count','w').write(str(i))\n  time.sleep(0.1)\n";
+    /**
+     * Counts every 100 ms, in memory, by the step in /data/step (1 without one): the count file is only
+     * where the test reads it from the node; the step file is what a branch's patch changes.
+     */
+    private static final String COUNTER = "import time\ni=0\nwhile True:\n  try:\n    step=int(open('/data/step').read())\n  except Exception:\n    step=1\n"
+            + "  i+=step\n  open('/data/count','w').write(str(i))\n  time.sleep(0.1)\n";
 
     private static KubernetesClient client;
     private static Path state;
@@ -105,6 +111,7 @@ class ContainerCheckpointTest {
             assertThat(count("counter")).as("the container stays frozen until commit").isEqualTo(atSnapshot);
             Manifest m = engine.commit("counter-1", CommitAction.THAW);
             long snapshotMs = (System.nanoTime() - t0) / 1_000_000;
+            System.out.printf("[checkpoint] snapshot_ms=%d freeze_window_ms=%d%n", snapshotMs, m.freezeWindowMs);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count("counter") > atSnapshot + 5);
 
             assertThat(m.state).isEqualTo(SnapshotState.COMPLETE);
@@ -114,23 +121,47 @@ class ContainerCheckpointTest {
             assertThat(m.files).containsKey("checkpoint/index.json").anySatisfy((f, d) -> assertThat(f).startsWith("checkpoint/blobs/sha256/"));
             assertThat(m.workspaceSha256).as("the workspace archived while frozen").isNotNull();
 
-            for (String branch : List.of("branch-a", "branch-b")) {
-                RestoreResult r = engine.restore(RestoreRequest.of("counter-1"));
-                assertThat(r.checkpointImage()).isEqualTo(m.checkpointImage);
-                long c0 = System.nanoTime();
-                create(pod(branch, m.checkpointImage, null));
-                Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> count(branch) > 0);
-                long toRunningMs = (System.nanoTime() - c0) / 1_000_000;
-                long first = count(branch);
-                // A fresh start counts from 1; the restored process goes on from the checkpoint's count
-                // (give or take the moments the runtime let it run around its own pause).
-                assertThat(first).as(branch + " continues the count").isGreaterThanOrEqualTo(atSnapshot - 5);
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count(branch) > first + 5);
-                System.out.printf("[checkpoint] %s snapshot_ms=%d checkpoint_ms=%d runtime_gap_ms=%d size_mib=%.1f count_at_snapshot=%d first_count=%d "
-                                + "import_ms=%d restore_to_running_ms=%d%n", branch, snapshotMs, m.checkpointMs, m.runtimeGapMs,
-                        m.checkpointBytes / 1048576.0, atSnapshot, first, r.restoreMs(), toRunningMs);
-            }
+            // Two branches side by side, as the operator builds them: the pod waits in its init container
+            // until the restore has put the workspace (patches applied) and the marker in place; the runtime
+            // then restores the process. branch-b is a revert with a patch: its step file says 1000.
+            long aFirst = branch(engine, m, "branch-a", image, List.of(), atSnapshot);
+            long bFirst = branch(engine, m, "branch-b", image, List.of(new WorkspacePatch("step", "1000\n", null)), atSnapshot);
+            // A fresh start counts from 0 by its step; a restored process goes on from the checkpoint's count
+            // (give or take the tick the runtime let it run around its own pause).
+            // (the count read after the dump may include a tick run after the runtime's checkpoint: ±2)
+            assertThat(aFirst).as("branch-a continues the count").isBetween(atSnapshot - 2, atSnapshot + 100);
+            long b = count("branch-b");
+            assertThat(b).as("branch-b continues with the patched step").isGreaterThanOrEqualTo(1000);
+            assertThat(b % 1000).as("branch-b: the checkpoint's count plus steps of 1000, not a restart (" + b + ")")
+                    .isBetween(atSnapshot - 2, atSnapshot + 2);
+            assertThat(count("branch-a")).as("branch-a unaffected by branch-b's patch").isLessThan(atSnapshot + 1000);
         }
+    }
+
+    /** Creates a branch pod, restores the snapshot into it, and returns the first count its process wrote. */
+    private static long branch(SnapshotEngine engine, Manifest m, String name, String initImage, List<WorkspacePatch> patches,
+                               long atSnapshot) {
+        Pod p = pod(name, m.checkpointImage, null);
+        p.getSpec().setInitContainers(List.of(new io.fabric8.kubernetes.api.model.ContainerBuilder().withName("wait").withImage(initImage)
+                .withImagePullPolicy("Never").withCommand("sh", "-c", "until [ -e /data/" + PodLayout.RESTORED_MARKER + " ]; do sleep 0.1; done")
+                .addNewVolumeMount().withName("data").withMountPath("/data").endVolumeMount().build()));
+        Pod created = create(p);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> Files.isDirectory(emptyDir(created)));
+        List<WorkspacePatch> all = new java.util.ArrayList<>(patches);
+        all.add(new WorkspacePatch(PodLayout.RESTORED_MARKER, "counter-1\n", null)); // last, as BranchRestore does
+        long c0 = System.nanoTime();
+        RestoreResult r = engine.restore(new RestoreRequest("counter-1", emptyDir(created).toString(), true, false, all));
+        assertThat(r.checkpointImage()).isEqualTo(m.checkpointImage);
+        // the restored workspace holds the snapshot's count; the restored process writes the next one
+        Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> count(name) > atSnapshot - 2 && Files.exists(emptyDir(created).resolve("count"))
+                && Files.getLastModifiedTime(emptyDir(created).resolve("count")).toMillis() > System.currentTimeMillis() - 1000 && running(name));
+        long toRunningMs = (System.nanoTime() - c0) / 1_000_000;
+        long first = count(name);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count(name) > first);
+        System.out.printf("[checkpoint] %s checkpoint_ms=%d runtime_gap_ms=%d size_mib=%.1f count_at_snapshot=%d first_count=%d "
+                        + "import_ms=%d restore_to_running_ms=%d%n", name, m.checkpointMs, m.runtimeGapMs,
+                m.checkpointBytes / 1048576.0, atSnapshot, first, r.restoreMs(), toRunningMs);
+        return first;
     }
 
     private static Pod create(Pod p) {
@@ -146,6 +177,12 @@ class ContainerCheckpointTest {
                 .addNewVolumeMount().withName("data").withMountPath("/data").endVolumeMount().endContainer()
                 .addNewVolume().withName("data").withNewEmptyDir().endEmptyDir().endVolume()
                 .endSpec().build();
+    }
+
+    private static boolean running(String pod) {
+        Pod p = client.pods().inNamespace(NS).withName(pod).get();
+        return p != null && p.getStatus() != null && p.getStatus().getContainerStatuses() != null
+                && p.getStatus().getContainerStatuses().stream().anyMatch(c -> c.getState() != null && c.getState().getRunning() != null);
     }
 
     private static Path emptyDir(Pod p) {
