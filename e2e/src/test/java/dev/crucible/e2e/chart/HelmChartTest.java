@@ -172,13 +172,39 @@ class HelmChartTest {
     }
 
     @Test
+    void theSnapshotAgentMayOnlyAskItsKubeletForCheckpointsAndOnlyWhenMemorySnapshotsAreOn() {
+        List<HasMetadata> on = StrictDecoding.decode(ChartRendering.render(Map.of()));
+        ClusterRole role = on.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("crucible-snapshot-agent-checkpoint")).findFirst().orElseThrow();
+        assertThat(role.getRules()).singleElement().satisfies(r -> {
+            assertThat(r.getResources()).containsExactly("nodes/checkpoint");
+            assertThat(r.getVerbs()).containsExactly("create");
+        });
+        var binding = on.stream().filter(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::isInstance)
+                .map(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::cast)
+                .filter(b -> b.getRoleRef().getName().equals("crucible-snapshot-agent-checkpoint")).findFirst().orElseThrow();
+        assertThat(binding.getSubjects()).singleElement().satisfies(sub -> assertThat(sub.getName()).isEqualTo("crucible-snapshot-agent"));
+        PodSpec pod = only(on, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getContainers().get(0).getArgs()).contains("--kubelet", "$(HOST_IP):10250", "--containerd-socket",
+                "--kubelet-token-file", "/var/lib/kubelet/pki/kubelet.crt");
+        assertThat(pod.getVolumes()).anySatisfy(v -> assertThat(v.getProjected()).isNotNull());
+
+        List<HasMetadata> off = StrictDecoding.decode(ChartRendering.render(Map.of("snapshots.agent.runtimeCheckpoints", false)));
+        assertThat(off).noneMatch(o -> o.getMetadata().getName().equals("crucible-snapshot-agent-checkpoint"));
+        PodSpec offPod = only(off, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(offPod.getContainers().get(0).getArgs()).doesNotContain("--kubelet", "--containerd-socket");
+        assertThat(offPod.getVolumes()).noneMatch(v -> v.getProjected() != null);
+    }
+
+    @Test
     void rbacIsNamespacedWhenNamespacesAreListedAndNeverGrantsWildcards() {
         List<HasMetadata> all = StrictDecoding.decode(ChartRendering.render(valueSets().toList().get(1)));
         List<Role> roles = all.stream().filter(Role.class::isInstance).map(Role.class::cast).toList();
         assertThat(roles).extracting(r -> r.getMetadata().getNamespace()).contains("team-a", "team-b");
         List<ClusterRole> clusterRoles = all.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast).toList();
         assertThat(clusterRoles).extracting(r -> r.getMetadata().getName())
-                .containsExactlyInAnyOrder("crucible-cluster-read", "crucible-webhook-configuration");
+                .containsExactlyInAnyOrder("crucible-cluster-read", "crucible-webhook-configuration",
+                        "crucible-snapshot-agent-checkpoint"); // nodes are cluster-scoped: no Role can grant it
         Stream.concat(roles.stream().flatMap(r -> r.getRules().stream()), clusterRoles.stream().flatMap(r -> r.getRules().stream()))
                 .forEach((PolicyRule rule) -> {
                     assertThat(rule.getVerbs()).doesNotContain("*");

@@ -222,26 +222,9 @@ class RealNodeTest {
     private void snapshotARunningRollout(String name) {
         Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
                 .until(() -> runningPods(name) > 0);
-        String yaml = """
-                apiVersion: crucible.dev/v1alpha1
-                kind: RolloutSnapshot
-                metadata:
-                  name: %s-snap
-                  namespace: %s
-                spec:
-                  rolloutRef: {name: %s}
-                  include: {memory: false, disk: true}
-                  leaveRunning: true
-                  timeoutSeconds: 120
-                """.formatted(name, NS, name);
-        client.resource(client.getKubernetesSerialization().unmarshal(yaml, RolloutSnapshot.class)).create();
         // The operator asks the node's agent to freeze the pod's processes (found by pod UID and container id
-        // through the host PID view, in the v1 hierarchies here), archive the workspace, then thaw them. A
-        // memory dump of a container with CRIU on this node is issue 17's (the kubelet checkpoint API).
-        RolloutSnapshot snap = Awaitility.await("the snapshot finished").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
-                .until(() -> client.resources(RolloutSnapshot.class).inNamespace(NS).withName(name + "-snap").get(),
-                        x -> x != null && x.getStatus() != null && x.getStatus().phase != null
-                                && (x.getStatus().phase == SnapshotPhase.Ready || x.getStatus().phase == SnapshotPhase.Failed));
+        // through the host PID view, in the v1 hierarchies here), archive the workspace, then thaw them.
+        RolloutSnapshot snap = snapshotOf(name, "include: {memory: false, disk: true}");
         assertThat(snap.getStatus().phase).as(snap.getStatus().reason + ": " + snap.getStatus().message).isEqualTo(SnapshotPhase.Ready);
         assertThat(snap.getStatus().members).singleElement().satisfies(m -> {
             assertThat(m.node).isEqualTo("real-0");
@@ -271,22 +254,7 @@ class RealNodeTest {
         try {
             Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
                     .until(() -> runningPods(name) > 0);
-            String yaml = """
-                    apiVersion: crucible.dev/v1alpha1
-                    kind: RolloutSnapshot
-                    metadata:
-                      name: %s-snap
-                      namespace: %s
-                    spec:
-                      rolloutRef: {name: %s}
-                      leaveRunning: true
-                      timeoutSeconds: 120
-                    """.formatted(name, NS, name);
-            client.resource(client.getKubernetesSerialization().unmarshal(yaml, RolloutSnapshot.class)).create();
-            RolloutSnapshot snap = Awaitility.await("the snapshot finished").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
-                    .until(() -> client.resources(RolloutSnapshot.class).inNamespace(NS).withName(name + "-snap").get(),
-                            x -> x != null && x.getStatus() != null && x.getStatus().phase != null
-                                    && (x.getStatus().phase == SnapshotPhase.Ready || x.getStatus().phase == SnapshotPhase.Failed));
+            RolloutSnapshot snap = snapshotOf(name, "include: {memory: true, disk: true}");
             if (!boundingSetHas(24)) { // CAP_SYS_RESOURCE
                 assertThat(snap.getStatus().phase).isEqualTo(SnapshotPhase.Failed);
                 assertThat(snap.getStatus().message).as("the refusal names the kubelet and the runtime's CRIU")
@@ -318,6 +286,27 @@ class RealNodeTest {
             client.resources(RolloutSnapshot.class).inNamespace(NS).withName(name + "-snap").delete();
             removeRollout(name);
         }
+    }
+
+    /** Creates NAME-snap of the rollout (leaving it running) and returns it once Ready or Failed. */
+    private static RolloutSnapshot snapshotOf(String name, String include) {
+        String yaml = """
+                apiVersion: crucible.dev/v1alpha1
+                kind: RolloutSnapshot
+                metadata:
+                  name: %s-snap
+                  namespace: %s
+                spec:
+                  rolloutRef: {name: %s}
+                  %s
+                  leaveRunning: true
+                  timeoutSeconds: 120
+                """.formatted(name, NS, name, include);
+        client.resource(client.getKubernetesSerialization().unmarshal(yaml, RolloutSnapshot.class)).create();
+        return Awaitility.await("the snapshot finished").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> client.resources(RolloutSnapshot.class).inNamespace(NS).withName(name + "-snap").get(),
+                        x -> x != null && x.getStatus() != null && x.getStatus().phase != null
+                                && (x.getStatus().phase == SnapshotPhase.Ready || x.getStatus().phase == SnapshotPhase.Failed));
     }
 
     /** The agent's count, from the workspace on the node (the real node's kubelet root is under its run dir). */
