@@ -7,6 +7,7 @@ import dev.crucible.snapshot.container.CtrImages;
 import dev.crucible.snapshot.disk.WorkspacePatch;
 import dev.crucible.snapshot.container.KubeletCheckpoints;
 import dev.crucible.snapshot.container.KubeletContainerd;
+import dev.crucible.snapshot.container.RestoredGpuResume;
 import dev.crucible.snapshot.engine.CommitAction;
 import dev.crucible.snapshot.engine.EngineBuilder;
 import dev.crucible.snapshot.engine.RestoreRequest;
@@ -140,7 +141,7 @@ class ContainerCheckpointTest {
 
     /** Creates a branch pod, restores the snapshot into it, and returns the first count its process wrote. */
     private static long branch(SnapshotEngine engine, Manifest m, String name, String initImage, List<WorkspacePatch> patches,
-                               long atSnapshot) {
+                               long atSnapshot) throws java.io.IOException {
         Pod p = pod(name, m.checkpointImage, null);
         p.getSpec().setInitContainers(List.of(new io.fabric8.kubernetes.api.model.ContainerBuilder().withName("wait").withImage(initImage)
                 .withImagePullPolicy("Never").withCommand("sh", "-c", "until [ -e /data/" + PodLayout.RESTORED_MARKER + " ]; do sleep 0.1; done")
@@ -158,6 +159,10 @@ class ContainerCheckpointTest {
         long toRunningMs = (System.nanoTime() - c0) / 1_000_000;
         long first = count(name);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count(name) > first);
+        // What the GPU half resumes after a runtime restore: the restored process, found by its pod and its
+        // namespace pid (the counter is pid 1 of its container, as it was when checkpointed).
+        assertThat(RestoredGpuResume.matching(Path.of("/proc"), created.getMetadata().getUid(), java.util.Set.of(1L)))
+                .singleElement().satisfies(pid -> assertThat(Files.readString(Path.of("/proc", pid.toString(), "comm")).strip()).startsWith("python"));
         System.out.printf("[checkpoint] %s checkpoint_ms=%d runtime_gap_ms=%d size_mib=%.1f count_at_snapshot=%d first_count=%d "
                         + "import_ms=%d restore_to_running_ms=%d%n", name, m.checkpointMs, m.runtimeGapMs,
                 m.checkpointBytes / 1048576.0, atSnapshot, first, r.restoreMs(), toRunningMs);

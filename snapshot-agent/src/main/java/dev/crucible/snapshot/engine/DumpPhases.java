@@ -68,6 +68,8 @@ final class DumpPhases {
      * Everything prepare does before the freeze: suspends the tree's GPU state (unless disk-only),
      * then runs up to {@code preDumps} pre-dumps when the kernel tracks dirty memory. Returns
      * whether it does (the final dump then copies only what changed since the last pre-dump).
+     * {@code runner} null: the container runtime takes the memory (no pre-dumps of ours), but the GPU
+     * state is still moved to host memory first, where the runtime's CRIU finds it.
      */
     boolean beforeFreeze(Session s, SnapshotRequest r, CriuRunner runner, int preDumps, boolean diskOnly) throws Exception {
         Manifest m = s.manifest;
@@ -75,9 +77,9 @@ final class DumpPhases {
         if (!diskOnly) {
             suspendGpu(s, r);
         }
-        boolean tracking = !diskOnly && runner.binary().memoryTracking();
+        boolean tracking = !diskOnly && runner != null && runner.binary().memoryTracking();
         m.memoryTracking = tracking;
-        if (diskOnly) {
+        if (diskOnly || runner == null) {
             preDumps = 0;
         } else if (!tracking && preDumps > 0) {
             m.reason = "kernel lacks soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY): no pre-dumps, the final dump copies all memory while frozen";

@@ -2,6 +2,7 @@ package dev.crucible.snapshot.engine;
 
 import dev.crucible.snapshot.container.CheckpointImage;
 import dev.crucible.snapshot.container.ContainerRuntime;
+import dev.crucible.snapshot.container.RestoredGpuResume;
 import dev.crucible.snapshot.criu.CriuArgs;
 import dev.crucible.snapshot.criu.CriuException;
 import dev.crucible.snapshot.criu.CriuResult;
@@ -74,6 +75,15 @@ final class Restorer {
         // agent's, the sums prove the files, and no unlisted file may sit among the images.
         long verifyMs = SnapshotVerification.verify(dir, m, id, seal);
         long importMs = -1;
+        String gpuPod = null;
+        if (m.checkpointImage != null && !m.gpuNamespacePids.isEmpty()) {
+            // checked before anything is written: the branch pod must not start with its GPU state left checkpointed
+            gpuPod = r.workspaceOut() == null ? null : RestoredGpuResume.podUidOf(r.workspaceOut());
+            if (gpuPod == null || cuda == null) {
+                throw new IllegalArgumentException("snapshot '" + id + "' holds CUDA state: " + (cuda == null ? CudaCheckpoint.MISSING
+                        : "workspaceOut must be the branch pod's workspace (under kubelet's pods folder) to find its processes"));
+            }
+        }
         if (m.checkpointImage != null) {
             // The runtime restores the processes when it creates a container from the image: imported
             // here (verified above with every other file) before the workspace (and its marker) appears,
@@ -100,6 +110,10 @@ final class Restorer {
         }
         String restoreId = id + "-r" + System.currentTimeMillis() + "-" + COUNTER.incrementAndGet();
         if (m.checkpointImage != null) {
+            if (gpuPod != null) {
+                // The runtime brings the processes back later, with their CUDA state checkpointed: resume it then.
+                RestoredGpuResume.start(gpuPod, new java.util.HashSet<>(m.gpuNamespacePids), cuda, Duration.ofMinutes(15));
+            }
             metrics.outcome("restore", "ok");
             return new RestoreResult(id.value(), restoreId, 0, importMs, verifyMs, workspaceOut == null ? null : workspaceOut.toString(),
                     m.checkpointImage);

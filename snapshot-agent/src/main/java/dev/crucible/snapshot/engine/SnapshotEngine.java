@@ -188,7 +188,7 @@ public final class SnapshotEngine implements AutoCloseable {
         try {
             s.cgroup = freezer.cgroupFor(target);
             m.cgroupPath = s.cgroup == null ? null : s.cgroup.toString();
-            boolean tracking = dumps.beforeFreeze(s, r, runner, preDumps, diskOnly || r.runtime() != null);
+            boolean tracking = dumps.beforeFreeze(s, r, runner, preDumps, diskOnly);
             FreezeHandle h = guard.freeze(s, freezeTimeout);
             synchronized (s) {
                 if (s.aborted) {
