@@ -136,6 +136,13 @@ class ContainerCheckpointTest {
             assertThat(b % 1000).as("branch-b: the checkpoint's count plus steps of 1000, not a restart (" + b + ")")
                     .isBetween(atSnapshot - 2, atSnapshot + 2);
             assertThat(count("branch-a")).as("branch-a unaffected by branch-b's patch").isLessThan(atSnapshot + 1000);
+
+            // Deleting the snapshot removes its image from containerd, with the name the CRI added when it ran it.
+            CtrImages ctr = new CtrImages(nodeBin().resolve("ctr"), run.resolve("containerd.sock"));
+            assertThat(ctr.digestOf(m.checkpointImage, Duration.ofSeconds(30))).isEqualTo(m.checkpointDigest);
+            assertThat(engine.delete("counter-1")).isTrue();
+            assertThat(ctr.digestOf(m.checkpointImage, Duration.ofSeconds(30))).isNull();
+            assertThat(ctrImages(ctr)).as("no name left on the checkpoint's layers").doesNotContain(m.checkpointDigest);
         }
     }
 
@@ -182,6 +189,15 @@ class ContainerCheckpointTest {
                 .addNewVolumeMount().withName("data").withMountPath("/data").endVolumeMount().endContainer()
                 .addNewVolume().withName("data").withNewEmptyDir().endEmptyDir().endVolume()
                 .endSpec().build();
+    }
+
+    /** Every image's target digest on the node, as `ctr images ls` lists them. */
+    private static String ctrImages(CtrImages ctr) throws Exception {
+        Process p = new ProcessBuilder(nodeBin().resolve("ctr").toString(), "-a", state.resolve("node/containerd.sock").toString(),
+                "-n", "k8s.io", "images", "ls").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        return out;
     }
 
     private static boolean running(String pod) {

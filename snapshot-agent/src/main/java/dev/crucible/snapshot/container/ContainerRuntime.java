@@ -13,8 +13,18 @@ public interface ContainerRuntime {
     /** Checkpoints the container; returns the archive the runtime wrote (on this node). */
     Path checkpoint(RuntimeCheckpoint container, Duration timeout);
 
-    /** Imports the image layout so that pods on this node can name {@code image.reference()}. */
+    /**
+     * Makes the image available so that pods on this node can name {@code image.reference()}: imported,
+     * unless the same image (same index digest) is already there (a second branch of one snapshot).
+     */
     void importImage(CheckpointImage image, Duration timeout);
+
+    /**
+     * Removes the image named {@code reference} from the node, with every other name the runtime gave
+     * it (the CRI names an image it ran by its config digest too; a name left behind keeps the layers).
+     * Nothing when it is not there.
+     */
+    void removeImage(String reference, Duration timeout);
 
     /** Why memory snapshots of containers cannot work here, for refusals: what is missing. */
     static String unavailable() {

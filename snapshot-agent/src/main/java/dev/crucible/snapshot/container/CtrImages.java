@@ -23,6 +23,53 @@ public final class CtrImages {
         this.socket = socket;
     }
 
+    /** The target digest of the image named {@code reference}, or null when there is none. */
+    public String digestOf(String reference, Duration timeout) {
+        for (String[] row : list(timeout)) {
+            if (row[0].equals(reference)) return row[2];
+        }
+        return null;
+    }
+
+    /** Removes {@code reference} and every other name with the same target digest; nothing if absent. */
+    public void removeAllNamesOf(String reference, Duration timeout) {
+        List<String[]> rows = list(timeout);
+        String digest = rows.stream().filter(r -> r[0].equals(reference)).map(r -> r[2]).findFirst().orElse(null);
+        if (digest == null) return;
+        List<String> cmd = new java.util.ArrayList<>(List.of(ctr.toString(), "-a", socket.toString(), "-n", "k8s.io", "images", "rm"));
+        rows.stream().filter(r -> r[2].equals(digest)).map(r -> r[0]).forEach(cmd::add);
+        run(cmd, timeout, "remove checkpoint image " + reference);
+    }
+
+    /** {@code ctr images ls} as rows of (name, type, digest, …). */
+    private List<String[]> list(Duration timeout) {
+        String out = run(List.of(ctr.toString(), "-a", socket.toString(), "-n", "k8s.io", "images", "ls"), timeout, "list images");
+        return out.lines().skip(1).map(String::strip).filter(l -> !l.isEmpty()).map(l -> l.split("\\s+")).filter(r -> r.length >= 3).toList();
+    }
+
+    private String run(List<String> cmd, Duration timeout, String what) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(p));
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("ctr: " + what + " took over " + timeout.toSeconds() + " s");
+            }
+            String said = out.get(5, TimeUnit.SECONDS);
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException("ctr could not " + what + " (exit " + p.exitValue() + "): " + said);
+            }
+            return said;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + ctr + " to " + what, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + what);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("ctr: " + what + ": " + e.getMessage());
+        }
+    }
+
     private static String readAll(Process p) {
         try {
             return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();

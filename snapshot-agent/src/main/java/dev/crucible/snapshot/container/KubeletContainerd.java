@@ -21,7 +21,15 @@ public final class KubeletContainerd implements ContainerRuntime, AutoCloseable 
 
     @Override
     public void importImage(CheckpointImage image, Duration timeout) {
+        if (image.indexDigest() != null && image.indexDigest().equals(images.digestOf(image.reference(), timeout))) {
+            return; // already imported (an earlier branch of the same snapshot on this node)
+        }
         images.importLayout(image.layout(), image.reference(), timeout);
+    }
+
+    @Override
+    public void removeImage(String reference, Duration timeout) {
+        images.removeAllNamesOf(reference, timeout);
     }
 
     @Override

@@ -297,12 +297,25 @@ public final class SnapshotEngine implements AutoCloseable {
         if (sessions.holds(id.value())) {
             throw new SessionConflictException("snapshot '" + id + "' is in progress; abort it first");
         }
-        return store.delete(id);
+        boolean deleted = store.delete(id);
+        removeCheckpointImage(id.value());
+        return deleted;
+    }
+
+    /** A deleted snapshot's checkpoint image leaves the node's runtime too (GiBs otherwise); best effort. */
+    private void removeCheckpointImage(String snapshotId) {
+        if (runtime == null) return;
+        try {
+            runtime.removeImage(dev.crucible.snapshot.engine.RuntimeCheckpoint.imageReference(snapshotId), Duration.ofMinutes(2));
+        } catch (RuntimeException e) {
+            LOG.warn("snapshot " + snapshotId + " deleted, but its checkpoint image stays on the node: " + e.getMessage());
+        }
     }
 
     /** Retention over snapshots, plus old restore work dirs and empty per-tree cgroups. */
     public List<String> gc(RetentionPolicy policy) {
         List<String> deleted = new GarbageCollector(store).collect(policy, Instant.now(), sessions::holds);
+        deleted.forEach(this::removeCheckpointImage);
         store.removeWorkDirsOlderThan(Instant.now().minus(policy.failedTtl()));
         freezer.removeEmptyTreeCgroups();
         return deleted;

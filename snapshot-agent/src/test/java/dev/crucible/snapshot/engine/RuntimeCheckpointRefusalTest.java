@@ -91,6 +91,13 @@ class RuntimeCheckpointRefusalTest {
             assertThat(image.layout().resolve("index.json")).as("the layout handed to containerd").exists();
             imported.add(image);
         }
+
+        final List<String> removed = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void removeImage(String reference, Duration timeout) {
+            removed.add(reference);
+        }
     }
 
     @Test
@@ -168,6 +175,9 @@ class RuntimeCheckpointRefusalTest {
             assertThatThrownBy(() -> engine.restore(RestoreRequest.of("rt-1")))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("fails verification");
             assertThat(rt.imported).as("a tampered checkpoint is never handed to containerd").hasSize(1);
+
+            assertThat(engine.delete("rt-1")).isTrue();
+            assertThat(rt.removed).as("a deleted snapshot's image leaves the node too").containsExactly(ref);
         }
     }
 
