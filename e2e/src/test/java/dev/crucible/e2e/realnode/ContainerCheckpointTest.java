@@ -106,13 +106,16 @@ class ContainerCheckpointTest {
                     null, false, false, workspace.toString(), 120_000L, null, null, new RuntimeCheckpoint(NS, "counter", "agent"));
             long t0 = System.nanoTime();
             engine.prepare(req);
+            long atFreeze = count("counter");
             engine.dump("counter-1");
             long atSnapshot = count("counter"); // frozen again after the runtime's checkpoint: the count it holds
             Thread.sleep(300);
             assertThat(count("counter")).as("the container stays frozen until commit").isEqualTo(atSnapshot);
             Manifest m = engine.commit("counter-1", CommitAction.THAW);
             long snapshotMs = (System.nanoTime() - t0) / 1_000_000;
-            System.out.printf("[checkpoint] snapshot_ms=%d freeze_window_ms=%d%n", snapshotMs, m.freezeWindowMs);
+            System.out.printf("[checkpoint] snapshot_ms=%d freeze_window_ms=%d lifted_ms=%d count_at_freeze=%d count_after_dump=%d%n",
+                    snapshotMs, m.freezeWindowMs, m.runtimeGapMs, atFreeze, atSnapshot);
+            // (the container ran between the agent's freeze and the runtime's pause: count_after_dump - count_at_freeze ticks)
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count("counter") > atSnapshot + 5);
 
             assertThat(m.state).isEqualTo(SnapshotState.COMPLETE);

@@ -155,13 +155,12 @@ final class DumpPhases {
     /**
      * The container's memory through its runtime: the kubelet has containerd checkpoint it (runc pauses
      * it, CRIU dumps it, it runs on). The runtime refuses a container it finds frozen, so the agent's
-     * freeze is lifted for the call and put back at once ({@link FreezeGuard#unfrozen}); the time the
+     * freeze is lifted for the call and put back when it returns ({@link FreezeGuard#unfrozen}); the time the
      * container ran outside either freeze is recorded. The archive becomes a checkpoint image (OCI
      * layout) under {@code checkpoint/}, checksummed and sealed with the rest at commit.
      */
     long checkpointThroughRuntime(Session s, SnapshotId id) throws Exception {
         RuntimeCheckpoint c = s.request.runtime();
-        long t0 = System.nanoTime();
         long[] callNanos = new long[1];
         Path archive = guard.unfrozen(s, () -> {
             long c0 = System.nanoTime();
@@ -171,7 +170,6 @@ final class DumpPhases {
                 callNanos[0] = System.nanoTime() - c0;
             }
         });
-        long totalMs = (System.nanoTime() - t0) / 1_000_000;
         try {
             // moved, not copied, into the store (same file system as the kubelet's folder, or one copy)
             Path staged = store.inSnapshot(id, "checkpoint.tar");
@@ -184,7 +182,7 @@ final class DumpPhases {
             m.checkpointDigest = image.indexDigest();
             m.checkpointBytes = image.archiveBytes();
             m.checkpointMs = callNanos[0] / 1_000_000;
-            m.runtimeGapMs = totalMs;
+            m.runtimeGapMs = s.liftedNanos / 1_000_000;
             m.dumpMs = m.checkpointMs;
             metrics.phase("runtime_checkpoint", Duration.ofNanos(callNanos[0]));
             return m.checkpointMs;

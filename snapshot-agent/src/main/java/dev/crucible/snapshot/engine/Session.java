@@ -34,6 +34,8 @@ final class Session {
     volatile FreezeHandle handle;
     volatile JournalEntry journal;
     volatile long frozenAtNanos;
+    /** How long the agent's freeze was lifted for the container runtime's checkpoint (0: never). */
+    volatile long liftedNanos;
     volatile ScheduledFuture<?> watchdog;
 
     /** Set once: the session was aborted (by a caller, an error, or the watchdog). */
