@@ -18,7 +18,8 @@ public final class SigstopFreezer {
     }
 
     public static void freeze(List<ProcessRef> processes, Duration timeout) {
-        Signals.send("STOP", processes.stream().map(ProcessRef::pid).toList());
+        // only processes that are still the ones resolved: a pid freed by an exited child may be reused
+        Signals.send("STOP", processes.stream().filter(ProcessRef::alive).map(ProcessRef::pid).toList());
         long deadline = System.nanoTime() + timeout.toNanos();
         for (ProcessRef p : processes) {
             while (p.alive() && !stopped(p.pid())) {

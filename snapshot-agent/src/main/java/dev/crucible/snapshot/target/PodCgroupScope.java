@@ -19,7 +19,12 @@ final class PodCgroupScope implements TargetScope {
         BasicRefusals.check(t);
         String uid = null;
         for (ProcessRef p : t.processes()) {
-            String u = ProcCgroups.of(p.pid()).podUid();
+            String u;
+            try {
+                u = ProcCgroups.of(p.pid()).podUid();
+            } catch (NoSuchProcessException exited) {
+                continue; // a short-lived child (a shell's sleep) gone since the tree was read: nothing to act on
+            }
             if (u == null) {
                 throw new TargetOutOfScopeException("target " + t.description() + ": pid " + p.pid()
                         + " is not in a pod's cgroup (kubepods); the agent only acts on rollout pods; refused");
