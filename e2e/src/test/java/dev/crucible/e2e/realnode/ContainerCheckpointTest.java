@@ -49,10 +49,11 @@ class ContainerCheckpointTest {
     private static final String NS = "crucible-checkpoint-test";
     /**
      * Counts every 100 ms, in memory, by the step in /data/step (1 without one): the count file is only
-     * where the test reads it from the node; the step file is what a branch's patch changes.
+     * where the test reads it from the node, replaced whole (a freeze between a truncation and its write
+     * left it empty, read as 0); the step file is what a branch's patch changes.
      */
-    private static final String COUNTER = "import time\ni=0\nwhile True:\n  try:\n    step=int(open('/data/step').read())\n  except Exception:\n    step=1\n"
-            + "  i+=step\n  open('/data/count','w').write(str(i))\n  time.sleep(0.1)\n";
+    private static final String COUNTER = "import os, time\ni=0\nwhile True:\n  try:\n    step=int(open('/data/step').read())\n  except Exception:\n    step=1\n"
+            + "  i+=step\n  open('/data/count.tmp','w').write(str(i))\n  os.replace('/data/count.tmp','/data/count')\n  time.sleep(0.1)\n";
 
     private static KubernetesClient client;
     private static Path state;

@@ -249,7 +249,7 @@ class RealNodeTest {
     void aMemorySnapshotOfARolloutGoesThroughTheKubelet() throws Exception {
         Rollout r = sleepingRollout("memsnap", 600);
         r.getSpec().agent.command = List.of("python3", "-c",
-                "import time\ni=0\nwhile True:\n  i+=1\n  open('count','w').write(str(i))\n  time.sleep(0.1)\n");
+                "import os, time\ni=0\nwhile True:\n  i+=1\n  open('count.tmp','w').write(str(i))\n  os.replace('count.tmp','count')\n  time.sleep(0.1)\n");
         String name = create(r);
         try {
             Awaitility.await("the agent's pod running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))

@@ -71,7 +71,8 @@ public final class SnapshotBench {
             i = 0
             while True:
               i += 1
-              open('/data/count', 'w').write(str(i))
+              open('/data/count.tmp', 'w').write(str(i))
+              os.replace('/data/count.tmp', '/data/count')  # whole: a freeze between truncate and write would leave it empty
               time.sleep(0.1)
             """;
 
