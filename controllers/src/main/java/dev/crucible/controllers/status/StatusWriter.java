@@ -40,7 +40,13 @@ public final class StatusWriter {
         patch.setMetadata(new ObjectMetaBuilder().withName(resource.getMetadata().getName())
                 .withNamespace(resource.getMetadata().getNamespace()).build());
         patch.setStatus(status);
-        PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(resource, patch, context);
+        try {
+            PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(resource, patch, context);
+        } catch (KubernetesClientException e) {
+            // Deleted while this reconcile ran (Rollouts carry no finalizer): nothing left to describe, and no
+            // error to count or retry; the delete event does the rest.
+            if (e.getCode() != 404) throw e;
+        }
     }
 
     /**
