@@ -22,6 +22,8 @@ PACKAGES=(
   # real-node tier (containerd + kubelet, built by install-kube-binaries.sh): the OCI runtime, and
   # the iptables/conntrack tools the bridge and portmap CNI plugins and kubelet call (~11 MB)
   runc iptables conntrack
+  # runc >= 1.2 for user-namespaced pods, built from its Go module by install-runc.sh (cgo, seccomp)
+  libseccomp-dev
   # Crucible's images (images/build-base.sh: base images from Debian packages) and up's certificates
   debootstrap openssl
 )

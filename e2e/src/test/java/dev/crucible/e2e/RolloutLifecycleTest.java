@@ -33,6 +33,36 @@ class RolloutLifecycleTest {
         return r == null || r.getStatus() == null ? null : r.getStatus().phase;
     }
 
+    /**
+     * A namespace deleted and made again with the same environment (its ConfigMap has the same name, its
+     * content being the same): the operator, which remembers the shared objects it wrote, writes them again
+     * at once for the new environment object instead of leaving the new pods waiting for a ConfigMap that is
+     * gone. Without the namespace controller here, deleting the environment and its objects stands in.
+     */
+    @Test
+    void anEnvironmentMadeAgainGetsItsSharedObjectsAtOnce() {
+        String ns = SharedCluster.namespace("remade");
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
+        Manifests.rollout(client, ns, "calc-a0", "calc", "limits: {maxDurationSeconds: 600}");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-a0") == PhaseName.Running);
+        Pod first = Manifests.podsOf(client, ns, "calc-a0").get(0);
+        String configMap = first.getSpec().getVolumes().stream().filter(v -> v.getProjected() != null).findFirst().orElseThrow()
+                .getProjected().getSources().get(0).getConfigMap().getName();
+
+        client.resources(Rollout.class).inNamespace(ns).withName("calc-a0").delete();
+        client.configMaps().inNamespace(ns).withName(configMap).delete();
+        client.secrets().inNamespace(ns).withName("crucible-env-api").delete();
+        client.resources(dev.crucible.api.v1alpha1.RLEnvironment.class).inNamespace(ns).withName("calc").delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.configMaps().inNamespace(ns).withName(configMap).get() == null
+                && client.resources(dev.crucible.api.v1alpha1.RLEnvironment.class).inNamespace(ns).withName("calc").get() == null);
+
+        Manifests.environment(client, ns, "calc", "resources: {cpu: 500m, memory: 512Mi}");
+        Manifests.rollout(client, ns, "calc-a1", "calc", "limits: {maxDurationSeconds: 600}");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(ns, "calc-a1") == PhaseName.Running);
+        assertThat(client.configMaps().inNamespace(ns).withName(configMap).get()).as("the environment's ConfigMap, written again").isNotNull();
+        assertThat(client.secrets().inNamespace(ns).withName("crucible-env-api").get()).as("the namespace's API token").isNotNull();
+    }
+
     @Test
     void simpleRolloutRunsAndRecordsTheVerifierReward() {
         String ns = SharedCluster.namespace("simple");

@@ -37,6 +37,11 @@ public interface CrucibleConfig {
     @WithDefault(OperatorSettings.DEFAULT_FAIL_WHEN_NO_NODE_FITS)
     boolean failWhenNoNodeFits();
 
+    /** Rollout pods run in their own user namespace ({@code hostUsers: false}); false for nodes that cannot (runc before 1.2). */
+    @WithName("rollouts.user-namespaces")
+    @WithDefault(OperatorSettings.DEFAULT_USER_NAMESPACES)
+    boolean userNamespaces();
+
     LeaderElection leaderElection();
 
     Probe probe();

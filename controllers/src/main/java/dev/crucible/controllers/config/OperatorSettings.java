@@ -23,6 +23,10 @@ import java.util.Map;
  * @param verifierMemoryLimit  memory limit of the sidecar; null: none
  * @param failWhenNoNodeFits   a rollout whose pod (or gang) no node could ever hold fails at once; false where
  *                             a cluster autoscaler adds nodes on demand (it then waits for its deadline)
+ * @param userNamespaces       rollout pods run in their own user namespace ({@code hostUsers: false}): the agent's
+ *                             uids map to unprivileged host uids, so an escape lands as nobody on the node; the
+ *                             node needs Kubernetes 1.33+ (or the gate), a runtime with idmapped mounts (runc 1.2+).
+ *                             Off by default: CRIU cannot yet restore such a pod's processes (memory branches)
  */
 public record OperatorSettings(
         String verifierImage,
@@ -37,7 +41,8 @@ public record OperatorSettings(
         int rendezvousPort,
         String verifierCpuLimit,
         String verifierMemoryLimit,
-        boolean failWhenNoNodeFits) {
+        boolean failWhenNoNodeFits,
+        boolean userNamespaces) {
 
     public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
     // The defaults, written once: the operator's @WithDefault annotations (CrucibleConfig) name these
@@ -52,10 +57,21 @@ public record OperatorSettings(
     public static final String DEFAULT_GANG_SCHEDULER_NAME = "scheduler-plugins-scheduler";
     public static final String DEFAULT_RENDEZVOUS_PORT = "29500";
     public static final String DEFAULT_FAIL_WHEN_NO_NODE_FITS = "true";
+    public static final String DEFAULT_USER_NAMESPACES = "false";
 
     public OperatorSettings {
         gpuNodeSelector = Map.copyOf(gpuNodeSelector);
         gpuTolerations = List.copyOf(gpuTolerations);
+    }
+
+    /** With the default for user namespaces. */
+    public OperatorSettings(String verifierImage, String verifierCpu, String verifierMemory, int verifierPort,
+                            Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
+                            long runAsUser, String gangSchedulerName, int rendezvousPort, String verifierCpuLimit,
+                            String verifierMemoryLimit, boolean failWhenNoNodeFits) {
+        this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, failWhenNoNodeFits,
+                Boolean.parseBoolean(DEFAULT_USER_NAMESPACES));
     }
 
     /** Failing at once when no node fits, as on a cluster of fixed nodes. */
@@ -81,7 +97,8 @@ public record OperatorSettings(
         return new OperatorSettings(DEFAULT_VERIFIER_IMAGE, DEFAULT_VERIFIER_CPU, DEFAULT_VERIFIER_MEMORY,
                 Integer.parseInt(DEFAULT_VERIFIER_PORT), Map.of(selector[0], selector[1]), tolerations(List.of(DEFAULT_GPU_TOLERATIONS)),
                 DEFAULT_GPU_NODE_LABEL, Long.parseLong(DEFAULT_RUN_AS_USER), DEFAULT_GANG_SCHEDULER_NAME,
-                Integer.parseInt(DEFAULT_RENDEZVOUS_PORT), null, DEFAULT_VERIFIER_MEMORY, Boolean.parseBoolean(DEFAULT_FAIL_WHEN_NO_NODE_FITS));
+                Integer.parseInt(DEFAULT_RENDEZVOUS_PORT), null, DEFAULT_VERIFIER_MEMORY, Boolean.parseBoolean(DEFAULT_FAIL_WHEN_NO_NODE_FITS),
+                Boolean.parseBoolean(DEFAULT_USER_NAMESPACES));
     }
 
     /** Tolerations written {@code key[=value][:Effect]}; without a value one matches any (operator Exists), as Helm values and
@@ -113,12 +130,19 @@ public record OperatorSettings(
 
     public OperatorSettings withFailWhenNoNodeFits(boolean fail) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
-                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, fail);
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, fail,
+                userNamespaces);
+    }
+
+    public OperatorSettings withUserNamespaces(boolean on) {
+        return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
+                failWhenNoNodeFits, on);
     }
 
     public OperatorSettings withVerifierImage(String image) {
         return new OperatorSettings(image, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits);
+                failWhenNoNodeFits, userNamespaces);
     }
 }

@@ -57,7 +57,9 @@ public final class HackResponse {
                     spec.limits = from.limits;
                     spec.group = from.group;
                     spec.snapshotPolicy = from.snapshotPolicy;
-                    // Not the patches: the snapshot's workspace already carries them.
+                    // Not spec.patches (the snapshot's workspace already carries them): the revert's own, if any.
+                    spec.patches = from.snapshotPolicy == null || from.snapshotPolicy.revertPatches == null
+                            || from.snapshotPolicy.revertPatches.isEmpty() ? null : from.snapshotPolicy.revertPatches;
                     spec.placement = from.placement;
                     spec.deleteSnapshotsOnDelete = from.deleteSnapshotsOnDelete;
                 }).restoreFrom(snapshot).build();

@@ -84,6 +84,12 @@ public final class RestoreGate {
                 return Result.fail(Reasons.GPU_MISMATCH, FIELD + ": member " + m.pod + " was snapshotted on " + m.gpuModel
                         + " GPUs; the environment asks for " + gpuModel + " (CUDA state restores only on the same model)");
             }
+            if (m.checkpointImage != null && Boolean.TRUE.equals(m.userNamespace)) {
+                return Result.fail(Reasons.RESTORE_REJECTED, FIELD + ": member " + m.pod + " of RolloutSnapshot " + snapshotName
+                        + " was checkpointed in its pod's user namespace (hostUsers: false), and CRIU cannot yet restore processes "
+                        + "into a pod's user namespace (checkpoint-restore/criu#2651, 'Can't setns .../net'). Branch from a snapshot "
+                        + "with include.memory: false (its workspace restores), or snapshot rollouts run with rollouts.userNamespaces=false");
+            }
             if (nodeLocal) {
                 pins.put(i, m.node);
             }

@@ -49,10 +49,11 @@ final class RolloutActuator {
         String ns = rollout.getMetadata().getNamespace();
         List<Supplier<Void>> beside = new ArrayList<>();
         // Shared objects already written are skipped here, so a single pod's Rollout usually sends none.
-        shared.unlessRemembered(EnvironmentConfigMapBuilder.build(env), o -> beside.add(write(() -> shared.apply(client, o))));
-        shared.unlessRemembered(EnvApiTokenSecretBuilder.build(ns), o -> beside.add(write(() -> shared.createOnce(client, o))));
+        String scope = String.valueOf(env.getMetadata().getUid());
+        shared.unlessRemembered(scope, EnvironmentConfigMapBuilder.build(env), o -> beside.add(write(() -> shared.apply(scope, client, o))));
+        shared.unlessRemembered(scope, EnvApiTokenSecretBuilder.build(ns), o -> beside.add(write(() -> shared.createOnce(scope, client, o))));
         if (!gang) {
-            shared.unlessRemembered(EgressPolicyBuilder.shared(ns, env), o -> beside.add(write(() -> shared.apply(client, o))));
+            shared.unlessRemembered(scope, EgressPolicyBuilder.shared(ns, env), o -> beside.add(write(() -> shared.apply(scope, client, o))));
         } else {
             beside.add(write(() -> applyBeside(client, EgressPolicyBuilder.build(rollout, env, true))));
             beside.add(write(() -> applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()))));
@@ -136,6 +137,9 @@ final class RolloutActuator {
                 c.setImage(image);
                 c.setImagePullPolicy("Never"); // on the node only: no registry holds it
             });
+            // Restored as it was checkpointed, outside a user namespace (the gate refused those): CRIU cannot
+            // restore into the pod's user namespace yet (checkpoint-restore/criu#2651).
+            pod.getSpec().setHostUsers(null);
         }
         String node = restore.pins().get(index);
         if (node != null) {

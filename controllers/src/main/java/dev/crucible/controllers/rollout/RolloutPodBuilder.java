@@ -111,6 +111,7 @@ public final class RolloutPodBuilder {
                 .withRestartPolicy("Never")
                 .withAutomountServiceAccountToken(false)
                 .withShareProcessNamespace(false) // graded code never sees the sidecar's or the agent's processes
+                .withHostUsers(settings.userNamespaces() ? false : null) // uid 1000 in the pod is an unmapped nobody on the node
                 .withEnableServiceLinks(false)
                 .withRuntimeClassName(env.sandbox == null ? null : env.sandbox.runtimeClassName)
                 .withSecurityContext(SecurityDefaults.pod(settings.runAsUser()))

@@ -13,7 +13,8 @@ import java.time.Instant;
  * window ends, and a Running (or terminal) status is written at once. So a single-pod Rollout that starts
  * quickly costs one status write until Running and one at its end. When the pod was created is the
  * status's timing or, before any status says so, this operator's memory ({@code FirstSight}): a restarted
- * operator that does not know writes at once.
+ * operator that does not know writes at once. A status that records a branch's restore is never held:
+ * the next reconcile must see it, or it would restore again into the filled workspace.
  */
 final class StartupStatusHold {
     static final Duration WINDOW = Duration.ofSeconds(1);
@@ -23,6 +24,9 @@ final class StartupStatusHold {
 
     /** How long to hold {@code next} back instead of writing it, or null to write it now. */
     static Duration holdBack(RolloutStatus old, RolloutStatus next, int pods, Instant now) {
+        if (next.restoredFrom != null && (old == null || old.restoredFrom == null)) {
+            return null; // a branch's restore is done once, because its status says so: written at once
+        }
         boolean starting = old == null || old.phase == null || starting(old.phase);
         if (pods != 1 || !starting || !starting(next.phase) || next.timings == null || next.timings.podsCreatedAt == null) {
             return null;

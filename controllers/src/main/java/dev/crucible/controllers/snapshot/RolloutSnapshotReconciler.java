@@ -156,6 +156,7 @@ public class RolloutSnapshotReconciler implements Reconciler<RolloutSnapshot>, C
                     throw new SnapshotAgents.Unavailable("member pod " + m.pod + " is gone or not scheduled");
                 }
                 SnapshotAgentClient agent = agents.agentOn(m.node);
+                m.userNamespace = Boolean.FALSE.equals(pod.getSpec().getHostUsers()) ? Boolean.TRUE : null;
                 String workspace = include != null && Boolean.FALSE.equals(include.disk) ? null : agents.workspace(pod);
                 SnapshotRequest request = new SnapshotRequest(SnapshotPlan.idOf(m.imageLocation), SnapshotPlan.group(snapshot),
                         agents.target(pod, m.container), null, Boolean.TRUE.equals(spec.tcpEstablished), false, workspace,

@@ -114,4 +114,22 @@ class RestoreGateTest {
                 dev.crucible.snapshot.engine.RuntimeCheckpoint.imageReference("snap-abc-0")));
         assertThat(r.checkpointImages().get(0)).isEqualTo("crucible.dev/checkpoint/snap-abc-0:latest");
     }
+
+    @Test
+    void processesCheckpointedInAUserNamespaceAreRefusedNamingWhyAndTheirWorkspaceIsNot() {
+        RolloutSnapshot s = snapshot(SnapshotPhase.Ready, 1, 0, null, null);
+        SnapshotMember m = s.getStatus().members.get(0);
+        m.imageLocation = "agent://cpu-0/snap-abc-0";
+        m.mode = "memory";
+        m.checkpointImage = "crucible.dev/checkpoint/snap-abc-0:latest";
+        m.userNamespace = true;
+
+        var refused = RestoreGate.check("s", s, trainers(1, 0), null);
+        assertThat(refused.verdict()).isEqualTo(RestoreGate.Verdict.FAIL);
+        assertThat(refused.message()).contains("user namespace").contains("criu#2651").contains("include.memory: false");
+
+        m.mode = "disk"; // a workspace-only snapshot of the same pod restores
+        m.checkpointImage = null;
+        assertThat(RestoreGate.check("s", s, trainers(1, 0), null).verdict()).isEqualTo(RestoreGate.Verdict.GO);
+    }
 }

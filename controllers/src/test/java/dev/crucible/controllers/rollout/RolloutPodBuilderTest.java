@@ -89,6 +89,11 @@ class RolloutPodBuilderTest {
         assertThat(pod.getSpec().getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
         assertThat(pod.getSpec().getRuntimeClassName()).isEqualTo("gvisor");
         assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+        assertThat(pod.getSpec().getHostUsers()).as("the host's user namespace by default (memory branches restore)").isNull();
+        Pod hardened = new RolloutPodBuilder(settings.withUserNamespaces(true)).build(Fixtures.rollout("r1", "env"),
+                Fixtures.cpuEnvironment("env"), TopologyPlanner.plan(Fixtures.cpuEnvironment("env").getSpec()).get(0),
+                TopologyPlanner.plan(Fixtures.cpuEnvironment("env").getSpec()), false, null);
+        assertThat(hardened.getSpec().getHostUsers()).as("rollouts.userNamespaces: its own user namespace").isFalse();
         List<Container> all = new java.util.ArrayList<>(pod.getSpec().getContainers());
         all.addAll(pod.getSpec().getInitContainers());
         for (Container c : all) {
@@ -96,6 +101,15 @@ class RolloutPodBuilderTest {
             assertThat(c.getSecurityContext().getCapabilities().getDrop()).as(c.getName()).containsExactly("ALL");
             assertThat(c.getSecurityContext().getRunAsNonRoot()).as(c.getName()).isTrue();
         }
+    }
+
+    @Test
+    void userNamespacesOffIsTheKubernetesDefault() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+        Pod pod = new RolloutPodBuilder(settings.withUserNamespaces(false)).build(Fixtures.rollout("r1", "env"), env, plan.get(0), plan, false, null);
+        assertThat(pod.getSpec().getHostUsers()).as("unset: the host's user namespace, the Kubernetes default").isNull();
+        assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
     }
 
     @Test

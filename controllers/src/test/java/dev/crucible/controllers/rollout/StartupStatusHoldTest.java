@@ -41,5 +41,11 @@ class StartupStatusHoldTest {
                 .as("after the window").isNull();
         assertThat(StartupStatusHold.holdBack(status(PhaseName.Running, CREATED), status(PhaseName.Initializing, CREATED), 1, now))
                 .as("from Running").isNull();
+        RolloutStatus restored = status(PhaseName.Initializing, CREATED);
+        restored.restoredFrom = "snap-1";
+        assertThat(StartupStatusHold.holdBack(status(PhaseName.Initializing, CREATED), restored, 1, now))
+                .as("a branch's restore, which must be seen by the next reconcile or it restores twice").isNull();
+        assertThat(StartupStatusHold.holdBack(restored, status(PhaseName.Initializing, CREATED), 1, now))
+                .as("once written, the window applies again").isEqualTo(Duration.ofMillis(800));
     }
 }

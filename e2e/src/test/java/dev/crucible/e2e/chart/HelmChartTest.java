@@ -85,6 +85,13 @@ class HelmChartTest {
     }
 
     @Test
+    void rolloutPodsGetUserNamespacesWhenTurnedOn() {
+        assertThat(ChartRendering.render(Map.of())).contains("crucible.rollouts.user-namespaces=false");
+        assertThat(ChartRendering.render(Map.of("rollouts.userNamespaces", "true")))
+                .contains("crucible.rollouts.user-namespaces=true").doesNotContain("crucible.rollouts.user-namespaces=false");
+    }
+
+    @Test
     void withCertManagerTheWebhookGetsItsCertificateFromCertManager() {
         String with = ChartRendering.render(Map.of("webhook.certManager.enabled", "true"));
         List<HasMetadata> objects = StrictDecoding.decode(with);

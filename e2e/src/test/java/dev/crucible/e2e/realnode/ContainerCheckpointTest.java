@@ -57,11 +57,14 @@ class ContainerCheckpointTest {
 
     private static KubernetesClient client;
     private static Path state;
+    /** The node's files (up may keep them outside the state directory and link node/ there). */
+    private static Path run;
 
     @BeforeAll
     static void startCluster() throws Exception {
         Path kubeconfig = RealNodeCluster.up();
         state = kubeconfig.getParent();
+        run = state.resolve("node").toRealPath();
         client = RealNodeCluster.client(kubeconfig);
         if (client.namespaces().withName(NS).get() != null) {
             client.namespaces().withName(NS).withGracePeriod(0).delete();
@@ -81,7 +84,6 @@ class ContainerCheckpointTest {
 
     @Test
     void aCheckpointedCounterContinuesInTwoRestoredPods(@TempDir Path dir) throws Exception {
-        Path run = state.resolve("node");
         // the example environment's image, imported by up under the chart's appVersion
         String tag = Files.readAllLines(RealNodeCluster.repoRoot().resolve("helm/crucible/Chart.yaml")).stream()
                 .filter(l -> l.startsWith("appVersion:")).findFirst().orElseThrow().replaceAll("^appVersion: *\"?([^\"# ]*).*$", "$1");
@@ -197,7 +199,7 @@ class ContainerCheckpointTest {
 
     /** Every image's target digest on the node, as `ctr images ls` lists them. */
     private static String ctrImages(CtrImages ctr) throws Exception {
-        Process p = new ProcessBuilder(nodeBin().resolve("ctr").toString(), "-a", state.resolve("node/containerd.sock").toString(),
+        Process p = new ProcessBuilder(nodeBin().resolve("ctr").toString(), "-a", run.resolve("containerd.sock").toString(),
                 "-n", "k8s.io", "images", "ls").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         p.waitFor();
@@ -211,7 +213,7 @@ class ContainerCheckpointTest {
     }
 
     private static Path emptyDir(Pod p) {
-        return state.resolve("node/kubelet/pods").resolve(p.getMetadata().getUid()).resolve("volumes/kubernetes.io~empty-dir/data");
+        return run.resolve("kubelet/pods").resolve(p.getMetadata().getUid()).resolve("volumes/kubernetes.io~empty-dir/data");
     }
 
     /** The pod's count, read from its emptyDir on the node; 0 before it wrote one. */

@@ -92,8 +92,13 @@ public final class SnapshotBench {
 
     /** Paths come from the script (lib.sh knows them): state dir, node binaries, repository root. */
     record Options(List<Long> sizes, String namespace, Path state, Path nodeBin, Path repo, Path store) {
+        /** The node's files: up may keep them outside the state directory and link node/ there. */
         Path run() {
-            return state.resolve("node");
+            try {
+                return state.resolve("node").toRealPath();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
 
         static Options parse(String[] args) {

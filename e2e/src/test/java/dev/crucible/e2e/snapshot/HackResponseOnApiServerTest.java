@@ -54,7 +54,8 @@ class HackResponseOnApiServerTest extends AgentsOnApiServerTest {
     void onHackRevertStartsABranchFromTheLastGoodSnapshot() throws Exception {
         SnapshotFixtures.assumeCriu();
         String ns = SnapshotFixtures.namespace("hackrevert");
-        List<RolloutMember> members = runningWithProcesses(ns, "snapshotPolicy: {intervalSeconds: 30, keep: 2, onHack: revert}");
+        List<RolloutMember> members = runningWithProcesses(ns, "snapshotPolicy: {intervalSeconds: 30, keep: 2, onHack: revert, "
+                + "revertPatches: [{path: HINT.md, content: 'the tests are not yours to change'}]}");
         awaitPhase(client, ns, "pair-a0-p1", SnapshotPhase.Ready);
 
         Manifests.verifierExits(client, ns, members.get(0).pod, HACKED);
@@ -67,6 +68,8 @@ class HackResponseOnApiServerTest extends AgentsOnApiServerTest {
         Rollout branch = get(ns, "pair-a0-revert");
         assertThat(branch.getSpec().restoreFrom.snapshotName).isEqualTo("pair-a0-p1");
         assertThat(branch.getMetadata().getLabels()).containsEntry("crucible.dev/reverts", "1");
+        assertThat(branch.getSpec().patches).as("the revert's own patches, applied to the reverted workspace").singleElement()
+                .satisfies(p -> assertThat(p.path).isEqualTo("HINT.md"));
         assertThat(branch.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(o -> assertThat(o.getName()).isEqualTo("pair-a0"));
         long pid = AGENTS.pidOf(ns, "pair-a0-revert-worker-0");

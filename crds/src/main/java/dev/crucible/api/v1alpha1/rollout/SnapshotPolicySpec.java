@@ -1,5 +1,7 @@
 package dev.crucible.api.v1alpha1.rollout;
 
+import java.util.List;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.*;
@@ -20,6 +22,11 @@ public class SnapshotPolicySpec {
 
     @Default("none")
     public OnHack onHack;
+
+    @JsonPropertyDescription("onHack: revert: changes applied to the reverted workspace before the agent continues "
+            + "(a hint, a repaired test); they become the revert branch's spec.patches.")
+    @Size(max = 64)
+    public List<PatchSpec> revertPatches;
 
     public SnapshotInclude include;
 

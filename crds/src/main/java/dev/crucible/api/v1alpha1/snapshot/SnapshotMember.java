@@ -25,4 +25,8 @@ public class SnapshotMember {
     @JsonPropertyDescription("The checkpoint image a branch's container is restored from (memory snapshots of a "
             + "container, taken through the kubelet's checkpoint API); imported on the branch's node at restore.")
     public String checkpointImage;
+    @JsonPropertyDescription("The member's pod ran in its own user namespace (hostUsers: false). CRIU checkpoints such a "
+            + "container but cannot yet restore one into a pod's user namespace (checkpoint-restore/criu#2651): branches "
+            + "of its memory are refused; its workspace restores.")
+    public Boolean userNamespace;
 }
