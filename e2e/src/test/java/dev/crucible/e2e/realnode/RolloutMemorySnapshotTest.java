@@ -127,7 +127,9 @@ class RolloutMemorySnapshotTest {
         assertThat(member.bytes).isPositive();
         System.out.printf("[memory-snapshot] count before=%d after=%d freeze_window_ms=%s user_namespace=%s%n", before, after,
                 snap.getStatus().freezeWindowMillis, member.userNamespace);
-        assertThat(count(source)).as("leaveRunning: the source counts on").isGreaterThan(after);
+        long afterReady = after;
+        Awaitility.await("leaveRunning: the source counts on").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                .until(() -> count(source) > afterReady);
 
         boolean memoryBranches = !Boolean.TRUE.equals(member.userNamespace);
         String from = snap.getMetadata().getName();
