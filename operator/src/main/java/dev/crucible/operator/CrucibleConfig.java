@@ -37,7 +37,10 @@ public interface CrucibleConfig {
     @WithDefault(OperatorSettings.DEFAULT_FAIL_WHEN_NO_NODE_FITS)
     boolean failWhenNoNodeFits();
 
-    /** Rollout pods run in their own user namespace ({@code hostUsers: false}); false for nodes that cannot (runc before 1.2). */
+    /**
+     * Rollout pods run in their own user namespace ({@code hostUsers: false}; needs runc 1.2+ or CRI-O 1.30+). Off by
+     * default: CRIU cannot yet restore processes into a pod's user namespace, so their memory branches are refused.
+     */
     @WithName("rollouts.user-namespaces")
     @WithDefault(OperatorSettings.DEFAULT_USER_NAMESPACES)
     boolean userNamespaces();

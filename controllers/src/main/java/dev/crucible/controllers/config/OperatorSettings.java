@@ -64,23 +64,14 @@ public record OperatorSettings(
         gpuTolerations = List.copyOf(gpuTolerations);
     }
 
-    /** With the default for user namespaces. */
-    public OperatorSettings(String verifierImage, String verifierCpu, String verifierMemory, int verifierPort,
-                            Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
-                            long runAsUser, String gangSchedulerName, int rendezvousPort, String verifierCpuLimit,
-                            String verifierMemoryLimit, boolean failWhenNoNodeFits) {
-        this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
-                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, failWhenNoNodeFits,
-                Boolean.parseBoolean(DEFAULT_USER_NAMESPACES));
-    }
-
-    /** Failing at once when no node fits, as on a cluster of fixed nodes. */
+    /** Failing at once when no node fits, as on a cluster of fixed nodes; user namespaces as by default. */
     public OperatorSettings(String verifierImage, String verifierCpu, String verifierMemory, int verifierPort,
                             Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
                             long runAsUser, String gangSchedulerName, int rendezvousPort, String verifierCpuLimit,
                             String verifierMemoryLimit) {
         this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
-                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, true);
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, true,
+                Boolean.parseBoolean(DEFAULT_USER_NAMESPACES));
     }
 
     /** The earlier form: the sidecar's limits equal its requests. */
@@ -88,7 +79,7 @@ public record OperatorSettings(
                             Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
                             long runAsUser, String gangSchedulerName, int rendezvousPort) {
         this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
-                runAsUser, gangSchedulerName, rendezvousPort, verifierCpu, verifierMemory, true);
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpu, verifierMemory);
     }
 
     /** Defaults that match the NVIDIA GPU operator's node labels and the usual GPU taint (the DEFAULT_* strings). */
