@@ -134,7 +134,7 @@ public final class ContainedRoot {
             Path next = cur.resolve(c);
             BasicFileAttributes a = lstat(next);
             if (a == null) {
-                if (mustExist) throw new UnsafePathException(field, given, "goes through a dangling link");
+                if (mustExist) throw new UnsafePathException(field, given, "goes through a dangling link", true);
                 if (last) return next;
                 if (!create) throw new NoSuchFileException(given);
                 try {

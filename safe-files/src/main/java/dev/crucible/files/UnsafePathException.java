@@ -6,10 +6,21 @@ package dev.crucible.files;
  */
 public final class UnsafePathException extends IllegalArgumentException {
     private final String field;
+    private final boolean dangling;
 
     public UnsafePathException(String field, String given, String reason) {
+        this(field, given, reason, false);
+    }
+
+    UnsafePathException(String field, String given, String reason, boolean dangling) {
         super(field + ": '" + shown(given) + "' " + reason);
         this.field = field;
+        this.dangling = dangling;
+    }
+
+    /** The path went through a link whose target is missing (inside the root): for a reader, simply absent. */
+    public boolean dangling() {
+        return dangling;
     }
 
     /** Where the path came from, e.g. {@code args.path} or {@code spec.patches[0].path}. */

@@ -1,0 +1,314 @@
+package dev.crucible.files;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Reads of files an untrusted party controls (an agent's workspace and its .git), for host code that
+ * must neither be misled nor stalled by them:
+ * <ul>
+ * <li>contained: links are expanded by {@link ContainedRoot} (one that stays inside is followed, one
+ * that leaves or loops is {@link FileRefusal.Kind#LINK_OUT}); the link-free result is then opened one
+ * component at a time with openat(O_NOFOLLOW) from held directories ({@link NoFollowWalk}), so a
+ * component swapped for a link meanwhile makes the open fail instead of leading out;</li>
+ * <li>typed: FIFOs, devices and sockets are refused from fstatat before any open; after the open,
+ * lseek must work (a FIFO swapped in fails it) and at most the size fstat gives the open file is read
+ * (a device swapped in has size 0 and yields nothing);</li>
+ * <li>bounded: every read has a byte bound and runs on a worker thread with a deadline. An open that a
+ * FIFO swapped in at the last moment blocks (Java cannot pass O_NONBLOCK) is released by opening the
+ * same entry read-write, which never blocks on Linux and is the writer the open waits for; a worker that
+ * is still blocked is abandoned and counted, and once {@link #MAX_STALLED} are, reads are refused at
+ * once, so a caller never waits longer than its deadline.</li>
+ * </ul>
+ * Absent files (or a link inside the root that dangles) read as null.
+ */
+public final class BoundedRead {
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+    /** Abandoned workers the process tolerates before it refuses reads outright. */
+    static final int MAX_STALLED = 8;
+    /** How long a released open gets to finish before its worker counts as stalled. */
+    private static final long GRACE_MS = 200;
+    /** Extra time for large reads: a deadline must not refuse an honest big file on a slow disk. */
+    private static final long BYTES_PER_MS = 32 << 10;
+    private static final int MAX_DEPTH = 64;
+    private static final AtomicInteger STALLED_NOW = new AtomicInteger();
+    private static final ExecutorService WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+        Thread t = new Thread(r, "crucible-bounded-read");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final ContainedRoot root;
+    private final Duration timeout;
+
+    private BoundedRead(ContainedRoot root, Duration timeout) {
+        this.root = root;
+        this.timeout = timeout;
+    }
+
+    /** Reads under {@code root} (a trusted directory; {@code name} is what messages call it). */
+    public static BoundedRead of(Path root, String name) throws IOException {
+        return new BoundedRead(ContainedRoot.of(root, name), DEFAULT_TIMEOUT);
+    }
+
+    public BoundedRead withTimeout(Duration t) {
+        return new BoundedRead(root, t);
+    }
+
+    public Path root() {
+        return root.root();
+    }
+
+    /** Readers whose workers are blocked for good right now (for tests and diagnostics). */
+    public static int stalledNow() {
+        return STALLED_NOW.get();
+    }
+
+    /** The whole file, or null when absent; a file over {@code max} bytes is {@link FileRefusal.Kind#TOO_BIG}. */
+    public byte[] read(String rel, long max) throws IOException {
+        return timed(rel, max, w -> {
+            try (SeekableByteChannel ch = file(w, rel)) {
+                long size = ch.size();
+                if (size > max) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, size + " bytes, bound " + max);
+                return fill(ch, (int) size);
+            }
+        });
+    }
+
+    /** At most the first {@code max} bytes, or null when absent. */
+    public byte[] head(String rel, int max) throws IOException {
+        return timed(rel, max, w -> {
+            try (SeekableByteChannel ch = file(w, rel)) {
+                return fill(ch, (int) Math.min(ch.size(), max));
+            }
+        });
+    }
+
+    /** SHA-256 (hex) of the file, or null when absent; streamed, at most {@code max} bytes. */
+    public String sha256(String rel, long max) throws IOException {
+        return timed(rel, max, w -> {
+            try (SeekableByteChannel ch = file(w, rel)) {
+                long size = ch.size();
+                if (size > max) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, size + " bytes, bound " + max);
+                MessageDigest md = sha256();
+                ByteBuffer buf = ByteBuffer.allocate(65536);
+                long left = size;
+                while (left > 0) {
+                    buf.clear().limit((int) Math.min(buf.capacity(), left));
+                    int n = ch.read(buf);
+                    if (n <= 0) break;
+                    md.update(buf.array(), 0, n);
+                    left -= n;
+                }
+                return HexFormat.of().formatHex(md.digest());
+            }
+        });
+    }
+
+    /**
+     * The entries of a directory by name, each as lstat sees it (links are not followed), or null when
+     * the directory is absent; more than {@code max} entries is {@link FileRefusal.Kind#TOO_BIG}.
+     * {@code rel} "" is the root.
+     */
+    public Map<String, BasicFileAttributes> list(String rel, int max) throws IOException {
+        return timed(rel, 0, w -> {
+            enterDir(w, rel);
+            Map<String, BasicFileAttributes> out = new TreeMap<>();
+            entries(w, "", rel, max, 1, out);
+            return out;
+        });
+    }
+
+    /**
+     * Every entry below a directory, by path relative to it (directories are entered, links are not),
+     * or null when it is absent; more than {@code max} entries is {@link FileRefusal.Kind#TOO_BIG}.
+     */
+    public Map<String, BasicFileAttributes> tree(String rel, int max) throws IOException {
+        return timed(rel, 0, w -> {
+            enterDir(w, rel);
+            Map<String, BasicFileAttributes> out = new TreeMap<>();
+            entries(w, "", rel, max, MAX_DEPTH, out);
+            return out;
+        });
+    }
+
+    /** lstat of the entry itself (a final link is not followed; links before it are, inside the root), or null. */
+    public BasicFileAttributes lstat(String rel) throws IOException {
+        return timed(rel, 0, w -> {
+            String last = into(w, rel, false);
+            return last == null ? w.lstat(Path.of(".")) : w.lstat(Path.of(last));
+        });
+    }
+
+    private static void entries(NoFollowWalk w, String prefix, String rel, int max, int depth, Map<String, BasicFileAttributes> out)
+            throws IOException {
+        List<String> dirs = new ArrayList<>();
+        for (Path p : w.dir()) {
+            String name = p.getFileName().toString();
+            BasicFileAttributes a = w.lstat(Path.of(name));
+            if (a == null) continue; // removed while listed
+            if (out.size() >= max) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, "more than " + max + " entries");
+            out.put(prefix + name, a);
+            if (a.isDirectory() && depth > 1) dirs.add(name);
+        }
+        for (String d : dirs) {
+            try {
+                w.enter(d, rel + "/" + prefix + d);
+            } catch (NoSuchFileException | NotDirectoryException | FileRefusal gone) {
+                continue; // replaced while listed: the next listing sees what it became
+            }
+            try {
+                entries(w, prefix + d + "/", rel, max, depth - 1, out);
+            } finally {
+                w.leave();
+            }
+        }
+    }
+
+    private void enterDir(NoFollowWalk w, String rel) throws IOException {
+        String last = into(w, rel, true);
+        if (last != null) w.enter(last, rel);
+    }
+
+    /** Opens the file {@code rel} names, after its in-root links are expanded. */
+    private SeekableByteChannel file(NoFollowWalk w, String rel) throws IOException {
+        String last = into(w, rel, true);
+        if (last == null) throw new NoSuchFileException(rel + ": the root itself");
+        return w.openFile(last, rel);
+    }
+
+    /**
+     * Expands the links of {@code rel} ({@code resolveLast}: of its final component too), enters every
+     * directory before the final component and returns that component's name (null: the root itself).
+     */
+    private String into(NoFollowWalk w, String rel, boolean resolveLast) throws IOException {
+        String text = rel == null ? "" : rel.strip();
+        if (text.isEmpty() || text.equals(".")) return null;
+        String parent = null;
+        String last = text;
+        int slash = text.replaceAll("/+$", "").lastIndexOf('/');
+        if (!resolveLast && slash >= 0) {
+            parent = text.substring(0, slash);
+            last = text.substring(slash + 1).replaceAll("/+$", "");
+        }
+        if (!resolveLast && (last.equals("..") || last.equals("."))) return into(w, rel, true);
+        List<String> comps = new ArrayList<>();
+        try {
+            if (resolveLast) {
+                comps.addAll(components(root.root().relativize(root.resolve(text, "path"))));
+            } else {
+                if (parent != null && !parent.isEmpty()) comps.addAll(components(root.root().relativize(root.resolve(parent, "path"))));
+                ContainedRoot.checkText(last, "path");
+                comps.add(last);
+            }
+        } catch (UnsafePathException e) {
+            if (e.dangling()) throw new NoSuchFileException(rel);
+            throw new FileRefusal(FileRefusal.Kind.LINK_OUT, rel, e.getMessage().substring(e.getMessage().indexOf(' ') + 1));
+        }
+        if (comps.isEmpty()) return null;
+        for (String c : comps.subList(0, comps.size() - 1)) w.enter(c, rel);
+        return comps.get(comps.size() - 1);
+    }
+
+    private static List<String> components(Path rel) {
+        List<String> out = new ArrayList<>();
+        for (Path p : rel) if (!p.toString().isEmpty()) out.add(p.toString());
+        return out;
+    }
+
+    private static byte[] fill(SeekableByteChannel ch, int size) throws IOException {
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        while (buf.hasRemaining()) {
+            if (ch.read(buf) <= 0) break; // shrank while read: what was there
+        }
+        return buf.position() == size ? b : Arrays.copyOf(b, buf.position());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private interface Op<T> {
+        T run(NoFollowWalk w) throws IOException;
+    }
+
+    /**
+     * Runs {@code op} on a worker, with a deadline of the timeout plus time for {@code bytes}. Absent
+     * (NoSuchFile, not a directory) is null; a refusal or other I/O error is thrown here.
+     */
+    private <T> T timed(String rel, long bytes, Op<T> op) throws IOException {
+        int stalled = STALLED_NOW.get();
+        if (stalled >= MAX_STALLED) throw new FileRefusal(FileRefusal.Kind.STALLED, rel, stalled + " earlier reads are still blocked; refused without trying");
+        AtomicReference<NoFollowWalk> walk = new AtomicReference<>();
+        AtomicInteger state = new AtomicInteger(); // 0 running, 1 done, 2 abandoned
+        Future<T> f = WORKERS.submit(() -> {
+            try (NoFollowWalk w = NoFollowWalk.open(root.root())) {
+                walk.set(w);
+                return op.run(w);
+            } catch (NoSuchFileException | NotDirectoryException absent) {
+                return null;
+            } finally {
+                if (!state.compareAndSet(0, 1)) STALLED_NOW.decrementAndGet();
+            }
+        });
+        long deadline = timeout.toMillis() + bytes / BYTES_PER_MS;
+        try {
+            try {
+                return f.get(deadline, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException first) {
+                NoFollowWalk w = walk.get();
+                if (w != null) w.unstick();
+                try {
+                    return f.get(GRACE_MS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException second) {
+                    f.cancel(true); // a blocked read() is interrupted (its channel closes); a blocked open is not
+                    if (state.compareAndSet(0, 2)) STALLED_NOW.incrementAndGet();
+                    throw new FileRefusal(FileRefusal.Kind.STALLED, rel, "no answer in " + (deadline + GRACE_MS) + " ms");
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof IOException io) throw io;
+            if (c instanceof UncheckedIOException u) throw u.getCause();
+            if (c instanceof RuntimeException r) throw r;
+            if (c instanceof Error err) throw err;
+            throw new IOException(c);
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while reading " + rel);
+        } catch (java.util.concurrent.CancellationException e) {
+            throw new InterruptedIOException("cancelled while reading " + rel);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package dev.crucible.files;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real FIFOs (mkfifo), real links to a canary file outside the root, /dev/zero, a 3 GiB sparse file,
+ * a file deleted while it is read, and FIFOs swapped in between the type check and the open.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class BoundedReadTest {
+    static final String CANARY = "CANARY-7f3a-host-secret";
+
+    @TempDir
+    Path tmp;
+    Path ws;
+    Path canary;
+    BoundedRead files;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        ws = Files.createDirectory(tmp.resolve("ws"));
+        canary = Files.writeString(tmp.resolve("secret"), CANARY + "\n");
+        files = BoundedRead.of(ws, "workspace").withTimeout(Duration.ofMillis(500));
+    }
+
+    @AfterEach
+    void clearSeams() {
+        NoFollowWalk.beforeOpen = null;
+        NoFollowWalk.afterOpen = null;
+    }
+
+    static void mkfifo(Path p) throws Exception {
+        Process pr = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start();
+        assertThat(pr.waitFor()).as("mkfifo " + p).isZero();
+    }
+
+    @Test
+    void readsFilesAndLinksThatStayInside() throws Exception {
+        Files.createDirectories(ws.resolve(".git/refs/heads"));
+        Files.writeString(ws.resolve(".git/refs/heads/main"), "abc\n");
+        Files.createSymbolicLink(ws.resolve(".git/HEAD"), Path.of("refs/heads/main"));
+        assertThat(new String(files.read(".git/HEAD", 4096), StandardCharsets.UTF_8)).isEqualTo("abc\n");
+        assertThat(files.read(".git/missing", 4096)).isNull();
+        assertThat(files.read("nodir/x", 4096)).isNull();
+        Files.createSymbolicLink(ws.resolve("dangling"), Path.of("nowhere"));
+        assertThat(files.read("dangling", 4096)).isNull();
+        assertThat(files.lstat(".git/HEAD").isSymbolicLink()).isTrue();
+        assertThat(files.list(".git/refs", 10)).containsOnlyKeys("heads");
+        assertThat(files.tree(".git/refs", 10)).containsOnlyKeys("heads", "heads/main");
+    }
+
+    @Test
+    void aFifoIsRefusedWithoutOpeningIt() throws Exception {
+        Files.createDirectories(ws.resolve(".git"));
+        mkfifo(ws.resolve(".git/HEAD"));
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> files.read(".git/HEAD", 4096)).isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.FIFO));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("refused before any open, not at the deadline").isLessThan(400);
+        assertThat(files.list(".git", 10).get("HEAD").isOther()).isTrue();
+    }
+
+    @Test
+    void aLinkToAHostFileIsRefusedAndNoByteOfItIsQuoted() throws Exception {
+        Files.createDirectories(ws.resolve(".git"));
+        Files.createSymbolicLink(ws.resolve(".git/HEAD"), canary);
+        Files.createSymbolicLink(ws.resolve("up"), Path.of("../secret"));
+        for (String rel : new String[] {".git/HEAD", "up"}) {
+            assertThatThrownBy(() -> files.read(rel, 4096)).isInstanceOfSatisfying(FileRefusal.class, r -> {
+                assertThat(r.kind()).isEqualTo(FileRefusal.Kind.LINK_OUT);
+                assertThat(r.getMessage()).doesNotContain("CANARY");
+            });
+            assertThatThrownBy(() -> files.sha256(rel, 4096)).isInstanceOf(FileRefusal.class);
+            assertThatThrownBy(() -> files.head(rel, 10)).isInstanceOf(FileRefusal.class);
+        }
+    }
+
+    @Test
+    void aDirectoryLinkOutOfTheRootIsRefusedForReadsAndListings() throws Exception {
+        Files.createSymbolicLink(ws.resolve(".git"), tmp);
+        assertThatThrownBy(() -> files.read(".git/secret", 4096)).isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.LINK_OUT));
+        assertThatThrownBy(() -> files.list(".git", 100)).isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.LINK_OUT));
+        assertThat(files.list("", 10)).containsOnlyKeys(".git");
+        assertThat(files.list("", 10).get(".git").isSymbolicLink()).isTrue();
+    }
+
+    @Test
+    void aLinkToDevZeroIsRefused() throws Exception {
+        Files.createSymbolicLink(ws.resolve("HEAD"), Path.of("/dev/zero"));
+        assertThatThrownBy(() -> files.read("HEAD", 1 << 20)).isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.LINK_OUT));
+    }
+
+    @Test
+    void aHugeSparseFileIsRefusedByItsSizeAndItsHeadIsBounded() throws Exception {
+        try (RandomAccessFile f = new RandomAccessFile(ws.resolve("big").toFile(), "rw")) {
+            f.setLength(3L << 30);
+        }
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> files.read("big", 64 << 10)).isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.TOO_BIG));
+        assertThatThrownBy(() -> files.sha256("big", 1 << 20)).isInstanceOf(FileRefusal.class);
+        assertThat(files.head("big", 8192)).hasSize(8192);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(2000);
+    }
+
+    @Test
+    void aFileDeletedWhileItIsReadGivesWhatWasOpened() throws Exception {
+        Path f = Files.writeString(ws.resolve("mod.py"), "x = 1\n".repeat(1000));
+        NoFollowWalk.afterOpen = () -> {
+            try {
+                Files.delete(f);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        assertThat(files.read("mod.py", 1 << 20)).hasSize(6000);
+        assertThat(f).doesNotExist();
+        NoFollowWalk.afterOpen = null;
+        assertThat(files.read("mod.py", 1 << 20)).isNull();
+    }
+
+    @Test
+    void aFileTruncatedWhileItIsReadGivesWhatIsLeft() throws Exception {
+        Path f = Files.writeString(ws.resolve("mod.py"), "x = 1\n".repeat(1000));
+        NoFollowWalk.afterOpen = () -> {
+            try {
+                Files.write(f, new byte[0], StandardOpenOption.TRUNCATE_EXISTING);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        assertThat(files.read("mod.py", 1 << 20)).isEmpty();
+    }
+
+    @Test
+    void aFifoSwappedInBeforeTheOpenIsReleasedAndRefused() throws Exception {
+        Path head = Files.writeString(ws.resolve("HEAD"), "ref: refs/heads/main\n");
+        NoFollowWalk.beforeOpen = () -> swapForFifo(head);
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> files.read("HEAD", 4096)).isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.RACED));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(1500);
+        assertThat(BoundedRead.stalledNow()).as("the blocked open was released, no worker left behind").isZero();
+    }
+
+    @Test
+    void aBlockedOpenThatCannotBeReleasedEndsTheReadAtItsDeadline() throws Exception {
+        Path head = Files.writeString(ws.resolve("HEAD"), "ref: refs/heads/main\n");
+        Path moved = tmp.resolve("moved-fifo");
+        NoFollowWalk.beforeOpen = () -> {
+            swapForFifo(head);
+            // the FIFO is opened by the worker's path lookup only after this returns: move it away once the open waits
+            new Thread(() -> {
+                try {
+                    Thread.sleep(100);
+                    Files.move(head, moved);
+                } catch (Exception ignored) {
+                    // the test's assertions say what happened
+                }
+            }).start();
+        };
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> files.read("HEAD", 4096)).isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.STALLED));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(1500);
+        assertThat(BoundedRead.stalledNow()).isEqualTo(1);
+        // a writer releases the abandoned worker; it is no longer counted
+        NoFollowWalk.beforeOpen = null;
+        try (var w = Files.newByteChannel(moved, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (BoundedRead.stalledNow() > 0 && System.nanoTime() < until) Thread.sleep(20);
+        }
+        assertThat(BoundedRead.stalledNow()).isZero();
+    }
+
+    private static void swapForFifo(Path p) {
+        try {
+            Files.delete(p);
+            mkfifo(p);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
