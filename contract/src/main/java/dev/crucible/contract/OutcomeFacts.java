@@ -16,41 +16,46 @@ package dev.crucible.contract;
  * @param verdict         the verifier's verdict (pass, fail, partial, hacked, error) or null when it did not grade
  * @param gradeError      why grading failed, when the verdict is error or missing
  * @param agentExit       the embedded agent's exit status, or null (killed, interactive, unknown)
+ * @param refusal         why the run was refused before its agent started (no sandbox could be made), or null
  */
 public record OutcomeFacts(boolean interrupted, String setupError, int countedFindings, String policy, boolean timedOut,
                            long deadlineSeconds, boolean limitExceeded, String limitMessage, String verdict, String gradeError,
-                           Integer agentExit) {
+                           Integer agentExit, String refusal) {
 
     /** Nothing happened yet: no grade, no finding. */
     public static OutcomeFacts none() {
-        return new OutcomeFacts(false, null, 0, SpecDefaults.HACK_POLICY_ACTION, false, 0, false, null, null, null, null);
+        return new OutcomeFacts(false, null, 0, SpecDefaults.HACK_POLICY_ACTION, false, 0, false, null, null, null, null, null);
     }
 
     public OutcomeFacts withInterrupted(boolean v) {
-        return new OutcomeFacts(v, setupError, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, agentExit);
+        return new OutcomeFacts(v, setupError, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, agentExit, refusal);
     }
 
     public OutcomeFacts withSetupError(String v) {
-        return new OutcomeFacts(interrupted, v, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, agentExit);
+        return new OutcomeFacts(interrupted, v, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, agentExit, refusal);
     }
 
     public OutcomeFacts withFindings(int counted, String policyAction) {
-        return new OutcomeFacts(interrupted, setupError, counted, policyAction, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, agentExit);
+        return new OutcomeFacts(interrupted, setupError, counted, policyAction, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, agentExit, refusal);
     }
 
     public OutcomeFacts withTimedOut(boolean v, long deadline) {
-        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, v, deadline, limitExceeded, limitMessage, verdict, gradeError, agentExit);
+        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, v, deadline, limitExceeded, limitMessage, verdict, gradeError, agentExit, refusal);
     }
 
     public OutcomeFacts withLimitExceeded(boolean v, String message) {
-        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, timedOut, deadlineSeconds, v, message, verdict, gradeError, agentExit);
+        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, timedOut, deadlineSeconds, v, message, verdict, gradeError, agentExit, refusal);
     }
 
     public OutcomeFacts withGrade(String v, String error) {
-        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, v, error, agentExit);
+        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, v, error, agentExit, refusal);
     }
 
     public OutcomeFacts withAgentExit(Integer v) {
-        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, v);
+        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, v, refusal);
+    }
+
+    public OutcomeFacts withRefusal(String v) {
+        return new OutcomeFacts(interrupted, setupError, countedFindings, policy, timedOut, deadlineSeconds, limitExceeded, limitMessage, verdict, gradeError, agentExit, v);
     }
 }

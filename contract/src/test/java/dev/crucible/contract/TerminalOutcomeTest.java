@@ -17,6 +17,16 @@ class TerminalOutcomeTest {
     }
 
     @Test
+    void aRefusedRunIsFailedSandboxUnavailableWhateverElseWasSeen() {
+        // a refused run never graded: a finding or grade read from it must not turn it into Hacked
+        TerminalOutcome o = TerminalOutcome.of(PASSED.withRefusal("no box can be made here").withSetupError("x").withFindings(1, "flag").withTimedOut(true, 5));
+        assertThat(o.phase()).isEqualTo(PhaseName.Failed);
+        assertThat(o.reason()).isEqualTo(OutcomeReasons.SANDBOX_UNAVAILABLE);
+        assertThat(o.message()).isEqualTo("no box can be made here");
+        assertThat(TerminalOutcome.of(PASSED.withRefusal("r").withInterrupted(true)).reason()).isEqualTo(OutcomeReasons.INTERRUPTED);
+    }
+
+    @Test
     void setupFailureOutranksAFinding() {
         assertThat(TerminalOutcome.of(PASSED.withSetupError("setup exited 1").withFindings(1, "flag")).reason()).isEqualTo(OutcomeReasons.SETUP_FAILED);
     }
