@@ -1,0 +1,55 @@
+package dev.crucible.verifier.grade.oracle;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the oracle plugin reads at import ({@link OracleFiles#CONFIG_VAR}): the tree under test, the files of it
+ * that are trusted test code (null: by name, {@code test_*.py}, {@code *_test.py}, {@code conftest.py} and files
+ * under {@code tests/}), the scratch folder both sides see, the per-call deadline, where the per-test record goes,
+ * and how a worker is started: {@code bwrap} (the plugin runs bubblewrap itself) or {@code fifo} (the grader's
+ * OracleWorkers starts each one in a box of its own, asked through {@code launcherDir}/spawn).
+ */
+public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Duration callTimeout, Path out,
+                           String launcher, Path launcherDir, Path bwrap, Path workerStderr) {
+
+    public OracleConfig {
+        if (root == null) throw new IllegalArgumentException("oracle config: root is required");
+        if (!"bwrap".equals(launcher) && !"fifo".equals(launcher)) {
+            throw new IllegalArgumentException("oracle config: launcher must be bwrap or fifo, got " + launcher);
+        }
+        if ("fifo".equals(launcher) && launcherDir == null) throw new IllegalArgumentException("oracle config: launcherDir is required for fifo");
+        trusted = trusted == null ? null : List.copyOf(trusted);
+        if (callTimeout == null || callTimeout.isNegative() || callTimeout.isZero()) callTimeout = Duration.ofSeconds(60);
+    }
+
+    /** Writes the configuration as JSON to {@code file}; returns {@code file}. */
+    public Path write(Path file) {
+        Map<String, Object> launch = new LinkedHashMap<>();
+        launch.put("kind", launcher);
+        if (launcherDir != null) launch.put("dir", launcherDir.toString());
+        if (bwrap != null) launch.put("bwrap", bwrap.toString());
+        if (workerStderr != null) launch.put("stderr", workerStderr.toString());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("root", root.toAbsolutePath().normalize().toString());
+        if (trusted != null) m.put("trusted", trusted);
+        if (sharedTmp != null) m.put("shared_tmp", sharedTmp.toAbsolutePath().normalize().toString());
+        m.put("timeout", callTimeout.toMillis() / 1000.0);
+        if (out != null) m.put("out", out.toAbsolutePath().normalize().toString());
+        m.put("launcher", launch);
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.write(file, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(m));
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing the oracle configuration " + file + ": " + e.getMessage(), e);
+        }
+    }
+}

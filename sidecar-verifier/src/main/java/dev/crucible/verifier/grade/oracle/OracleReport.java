@@ -1,0 +1,69 @@
+package dev.crucible.verifier.grade.oracle;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The oracle plugin's record of one run (its "out" file): per test whether its verdict came isolated or
+ * needs in-process grading (and why), test files whose collection needed in-process grading, and the
+ * worker's figures. Written by the trusted grading process, which the code under test does not run in.
+ */
+public record OracleReport(Map<String, Test> tests, Map<String, String> modules, int workerStarts, long calls, List<String> workerEnded) {
+
+    /** One test: {@code isolated} true when no part of it needs in-process grading. */
+    public record Test(boolean isolated, List<String> reasons, List<String> broken, List<String> events) {}
+
+    /** The report in {@code file}; an empty one (nothing isolated) when the file is missing or not the plugin's JSON. */
+    public static OracleReport read(Path file) {
+        try {
+            if (!Files.isRegularFile(file)) return empty();
+            JsonNode n = new ObjectMapper().readTree(Files.readAllBytes(file));
+            Map<String, Test> tests = new LinkedHashMap<>();
+            n.path("tests").fields().forEachRemaining(e -> tests.put(e.getKey(), new Test(
+                    "isolated".equals(e.getValue().path("integrity").asText()), texts(e.getValue().path("reasons")),
+                    texts(e.getValue().path("broken")), rules(e.getValue().path("events")))));
+            Map<String, String> modules = new LinkedHashMap<>();
+            n.path("modules").fields().forEachRemaining(e -> modules.put(e.getKey(), e.getValue().asText()));
+            JsonNode w = n.path("worker");
+            return new OracleReport(tests, modules, w.path("starts").asInt(), w.path("calls").asLong(), texts(w.path("ended")));
+        } catch (IOException | RuntimeException e) {
+            return empty();
+        }
+    }
+
+    public static OracleReport empty() { return new OracleReport(Map.of(), Map.of(), 0, 0, List.of()); }
+
+    /** Whether {@code nodeId}'s verdict may be taken from the isolated run. */
+    public boolean isolated(String nodeId) {
+        Test t = tests.get(nodeId);
+        if (t == null || !t.isolated()) return false;
+        String file = nodeId.contains("::") ? nodeId.substring(0, nodeId.indexOf("::")) : nodeId;
+        return !modules.containsKey(file);
+    }
+
+    /** Test ids and test files whose verdict must come from in-process grading. */
+    public List<String> needsInProcess() {
+        List<String> out = new ArrayList<>(modules.keySet());
+        tests.forEach((id, t) -> { if (!t.isolated()) out.add(id); });
+        return out;
+    }
+
+    private static List<String> texts(JsonNode a) {
+        List<String> out = new ArrayList<>();
+        a.forEach(x -> out.add(x.asText()));
+        return out;
+    }
+
+    private static List<String> rules(JsonNode a) {
+        List<String> out = new ArrayList<>();
+        a.forEach(x -> out.add(x.path("rule").asText() + ": " + x.path("detail").asText()));
+        return out;
+    }
+}

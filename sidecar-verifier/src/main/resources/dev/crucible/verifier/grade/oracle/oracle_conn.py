@@ -1,0 +1,160 @@
+# The trusted side's connection to the untrusted worker: one request, one answer, each with a deadline.
+# A worker that dies, hangs past the deadline or answers garbage fails the call with OracleBroken, a
+# BaseException that `pytest.raises(Exception)` cannot swallow; the next call starts a fresh worker.
+import builtins
+import os
+import select
+import struct
+import time
+
+from oracle_wire import MAX_FRAME, WireError, decode, encode, parse_frame, write_frame
+
+
+class OracleBroken(BaseException):
+    """The worker died, hung or answered garbage: the call fails, whatever the test expected."""
+
+
+class NeedsInProcess(BaseException):
+    """The test does something the split cannot carry (a trusted callable into the tree, a patch of it):
+    its verdict must come from in-process grading."""
+
+
+class Conn:
+    def __init__(self, launch, init, timeout):
+        self.launch, self.init, self.timeout = launch, init, timeout
+        self.proc = None
+        self.gen = 0  # a reference of an earlier worker is dead
+        self.calls = 0
+        self.starts = 0
+        self.broken = []  # why each worker ended
+        self.test = None  # the running test's record (see oracle_plugin), or None between tests
+
+    # -- lifecycle
+    def _start(self):
+        self.proc = self.launch()
+        self.gen += 1
+        self.starts += 1
+        self._roundtrip({"op": "init", **(self.init() if callable(self.init) else self.init)})
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc = None
+
+    def _fail(self, why):
+        self.broken.append(why)
+        if self.test is not None:
+            self.test.broken.append(why)
+        self.close()
+        raise OracleBroken("isolated oracle: the worker running the code under test " + why)
+
+    # -- calls
+    def request(self, msg):
+        if self.proc is None:
+            self._start()
+        return self._roundtrip(msg)
+
+    def _roundtrip(self, msg):
+        self.calls += 1
+        try:
+            write_frame(self._write, msg)
+        except (OSError, ValueError) as e:
+            self._fail("could not be written to (%s)" % e)
+        deadline = time.monotonic() + self.timeout
+        head = self._read(4, deadline)
+        (n,) = struct.unpack(">I", head)
+        if n > MAX_FRAME:
+            self._fail("answered a frame of %d bytes" % n)
+        try:
+            ans = parse_frame(self._read(n, deadline))
+        except WireError as e:
+            self._fail("answered garbage: %s" % e)
+        if type(ans) is not list or len(ans) not in (2, 3) or ans[0] not in ("ok", "exc"):
+            self._fail("answered garbage: %.80r" % (ans,))
+        return ans
+
+    def _write(self, data):
+        fd = self.proc.wfd
+        while data:
+            data = data[os.write(fd, data):]
+
+    def _read(self, n, deadline):
+        buf = b""
+        fd = self.proc.rfd
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._fail("did not answer within %g s" % self.timeout)
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(fd, min(n - len(buf), 1 << 20))
+            if not chunk:
+                self._fail("ended (exit status %s)" % self.proc.status())
+            buf += chunk
+        return buf
+
+
+def builtin_exception(name):
+    c = getattr(builtins, name, None)
+    return c if isinstance(c, type) and issubclass(c, BaseException) else Exception
+
+
+class Mirrors:
+    """Local stand-ins for the tree's exception classes, by qualified name, so that pytest.raises(calc.Err)
+    and except clauses in tests match what the worker raised; their hierarchy follows the tree's."""
+
+    def __init__(self):
+        self.by_name = {}
+
+    def of(self, names, base_name):
+        """names: the class and its non-builtin ancestors, nearest first; base_name: the builtin base."""
+        base = builtin_exception(base_name)
+        if base in (KeyboardInterrupt, GeneratorExit):
+            base = Exception
+        cls = None
+        for n in reversed(names):
+            got = self.by_name.get(n)
+            if got is None:
+                mod, _, qual = n.rpartition(":")
+                bases = (cls, base) if cls is not None and not issubclass(cls, base) else (cls or base,)
+                try:
+                    got = type(qual.rpartition(".")[2] or "RemoteError", bases,
+                               {"__module__": mod, "__qualname__": qual, "_oracle_name": n})
+                except TypeError:  # builtin bases whose layouts conflict: the nearest one wins
+                    got = type(qual.rpartition(".")[2] or "RemoteError", (cls or base,),
+                               {"__module__": mod, "__qualname__": qual, "_oracle_name": n})
+                self.by_name[n] = got
+            cls = got
+        return cls
+
+
+def raise_remote(exc, dec, mirrors):
+    """Raises, in the trusted process, what the worker's exception stands for."""
+    eb = exc.get("eb") if isinstance(exc, dict) else None
+    if not isinstance(eb, str):
+        raise OracleBroken("isolated oracle: the worker answered a malformed exception")
+    names = [n for n in exc.get("mro", []) if isinstance(n, str)]
+    args = []
+    for a in exc.get("args", []):
+        try:
+            args.append(decode(a, _no_refs))
+        except WireError:
+            args.append(str(a))
+    if eb in ("KeyboardInterrupt", "GeneratorExit"):
+        raise OracleBroken("isolated oracle: the code under test raised %s" % eb)
+    cls = mirrors.of(names, eb) if names else builtin_exception(eb)
+    try:
+        e = cls(*args)
+    except Exception:
+        e = cls(str(exc.get("msg", "")))
+    e.oracle_message = exc.get("msg")
+    raise e
+
+
+def _no_refs(tag):
+    raise WireError("an exception argument held a reference")
+
+
+def encode_arg(v, ref_of):
+    return encode(v, ref_of)

@@ -1,0 +1,139 @@
+# The isolated oracle's pytest plugin (trusted grading process). Importing it reads the configuration
+# (CRUCIBLE_ORACLE_CONFIG, a JSON file the grader wrote) and installs the import hook before any conftest or
+# test module is imported, so no module of the tree under test is ever executed in this process. Each
+# test's verdict is then pytest's; a test whose worker broke fails; a test that needs in-process grading
+# (NeedsInProcess, or a pass that sent a test's value into the tree's operators) fails here and is listed
+# for the grader's in-process fallback run. The per-test record is written to the configured "out" file.
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import oracle_conn  # noqa: E402
+import oracle_hook  # noqa: E402
+import oracle_launch  # noqa: E402
+import oracle_remote  # noqa: E402
+
+sys.path.remove(HERE)
+
+
+class TestRecord:
+    __slots__ = ("events", "needs", "broken")
+
+    def __init__(self):
+        self.events, self.needs, self.broken = [], [], []
+
+
+class Oracle:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.tree = oracle_hook.Tree(cfg["root"], cfg.get("trusted"))
+        kind = cfg.get("launcher", {}).get("kind", "bwrap")
+        launch = (oracle_launch.fifo_launcher(cfg["launcher"]) if kind == "fifo"
+                  else oracle_launch.bwrap_launcher(dict(cfg.get("launcher", {}), shared_tmp=cfg.get("shared_tmp")), self.tree))
+        self.conn = oracle_conn.Conn(launch, self._init, float(cfg.get("timeout", 60)))
+        self.finder = oracle_hook.Finder(self.tree, None)
+        self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(), self.finder.standin_for)
+        self.finder.session = self.session
+        self.results = {}
+        self.modules = {}  # test files whose collection needed in-process grading: all their tests fall back
+        _orig_init = oracle_conn.NeedsInProcess.__init__
+        conn = self.conn
+
+        def needs_init(exc, *args):  # recorded where it is raised: a test cannot swallow it away
+            _orig_init(exc, *args)
+            if conn.test is not None:
+                conn.test.needs.append(str(args[0]) if args else "needs in-process grading")
+        oracle_conn.NeedsInProcess.__init__ = needs_init
+        sys.meta_path.insert(0, self.finder)
+        sys.addaudithook(self._audit)
+
+    def _init(self):
+        # the worker imports from the same folders as this process, as the worker sees them
+        return {"path": [p for p in sys.path if p and os.path.isdir(p)], "cwd": self.tree.root}
+
+    def _audit(self, event, args):
+        # a test that turns the tree's bytes into code here (pickle, marshal) would run the tree in this process
+        if event in ("pickle.find_class", "marshal.loads") and self.conn.test is not None:
+            self.conn.test.needs.append("the test unpickles or unmarshals data in the grading process (%s)" % event)
+
+    # -- pytest hooks (registered as this object's methods)
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.conn.test = TestRecord()
+        return None
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        rec = self.conn.test
+        self.conn.test = None
+        if rec is None:
+            return
+        isolated = not rec.needs and not rec.broken
+        self.results[nodeid] = {"integrity": "isolated" if not rec.needs else "needs-in-process",
+                                "reasons": rec.needs[:5], "broken": rec.broken[:5], "events": rec.events[:20]}
+        del isolated
+
+    def pytest_collectreport(self, report):
+        if report.failed and "NeedsInProcess" in str(report.longrepr):
+            line = [ln for ln in str(report.longrepr).splitlines() if "NeedsInProcess" in ln][-1:]
+            self.modules[report.nodeid] = (line[0] if line else "needs in-process grading")[:300]
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.conn.close()
+        out = self.cfg.get("out")
+        if out:
+            doc = {"tests": self.results, "modules": self.modules, "worker": {"starts": self.conn.starts, "calls": self.conn.calls,
+                                                     "ended": self.conn.broken[:20]},
+                   "standins": sorted(self.finder.names)}
+            with open(out, "w") as f:
+                json.dump(doc, f, indent=1)
+
+
+class _Wrapper:
+    """makereport as a hook wrapper: the verdict of a test that needs in-process grading or whose worker
+    broke is failed here, whatever the test body caught."""
+
+    def __init__(self, oracle):
+        self.oracle = oracle
+
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        rep = outcome.get_result()
+        rec = self.oracle.conn.test
+        if rec is None:
+            return
+        if rep.passed and call.when == "call" and any(e["rule"] == "remote-with-plain" for e in rec.events):
+            rec.needs.append("a test value was sent into the code under test's operators")
+        why = (["needs in-process grading: " + n for n in rec.needs[:3]] + ["worker: " + b for b in rec.broken[:3]])
+        if why and call.when == "call" and not rep.skipped:
+            rep.outcome = "failed"
+            rep.longrepr = "isolated oracle: " + "; ".join(why)
+
+
+def _hookwrapper(fn):
+    fn.hookwrapper = True
+    return fn
+
+
+_Wrapper.pytest_runtest_makereport = _hookwrapper(_Wrapper.pytest_runtest_makereport)
+# pluggy reads hookwrapper from a marker attribute pytest sets through pytest.hookimpl; set it the same way
+try:
+    import pytest as _pytest
+    _Wrapper.pytest_runtest_makereport = _pytest.hookimpl(hookwrapper=True)(_Wrapper.__dict__["pytest_runtest_makereport"])
+except ImportError:
+    pass
+
+_cfg_path = os.environ.get("CRUCIBLE_ORACLE_CONFIG")
+ORACLE = None
+if _cfg_path:
+    with open(_cfg_path) as _f:
+        ORACLE = Oracle(json.load(_f))
+    os.environ.pop("CRUCIBLE_ORACLE_CONFIG", None)
+
+
+def pytest_configure(config):
+    if ORACLE is not None:
+        config.pluginmanager.register(ORACLE, "crucible-oracle")
+        config.pluginmanager.register(_Wrapper(ORACLE), "crucible-oracle-verdict")

@@ -1,0 +1,188 @@
+# The isolated oracle's wire format, shared by the trusted grading process and the untrusted worker.
+# A frame is a 4-byte big-endian length and that many bytes of JSON. Values are tagged so that only
+# exact plain types cross by value; anything else is a reference the sender keeps (see ref_of / from_ref).
+# Plain: None, bool, int, float, str, bytes, complex and exact list/tuple/dict/set/frozenset of plain
+# values, plus registered value types converted exactly (Decimal, Fraction, datetime/date/time/timedelta
+# with no or fixed-offset zone, pure paths, numpy arrays and scalars when numpy is already imported).
+import base64
+import datetime as _dt
+import decimal as _decimal
+import fractions as _fractions
+import json
+import pathlib as _pathlib
+import struct
+import sys
+
+MAX_FRAME = 64 * 1024 * 1024  # a bigger frame is garbage: the reader fails the call
+MAX_DEPTH = 200
+
+
+class WireError(Exception):
+    """Bad frame or bad value: the peer is broken or lying about the format."""
+
+
+def write_frame(fd_write, obj):
+    data = json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+    if len(data) > MAX_FRAME:
+        raise WireError("frame of %d bytes is over the limit" % len(data))
+    fd_write(struct.pack(">I", len(data)) + data)
+
+
+def parse_frame(data):
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as e:
+        raise WireError("frame is not JSON: %s" % e)
+
+
+_TZ_UTC = _dt.timezone.utc
+
+
+def _tz_ok(tz):
+    return tz is None or type(tz) is _dt.timezone
+
+
+def _np():
+    # numpy is used only when the process already imported it: the wire never imports it itself
+    return sys.modules.get("numpy")
+
+
+def encode(v, ref_of, depth=0):
+    """The tagged JSON of v; ref_of(v) gives the tag of a value that does not cross by value."""
+    if depth > MAX_DEPTH:
+        raise WireError("value nested deeper than %d" % MAX_DEPTH)
+    t = type(v)
+    if v is None or t is bool or t is str:
+        return v
+    if t is int:
+        return v if -(2 ** 53) < v < 2 ** 53 else ["i", str(v)]
+    if t is float:
+        return ["f", v.hex()]
+    d = depth + 1
+    if t is list:
+        return ["l", [encode(x, ref_of, d) for x in v]]
+    if t is tuple:
+        return ["t", [encode(x, ref_of, d) for x in v]]
+    if t is dict:
+        return ["d", [[encode(k, ref_of, d), encode(x, ref_of, d)] for k, x in v.items()]]
+    if t is set:
+        return ["s", [encode(x, ref_of, d) for x in v]]
+    if t is frozenset:
+        return ["fs", [encode(x, ref_of, d) for x in v]]
+    if t is bytes:
+        return ["b", base64.b64encode(v).decode()]
+    if t is bytearray:
+        return ["ba", base64.b64encode(bytes(v)).decode()]
+    if t is complex:
+        return ["c", v.real.hex(), v.imag.hex()]
+    if t is _decimal.Decimal:
+        return ["dec", str(v)]
+    if t is _fractions.Fraction:
+        return ["fr", str(v.numerator), str(v.denominator)]
+    if t is _dt.datetime and _tz_ok(v.tzinfo):
+        return ["dt", v.isoformat(), v.fold]
+    if t is _dt.date:
+        return ["da", v.isoformat()]
+    if t is _dt.time and _tz_ok(v.tzinfo):
+        return ["ti", v.isoformat(), v.fold]
+    if t is _dt.timedelta:
+        return ["td", v.days, v.seconds, v.microseconds]
+    if t in (_pathlib.PurePosixPath, _pathlib.PosixPath):
+        return ["p", str(v), t.__name__]
+    np = _np()
+    if np is not None:
+        if t is np.ndarray and not v.dtype.hasobject and v.dtype.names is None:
+            return ["np", v.dtype.str, list(v.shape), base64.b64encode(np.ascontiguousarray(v).tobytes()).decode()]
+        if isinstance(v, np.generic) and t.__module__ == "numpy" and not v.dtype.hasobject:
+            return ["nps", v.dtype.str, base64.b64encode(v.tobytes()).decode()]
+    return ref_of(v)
+
+
+def _f(s):
+    if type(s) is not str:
+        raise WireError("float tag holds %r" % (s,))
+    return float.fromhex(s)
+
+
+def decode(x, from_ref, depth=0):
+    """The value of tagged JSON x; from_ref(tag) gives the value of a reference tag."""
+    if depth > MAX_DEPTH:
+        raise WireError("value nested deeper than %d" % MAX_DEPTH)
+    t = type(x)
+    if x is None or t is bool or t is str or t is int:
+        return x
+    if t is not list or not x or type(x[0]) is not str:
+        raise WireError("not a tagged value: %.80r" % (x,))
+    tag, d = x[0], depth + 1
+    try:
+        if tag == "i":
+            return int(x[1])
+        if tag == "f":
+            return _f(x[1])
+        if tag == "l":
+            return [decode(e, from_ref, d) for e in x[1]]
+        if tag == "t":
+            return tuple(decode(e, from_ref, d) for e in x[1])
+        if tag == "d":
+            return {decode(k, from_ref, d): decode(e, from_ref, d) for k, e in x[1]}
+        if tag == "s":
+            return {decode(e, from_ref, d) for e in x[1]}
+        if tag == "fs":
+            return frozenset(decode(e, from_ref, d) for e in x[1])
+        if tag == "b":
+            return base64.b64decode(x[1], validate=True)
+        if tag == "ba":
+            return bytearray(base64.b64decode(x[1], validate=True))
+        if tag == "c":
+            return complex(_f(x[1]), _f(x[2]))
+        if tag == "dec":
+            return _decimal.Decimal(x[1])
+        if tag == "fr":
+            return _fractions.Fraction(int(x[1]), int(x[2]))
+        if tag == "dt":
+            return _dt.datetime.fromisoformat(x[1]).replace(fold=x[2])
+        if tag == "da":
+            return _dt.date.fromisoformat(x[1])
+        if tag == "ti":
+            return _dt.time.fromisoformat(x[1]).replace(fold=x[2])
+        if tag == "td":
+            return _dt.timedelta(days=x[1], seconds=x[2], microseconds=x[3])
+        if tag == "p":
+            cls = {"PurePosixPath": _pathlib.PurePosixPath, "PosixPath": _pathlib.PosixPath}[x[2]]
+            return cls(x[1])
+        if tag in ("np", "nps"):
+            np = _np()
+            if np is None:
+                raise WireError("a numpy value came but numpy is not imported here")
+            dt = np.dtype(x[1])
+            if dt.hasobject:
+                raise WireError("numpy object arrays do not cross by value")
+            if tag == "nps":
+                return np.frombuffer(base64.b64decode(x[2], validate=True), dtype=dt)[0]
+            return np.frombuffer(base64.b64decode(x[3], validate=True), dtype=dt).reshape(x[2]).copy()
+        if tag == "r":
+            return from_ref(x)
+    except WireError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError, ArithmeticError) as e:
+        raise WireError("bad %r value: %s" % (tag, e))
+    raise WireError("unknown tag %r" % (tag,))
+
+
+def is_plain(v, depth=0):
+    """Whether v would cross whole by value (no reference anywhere inside)."""
+    try:
+        encode(v, _no_ref, depth)
+        return True
+    except _NotPlain:
+        return False
+    except WireError:
+        return False
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _no_ref(v):
+    raise _NotPlain()

@@ -1,0 +1,225 @@
+# The isolated oracle's untrusted worker: it imports and runs the code under test and answers the
+# trusted grading process's requests over a pipe pair (frames of oracle_wire, which is prepended to this
+# file when the worker starts: python -I -c WIRE+WORKER). It holds nothing a test needs: no test file, no
+# expected value, no channel, no grader state; everything it answers is the code under test's answer.
+import builtins as _builtins
+import io as _io
+import operator as _operator
+import os as _os
+import struct as _struct
+import sys as _sys
+
+_VALUE_BASES = (int, float, complex, str, bytes, bytearray, tuple, list, dict, set, frozenset)
+_OPS = {
+    "len": len, "iter": iter, "next": next, "bool": bool, "repr": repr, "str": str, "contains": _operator.contains,
+    "getitem": _operator.getitem, "setitem": _operator.setitem, "delitem": _operator.delitem, "neg": _operator.neg,
+    "pos": _operator.pos, "abs": abs, "invert": _operator.invert, "index": _operator.index, "int": int, "float": float,
+    "add": _operator.add, "sub": _operator.sub, "mul": _operator.mul, "truediv": _operator.truediv,
+    "floordiv": _operator.floordiv, "mod": _operator.mod, "pow": pow, "matmul": _operator.matmul, "and": _operator.and_,
+    "or": _operator.or_, "xor": _operator.xor, "lshift": _operator.lshift, "rshift": _operator.rshift,
+    "lt": _operator.lt, "le": _operator.le, "gt": _operator.gt, "ge": _operator.ge, "divmod": divmod,
+    "round": round, "format": format, "dir": dir, "enter": lambda o: type(o).__enter__(o),
+    "exit": lambda o, t, v, tb: type(o).__exit__(o, t, v, tb), "eq": _operator.eq, "ne": _operator.ne,
+    "issubclass": issubclass,
+}
+MAX_TEXT = 1 << 20
+
+
+class Worker:
+    def __init__(self, rfd, wfd):
+        self.rfd, self.wfd = rfd, wfd
+        self.objs, self.ids, self.next_id = {}, {}, 1
+
+    # -- references: every object that does not cross by value is kept here for the session
+    def ref_of(self, v):
+        rid = self.ids.get(id(v))
+        if rid is None or self.objs.get(rid) is not v:
+            rid = self.next_id
+            self.next_id += 1
+            self.objs[rid] = v
+            self.ids[id(v)] = rid
+        return ["r", rid, self.info(v)]
+
+    def info(self, v):
+        t = type(v)
+        i = {"n": "%s.%s" % (getattr(t, "__module__", "?"), getattr(t, "__qualname__", "?")), "k": "obj", "cl": callable(v)}
+        if isinstance(v, type(_sys)):
+            i["k"] = "mod"
+            i["n"] = v.__name__
+        elif isinstance(v, type):
+            i["k"] = "cls"
+            i["n"] = "%s.%s" % (v.__module__, v.__qualname__)
+            if issubclass(v, BaseException):
+                i["k"] = "exc"
+                i["eb"] = _builtin_base(v)
+                i["mro"] = _tree_mro(v)
+        else:
+            for b in _VALUE_BASES:
+                if isinstance(v, b):
+                    i["bv"] = self.enc(_base_value(b, v))
+                    break
+        return i
+
+    def enc(self, v):
+        return encode(v, self.ref_of)  # noqa: F821 (oracle_wire is prepended)
+
+    def from_ref(self, tag):
+        try:
+            return self.objs[tag[1]]
+        except (KeyError, IndexError, TypeError):
+            raise WireError("no object %r here" % (tag[1:2],))  # noqa: F821
+
+    def dec(self, x):
+        return decode(x, self.from_ref)  # noqa: F821
+
+    # -- requests
+    def handle(self, m):
+        op = m.get("op")
+        if op == "init":
+            _sys.path[:0] = [p for p in m["path"] if p not in _sys.path]
+            if m.get("cwd"):
+                _os.chdir(m["cwd"])
+            return None
+        if op == "imp":
+            __import__(m["name"])
+            return _sys.modules[m["name"]]
+        if op == "get":
+            return getattr(self.dec(m["o"]), m["name"])
+        if op == "set":
+            setattr(self.dec(m["o"]), m["name"], self.dec(m["v"]))
+            return None
+        if op == "del":
+            delattr(self.dec(m["o"]), m["name"])
+            return None
+        if op == "isinst":
+            return isinstance(self.dec(m["o"]), self.dec(m["c"]))
+        if op == "state":
+            return _state(self.dec(m["o"]))
+        if op == "op":
+            f = _OPS[m["name"]]
+            return f(*[self.dec(a) for a in m["args"]])
+        if op == "call":
+            f = self.dec(m["o"])
+            if m.get("name"):
+                f = getattr(f, m["name"])
+            return f(*[self.dec(a) for a in m["args"]], **{k: self.dec(v) for k, v in m["kw"].items()})
+        raise WireError("unknown op %r" % (op,))  # noqa: F821
+
+    def serve(self):
+        while True:
+            m = self.read()
+            if m is None:
+                return
+            mut = None
+            try:
+                args = m.get("args") if m.get("op") == "call" else None
+                before = [(i, a) for i, a in enumerate(args or []) if isinstance(a, list) and a and a[0] in ("l", "d", "s", "ba")]
+                if before:  # in-place changes of a mutable argument go back: they are part of the answer
+                    live = [self.dec(a) for a in args]
+                    m = dict(m, args=[self.ref_of(v) for v in live])
+                    r = self.handle(m)
+                    mut = {str(i): self.enc(live[i]) for i, a in before if self.enc(live[i]) != a}
+                else:
+                    r = self.handle(m)
+                out = ["ok", self.enc(r)] + ([mut] if mut else [])
+            except BaseException as e:  # noqa: B902 - everything the tree raises is an answer
+                out = ["exc", self.exc_info(e)]
+            try:
+                write_frame(self.write, out)  # noqa: F821
+            except BaseException as e:
+                write_frame(self.write, ["exc", self.exc_info(e)])  # noqa: F821
+
+    def exc_info(self, e):
+        t = type(e)
+        args = []
+        for a in getattr(e, "args", ()):
+            try:
+                args.append(encode(a, _not_plain))  # noqa: F821
+            except Exception:
+                args.append(_text(a))
+        return {"eb": _builtin_base(t), "mro": _tree_mro(t), "args": args, "msg": _text(e)[:MAX_TEXT]}
+
+    def read(self):
+        head = self._read(4)
+        if head is None:
+            return None
+        (n,) = _struct.unpack(">I", head)
+        if n > MAX_FRAME:  # noqa: F821
+            raise SystemExit(3)
+        return parse_frame(self._read(n) or b"")  # noqa: F821
+
+    def _read(self, n):
+        buf = b""
+        while len(buf) < n:
+            chunk = _os.read(self.rfd, n - len(buf))
+            if not chunk:
+                return None
+            buf += chunk
+        return buf
+
+    def write(self, data):
+        while data:
+            data = data[_os.write(self.wfd, data):]
+
+
+def _not_plain(v):
+    raise TypeError("not plain")
+
+
+def _text(v):
+    try:
+        s = str(v)
+        return s if type(s) is str else "?"
+    except BaseException:
+        return "<unprintable>"
+
+
+def _builtin_base(t):
+    for c in t.__mro__:
+        if c.__module__ == "builtins" and issubclass(c, BaseException):
+            return c.__name__
+    return "Exception"
+
+
+def _tree_mro(t):
+    return ["%s:%s" % (c.__module__, c.__qualname__) for c in t.__mro__
+            if c.__module__ != "builtins" and issubclass(c, BaseException)]
+
+
+def _base_value(b, v):
+    if b in (tuple, list, set, frozenset):
+        return b(b.__iter__(v))
+    if b is dict:
+        return dict(dict.items(v))
+    if b is bytearray:
+        return bytes(v)
+    return {int: int.__int__, float: float.__float__, complex: complex.__complex__, str: str.__str__,
+            bytes: lambda x: bytes.__getitem__(x, slice(None))}[b](v)
+
+
+def _state(v):
+    """What structural equality compares: the instance's fields (its __dict__ and slots)."""
+    out = {}
+    d = getattr(v, "__dict__", None)
+    if isinstance(d, dict):
+        out.update(d)
+    for c in type(v).__mro__:
+        for s in c.__dict__.get("__slots__", ()) if isinstance(c.__dict__.get("__slots__", ()), (tuple, list)) else ():
+            if s not in ("__dict__", "__weakref__") and hasattr(v, s):
+                out.setdefault(s, getattr(v, s))
+    return [type(v), {str(k): x for k, x in out.items()}]
+
+
+def main():
+    # the protocol keeps fds of its own; the tree's prints go to stderr and its reads of stdin see nothing
+    rfd, wfd = _os.dup(0), _os.dup(1)
+    null = _os.open(_os.devnull, _os.O_RDONLY)
+    _os.dup2(null, 0)
+    _os.dup2(2, 1)
+    _sys.stdout = _io.TextIOWrapper(_io.FileIO(1, "w", closefd=False), line_buffering=True)
+    Worker(rfd, wfd).serve()
+    _os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+package dev.crucible.verifier.grade.oracle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.crucible.verifier.grade.JUnitXmlParser;
+import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.support.Fixtures;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The isolated oracle's core, run for real: pytest in this process's place with the oracle plugin, the code
+ * under test in a bubblewrap worker. The integrity corpus (base calc package overlaid with one variant) and the
+ * oracle's own cases: every honest variant's tests pass isolated (or are listed for in-process grading), no
+ * exploit gets all its FAIL_TO_PASS tests to pass, and the oracle's own exploits do beat plain pytest (so these
+ * tests can fail). Skips, saying what is missing, without bubblewrap or python3 with pytest.
+ */
+class OracleCorpusTest {
+    static final List<String> F2P = List.of("tests/test_ops.py::test_divide_negative", "tests/test_ops.py::test_divide_by_zero");
+    static final List<String> P2P = List.of("tests/test_ops.py::test_divide_positive", "tests/test_ops.py::test_add");
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void needs() {
+        Box.Availability a = Box.availability();
+        assumeTrue(a.bwrap() != null, "bubblewrap is needed to box the oracle's worker: " + a.problem());
+        assumeTrue(run(List.of("python3", "-c", "import pytest"), Path.of("."), List.of()).exit == 0, "python3 with pytest is needed");
+    }
+
+    static Stream<String> honest() { return variants("integrity/honest"); }
+
+    static Stream<String> exploits() {
+        return Stream.concat(variants("integrity/exploits").map(v -> "integrity/exploits/" + v), variants("oracle/exploits").map(v -> "oracle/exploits/" + v));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("honest")
+    void honestVariantPassesIsolatedOrIsListedForInProcess(String name) {
+        Path tree = project("integrity/honest/" + name);
+        List<String> want = new ArrayList<>(F2P);
+        want.addAll(P2P);
+        Path extra = resource("integrity/honest/" + name).resolve("extra-tests.txt");
+        if (Files.exists(extra)) want.addAll(Fixtures.read(extra).lines().filter(l -> !l.isBlank()).toList());
+        Graded g = grade(tree, true);
+        for (String t : want) {
+            boolean fellBack = g.report.needsInProcess().stream().anyMatch(f -> t.equals(f) || t.startsWith(f + "::"));
+            assertThat(g.passed(t) || fellBack).as(name + ": " + t + " neither passed nor fell back\n" + g.output).isTrue();
+        }
+        assertThat(g.report.workerEnded()).as(name).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exploits")
+    void exploitDoesNotPassItsFailToPassTests(String variant) {
+        Graded g = grade(project(variant), true);
+        List<String> f2p = failToPass(variant);
+        assertThat(f2p.stream().allMatch(g::passed)).as(variant + " reached a pass\n" + g.output).isFalse();
+    }
+
+    /** The oracle's own exploits are real: plain pytest gives them every FAIL_TO_PASS test (the worker-killing ones excepted). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("naiveBeaten")
+    void oracleExploitBeatsPlainPytest(String variant) {
+        Graded g = grade(project("oracle/exploits/" + variant), false);
+        assertThat(failToPass("oracle/exploits/" + variant)).as(variant + "\n" + g.output).allMatch(g::passed);
+    }
+
+    static Stream<String> naiveBeaten() {
+        return Stream.of("approx-result", "magicmock-result", "truthy-mask", "float-subclass-eq", "proc-parent-read", "lenient-arith", "lying-exception");
+    }
+
+    @Test
+    void richPackageRunsIsolatedAndAMonkeypatchFallsBack() throws IOException {
+        Path tree = dir.resolve("rich");
+        Fixtures.copyTree(resource("oracle/rich"), tree);
+        Graded g = grade(tree, true);
+        List<TestCase> all = JUnitXmlParser.parse(dir.resolve("junit.xml"), true);
+        List<String> passed = all.stream().filter(t -> t.status().counts(false)).map(TestCase::id).toList();
+        assertThat(passed).as(g.output).hasSize(all.size() - 1);
+        assertThat(g.report.needsInProcess()).containsExactly("tests/test_rich.py::test_monkeypatch_falls_back");
+        assertThat(passed).allMatch(g.report::isolated);
+        assertThat(g.report.workerStarts()).isEqualTo(1);
+    }
+
+    @Test
+    void aHungWorkerFailsTheCallAndTheNextTestGetsAFreshOne() {
+        Graded g = grade(project("oracle/exploits/hang"), true);
+        assertThat(g.passed("tests/test_ops.py::test_divide_negative")).isFalse();
+        assertThat(g.passed("tests/test_ops.py::test_add")).as(g.output).isTrue();
+        assertThat(g.report.workerEnded()).anyMatch(w -> w.contains("did not answer within"));
+        assertThat(g.report.workerStarts()).isGreaterThanOrEqualTo(2);
+    }
+
+    // -- running pytest with and without the oracle
+
+    record Graded(Set<String> passed, OracleReport report, String output) {
+        boolean passed(String id) { return passed.contains(id) || passed.stream().anyMatch(p -> p.startsWith(id + "[")); }
+    }
+
+    record Ran(int exit, String output) {}
+
+    private Graded grade(Path tree, boolean oracle) {
+        Path plugin = OracleFiles.install(dir.resolve("oracle"));
+        Path shared = dir.resolve("shared");
+        Path junit = dir.resolve("junit.xml");
+        Path out = dir.resolve("oracle-out.json");
+        try {
+            Files.createDirectories(shared);
+            Files.deleteIfExists(junit);
+            Files.deleteIfExists(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Path cfg = new OracleConfig(tree, null, shared, Duration.ofSeconds(3), out, "bwrap", null, Box.availability().bwrap(), dir.resolve("worker.err"))
+                .write(dir.resolve("oracle.json"));
+        List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=" + junit,
+                "--continue-on-collection-errors", "--basetemp=" + shared.resolve("pytest")));
+        if (oracle) argv.addAll(List.of("-p", OracleFiles.PLUGIN));
+        Ran r = run(argv, tree, List.of("PYTHONPATH=" + plugin, OracleFiles.CONFIG_VAR + "=" + cfg));
+        try {
+            Set<String> passed = Files.exists(junit) ? JUnitXmlParser.parse(junit, true).stream().filter(t -> t.status().counts(false))
+                    .map(TestCase::id).collect(Collectors.toSet()) : Set.of();
+            return new Graded(passed, OracleReport.read(out), r.output);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Ran run(List<String> argv, Path cwd, List<String> env) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true);
+            pb.environment().keySet().removeIf(k -> k.startsWith("PYTHON") || k.startsWith("PYTEST") || k.startsWith("CRUCIBLE"));
+            for (String kv : env) pb.environment().put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            Process p = pb.start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(180, TimeUnit.SECONDS)) p.destroyForcibly();
+            return new Ran(p.exitValue(), new String(out));
+        } catch (IOException e) {
+            return new Ran(-1, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Ran(-1, "interrupted");
+        }
+    }
+
+    // -- the corpus
+
+    private Path project(String variant) {
+        Path ws = dir.resolve("tree");
+        Fixtures.deleteTree(ws);
+        Fixtures.copyTree(resource("integrity/base"), ws);
+        Path shared = resource(variant).resolve("shared.txt");
+        if (Files.exists(shared)) Fixtures.copyTree(resource("integrity/shared/" + Fixtures.read(shared).strip()), ws);
+        Fixtures.copyTree(resource(variant), ws);
+        return ws;
+    }
+
+    private static List<String> failToPass(String variant) {
+        Path f = resource(variant).resolve("f2p.txt");
+        return Files.exists(f) ? Fixtures.read(f).lines().filter(l -> !l.isBlank()).toList() : F2P;
+    }
+
+    private static Stream<String> variants(String folder) {
+        try (Stream<Path> s = Files.list(resource(folder))) {
+            return s.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().toList().stream();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path resource(String name) {
+        try {
+            return Path.of(OracleCorpusTest.class.getResource("/" + name).toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
