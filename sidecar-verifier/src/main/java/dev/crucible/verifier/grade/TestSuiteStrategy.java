@@ -58,6 +58,9 @@ public final class TestSuiteStrategy implements Strategy {
         } else {
             runner = Runners.byName(framework);
         }
+        if (runner.isEmpty() && v.framework() == null && WrappedGrading.applies(v.command())) {
+            return WrappedGrading.grade(v, ctx, timeout); // make, a script, tox: whatever runners it starts, instrumented
+        }
         if (runner.isEmpty()) return gradePytest(v, ctx, junit, timeout);
         return gradeWithRunner(v, ctx, runner.get(), script, timeout);
     }
@@ -135,7 +138,7 @@ public final class TestSuiteStrategy implements Strategy {
         return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), reason, o.partialCredit(), o.tests(), details, o.commandMs(), findings);
     }
 
-    private static Outcome error(VerifierSpec v, String why) {
+    static Outcome error(VerifierSpec v, String why) {
         return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), Category.RUNTIME_ERROR, 0, 1), "error",
                 Category.RUNTIME_ERROR.label, why, 0.0, List.of(), Map.of(), 0);
     }
