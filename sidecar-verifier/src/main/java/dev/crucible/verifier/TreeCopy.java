@@ -1,15 +1,13 @@
 package dev.crucible.verifier;
 
+import dev.crucible.files.CopyStats;
+import dev.crucible.files.TreeCopier;
 import dev.crucible.files.TreeDelete;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.stream.Stream;
 
 /**
@@ -22,13 +20,20 @@ import java.util.stream.Stream;
  *     them would break repositories that carry links (a {@code README -> docs/README.md}). A copied
  *     link is harmless by itself: every tool and patcher resolves paths with
  *     {@link dev.crucible.files.ContainedRoot}, which refuses to go through a link out of the root.</li>
+ * <li>Regular files are copied with their holes ({@link dev.crucible.files.SparseFiles}): a
+ *     {@code truncate -s 3G} file stays a few blocks of host disk. FIFOs, sockets and devices are
+ *     left out and listed in the returned {@link CopyStats}, never opened.</li>
  * <li>Delete removes a link, never its target, and never changes a target's mode.</li>
  * </ul>
  */
 public final class TreeCopy {
     private TreeCopy() {}
 
-    public static void copy(Path src, Path dst) {
+    /**
+     * Copies {@code src} into {@code dst}: sparse files stay sparse, FIFOs, sockets and devices are left
+     * out (listed in the result, never opened). Returns what the copy did and the host disk it took.
+     */
+    public static CopyStats copy(Path src, Path dst) {
         Path from = src.toAbsolutePath().normalize();
         Path to = dst.toAbsolutePath().normalize();
         if (to.startsWith(from)) {
@@ -36,20 +41,7 @@ public final class TreeCopy {
             throw new IllegalArgumentException("cannot copy " + from + " into " + to + ", which is inside it");
         }
         try {
-            Files.walkFileTree(src, new SimpleFileVisitor<>() { // no FOLLOW_LINKS: a link is visited as a file
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                    Files.createDirectories(dst.resolve(src.relativize(dir).toString()));
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.copy(file, dst.resolve(src.relativize(file).toString()), StandardCopyOption.REPLACE_EXISTING,
-                            StandardCopyOption.COPY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            return TreeCopier.copy(from, to, TreeCopier.Options.of(TreeCopier.Links.AS_IS));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,12 +1,16 @@
 package dev.crucible.verifier.pristine;
 
+import dev.crucible.files.ContainedLinks;
 import dev.crucible.files.ContainedRoot;
+import dev.crucible.files.CopyStats;
+import dev.crucible.files.FileKinds;
+import dev.crucible.files.TreeCopier;
 import dev.crucible.files.UnsafePathException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -16,18 +20,33 @@ import java.util.TreeMap;
 /**
  * Copy and SHA-256 of every protected file, taken at reset into a directory outside the workspace.
  * Grading takes tests and test configuration from here, never from the agent's workspace.
+ *
+ * <p>A protected link (one the repository commits, {@code tests/data -> ../fixtures}) is kept as a link
+ * with its target text, when that target stays inside the tree ({@link ContainedLinks}); one that leads
+ * out is refused, with the reason ({@link #refusedLinks}), and graded without. A link is checked like a
+ * file: changed, replaced or removed by the agent is a change; kept, it is none. Copies keep sparse files
+ * sparse; what they took is {@link #copyStats}.
  */
 public final class PristineSnapshot {
     private final Path dir;
     private final ProtectedPaths protectedPaths;
     private final Map<String, String> hashes;
+    private final Map<String, String> links;
+    private final Map<String, String> refusedLinks;
+    private final Map<String, String> refusedTargets;
+    private final CopyStats copyStats;
     private final Map<String, Long> sizes = new TreeMap<>();
     private final Map<String, Long> mtimes = new TreeMap<>();
 
-    private PristineSnapshot(Path dir, ProtectedPaths protectedPaths, Map<String, String> hashes) {
+    private PristineSnapshot(Path dir, ProtectedPaths protectedPaths, Map<String, String> hashes, Map<String, String> links,
+            Map<String, String> refusedLinks, Map<String, String> refusedTargets, CopyStats copyStats) {
         this.dir = dir;
         this.protectedPaths = protectedPaths;
         this.hashes = Collections.unmodifiableMap(hashes);
+        this.links = Collections.unmodifiableMap(links);
+        this.refusedLinks = Collections.unmodifiableMap(refusedLinks);
+        this.refusedTargets = Map.copyOf(refusedTargets);
+        this.copyStats = copyStats;
         for (String r : hashes.keySet()) {
             try {
                 sizes.put(r, Files.size(dir.resolve(r)));
@@ -40,43 +59,80 @@ public final class PristineSnapshot {
 
     public static PristineSnapshot take(Path workspace, ProtectedPaths protectedPaths, Path dir) {
         Map<String, String> hashes = new TreeMap<>();
+        Map<String, String> links = new TreeMap<>();
+        Map<String, String> refused = new TreeMap<>();
+        Map<String, String> refusedTargets = new TreeMap<>();
+        CopyStats stats = new CopyStats();
+        ContainedRoot root;
         try {
             Files.createDirectories(dir);
+            root = ContainedRoot.of(workspace, "workspace");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         WorkspaceWalker.walk(workspace, (rel, attrs) -> {
-            if (!attrs.isRegularFile() || !protectedPaths.isProtected(rel)) return;
-            Path target = dir.resolve(rel.toString());
+            if (!protectedPaths.isProtected(rel)) return;
+            String r = rel.toString();
+            Path target = dir.resolve(r);
             try {
                 Files.createDirectories(target.getParent());
-                Files.copy(workspace.resolve(rel), target, StandardCopyOption.REPLACE_EXISTING);
+                if (attrs.isSymbolicLink()) {
+                    String why = ContainedLinks.refusal(root, r);
+                    if (why != null) {
+                        refused.put(r, why + "; graded without it");
+                        refusedTargets.put(r, Files.readSymbolicLink(workspace.resolve(r)).toString());
+                        return;
+                    }
+                    if (TreeCopier.copyLink(null, r, workspace.resolve(r), target, stats)) links.put(r, Files.readSymbolicLink(target).toString());
+                    return;
+                }
+                if (!TreeCopier.copyFile(r, workspace.resolve(r), target, true, stats)) return;
                 target.toFile().setReadOnly();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            hashes.put(rel.toString(), FileHashes.sha256(target));
+            hashes.put(r, FileHashes.sha256(target));
+        }, false, rel -> {
+            if (protectedPaths.isProtected(rel)) stats.skip(rel.toString(), FileKinds.specialReason(workspace.resolve(rel)));
         });
-        return new PristineSnapshot(dir, protectedPaths, hashes);
+        return new PristineSnapshot(dir, protectedPaths, hashes, links, refused, refusedTargets, stats.measure(dir));
     }
 
     public record Change(String path, String kind) {}
 
-    /** Protected files that were modified, deleted or added in the workspace since reset. */
+    /** Protected files and links that were modified, deleted, replaced or added in the workspace since reset. */
     public List<Change> changes(Path workspace) {
         List<Change> out = new ArrayList<>();
         for (var e : hashes.entrySet()) {
             Path f = workspace.resolve(e.getKey());
-            if (!Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                out.add(new Change(e.getKey(), Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) ? "replaced" : "deleted"));
+            if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+                out.add(new Change(e.getKey(), Files.exists(f, LinkOption.NOFOLLOW_LINKS) ? "replaced" : "deleted"));
             } else if (!FileHashes.sha256(f).equals(e.getValue())) {
                 out.add(new Change(e.getKey(), "modified"));
             }
         }
+        Map<String, String> seen = new TreeMap<>(links); // every link at reset, refused ones included, with its target text
+        seen.putAll(refusedTargets);
+        for (var e : seen.entrySet()) {
+            Path f = workspace.resolve(e.getKey());
+            String now = linkText(f);
+            if (now == null) out.add(new Change(e.getKey(), Files.exists(f, LinkOption.NOFOLLOW_LINKS) ? "replaced" : "deleted"));
+            else if (!now.equals(e.getValue())) out.add(new Change(e.getKey(), "modified"));
+        }
         WorkspaceWalker.walk(workspace, (rel, attrs) -> {
-            if (protectedPaths.isProtected(rel) && !hashes.containsKey(rel.toString())) out.add(new Change(rel.toString(), "added"));
+            String r = rel.toString();
+            if (protectedPaths.isProtected(rel) && !contains(r) && !refusedLinks.containsKey(r)) out.add(new Change(r, "added"));
         });
         return out;
+    }
+
+    /** The target text of the link at {@code p}, or null when it is not a link. */
+    private static String linkText(Path p) {
+        try {
+            return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Puts protected files back as they were at reset and removes protected files the agent added. */
@@ -100,9 +156,13 @@ public final class PristineSnapshot {
             }
             try {
                 Files.deleteIfExists(target);
-                if (!c.kind().equals("added")) {
-                    Files.createDirectories(target.getParent());
-                    Files.copy(dir.resolve(c.path()), target, StandardCopyOption.REPLACE_EXISTING);
+                if (c.kind().equals("added")) continue;
+                Files.createDirectories(target.getParent());
+                String link = links.containsKey(c.path()) ? links.get(c.path()) : refusedTargets.get(c.path());
+                if (link != null) {
+                    Files.createSymbolicLink(target, Path.of(link)); // as at reset, where it led out too: a link by itself reads nothing
+                } else {
+                    TreeCopier.copyFile(c.path(), dir.resolve(c.path()), target, true, new CopyStats());
                     target.toFile().setWritable(true);
                 }
             } catch (IOException e) {
@@ -113,11 +173,22 @@ public final class PristineSnapshot {
 
     public Path dir() { return dir; }
 
+    /** The protected regular files and their SHA-256 (links are in {@link #links}). */
     public Map<String, String> hashes() { return hashes; }
+
+    /** The protected links kept, by path, with their target text (each stays inside the tree). */
+    public Map<String, String> links() { return links; }
+
+    /** Protected links left out because they lead out of the tree, by path, with the reason. */
+    public Map<String, String> refusedLinks() { return refusedLinks; }
+
+    /** What the copy into {@link #dir} took: files, links, skipped entries, host disk allocated. */
+    public CopyStats copyStats() { return copyStats; }
 
     public ProtectedPaths protectedPaths() { return protectedPaths; }
 
-    public boolean contains(String rel) { return hashes.containsKey(rel); }
+    /** Whether {@code rel} was a protected file or a kept protected link at reset. */
+    public boolean contains(String rel) { return hashes.containsKey(rel) || links.containsKey(rel); }
 
     /** Pristine files whose size or presence changed: a cheap check for every monitor scan. */
     public List<String> corruptedQuick() {
@@ -130,6 +201,7 @@ public final class PristineSnapshot {
                 bad.add(e.getKey());
             }
         }
+        bad.addAll(changedLinks());
         return bad;
     }
 
@@ -140,6 +212,14 @@ public final class PristineSnapshot {
             Path f = dir.resolve(e.getKey());
             if (!Files.isRegularFile(f) || !FileHashes.sha256(f).equals(e.getValue())) bad.add(e.getKey());
         }
+        bad.addAll(changedLinks());
+        return bad;
+    }
+
+    /** Pristine links that are no longer links to the target seen at reset. */
+    private List<String> changedLinks() {
+        List<String> bad = new ArrayList<>();
+        for (var e : links.entrySet()) if (!e.getValue().equals(linkText(dir.resolve(e.getKey())))) bad.add(e.getKey());
         return bad;
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /** Walks a workspace without following links, skipping caches that neither grading nor detection need. */
 public final class WorkspaceWalker {
@@ -27,6 +28,11 @@ public final class WorkspaceWalker {
      * the scans that report changes.
      */
     public static void walk(Path root, BiConsumer<Path, BasicFileAttributes> visit, boolean skipTaggedCaches) {
+        walk(root, visit, skipTaggedCaches, rel -> { });
+    }
+
+    /** As {@link #walk(Path, BiConsumer, boolean)}; {@code others} gets each FIFO, socket or device (never opened), for a copy to list. */
+    public static void walk(Path root, BiConsumer<Path, BasicFileAttributes> visit, boolean skipTaggedCaches, Consumer<Path> others) {
         if (!Files.isDirectory(root)) return;
         try {
             Files.walkFileTree(root, new SimpleFileVisitor<>() {
@@ -40,6 +46,7 @@ public final class WorkspaceWalker {
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                     if (attrs.isRegularFile() || attrs.isSymbolicLink()) visit.accept(root.relativize(file), attrs);
+                    else if (attrs.isOther()) others.accept(root.relativize(file));
                     return FileVisitResult.CONTINUE;
                 }
 

@@ -192,6 +192,7 @@ public final class GradingSandbox implements Executor {
                 spec = graderFiles == null ? spec.withReadOnly(List.of(p)) : spec.withWritable(p).withReadOnly(graderFiles);
                 spec = spec.withReadOnly(List.of(base.resolve("support-" + n))).withReadOnly(toolchains)
                         .withReadOnly(SetupDependencies.linkedTargets(p)).withScratch(SetupDependencies.scratch(SetupDependencies.linkedTargets(p)))
+                        .withScratch(dev.crucible.verifier.pristine.GradingTree.runnerCaches(p)) // .pytest_cache: writable, fresh per command
                         .withHome(null).withNetwork(network);
                 return new Layout(p, base, spec);
             }

@@ -1,0 +1,118 @@
+package dev.crucible.files;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a copy of untrusted files did: how many files, links and folders it made, the data bytes it
+ * wrote (holes are not written), what it left out and why, and the host disk its destination takes
+ * ({@link #allocatedBytes}), which a caller counts against the attempt's disk limit. One copy fills
+ * one instance; it is not thread-safe.
+ */
+public final class CopyStats {
+    /** An entry left out of the copy: its path relative to the copy's source, and why. */
+    public record Skipped(String path, String reason) {
+        @Override
+        public String toString() { return path + ": " + reason; }
+    }
+
+    private long files;
+    private long links;
+    private long directories;
+    private long apparentBytes;
+    private long writtenBytes;
+    private long allocatedBytes = -1;
+    private final List<Skipped> skipped = new ArrayList<>();
+
+    void file(long apparent, long written) {
+        files++;
+        apparentBytes += apparent;
+        writtenBytes += written;
+    }
+
+    void link() { links++; }
+
+    void directory() { directories++; }
+
+    public void skip(String path, String reason) { skipped.add(new Skipped(path, reason)); }
+
+    /** Adds another copy's counts into this one (a grading tree is built from several sources). */
+    public CopyStats add(CopyStats o) {
+        files += o.files;
+        links += o.links;
+        directories += o.directories;
+        apparentBytes += o.apparentBytes;
+        writtenBytes += o.writtenBytes;
+        skipped.addAll(o.skipped);
+        return this;
+    }
+
+    public long files() { return files; }
+
+    public long links() { return links; }
+
+    public long directories() { return directories; }
+
+    /** The copied files' sizes as {@code ls} shows them, holes included. */
+    public long apparentBytes() { return apparentBytes; }
+
+    /**
+     * The data the copied files hold on disk, in whole 4 KiB blocks: holes of sparse files and blocks of
+     * zeros are not written, so they take none.
+     */
+    public long writtenBytes() { return writtenBytes; }
+
+    public List<Skipped> skipped() { return Collections.unmodifiableList(skipped); }
+
+    /**
+     * The host disk the destination takes, in bytes, as {@code du -s -B1} measured it after the copy
+     * ({@link #measure}); before that, or where {@code du} could not run, the written blocks plus a block per
+     * folder and link, which is what ext4 and tmpfs allocate for them.
+     */
+    public long allocatedBytes() {
+        if (allocatedBytes >= 0) return allocatedBytes;
+        return writtenBytes + 4096 * (directories + links);
+    }
+
+    /** Measures {@link #allocatedBytes} on {@code destination} with {@code du}, which does not follow links. */
+    public CopyStats measure(Path destination) {
+        Long du = allocated(destination);
+        if (du != null) allocatedBytes = du;
+        return this;
+    }
+
+    /** The disk blocks under {@code p} in bytes ({@code du -s -B1}), or null when {@code du} did not answer within 60 s. */
+    public static Long allocated(Path p) {
+        try {
+            Process proc = new ProcessBuilder("du", "-s", "-B1", "--", p.toAbsolutePath().toString())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String out;
+            try (InputStream in = proc.getInputStream()) {
+                out = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+            }
+            if (!proc.waitFor(60, TimeUnit.SECONDS)) {
+                proc.destroyForcibly();
+                return null;
+            }
+            if (proc.exitValue() != 0 || out.isEmpty()) return null;
+            return Long.parseLong(out.split("\\s+")[0]);
+        } catch (IOException | NumberFormatException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return files + " files, " + links + " links, " + directories + " folders, " + writtenBytes + " bytes written of " + apparentBytes
+                + ", " + allocatedBytes() + " bytes allocated" + (skipped.isEmpty() ? "" : ", skipped " + skipped);
+    }
+}

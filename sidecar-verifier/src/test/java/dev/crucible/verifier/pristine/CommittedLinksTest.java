@@ -1,0 +1,108 @@
+package dev.crucible.verifier.pristine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.crucible.verifier.support.Fixtures;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Links a repository commits, checked out by git as CI has them: kept as links in the pristine
+ * snapshot and the grading tree when they stay inside the tree, refused with the path and the reason
+ * when they lead out, and checked like any protected file.
+ */
+class CommittedLinksTest {
+    @TempDir
+    Path dir;
+    Path ws;
+    Path secret;
+    ProtectedPaths protectedPaths = new ProtectedPaths(List.of("tests/**"));
+
+    @BeforeEach
+    void repository() throws Exception {
+        secret = Files.writeString(dir.resolve("secret.txt"), "host secret\n");
+        Path repo = dir.resolve("repo");
+        Fixtures.write(repo.resolve("calc/ops.py"), "def add(a, b):\n    return a + b\n");
+        Fixtures.write(repo.resolve("tests/test_ops.py"), "from calc.ops import add\n\ndef test_add():\n    assert add(1, 2) == 3\n");
+        Fixtures.write(repo.resolve("fixtures/data.json"), "{\"n\": 3}\n");
+        Fixtures.write(repo.resolve("docs/README.md"), "the readme\n");
+        Files.createSymbolicLink(repo.resolve("README.md"), Path.of("docs/README.md"));
+        Files.createSymbolicLink(repo.resolve("tests/data.json"), Path.of("../fixtures/data.json")); // a protected link to a file
+        Files.createSymbolicLink(repo.resolve("tests/fixtures"), Path.of("../fixtures")); // a protected link to a folder
+        Files.createSymbolicLink(repo.resolve("tests/host"), Path.of("../../secret.txt")); // leads out once checked out beside secret.txt
+        Files.createSymbolicLink(repo.resolve("calc/abs_link"), secret);
+        Fixtures.git(repo, "init", "-q");
+        Fixtures.git(repo, "add", "-A");
+        Fixtures.git(repo, "commit", "-q", "-m", "with links");
+        ws = dir.resolve("ws");
+        Fixtures.git(dir, "clone", "-q", repo.toString(), ws.toString());
+        assertThat(Files.isSymbolicLink(ws.resolve("tests/data.json"))).as("git checked the link out as a link").isTrue();
+    }
+
+    @Test
+    void committedLinksAreKeptAndAKeptLinkIsNoChange() {
+        PristineSnapshot p = PristineSnapshot.take(ws, protectedPaths, dir.resolve("pristine"));
+        assertThat(p.links()).containsEntry("tests/data.json", "../fixtures/data.json").containsEntry("tests/fixtures", "../fixtures");
+        assertThat(Files.isSymbolicLink(p.dir().resolve("tests/data.json"))).isTrue();
+        assertThat(p.refusedLinks()).containsOnlyKeys("tests/host");
+        assertThat(p.refusedLinks().get("tests/host")).isEqualTo("is a link to ../../secret.txt, which leads out of the tree; graded without it");
+        assertThat(p.changes(ws)).isEmpty();
+        assertThat(p.corrupted()).isEmpty();
+        assertThat(p.corruptedQuick()).isEmpty();
+    }
+
+    @Test
+    void aLinkTheAgentChangesOrRemovesIsAChangeAndRestoreBringsItBack() throws Exception {
+        PristineSnapshot p = PristineSnapshot.take(ws, protectedPaths, dir.resolve("pristine"));
+        Files.delete(ws.resolve("tests/data.json"));
+        Files.createSymbolicLink(ws.resolve("tests/data.json"), Path.of("../calc/ops.py"));
+        Files.delete(ws.resolve("tests/fixtures"));
+        Files.delete(ws.resolve("tests/host"));
+        Files.writeString(ws.resolve("tests/host"), "now a file\n");
+        assertThat(p.changes(ws)).containsExactlyInAnyOrder(new PristineSnapshot.Change("tests/data.json", "modified"),
+                new PristineSnapshot.Change("tests/fixtures", "deleted"), new PristineSnapshot.Change("tests/host", "replaced"));
+
+        p.restore(ws);
+        assertThat(Files.readSymbolicLink(ws.resolve("tests/data.json"))).isEqualTo(Path.of("../fixtures/data.json"));
+        assertThat(Files.readSymbolicLink(ws.resolve("tests/fixtures"))).isEqualTo(Path.of("../fixtures"));
+        assertThat(Files.readSymbolicLink(ws.resolve("tests/host"))).isEqualTo(Path.of("../../secret.txt"));
+        assertThat(p.changes(ws)).isEmpty();
+    }
+
+    @Test
+    void theGradingTreeHasTheContainedLinksAsLinksAndLeavesTheOthersOutWithTheReason() throws Exception {
+        PristineSnapshot p = PristineSnapshot.take(ws, protectedPaths, dir.resolve("pristine"));
+        Path grade = dir.resolve("grade-1");
+        GradingTree.Built built = GradingTree.build(ws, p, grade, null, null);
+        assertThat(Files.readSymbolicLink(grade.resolve("README.md"))).isEqualTo(Path.of("docs/README.md"));
+        assertThat(grade.resolve("README.md")).hasContent("the readme");
+        assertThat(Files.readSymbolicLink(grade.resolve("tests/data.json"))).isEqualTo(Path.of("../fixtures/data.json"));
+        assertThat(grade.resolve("tests/data.json")).hasContent("{\"n\": 3}");
+        assertThat(Files.readSymbolicLink(grade.resolve("tests/fixtures"))).isEqualTo(Path.of("../fixtures"));
+        assertThat(Files.exists(grade.resolve("tests/host"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+        assertThat(Files.exists(grade.resolve("calc/abs_link"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+        assertThat(built.dropped()).containsExactlyInAnyOrder(
+                "calc/abs_link: is a link to the absolute path " + secret + "; a link kept in the tree must be relative and stay inside it",
+                "tests/host: is a link to ../../secret.txt, which leads out of the tree; graded without it");
+        assertThat(built.copied().links()).isEqualTo(3);
+    }
+
+    @Test
+    void aLinkTheAgentPutsWhereTheGradersFolderIsIsReplacedByTheFolder() throws Exception {
+        PristineSnapshot p = PristineSnapshot.take(ws, protectedPaths, dir.resolve("pristine"));
+        Fixtures.write(ws.resolve("mine/test_ops.py"), "def test_add():\n    pass\n");
+        Fixtures.deleteTree(ws.resolve("tests"));
+        Files.createSymbolicLink(ws.resolve("tests"), Path.of("mine"));
+        Path grade = dir.resolve("grade-1");
+        GradingTree.Built built = GradingTree.build(ws, p, grade, null, null);
+        assertThat(Files.isSymbolicLink(grade.resolve("tests"))).isFalse();
+        assertThat(Fixtures.read(grade.resolve("tests/test_ops.py"))).contains("assert add(1, 2) == 3");
+        assertThat(grade.resolve("mine/test_ops.py")).hasContent("def test_add():\n    pass");
+        assertThat(built.dropped()).contains("tests: a link where the grader's files need a folder; replaced by the folder");
+    }
+}
