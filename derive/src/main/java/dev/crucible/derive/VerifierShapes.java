@@ -3,9 +3,10 @@ package dev.crucible.derive;
 import java.util.List;
 
 /**
- * Decides how a verifier reads its result. pytest run directly can be graded per test; Maven and
- * Gradle leave JUnit XML behind; everything else (tox, npm test, go test, cargo test, make) is graded
- * by its exit code, because its output format is not known in advance.
+ * Decides how a verifier reads its result. pytest and the runners the grader knows, run directly, are graded per
+ * test; Maven and Gradle leave JUnit XML behind; a wrapper (tox, nox, make, a script, an npm script) is a test
+ * suite too, whose runners the grader instruments through the environment. A runner line the grader would
+ * rewrite but cannot (piped, in a loop) and lint stay one execution.
  */
 final class VerifierShapes {
     /** Runners the sidecar's test-suite grader recognises from the command itself (grade.runner.Runners). */
@@ -41,6 +42,10 @@ final class VerifierShapes {
                 type = "test-suite";
                 framework = "junit-xml";
                 report = commonPrefix(steps) + "**/build/test-results/**/TEST-*.xml";
+            } else if (endsInWrapper(command)) {
+                // make, tox, nox, a script, an npm script: the grader instruments whatever runners it starts
+                // (per test), or grades it as one execution and says so when none reports
+                type = "test-suite";
             }
         }
         int timeout = lint ? WorkflowDeriver.DEFAULT_LINT_TIMEOUT_SECONDS : WorkflowDeriver.DEFAULT_TEST_TIMEOUT_SECONDS;
@@ -51,6 +56,20 @@ final class VerifierShapes {
         }
         return new DerivedVerifier(name, type, framework, command, report, timeout,
                 steps.stream().map(p -> p.step.number()).toList());
+    }
+
+    /**
+     * Whether the command's last line runs its tests through something other than a runner the grader rewrites
+     * itself: such a line (a {@code go test … | tee log}) is read by that runner's own rules and stays one execution.
+     */
+    static boolean endsInWrapper(String command) {
+        List<String> lines = CommandClassifier.logicalLines(command);
+        if (lines.isEmpty()) return false;
+        for (String part : lines.get(lines.size() - 1).split("\\|\\|?|&&|;")) {
+            CommandClassifier.Classified c = CommandClassifier.classifyLine(part.strip());
+            if (c.kind() == CommandKind.TEST && PER_TEST_RUNNERS.contains(c.what())) return false;
+        }
+        return true;
     }
 
     private static boolean perTest(String recognised) {

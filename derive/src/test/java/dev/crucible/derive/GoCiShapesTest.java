@@ -35,8 +35,11 @@ class GoCiShapesTest {
     void plainRunnerStepsBecomeOneLineEachGradedPerTest() throws Exception {
         Derivation d = derive(repo, "go-two-runs.yml");
 
-        // the third step pipes into tee: not a plain runner line, so the three stay one execution
-        assertThat(d.verifier().type()).isEqualTo("execution");
+        // the third step pipes into tee: not a plain runner line, so the three stay one script; its last line is no
+        // runner, so the grader instruments every go test in it (the piped one too) and grades per test
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(VerifierShapes.endsInWrapper("go test -race ./... | tee race.log")).as("the grader would rewrite this line itself").isFalse();
+        assertThat(VerifierShapes.endsInWrapper("make test")).isTrue();
     }
 
     @Test

@@ -66,17 +66,17 @@ class NodeCiShapesTest {
     }
 
     @Test
-    void tsScriptsWithSeveralTestConfigsStaysOneExecution() throws Exception {
+    void tsScriptsWithSeveralTestConfigsStaysOneScript() throws Exception {
         Files.writeString(repo.resolve("package.json"), """
                 {"scripts": {"test": "ts-scripts test"}, "ts-scripts": {"test": [{"dir": "a"}, {"dir": "b"}]}}
                 """);
         Derivation d = derive(repo, "node-ts-scripts.yml");
         assertThat(d.verifier().command()).isEqualTo("npm test");
-        assertThat(d.verifier().type()).isEqualTo("execution");
+        assertThat(d.verifier().type()).as("the script's vitest runs are instrumented at grading").isEqualTo("test-suite");
         Files.writeString(repo.resolve("package.json"), """
                 {"scripts": {"test": "ts-scripts test; echo done"}}
                 """);
-        assertThat(derive(repo, "node-ts-scripts.yml").verifier().type()).isEqualTo("execution");
+        assertThat(derive(repo, "node-ts-scripts.yml").verifier().type()).isEqualTo("test-suite");
     }
 
     @Test

@@ -28,7 +28,7 @@ class NodeWorkflowTest {
         assertThat(d.setupScript()).containsSubsequence("# step 3 (line 27): npm ci", "npm ci",
                 "# step 4 (line 28): npm run build --if-present", "npm run build --if-present");
         assertThat(d.verifier().command()).isEqualTo("NODE_OPTIONS=--max-old-space-size=4096 npm test");
-        assertThat(d.verifier().type()).isEqualTo("execution");
+        assertThat(d.verifier().type()).as("a wrapper: its runners are instrumented at grading").isEqualTo("test-suite");
         assertThat(d.lint().command()).isEqualTo("npm run lint");
         assertThat(d.manifest().at("/spec/additionalVerifiers/0/name").asText()).isEqualTo("lint");
         assertThat(d.manifest().at("/spec/additionalVerifiers/0/type").asText()).isEqualTo("execution");

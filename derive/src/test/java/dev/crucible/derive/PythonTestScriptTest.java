@@ -24,12 +24,14 @@ class PythonTestScriptTest {
     }
 
     @Test
-    void anyOtherScriptIsOneExecution() throws Exception {
+    void anyOtherScriptIsAWrapperWithoutFramework() throws Exception {
+        // the grader runs it with its runners instrumented; one that reports none is graded as one execution, saying so
         Files.writeString(repo.resolve("test.py"), "import sys\n\nsys.exit(0 if 1 + 1 == 2 else 1)\n");
-        assertThat(derive(repo, "python-test-script.yml").verifier().type()).isEqualTo("execution");
+        assertThat(derive(repo, "python-test-script.yml").verifier().type()).isEqualTo("test-suite");
+        assertThat(derive(repo, "python-test-script.yml").verifier().framework()).isNull();
 
         // its own runner: the grader's result class would not be used
         Files.writeString(repo.resolve("test.py"), "import unittest\n\nunittest.main(testRunner=unittest.TextTestRunner(verbosity=2))\n");
-        assertThat(derive(repo, "python-test-script.yml").verifier().type()).isEqualTo("execution");
+        assertThat(derive(repo, "python-test-script.yml").verifier().framework()).isNull();
     }
 }

@@ -64,8 +64,9 @@ class PythonToxWorkflowTest {
         assertThat(d.setupScript()).contains("# step 3 (line 53): Install dependencies\n(\n"
                 + "python -m pip install --upgrade pip\npython -m pip install tox tox-gh-actions\n)");
         assertThat(d.setupScript()).doesNotContain("choco");
-        // tox's output format is not known in advance: graded by exit code; the step's env rides along.
-        assertThat(d.verifier().type()).isEqualTo("execution");
+        // tox is a wrapper: the grader instruments the runners it starts (per test); the step's env rides along.
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(d.verifier().framework()).isNull();
         assertThat(d.verifier().command()).isEqualTo("PLATFORM=ubuntu-latest tox");
         assertThat(d.verifier().timeoutSeconds()).isEqualTo(30 * 60);
         assertThat(d.lint()).isNull();

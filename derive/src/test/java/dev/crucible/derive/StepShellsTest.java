@@ -183,6 +183,8 @@ class StepShellsTest {
                 new DerivationRequest(workspace, null, "ci.yml", null, Map.of(), null), workflow);
 
         assertThat(d.verifier().command()).contains("pip install -e .").contains("if [ -d tests/integration ]; then");
-        assertThat(d.verifier().type()).isEqualTo("execution");
+        // one script, graded per test through the grader's pytest reporter in PYTEST_ADDOPTS
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(d.verifier().framework()).isNull();
     }
 }
