@@ -5,6 +5,8 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
@@ -64,24 +66,37 @@ public final class BoundedRead {
     });
 
     private final ContainedRoot root;
+    private final Object rootKey;
     private final Duration timeout;
 
-    private BoundedRead(ContainedRoot root, Duration timeout) {
+    private BoundedRead(ContainedRoot root, Object rootKey, Duration timeout) {
         this.root = root;
+        this.rootKey = rootKey;
         this.timeout = timeout;
     }
 
-    /** Reads under {@code root} (a trusted directory; {@code name} is what messages call it). */
+    /**
+     * Reads under {@code root}, a directory trusted now ({@code name} is what messages call it): its real
+     * path and identity are taken here, and a read after it was replaced is refused ({@link FileRefusal.Kind#RACED}).
+     */
     public static BoundedRead of(Path root, String name) throws IOException {
-        return new BoundedRead(ContainedRoot.of(root, name), DEFAULT_TIMEOUT);
+        ContainedRoot r = ContainedRoot.of(root, name);
+        Object key = Files.readAttributes(r.root(), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        return new BoundedRead(r, key, DEFAULT_TIMEOUT);
     }
 
     public BoundedRead withTimeout(Duration t) {
-        return new BoundedRead(root, t);
+        return new BoundedRead(root, rootKey, t);
     }
 
+    /** The root's real path, as taken by {@link #of}. */
     public Path root() {
         return root.root();
+    }
+
+    /** The root's identity (device and inode) when the reader was made. */
+    public Object rootKey() {
+        return rootKey;
     }
 
     /** Readers whose workers are blocked for good right now (for tests and diagnostics). */
@@ -272,7 +287,7 @@ public final class BoundedRead {
         AtomicReference<NoFollowWalk> walk = new AtomicReference<>();
         AtomicInteger state = new AtomicInteger(); // 0 running, 1 done, 2 abandoned
         Future<T> f = WORKERS.submit(() -> {
-            try (NoFollowWalk w = NoFollowWalk.open(root.root())) {
+            try (NoFollowWalk w = NoFollowWalk.open(root.root(), rootKey)) {
                 walk.set(w);
                 return op.run(w);
             } catch (NoSuchFileException | NotDirectoryException absent) {

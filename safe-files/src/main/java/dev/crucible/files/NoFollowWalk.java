@@ -47,12 +47,25 @@ final class NoFollowWalk implements Closeable {
         this.dirPath = rootPath;
     }
 
-    /** {@code root} is trusted (a real path the caller chose); what is below it is not. */
-    static NoFollowWalk open(Path root) throws IOException {
+    /**
+     * {@code root} is a real path the caller chose, and {@code rootKey} the identity (device and inode) it
+     * had then: a root that was since replaced (a link, a FIFO, another folder put in its place) is refused,
+     * checked on the opened descriptor itself (fstat), so no swap before the open can pass.
+     */
+    static NoFollowWalk open(Path root, Object rootKey) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(root, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (a.isSymbolicLink()) throw new FileRefusal(FileRefusal.Kind.RACED, root.toString(), "the root became a link");
+        if (a.isOther()) throw new FileRefusal(kindOf(root), root.toString(), "in place of the root");
+        if (!a.isDirectory()) throw new NoSuchFileException(root + ": not a directory");
         DirectoryStream<Path> ds = Files.newDirectoryStream(root);
         if (!(ds instanceof SecureDirectoryStream<Path> sds)) {
             ds.close();
             throw new IOException("this platform has no openat-based directory streams; reads of untrusted files are refused");
+        }
+        Object key = sds.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
+        if (rootKey != null && !rootKey.equals(key)) {
+            sds.close();
+            throw new FileRefusal(FileRefusal.Kind.RACED, root.toString(), "the root was replaced since the reader was made");
         }
         return new NoFollowWalk(sds, root);
     }

@@ -101,6 +101,21 @@ class BoundedReadTest {
     }
 
     @Test
+    void aRootReplacedByALinkIsRefused() throws Exception {
+        Path site = Files.createDirectory(tmp.resolve("site"));
+        BoundedRead r = BoundedRead.of(site, "site directory");
+        Files.move(site, tmp.resolve("site-old"));
+        Files.createDirectory(tmp.resolve("elsewhere"));
+        Files.writeString(tmp.resolve("elsewhere/evil.pth"), CANARY);
+        Files.createSymbolicLink(site, tmp.resolve("elsewhere"));
+        assertThatThrownBy(() -> r.list("", 10)).isInstanceOfSatisfying(FileRefusal.class,
+                f -> assertThat(f.kind()).isEqualTo(FileRefusal.Kind.RACED));
+        Files.delete(site);
+        Files.createDirectory(site);
+        assertThatThrownBy(() -> r.read("evil.pth", 100)).as("another folder in its place").isInstanceOf(FileRefusal.class);
+    }
+
+    @Test
     void aLinkToDevZeroIsRefused() throws Exception {
         Files.createSymbolicLink(ws.resolve("HEAD"), Path.of("/dev/zero"));
         assertThatThrownBy(() -> files.read("HEAD", 1 << 20)).isInstanceOfSatisfying(FileRefusal.class,

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Reward-hack rules on the syntax tree of Python files, and the test-runner sections of config files,
- * through the bundled helper {@code source_rules.py}. The helper runs as {@code python -I -S -B -c}
+ * through the bundled helper {@code source_rules.py}, which is handed the contents the monitor read
+ * (contained and bounded), never a path to open. The helper runs as {@code python -I -S -B -c}
  * (no site, no PYTHON* variables, no byte code), in the sidecar's own process space, never through
  * the agent's executor; it parses with {@code ast}, {@code tomllib} and {@code configparser} and
  * never imports or executes what it reads. Files it cannot parse get {@code ok=false}; the caller
@@ -30,6 +31,7 @@ public final class SyntaxRules {
     private static final String HELPER = load();
     private static final long TIMEOUT_SECONDS = 60;
     private static final int BATCH = 400;
+    private static final long BATCH_BYTES = 16 << 20;
     private static final byte[] PING = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     /** Interpreters already probed (one probe per interpreter and process, not per reset). */
     private static final Map<String, Boolean> USABLE = new java.util.concurrent.ConcurrentHashMap<>();
@@ -103,14 +105,23 @@ public final class SyntaxRules {
         }
     }
 
-    /** Analyses the files (absolute path to report name); a helper failure leaves the rest absent. */
-    public Map<String, FileResult> analyse(Map<Path, String> files) {
+    /**
+     * Analyses sources (report name to content, as the caller read it: the helper opens no file); a
+     * helper failure leaves the rest absent. Requests are cut at {@link #BATCH} files or
+     * {@link #BATCH_BYTES} of source.
+     */
+    public Map<String, FileResult> analyse(Map<String, byte[]> sources) {
         Map<String, FileResult> out = new LinkedHashMap<>();
-        List<Map.Entry<Path, String>> all = new ArrayList<>(files.entrySet());
-        for (int i = 0; i < all.size(); i += BATCH) {
+        List<Map.Entry<String, byte[]>> all = new ArrayList<>(sources.entrySet());
+        int i = 0;
+        while (i < all.size()) {
             ObjectNode req = JSON.createObjectNode();
             ArrayNode arr = req.putArray("files");
-            for (var e : all.subList(i, Math.min(all.size(), i + BATCH))) arr.addObject().put("path", e.getKey().toString()).put("rel", e.getValue());
+            long bytes = 0;
+            for (; i < all.size() && arr.size() < BATCH && (arr.size() == 0 || bytes + all.get(i).getValue().length <= BATCH_BYTES); i++) {
+                arr.addObject().put("b64", all.get(i).getValue()).put("rel", all.get(i).getKey());
+                bytes += all.get(i).getValue().length;
+            }
             JsonNode res = run(req);
             if (res == null) continue;
             for (JsonNode f : res.path("files")) {
@@ -125,10 +136,10 @@ public final class SyntaxRules {
         return out;
     }
 
-    /** Test-runner sections of pyproject.toml / setup.cfg / tox.ini (by file name). */
-    public Sections sections(Path file, String rel) {
+    /** Test-runner sections of pyproject.toml / setup.cfg / tox.ini (by the name {@code rel}), from the content read by the caller. */
+    public Sections sections(byte[] content, String rel) {
         ObjectNode req = JSON.createObjectNode();
-        req.putArray("configs").addObject().put("path", file.toString()).put("rel", rel);
+        req.putArray("configs").addObject().put("b64", content).put("rel", rel);
         JsonNode res = run(req);
         if (res == null || res.path("configs").isEmpty()) return new Sections(false, "helper failed", null);
         JsonNode c = res.path("configs").get(0);

@@ -2,7 +2,8 @@
 # Run by the verifier as `python -I -S -B -c <this file>` with a JSON request on stdin, or, with the
 # argument --serve, kept running with one JSON request per line and one answer per line. It only reads
 # and parses (ast, tomllib, configparser): the analysed code is never imported or executed.
-# Request: {"files": [{"path": abs, "rel": rel}], "configs": [{"path": abs, "rel": rel}]}
+# Request: {"files": [{"b64": content, "rel": rel}], "configs": [{"b64": content, "rel": rel}]}: the content, never a
+# path, so that this process opens nothing of the agent's (the verifier reads it, contained and bounded).
 # Answer:  {"files": [{"rel", "ok", "error"?, "hits": [{"rule", "detector", "severity", "line", "evidence"}]}],
 #           "configs": [{"rel", "ok", "error"?, "sections": canonical JSON of the test-runner sections}]}
 import ast
@@ -798,10 +799,8 @@ class Analyzer(ast.NodeVisitor):
             self.hits.append(h)
 
 
-def analyse(path, rel):
+def analyse(data, rel):
     try:
-        with open(path, "rb") as f:
-            data = f.read()
         source = data.decode("utf-8", errors="replace")
         tree = ast.parse(data, filename=rel)
     except (SyntaxError, ValueError) as e:
@@ -823,11 +822,9 @@ INI_SECTIONS = {
 }
 
 
-def config_sections(path, rel):
+def config_sections(data, rel):
     name = rel.replace("\\", "/").rsplit("/", 1)[-1]
     try:
-        with open(path, "rb") as f:
-            data = f.read()
         if name == "pyproject.toml":
             import tomllib
             doc = tomllib.loads(data.decode("utf-8"))
@@ -857,8 +854,8 @@ def config_sections(path, rel):
 
 
 def answer(req):
-    return {"files": [analyse(f["path"], f["rel"]) for f in req.get("files", [])],
-            "configs": [config_sections(f["path"], f["rel"]) for f in req.get("configs", [])]}
+    return {"files": [analyse(base64.b64decode(f["b64"]), f["rel"]) for f in req.get("files", [])],
+            "configs": [config_sections(base64.b64decode(f["b64"]), f["rel"]) for f in req.get("configs", [])]}
 
 
 def main():

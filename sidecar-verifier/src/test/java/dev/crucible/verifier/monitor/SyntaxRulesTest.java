@@ -140,7 +140,7 @@ class SyntaxRulesTest {
     @Test
     void codeThatDoesNotParseIsReportedSoTheTextRulesTakeOver() {
         Path f = put(dir.resolve("broken.py"), "def f(:\n    pass\n");
-        SyntaxRules.FileResult r = rules.analyse(Map.of(f, "broken.py")).get("broken.py");
+        SyntaxRules.FileResult r = rules.analyse(Map.of("broken.py", bytes(f))).get("broken.py");
         assertThat(r.ok()).isFalse();
         assertThat(r.error()).contains("SyntaxError");
     }
@@ -148,7 +148,7 @@ class SyntaxRulesTest {
     @Test
     void countsAreKeyedByRuleAndSeverity() {
         Path f = put(dir.resolve("two.py"), "import pytest\npytest.skip('a', allow_module_level=True)\npytest.skip('b', allow_module_level=True)\n");
-        assertThat(rules.analyse(Map.of(f, "two.py")).get("two.py").counts()).containsEntry("skip-call/high", 2);
+        assertThat(rules.analyse(Map.of("two.py", bytes(f))).get("two.py").counts()).containsEntry("skip-call/high", 2);
     }
 
     @Test
@@ -156,14 +156,22 @@ class SyntaxRulesTest {
         Path a = put(dir.resolve("a/pyproject.toml"), "[project]\nname='x'\ndependencies=['requests']\n[tool.pytest.ini_options]\naddopts='-q'\n");
         Path b = put(dir.resolve("b/pyproject.toml"), "[project]\nname='x'\nversion='2'\ndependencies=['requests>=2', 'attrs']\n\n[tool.pytest.ini_options]\naddopts = '-q'\n");
         Path c = put(dir.resolve("c/pyproject.toml"), "[project]\nname='x'\n[tool.pytest.ini_options]\naddopts='-q -p evil'\n");
-        assertThat(rules.sections(a, "pyproject.toml").json()).isEqualTo(rules.sections(b, "pyproject.toml").json());
-        assertThat(rules.sections(a, "pyproject.toml").json()).isNotEqualTo(rules.sections(c, "pyproject.toml").json());
+        assertThat(rules.sections(bytes(a), "pyproject.toml").json()).isEqualTo(rules.sections(bytes(b), "pyproject.toml").json());
+        assertThat(rules.sections(bytes(a), "pyproject.toml").json()).isNotEqualTo(rules.sections(bytes(c), "pyproject.toml").json());
         Path cfg = put(dir.resolve("setup.cfg"), "[metadata]\nname = x\n[flake8]\nmax-line-length = 99\n[tool:pytest]\naddopts = -q\n");
-        assertThat(rules.sections(cfg, "setup.cfg").json()).contains("tool:pytest").doesNotContain("flake8").doesNotContain("metadata");
+        assertThat(rules.sections(bytes(cfg), "setup.cfg").json()).contains("tool:pytest").doesNotContain("flake8").doesNotContain("metadata");
         Path tox = put(dir.resolve("tox.ini"), "[tox]\nenvlist = py311\n[testenv]\ncommands = pytest\n[flake8]\nignore = E501\n");
-        assertThat(rules.sections(tox, "tox.ini").json()).contains("testenv").doesNotContain("flake8");
+        assertThat(rules.sections(bytes(tox), "tox.ini").json()).contains("testenv").doesNotContain("flake8");
         Path bad = put(dir.resolve("bad/pyproject.toml"), "[project\nname=\n");
-        assertThat(rules.sections(bad, "pyproject.toml").ok()).isFalse();
+        assertThat(rules.sections(bytes(bad), "pyproject.toml").ok()).isFalse();
+    }
+
+    private static byte[] bytes(Path f) {
+        try {
+            return java.nio.file.Files.readAllBytes(f);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static Path put(Path file, String content) {
@@ -173,7 +181,7 @@ class SyntaxRulesTest {
 
     private static List<SyntaxRules.Hit> analyse(String rel, String source) {
         Path f = put(dir.resolve("src-" + Math.abs(source.hashCode())).resolve(rel), source);
-        SyntaxRules.FileResult r = rules.analyse(Map.of(f, rel)).get(rel);
+        SyntaxRules.FileResult r = rules.analyse(Map.of(rel, bytes(f))).get(rel);
         assertThat(r).isNotNull();
         assertThat(r.ok()).as(r.error()).isTrue();
         return r.hits();
