@@ -82,7 +82,7 @@ public final class GradingTree {
         WorkspaceWalker.walk(workspace, (rel, attrs) -> {
             String r = rel.toString();
             if (pp.isProtected(rel) || pp.isStartupHook(rel) || r.endsWith(".pyc")) {
-                if (!pristine.contains(r) && !pristine.refusedLinks().containsKey(r)) dropped.add(r); // a refused link: listed with its reason below
+                if (!pristine.keeps(r) && !pristine.refusedLinks().containsKey(r)) dropped.add(r); // a refused link: listed with its reason below
                 return;
             }
             int before = stats.skipped().size();

@@ -121,7 +121,7 @@ public final class PristineSnapshot {
         }
         WorkspaceWalker.walk(workspace, (rel, attrs) -> {
             String r = rel.toString();
-            if (protectedPaths.isProtected(rel) && !contains(r) && !refusedLinks.containsKey(r)) out.add(new Change(r, "added"));
+            if (protectedPaths.isProtected(rel) && !keeps(r) && !refusedLinks.containsKey(r)) out.add(new Change(r, "added"));
         });
         return out;
     }
@@ -187,8 +187,11 @@ public final class PristineSnapshot {
 
     public ProtectedPaths protectedPaths() { return protectedPaths; }
 
-    /** Whether {@code rel} was a protected file or a kept protected link at reset. */
-    public boolean contains(String rel) { return hashes.containsKey(rel) || links.containsKey(rel); }
+    /** Whether {@code rel} was a protected regular file at reset (one with a hash; links: {@link #keeps}). */
+    public boolean contains(String rel) { return hashes.containsKey(rel); }
+
+    /** Whether {@code rel} was a protected file or a kept protected link at reset: grading takes it from here. */
+    public boolean keeps(String rel) { return hashes.containsKey(rel) || links.containsKey(rel); }
 
     /** Pristine files whose size or presence changed: a cheap check for every monitor scan. */
     public List<String> corruptedQuick() {

@@ -2,6 +2,13 @@ package dev.crucible.verifier.pristine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.crucible.verifier.Environment;
+import dev.crucible.verifier.Episode;
+import dev.crucible.verifier.EpisodeOptions;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.GradingSandbox;
 import dev.crucible.verifier.support.Fixtures;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -22,6 +29,8 @@ class CommittedLinksTest {
     Path ws;
     Path secret;
     ProtectedPaths protectedPaths = new ProtectedPaths(List.of("tests/**"));
+    static final String FIX = "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n\n\n"
+            + "def divide(a, b):\n    if b == 0:\n        raise ValueError(\"division by zero\")\n    return a / b\n";
 
     @BeforeEach
     void repository() throws Exception {
@@ -104,5 +113,36 @@ class CommittedLinksTest {
         assertThat(Fixtures.read(grade.resolve("tests/test_ops.py"))).contains("assert add(1, 2) == 3");
         assertThat(grade.resolve("mine/test_ops.py")).hasContent("def test_add():\n    pass");
         assertThat(built.dropped()).contains("tests: a link where the grader's files need a folder; replaced by the folder");
+    }
+
+    /**
+     * The whole episode: a test reads its expected value through a committed link in tests/. Before, the link
+     * was left out of the grading tree (and reported as an added protected file), so the honest fix got 0.
+     */
+    @Test
+    void anHonestFixGradesOneWhenATestReadsThroughACommittedLink() throws Exception {
+        Path manifest = Fixtures.copyExample(dir.resolve("env"));
+        Path example = manifest.getParent().resolve("workspace");
+        Fixtures.write(example.resolve("fixtures/sum.txt"), "5\n");
+        Files.createSymbolicLink(example.resolve("tests/sum.txt"), Path.of("../fixtures/sum.txt"));
+        Path test = example.resolve("tests/test_ops.py");
+        Files.writeString(test, Files.readString(test).replace("    assert add(2, 3) == 5\n",
+                "    import pathlib\n    assert add(2, 3) == int((pathlib.Path(__file__).parent / 'sum.txt').read_text())\n"));
+        Fixtures.git(example, "init", "-q");
+        Fixtures.git(example, "add", "-A");
+        Fixtures.git(example, "commit", "-q", "-m", "a test reads through a link");
+        Environment env = Environment.load(manifest);
+        EpisodeOptions opt = EpisodeOptions.defaults().withIntervals(java.time.Duration.ofMillis(200), java.time.Duration.ofMillis(50))
+                .withStateDir(dir.resolve("state"));
+        if (Box.availability().ok()) opt = opt.withGradingExecutor(new GradingSandbox(BoxLimits.defaults())); // as crucible run grades
+        try (Episode ep = new Episode(env, env.workspacePath().orElseThrow(), opt)) {
+            ep.reset();
+            Fixtures.write(ep.workspace().resolve("calc/ops.py"), FIX);
+            VerifyReport r = ep.verify();
+            assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
+            assertThat(r.tamper().protectedChanges()).isEmpty();
+            assertThat(r.tamper().droppedFromGrading()).isEmpty();
+            assertThat(r.hackFindings()).noneMatch(f -> f.detector().startsWith("protected"));
+        }
     }
 }
