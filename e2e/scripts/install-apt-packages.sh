@@ -8,6 +8,8 @@ set -euo pipefail
 PACKAGES=(
   # component tests: verifier runs pytest in real workspaces, sandboxed with bubblewrap
   python3 python3-pytest bubblewrap git
+  # crucible run's per-attempt disk volume (mkfs.ext4; fstrim and fallocate come with util-linux)
+  e2fsprogs
   # workspace patches on restored branches (snapshot agent)
   patch
   # downloads (install-kube-binaries.sh, install-criu.sh)

@@ -37,6 +37,11 @@ public final class SpecDefaults {
     public static final double MAX_SOLVE_RATE = 0.99;
     /** Rollout spec.limits.maxDurationSeconds: the rollout's deadline. */
     public static final int MAX_DURATION_SECONDS = 3600;
+    /**
+     * spec.resources.ephemeralStorage of a local run (crucible run) whose environment sets none: the attempt's disk
+     * limit (workspace and grading copies), so that no agent can fill the host's disk.
+     */
+    public static final String EPHEMERAL_STORAGE = "10Gi";
 
     private SpecDefaults() {
     }

@@ -60,6 +60,7 @@ public final class LocalRollout {
     private long t0 = System.nanoTime();
     private Path workspace;
     private Sandbox sandbox;
+    private AttemptScratch scratch; // the attempt's disk: its limit, and the volume its folders lie on (as root)
     private dev.crucible.verifier.toolchain.ExecEnvironment execution; // setup's, the agent's and grading's one environment
 
     public LocalRollout(RolloutDoc doc, int attempt, AttemptDir dir, Options opt, Progress progress) {
@@ -91,7 +92,8 @@ public final class LocalRollout {
             progress.phase(PhaseName.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));
             Files.createDirectories(dir.root());
-            stateDir = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            scratch = AttemptScratch.open(dir, doc.environment().spec().resources, opt.snapshots() == null || doc.interactive());
+            stateDir = scratch.stateDir();
             initialize(stateDir);
             if (rec.setupError == null && !cancelled && !rec.timedOut) {
                 if (doc.interactive()) serve(stateDir);
@@ -104,7 +106,7 @@ public final class LocalRollout {
             if (episode != null) episode.close();
             if (holder != null) holder.close();
             if (sandbox != null) sandbox.close();
-            if (stateDir != null) TreeCopy.delete(stateDir);
+            if (scratch != null) scratch.close(); // the state folder, and the volume with it
             done.countDown();
         }
     }
@@ -122,7 +124,7 @@ public final class LocalRollout {
         try (java.io.Closeable lock = dev.crucible.verifier.toolchain.ExecEnvironments.lock(execution)) {
             AttemptSetup setup = new AttemptSetup(doc, dir, progress, rec);
             execution = setup.provision(execution);
-            sandbox = SandboxChooser.forAttempt(doc, opt, attempt, dir, workspace, execution, progress);
+            sandbox = SandboxChooser.forAttempt(doc, opt, attempt, dir, workspace, execution, progress, scratch);
             rec.sandboxName = sandbox.name();
             List<String> clusterOnly = ClusterOnlySettings.of(env);
             if (!clusterOnly.isEmpty()) progress.info("cluster-only, not applied here: " + String.join("; ", clusterOnly));

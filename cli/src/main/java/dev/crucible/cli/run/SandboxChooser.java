@@ -32,10 +32,19 @@ final class SandboxChooser {
     /** {@code toolchains}: the execution environment's prefix and toolchain folders, shown read-only (see ExecEnvironment#readOnly). */
     static Sandbox choose(boolean wanted, EnvironmentDoc env, LimitsSpec rolloutLimits, Path workspace, AttemptDir dir, Path home,
                           List<String> agentCommand, long deadlineSeconds, String label, List<Path> toolchains) throws IOException {
+        return choose(wanted, env, rolloutLimits, workspace, dir, home, agentCommand, deadlineSeconds, label, toolchains, null);
+    }
+
+    /** {@code scratch}: the attempt's disk (its limit, and the volume the workspace lies on); null: the environment's own limit, polled. */
+    static Sandbox choose(boolean wanted, EnvironmentDoc env, LimitsSpec rolloutLimits, Path workspace, AttemptDir dir, Path home,
+                          List<String> agentCommand, long deadlineSeconds, String label, List<Path> toolchains, AttemptScratch scratch)
+            throws IOException {
         if (!wanted) return new Unconfined(home, "--no-sandbox was given");
+        BoxLimits limits = limits(env, rolloutLimits, deadlineSeconds);
+        if (scratch != null) limits = limits.withDisk(scratch.bytes());
         Map<Path, Path> files = commandFiles(agentCommand, workspace);
         if (Files.isRegularFile(dir.taskFile())) files.put(dir.taskFile(), dir.taskFile());
-        BoxSpec spec = BoxSpec.of(label, limits(env, rolloutLimits, deadlineSeconds)).withWritable(workspace)
+        BoxSpec spec = BoxSpec.of(label, limits).withVolume(scratch == null ? null : scratch.volume()).withWritable(workspace)
                 .withReadOnly(Bubblewrap.protectedTargets(workspace, ProtectedPaths.of(env.verifierEnv().verifier(), env.verifierEnv().spec().hackPolicy().protectsDefaults())))
                 // node_modules as setup (which runs after this) leaves it: bound read-only when it is a real folder then
                 .withReadOnly(toolchains).withReadOnly(SetupDependencies.DIRS.stream().map(workspace::resolve).toList())
@@ -55,14 +64,23 @@ final class SandboxChooser {
      */
     static Sandbox forAttempt(RunInputs.RolloutDoc doc, LocalRollout.Options opt, int attempt, AttemptDir dir, Path workspace,
                               dev.crucible.verifier.toolchain.ExecEnvironment execution, Progress progress) throws IOException {
+        return forAttempt(doc, opt, attempt, dir, workspace, execution, progress, null);
+    }
+
+    /** As above, the box's disk held by {@code scratch} (null: the environment's own limit, polled), and said in a line of its own. */
+    static Sandbox forAttempt(RunInputs.RolloutDoc doc, LocalRollout.Options opt, int attempt, AttemptDir dir, Path workspace,
+                              dev.crucible.verifier.toolchain.ExecEnvironment execution, Progress progress, AttemptScratch scratch)
+            throws IOException {
         Path home = dir.root().resolve("home");
         Sandbox sandbox = opt.snapshots() != null && !doc.interactive()
                 ? new Namespaces(home, dir.root().resolve(LocalRollout.AGENT_EXIT))
                 : choose(opt.sandbox(), doc.environment(), doc.spec().limits, workspace, dir, home,
-                        doc.spec().agent == null ? null : doc.spec().agent.command, doc.deadlineSeconds(), "agent-" + attempt, execution.readOnly());
+                        doc.spec().agent == null ? null : doc.spec().agent.command, doc.deadlineSeconds(), "agent-" + attempt, execution.readOnly(),
+                        scratch);
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
         if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));
         progress.info(sandbox.describe());
+        if (scratch != null) progress.info(scratch.describe());
         progress.info(!opt.sandbox() ? "WARNING: grading runs unconfined (--no-sandbox): graded code can reach everything this user can"
                 : Box.availability().ok()
                 ? "grading: each graded command in a fresh box (grading tree read-only to Python runners, writable but for the grader's files to others; results writable; nothing else of the host)"

@@ -28,8 +28,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * folder) are bind-mounted by the still-root launcher into a staging tmpfs in a private mount
  * namespace, and bwrap binds them from there. File descriptors 3 and up pass through unchanged.
  *
- * <p>Limits: cgroups when root (memory, pids, CPU quota, CPU time watched), else rlimits; the
- * writable folders' size is checked every 2 s. A watcher ends the box when one is hit and
+ * <p>Limits: cgroups when root (memory, pids, CPU quota, CPU time watched), else rlimits; disk by the
+ * size-capped {@link DiskVolume} the writable folders lie on when the spec names one (its filling up is
+ * seen within 250 ms), else the writable folders' size is checked every 2 s. A watcher ends the box when one is hit and
  * {@link #limitExceeded} says which. {@link #close} kills what is left and removes the cgroups.
  */
 public final class Box implements AutoCloseable {
@@ -334,7 +335,7 @@ public final class Box implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
-            if (exceeded == null && ++tick % 8 == 0 && spec.limits().diskBytes() > 0) checkDisk();
+            if (exceeded == null) exceeded = BoxEnforcement.diskExceeded(spec, ++tick % 8 == 0);
             if (exceeded == null) check();
             if (exceeded != null) {
                 end();
@@ -345,14 +346,7 @@ public final class Box implements AutoCloseable {
 
     private synchronized void check() {
         if (exceeded == null && cgroups != null) cgroups.exceeded().ifPresent(r -> exceeded = r);
-    }
-
-    private void checkDisk() {
-        long total = 0;
-        for (Path w : spec.writable()) total += BoxEnforcement.size(w);
-        if (total > spec.limits().diskBytes()) {
-            exceeded = "disk limit " + Quantities.human(spec.limits().diskBytes()) + " reached (" + Quantities.human(total) + " in the writable folders)";
-        }
+        if (exceeded == null) exceeded = BoxEnforcement.diskExceeded(spec, false);
     }
 
     private void end() {

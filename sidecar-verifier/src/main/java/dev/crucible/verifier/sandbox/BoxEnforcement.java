@@ -42,8 +42,16 @@ final class BoxEnforcement {
         }
         if (l.cpuSeconds() > 0) on.add("CPU time " + l.cpuSeconds() + " s (" + (cgroups != null ? how + ", watched" : "RLIMIT_CPU, per process") + ")");
         else off.add("CPU time (no spec.resources.cpu)");
-        if (l.diskBytes() > 0) on.add("disk " + Quantities.human(l.diskBytes()) + " (writable folders checked every 2 s, RLIMIT_FSIZE per file)");
-        else off.add("disk of the workspace (no spec.resources.ephemeralStorage)");
+        if (spec.volume() != null) {
+            on.add("disk " + Quantities.human(spec.volume().bytes()) + " (a loop-mounted ext4 volume of that size holds the workspace and"
+                    + " the grading copies: writes past it fail with ENOSPC; sparse files count the blocks written)");
+        } else if (l.diskBytes() > 0) {
+            on.add("disk " + Quantities.human(l.diskBytes()) + " (writable folders checked every 2 s, RLIMIT_FSIZE per file)");
+            off.add("disk as a hard cap (no size-capped volume: writes between two checks, sparse files and host copies of the"
+                    + " workspace can pass it)");
+        } else {
+            off.add("disk of the workspace (no spec.resources.ephemeralStorage)");
+        }
         s.append("; limits: ").append(on.isEmpty() ? "none" : String.join(", ", on));
         if (!off.isEmpty()) s.append("; NOT limited: ").append(String.join(", ", off));
         if (cgroups == null && cgroupProblem != null) s.append(" [no cgroups: ").append(cgroupProblem).append("]");
@@ -63,6 +71,20 @@ final class BoxEnforcement {
             }
         }
         return a;
+    }
+
+    /**
+     * The disk limit's reason when it was reached, else null. On a volume the kernel holds the limit and its
+     * filling up is only the reason to end the box (read every call: one statvfs); without one the writable
+     * folders are walked, only when {@code walk} (every 2 s).
+     */
+    static String diskExceeded(BoxSpec spec, boolean walk) {
+        if (spec.volume() != null) return spec.volume().full() ? spec.volume().reason() : null;
+        long limit = spec.limits().diskBytes();
+        if (!walk || limit <= 0) return null;
+        long total = 0;
+        for (Path w : spec.writable()) total += size(w);
+        return total > limit ? "disk limit " + Quantities.human(limit) + " reached (" + Quantities.human(total) + " in the writable folders)" : null;
     }
 
     /** Bytes of the files under {@code dir} (what could be read). */

@@ -22,9 +22,11 @@ import java.util.Map;
  *                  kept inside setup's node_modules; those that are not folders when a command starts are skipped
  * @param network   shares the host's network: only the validation run that tells offline-only failures apart
  *                  (never an agent, never grading of a rollout)
+ * @param volume    the size-capped volume the writable folders lie on (null: none); its filling up is the
+ *                  disk limit's reason, and then the polled size of the writable folders is not needed
  */
 public record BoxSpec(String label, List<Path> writable, List<Path> readOnly, Map<Path, Path> files, String home, BoxLimits limits,
-                      List<Path> scratch, boolean network) {
+                      List<Path> scratch, boolean network, DiskVolume volume) {
     public BoxSpec {
         scratch = List.copyOf(scratch);
         writable = List.copyOf(writable);
@@ -33,36 +35,38 @@ public record BoxSpec(String label, List<Path> writable, List<Path> readOnly, Ma
     }
 
     public static BoxSpec of(String label, BoxLimits limits) {
-        return new BoxSpec(label, List.of(), List.of(), Map.of(), "/tmp/home", limits, List.of(), false);
+        return new BoxSpec(label, List.of(), List.of(), Map.of(), "/tmp/home", limits, List.of(), false, null);
     }
 
     public BoxSpec withWritable(Path... p) {
         List<Path> l = new ArrayList<>(writable);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, l, readOnly, files, home, limits, scratch, network);
+        return new BoxSpec(label, l, readOnly, files, home, limits, scratch, network, volume);
     }
 
     public BoxSpec withReadOnly(List<Path> p) {
         List<Path> l = new ArrayList<>(readOnly);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, writable, l, files, home, limits, scratch, network);
+        return new BoxSpec(label, writable, l, files, home, limits, scratch, network, volume);
     }
 
     public BoxSpec withFiles(Map<Path, Path> f) {
         Map<Path, Path> m = new LinkedHashMap<>(files);
         m.putAll(f);
-        return new BoxSpec(label, writable, readOnly, m, home, limits, scratch, network);
+        return new BoxSpec(label, writable, readOnly, m, home, limits, scratch, network, volume);
     }
 
-    public BoxSpec withHome(String h) { return new BoxSpec(label, writable, readOnly, files, h, limits, scratch, network); }
+    public BoxSpec withHome(String h) { return new BoxSpec(label, writable, readOnly, files, h, limits, scratch, network, volume); }
 
-    public BoxSpec withLimits(BoxLimits l) { return new BoxSpec(label, writable, readOnly, files, home, l, scratch, network); }
+    public BoxSpec withLimits(BoxLimits l) { return new BoxSpec(label, writable, readOnly, files, home, l, scratch, network, volume); }
 
     public BoxSpec withScratch(List<Path> p) {
         List<Path> l = new ArrayList<>(scratch);
         for (Path x : p) l.add(x.toAbsolutePath().normalize());
-        return new BoxSpec(label, writable, readOnly, files, home, limits, l, network);
+        return new BoxSpec(label, writable, readOnly, files, home, limits, l, network, volume);
     }
 
-    public BoxSpec withNetwork(boolean on) { return new BoxSpec(label, writable, readOnly, files, home, limits, scratch, on); }
+    public BoxSpec withNetwork(boolean on) { return new BoxSpec(label, writable, readOnly, files, home, limits, scratch, on, volume); }
+
+    public BoxSpec withVolume(DiskVolume v) { return new BoxSpec(label, writable, readOnly, files, home, limits, scratch, network, v); }
 }

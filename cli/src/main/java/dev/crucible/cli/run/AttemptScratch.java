@@ -1,0 +1,117 @@
+package dev.crucible.cli.run;
+
+import dev.crucible.api.v1alpha1.common.ResourcesSpec;
+import dev.crucible.contract.SpecDefaults;
+import dev.crucible.verifier.sandbox.DiskVolume;
+import dev.crucible.verifier.sandbox.Quantities;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+
+/**
+ * Where one attempt writes, and how much it may: as root, the attempt's {@code sandbox} folder is a
+ * {@link DiskVolume} the size of its disk limit (spec.resources.ephemeralStorage, else
+ * {@link SpecDefaults#EPHEMERAL_STORAGE}), and the state folder (the pristine copy, the grading copies of
+ * the workspace, their results) lies on it too, beside the workspace but outside it and outside the box.
+ * So every byte the agent writes, and every host copy of its files, counts against one limit the kernel
+ * holds. Without root (or mkfs.ext4) there is no volume: the state folder is a private temporary folder
+ * as before and the box polls the workspace's size; {@link #describe} says which.
+ *
+ * <p>{@link #close} keeps the workspace in the attempt folder (see {@link VolumeKeeper}), then unmounts
+ * the volume and deletes its image, also when the attempt failed.
+ */
+final class AttemptScratch implements AutoCloseable {
+    /** The state folder's name on the volume: not the workspace, never bound into a box. */
+    static final String STATE = ".crucible-state";
+    /** The volume's image, beside the sandbox folder on the host (never inside a box). */
+    static final String IMAGE = ".sandbox.img";
+
+    /** Open scratches: a JVM exit (System.exit after the results, Ctrl-C) closes them, so no mount or image outlives the CLI. */
+    private static final java.util.Set<AttemptScratch> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> List.copyOf(OPEN).forEach(AttemptScratch::close), "crucible-attempt-disks"));
+    }
+
+    private final AttemptDir dir;
+    private final long bytes;
+    private final boolean defaulted;
+    private final DiskVolume volume;
+    private final String problem;
+    private final Path stateDir;
+    private boolean closed;
+
+    private AttemptScratch(AttemptDir dir, long bytes, boolean defaulted, DiskVolume volume, String problem, Path stateDir) {
+        this.dir = dir;
+        this.bytes = bytes;
+        this.defaulted = defaulted;
+        this.volume = volume;
+        this.problem = problem;
+        this.stateDir = stateDir;
+    }
+
+    /**
+     * Mounts the volume on {@code dir.sandbox()} when {@code wanted} and root can (a snapshot-able run does
+     * without: CRIU would have to dump and restore the mount), and makes the state folder.
+     */
+    static AttemptScratch open(AttemptDir dir, ResourcesSpec resources, boolean wanted) throws IOException {
+        boolean defaulted = resources == null || resources.ephemeralStorage == null || resources.ephemeralStorage.isBlank();
+        long bytes = Quantities.bytes(defaulted ? SpecDefaults.EPHEMERAL_STORAGE : resources.ephemeralStorage, "spec.resources.ephemeralStorage");
+        DiskVolume.Opened o = wanted ? DiskVolume.open(dir.root().resolve(IMAGE), dir.sandbox(), bytes)
+                : new DiskVolume.Opened(null, "a snapshot-able run keeps its folders on the host's disk (CRIU cannot move a mount)");
+        Path state;
+        if (o.volume() != null) {
+            state = dir.sandbox().resolve(STATE);
+            Files.createDirectory(state, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } else {
+            state = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        AttemptScratch s = new AttemptScratch(dir, bytes, defaulted, o.volume(), o.problem(), state);
+        OPEN.add(s);
+        return s;
+    }
+
+    /** The attempt's 0700 state folder: on the volume when there is one. */
+    Path stateDir() { return stateDir; }
+
+    /** The volume the box's writable folders lie on, or null. */
+    DiskVolume volume() { return volume; }
+
+    /** The disk limit in bytes (the environment's, or the default). */
+    long bytes() { return bytes; }
+
+    /** One line for the run's first lines: the limit, where it came from, and whether the kernel holds it. */
+    String describe() {
+        String what = "disk limit " + Quantities.human(bytes) + (defaulted ? " (the default: spec.resources.ephemeralStorage is not set)"
+                : " (spec.resources.ephemeralStorage)");
+        if (volume != null) {
+            return what + ": enforced by a loop-mounted ext4 volume of that size holding the workspace and the grading copies"
+                    + " (writes past it fail with ENOSPC; the box's /tmp is a separate " + "tmpfs in memory)";
+        }
+        return what + ": NOT enforced as a hard cap (" + problem + "); the workspace's size is checked every 2 s and"
+                + " RLIMIT_FSIZE caps each file, so fast or parallel writers, sparse files and the grading copies can pass it";
+    }
+
+    /**
+     * Keeps the workspace in the attempt folder, then unmounts and deletes the volume; or deletes the temporary state
+     * folder. Once; a second caller (the exit hook while the attempt's thread closes it) waits for the first.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) return;
+        closed = true;
+        OPEN.remove(this);
+        if (volume == null) {
+            dev.crucible.verifier.TreeCopy.delete(stateDir);
+            return;
+        }
+        try {
+            VolumeKeeper.keep(volume, dir, STATE);
+        } finally {
+            volume.close();
+            VolumeKeeper.finish(dir);
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.crucible.cli.run;
+
+import dev.crucible.verifier.sandbox.DiskVolume;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Moves an attempt's folders off its {@link DiskVolume} before the volume goes, so that a person still finds
+ * the workspace in {@code sandbox/} after the run, without the host ever holding much more than the limit:
+ * each file is copied in 16 MiB pieces, and each piece copied is punched out of the volume's file and the
+ * volume trimmed (its image gives the blocks back) before the next. Runs of zeros stay holes in the copy.
+ * Links are kept as links (never followed); FIFOs, sockets and devices are not kept (listed in
+ * {@code not-kept.txt}). The agent has ended by then: nothing changes the tree while it is moved.
+ */
+final class VolumeKeeper {
+    static final String KEPT = ".sandbox-kept";
+    static final long PIECE = 16L << 20;
+    private static final int BLOCK = 64 << 10;
+
+    private VolumeKeeper() {}
+
+    /** Moves the volume's tree (but {@code state}, deleted first) to the attempt's {@code .sandbox-kept}. */
+    static void keep(DiskVolume volume, AttemptDir dir, String state) {
+        Path from = volume.mountPoint();
+        Path to = dir.root().resolve(KEPT);
+        List<String> notKept = new ArrayList<>();
+        long[] untrimmed = {0}; // bytes moved since the volume was last trimmed: many small files add up too
+        dev.crucible.verifier.TreeCopy.delete(from.resolve(state));
+        volume.trim();
+        try {
+            dev.crucible.verifier.TreeCopy.delete(to);
+            Files.createDirectories(to);
+            Files.walkFileTree(from, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
+                    Files.createDirectories(to.resolve(from.relativize(d).toString()));
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                    Path t = to.resolve(from.relativize(f).toString());
+                    if (a.isSymbolicLink()) Files.createSymbolicLink(t, Files.readSymbolicLink(f));
+                    else if (a.isRegularFile()) untrimmed[0] += move(f, t, volume);
+                    else notKept.add(from.relativize(f) + " (not a regular file, folder or link)");
+                    if (untrimmed[0] >= PIECE) {
+                        volume.trim();
+                        untrimmed[0] = 0;
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path f, IOException e) {
+                    notKept.add(from.relativize(f) + " (" + e.getMessage() + ")");
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                    Path t = to.resolve(from.relativize(d).toString());
+                    Set<PosixFilePermission> p = Files.getPosixFilePermissions(d, LinkOption.NOFOLLOW_LINKS);
+                    Files.setPosixFilePermissions(t, p);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            notKept.add("(the rest: " + e.getMessage() + ")");
+        }
+        if (!notKept.isEmpty()) {
+            try {
+                Files.write(dir.root().resolve("not-kept.txt"), notKept);
+            } catch (IOException ignored) {
+                // the list is a courtesy; the run's result does not depend on it
+            }
+        }
+    }
+
+    /** After the volume is unmounted: the kept tree takes the sandbox folder's place (left as .sandbox-kept if that is not empty). */
+    static void finish(AttemptDir dir) {
+        Path kept = dir.root().resolve(KEPT);
+        if (!Files.isDirectory(kept, LinkOption.NOFOLLOW_LINKS)) return;
+        try {
+            Files.deleteIfExists(dir.sandbox());
+            Files.move(kept, dir.sandbox(), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            // still mounted (a lazy unmount) or not empty: the copy stays beside it under its own name
+        }
+    }
+
+    /**
+     * Copies {@code f} to {@code t} piece by piece, each piece punched out of {@code f} and trimmed from the volume once
+     * copied, then deletes {@code f}; returns the bytes of its last piece, not trimmed yet.
+     */
+    static long move(Path f, Path t, DiskVolume volume) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(BLOCK);
+        long pos = 0;
+        long pieceStart = 0;
+        try (FileChannel in = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+             FileChannel out = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            long size = in.size();
+            while (pos < size) {
+                buf.clear();
+                int n = in.read(buf, pos);
+                if (n <= 0) break;
+                buf.flip();
+                if (!zeros(buf)) while (buf.hasRemaining()) out.write(buf, pos + buf.position());
+                pos += n;
+                if (pos - pieceStart >= PIECE && pos < size) {
+                    punch(f, pieceStart, pos - pieceStart);
+                    volume.trim();
+                    pieceStart = pos;
+                }
+            }
+            if (out.size() < pos) out.write(ByteBuffer.wrap(new byte[1]), pos - 1); // a file ending in zeros keeps its length
+        }
+        Files.setPosixFilePermissions(t, Files.getPosixFilePermissions(f, LinkOption.NOFOLLOW_LINKS));
+        Files.setLastModifiedTime(t, Files.getLastModifiedTime(f, LinkOption.NOFOLLOW_LINKS));
+        Files.delete(f);
+        return pos - pieceStart;
+    }
+
+    private static boolean zeros(ByteBuffer b) {
+        for (int i = b.position(); i < b.limit(); i++) if (b.get(i) != 0) return false;
+        return true;
+    }
+
+    private static void punch(Path f, long offset, long length) {
+        DiskVolume.run(List.of("fallocate", "--punch-hole", "--offset", Long.toString(offset), "--length", Long.toString(length), f.toString()));
+    }
+}

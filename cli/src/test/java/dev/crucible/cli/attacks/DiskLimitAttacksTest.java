@@ -1,0 +1,125 @@
+package dev.crucible.cli.attacks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Issue 34 point 3: a 1 GiB disk limit (spec.resources.ephemeralStorage) holds on the host to within 64 MiB
+ * against sparse files, many small files and parallel writers. The measure is the host's, not the box's:
+ * {@code du -x} (allocated blocks, one file system) of every host folder the run writes (the manifest's folder,
+ * --out, and the CLI's java.io.tmpdir, where its state and grading folders would go), sampled every 200 ms
+ * while the real CLI runs. Root only: the limit is a loop-mounted volume, which only root can mount.
+ */
+@Tag("attacks")
+@Timeout(900)
+class DiskLimitAttacksTest {
+    static final long GIB = 1L << 30;
+    static final long SLACK = 64L << 20;
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
+            # 3 GiB of sparse files (3 x 1000 MiB: RLIMIT_FSIZE refuses one of 3G), then written into: their real bytes must
+            # stop at the limit, and no host copy may fill their holes.
+            sparse-3GiB ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 60
+            # 20,000 files of 64 KiB (1.25 GiB): no single file is large, only their sum.
+            many-files ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 60
+            # Four writers of 900 MiB at once: a check every 2 s let them reach 2,452 MiB.
+            parallel-4x900MiB ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
+            """)
+    void aOneGibLimitHoldsOnTheHost(String name, String agent) throws Exception {
+        CliProcess.assumeRoot();
+        CliProcess.assumeBubblewrapFor(null);
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/mkfs.ext4")) || Files.isExecutable(Path.of("/sbin/mkfs.ext4")),
+                "disk limit attack: mkfs.ext4 (e2fsprogs) is missing; apt-get install -y e2fsprogs");
+        try (AttackHost host = new AttackHost()) {
+            Path env = AttackFixtures.attackEnvironment(host.base.resolve("env"), "hidden-tests-" + name, "");
+            Path manifest = env.resolve("environment.yaml");
+            Files.writeString(manifest, Files.readString(manifest).replace("  resources:\n", "  resources:\n    ephemeralStorage: 1Gi\n"));
+            Files.writeString(env.resolve("rollout.yaml"), AttackFixtures.rolloutWithLimits("disk-" + name.toLowerCase(), agent, 180, ""));
+            Path out = host.base.resolve("out");
+            Path tmp = Files.createDirectories(host.base.resolve("cli-tmp"));
+            long before = du(host.base);
+            AtomicLong peak = new AtomicLong(before);
+            Thread sampler = new Thread(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try {
+                        peak.accumulateAndGet(du(host.base), Math::max);
+                        Thread.sleep(200);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (IOException e) {
+                        // a folder vanished mid-walk: the next sample counts it
+                    }
+                }
+            }, "disk-sampler");
+            sampler.setDaemon(true);
+            sampler.start();
+            String output;
+            int exit;
+            try {
+                Process p = new ProcessBuilder(cli(tmp, List.of("run", "-f", env.toString(), "--out", out.toString())))
+                        .directory(host.home.toFile()).redirectErrorStream(true).start();
+                byte[] bytes = p.getInputStream().readAllBytes();
+                exit = p.waitFor(600, TimeUnit.SECONDS) ? p.exitValue() : -1;
+                output = new String(bytes, StandardCharsets.UTF_8);
+            } finally {
+                sampler.interrupt();
+                sampler.join();
+            }
+            peak.accumulateAndGet(du(host.base), Math::max);
+            long grew = peak.get() - before;
+            System.out.printf("disk limit attack %s: host use grew by %d MiB at most (limit 1024 MiB, slack 64 MiB)%n", name, grew >> 20);
+            assertThat(exit).as(output).isZero();
+            JsonNode res = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+            assertThat(res.path("sandbox").asText()).as(output).isEqualTo("bubblewrap");
+            assertThat(grew).as("host disk use (du -x of the run's host folders) at its peak, over the start; output:\n" + output)
+                    .isLessThanOrEqualTo(GIB + SLACK);
+            assertThat(res.path("phase").asText()).as(res.toString()).isEqualTo("Failed");
+            assertThat(res.path("reason").asText()).as("result.json reason: " + res).isEqualTo("ResourceLimitExceeded");
+            assertThat(res.path("message").asText()).as("result.json message names the limit: " + res).contains("disk limit 1Gi");
+            assertThat(output).as("the first lines say what the disk limit is and how it is held").containsPattern("disk 1Gi \\(.*volume");
+            assertThat(Files.readString(Path.of("/proc/self/mounts"))).as("no mount of the attempt is left").doesNotContain(host.base.toString());
+            try (var files = Files.walk(host.base)) {
+                assertThat(files.filter(f -> f.toFile().length() >= GIB).toList()).as("the volume's image is gone after the run").isEmpty();
+            }
+        }
+    }
+
+    /** The CLI as root in its own process, its temporary files under {@code tmp} (so that they are measured too). */
+    private static List<String> cli(Path tmp, List<String> args) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+                "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), "dev.crucible.cli.Main"));
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /** Bytes allocated on the host under {@code dir}: du -x, so a volume mounted inside is not counted twice (its image is). */
+    static long du(Path dir) throws IOException {
+        try {
+            Process p = new ProcessBuilder("du", "-sxB1", dir.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            p.waitFor(60, TimeUnit.SECONDS);
+            return Long.parseLong(out.split("\\s+")[0]);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            throw new IOException("du " + dir + ": no figure");
+        }
+    }
+}

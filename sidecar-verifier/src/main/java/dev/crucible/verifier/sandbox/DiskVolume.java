@@ -1,0 +1,168 @@
+package dev.crucible.verifier.sandbox;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One attempt's disk: a sparse image file of exactly the limit's size, formatted ext4 and loop-mounted.
+ * Whatever is written under the mount point (the workspace, the grading copies of it) lands in that
+ * image, which cannot grow past its size: a write past the limit fails with ENOSPC, however fast or
+ * parallel, and sparse files cost only the blocks really written. Only root can mount it; {@link #open}
+ * says why when it cannot. {@link #close} unmounts it and deletes the image.
+ */
+public final class DiskVolume implements AutoCloseable {
+    /** Free bytes under which the volume counts as full: ENOSPC leaves a few blocks that no writer could use. */
+    static final long FULL_MARGIN = 8L << 20;
+    private static final List<String> SBIN = List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin");
+
+    /** A volume, or why none could be made ({@code volume} null then). */
+    public record Opened(DiskVolume volume, String problem) {}
+
+    private final Path image;
+    private final Path mountPoint;
+    private final long bytes;
+    private volatile boolean closed;
+
+    private DiskVolume(Path image, Path mountPoint, long bytes) {
+        this.image = image;
+        this.mountPoint = mountPoint;
+        this.bytes = bytes;
+    }
+
+    /**
+     * Makes {@code image} ({@code bytes} long, sparse), formats it and mounts it on {@code mountPoint} (made if
+     * missing, and empty). No journal (a scratch volume need not survive a crash; the journal would take
+     * 32 MiB of the limit), no reserved blocks, inode tables left unzeroed (the image reads as zeros).
+     */
+    public static Opened open(Path image, Path mountPoint, long bytes) {
+        if (!Box.ROOT) return new Opened(null, "not root: a loop-mounted volume needs root");
+        Path mkfs = tool("mkfs.ext4");
+        if (mkfs == null) return new Opened(null, "mkfs.ext4 is missing (apt-get install -y e2fsprogs)");
+        if (bytes < (16L << 20)) return new Opened(null, "a limit under 16Mi is too small for a volume");
+        try {
+            Files.createDirectories(mountPoint);
+            try (var entries = Files.list(mountPoint)) {
+                if (entries.findAny().isPresent()) return new Opened(null, mountPoint + " is not empty");
+            }
+            Files.deleteIfExists(image);
+            try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
+                f.setLength(bytes); // sparse: the host gives blocks only as the volume writes them
+            }
+            String err = run(List.of(mkfs.toString(), "-q", "-F", "-m", "0", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard",
+                    image.toString()));
+            if (err == null) err = run(List.of("mount", "-t", "ext4", "-o", "loop,nosuid,nodev,noinit_itable", image.toString(), mountPoint.toString()));
+            if (err != null) {
+                Files.deleteIfExists(image);
+                return new Opened(null, err);
+            }
+            DiskVolume v = new DiskVolume(image, mountPoint, bytes);
+            Files.deleteIfExists(mountPoint.resolve("lost+found"));
+            return new Opened(v, null);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(image);
+            } catch (IOException ignored) {
+                // nothing more to undo
+            }
+            return new Opened(null, "could not make the volume: " + e.getMessage());
+        }
+    }
+
+    public Path mountPoint() { return mountPoint; }
+
+    public long bytes() { return bytes; }
+
+    /** Bytes in use on the volume (data and file system), from statvfs. */
+    public long used() {
+        try {
+            var s = Files.getFileStore(mountPoint);
+            return s.getTotalSpace() - s.getUnallocatedSpace();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** True when no writer can add more: its free blocks are down to {@link #FULL_MARGIN}. */
+    public boolean full() {
+        if (closed) return false;
+        try {
+            return Files.getFileStore(mountPoint).getUsableSpace() < FULL_MARGIN;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The reason result.json gives when the volume filled. */
+    public String reason() {
+        return "disk limit " + Quantities.human(bytes) + " reached (the attempt's volume is full: " + Quantities.human(used()) + " used)";
+    }
+
+    /** Gives the host back the blocks of files deleted on the volume (the image's holes are punched again). */
+    public void trim() {
+        if (closed) return;
+        run(List.of("sync", "-f", mountPoint.toString()));
+        Path fstrim = tool("fstrim");
+        if (fstrim != null) run(List.of(fstrim.toString(), mountPoint.toString()));
+    }
+
+    /** Unmounts (lazily when something still holds it: it goes when that ends) and deletes the image. */
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        String err = null;
+        for (int i = 0; i < 10; i++) {
+            err = run(List.of("umount", mountPoint.toString()));
+            if (err == null) break;
+            sleep(100); // a killed box's last process releases the mount a moment after SIGKILL
+        }
+        if (err != null) run(List.of("umount", "-l", mountPoint.toString()));
+        try {
+            Files.deleteIfExists(image);
+        } catch (IOException e) {
+            // unlinked already, or its folder went first
+        }
+    }
+
+    /** Null when {@code argv} exited 0 within 120 s, else what it said. */
+    public static String run(List<String> argv) {
+        try {
+            Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return String.join(" ", argv) + ": did not finish in 120 s";
+            }
+            return p.exitValue() == 0 ? null : argv.get(0) + " exited " + p.exitValue() + (out.isEmpty() ? "" : ": " + out);
+        } catch (IOException e) {
+            return "cannot run " + argv.get(0) + ": " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while running " + argv.get(0);
+        }
+    }
+
+    private static Path tool(String name) {
+        List<Path> found = new ArrayList<>();
+        for (String d : SBIN) {
+            Path p = Path.of(d, name);
+            if (Files.isExecutable(p) && !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) found.add(p);
+        }
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

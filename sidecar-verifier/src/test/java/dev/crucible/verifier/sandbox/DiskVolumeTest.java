@@ -1,0 +1,74 @@
+package dev.crucible.verifier.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real loop-mounted volume (root only): writes stop at its size, the host holds no more than that, and it leaves nothing behind. */
+class DiskVolumeTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void writesStopAtTheSizeAndTheHostHoldsNoMore() throws Exception {
+        assumeVolumes();
+        Path image = tmp.resolve("v.img");
+        Path mount = tmp.resolve("mnt");
+        DiskVolume.Opened o = DiskVolume.open(image, mount, 64L << 20);
+        assertThat(o.problem()).isNull();
+        try (DiskVolume v = o.volume()) {
+            assertThat(Files.readString(Path.of("/proc/self/mounts"))).contains(mount.toString());
+            assertThat(v.full()).isFalse();
+            byte[] mib = new byte[1 << 20];
+            java.util.Arrays.fill(mib, (byte) 7);
+            assertThatThrownBy(() -> {
+                try (OutputStream out = Files.newOutputStream(mount.resolve("fill"))) {
+                    for (int i = 0; i < 200; i++) out.write(mib);
+                }
+            }).isInstanceOf(IOException.class).hasMessageContaining("space");
+            assertThat(v.full()).isTrue();
+            assertThat(v.reason()).startsWith("disk limit 64Mi reached");
+            DiskVolume.run(List.of("sync"));
+            assertThat(allocated(image)).as("the image's blocks on the host").isLessThanOrEqualTo(64L << 20);
+            Files.delete(mount.resolve("fill"));
+            v.trim();
+            assertThat(allocated(image)).as("trim gives the blocks back").isLessThan(16L << 20);
+        }
+        assertThat(Files.readString(Path.of("/proc/self/mounts"))).doesNotContain(mount.toString());
+        assertThat(image).doesNotExist();
+    }
+
+    @Test
+    void aMountPointThatIsNotEmptyIsRefusedWithTheReason() throws Exception {
+        assumeVolumes();
+        Path mount = Files.createDirectories(tmp.resolve("mnt"));
+        Files.writeString(mount.resolve("x"), "x");
+        DiskVolume.Opened o = DiskVolume.open(tmp.resolve("v.img"), mount, 64L << 20);
+        assertThat(o.volume()).isNull();
+        assertThat(o.problem()).contains("not empty");
+        assertThat(tmp.resolve("v.img")).doesNotExist();
+    }
+
+    static void assumeVolumes() {
+        Assumptions.assumeTrue(Box.ROOT, "disk volumes: not root, no loop mount here");
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/mkfs.ext4")) || Files.isExecutable(Path.of("/sbin/mkfs.ext4")),
+                "disk volumes: mkfs.ext4 is missing (apt-get install -y e2fsprogs)");
+    }
+
+    /** Bytes the host allocated to {@code f} (du, not its length). */
+    static long allocated(Path f) throws Exception {
+        Process p = new ProcessBuilder("du", "-B1", f.toString()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return Long.parseLong(out.split("\\s+")[0]);
+    }
+}
