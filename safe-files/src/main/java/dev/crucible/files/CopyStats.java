@@ -28,6 +28,7 @@ public final class CopyStats {
     private long apparentBytes;
     private long writtenBytes;
     private long allocatedBytes = -1;
+    private Path destination;
     private final List<Skipped> skipped = new ArrayList<>();
 
     void file(long apparent, long written) {
@@ -71,19 +72,25 @@ public final class CopyStats {
     public List<Skipped> skipped() { return Collections.unmodifiableList(skipped); }
 
     /**
-     * The host disk the destination takes, in bytes, as {@code du -s -B1} measured it after the copy
-     * ({@link #measure}); before that, or where {@code du} could not run, the written blocks plus a block per
-     * folder and link, which is what ext4 and tmpfs allocate for them.
+     * The host disk the destination takes, in bytes, as {@code du -s -B1} measures it on the first call after
+     * {@link #measure} (a copy whose caller never asks costs no {@code du}); before that, or where {@code du}
+     * could not run, the written blocks plus a block per folder and link, which is what ext4 and tmpfs
+     * allocate for them.
      */
     public long allocatedBytes() {
+        if (allocatedBytes < 0 && destination != null) {
+            Long du = allocated(destination);
+            destination = null;
+            if (du != null) allocatedBytes = du;
+        }
         if (allocatedBytes >= 0) return allocatedBytes;
         return writtenBytes + 4096 * (directories + links);
     }
 
-    /** Measures {@link #allocatedBytes} on {@code destination} with {@code du}, which does not follow links. */
+    /** Names the copy's destination, where {@link #allocatedBytes} is measured (with {@code du}, which does not follow links). */
     public CopyStats measure(Path destination) {
-        Long du = allocated(destination);
-        if (du != null) allocatedBytes = du;
+        this.destination = destination;
+        this.allocatedBytes = -1;
         return this;
     }
 
