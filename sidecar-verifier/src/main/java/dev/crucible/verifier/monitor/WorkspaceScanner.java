@@ -6,7 +6,6 @@ import dev.crucible.verifier.pristine.PristineSnapshot;
 import dev.crucible.verifier.pristine.ProtectedPaths;
 import dev.crucible.verifier.pristine.WorkspaceWalker;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -72,11 +71,12 @@ final class WorkspaceScanner {
         this.baselineFiles = this.baselineRoot.equals(ws) ? files : reader(this.baselineRoot);
     }
 
+    /** Null when the tree does not exist (yet): its files then read as absent, as the walk finds none. */
     private static BoundedRead reader(Path root) {
         try {
             return BoundedRead.of(root, "workspace");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot watch " + root, e);
+            return null;
         }
     }
 
@@ -290,6 +290,7 @@ final class WorkspaceScanner {
 
     /** One bounded read of a workspace file; a refusal is reported (when {@code out} is given) and reads as absent. */
     private byte[] read(BoundedRead reader, String rel, long max, Consumer<Raw> out) {
+        if (reader == null) return null;
         try {
             return reader.read(rel, max);
         } catch (FileRefusal f) {
@@ -302,6 +303,7 @@ final class WorkspaceScanner {
 
     /** SHA-256 of a workspace file of {@code size} bytes (the deadline grows with it); null when it could not be read. */
     private String hash(String rel, long size, Consumer<Raw> out) {
+        if (files == null) return null;
         try {
             return files.sha256(rel, size);
         } catch (FileRefusal f) {

@@ -204,6 +204,24 @@ class HostileFilesTest {
         noCanaryAnywhere();
     }
 
+    /** Links, a device and a sparse giant where sources live: never read (this held before BoundedRead too; it guards the change). */
+    @Test
+    void sourceRulesReadNoLinkDeviceOrHugeFile() throws Exception {
+        start(List.of());
+        Path leak = Files.writeString(dir.resolve("leak.py"), "import pytest\npytest.skip('" + CANARY + "', allow_module_level=True)\n");
+        Files.createSymbolicLink(ws.resolve("calc/zero.py"), Path.of("/dev/zero"));
+        Files.createSymbolicLink(ws.resolve("calc/leak.py"), leak);
+        Files.createSymbolicLink(ws.resolve("conftest.py"), leak);
+        try (RandomAccessFile f = new RandomAccessFile(ws.resolve("calc/huge.py").toFile(), "rw")) {
+            f.setLength(3L << 30);
+        }
+        long t0 = System.nanoTime();
+        monitor.scanNow();
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).isLessThan(10);
+        noCanaryAnywhere();
+        assertThat(got).anySatisfy(f -> assertThat(f.path()).isEqualTo("conftest.py"));
+    }
+
     @Test
     void sourceRulesNeverBlockOnASourceFileSwappedForAFifo() throws Exception {
         start(List.of());
