@@ -33,6 +33,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -191,6 +192,13 @@ public final class Episode implements AutoCloseable {
             monitor.finishProcesses();
             monitor.disarmSentinels();
             long tScan = GradingPhases.since("scan", tKill);
+            Optional<String> refused = opt.grader().refusal();
+            if (refused.isPresent()) { // nothing is graded, so nothing can be read from grading as tampering
+                monitor.finishFiles();
+                lastReport = VerifyReport.error(env.name(), refused.get(), monitor.findings(), rewardMode());
+                state = State.GRADED;
+                return lastReport;
+            }
             List<String> corrupted = pristine.corrupted();
             if (!corrupted.isEmpty()) {
                 monitor.finishFiles();

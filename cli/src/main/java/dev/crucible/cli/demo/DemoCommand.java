@@ -7,6 +7,7 @@ import dev.crucible.cli.run.RolloutRunner;
 import dev.crucible.cli.run.RunInputs;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.monitor.Finding;
+import dev.crucible.verifier.sandbox.Box;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,7 +74,13 @@ public final class DemoCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(!noSandbox, 0, Duration.ofSeconds(5)))
+        boolean sandbox = !noSandbox && Box.availability().ok();
+        if (!noSandbox && !sandbox) {
+            unboxedBanner(Box.availability().problem()).forEach(o::println);
+            o.println();
+            o.flush();
+        }
+        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(sandbox, 0, Duration.ofSeconds(5)))
                 .run(rollouts, 1, 1, outDir);
         List<RolloutResult> results = outcome.all();
         List<List<String>> blocks = results.stream().map(r -> HumanSummary.block(r, false)).toList();
@@ -86,6 +93,23 @@ public final class DemoCommand implements Callable<Integer> {
         o.flush();
         if (outcome.interrupted()) return 130;
         return results.stream().allMatch(r -> r.phase().isTerminal() && !"LocalRunError".equals(r.reason())) ? 0 : 1;
+    }
+
+    /**
+     * Where no box can be made, the demo still shows what grading and the monitor decide: its two agents are
+     * the bundled scripts (not untrusted code), so it runs them and their grading unconfined, as
+     * {@code --no-sandbox} does, and says first what that leaves unenforced. {@code crucible run} refuses instead.
+     */
+    static List<String> unboxedBanner(String problem) {
+        return List.of(
+                "==================================================================================",
+                "NO SANDBOX: " + problem + ".",
+                "  The demo runs its two bundled agents and their grading unconfined, as --no-sandbox does.",
+                "  NOT enforced: read-only tests and grader files (the hacker's edits land; the monitor reports them),",
+                "  network isolation, the box's own uid, PID namespace and resource limits.",
+                "  crucible run refuses to start an agent without a box (reason SandboxUnavailable).",
+                "  Install bubblewrap (apt-get install -y bubblewrap) to see the sandbox hold.",
+                "==================================================================================");
     }
 
     /** The example's own Rollout, renamed and with the agent script swapped in (absolute, so any cwd works). */

@@ -13,6 +13,13 @@ public interface Executor {
     default ExecResult run(ExecRequest request) { return run(request, pid -> { }); }
 
     /**
+     * Why this executor will refuse every command it is given (no sandbox can be made here), or empty. Asked
+     * before grading starts, so that a grade that cannot run ends as an error with this reason instead of
+     * being read, from the command that never ran, as tampering with the results.
+     */
+    default java.util.Optional<String> refusal() { return java.util.Optional.empty(); }
+
+    /**
      * Kills the agent's processes before grading: the given roots with their trees and sessions
      * (locally); everything the shim ever started (in a pod). Returns how many were killed.
      */

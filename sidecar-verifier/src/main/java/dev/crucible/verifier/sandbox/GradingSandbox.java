@@ -102,6 +102,17 @@ public final class GradingSandbox implements Executor {
     }
 
     @Override
+    public java.util.Optional<String> refusal() {
+        Box.Availability a = Box.availability();
+        return a.ok() ? java.util.Optional.empty() : java.util.Optional.of(unavailable(a.problem()));
+    }
+
+    private static String unavailable(String problem) {
+        return "grading sandbox unavailable: " + problem + "; grading never runs unconfined by default"
+                + " (crucible run --no-sandbox grades without it)";
+    }
+
+    @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
         Path cwd = req.cwd().toAbsolutePath().normalize();
         Warm w = warm.get(cwd);
@@ -129,8 +140,7 @@ public final class GradingSandbox implements Executor {
             box.noteExit(r.exitCode());
             limit = box.limitExceeded();
         } catch (BoxUnavailableException e) {
-            return refused("grading sandbox unavailable: " + e.getMessage() + "; grading never runs unconfined by default"
-                    + " (crucible run --no-sandbox grades without it)");
+            return refused(unavailable(e.getMessage()));
         } catch (IOException e) {
             return refused("grading sandbox: " + e.getMessage());
         }
