@@ -92,6 +92,28 @@ final class AgentProcesses {
         throw new IllegalStateException("unshare (pid " + unshare.pid() + ") started no agent process");
     }
 
+    /**
+     * Grades with {@code verify}; while a trainer's step still runs (it was killed at the deadline, so it ends
+     * shortly) the episode answers busy: {@code killSteps} again and retry, for up to 10 s.
+     */
+    static dev.crucible.verifier.VerifyReport gradeWhenFree(java.util.function.Supplier<dev.crucible.verifier.VerifyReport> verify, Runnable killSteps) {
+        for (int tries = 0; ; tries++) {
+            try {
+                return verify.get();
+            } catch (dev.crucible.verifier.StepBusyException busy) {
+                if (tries >= 50) throw busy;
+                killSteps.run();
+                sleep(200);
+            }
+        }
+    }
+
+    /** SIGKILLs the trees of these pids (0: none), without the episode: what a watchdog may do while the episode is stuck. */
+    static void killByPid(long... pids) {
+        List<Long> live = java.util.stream.LongStream.of(pids).filter(p -> p > 0).boxed().toList();
+        if (!live.isEmpty()) dev.crucible.verifier.exec.ProcessTreeKiller.killAll(live);
+    }
+
     static void sleep(long ms) {
         try {
             Thread.sleep(ms);

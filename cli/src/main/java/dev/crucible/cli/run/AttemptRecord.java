@@ -25,7 +25,7 @@ final class AttemptRecord {
     RolloutResult.Setup setup;
     RolloutResult.Agent agent;
     String setupError;
-    boolean timedOut;
+    volatile boolean timedOut; // set by the attempt, or by its watchdog
     volatile String limitExceeded; // which resource limit ended the run (set by the sandbox's enforcement), or null
     Integer agentExit;
     VerifyReport report;

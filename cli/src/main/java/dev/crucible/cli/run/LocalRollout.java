@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,10 +32,15 @@ import java.util.concurrent.TimeUnit;
  * whatever happens ends in a {@link RolloutResult} written to {@code result.json}.
  */
 public final class LocalRollout {
-    /** {@code port}: 0 for an ephemeral port (interactive mode); {@code heartbeat}: how often a Running line is printed. */
-    /** {@code snapshots}: null for a plain run (bubblewrap); else the run is snapshot-able (see {@link SnapshotPolicy}). */
-    public record Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots) {
+    /**
+     * {@code port}: 0 for an ephemeral port (interactive mode); {@code heartbeat}: how often a Running line is printed;
+     * {@code snapshots}: null for a plain run (bubblewrap), else the run is snapshot-able (see {@link SnapshotPolicy});
+     * {@code printToken}: the interactive API's token goes to standard output too (--print-token), else only to its 0600 file.
+     */
+    public record Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots, boolean printToken) {
         public Options(boolean sandbox, int port, Duration heartbeat) { this(sandbox, port, heartbeat, null); }
+
+        public Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots) { this(sandbox, port, heartbeat, snapshots, false); }
 
         public static Options defaults() { return new Options(true, 0, Duration.ofSeconds(5)); }
     }
@@ -50,17 +54,26 @@ public final class LocalRollout {
     private final Options opt;
     private final Progress progress;
     private final AttemptSnapshots snapshots;
-    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile RolloutResult result; // written by finish, handed out once the attempt's files are cleaned up
     private volatile boolean cancelled;
     private volatile Episode episode;
     private volatile EpisodeHolder holder;
     private volatile long setupPid;
+    private volatile long agentPid;
+    private volatile Path stateDir;
+    private volatile long verifyingSince; // System.nanoTime() when grading started, 0 before
+    /** Set once, by whichever writes result.json first: the attempt's thread, or the watchdog or Ctrl-C abandoning it. */
+    private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean scratchClosed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.CompletableFuture<RolloutResult> outcome = new java.util.concurrent.CompletableFuture<>();
+    /** The monitor's findings as they were reported, readable without the monitor's lock (which a stuck read may hold). */
+    private final List<dev.crucible.verifier.monitor.Finding> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final AttemptRecord rec = new AttemptRecord(); // what happened, filled in as the attempt goes
     private long t0 = System.nanoTime();
     private Path workspace;
-    private Sandbox sandbox;
-    private AttemptScratch scratch; // the attempt's disk: its limit, and the volume its folders lie on (as root)
+    private volatile Sandbox sandbox;
+    private volatile AttemptScratch scratch; // the attempt's disk: its limit, and the volume its folders lie on (as root)
     private dev.crucible.verifier.toolchain.ExecEnvironment execution; // setup's, the agent's and grading's one environment
 
     public LocalRollout(RolloutDoc doc, int attempt, AttemptDir dir, Options opt, Progress progress) {
@@ -81,19 +94,20 @@ public final class LocalRollout {
         if (e != null) e.killAgentProcesses();
     }
 
-    public boolean awaitDone(Duration d) throws InterruptedException { return done.await(d.toMillis(), TimeUnit.MILLISECONDS); }
+    /** The attempt's result once written and its state folder, sandbox and volume gone: by its own thread, or by {@link #abandon}. */
+    public java.util.concurrent.CompletableFuture<RolloutResult> outcome() { return outcome; }
 
     public RolloutResult run() {
-        Path stateDir = null;
         t0 = System.nanoTime(); // queued attempts start their clock (and deadline) when they start
         rec.startedAt = Instant.now().toString();
         progress.restart();
+        watch();
         try {
             progress.phase(PhaseName.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));
             Files.createDirectories(dir.root());
             scratch = AttemptScratch.open(dir, doc.environment().spec().resources, opt.snapshots() == null || doc.interactive());
-            stateDir = scratch.stateDir();
+            Path stateDir = this.stateDir = scratch.stateDir();
             initialize(stateDir);
             if (rec.setupError == null && !cancelled && !rec.timedOut) {
                 if (doc.interactive()) serve(stateDir);
@@ -106,9 +120,47 @@ public final class LocalRollout {
             if (episode != null) episode.close();
             if (holder != null) holder.close();
             if (sandbox != null) sandbox.close();
-            if (scratch != null) scratch.close(); // the state folder, and the volume with it
-            done.countDown();
+            closeScratch(); // the state folder, and the volume with it
+            outcome.complete(result);
         }
+    }
+
+    private void closeScratch() {
+        AttemptScratch s = scratch;
+        if (s != null && scratchClosed.compareAndSet(false, true)) s.close();
+    }
+
+    public boolean ended() { return ended.get(); }
+
+    /** Watched from now on by the watchdog: the deadline counts from {@code t0}; grading gets the verifier's timeout. */
+    private void watch() {
+        AttemptWatchdog.watch(new AttemptWatchdog.Watched(ended::get, t0 + TimeUnit.SECONDS.toNanos(doc.deadlineSeconds()), () -> verifyingSince,
+                Duration.ofSeconds(doc.environment().verifierEnv().verifier().timeoutOrDefault()), why -> {
+                    if (!cancelled) rec.timedOut = true;
+                    progress.info(why);
+                    AgentProcesses.killByPid(agentPid, setupPid);
+                }, why -> abandon(false, why)));
+    }
+
+    /**
+     * Ends the attempt while its thread is stuck (see {@link AttemptWatchdog}; Ctrl-C when the thread does not
+     * end in time): kills the agent by pid and closes its sandbox (processes, cgroups), writes result.json
+     * from what was seen (findings as reported, no grade), removes the state folder. Touches nothing the stuck
+     * thread may hold a lock on (the episode, its monitor). A no-op once the result is written.
+     */
+    public void abandon(boolean interrupted, String why) {
+        if (ended.get()) return;
+        if (interrupted) cancelled = true;
+        else rec.timedOut = true;
+        progress.info(why);
+        AgentProcesses.killByPid(agentPid, setupPid);
+        Sandbox s = sandbox;
+        if (s != null) s.close();
+        snapshots.unpublish();
+        finish(null, List.copyOf(seen), null);
+        if (scratch != null) closeScratch();
+        else if (stateDir != null) TreeCopy.delete(stateDir); // a restored branch's state folder
+        outcome.complete(result);
     }
 
     private void initialize(Path stateDir) throws IOException, InterruptedException {
@@ -144,6 +196,7 @@ public final class LocalRollout {
         long ta = System.nanoTime();
         progress.phase(PhaseName.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
         Process p = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog());
+        agentPid = p.pid();
         episode.attachAgentProcess(p.pid());
         try {
             if (sandbox instanceof Namespaces) snapshots.publish(AgentProcesses.treeRoot(p), command, dir.root(), facts());
@@ -164,6 +217,8 @@ public final class LocalRollout {
         rec.restoredFrom = snapshotId;
         t0 = System.nanoTime() - meta.elapsedMs() * 1_000_000L; // the deadline counts from the original start
         rec.startedAt = meta.startedAt();
+        agentPid = pid;
+        watch();
         try {
             stateDir = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             workspace = dir.root().resolve(meta.workspace()).normalize();
@@ -171,6 +226,7 @@ public final class LocalRollout {
             rec.sandboxName = sandbox.name();
             progress.info(sandbox.describe());
             // the pristine tests come from a fresh copy of the environment, never from the restored (agent-written) workspace
+            this.stateDir = stateDir;
             pristine = Files.createTempDirectory("crucible-pristine-");
             Path fresh = WorkspacePreparer.prepare(doc.environment(), doc.spec(), new AttemptDir(pristine));
             episode = new Episode(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir).withPristineSource(fresh));
@@ -194,7 +250,7 @@ public final class LocalRollout {
             if (episode != null) episode.close();
             if (stateDir != null) TreeCopy.delete(stateDir);
             if (pristine != null) TreeCopy.delete(pristine);
-            done.countDown();
+            outcome.complete(result);
         }
     }
 
@@ -236,7 +292,7 @@ public final class LocalRollout {
         holder = new EpisodeHolder(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir));
         Vertx vertx = Vertx.vertx();
         try {
-            EnvironmentApi api = LocalEnvironmentApi.open(vertx, holder, dir, opt.port() == 0 ? 0 : opt.port() + attempt, progress);
+            EnvironmentApi api = LocalEnvironmentApi.open(vertx, holder, dir, opt.port() == 0 ? 0 : opt.port() + attempt, opt.printToken(), progress);
             rec.endpoint = "http://127.0.0.1:" + api.port();
             rec.runningAt = Instant.now().toString();
             long ta = System.nanoTime();
@@ -277,29 +333,29 @@ public final class LocalRollout {
         rec.verifyingAt = Instant.now().toString();
         progress.phase(PhaseName.Verifying, "grading in a separate tree with the pristine tests");
         long tv = System.nanoTime();
-        for (int tries = 0; ; tries++) {
-            try {
-                rec.report = verify.get();
-                break;
-            } catch (dev.crucible.verifier.StepBusyException busy) {
-                // a trainer's step still runs at the deadline: its processes were killed, so it ends shortly
-                if (tries >= 50) throw busy;
-                Episode e = episode != null ? episode : currentOrNull(holder);
-                if (e != null) e.killAgentProcesses();
-                AgentProcesses.sleep(200);
-            }
-        }
+        verifyingSince = tv;
+        rec.report = AgentProcesses.gradeWhenFree(verify, () -> {
+            Episode e = episode != null ? episode : currentOrNull(holder);
+            if (e != null) e.killAgentProcesses();
+        });
         rec.verifyMs = (System.nanoTime() - tv) / 1_000_000;
     }
 
     /** Decides the phase from what was observed (a crash of this code is LocalRunError) and writes result.json. */
     private RolloutResult finish(Exception error) {
+        if (ended.get()) return outcome.join(); // abandoned meanwhile: its result stands
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
-        AttemptOutcome outcome = rec.outcome(cancelled, episode != null ? episode.findings() : holder != null ? holder.findings() : List.of());
+        return finish(error, episode != null ? episode.findings() : holder != null ? holder.findings() : List.of(), e == null ? null : e.steps());
+    }
+
+    /** Writes result.json once: the first caller (the attempt's thread, or {@link #abandon}) wins; later ones get its result. */
+    private RolloutResult finish(Exception error, List<dev.crucible.verifier.monitor.Finding> live, Integer steps) {
+        if (!ended.compareAndSet(false, true)) return outcome.join();
+        AttemptOutcome outcome = rec.outcome(cancelled, live);
         TerminalOutcome d = error != null
                 ? new TerminalOutcome(PhaseName.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
                 : outcome.decide(doc.environment().verifierEnv().spec().hackPolicy().action(), doc.deadlineSeconds());
-        RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), e == null ? null : e.steps(), (System.nanoTime() - t0) / 1_000_000,
+        RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), steps, (System.nanoTime() - t0) / 1_000_000,
                 workspace, snapshots.refs(), execution == null ? null : execution.summary());
         try {
             Files.createDirectories(dir.root());
@@ -309,6 +365,7 @@ public final class LocalRollout {
         }
         progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict())
                 + " → " + dir.result());
+        result = r;
         return r;
     }
 
@@ -317,7 +374,10 @@ public final class LocalRollout {
     }
 
     private EpisodeOptions episodeOptions(Path stateDir) {
-        return AttemptEpisodes.options(doc, opt, progress, execution, sandbox, workspace, stateDir);
+        return AttemptEpisodes.options(doc, opt, progress, execution, sandbox, workspace, stateDir).withListeners(f -> {
+            seen.add(f);
+            progress.finding(f);
+        }, f -> { });
     }
 
     /** Time left before the deadline, counted from the start of the attempt (as the operator counts from creation). */

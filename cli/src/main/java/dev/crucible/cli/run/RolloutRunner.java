@@ -11,14 +11,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Runs rollouts × attempts, {@code parallel} at a time, each in its own folder under {@code out},
- * and writes {@code summary.json} when there is more than one. A JVM shutdown hook turns Ctrl-C
- * into a clean stop: every running agent is killed and every result still written before exit.
+ * and writes {@code summary.json} when there is more than one. A JVM shutdown hook turns Ctrl-C and
+ * SIGTERM into a clean stop: every running agent is killed and every result still written before exit
+ * (reason Interrupted); an attempt whose thread does not end in time is abandoned (result written, sandbox
+ * and state folder removed), and the boxes this process still holds are swept. A slot is free again once
+ * an attempt's result is written, even when its thread is stuck (see {@link AttemptWatchdog}).
  */
 public final class RolloutRunner {
     /** What ran: the results in plan order, grouped by rollout. */
@@ -69,21 +69,14 @@ public final class RolloutRunner {
                 this.out.flush();
             }
             jobs.forEach(j -> j.rollout().cancel());
-            try {
-                written.await(30, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Interruption.await(jobs.stream().map(Job::rollout).toList(), written, this.out);
         }, "crucible-run-interrupt");
         Runtime.getRuntime().addShutdownHook(hook);
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(parallel, jobs.size())), r -> {
-            Thread t = new Thread(r, "crucible-rollout");
-            t.setDaemon(true);
-            return t;
-        });
+        Dispatcher dispatcher = new Dispatcher(Math.max(1, Math.min(parallel, jobs.size())));
         try {
-            List<Future<RolloutResult>> futures = new ArrayList<>();
-            for (Job j : jobs) futures.add(pool.submit(j.rollout()::run));
+            List<java.util.concurrent.CompletableFuture<RolloutResult>> futures = new ArrayList<>();
+            for (Job j : jobs) futures.add(j.rollout().outcome());
+            dispatcher.start(jobs.stream().map(Job::rollout).toList());
             Map<RolloutDoc, List<RolloutResult>> results = new LinkedHashMap<>();
             Map<RolloutDoc, List<AttemptDir>> dirs = new LinkedHashMap<>();
             for (int i = 0; i < jobs.size(); i++) {
@@ -96,6 +89,8 @@ public final class RolloutRunner {
                 results.computeIfAbsent(jobs.get(i).doc(), k -> new ArrayList<>()).add(r);
                 dirs.computeIfAbsent(jobs.get(i).doc(), k -> new ArrayList<>()).add(jobs.get(i).dir());
             }
+            // an abandoned attempt's thread is stuck in the episode, whose boxes (an early grading interpreter, a graded command) it never closes
+            if (dispatcher.anyStuck()) LeftoverBoxes.sweep(ProcessHandle.current().pid());
             List<GroupSummary> groups = new ArrayList<>();
             results.forEach((doc, rs) -> groups.add(GroupSummary.of(doc, rs, dirs.get(doc))));
             Path summary = null;
@@ -103,7 +98,7 @@ public final class RolloutRunner {
             return new Outcome(results, groups, interrupted[0] || results.values().stream().flatMap(List::stream)
                     .anyMatch(r -> "Interrupted".equals(r.reason())), summary);
         } finally {
-            pool.shutdownNow();
+            dispatcher.stop();
             written.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);

@@ -15,8 +15,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code crucible run}: runs RLEnvironment and Rollout documents on this machine as real processes,
  * with the same verifier and live hack monitor as the cluster's sidecar. Exit 0 when every rollout
- * reached a terminal phase, whatever its reward; 2 on invalid input; 130 after Ctrl-C; 1 when the
- * local runtime itself failed.
+ * reached a terminal phase, whatever its reward; 2 on invalid input; 130 after Ctrl-C and 143 after
+ * SIGTERM (the JVM's 128 + signal, after its shutdown hook wrote every result); 1 when the local runtime
+ * itself failed.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run an environment and its rollouts locally: workspace copy, setup, the agent under bubblewrap "
@@ -47,6 +48,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "0", paramLabel = "N",
             description = "Interactive mode: port of the environment API on 127.0.0.1 (attempt i gets N+i). Default: an ephemeral port.")
     int port;
+
+    @Option(names = "--print-token", description = "Interactive mode: also print the environment API's token on standard output "
+            + "(by default it is only in OUT/api-token, mode 0600, and the output names that file).")
+    boolean printToken;
 
     @Option(names = "--no-sandbox", description = "Run the agent without bubblewrap even when it is installed (a warning says what is then not enforced).")
     boolean noSandbox;
@@ -118,7 +123,7 @@ public final class RunCommand implements Callable<Integer> {
         o.println("crucible run: " + inputs.rollouts().size() + " rollout" + (inputs.rollouts().size() == 1 ? "" : "s") + " × " + attempts
                 + " attempt" + (attempts == 1 ? "" : "s") + " → " + outDir);
         o.flush();
-        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(!noSandbox, port, Duration.ofSeconds(5), snapshots))
+        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(!noSandbox, port, Duration.ofSeconds(5), snapshots, printToken))
                 .run(inputs.rollouts(), attempts, parallel, outDir);
         printSummary(o, outcome);
         if (outcome.interrupted()) return EXIT_INTERRUPTED;

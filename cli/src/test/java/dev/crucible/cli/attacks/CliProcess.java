@@ -59,6 +59,25 @@ final class CliProcess {
      * the shell's pid is the CLI's).
      */
     static Result run(Integer uid, Path home, List<String> args, String agentCmdWithPid, long timeoutSeconds) throws Exception {
+        Process p = builder(uid, home, args, agentCmdWithPid).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes(); // until the CLI (and anything holding its stdout) ends
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return new Result(-1, new String(out, StandardCharsets.UTF_8) + "\n[timed out after " + timeoutSeconds + " s]");
+        }
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * As {@link #run}, but started and left running, its output (stdout and stderr) going to {@code log}:
+     * for runs that may hang (the caller bounds them) or that are signalled while they run.
+     */
+    static Process start(Integer uid, Path home, List<String> args, String agentCmdWithPid, Path log) throws Exception {
+        return builder(uid, home, args, agentCmdWithPid).redirectErrorStream(true).redirectOutput(log.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+    }
+
+    private static ProcessBuilder builder(Integer uid, Path home, List<String> args, String agentCmdWithPid) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = uid == null ? System.getProperty("java.class.path") : readableClasspath();
         List<String> cmd = new ArrayList<>();
@@ -66,7 +85,7 @@ final class CliProcess {
         String script = "exec \"$@\"" + (agentCmdWithPid == null ? "" : " --agent-cmd \"" + agentCmdWithPid.replace("$CLI_PID", "$$") + "\"");
         cmd.addAll(List.of("sh", "-c", script, "sh", java, "-Xmx512m", "-cp", cp, "dev.crucible.cli.Main"));
         cmd.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(home.toFile());
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(home.toFile());
         Map<String, String> env = pb.environment();
         env.put("HOME", home.toString());
         env.remove("CRUCIBLE_SNAPSHOTS");
@@ -74,13 +93,7 @@ final class CliProcess {
             // the pyenv shims under /root are unreadable for this uid; the system python is what it has
             env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
         }
-        Process p = pb.start();
-        byte[] out = p.getInputStream().readAllBytes(); // until the CLI (and anything holding its stdout) ends
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Result(-1, new String(out, StandardCharsets.UTF_8) + "\n[timed out after " + timeoutSeconds + " s]");
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        return pb;
     }
 
     private static String cachedClasspath;

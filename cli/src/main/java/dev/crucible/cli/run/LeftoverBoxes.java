@@ -1,0 +1,81 @@
+package dev.crucible.cli.run;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The cgroups of boxes this process made and did not close: what an interrupted run leaves when a box was
+ * in use by a thread that never got to close it (a graded command at Ctrl-C). Box names its cgroups
+ * {@code box-PID-UID} under a {@code crucible} folder of each hierarchy (v1 CPU groups as
+ * {@code crucible-box-PID-UID} at the top); only those of {@code pid} are touched: their processes are
+ * killed, then the folders removed. Without root there are none (boxes use rlimits then).
+ */
+final class LeftoverBoxes {
+    static final Path ROOT = Path.of("/sys/fs/cgroup");
+
+    private LeftoverBoxes() {}
+
+    /** Kills and removes the leftover cgroups of {@code pid}'s boxes; returns the folders removed. */
+    static List<Path> sweep(long pid) {
+        List<Path> removed = new ArrayList<>();
+        for (Path d : find(ROOT, pid)) {
+            for (int i = 0; i < 20 && Files.exists(d); i++) {
+                killMembers(d);
+                try {
+                    Files.delete(d); // rmdir: refused while a process is still in it
+                    removed.add(d);
+                } catch (IOException busy) {
+                    AgentProcesses.sleep(100);
+                }
+            }
+        }
+        return removed;
+    }
+
+    /** The cgroup folders named for {@code pid}'s boxes under {@code root} (v1 and v2 layouts). */
+    static List<Path> find(Path root, long pid) {
+        Pattern name = Pattern.compile("(crucible-)?box-" + pid + "-\\d+");
+        Set<Path> parents = new LinkedHashSet<>(List.of(root, root.resolve("crucible")));
+        try (Stream<Path> s = Files.list(root)) {
+            s.filter(Files::isDirectory).forEach(h -> {
+                parents.add(h);
+                parents.add(h.resolve("crucible"));
+            });
+        } catch (IOException | RuntimeException none) {
+            return List.of();
+        }
+        Set<Path> out = new LinkedHashSet<>();
+        for (Path p : parents) {
+            if (!Files.isDirectory(p)) continue;
+            try (Stream<Path> s = Files.list(p)) {
+                s.filter(d -> name.matcher(d.getFileName().toString()).matches() && Files.isDirectory(d)).forEach(d -> {
+                    try {
+                        out.add(d.toRealPath()); // cpu and cpuacct are one hierarchy under two names
+                    } catch (IOException gone) {
+                        // removed meanwhile
+                    }
+                });
+            } catch (IOException | RuntimeException unreadable) {
+                // not a hierarchy we can read
+            }
+        }
+        return new ArrayList<>(out);
+    }
+
+    private static void killMembers(Path cgroup) {
+        try {
+            for (String line : Files.readAllLines(cgroup.resolve("cgroup.procs"))) {
+                if (!line.isBlank()) ProcessHandle.of(Long.parseLong(line.strip())).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        } catch (IOException | RuntimeException gone) {
+            // emptied or removed meanwhile
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package dev.crucible.cli.attacks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.verifier.TreeCopy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+
+/**
+ * One run of an issue-34 attack ({@code attacks/host/NAME.sh}) by a real CLI process, as root or as a
+ * throwaway uid: the example environment with the scripts in {@code workspace/.host-attacks}, a rollout,
+ * a bounded run (a CLI still running at the bound is killed and reported as such), the host's disk use
+ * sampled on the file system of the run's folders, and what the run left (result.json, agent.log).
+ */
+final class HostSideRun implements AutoCloseable {
+    /** How the CLI ended: its exit code (-1 when the test killed it at the bound), seconds, output, peak disk growth. */
+    record Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth) {}
+
+    record TokenRun(String token, String output) {}
+
+    final AttackHost host;
+    final Integer uid;
+    final Path envDir;
+    final Path out;
+    private final Map<String, String> envSh = new LinkedHashMap<>();
+
+    HostSideRun(Integer uid, String name) throws Exception {
+        this.uid = uid;
+        this.host = new AttackHost();
+        this.envDir = host.base.resolve("env");
+        this.out = host.base.resolve("out");
+        AttackFixtures.attackEnvironment(envDir, "hidden-tests-" + name, "");
+        Path scripts = Files.createDirectories(envDir.resolve("workspace/.host-attacks"));
+        try (Stream<Path> s = Files.list(AttackFixtures.repo().resolve("attacks/host"))) {
+            for (Path p : s.toList()) Files.copy(p, scripts.resolve(p.getFileName()));
+        }
+        writeEnvSh();
+    }
+
+    /** Rewrites environment.yaml (e.g. a limit or the grading timeout). */
+    void environment(UnaryOperator<String> edit) throws IOException {
+        Path f = envDir.resolve("environment.yaml");
+        String before = Files.readString(f);
+        String after = edit.apply(before);
+        if (after.equals(before)) throw new IllegalStateException("environment.yaml: the edit changed nothing");
+        Files.writeString(f, after);
+    }
+
+    void env(String key, String value) throws IOException {
+        envSh.put(key, value);
+        writeEnvSh();
+    }
+
+    private void writeEnvSh() throws IOException {
+        StringBuilder b = new StringBuilder();
+        envSh.forEach((k, v) -> b.append(k).append('=').append(AttackFixtures.jsonString(v)).append("\nexport ").append(k).append('\n'));
+        Files.writeString(envDir.resolve("workspace/.host-attacks/env.sh"), b.toString());
+    }
+
+    /** An embedded rollout whose agent runs {@code attacks/host/SCRIPT.sh}, with limits.maxDurationSeconds. */
+    void rollout(String script, int maxSeconds) throws IOException {
+        Files.writeString(envDir.resolve("rollout.yaml"), AttackFixtures.rolloutWithLimits("host-" + script,
+                "sh .host-attacks/" + script + ".sh", maxSeconds, ""));
+    }
+
+    void interactiveRollout(String name, int maxSeconds) throws IOException {
+        Files.writeString(envDir.resolve("rollout.yaml"), """
+                apiVersion: crucible.dev/v1alpha1
+                kind: Rollout
+                metadata:
+                  name: %s
+                spec:
+                  environmentRef:
+                    name: calc-divide-bugfix
+                  mode: interactive
+                  limits:
+                    maxDurationSeconds: %d
+                """.formatted(name, maxSeconds));
+    }
+
+    /** A file of the CLI's user only (0600 in a 0700 folder, owned by the run's uid), outside anything the box shows. */
+    void ownFile(Path file, String content) throws Exception {
+        Files.createDirectories(file.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.writeString(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        if (uid != null) {
+            for (Path d = file; !d.equals(host.home); d = d.getParent()) CliProcess.chown(d, uid);
+        }
+    }
+
+    /** Runs the CLI on the environment with {@code extraArgs}, killed after {@code limitSeconds}; samples the disk if asked. */
+    Ended run(List<String> extraArgs, long limitSeconds, boolean sampleDisk) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", "-f", envDir.toString(), "--out", out.toString()));
+        args.addAll(extraArgs);
+        Path log = host.base.resolve("cli.log");
+        java.nio.file.FileStore store = Files.getFileStore(host.base);
+        long before = store.getUsableSpace();
+        AtomicLong lowest = new AtomicLong(before);
+        long t0 = System.nanoTime();
+        Process p = CliProcess.start(uid, host.home, args, null, log);
+        boolean ended;
+        do {
+            if (sampleDisk) lowest.accumulateAndGet(store.getUsableSpace(), Math::min);
+            ended = p.waitFor(100, TimeUnit.MILLISECONDS);
+        } while (!ended && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(limitSeconds));
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
+        if (!ended) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+        String output = Files.exists(log) ? Files.readString(log) : "";
+        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0);
+    }
+
+    /** Starts the interactive run, reads OUT/api-token once it exists, then stops the CLI (SIGTERM, then SIGKILL). */
+    TokenRun interactiveToken() throws Exception {
+        Path log = host.base.resolve("cli.log");
+        Process p = CliProcess.start(uid, host.home, List.of("run", "-f", envDir.toString(), "--out", out.toString(), "--port", "0"), null, log);
+        Path tokenFile = out.resolve("api-token");
+        String token = null;
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            while (System.nanoTime() < until && p.isAlive() && !(Files.exists(log) && Files.readString(log).contains("environment API on"))) {
+                Thread.sleep(200);
+            }
+            Thread.sleep(500); // the token line, where there is one, comes with the API's first lines
+            if (Files.exists(tokenFile)) token = Files.readString(tokenFile).strip();
+        } finally {
+            new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) p.destroyForcibly();
+        }
+        return new TokenRun(token, Files.exists(log) ? Files.readString(log) : "");
+    }
+
+    /**
+     * An interactive run driven as a trainer would: reset, then each of {@code commands} as a bash step, the
+     * findings, verify; every answer's body is returned with the CLI's output (the run ends after verify).
+     */
+    Ended drive(List<String> commands, long limitSeconds) throws Exception {
+        Path log = host.base.resolve("cli.log");
+        long t0 = System.nanoTime();
+        Process p = CliProcess.start(uid, host.home, List.of("run", "-f", envDir.toString(), "--out", out.toString(), "--port", "0"), null, log);
+        StringBuilder answers = new StringBuilder();
+        try {
+            java.util.regex.Pattern endpoint = java.util.regex.Pattern.compile("environment API on (http://127\\.0\\.0\\.1:\\d+)");
+            String base = null;
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            while (base == null && System.nanoTime() < until && p.isAlive()) {
+                java.util.regex.Matcher m = endpoint.matcher(Files.exists(log) ? Files.readString(log) : "");
+                if (m.find()) base = m.group(1);
+                else Thread.sleep(200);
+            }
+            if (base == null) throw new AssertionError("no environment API: " + (Files.exists(log) ? Files.readString(log) : ""));
+            String token = Files.readString(out.resolve("api-token")).strip();
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            List<String[]> calls = new ArrayList<>();
+            calls.add(new String[] {"/v1/reset", "{}"});
+            for (String c : commands) calls.add(new String[] {"/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":" + AttackFixtures.jsonString(c) + "}}"});
+            calls.add(new String[] {"/v1/findings", null});
+            calls.add(new String[] {"/v1/verify", "{}"});
+            for (String[] c : calls) {
+                java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + c[0]))
+                        .timeout(java.time.Duration.ofSeconds(120)).header("Authorization", "Bearer " + token);
+                b = c[1] == null ? b.GET() : b.header("content-type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(c[1]));
+                answers.append(c[0]).append(": ").append(http.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body()).append('\n');
+            }
+        } finally {
+            if (!p.waitFor(Math.max(1, limitSeconds - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)), TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
+        String output = Files.exists(log) ? Files.readString(log) : "";
+        boolean ended = !p.isAlive();
+        return new Ended(ended ? p.exitValue() : -1, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0),
+                output + "\nAPI answers:\n" + answers, !ended, 0);
+    }
+
+    JsonNode result() throws IOException {
+        Path f = out.resolve("result.json");
+        return Files.exists(f) ? new ObjectMapper().readTree(f.toFile()) : null;
+    }
+
+    String agentLog() throws IOException {
+        Path f = out.resolve("agent.log");
+        return Files.exists(f) ? Files.readString(f) : "";
+    }
+
+    /** Files under OUT (but the workspace, which the agent wrote) whose first MiB holds {@code marker}. */
+    List<String> filesContaining(String marker) throws IOException {
+        List<String> hits = new ArrayList<>();
+        if (!Files.exists(out)) return hits;
+        Path workspace = out.resolve("sandbox");
+        try (Stream<Path> s = Files.walk(out)) {
+            for (Path f : s.filter(f -> Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)).filter(f -> !f.startsWith(workspace)).toList()) {
+                byte[] head;
+                try (var in = Files.newInputStream(f)) {
+                    head = in.readNBytes(1 << 20);
+                }
+                if (new String(head, StandardCharsets.ISO_8859_1).contains(marker)) hits.add(out.relativize(f).toString());
+            }
+        }
+        return hits;
+    }
+
+    String context(Ended e) throws IOException {
+        return "CLI as " + (uid == null ? "root" : "uid " + uid) + ", exit " + e.exit() + " after " + e.seconds() + " s"
+                + (e.killedByTest() ? " (killed by the test)" : "") + "\n" + e.output() + "\nagent.log:\n" + agentLog();
+    }
+
+    @Override
+    public void close() throws Exception {
+        TreeCopy.delete(out); // files a killed run left behind may belong to the box's uids
+        host.close();
+    }
+}
