@@ -201,7 +201,12 @@ final class WorkspaceScanner {
     private void changed(Path rel, BasicFileAttributes attrs, boolean added, Consumer<Raw> out) {
         String r = rel.toString();
         String name = rel.getFileName().toString();
-        if (pp.isProtected(rel)) {
+        if (pp.isProtected(rel) && pristine.links().containsKey(r)) { // a committed link, kept as a link: the same target text is no change
+            String now = linkText(ws.resolve(r));
+            if (!pristine.links().get(r).equals(now)) {
+                out.accept(new Raw(Detectors.PROTECTED_PATH, "critical", r, now == null ? "protected link replaced" : "protected link changed"));
+            }
+        } else if (pp.isProtected(rel)) {
             boolean same = pristine.contains(r) && attrs.isRegularFile() && attrs.size() == pristineSize(r)
                     && pristine.hashes().get(r).equals(hash(r, attrs.size(), out));
             if (!same && pp.judgedBySections(rel)) {
@@ -233,6 +238,15 @@ final class WorkspaceScanner {
      */
     private static Raw added(String r, String what) {
         return new Raw(Detectors.PROTECTED_PATH, "info", r, what + " (left out of grading)", "protected-added");
+    }
+
+    /** The target text of the link at {@code p} (never followed), or null when it is not a link. */
+    private static String linkText(Path p) {
+        try {
+            return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     private Path pristineCopy(String r) { return pristine.contains(r) ? pristine.dir().resolve(r) : null; }
