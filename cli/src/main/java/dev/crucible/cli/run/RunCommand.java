@@ -58,8 +58,8 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--snapshot-every", paramLabel = "DURATION",
             description = {"Snapshot the running agent (CRIU memory, left running, plus the attempt folder) every DURATION "
-                    + "(30s, 5m, 1h). The agent then runs in the snapshot-able 'namespaces' sandbox instead of bubblewrap "
-                    + "(see the printed warning); crucible restore SNAPSHOT --out DIR continues or branches it."})
+                    + "(30s, 5m, 1h); crucible restore SNAPSHOT --out DIR continues or branches it. Refused for now (exit 2, before "
+                    + "anything runs): CRIU cannot dump the agent's box, and outside it the agent could read the snapshot sealing key."})
     String snapshotEvery;
 
     @Option(names = "--snapshot-keep", defaultValue = "3", paramLabel = "N",
@@ -95,9 +95,9 @@ public final class RunCommand implements Callable<Integer> {
                 return invalid(err, e.getMessage());
             }
             if (snapshotKeep < 1) return invalid(err, "--snapshot-keep: must be at least 1, got " + snapshotKeep);
-            if (dev.crucible.snapshot.criu.CriuBinary.find().isEmpty()) {
-                return invalid(err, "--snapshot-every: " + dev.crucible.snapshot.criu.CriuBinary.MISSING);
-            }
+            String refused = SnapshotPolicy.refusal(dev.crucible.snapshot.store.ManifestKey.defaultLocalFile(),
+                    dev.crucible.snapshot.criu.CriuBinary.find().isPresent());
+            if (refused != null) return invalid(err, "--snapshot-every: " + refused);
         } else if (snapshotStore != null || spec.commandLine().getParseResult().hasMatchedOption("--snapshot-keep")) {
             return invalid(err, (snapshotStore != null ? "--snapshot-store" : "--snapshot-keep") + ": only with --snapshot-every");
         }

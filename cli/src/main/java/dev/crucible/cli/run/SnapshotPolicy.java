@@ -20,6 +20,26 @@ public record SnapshotPolicy(Duration every, int keep, Path store) {
         return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".cache", "crucible", "snapshots");
     }
 
+    /**
+     * Why {@code --snapshot-every} must not start on this machine, or null. Issue 34: CRIU cannot dump a bubblewrap
+     * box (snapshot-agent/README, "What is missing"), so the snapshot-able sandbox ({@link Namespaces}) ran the agent
+     * outside it: no user namespace, every capability of the CLI's user (as root: host root), the host's files, and the
+     * snapshot sealing key ({@code keyFile}) with which it could forge sealed snapshots. A snapshot-able box (its own
+     * user namespace, no capabilities) that CRIU dumps and restores is not built yet, so the mode is refused on every
+     * machine, before anything runs, naming the alternative.
+     */
+    public static String refusal(Path keyFile, boolean criuFound) {
+        String user = System.getProperty("user.name");
+        return "refused before anything ran: the agent of a snapshot-able run cannot be kept in its box here. CRIU cannot dump a"
+                + " bubblewrap box, and outside it the agent would run as " + user + " with no user namespace"
+                + ("root".equals(user) ? " and every capability (host root)" : " and all of " + user + "'s rights")
+                + ", able to read the snapshot sealing key " + keyFile + " and forge sealed snapshots"
+                + (criuFound ? "" : "; besides, " + dev.crucible.snapshot.criu.CriuBinary.MISSING)
+                + ". Use workspace-only snapshots instead: run without --snapshot-every (the agent stays in its box and its final"
+                + " workspace is kept in OUT/sandbox/workspace, to start a new environment from), or in a cluster a RolloutSnapshot"
+                + " with include: {memory: false}";
+    }
+
     /** "30s", "5m", "1h", "500ms"; null with a reason in the exception otherwise. */
     public static Duration parseDuration(String field, String text) {
         Matcher m = DURATION.matcher(text == null ? "" : text.trim());

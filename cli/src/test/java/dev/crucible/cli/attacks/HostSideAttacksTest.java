@@ -52,6 +52,7 @@ class HostSideAttacksTest {
         if (on.test("disk-parallel")) tests.addAll(parallelWriters(uid, who));
         if (on.test("snapshot-root")) tests.addAll(snapshotEveryAsRoot(uid, who));
         if (on.test("token-stdout")) tests.addAll(tokenOnStdout(uid, who));
+        if (on.test("sealing-key")) tests.addAll(sealingKeyFromTheBox(uid, who));
         return tests.stream();
     }
 
@@ -154,6 +155,25 @@ class HostSideAttacksTest {
                 assertThat(log).as("the attack ran: " + ctx).contains("SAW: CapEff=");
                 assertThat(log).as(ctx).contains("SAW: CapEff=0000000000000000");
                 assertThat(log).as(ctx).doesNotContain("uid_map=0 0 4294967295").contains("SAW: key unreadable").contains("SAW: host write refused");
+                assertThat(forged).as("a file written beside the sealing key").isFalse();
+            }));
+        }
+    }
+
+    /** Point 4, "in any mode": the sealing key lives in the CLI user's config folder, which the agent's box never shows. */
+    private List<DynamicTest> sealingKeyFromTheBox(Integer uid, String who) throws Exception {
+        try (HostSideRun r = new HostSideRun(uid, "sealing-key")) {
+            Path key = r.host.home.resolve(".config/crucible/snapshot-hmac.key");
+            r.ownFile(key, Long.toHexString(System.nanoTime()) + "00112233445566778899aabbccddeeff\n");
+            r.env("ATTACK_KEY", key.toString());
+            r.rollout("snapshot-root", 60);
+            HostSideRun.Ended end = r.run(List.of(), 180, false);
+            String ctx = r.context(end);
+            String log = r.agentLog();
+            boolean forged = Files.exists(key.resolveSibling("forged"));
+            return List.of(DynamicTest.dynamicTest("sealing-key: the box of a plain run cannot read or write beside the key (" + who + ")", () -> {
+                assertThat(log).as("the attack ran: " + ctx).contains("SAW: CapEff=0000000000000000").contains("SAW: key unreadable")
+                        .contains("SAW: host write refused");
                 assertThat(forged).as("a file written beside the sealing key").isFalse();
             }));
         }
