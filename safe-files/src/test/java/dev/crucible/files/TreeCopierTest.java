@@ -158,6 +158,21 @@ class TreeCopierTest {
         assertThat(s.files()).isEqualTo(1);
     }
 
+    @Test
+    @Timeout(30)
+    void aLinkToDevZeroIsNeverReadAndAFileThatVanishedIsListed() throws Exception {
+        Files.createSymbolicLink(src.resolve("zero"), Path.of("/dev/zero"));
+        CopyStats asIs = TreeCopier.copy(src, dst, TreeCopier.Options.of(TreeCopier.Links.AS_IS));
+        assertThat(Files.readSymbolicLink(dst.resolve("zero"))).isEqualTo(Path.of("/dev/zero"));
+        assertThat(asIs.writtenBytes()).isZero();
+        CopyStats contained = TreeCopier.copy(src, tmp.resolve("grading"), TreeCopier.Options.of(TreeCopier.Links.CONTAINED));
+        assertThat(contained.skipped()).extracting(CopyStats.Skipped::path).containsExactly("zero");
+
+        CopyStats s = new CopyStats();
+        assertThat(TreeCopier.copyFile("gone.txt", src.resolve("gone.txt"), tmp.resolve("gone-copy.txt"), true, s)).isFalse();
+        assertThat(s.skipped()).extracting(CopyStats.Skipped::toString).containsExactly("gone.txt: vanished while copied");
+    }
+
     /** st_blocks of {@code p}, from the host's stat (512-byte units). */
     static long stBlocks(Path p) throws Exception {
         Process proc = new ProcessBuilder("stat", "-c", "%b", p.toString()).start();
