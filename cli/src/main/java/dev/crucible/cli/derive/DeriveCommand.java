@@ -70,6 +70,13 @@ public final class DeriveCommand implements Callable<Integer> {
             description = "the step(s) that run the tests, by name, id or number, comma-separated (default: detected)")
     String testStep;
 
+    @Option(names = "--baseline",
+            description = "run the derived environment twice at the commit with a no-op agent (crucible run: setup, the agent's "
+                    + "box, the grading sandbox) and record every test: those passing both times become passToPass, those failing "
+                    + "there (network, drift) or flaking are excluded with their reason (excludedTests), so a no-op agent reaches "
+                    + "reward 1; exit 1 when the environment is unusable there, saying why")
+    boolean baseline;
+
     @Option(names = "--report", paramLabel = "FILE", description = "also write the step report as JSON to FILE")
     Path report;
 
@@ -117,13 +124,26 @@ public final class DeriveCommand implements Callable<Integer> {
             err.println("crucible derive: " + e.getMessage());
             return EXIT_ERROR;
         }
+        String manifestText = d.manifestYaml();
+        String reportText = d.reportJson();
+        Baseline.Result base = null;
+        if (baseline) {
+            try {
+                base = BaselineRun.run(manifestText, err);
+                manifestText = BaselineManifest.with(manifestText, base);
+                reportText = BaselineRun.report(reportText, base);
+            } catch (IOException | RuntimeException e) {
+                err.println("crucible derive: --baseline: " + e.getMessage());
+                return EXIT_ERROR;
+            }
+        }
         try {
             OutputFiles files = new OutputFiles();
             if (output != null) {
-                files.add(output, d.manifestYaml());
+                files.add(output, manifestText);
             }
             if (report != null) {
-                files.add(report, d.reportJson());
+                files.add(report, reportText);
             }
             files.commit();
         } catch (IOException e) {
@@ -131,11 +151,15 @@ public final class DeriveCommand implements Callable<Integer> {
             return EXIT_ERROR;
         }
         if (output == null) {
-            spec.commandLine().getOut().print(d.manifestYaml());
+            spec.commandLine().getOut().print(manifestText);
             spec.commandLine().getOut().flush();
         } else {
             err.println("crucible derive: wrote " + output + " (RLEnvironment " + d.name() + ", job '" + d.jobId()
                     + "', verifier: " + oneLine(d.verifier().command()) + ")");
+        }
+        if (base != null && !base.usable()) {
+            err.println("crucible derive: unusable at " + commit + ": " + base.unusable());
+            return 1;
         }
         return 0;
     }

@@ -29,8 +29,13 @@ final class LocalRuns {
      * @param tests   test id to status (passed, failed, error, skipped ...), in report order
      * @param message why it failed, when it did (setup error, grading error)
      * @param seconds wall time of the whole run
+     * @param messages test id to its failure text, for tests that did not pass
      */
-    record Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds) {
+    record Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds, Map<String, String> messages) {
+        Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds) {
+            this(reward, phase, tests, message, seconds, Map.of());
+        }
+
         boolean passed(String id) {
             String s = tests.get(id);
             return "passed".equals(s) || "xpassed".equals(s);
@@ -58,12 +63,14 @@ final class LocalRuns {
         }
         JsonNode r = JSON.readTree(result.toFile());
         Map<String, String> tests = new LinkedHashMap<>();
+        Map<String, String> messages = new LinkedHashMap<>();
         for (JsonNode t : r.path("tests").path("details")) {
             tests.put(t.path("id").asText(), t.path("status").asText().toLowerCase(java.util.Locale.ROOT));
+            if (t.hasNonNull("message")) messages.put(t.path("id").asText(), t.path("message").asText());
         }
         Double reward = r.path("reward").isNumber() ? r.path("reward").asDouble() : null;
         String message = r.path("message").asText(r.path("reason").asText(""));
-        return new Outcome(reward, r.path("phase").asText(), tests, message, seconds);
+        return new Outcome(reward, r.path("phase").asText(), tests, message, seconds, messages);
     }
 
     private static Path find(Path out) throws IOException {

@@ -1,0 +1,112 @@
+package dev.crucible.cli.derive;
+
+import dev.crucible.verifier.config.ExcludedTest;
+import dev.crucible.verifier.grade.OfflineFailures;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The baseline at the task commit: the derived environment run twice through the real local runtime
+ * ({@code crucible run}: setup, a no-op agent in the agent's box, grading in the grading sandbox), every
+ * test's result recorded. Tests that pass both times become passToPass; a test that fails there (the
+ * network, drift in what setup installs) or passes in one run only (flaky) is excluded, with its reason,
+ * so a no-op agent at the task commit reaches reward 1 by construction. A run without per-test results
+ * (graded as one execution) gets no lists; the environment is unusable when setup or grading fails there.
+ */
+final class Baseline {
+    /** Statuses that count as passing in a baseline run (skipped tests are neither listed nor excluded). */
+    private static final Set<String> PASSING = Set.of("passed", "xpassed");
+    private static final Set<String> NEUTRAL = Set.of("skipped", "xfailed");
+
+    /**
+     * What the baseline found.
+     *
+     * @param unusable   why the environment cannot be used as derived (null when it can)
+     * @param perTest    whether the runs reported tests one by one (false: one execution)
+     * @param passToPass tests that passed in both runs
+     * @param excluded   tests left out, each with its reason
+     * @param tests      how many tests the first run reported
+     * @param seconds    wall time of both runs
+     */
+    record Result(String unusable, boolean perTest, List<String> passToPass, List<ExcludedTest> excluded, int tests, double seconds) {
+        boolean usable() { return unusable == null; }
+    }
+
+    private Baseline() {}
+
+    /** Runs {@code manifest} twice with a no-op agent, results under {@code runs}. */
+    static Result run(Path manifest, Path runs) throws IOException {
+        LocalRuns.Outcome first = LocalRuns.run(manifest, "true", runs.resolve("baseline-1"));
+        if (first.tests().isEmpty()) {
+            return new Result("the baseline run at the task commit reported no tests (" + first.phase() + "): " + first.message(),
+                    false, List.of(), List.of(), 0, first.seconds());
+        }
+        if (first.tests().keySet().equals(Set.of("execution"))) {
+            String why = first.passed("execution") ? null
+                    : "the test command fails at the task commit with a no-op agent, and it reports no per-test results: " + first.message();
+            return new Result(why, false, List.of(), List.of(), 1, first.seconds());
+        }
+        if (first.tests().values().stream().noneMatch(PASSING::contains)) {
+            return compare(first, first); // nothing can become passToPass: a second run would not change that
+        }
+        LocalRuns.Outcome second = LocalRuns.run(manifest, "true", runs.resolve("baseline-2"));
+        return compare(first, second);
+    }
+
+    /** passToPass and exclusions from two runs at the same commit. */
+    static Result compare(LocalRuns.Outcome first, LocalRuns.Outcome second) {
+        List<String> passToPass = new ArrayList<>();
+        List<ExcludedTest> excluded = new ArrayList<>();
+        for (Map.Entry<String, String> t : first.tests().entrySet()) {
+            String id = t.getKey();
+            String a = t.getValue();
+            String b = second.tests().get(id);
+            boolean passA = PASSING.contains(a);
+            boolean passB = b != null && PASSING.contains(b);
+            if (passA && passB) {
+                passToPass.add(id);
+            } else if (passA || passB) {
+                excluded.add(new ExcludedTest(id, "flaky at the task commit: " + a + " in the first baseline run, "
+                        + (b == null ? "not reported" : b) + " in the second"));
+            } else if (!NEUTRAL.contains(a)) {
+                String msg = first.messages().get(id);
+                String reason = OfflineFailures.networkCause(msg).map(l -> "fails at the task commit without network: " + l)
+                        .orElse("fails at the task commit with a no-op agent (" + a + ")" + firstLine(msg));
+                excluded.add(new ExcludedTest(id, reason));
+            }
+        }
+        double seconds = first.seconds() + (second == first ? 0 : second.seconds());
+        String unusable = passToPass.isEmpty() ? "no test passes at the task commit in both baseline runs ("
+                + first.tests().size() + " reported, " + excluded.size() + " excluded)" : null;
+        return new Result(unusable, true, passToPass, excluded, first.tests().size(), seconds);
+    }
+
+    /** The line of a failure that says most: pytest's first {@code E} line, else one naming an error, else the last. */
+    static String firstLine(String s) {
+        if (s == null || s.isBlank()) return "";
+        List<String> lines = s.strip().lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        String l = lines.stream().filter(x -> x.startsWith("E ")).map(x -> x.substring(1).strip()).findFirst()
+                .or(() -> lines.stream().filter(x -> x.matches("(?i).*(error|panicked|assert|expected|fail).*")).findFirst())
+                .orElse(lines.get(lines.size() - 1));
+        return ": " + (l.length() > 200 ? l.substring(0, 200) + "…" : l);
+    }
+
+    /** The baseline as the report's {@code baseline} object. */
+    static Map<String, Object> json(Result r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("usable", r.usable());
+        if (!r.usable()) m.put("unusable", r.unusable());
+        m.put("perTest", r.perTest());
+        if (!r.perTest()) m.put("note", "no per-test results: the test command is graded as one execution");
+        m.put("tests", r.tests());
+        m.put("passToPass", r.passToPass().size());
+        m.put("excluded", r.excluded().stream().map(e -> Map.of("id", e.id(), "reason", e.reason())).toList());
+        m.put("seconds", Math.round(r.seconds() * 10) / 10.0);
+        return m;
+    }
+}
