@@ -139,6 +139,10 @@ public final class GradingTree {
                     Files.createDirectory(cur);
                 }
             }
+            if (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS)) { // the agent made a folder where the grader's file goes
+                dev.crucible.files.TreeDelete.delete(dst);
+                dropped.add(rel + ": a folder where the grader's file goes; replaced by the file");
+            }
             boolean ok = Files.isSymbolicLink(src) ? TreeCopier.copyLink(null, rel, src, dst, stats) : TreeCopier.copyFile(rel, src, dst, false, stats);
             if (ok && !Files.isSymbolicLink(dst)) dst.toFile().setWritable(true);
         } catch (IOException e) {

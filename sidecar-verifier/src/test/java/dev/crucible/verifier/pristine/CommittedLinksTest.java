@@ -115,6 +115,19 @@ class CommittedLinksTest {
         assertThat(built.dropped()).contains("tests: a link where the grader's files need a folder; replaced by the folder");
     }
 
+    @Test
+    void aFolderTheAgentPutsWhereTheGradersFileIsIsReplacedByTheFile() throws Exception {
+        PristineSnapshot p = PristineSnapshot.take(ws, protectedPaths, dir.resolve("pristine"));
+        Files.delete(ws.resolve("tests/test_ops.py"));
+        Fixtures.write(ws.resolve("tests/test_ops.py/x.py"), "x = 1\n"); // a folder named like the grader's file
+        ProtectedPaths justTheFile = new ProtectedPaths(List.of("tests/test_ops.py"));
+        PristineSnapshot q = PristineSnapshot.take(dir.resolve("repo"), justTheFile, dir.resolve("pristine-2"));
+        GradingTree.Built built = GradingTree.build(ws, q, dir.resolve("grade-1"), null, null);
+        assertThat(Fixtures.read(dir.resolve("grade-1/tests/test_ops.py"))).contains("assert add(1, 2) == 3");
+        assertThat(built.dropped()).contains("tests/test_ops.py: a folder where the grader's file goes; replaced by the file");
+        assertThat(p.changes(ws)).contains(new PristineSnapshot.Change("tests/test_ops.py", "replaced"));
+    }
+
     /**
      * The whole episode: a test reads its expected value through a committed link in tests/. Before, the link
      * was left out of the grading tree (and reported as an added protected file), so the honest fix got 0.
