@@ -30,12 +30,25 @@ public final class VerifierResultJson {
     private VerifierResultJson() {
     }
 
-    /** Test counts; the sidecar fills the first four, a custom verifier may add the SWE-bench split. */
+    /**
+     * Test counts; the sidecar fills the first four, a custom verifier may add the SWE-bench split. {@code isolated}:
+     * how many tests the isolated oracle graded split (issue 33; the others in-process), null where it did not grade.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Tests(Integer passed, Integer failed, Integer errors, Integer skipped, Integer total,
-                        Integer failToPassPassed, Integer failToPassTotal, Integer passToPassPassed, Integer passToPassTotal) {
+                        Integer failToPassPassed, Integer failToPassTotal, Integer passToPassPassed, Integer passToPassTotal,
+                        Integer isolated) {
+        public Tests(Integer passed, Integer failed, Integer errors, Integer skipped, Integer total,
+                     Integer failToPassPassed, Integer failToPassTotal, Integer passToPassPassed, Integer passToPassTotal) {
+            this(passed, failed, errors, skipped, total, failToPassPassed, failToPassTotal, passToPassPassed, passToPassTotal, null);
+        }
+
         public static Tests of(int passed, int failed, int skipped, int total) {
             return new Tests(passed, failed, null, skipped, total, null, null, null, null);
+        }
+
+        public Tests withIsolated(Integer n) {
+            return new Tests(passed, failed, errors, skipped, total, failToPassPassed, failToPassTotal, passToPassPassed, passToPassTotal, n);
         }
     }
 
@@ -51,7 +64,20 @@ public final class VerifierResultJson {
      */
     public record Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
                          Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted,
-                         String message, String report) {
+                         String message, String report, String integrity) {
+        /** The shape before {@code integrity}. */
+        public Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
+                      Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted, String message, String report) {
+            this(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report, null);
+        }
+
+        /**
+         * This result with {@code integrity}: where the reward's test verdicts came from, {@code isolated} (every
+         * counted test ran split by the isolated oracle) or {@code in-process}; null where no test suite was graded.
+         */
+        public Result withIntegrity(String i) {
+            return new Result(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report, i);
+        }
     }
 
     /** Either a result or why there is none; parsing never throws. */
@@ -83,6 +109,7 @@ public final class VerifierResultJson {
         if (r.testReward() != null) root.put("testReward", r.testReward());
         if (r.verdict() != null) root.put("verdict", r.verdict());
         if (r.tests() != null) root.set("tests", JSON.valueToTree(r.tests()));
+        if (r.integrity() != null) root.put("integrity", r.integrity());
         if (r.hackFindings() != null) {
             List<Finding> all = r.hackFindings();
             root.put("countedFindings", r.countedFindings());
@@ -142,8 +169,12 @@ public final class VerifierResultJson {
                 // a verifier of its own may leave the phase out: the contract's order decides it from the rest
                 phase = TerminalOutcome.of(OutcomeFacts.none().withFindings(counted, SpecDefaults.HACK_POLICY_ACTION).withGrade(verdict, msg)).phase();
             }
+            String integrity = root.hasNonNull("integrity") ? root.get("integrity").asText() : null;
+            if (integrity != null && !integrity.equals("isolated") && !integrity.equals("in-process")) {
+                return error("integrity must be isolated or in-process, got " + root.get("integrity"));
+            }
             return new Parsed(new Result(phase, reason, turns, reward, testReward, verdict, tests, counted,
-                    findings.isEmpty() ? null : findings, omitted, msg, message.strip()), null);
+                    findings.isEmpty() ? null : findings, omitted, msg, message.strip(), integrity), null);
         } catch (IllegalArgumentException e) {
             return error(e.getMessage());
         } catch (Exception e) {

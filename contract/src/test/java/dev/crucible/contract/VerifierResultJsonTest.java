@@ -40,6 +40,19 @@ class VerifierResultJsonTest {
     }
 
     @Test
+    void theIsolatedOraclesLabelRoundTripsAndAnOlderResultHasNone() {
+        var written = result(List.of(), "graded").withIntegrity("isolated");
+        var tests = new VerifierResultJson.Tests(3, 0, null, 0, 3, null, null, null, null).withIsolated(3);
+        written = new VerifierResultJson.Result(written.phase(), written.reason(), written.turns(), written.reward(), written.testReward(),
+                written.verdict(), tests, written.countedFindings(), written.hackFindings(), null, written.message(), null, "isolated");
+        var r = VerifierResultJson.parse(VerifierResultJson.write(written)).result();
+        assertThat(r.integrity()).isEqualTo("isolated");
+        assertThat(r.tests().isolated()).isEqualTo(3);
+        assertThat(VerifierResultJson.parse("{\"verdict\":\"pass\",\"reward\":1}").result().integrity()).isNull();
+        assertThat(VerifierResultJson.parse("{\"verdict\":\"pass\",\"integrity\":\"sure\"}").error()).contains("integrity must be isolated or in-process");
+    }
+
+    @Test
     void aLongResultIsCutToFourKibAndKeepsTheWholeCount() {
         List<VerifierResultJson.Finding> many = new ArrayList<>();
         for (int i = 0; i < 200; i++) {

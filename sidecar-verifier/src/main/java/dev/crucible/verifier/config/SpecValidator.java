@@ -91,6 +91,9 @@ public final class SpecValidator {
         if (v.timeoutSeconds() != null && (v.timeoutSeconds() < 1 || v.timeoutSeconds() > 86_400)) {
             errors.add(at + ".timeoutSeconds: must be between 1 and 86400");
         }
+        if (!VerifierSpec.ORACLE_MODES.contains(v.oracleOrDefault())) {
+            errors.add(at + ".oracle: must be one of " + VerifierSpec.ORACLE_MODES + ", got '" + v.oracle() + "'");
+        }
         if (v.framework() != null && !FRAMEWORKS.contains(v.framework())) {
             errors.add(at + ".framework: must be one of " + FRAMEWORKS + ", got '" + v.framework() + "'");
         }

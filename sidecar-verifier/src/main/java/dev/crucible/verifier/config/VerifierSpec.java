@@ -23,7 +23,8 @@ public record VerifierSpec(
         Bidirectional bidirectional,
         List<Component> components,
         String interpreter,
-        List<ExcludedTest> excludedTests) {
+        List<ExcludedTest> excludedTests,
+        String oracle) {
 
     public VerifierSpec {
         failToPass = failToPass == null ? List.of() : List.copyOf(failToPass);
@@ -34,13 +35,28 @@ public record VerifierSpec(
         excludedTests = excludedTests == null ? List.of() : List.copyOf(excludedTests);
     }
 
+    /** The shape before {@code oracle} (issue 33: null is {@code auto}). */
+    public VerifierSpec(String type, String command, String buildCommand, String framework, String reportPath,
+                        List<String> failToPass, List<String> passToPass, String rewardMode, Integer timeoutSeconds,
+                        List<String> protectedPaths, HiddenTests hiddenTests, Boolean countSkippedAsPassed, List<IoCase> ioCases,
+                        Bidirectional bidirectional, List<Component> components, String interpreter, List<ExcludedTest> excludedTests) {
+        this(type, command, buildCommand, framework, reportPath, failToPass, passToPass, rewardMode, timeoutSeconds, protectedPaths,
+                hiddenTests, countSkippedAsPassed, ioCases, bidirectional, components, interpreter, excludedTests, null);
+    }
+
+    /** Values of {@code oracle}: how pytest suites are graded (see the sidecar-verifier README, "The isolated oracle"). */
+    public static final java.util.List<String> ORACLE_MODES = java.util.List.of("auto", "isolated", "in-process");
+
+    /** {@code auto} (isolated where bubblewrap boxes grading, else in-process), {@code isolated} or {@code in-process}. */
+    public String oracleOrDefault() { return oracle == null ? "auto" : oracle; }
+
     /** The shape before {@code excludedTests}. */
     public VerifierSpec(String type, String command, String buildCommand, String framework, String reportPath,
                         List<String> failToPass, List<String> passToPass, String rewardMode, Integer timeoutSeconds,
                         List<String> protectedPaths, HiddenTests hiddenTests, Boolean countSkippedAsPassed, List<IoCase> ioCases,
                         Bidirectional bidirectional, List<Component> components, String interpreter) {
         this(type, command, buildCommand, framework, reportPath, failToPass, passToPass, rewardMode, timeoutSeconds, protectedPaths,
-                hiddenTests, countSkippedAsPassed, ioCases, bidirectional, components, interpreter, null);
+                hiddenTests, countSkippedAsPassed, ioCases, bidirectional, components, interpreter, null, null);
     }
 
     /** Excluded test ids that do not count (never a failToPass test). */

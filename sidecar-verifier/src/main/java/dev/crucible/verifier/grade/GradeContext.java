@@ -16,11 +16,18 @@ import java.util.function.LongConsumer;
  * {@code supportDir} holds grader-owned files the command reads (the pytest reporter; read-only in the
  * grading sandbox); {@code graderFiles} are the grading tree's files that are the grader's own.
  * {@code channel} holds the result channel opened ahead for a grading interpreter started early (null: none);
- * the first pytest run takes it.
+ * the first pytest run takes it. {@code oracleConfig} (null: none) is the isolated oracle's configuration for this
+ * grading: the hardened pytest bootstrap run through {@link #argv} then loads the oracle (see {@link IsolatedTestSuite}).
  */
 public record GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
                            Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles,
-                           java.util.concurrent.atomic.AtomicReference<ResultChannel> channel) {
+                           java.util.concurrent.atomic.AtomicReference<ResultChannel> channel, Path oracleConfig) {
+
+    public GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
+                        Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles,
+                        java.util.concurrent.atomic.AtomicReference<ResultChannel> channel) {
+        this(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, null);
+    }
 
     public GradeContext {
         if (supportDir == null) supportDir = resultsDir.resolveSibling(resultsDir.getFileName() + "-support");
@@ -33,7 +40,12 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
     }
 
     public GradeContext withEnv(Map<String, String> newEnv) {
-        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles, channel);
+        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles, channel, oracleConfig);
+    }
+
+    /** This context with the isolated oracle's configuration (null: graded in-process). */
+    public GradeContext withOracle(Path config) {
+        return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, config);
     }
 
     public ExecResult shell(String command, Duration timeout, String stdin) {
@@ -62,6 +74,7 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
 
     /** As {@link #argv(List, Duration, Path)} with {@code stdin} (may be null) as its input. */
     public ExecResult argv(List<String> argv, Duration timeout, Path channel, String stdin) {
+        if (oracleConfig != null && stdin != null && PytestCommand.isBootstrap(argv)) stdin = PytestCommand.withOracle(stdin, oracleConfig);
         ExecRequest req = new ExecRequest(argv, root, env, true, timeout, ExecRequest.DEFAULT_MAX_OUTPUT, stdin, false, channel);
         return executor.run(req, onStart);
     }

@@ -17,6 +17,13 @@ import java.util.Optional;
  */
 public final class PytestCommand {
     /**
+     * The first argument on the input line when the isolated oracle grades this run: its configuration file,
+     * in the oracle's folder of the support directory. The bootstrap loads the oracle's plugin (its import hook)
+     * right after the reporter, before pytest reads any conftest or test module.
+     */
+    static final String ORACLE_ARG = "--crucible-oracle=";
+
+    /**
      * Imports pytest and the modules grading needs, then waits for its arguments: one JSON line on stdin
      * that the grader writes once the grading tree is built (the process may have been started while
      * the agent still worked, see {@code GradingSandbox.prestart}; nothing of the tree exists before the
@@ -32,12 +39,15 @@ public final class PytestCommand {
             "_go = sys.stdin.readline()",
             "_go or os._exit(2)",
             "sys.argv[2:] = json.loads(_go)",
+            "_o = sys.argv.pop(2)[len('" + ORACLE_ARG + "'):] if sys.argv[2:3] and sys.argv[2].startswith('" + ORACLE_ARG + "') else None",
             "sys.path.insert(0, sys.argv.pop(1))",
             "import " + PytestReporter.MODULE + " as _crucible",
+            "_p = [_crucible.plugin] + ([_crucible.oracle(_o)] if _o else [])",
             "del sys.path[0], _go",
             "sys.modules.pop('" + PytestReporter.MODULE + "', None)",
             "sys.path.insert(0, os.getcwd())",
-            "_crucible.finish(pytest.main(sys.argv[1:], plugins=[_crucible.plugin]))");
+            "_crucible.finish(pytest.main(sys.argv[1:], plugins=_p))");
+
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
@@ -69,6 +79,22 @@ public final class PytestCommand {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** {@link #stdin}'s line with the isolated oracle's configuration file in front (see {@link #ORACLE_ARG}). */
+    public static String withOracle(String stdinLine, Path oracleConfig) {
+        try {
+            List<String> args = new ArrayList<>(List.of(JSON.readValue(stdinLine, String[].class)));
+            args.add(0, ORACLE_ARG + oracleConfig.toAbsolutePath().normalize());
+            return JSON.writeValueAsString(args) + "\n";
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Whether {@code argv} is the hardened pytest bootstrap of {@link #argv}. */
+    public static boolean isBootstrap(List<String> argv) {
+        return argv.size() == 6 && argv.get(1).equals("-I") && argv.get(3).equals("-c") && argv.get(4).equals(BOOTSTRAP);
     }
 
     /**

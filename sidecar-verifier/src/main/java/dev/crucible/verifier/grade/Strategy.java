@@ -13,7 +13,7 @@ public interface Strategy {
             case "assertion" -> new AssertionStrategy();
             case "bidirectional" -> new BidirectionalStrategy();
             case "composite" -> new CompositeStrategy();
-            default -> new TestSuiteStrategy();
+            default -> IsolatedTestSuite.around(new TestSuiteStrategy());
         };
     }
 }

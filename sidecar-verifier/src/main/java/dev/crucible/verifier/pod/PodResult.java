@@ -91,7 +91,12 @@ public final class PodResult {
         }
         VerifierResultJson.Tests tests = report.tests() == null ? null : VerifierResultJson.Tests.of(report.tests().passed(),
                 report.tests().failed(), report.tests().skipped(), report.tests().total());
+        String integrity = report.details() != null && report.details().get("integrity") instanceof java.util.Map<?, ?> m
+                && m.get("reward") instanceof String s ? s : null; // the isolated oracle's label (issue 33)
+        if (tests != null && integrity != null) {
+            tests = tests.withIsolated((int) report.tests().details().stream().filter(t -> "isolated".equals(t.integrity())).count());
+        }
         return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, report.reward(),
-                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null));
+                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null, integrity));
     }
 }

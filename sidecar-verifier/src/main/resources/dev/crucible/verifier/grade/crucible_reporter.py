@@ -1354,6 +1354,21 @@ def finish(code):
             pass
     os._exit(int(code) if isinstance(code, int) else 1)
 
+def oracle(config_path):
+    """The isolated oracle's plugin (issue 33), loaded from the folder of its configuration file, after this
+    reporter and before pytest reads any conftest or test module: its import hook then gives stand-in modules
+    for the tree under test, whose code runs in a boxed worker, never in this process."""
+    here = os.path.dirname(config_path)
+    os.environ["CRUCIBLE_ORACLE_CONFIG"] = config_path
+    sys.path.insert(0, here)
+    try:
+        import oracle_plugin
+    finally:
+        if here in sys.path:
+            sys.path.remove(here)
+    return oracle_plugin
+
+
 if ACTIVE:
     _COST["import"] = _perf() - _T_SETUP
     _emit("start", t=_T_IMPORT, python=sys.version.split()[0], pytest=pytest.__version__, root=_ROOT)

@@ -37,6 +37,12 @@ public final class OracleFiles {
         }
     }
 
+    /** The worker's whole source, as it runs with {@code python -I -B -c}: the wire format, then the worker. */
+    public static String workerSource() {
+        return new String(SOURCES.get("oracle_wire.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
+                + new String(SOURCES.get("oracle_worker.py"), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private static Map<String, byte[]> load() {
         Map<String, byte[]> out = new LinkedHashMap<>();
         for (String n : NAMES) {

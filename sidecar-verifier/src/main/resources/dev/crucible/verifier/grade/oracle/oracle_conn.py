@@ -32,6 +32,7 @@ class Conn:
     # -- lifecycle
     def _start(self):
         self.proc = self.launch()
+        os.set_blocking(self.proc.wfd, False)  # a worker that stops reading must not block a write past the deadline
         self.gen += 1
         self.starts += 1
         self._roundtrip({"op": "init", **(self.init() if callable(self.init) else self.init)})
@@ -56,11 +57,11 @@ class Conn:
 
     def _roundtrip(self, msg):
         self.calls += 1
+        deadline = time.monotonic() + self.timeout
         try:
-            write_frame(self._write, msg)
+            write_frame(lambda data: self._write(data, deadline), msg)
         except (OSError, ValueError) as e:
             self._fail("could not be written to (%s)" % e)
-        deadline = time.monotonic() + self.timeout
         head = self._read(4, deadline)
         (n,) = struct.unpack(">I", head)
         if n > MAX_FRAME:
@@ -73,10 +74,18 @@ class Conn:
             self._fail("answered garbage: %.80r" % (ans,))
         return ans
 
-    def _write(self, data):
+    def _write(self, data, deadline):
         fd = self.proc.wfd
         while data:
-            data = data[os.write(fd, data):]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._fail("did not take a request within %g s" % self.timeout)
+            _, w, _ = select.select([], [fd], [], left)
+            if w:
+                try:
+                    data = data[os.write(fd, data):]
+                except BlockingIOError:
+                    pass
 
     def _read(self, n, deadline):
         buf = b""

@@ -101,8 +101,9 @@ def fifo_launcher(cfg):
         os.write(fd, b"%d\n" % n)
         os.close(fd)
         deadline = time.monotonic() + float(cfg.get("start_timeout", 30))
-        wfd = _open_fifo(os.path.join(d, "w%d.in" % n), os.O_WRONLY, deadline)
-        rfd = os.open(os.path.join(d, "w%d.out" % n), os.O_RDONLY)
+        wfd = _open_fifo(os.path.join(d, "w%d.in" % n), deadline)
+        # non-blocking: the worker's shell opens its end only now; until it writes, select waits (bounded by the call's deadline)
+        rfd = os.open(os.path.join(d, "w%d.out" % n), os.O_RDONLY | os.O_NONBLOCK)
 
         def kill():
             try:
@@ -115,12 +116,12 @@ def fifo_launcher(cfg):
     return launch
 
 
-def _open_fifo(path, flags, deadline):
+def _open_fifo(path, deadline):
     # opening the writing end fails with ENXIO until the worker opened its end: poll, bounded
     while True:
         try:
             if os.path.exists(path):
-                return os.open(path, flags | os.O_NONBLOCK) if flags == os.O_WRONLY else os.open(path, flags)
+                return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
         except OSError:
             pass
         if time.monotonic() > deadline:

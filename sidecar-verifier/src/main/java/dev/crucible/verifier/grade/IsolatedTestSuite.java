@@ -1,0 +1,152 @@
+package dev.crucible.verifier.grade;
+
+import dev.crucible.verifier.config.VerifierSpec;
+import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.grade.oracle.OracleConfig;
+import dev.crucible.verifier.grade.oracle.OracleFiles;
+import dev.crucible.verifier.grade.oracle.OracleReport;
+import dev.crucible.verifier.grade.oracle.OracleWorkers;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.GradingSandbox;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * pytest graded by the isolated oracle (issue 33): the test suite's run loads the oracle's plugin, so the graded
+ * tests' assertions, expected values, fixtures and verdicts run in the trusted grading process and the code under
+ * test in boxed workers ({@link OracleWorkers}). A test that cannot run split (the oracle's record lists it) is
+ * graded again as before, in-process, and only its verdict is taken from that run. Every test and the reward say
+ * which: {@code integrity} of each {@link TestCase}, and {@code details.integrity}. Where the oracle cannot run
+ * (no bubblewrap box for grading, another command shape, {@code oracle: in-process}) grading is as before, labelled
+ * in-process.
+ */
+final class IsolatedTestSuite implements Strategy {
+    private final Strategy inner;
+
+    IsolatedTestSuite(Strategy inner) { this.inner = inner; }
+
+    @Override
+    public Outcome grade(VerifierSpec v, GradeContext ctx) {
+        boolean pytestShaped = PytestCommand.pytestArgs(v.command()).isPresent() && (v.framework() == null || v.framework().equals("pytest"));
+        String off = !pytestShaped ? "not a pytest command" : why(v, ctx);
+        if (off != null) return labelled(inner.grade(v, ctx), pytestShaped, off);
+        Path base = ctx.resultsDir().resolve("oracle-" + System.nanoTime());
+        try {
+            // the grading box's uid writes its record here; the folder is made after that box may have started
+            Files.createDirectories(base);
+            Files.setPosixFilePermissions(base, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        } catch (java.io.IOException e) {
+            return labelled(inner.grade(v, ctx), true, "could not prepare the oracle's folder: " + e.getMessage());
+        }
+        List<String> trusted = new ArrayList<>();
+        ctx.graderFiles().forEach((rel, e) -> { if (e.test()) trusted.add(rel); });
+        Path out = base.resolve("record.json");
+        Outcome isolated;
+        long t0 = System.nanoTime();
+        Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
+                "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle")).resolve("config.json"));
+        try (OracleWorkers workers = new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
+            GradingPhases.since("setup", t0);
+            isolated = inner.grade(v, ctx.withOracle(cfg));
+        }
+        OracleReport record = OracleReport.read(out);
+        // no record: the oracle's run broke before its session ended; everything is graded in-process instead
+        if (!Files.isRegularFile(out)) return labelled(inner.grade(v, ctx), true, "the oracle's run left no record: " + isolated.reason());
+        if (isolated.reason() != null && isolated.reason().startsWith("test command timed out")) return labelled(isolated, true, null);
+        List<String> fallback = isolated.tests().stream().map(TestCase::id).filter(id -> !record.isolated(id)).toList();
+        if (fallback.isEmpty() && !isolated.tests().isEmpty()) return merged(v, isolated, null, record);
+        return merged(v, isolated, inner.grade(v, ctx), record);
+    }
+
+    /** Why the oracle does not grade this run (null: it does). */
+    private static String why(VerifierSpec v, GradeContext ctx) {
+        if (v.oracleOrDefault().equals("in-process")) return "oracle: in-process";
+        if (!(ctx.executor() instanceof GradingSandbox)) return "grading is not boxed";
+        Box.Availability a = Box.availability();
+        return a.ok() ? null : "no bubblewrap box for the oracle's workers: " + a.problem();
+    }
+
+    /** Trusted files masked in the worker's view: the grader's test files, or by name when the grader named none. */
+    private static List<String> masks(GradeContext ctx, List<String> trusted) {
+        if (!trusted.isEmpty()) return trusted.stream().filter(r -> r.endsWith(".py")).toList(); // test data stays readable, as today
+        List<String> out = new ArrayList<>();
+        try (var s = Files.walk(ctx.root())) {
+            s.filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS) && p.toString().endsWith(".py"))
+                    .map(p -> ctx.root().relativize(p).toString()).filter(GraderFiles::isTestPath).forEach(out::add);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            // an unreadable corner of the tree: its files stay visible, as they are to the agent
+        }
+        return out;
+    }
+
+    /** The in-process outcome, each pytest test and the reward labelled in-process. */
+    private static Outcome labelled(Outcome o, boolean pytest, String why) {
+        if (!pytest) return o;
+        List<TestCase> tests = o.tests().stream().map(t -> t.withIntegrity(TestCase.IN_PROCESS)).toList();
+        Map<String, Object> details = new LinkedHashMap<>(o.details());
+        Map<String, Object> integrity = new LinkedHashMap<>();
+        integrity.put("reward", TestCase.IN_PROCESS);
+        if (why != null) integrity.put("why", why);
+        details.put("integrity", integrity);
+        return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), o.reason(), o.partialCredit(), tests, details, o.commandMs(), o.integrity());
+    }
+
+    /** The isolated run's verdicts, with those of the in-process run for the tests that could not run split. */
+    private static Outcome merged(VerifierSpec v, Outcome isolated, Outcome inProcess, OracleReport record) {
+        Map<String, TestCase> byId = new LinkedHashMap<>();
+        if (inProcess != null) inProcess.tests().forEach(t -> byId.putIfAbsent(t.id(), t));
+        List<TestCase> reported = new ArrayList<>();
+        List<String> fellBack = new ArrayList<>();
+        for (TestCase t : isolated.tests()) {
+            if (record.isolated(t.id())) {
+                reported.add(t.withIntegrity(TestCase.ISOLATED));
+            } else {
+                TestCase again = byId.getOrDefault(t.id(), t);
+                reported.add(again.withIntegrity(TestCase.IN_PROCESS));
+                fellBack.add(t.id());
+            }
+            byId.remove(t.id());
+        }
+        byId.values().forEach(t -> {
+            reported.add(t.withIntegrity(TestCase.IN_PROCESS));
+            fellBack.add(t.id());
+        });
+        Outcome last = inProcess != null ? inProcess : isolated;
+        int exit = last.details().get("exitCode") instanceof Integer i ? i : 0;
+        ExecResult run = new ExecResult(exit, "", "", false, false, isolated.commandMs() + (inProcess == null ? 0 : inProcess.commandMs()), -1);
+        String reportError = isolated.tests().isEmpty() && inProcess != null && inProcess.tests().isEmpty() ? inProcess.reason() : null;
+        Outcome o = TestSuiteStrategy.score(v, reported, run, reportError, Duration.ofSeconds(v.timeoutOrDefault()));
+        List<IntegrityFinding> findings = new ArrayList<>(isolated.integrity());
+        if (inProcess != null) findings.addAll(inProcess.integrity());
+        Map<String, Object> details = new LinkedHashMap<>(o.details());
+        isolated.details().forEach(details::putIfAbsent);
+        Map<String, Object> integrity = new LinkedHashMap<>();
+        boolean allIsolated = o.tests().stream().filter(t -> !t.group().equals("other") && !t.group().equals(TestSuiteStrategy.EXCLUDED))
+                .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
+        integrity.put("reward", allIsolated ? TestCase.ISOLATED : TestCase.IN_PROCESS);
+        integrity.put("isolatedTests", o.tests().stream().filter(t -> TestCase.ISOLATED.equals(t.integrity())).count());
+        integrity.put("inProcessTests", fellBack.subList(0, Math.min(50, fellBack.size())));
+        Map<String, String> reasons = new LinkedHashMap<>();
+        record.modules().forEach(reasons::put);
+        record.tests().forEach((id, t) -> { if (!t.isolated() && reasons.size() < 20) reasons.put(id, String.join("; ", t.reasons())); });
+        if (!reasons.isEmpty()) integrity.put("inProcessBecause", reasons);
+        integrity.put("workers", Map.of("starts", record.workerStarts(), "calls", record.calls(), "ended", record.workerEnded()));
+        details.put("integrity", integrity);
+        o = new Outcome(o.type(), o.reward(), o.verdict(), o.category(), o.reason(), o.partialCredit(), o.tests(), details,
+                isolated.commandMs() + (inProcess == null ? 0 : inProcess.commandMs()), List.of());
+        return TestSuiteStrategy.withFindings(o, findings, details);
+    }
+
+    /** The oracle's decorator for {@code inner} (the test-suite strategy). */
+    static Strategy around(Strategy inner) { return new IsolatedTestSuite(inner); }
+
+    static Optional<String> integrityOf(Outcome o) {
+        return o.details().get("integrity") instanceof Map<?, ?> m && m.get("reward") instanceof String s ? Optional.of(s) : Optional.empty();
+    }
+}

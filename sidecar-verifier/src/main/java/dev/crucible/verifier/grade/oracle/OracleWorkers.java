@@ -1,0 +1,191 @@
+package dev.crucible.verifier.grade.oracle;
+
+import dev.crucible.verifier.pristine.SetupDependencies;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.BoxSpec;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts the isolated oracle's untrusted workers for one grading, each in a {@link Box} of its own: the grading
+ * process runs in a box without capabilities and cannot make another, so it asks here, one line "N" on the
+ * {@code spawn} FIFO of {@code dir}; the worker's stdin and stdout are then {@code wN.in} / {@code wN.out} there.
+ * The worker's box shows the grading tree read-only with every trusted test file replaced by an empty one, this
+ * FIFO folder, the shared scratch folder and the toolchain, nothing else (not the results folder, the channel,
+ * the support folder or the grader's state); it has its own PID namespace, so no /proc entry names the grading
+ * process. A line "-N" ends worker N. {@link #close} ends them all.
+ */
+public final class OracleWorkers implements AutoCloseable {
+    private final Path dir;
+    private final Path root;
+    private final Path shared;
+    private final String python;
+    private final Map<String, String> env;
+    private final List<Path> masked;
+    private final Map<Integer, Running> running = new ConcurrentHashMap<>();
+    private final Thread reader;
+    private volatile boolean closed;
+    private volatile String problem;
+
+    private record Running(Box box, Process process) {
+        void stop() {
+            process.destroyForcibly();
+            box.close();
+        }
+    }
+
+    /**
+     * {@code dir}: a fresh folder for the FIFOs; {@code root}: the grading tree; {@code masked}: its trusted files
+     * (relative); {@code shared}: the scratch folder both sides see; {@code env}: the grading environment (its PATH
+     * names the toolchain the box shows).
+     */
+    public OracleWorkers(Path dir, Path root, List<String> masked, Path shared, String python, Map<String, String> env) {
+        this.dir = dir.toAbsolutePath().normalize();
+        this.root = root.toAbsolutePath().normalize();
+        this.shared = shared.toAbsolutePath().normalize();
+        this.python = python;
+        this.env = Map.copyOf(env);
+        List<Path> m = new ArrayList<>();
+        for (String rel : masked) {
+            Path p = this.root.resolve(rel).normalize();
+            if (p.startsWith(this.root) && Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) m.add(p);
+        }
+        this.masked = List.copyOf(m);
+        try {
+            Files.createDirectories(this.dir);
+            Files.setPosixFilePermissions(this.dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.createDirectories(this.shared);
+            Files.setPosixFilePermissions(this.shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+            mkfifo(this.dir.resolve("spawn"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("isolated oracle: preparing " + this.dir + ": " + e.getMessage(), e);
+        }
+        reader = new Thread(this::serve, "oracle-workers-" + this.dir.getFileName());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Why a worker could not be started, if one could not (null: none failed). */
+    public String problem() { return problem; }
+
+    private void serve() {
+        while (!closed) {
+            // each open waits for the grading process to open the FIFO for writing; it ends at its close
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(dir.resolve("spawn")), StandardCharsets.US_ASCII))) {
+                String line;
+                while ((line = in.readLine()) != null && !closed) handle(line.strip());
+            } catch (IOException e) {
+                if (!closed) problem = "reading the spawn FIFO: " + e.getMessage();
+                return;
+            }
+        }
+    }
+
+    private void handle(String line) {
+        if (!line.matches("-?\\d{1,6}")) return; // anything else on the FIFO is not a request
+        int n = Integer.parseInt(line.replace("-", ""));
+        if (line.startsWith("-")) {
+            Running r = running.remove(n);
+            if (r != null) r.stop();
+            return;
+        }
+        if (running.containsKey(n) || running.size() >= 64) return;
+        Box box = null;
+        try {
+            Path in = dir.resolve("w" + n + ".in");
+            Path out = dir.resolve("w" + n + ".out");
+            mkfifo(in);
+            mkfifo(out);
+            BoxSpec spec = BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withWritable(shared)
+                    .withReadOnly(List.of(root, dir)).withReadOnly(SetupDependencies.linkedTargets(root)).withHome(null);
+            box = Box.open(spec);
+            List<String> argv = box.wrap(List.of("/bin/sh", "-c", "exec \"$0\" -I -B -c \"$1\" <\"$2\" >\"$3\"", python,
+                    OracleFiles.workerSource(), in.toString(), out.toString()), root, workerEnv(), null);
+            argv = withMasks(argv, masked);
+            ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+            pb.environment().clear();
+            pb.environment().putAll(workerEnv());
+            Process p = pb.start();
+            box.attach(p.pid());
+            running.put(n, new Running(box, p));
+        } catch (IOException | RuntimeException e) {
+            if (box != null) box.close();
+            problem = "starting worker " + n + ": " + e.getMessage();
+        }
+    }
+
+    /** The worker's environment: the grading PATH (the toolchain), a HOME and TMPDIR in the shared scratch folder; no secret. */
+    private Map<String, String> workerEnv() {
+        Map<String, String> e = new LinkedHashMap<>();
+        e.put("PATH", env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
+        e.put("HOME", shared.toString());
+        e.put("TMPDIR", shared.toString());
+        e.put("LANG", env.getOrDefault("LANG", "C.UTF-8"));
+        return e;
+    }
+
+    /**
+     * The masks are bubblewrap arguments added here, after the tree's bind (BoxSpec has binds at a path's own
+     * place and data files, not one source bound at many places): /dev/null read-only over each trusted test file,
+     * which reads as empty.
+     */
+    static List<String> withMasks(List<String> argv, List<Path> masks) {
+        if (masks.isEmpty()) return argv;
+        List<String> out = new ArrayList<>(argv);
+        int script = out.indexOf("-c") + 1; // bash -c SCRIPT: bubblewrap's command line is its last line
+        String s = out.get(script);
+        int at = s.lastIndexOf(" '--remount-ro' ");
+        if (at < 0) throw new IllegalStateException("isolated oracle: the box's command line has no --remount-ro to mask before");
+        StringBuilder b = new StringBuilder();
+        for (Path m : masks) b.append(" '--ro-bind' '/dev/null' ").append(q(m.toString()));
+        out.set(script, s.substring(0, at) + b + s.substring(at));
+        return out;
+    }
+
+    private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
+
+    /** Ends every worker and the spawn reader. */
+    @Override
+    public void close() {
+        closed = true;
+        running.values().forEach(Running::stop);
+        running.clear();
+        try (OutputStream o = Files.newOutputStream(dir.resolve("spawn"), java.nio.file.StandardOpenOption.WRITE)) {
+            o.write('\n'); // wakes the reader if it still waits for a writer
+        } catch (IOException ignored) {
+            // the reader already ended
+        }
+        try {
+            reader.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void mkfifo(Path fifo) throws IOException {
+        try {
+            Process p = new ProcessBuilder("mkfifo", "-m", "666", fifo.toString()).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("mkfifo " + fifo + ": " + out.strip());
+            Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString("rw-rw-rw-"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted making " + fifo);
+        }
+    }
+}

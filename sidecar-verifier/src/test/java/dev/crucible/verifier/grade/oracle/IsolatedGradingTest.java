@@ -1,0 +1,138 @@
+package dev.crucible.verifier.grade.oracle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.crucible.verifier.Environment;
+import dev.crucible.verifier.Episode;
+import dev.crucible.verifier.EpisodeOptions;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.GradingSandbox;
+import dev.crucible.verifier.support.Fixtures;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * pytest grading through the isolated oracle, end to end (Episode: reset, verify) with the real grading sandbox:
+ * the trusted pytest in one box, each worker in a box of its own started through {@link OracleWorkers}. An honest
+ * fix gets reward 1 with every test isolated; an exploit that beats plain pytest gets 0; a test that cannot run
+ * split is graded in-process, labelled so, and the reward says in-process; {@code oracle: in-process} grades as before.
+ */
+class IsolatedGradingTest {
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void needs() {
+        Box.Availability a = Box.availability();
+        assumeTrue(a.ok(), "bubblewrap is needed for the grading sandbox and the oracle's workers: " + a.problem());
+    }
+
+    @Test
+    void honestFixIsGradedIsolated() {
+        VerifyReport r = grade(project("integrity/honest/value-type-own-eq"), "", List.of());
+        assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
+        assertThat(r.tests().details()).allMatch(t -> TestCase.ISOLATED.equals(t.integrity()), "every test isolated");
+        assertThat(integrity(r)).containsEntry("reward", "isolated");
+    }
+
+    @Test
+    void exploitThatBeatsPlainPytestGetsNothing() {
+        VerifyReport r = grade(project("oracle/exploits/float-subclass-eq"), "", List.of());
+        assertThat(r.reward()).as(r.reason() + " " + r.tests().details()).isEqualTo(0.0);
+        assertThat(r.tests().details()).filteredOn(t -> t.id().equals("tests/test_ops.py::test_divide_negative"))
+                .singleElement().satisfies(t -> assertThat(t.integrity()).isEqualTo(TestCase.ISOLATED));
+    }
+
+    @Test
+    void aTestThatCannotRunSplitFallsBackAloneAndTheRewardSaysSo() {
+        VerifyReport r = grade(project("integrity/honest/pickles-by-qualname"), "", List.of("tests/test_pickle.py::test_a_wrapper_pickles_by_reference"));
+        assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
+        assertThat(r.tests().details()).filteredOn(t -> t.id().startsWith("tests/test_pickle.py"))
+                .isNotEmpty().allMatch(t -> TestCase.IN_PROCESS.equals(t.integrity()));
+        assertThat(r.tests().details()).filteredOn(t -> t.id().startsWith("tests/test_ops.py"))
+                .isNotEmpty().allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
+        assertThat(integrity(r)).containsEntry("reward", "in-process");
+    }
+
+    @Test
+    void richPackageAcrossTwoBoxesWithTmpPathAndOneFallback() {
+        Path ws = dir.resolve("workspace");
+        Fixtures.copyTree(resource("oracle/rich"), ws);
+        List<String> ids = List.of("test_int_enum_compares_by_value", "test_namedtuple_against_tuple", "test_dataclass_structural",
+                "test_exception_hierarchy", "test_value_types", "test_generator_and_len", "test_in_place_mutation", "test_file_from_tmp_path",
+                "test_isinstance", "test_monkeypatch_falls_back").stream().map(n -> "tests/test_rich.py::" + n).toList();
+        VerifyReport r = grade(ws, "", ids, List.of());
+        assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
+        assertThat(r.tests().details()).filteredOn(t -> !TestCase.ISOLATED.equals(t.integrity())).extracting(TestCase::id)
+                .containsExactly("tests/test_rich.py::test_monkeypatch_falls_back");
+    }
+
+    @Test
+    void inProcessSwitchGradesAsBefore() {
+        VerifyReport r = grade(project("oracle/exploits/float-subclass-eq"), "oracle: in-process\n", List.of());
+        assertThat(r.tests().details()).allMatch(t -> TestCase.IN_PROCESS.equals(t.integrity()));
+        assertThat(integrity(r)).containsEntry("reward", "in-process");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> integrity(VerifyReport r) {
+        return (Map<String, Object>) r.details().get("integrity");
+    }
+
+    private VerifyReport grade(Path ws, String verifierExtra, List<String> extraF2p) {
+        List<String> f2p = new java.util.ArrayList<>(List.of("tests/test_ops.py::test_divide_negative", "tests/test_ops.py::test_divide_by_zero"));
+        f2p.addAll(extraF2p);
+        return grade(ws, verifierExtra, f2p, List.of("tests/test_ops.py::test_add"));
+    }
+
+    private VerifyReport grade(Path ws, String verifierExtra, List<String> f2p, List<String> p2p) {
+        String yaml = """
+                kind: RLEnvironment
+                metadata: {name: oracle}
+                spec:
+                  workspace: {path: ./workspace}
+                  verifier:
+                    command: python3 -m pytest -q -p no:cacheprovider
+                    failToPass: [%s]
+                    passToPass: [%s]
+                    protectedPaths: ["tests/**"]
+                    timeoutSeconds: 120
+                """.formatted(String.join(", ", f2p.stream().map(s -> '"' + s + '"').toList()), String.join(", ", p2p))
+                + verifierExtra.lines().map(l -> "    " + l + "\n").reduce("", String::concat);
+        Fixtures.write(dir.resolve("env.yaml"), yaml);
+        Environment env = Environment.load(dir.resolve("env.yaml"));
+        EpisodeOptions o = EpisodeOptions.defaults().withIntervals(Duration.ofMillis(500), Duration.ofMillis(200))
+                .withExecutor(new GradingSandbox(BoxLimits.defaults()));
+        try (Episode ep = new Episode(env, ws, o)) {
+            ep.reset();
+            return ep.verify();
+        }
+    }
+
+    private Path project(String variant) {
+        Path ws = dir.resolve("workspace");
+        Fixtures.copyTree(resource("integrity/base"), ws);
+        Path shared = resource(variant).resolve("shared.txt");
+        if (Files.exists(shared)) Fixtures.copyTree(resource("integrity/shared/" + Fixtures.read(shared).strip()), ws);
+        Fixtures.copyTree(resource(variant), ws);
+        return ws;
+    }
+
+    private static Path resource(String name) {
+        try {
+            return Path.of(IsolatedGradingTest.class.getResource("/" + name).toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
