@@ -83,7 +83,8 @@ class HostSideAttacksTest {
      */
     private List<DynamicTest> headLinkSecret(Integer uid, String who) throws Exception {
         try (HostSideRun r = new HostSideRun(uid, "head-link-secret")) {
-            String marker = "SECEVAL" + Long.toHexString(System.nanoTime());
+            // short: the monitor's evidence quoted HEAD's first 11 characters ("HEAD moved … to detached:SECEVAL-ROO")
+            String marker = "SX" + String.format("%07x", System.nanoTime() & 0xfffffff);
             Path secret = r.host.home.resolve("secret.txt");
             r.ownFile(secret, marker + "\n");
             r.env("ATTACK_SECRET", secret.toString());
