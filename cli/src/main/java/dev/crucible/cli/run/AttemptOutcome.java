@@ -19,9 +19,16 @@ import java.util.List;
  * @param agentExit     the embedded agent's exit status, null when it was killed or the run is interactive
  * @param report        the verifier's report, null when grading did not run
  * @param liveFindings  the live monitor's findings, what counts when there is no report
+ * @param refusal       why the run was refused before its agent started (no sandbox could be made), or null
  */
 public record AttemptOutcome(boolean interrupted, String setupError, boolean timedOut, String limitExceeded, Integer agentExit,
-                             VerifyReport report, List<Finding> liveFindings) {
+                             VerifyReport report, List<Finding> liveFindings, String refusal) {
+
+    /** An attempt that was not refused. */
+    public AttemptOutcome(boolean interrupted, String setupError, boolean timedOut, String limitExceeded, Integer agentExit,
+                          VerifyReport report, List<Finding> liveFindings) {
+        this(interrupted, setupError, timedOut, limitExceeded, agentExit, report, liveFindings, null);
+    }
 
     /** The findings result.json reports: the report's (every episode's, floored into the reward), else the live monitor's. */
     public List<Finding> findings() {
@@ -30,7 +37,7 @@ public record AttemptOutcome(boolean interrupted, String setupError, boolean tim
 
     /** The terminal phase, in the contract's order; {@code policyAction} and {@code deadlineSeconds} only shape the message. */
     public TerminalOutcome decide(String policyAction, long deadlineSeconds) {
-        return TerminalOutcome.of(OutcomeFacts.none().withInterrupted(interrupted).withSetupError(setupError)
+        return TerminalOutcome.of(OutcomeFacts.none().withInterrupted(interrupted).withRefusal(refusal).withSetupError(setupError)
                 .withFindings(VerifyReport.counted(findings()), policyAction)
                 .withTimedOut(timedOut, deadlineSeconds).withLimitExceeded(limitExceeded != null, limitExceeded)
                 .withGrade(report == null ? null : report.verdict(), report == null ? null : report.reason()).withAgentExit(agentExit));

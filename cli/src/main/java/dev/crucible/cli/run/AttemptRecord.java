@@ -25,6 +25,7 @@ final class AttemptRecord {
     RolloutResult.Setup setup;
     RolloutResult.Agent agent;
     String setupError;
+    String refusal; // why the run was refused before its agent started (no sandbox), or null
     volatile boolean timedOut; // set by the attempt, or by its watchdog
     volatile String limitExceeded; // which resource limit ended the run (set by the sandbox's enforcement), or null
     Integer agentExit;
@@ -33,7 +34,7 @@ final class AttemptRecord {
 
     /** The facts that decide the phase; {@code liveFindings} count only when grading left no report. */
     AttemptOutcome outcome(boolean interrupted, List<Finding> liveFindings) {
-        return new AttemptOutcome(interrupted, setupError, timedOut, limitExceeded, agentExit, report, liveFindings);
+        return new AttemptOutcome(interrupted, setupError, timedOut, limitExceeded, agentExit, report, liveFindings, refusal);
     }
 
     /** result.json's content: the decision, the report's rewards and tests, and everything recorded above. */

@@ -65,6 +65,7 @@ public final class LocalRollout {
     /** Set once, by whichever writes result.json first: the attempt's thread, or the watchdog or Ctrl-C abandoning it. */
     private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean scratchClosed = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean abandoned; // then abandon, not the (stuck) thread, hands out the result once it cleaned up
     private final java.util.concurrent.CompletableFuture<RolloutResult> outcome = new java.util.concurrent.CompletableFuture<>();
     /** The monitor's findings as they were reported, readable without the monitor's lock (which a stuck read may hold). */
     private final List<dev.crucible.verifier.monitor.Finding> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -106,6 +107,7 @@ public final class LocalRollout {
             progress.phase(PhaseName.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));
             Files.createDirectories(dir.root());
+            if ((rec.refusal = Unconfined.refusal(opt.sandbox())) != null) return finish(null); // nothing runs, not even setup
             scratch = AttemptScratch.open(dir, doc.environment().spec().resources, opt.snapshots() == null || doc.interactive());
             Path stateDir = this.stateDir = scratch.stateDir();
             initialize(stateDir);
@@ -121,7 +123,7 @@ public final class LocalRollout {
             if (holder != null) holder.close();
             if (sandbox != null) sandbox.close();
             closeScratch(); // the state folder, and the volume with it
-            outcome.complete(result);
+            if (!abandoned) outcome.complete(result);
         }
     }
 
@@ -149,7 +151,8 @@ public final class LocalRollout {
      * thread may hold a lock on (the episode, its monitor). A no-op once the result is written.
      */
     public void abandon(boolean interrupted, String why) {
-        if (ended.get()) return;
+        if (!ended.compareAndSet(false, true)) return; // the attempt's thread wrote its result meanwhile
+        abandoned = true;
         if (interrupted) cancelled = true;
         else rec.timedOut = true;
         progress.info(why);
@@ -157,7 +160,7 @@ public final class LocalRollout {
         Sandbox s = sandbox;
         if (s != null) s.close();
         snapshots.unpublish();
-        finish(null, List.copyOf(seen), null);
+        finish(null, List.copyOf(seen), null, true);
         if (scratch != null) closeScratch();
         else if (stateDir != null) TreeCopy.delete(stateDir); // a restored branch's state folder
         outcome.complete(result);
@@ -250,7 +253,7 @@ public final class LocalRollout {
             if (episode != null) episode.close();
             if (stateDir != null) TreeCopy.delete(stateDir);
             if (pristine != null) TreeCopy.delete(pristine);
-            outcome.complete(result);
+            if (!abandoned) outcome.complete(result);
         }
     }
 
@@ -345,12 +348,12 @@ public final class LocalRollout {
     private RolloutResult finish(Exception error) {
         if (ended.get()) return outcome.join(); // abandoned meanwhile: its result stands
         Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
-        return finish(error, episode != null ? episode.findings() : holder != null ? holder.findings() : List.of(), e == null ? null : e.steps());
+        return finish(error, episode != null ? episode.findings() : holder != null ? holder.findings() : List.of(), e == null ? null : e.steps(), false);
     }
 
-    /** Writes result.json once: the first caller (the attempt's thread, or {@link #abandon}) wins; later ones get its result. */
-    private RolloutResult finish(Exception error, List<dev.crucible.verifier.monitor.Finding> live, Integer steps) {
-        if (!ended.compareAndSet(false, true)) return outcome.join();
+    /** Writes result.json once: the first to claim {@code ended} (the attempt's thread, or {@link #abandon}) wins; later ones get its result. */
+    private RolloutResult finish(Exception error, List<dev.crucible.verifier.monitor.Finding> live, Integer steps, boolean claimed) {
+        if (!claimed && !ended.compareAndSet(false, true)) return outcome.join();
         AttemptOutcome outcome = rec.outcome(cancelled, live);
         TerminalOutcome d = error != null
                 ? new TerminalOutcome(PhaseName.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
