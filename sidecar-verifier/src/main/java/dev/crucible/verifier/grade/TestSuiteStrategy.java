@@ -75,7 +75,7 @@ public final class TestSuiteStrategy implements Strategy {
             reported = List.of();
             reportError = "no test report: " + e.getMessage();
         }
-        return score(v, reported, run, reportError, timeout);
+        return score(v, TestIds.normalise(reported, ctx.root()), run, reportError, timeout);
     }
 
     /**
@@ -116,7 +116,7 @@ public final class TestSuiteStrategy implements Strategy {
         }
         String reportError = report.error();
         if (run.truncated()) reportError = runner.name() + "'s output exceeded " + RUNNER_MAX_OUTPUT + " bytes: its results are incomplete";
-        List<TestCase> tests = ChannelReport.distrust(report.tests(), findings);
+        List<TestCase> tests = TestIds.normalise(ChannelReport.distrust(report.tests(), findings), ctx.root());
         Outcome o = score(v, tests, run, reportError, timeout);
         if (run.truncated() && o.passed()) {
             o = new Outcome(o.type(), RewardMode.reward(v.rewardModeOrDefault(), Category.RUNTIME_ERROR, 0, 1), "fail", Category.RUNTIME_ERROR.label,
@@ -188,7 +188,7 @@ public final class TestSuiteStrategy implements Strategy {
         if (!cr.reported()) {
             reportError = "the grader's pytest reporter never reported (exit " + run.exitCode() + "): " + Tail.of(run.combined());
         }
-        List<TestCase> tests = ChannelReport.distrust(cr.tests(), findings);
+        List<TestCase> tests = TestIds.normalise(ChannelReport.distrust(cr.tests(), findings), ctx.root());
         Outcome o = score(v, tests, run, reportError, timeout);
         return withFindings(o, findings, o.details());
     }

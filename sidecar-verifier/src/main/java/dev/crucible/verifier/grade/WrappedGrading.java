@@ -88,7 +88,7 @@ final class WrappedGrading {
         if (runners.isEmpty() && !lists && !run.timedOut()) return oneExecution(v, run, graded.findings());
         String reportError = runners.isEmpty() ? noResults(v.command(), run)
                 : tests.isEmpty() && !others.errors().isEmpty() ? String.join("; ", others.errors()) : null;
-        Outcome o = TestSuiteStrategy.score(v, ChannelReport.distrust(tests, findings), run, reportError, timeout);
+        Outcome o = TestSuiteStrategy.score(v, TestIds.normalise(ChannelReport.distrust(tests, findings), ctx.root()), run, reportError, timeout);
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         details.put("runner", runners.isEmpty() ? "none" : String.join(", ", runners));
         details.put("perTest", !runners.isEmpty());
