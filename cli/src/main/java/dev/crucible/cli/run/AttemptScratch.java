@@ -25,6 +25,8 @@ import java.util.List;
 final class AttemptScratch implements AutoCloseable {
     /** The state folder's name on the volume: not the workspace, never bound into a box. */
     static final String STATE = ".crucible-state";
+    /** The agent's output while it runs, on the volume (agent.log links to it): printing cannot fill the host either. */
+    static final String AGENT_LOG = ".agent.log";
     /** The volume's image, beside the sandbox folder on the host (never inside a box). */
     static final String IMAGE = ".sandbox.img";
 
@@ -79,6 +81,19 @@ final class AttemptScratch implements AutoCloseable {
     /** The volume the box's writable folders lie on, or null. */
     DiskVolume volume() { return volume; }
 
+    /**
+     * Puts the agent's output on the volume: {@code agent.log} becomes a link to a file there until {@link #close}
+     * moves the file back in its place. Nothing without a volume (the log is the host's, as before).
+     */
+    void holdAgentLog() throws IOException {
+        if (volume == null) return;
+        Path log = dir.sandbox().resolve(AGENT_LOG);
+        Files.deleteIfExists(log);
+        Files.createFile(log);
+        Files.deleteIfExists(dir.agentLog());
+        Files.createSymbolicLink(dir.agentLog(), log);
+    }
+
     /** The disk limit in bytes (the environment's, or the default). */
     long bytes() { return bytes; }
 
@@ -106,6 +121,15 @@ final class AttemptScratch implements AutoCloseable {
         if (volume == null) {
             dev.crucible.verifier.TreeCopy.delete(stateDir);
             return;
+        }
+        try {
+            Path log = dir.sandbox().resolve(AGENT_LOG);
+            if (Files.isSymbolicLink(dir.agentLog()) && Files.isRegularFile(log, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Files.delete(dir.agentLog());
+                VolumeKeeper.move(log, dir.agentLog(), volume);
+            }
+        } catch (IOException e) {
+            // the log stays on the volume and goes with it; the run's result does not depend on it
         }
         try {
             VolumeKeeper.keep(volume, dir, STATE);

@@ -80,7 +80,10 @@ final class SandboxChooser {
         if (sandbox instanceof Unconfined u) Files.createDirectories(u.homeDir());
         if (sandbox instanceof Namespaces n) Files.createDirectories(Path.of(n.home()));
         progress.info(sandbox.describe());
-        if (scratch != null) progress.info(scratch.describe());
+        if (scratch != null) {
+            progress.info(scratch.describe());
+            if (!doc.interactive()) scratch.holdAgentLog();
+        }
         progress.info(!opt.sandbox() ? "WARNING: grading runs unconfined (--no-sandbox): graded code can reach everything this user can"
                 : Box.availability().ok()
                 ? "grading: each graded command in a fresh box (grading tree read-only to Python runners, writable but for the grader's files to others; results writable; nothing else of the host)"

@@ -20,13 +20,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Issue 34 point 3: a 1 GiB disk limit (spec.resources.ephemeralStorage) holds on the host to within 64 MiB
- * against sparse files, many small files and parallel writers. The measure is the host's, not the box's:
- * {@code du -x} (allocated blocks, one file system) of every host folder the run writes (the manifest's folder,
- * --out, and the CLI's java.io.tmpdir, where its state and grading folders would go), sampled every 200 ms
- * while the real CLI runs. Root only: the limit is a loop-mounted volume, which only root can mount.
+ * against sparse files, many small files, parallel writers and the agent's own output. The measure is the
+ * host's, not the box's: {@code du -x} (allocated blocks, one file system) of every host folder the run
+ * writes (the manifest's folder, --out, and the CLI's java.io.tmpdir, where its state and grading folders
+ * would go), sampled every 200 ms while the real CLI runs. Root only: the limit is a loop-mounted volume,
+ * which only root can mount.
  */
 @Tag("attacks")
-@Timeout(900)
+@Timeout(1200)
 class DiskLimitAttacksTest {
     static final long GIB = 1L << 30;
     static final long SLACK = 64L << 20;
@@ -38,6 +39,8 @@ class DiskLimitAttacksTest {
             sparse-3GiB ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 60
             # 20,000 files of 64 KiB (1.25 GiB): no single file is large, only their sum.
             many-files ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 60
+            # 900 MiB printed (agent.log, a host file before) beside 900 MiB in the workspace: the log counts too.
+            log-and-files ¦ head -c 900M /dev/zero & dd if=/dev/zero of=w bs=1M count=900 2>/dev/null & wait; sleep 60
             # Four writers of 900 MiB at once: a check every 2 s let them reach 2,452 MiB.
             parallel-4x900MiB ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
             """)

@@ -45,6 +45,9 @@ class AttemptScratchTest {
             Files.createSymbolicLink(ws.resolve("passwd"), Path.of("/etc/passwd"));
             new ProcessBuilder("mkfifo", ws.resolve("fifo").toString()).start().waitFor();
             Files.writeString(s.stateDir().resolve("grading-copy"), "state");
+            s.holdAgentLog();
+            assertThat(dir.agentLog().toRealPath()).startsWith(dir.sandbox());
+            Files.writeString(dir.agentLog(), "the agent's output\n");
         } finally {
             s.close();
         }
@@ -59,6 +62,9 @@ class AttemptScratchTest {
         assertThat(ws.resolve("fifo")).doesNotExist();
         assertThat(dir.root().resolve("not-kept.txt")).content().contains("fifo").doesNotContain("a.py", "passwd", "real.bin");
         assertThat(dir.sandbox().resolve(AttemptScratch.STATE)).doesNotExist();
+        assertThat(Files.isSymbolicLink(dir.agentLog())).as("agent.log is a file of the attempt again").isFalse();
+        assertThat(dir.agentLog()).hasContent("the agent's output");
+        assertThat(dir.sandbox().resolve(AttemptScratch.AGENT_LOG)).doesNotExist();
     }
 
     @Test

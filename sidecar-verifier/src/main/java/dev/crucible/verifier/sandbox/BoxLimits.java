@@ -7,7 +7,8 @@ package dev.crucible.verifier.sandbox;
  * @param pids         processes and threads at once (cgroup pids; RLIMIT_NPROC when not root)
  * @param millicores   CPU bandwidth (cgroup cpu quota; not enforced without cgroups)
  * @param cpuSeconds   CPU time of the whole box (cgroup cpuacct, watched; RLIMIT_CPU per process when not root)
- * @param diskBytes    bytes in the writable folders (checked every 2 s) and the largest file (RLIMIT_FSIZE)
+ * @param diskBytes    bytes in the writable folders (held by the spec's {@link DiskVolume} when it has one, else checked
+ *                     every 2 s) and the largest file (RLIMIT_FSIZE)
  * @param tmpBytes     size of the box's fresh /tmp (a tmpfs)
  */
 public record BoxLimits(long memoryBytes, int pids, long millicores, long cpuSeconds, long diskBytes, long tmpBytes) {
