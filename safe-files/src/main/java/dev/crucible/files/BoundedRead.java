@@ -16,9 +16,11 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -55,9 +57,14 @@ public final class BoundedRead {
     static final int MAX_STALLED = 8;
     /** How long a released open gets to finish before its worker counts as stalled. */
     private static final long GRACE_MS = 200;
+    /** How often a waiting caller looks at its worker. */
+    private static final long POLL_MS = 50;
+    /** A whole-tree listing's limit: it makes progress entry by entry; only an open can be blocked, and that is watched on its own. */
+    private static final long TREE_MS = 120_000;
     /** Extra time for large reads: a deadline must not refuse an honest big file on a slow disk. */
     private static final long BYTES_PER_MS = 32 << 10;
-    private static final int MAX_DEPTH = 64;
+    /** As deep as a path can go in PATH_MAX; one descriptor per level is held, as Files.walkFileTree does. */
+    private static final int MAX_DEPTH = 2048;
     private static final AtomicInteger STALLED_NOW = new AtomicInteger();
     private static final ExecutorService WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
         Thread t = new Thread(r, "crucible-bounded-read");
@@ -106,7 +113,7 @@ public final class BoundedRead {
 
     /** The whole file, or null when absent; a file over {@code max} bytes is {@link FileRefusal.Kind#TOO_BIG}. */
     public byte[] read(String rel, long max) throws IOException {
-        return timed(rel, max, w -> {
+        return timed(rel, readMs(max), w -> {
             try (SeekableByteChannel ch = file(w, rel)) {
                 long size = ch.size();
                 if (size > max) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, size + " bytes, bound " + max);
@@ -115,9 +122,39 @@ public final class BoundedRead {
         });
     }
 
+    /**
+     * {@link #read} of many files in one worker task (one hand-off instead of one per file): each maps to
+     * its bytes, to null when absent, or to its {@link FileRefusal}. A refusal of the whole batch (stalled,
+     * or the root replaced) is thrown.
+     */
+    public Map<String, Object> readMany(Collection<String> rels, long maxEach) throws IOException {
+        List<String> todo = List.copyOf(rels);
+        String first = todo.isEmpty() ? "" : todo.get(0);
+        Map<String, Object> out = new java.util.HashMap<>();
+        timed(first, readMs(maxEach * Math.min(todo.size(), 64)) + 10L * todo.size(), w -> {
+            for (String rel : todo) {
+                try (SeekableByteChannel ch = file(w, rel)) {
+                    long size = ch.size();
+                    if (size > maxEach) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, size + " bytes, bound " + maxEach);
+                    out.put(rel, fill(ch, (int) size));
+                } catch (FileRefusal r) {
+                    out.put(rel, r);
+                } catch (NoSuchFileException | NotDirectoryException absent) {
+                    out.put(rel, null);
+                } catch (IOException e) {
+                    out.put(rel, null); // unreadable: as absent, the next scan tries again
+                } finally {
+                    w.toRoot();
+                }
+            }
+            return Boolean.TRUE;
+        });
+        return out;
+    }
+
     /** At most the first {@code max} bytes, or null when absent. */
     public byte[] head(String rel, int max) throws IOException {
-        return timed(rel, max, w -> {
+        return timed(rel, readMs(max), w -> {
             try (SeekableByteChannel ch = file(w, rel)) {
                 return fill(ch, (int) Math.min(ch.size(), max));
             }
@@ -126,7 +163,7 @@ public final class BoundedRead {
 
     /** SHA-256 (hex) of the file, or null when absent; streamed, at most {@code max} bytes. */
     public String sha256(String rel, long max) throws IOException {
-        return timed(rel, max, w -> {
+        return timed(rel, readMs(max), w -> {
             try (SeekableByteChannel ch = file(w, rel)) {
                 long size = ch.size();
                 if (size > max) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, size + " bytes, bound " + max);
@@ -151,10 +188,10 @@ public final class BoundedRead {
      * {@code rel} "" is the root.
      */
     public Map<String, BasicFileAttributes> list(String rel, int max) throws IOException {
-        return timed(rel, 0, w -> {
+        return timed(rel, readMs(max * 256L), w -> {
             enterDir(w, rel);
             Map<String, BasicFileAttributes> out = new TreeMap<>();
-            entries(w, "", rel, max, 1, out);
+            entries(w, "", rel, max, 1, Set.of(), out);
             return out;
         });
     }
@@ -164,24 +201,29 @@ public final class BoundedRead {
      * or null when it is absent; more than {@code max} entries is {@link FileRefusal.Kind#TOO_BIG}.
      */
     public Map<String, BasicFileAttributes> tree(String rel, int max) throws IOException {
-        return timed(rel, 0, w -> {
+        return tree(rel, max, Set.of());
+    }
+
+    /** As {@link #tree(String, int)}, not entering directories named in {@code skipDirs} (they are still listed). */
+    public Map<String, BasicFileAttributes> tree(String rel, int max, Set<String> skipDirs) throws IOException {
+        return timed(rel, TREE_MS, w -> {
             enterDir(w, rel);
             Map<String, BasicFileAttributes> out = new TreeMap<>();
-            entries(w, "", rel, max, MAX_DEPTH, out);
+            entries(w, "", rel, max, MAX_DEPTH, skipDirs, out);
             return out;
         });
     }
 
     /** lstat of the entry itself (a final link is not followed; links before it are, inside the root), or null. */
     public BasicFileAttributes lstat(String rel) throws IOException {
-        return timed(rel, 0, w -> {
+        return timed(rel, readMs(0), w -> {
             String last = into(w, rel, false);
             return last == null ? w.lstat(Path.of(".")) : w.lstat(Path.of(last));
         });
     }
 
-    private static void entries(NoFollowWalk w, String prefix, String rel, int max, int depth, Map<String, BasicFileAttributes> out)
-            throws IOException {
+    private static void entries(NoFollowWalk w, String prefix, String rel, int max, int depth, Set<String> skipDirs,
+            Map<String, BasicFileAttributes> out) throws IOException {
         List<String> dirs = new ArrayList<>();
         for (Path p : w.dir()) {
             String name = p.getFileName().toString();
@@ -189,7 +231,7 @@ public final class BoundedRead {
             if (a == null) continue; // removed while listed
             if (out.size() >= max) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, "more than " + max + " entries");
             out.put(prefix + name, a);
-            if (a.isDirectory() && depth > 1) dirs.add(name);
+            if (a.isDirectory() && depth > 1 && !skipDirs.contains(name)) dirs.add(name);
         }
         for (String d : dirs) {
             try {
@@ -198,7 +240,7 @@ public final class BoundedRead {
                 continue; // replaced while listed: the next listing sees what it became
             }
             try {
-                entries(w, prefix + d + "/", rel, max, depth - 1, out);
+                entries(w, prefix + d + "/", rel, max, depth - 1, skipDirs, out);
             } finally {
                 w.leave();
             }
@@ -265,6 +307,14 @@ public final class BoundedRead {
         return buf.position() == size ? b : Arrays.copyOf(b, buf.position());
     }
 
+    /**
+     * A read's limit in all: twice the timeout (an open released at the timeout still finishes within it),
+     * plus time for its size on a slow disk.
+     */
+    private long readMs(long bytes) {
+        return 2 * timeout.toMillis() + GRACE_MS + bytes / BYTES_PER_MS;
+    }
+
     private static MessageDigest sha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
@@ -278,10 +328,12 @@ public final class BoundedRead {
     }
 
     /**
-     * Runs {@code op} on a worker, with a deadline of the timeout plus time for {@code bytes}. Absent
-     * (NoSuchFile, not a directory) is null; a refusal or other I/O error is thrown here.
+     * Runs {@code op} on a worker. An open that has waited longer than the timeout (only a FIFO swapped
+     * in after its check does) is released ({@link NoFollowWalk#unstick}); one still waiting
+     * {@link #GRACE_MS} later, or an operation past {@code hardMs} in all, is abandoned and refused as
+     * {@link FileRefusal.Kind#STALLED}. Absent (NoSuchFile, not a directory) is null.
      */
-    private <T> T timed(String rel, long bytes, Op<T> op) throws IOException {
+    private <T> T timed(String rel, long hardMs, Op<T> op) throws IOException {
         int stalled = STALLED_NOW.get();
         if (stalled >= MAX_STALLED) throw new FileRefusal(FileRefusal.Kind.STALLED, rel, stalled + " earlier reads are still blocked; refused without trying");
         AtomicReference<NoFollowWalk> walk = new AtomicReference<>();
@@ -296,19 +348,26 @@ public final class BoundedRead {
                 if (!state.compareAndSet(0, 1)) STALLED_NOW.decrementAndGet();
             }
         });
-        long deadline = timeout.toMillis() + bytes / BYTES_PER_MS;
+        long start = System.nanoTime();
+        long openLimit = timeout.toNanos();
+        long poll = Math.max(1, Math.min(POLL_MS, timeout.toMillis()));
         try {
-            try {
-                return f.get(deadline, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException first) {
-                NoFollowWalk w = walk.get();
-                if (w != null) w.unstick();
+            while (true) {
                 try {
-                    return f.get(GRACE_MS, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException second) {
-                    f.cancel(true); // a blocked read() is interrupted (its channel closes); a blocked open is not
-                    if (state.compareAndSet(0, 2)) STALLED_NOW.incrementAndGet();
-                    throw new FileRefusal(FileRefusal.Kind.STALLED, rel, "no answer in " + (deadline + GRACE_MS) + " ms");
+                    return f.get(poll, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException notYet) {
+                    long now = System.nanoTime();
+                    NoFollowWalk w = walk.get();
+                    long blocked = w == null ? 0 : w.blockedNanos(now);
+                    if (blocked > openLimit) w.unstick();
+                    boolean hung = blocked > openLimit + TimeUnit.MILLISECONDS.toNanos(GRACE_MS)
+                            || (w == null && now - start > openLimit + TimeUnit.MILLISECONDS.toNanos(GRACE_MS));
+                    if (hung || now - start > TimeUnit.MILLISECONDS.toNanos(hardMs)) {
+                        f.cancel(true); // a blocked read() is interrupted (its channel closes); a blocked open is not
+                        if (state.compareAndSet(0, 2)) STALLED_NOW.incrementAndGet();
+                        throw new FileRefusal(FileRefusal.Kind.STALLED, rel, (hung ? "an open blocked for " : "no answer in ")
+                                + TimeUnit.NANOSECONDS.toMillis(hung ? blocked : now - start) + " ms");
+                    }
                 }
             }
         } catch (ExecutionException e) {

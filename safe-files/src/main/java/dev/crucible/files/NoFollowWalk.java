@@ -33,13 +33,13 @@ final class NoFollowWalk implements Closeable {
     private final Deque<SecureDirectoryStream<Path>> held = new ArrayDeque<>();
     private final Path rootPath;
     private Path dirPath;
-    /** Test seams: run between the file's fstatat and its open, and after the open (to swap or delete it there). */
+    /** Test seams: run between an entry's fstatat and its open (file or directory), and after the open (to swap or delete it there). */
     static volatile Runnable beforeOpen;
     static volatile Runnable afterOpen;
     /** The entry an openat is waiting on, or null. */
     private volatile Pending opening;
 
-    private record Pending(SecureDirectoryStream<Path> dir, Path name) {}
+    private record Pending(SecureDirectoryStream<Path> dir, Path name, long since) {}
 
     private NoFollowWalk(SecureDirectoryStream<Path> root, Path rootPath) {
         held.push(root);
@@ -86,6 +86,8 @@ final class NoFollowWalk implements Closeable {
         if (a == null) throw new NoSuchFileException(rel);
         refuseSpecial(a, n, rel);
         if (!a.isDirectory()) throw new NotDirectoryException(rel);
+        Runnable before = beforeOpen;
+        if (before != null) before.run();
         SecureDirectoryStream<Path> next = opened(n, rel, () -> dir().newDirectoryStream(n, LinkOption.NOFOLLOW_LINKS));
         held.push(next);
         dirPath = dirPath.resolve(name);
@@ -96,6 +98,11 @@ final class NoFollowWalk implements Closeable {
         if (held.size() <= 1) throw new IllegalStateException("already at the root");
         held.pop().close();
         dirPath = dirPath.getParent();
+    }
+
+    /** Steps back out to the root (between the files of one batch). */
+    void toRoot() throws IOException {
+        while (held.size() > 1) leave();
     }
 
     /** fstatat(AT_SYMLINK_NOFOLLOW) of an entry of the held directory; null when absent. */
@@ -137,7 +144,7 @@ final class NoFollowWalk implements Closeable {
     }
 
     private <T> T opened(Path n, String rel, Open<T> open) throws IOException {
-        opening = new Pending(dir(), n);
+        opening = new Pending(dir(), n, System.nanoTime());
         try {
             return open.run();
         } catch (FileRefusal e) {
@@ -172,6 +179,12 @@ final class NoFollowWalk implements Closeable {
         } catch (IOException | RuntimeException e) {
             return FileRefusal.Kind.SPECIAL;
         }
+    }
+
+    /** How long the open in progress has waited (0 when none is): an open of a checked entry is instant unless a FIFO was swapped in. */
+    long blockedNanos(long now) {
+        Pending p = opening;
+        return p == null ? 0 : now - p.since();
     }
 
     /**

@@ -64,6 +64,26 @@ class BoundedReadTest {
     }
 
     @Test
+    void aBatchReadsEachFileOnItsOwnTerms() throws Exception {
+        Files.createDirectories(ws.resolve("pkg"));
+        Files.writeString(ws.resolve("pkg/a.py"), "a = 1\n");
+        Files.writeString(ws.resolve("b.py"), "b = 2\n");
+        mkfifo(ws.resolve("pkg/fifo.py"));
+        Files.createSymbolicLink(ws.resolve("pkg/out.py"), canary);
+        try (RandomAccessFile f = new RandomAccessFile(ws.resolve("big.py").toFile(), "rw")) {
+            f.setLength(3L << 30);
+        }
+        var got = files.readMany(java.util.List.of("pkg/a.py", "pkg/fifo.py", "b.py", "pkg/out.py", "missing.py", "big.py"), 1 << 20);
+        assertThat(new String((byte[]) got.get("pkg/a.py"), StandardCharsets.UTF_8)).isEqualTo("a = 1\n");
+        assertThat(new String((byte[]) got.get("b.py"), StandardCharsets.UTF_8)).isEqualTo("b = 2\n");
+        assertThat(((FileRefusal) got.get("pkg/fifo.py")).kind()).isEqualTo(FileRefusal.Kind.FIFO);
+        assertThat(((FileRefusal) got.get("pkg/out.py")).kind()).isEqualTo(FileRefusal.Kind.LINK_OUT);
+        assertThat(((FileRefusal) got.get("big.py")).kind()).isEqualTo(FileRefusal.Kind.TOO_BIG);
+        assertThat(got).containsEntry("missing.py", null);
+        assertThat(got.toString()).doesNotContain("CANARY");
+    }
+
+    @Test
     void aFifoIsRefusedWithoutOpeningIt() throws Exception {
         Files.createDirectories(ws.resolve(".git"));
         mkfifo(ws.resolve(".git/HEAD"));
@@ -173,6 +193,30 @@ class BoundedReadTest {
                 r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.RACED));
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(1500);
         assertThat(BoundedRead.stalledNow()).as("the blocked open was released, no worker left behind").isZero();
+    }
+
+    @Test
+    void aDirectorySwappedForAFifoDuringAWalkIsReleasedAndTheWalkGoesOn() throws Exception {
+        Files.createDirectories(ws.resolve("a"));
+        Files.writeString(ws.resolve("a/x.py"), "x = 1\n");
+        Files.createDirectories(ws.resolve(".git/objects"));
+        Files.writeString(ws.resolve("b.py"), "y = 2\n");
+        NoFollowWalk.beforeOpen = () -> {
+            NoFollowWalk.beforeOpen = null; // once: the first directory entered becomes a FIFO
+            try {
+                Files.writeString(ws.resolve("a/x.py"), "x = 1\n");
+                Files.delete(ws.resolve("a/x.py"));
+                Files.delete(ws.resolve("a"));
+                mkfifo(ws.resolve("a"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        long t0 = System.nanoTime();
+        var all = files.tree("", 100, java.util.Set.of(".git"));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(1500);
+        assertThat(all).containsKeys("a", "b.py", ".git").doesNotContainKey(".git/objects");
+        assertThat(BoundedRead.stalledNow()).isZero();
     }
 
     @Test

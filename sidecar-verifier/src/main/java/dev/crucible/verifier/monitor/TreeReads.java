@@ -1,0 +1,129 @@
+package dev.crucible.verifier.monitor;
+
+import dev.crucible.files.BoundedRead;
+import dev.crucible.files.FileRefusal;
+import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.pristine.WorkspaceWalker;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The workspace scanner's access to a tree: listing and reads through {@link BoundedRead} (contained,
+ * typed, bounded, timed). A file it would not read is a finding, made here: it was built to stall or
+ * misdirect the monitor. A tree that does not exist (yet) reads as empty.
+ */
+final class TreeReads {
+    /** Entries a scan lists at most (a workspace of more is not scanned; the final diff still covers protected files). */
+    static final int MAX_TREE_ENTRIES = 1_000_000;
+
+    private final BoundedRead reader;
+    private final ProtectedPaths pp;
+
+    TreeReads(Path root, ProtectedPaths pp) {
+        BoundedRead r;
+        try {
+            r = BoundedRead.of(root, "workspace");
+        } catch (IOException e) {
+            r = null;
+        }
+        this.reader = r;
+        this.pp = pp;
+    }
+
+    /**
+     * The tree's regular files and links by relative path, as {@link WorkspaceWalker} would visit them
+     * (its caches skipped), listed through openat without following links, each directory open watched
+     * for a FIFO swapped in; null when it could not be listed whole (the refusal is reported).
+     */
+    Map<String, BasicFileAttributes> walk(Consumer<WorkspaceScanner.Raw> out) {
+        if (reader == null) return Map.of();
+        Map<String, BasicFileAttributes> all;
+        try {
+            all = reader.tree("", MAX_TREE_ENTRIES, WorkspaceWalker.SKIP_DIRS);
+        } catch (FileRefusal f) {
+            refused(f, out);
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        if (all == null) return Map.of();
+        Map<String, BasicFileAttributes> files = new HashMap<>();
+        all.forEach((r, a) -> {
+            if (a.isRegularFile() || a.isSymbolicLink()) files.put(r, a);
+        });
+        return files;
+    }
+
+    /** One bounded read; a refusal is reported (when {@code out} is given) and reads as absent. */
+    byte[] read(String rel, long max, Consumer<WorkspaceScanner.Raw> out) {
+        if (reader == null) return null;
+        try {
+            return reader.read(rel, max);
+        } catch (FileRefusal f) {
+            refused(f, out);
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null; // vanished or unreadable: the next scan sees what it became
+        }
+    }
+
+    /** Bounded reads of many files in one go; refused ones are reported and left out, as are absent ones. */
+    Map<String, byte[]> readMany(List<String> rels, long max, Consumer<WorkspaceScanner.Raw> out) {
+        Map<String, byte[]> got = new HashMap<>();
+        if (reader == null || rels.isEmpty()) return got;
+        try {
+            for (var e : reader.readMany(rels, max).entrySet()) {
+                if (e.getValue() instanceof byte[] b) got.put(e.getKey(), b);
+                else if (e.getValue() instanceof FileRefusal f) refused(f, out);
+            }
+        } catch (FileRefusal f) {
+            refused(f, out);
+        } catch (IOException | RuntimeException e) {
+            // the batch failed as a whole: these files are read at the next scan
+        }
+        return got;
+    }
+
+    /** SHA-256 of a file of {@code size} bytes (the deadline grows with it); null when it could not be read. */
+    String sha256(String rel, long size, Consumer<WorkspaceScanner.Raw> out) {
+        if (reader == null) return null;
+        try {
+            return reader.sha256(rel, size);
+        } catch (FileRefusal f) {
+            refused(f, out);
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Where protected files live a refused file is tampering with one (critical); elsewhere with the
+     * grader's reading of the tree (high). A plain size over the bound is not reported: the file is only
+     * left unread.
+     */
+    private void refused(FileRefusal f, Consumer<WorkspaceScanner.Raw> out) {
+        if (out == null || !f.hostile()) return;
+        String path = f.path().isEmpty() ? "." : f.path();
+        boolean prot = pp.isProtected(Path.of(path));
+        out.accept(new WorkspaceScanner.Raw(prot ? Detectors.PROTECTED_PATH : Detectors.GRADER_TAMPERING, prot ? "critical" : "high", path,
+                f.kind().words() + " in place of a file the monitor reads; not read (it opens no FIFO, device or socket and follows no link out of the workspace)",
+                GitWatch.HOSTILE));
+    }
+
+    static String sha256(byte[] b) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
