@@ -94,7 +94,7 @@ final class FixTasks {
             // Before and after, every test counts (no lists yet): the runs only collect per-test results.
             FixTaskFolder.shape(d, fix, repoName, command, List.of(), List.of());
             Files.writeString(manifest, d.manifestYaml());
-            String gold = LocalRuns.applyPatchCommand(Files.readString(dir.resolve(FixTaskFolder.REFERENCE)));
+            String gold = Files.readString(dir.resolve(FixTaskFolder.REFERENCE)); // applied through a file (crucible run's patches)
             log("  " + FixCommit.shortId(fix.commit()) + ": running the suite before the fix (no-op agent)");
             LocalRuns.Outcome before = LocalRuns.run(manifest, "true", runs.resolve("before"));
             // graded, yet no test ran: the fix's new tests import what only the fix adds, and the runner stopped at
@@ -105,7 +105,7 @@ final class FixTasks {
                 return "refused: no per-test results before the fix (" + describe(before) + ")";
             }
             log("  " + FixCommit.shortId(fix.commit()) + ": running the suite after the fix (reference patch)");
-            LocalRuns.Outcome after = LocalRuns.run(manifest, gold, runs.resolve("after"));
+            LocalRuns.Outcome after = LocalRuns.runPatched(manifest, gold, runs.resolve("after"));
             if (after.tests().isEmpty()) {
                 return "refused: no per-test results with the reference patch (" + describe(after) + ")";
             }
@@ -137,7 +137,7 @@ final class FixTasks {
             FixTaskFolder.shape(shaped, fix, repoName, command, failToPass, passToPass);
             Files.writeString(manifest, header(fix, command, before, after, leftOut) + shaped.manifestYaml());
             log("  " + FixCommit.shortId(fix.commit()) + ": checking the task (reference patch → 1, no-op → 0)");
-            LocalRuns.Outcome goldRun = LocalRuns.run(manifest, gold, runs.resolve("gold"));
+            LocalRuns.Outcome goldRun = LocalRuns.runPatched(manifest, gold, runs.resolve("gold"));
             if (goldRun.reward() == null || goldRun.reward() != 1.0) {
                 return "refused: the reference patch does not pass the written task: reward " + goldRun.reward()
                         + " (" + describe(goldRun) + ")";

@@ -47,13 +47,18 @@ final class LocalRuns {
 
     /** Runs {@code manifest} once with {@code agentCommand} as the agent, results under {@code out}. */
     static Outcome run(Path manifest, String agentCommand, Path out) throws IOException {
+        return run(java.util.List.of("run", "-f", manifest.toString(), "--agent-cmd", agentCommand, "--out", out.toString()));
+    }
+
+    private static Outcome run(java.util.List<String> args) throws IOException {
+        Path out = Path.of(args.get(args.indexOf("--out") + 1));
         StringWriter stdout = new StringWriter();
         StringWriter stderr = new StringWriter();
         var cl = Main.commandLine();
         cl.setOut(new PrintWriter(stdout, true));
         cl.setErr(new PrintWriter(stderr, true));
         long start = System.nanoTime();
-        int exit = cl.execute("run", "-f", manifest.toString(), "--agent-cmd", agentCommand, "--out", out.toString());
+        int exit = cl.execute(args.toArray(String[]::new));
         double seconds = (System.nanoTime() - start) / 1e9;
         Path result = find(out);
         if (result == null) {
@@ -83,14 +88,27 @@ final class LocalRuns {
     }
 
     /**
-     * A shell command that applies {@code patch} to the agent's workspace. The patch travels inside the
-     * command (a quoted here-document), because the agent's sandbox sees nothing of the task folder.
+     * Runs {@code manifest} once with {@code patch} applied to the workspace before a no-op agent starts: the patch
+     * travels in a Rollout file beside the manifest ({@code spec.patches[0].diff}, applied by crucible run through a
+     * file), never in a process argument, where a large reference patch failed with "Argument list too long".
      */
-    static String applyPatchCommand(String patch) {
-        String end = "CRUCIBLE_REFERENCE_PATCH_END";
-        while (patch.contains(end)) {
-            end = end + "_";
-        }
-        return "git apply --whitespace=nowarn <<'" + end + "'\n" + (patch.endsWith("\n") ? patch : patch + "\n") + end;
+    static Outcome runPatched(Path manifest, String patch, Path out) throws IOException {
+        JsonNode env = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper().readTree(manifest.toFile());
+        String name = env.path("metadata").path("name").asText();
+        if (name.isEmpty()) throw new IOException(manifest + ": metadata.name: missing (the reference run's Rollout names its environment)");
+        Map<String, Object> rollout = new LinkedHashMap<>();
+        rollout.put("apiVersion", env.path("apiVersion").asText("crucible.dev/v1alpha1"));
+        rollout.put("kind", "Rollout");
+        rollout.put("metadata", Map.of("name", name + "-reference"));
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("environmentRef", Map.of("name", name));
+        spec.put("mode", "embedded");
+        spec.put("agent", Map.of("command", java.util.List.of("/bin/sh", "-c", "true")));
+        spec.put("patches", java.util.List.of(Map.of("diff", patch.endsWith("\n") ? patch : patch + "\n")));
+        rollout.put("spec", spec);
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Path file = out.toAbsolutePath().getParent().resolve(out.getFileName() + "-rollout.yaml");
+        new com.fasterxml.jackson.dataformat.yaml.YAMLMapper().writeValue(file.toFile(), rollout);
+        return run(java.util.List.of("run", "-f", manifest.toString(), "-f", file.toString(), "--agent-cmd", "true", "--out", out.toString()));
     }
 }

@@ -139,7 +139,7 @@ class FixTasksTest {
         Result validate = cli("validate", "-f", manifest.toString());
         assertThat(validate.exit()).as(validate.out() + validate.err()).isZero();
 
-        JsonNode gold = run(manifest, LocalRuns.applyPatchCommand(reference), "gold");
+        JsonNode gold = run(manifest, applyPatchCommand(reference), "gold");
         assertThat(gold.path("reward").asDouble()).as(gold.toString()).isEqualTo(1.0);
         JsonNode noop = run(manifest, "true", "noop");
         assertThat(noop.path("reward").asDouble()).as(noop.toString()).isEqualTo(0.0);
@@ -147,7 +147,7 @@ class FixTasksTest {
         // reference patch are not; this agent applies the fix only when all of that holds.
         JsonNode probe = run(manifest, "test ! -e reference.patch && test ! -e ../reference.patch"
                 + " && grep -q test_divide_exact tests/test_ops.py && ! grep -q test_divide_fraction tests/test_ops.py"
-                + " && " + LocalRuns.applyPatchCommand(reference), "probe");
+                + " && " + applyPatchCommand(reference), "probe");
         assertThat(probe.path("reward").asDouble()).as(probe.toString()).isEqualTo(1.0);
     }
 
@@ -235,5 +235,12 @@ class FixTasksTest {
             throw new IOException("git " + String.join(" ", args) + " failed: " + output);
         }
         return output;
+    }
+
+    /** An agent command that applies {@code patch} itself (a quoted here-document), as a trainer's agent might. */
+    static String applyPatchCommand(String patch) {
+        String end = "CRUCIBLE_REFERENCE_PATCH_END";
+        while (patch.contains(end)) end = end + "_";
+        return "git apply --whitespace=nowarn <<'" + end + "'\n" + (patch.endsWith("\n") ? patch : patch + "\n") + end;
     }
 }
