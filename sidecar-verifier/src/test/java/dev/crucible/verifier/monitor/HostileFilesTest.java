@@ -256,6 +256,40 @@ class HostileFilesTest {
     }
 
     @Test
+    void theWorkspaceWalkNeverBlocksOnAFolderSwappedForAFifo() throws Exception {
+        start(List.of());
+        // renames only (tens of microseconds each), so the swap can land between a walk's stat and its open; the
+        // window is microseconds, so this guards the listing rather than proving the old walk's hang every run
+        Path sub = Files.createDirectories(ws.resolve("calc/sub"));
+        Files.writeString(sub.resolve("m.py"), "x = 1\n");
+        Path spareDir = ws.resolve("calc/spare-dir");
+        Path spareFifo = ws.resolve("calc/spare-fifo");
+        mkfifo(spareFifo);
+        AtomicBoolean run = new AtomicBoolean(true);
+        Thread swap = new Thread(() -> {
+            while (run.get()) {
+                try {
+                    Files.move(sub, spareDir);
+                    Files.move(spareFifo, sub);
+                    Files.move(sub, spareFifo);
+                    Files.move(spareDir, sub);
+                } catch (Exception ignored) {
+                    // racing with the scan is the point
+                }
+            }
+        });
+        swap.start();
+        long t0 = System.nanoTime();
+        try {
+            for (int i = 0; i < 200; i++) monitor.scanNow();
+        } finally {
+            run.set(false);
+            swap.join();
+        }
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).isLessThan(50);
+    }
+
+    @Test
     void siteDirWatchRefusesAFifoAndALinkOutInPlaceOfAUserSite() throws Exception {
         Path home = Files.createDirectories(dir.resolve("home"));
         Path fifoSite = home.resolve("fifo-site");
