@@ -92,6 +92,20 @@ class HostileFilesCopyTest {
         assertThat(Files.exists(dir.resolve("initial/calc/pipe"), LinkOption.NOFOLLOW_LINKS)).isFalse();
     }
 
+    @Test
+    @Timeout(30)
+    void aTestFileReplacedByAHugeSparseFileIsAChangeFoundWithoutReadingIt() throws Exception {
+        Path ws = dir.resolve("ws");
+        Fixtures.write(ws.resolve("tests/test_ops.py"), "def test_add():\n    assert True\n");
+        PristineSnapshot p = PristineSnapshot.take(ws, new ProtectedPaths(List.of("tests/**")), dir.resolve("pristine"));
+        try (RandomAccessFile f = new RandomAccessFile(ws.resolve("tests/test_ops.py").toFile(), "rw")) {
+            f.setLength(1L << 40); // 1 TiB of holes: hashing it would read a terabyte
+        }
+        long t0 = System.nanoTime();
+        assertThat(p.changes(ws)).containsExactly(new PristineSnapshot.Change("tests/test_ops.py", "modified"));
+        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(5_000);
+    }
+
     private static void mkfifo(Path p) throws Exception {
         assertThat(new ProcessBuilder("mkfifo", p.toString()).start().waitFor()).isZero();
     }
