@@ -72,7 +72,7 @@ class HostSideAttacksTest {
                     }),
                     DynamicTest.dynamicTest("fifo-head: the monitor reports the FIFO as a finding (" + who + ")", () -> {
                         assertThat(res).as("result.json: " + ctx).isNotNull();
-                        assertThat(res.path("findings").toString()).as("findings in result.json: " + ctx).contains(".git/HEAD");
+                        assertThat(res.path("hackFindings").toString()).as("hackFindings in result.json: " + ctx).contains(".git/HEAD");
                     }));
         }
     }
