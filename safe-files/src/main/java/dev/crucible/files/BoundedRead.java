@@ -46,7 +46,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <li>bounded: every read has a byte bound and runs on a worker thread with a deadline. An open that a
  * FIFO swapped in at the last moment blocks (Java cannot pass O_NONBLOCK) is released by opening the
  * same entry read-write, which never blocks on Linux and is the writer the open waits for; a worker that
- * is still blocked is abandoned and counted, and once {@link #MAX_STALLED} are, reads are refused at
+ * is still blocked is abandoned and counted, and once {@link #MAX_STALLED} are under one root, reads under
+ * it are refused at
  * once, so a caller never waits longer than its deadline.</li>
  * </ul>
  * Absent files (or a link inside the root that dangles) read as null.
@@ -55,6 +56,8 @@ public final class BoundedRead {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /** Abandoned workers the process tolerates before it refuses reads outright. */
     static final int MAX_STALLED = 8;
+    /** Abandoned workers of all roots together: a bound on the threads one process can lose. */
+    static final int MAX_STALLED_ALL = 256;
     /** How long a released open gets to finish before its worker counts as stalled. */
     private static final long GRACE_MS = 200;
     /** How often a waiting caller looks at its worker. */
@@ -66,6 +69,8 @@ public final class BoundedRead {
     /** As deep as a path can go in PATH_MAX; one descriptor per level is held, as Files.walkFileTree does. */
     private static final int MAX_DEPTH = 2048;
     private static final AtomicInteger STALLED_NOW = new AtomicInteger();
+    /** Per root, so that one agent's FIFOs never make another attempt's reads refused (and its monitor report them). */
+    private static final java.util.concurrent.ConcurrentHashMap<Path, AtomicInteger> STALLED_BY_ROOT = new java.util.concurrent.ConcurrentHashMap<>();
     private static final ExecutorService WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
         Thread t = new Thread(r, "crucible-bounded-read");
         t.setDaemon(true);
@@ -334,8 +339,11 @@ public final class BoundedRead {
      * {@link FileRefusal.Kind#STALLED}. Absent (NoSuchFile, not a directory) is null.
      */
     private <T> T timed(String rel, long hardMs, Op<T> op) throws IOException {
-        int stalled = STALLED_NOW.get();
-        if (stalled >= MAX_STALLED) throw new FileRefusal(FileRefusal.Kind.STALLED, rel, stalled + " earlier reads are still blocked; refused without trying");
+        AtomicInteger mine = STALLED_BY_ROOT.computeIfAbsent(root.root(), k -> new AtomicInteger());
+        int stalled = mine.get();
+        if (stalled >= MAX_STALLED || STALLED_NOW.get() >= MAX_STALLED_ALL) {
+            throw new FileRefusal(FileRefusal.Kind.STALLED, rel, Math.max(stalled, STALLED_NOW.get()) + " earlier reads are still blocked; refused without trying");
+        }
         AtomicReference<NoFollowWalk> walk = new AtomicReference<>();
         AtomicInteger state = new AtomicInteger(); // 0 running, 1 done, 2 abandoned
         Future<T> f = WORKERS.submit(() -> {
@@ -345,7 +353,10 @@ public final class BoundedRead {
             } catch (NoSuchFileException | NotDirectoryException absent) {
                 return null;
             } finally {
-                if (!state.compareAndSet(0, 1)) STALLED_NOW.decrementAndGet();
+                if (!state.compareAndSet(0, 1)) {
+                    STALLED_NOW.decrementAndGet();
+                    mine.decrementAndGet();
+                }
             }
         });
         long start = System.nanoTime();
@@ -364,7 +375,10 @@ public final class BoundedRead {
                             || (w == null && now - start > openLimit + TimeUnit.MILLISECONDS.toNanos(GRACE_MS));
                     if (hung || now - start > TimeUnit.MILLISECONDS.toNanos(hardMs)) {
                         f.cancel(true); // a blocked read() is interrupted (its channel closes); a blocked open is not
-                        if (state.compareAndSet(0, 2)) STALLED_NOW.incrementAndGet();
+                        if (state.compareAndSet(0, 2)) {
+                            STALLED_NOW.incrementAndGet();
+                            mine.incrementAndGet();
+                        }
                         throw new FileRefusal(FileRefusal.Kind.STALLED, rel, (hung ? "an open blocked for " : "no answer in ")
                                 + TimeUnit.NANOSECONDS.toMillis(hung ? blocked : now - start) + " ms");
                     }

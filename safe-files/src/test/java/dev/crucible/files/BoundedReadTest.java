@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -247,6 +248,48 @@ class BoundedReadTest {
             while (BoundedRead.stalledNow() > 0 && System.nanoTime() < until) Thread.sleep(20);
         }
         assertThat(BoundedRead.stalledNow()).isZero();
+    }
+
+    @Test
+    void stalledReadsUnderOneRootNeverRefuseAnothersReads() throws Exception {
+        Path other = Files.createDirectory(tmp.resolve("other"));
+        Files.writeString(other.resolve("HEAD"), "ref: refs/heads/main\n");
+        BoundedRead neighbour = BoundedRead.of(other, "workspace");
+        List<Path> moved = new java.util.ArrayList<>();
+        for (int i = 0; i < BoundedRead.MAX_STALLED; i++) {
+            Path head = Files.writeString(ws.resolve("HEAD"), "ref: refs/heads/main\n");
+            Path away = tmp.resolve("away-" + i);
+            moved.add(away);
+            NoFollowWalk.beforeOpen = () -> {
+                swapForFifo(head);
+                new Thread(() -> {
+                    try {
+                        Thread.sleep(100);
+                        Files.move(head, away);
+                    } catch (Exception ignored) {
+                        // the assertions say what happened
+                    }
+                }).start();
+            };
+            assertThatThrownBy(() -> files.read("HEAD", 4096)).isInstanceOf(FileRefusal.class);
+        }
+        NoFollowWalk.beforeOpen = null;
+        assertThat(BoundedRead.stalledNow()).isEqualTo(BoundedRead.MAX_STALLED);
+        Files.writeString(ws.resolve("HEAD"), "ref: refs/heads/main\n");
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> files.read("HEAD", 4096)).as("this root: refused without trying").isInstanceOfSatisfying(FileRefusal.class,
+                r -> assertThat(r.kind()).isEqualTo(FileRefusal.Kind.STALLED));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(100);
+        assertThat(neighbour.read("HEAD", 4096)).as("another root reads as ever").isNotNull();
+        for (Path away : moved) {
+            try (var w = Files.newByteChannel(away, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                int before = BoundedRead.stalledNow();
+                while (BoundedRead.stalledNow() == before && System.nanoTime() < until) Thread.sleep(10);
+            }
+        }
+        assertThat(BoundedRead.stalledNow()).isZero();
+        assertThat(files.read("HEAD", 4096)).isNotNull();
     }
 
     private static void swapForFifo(Path p) {
