@@ -57,7 +57,7 @@ final class WrappedGrading {
         String prior = ctx.env().get("PYTEST_ADDOPTS");
         env.put("PYTEST_ADDOPTS", prior == null || prior.isBlank() ? own : prior + " " + own);
         String path = ctx.env().get("PYTHONPATH");
-        env.put("PYTHONPATH", ctx.supportDir() + (path == null || path.isBlank() ? "" : ":" + path));
+        env.put("PYTHONPATH", WrappedRunners.pythonPath(out) + ":" + ctx.supportDir() + (path == null || path.isBlank() ? "" : ":" + path));
         env.put("PYTHONDONTWRITEBYTECODE", "1"); // a writable tree: byte code there would be a finding, and is not needed
         if (TestCommand.parse(v.command()).map(c -> c.program().equals("tox")).orElse(false)) {
             env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=" + String.join(",", PASSED_ON)); // tox 4.11.1 and later
@@ -98,7 +98,7 @@ final class WrappedGrading {
     }
 
     private static String noResults(String command, ExecResult run) {
-        return "no per-test results: no runner the grader instruments (pytest, go test, cargo test, node --test, jest, vitest, mocha) ran in "
+        return "no per-test results: no runner the grader instruments (pytest, unittest, go test, cargo test, node --test, jest, vitest, mocha) ran in "
                 + TestSuiteStrategy.lastLine(command) + " (exit " + run.exitCode() + ")";
     }
 

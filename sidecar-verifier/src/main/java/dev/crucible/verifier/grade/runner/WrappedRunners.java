@@ -28,6 +28,8 @@ import java.util.stream.Stream;
  * <li>{@code node --test}, jest, vitest, mocha: {@code NODE_OPTIONS} loads {@code crucible-node-hook.cjs}, which
  * asks the runner's main process for its report (as the direct runners do) and keeps its printed summary and
  * exit code; {@code node --test} gets its TAP destination from {@code NODE_OPTIONS} itself;</li>
+ * <li>unittest (a script's unittest.main(), {@code python -m unittest}, Django's runner): a {@code sitecustomize} on
+ * {@code PYTHONPATH} ({@code crucible-python-hook.py}) records what unittest's TextTestResult sees, with the run's count;</li>
  * <li>cargo's libtest: its human lines in the command's own output (stable libtest has no machine format).</li>
  * </ul>
  * Each run's report is read by its runner's own reader and checked against that run's summary and exit code.
@@ -36,8 +38,10 @@ import java.util.stream.Stream;
 public final class WrappedRunners {
     static final String GO_SHIM = "crucible-go-shim.sh";
     static final String NODE_HOOK = "crucible-node-hook.cjs";
+    static final String PYTHON_HOOK = "crucible-python-hook.py";
     private static final byte[] GO_SOURCE = load(GO_SHIM);
     private static final byte[] NODE_SOURCE = load(NODE_HOOK);
+    private static final byte[] PYTHON_SOURCE = load(PYTHON_HOOK);
 
     private WrappedRunners() {}
 
@@ -61,6 +65,7 @@ public final class WrappedRunners {
                 add.put("PATH", bin + ":" + path);
             }
             Files.write(out.resolve(NODE_HOOK), NODE_SOURCE);
+            Files.write(Files.createDirectory(out.resolve("py")).resolve("sitecustomize.py"), PYTHON_SOURCE);
         } catch (IOException e) {
             throw new UncheckedIOException("preparing the wrapped runners' folder " + out + ": " + e.getMessage(), e);
         }
@@ -71,6 +76,11 @@ public final class WrappedRunners {
         add.put("CARGO_TERM_COLOR", "never");
         add.put("NO_COLOR", "1");
         return add;
+    }
+
+    /** The folder to put first on PYTHONPATH (its sitecustomize is the grader's unittest hook). */
+    public static Path pythonPath(Path out) {
+        return out.resolve("py");
     }
 
     /** The reports of every instrumented run in {@code out}, and libtest's blocks in the command's output {@code run}. */
@@ -124,6 +134,12 @@ public final class WrappedRunners {
                 if (tap == null) return TestRunner.Report.error("node --test run " + base + " wrote no TAP report");
                 return new NodeTestRunner().read(new ExecResult(code, new String(tap, StandardCharsets.UTF_8), "", false, false, 0, -1), out, root);
             }
+            case "unittest" -> {
+                Path one = Files.createTempDirectory(out, "read-");
+                Path report = out.resolve(base + ".jsonl");
+                if (Files.isRegularFile(report, LinkOption.NOFOLLOW_LINKS)) Files.copy(report, one.resolve(UnittestRunner.REPORT));
+                return new UnittestRunner().read(new ExecResult(code, "", output, false, false, 0, -1), one, root);
+            }
             case "jest", "vitest", "mocha" -> {
                 Path one = Files.createTempDirectory(out, "read-");
                 Path report = out.resolve(base + ".json");
@@ -145,7 +161,7 @@ public final class WrappedRunners {
         try (Stream<Path> files = Files.list(out)) {
             files.forEach(f -> {
                 String n = f.getFileName().toString();
-                if (!n.matches("(go|node-test|jest|vitest|mocha)-[^/]+\\.(exit|jsonl|json|out|tap)")) return;
+                if (!n.matches("(go|node-test|jest|vitest|mocha|unittest)-[^/]+\\.(exit|jsonl|json|out|tap)")) return;
                 runs.computeIfAbsent(n.substring(0, n.lastIndexOf('.')), k -> new ArrayList<>()).add(f);
             });
         } catch (IOException e) {

@@ -43,6 +43,24 @@ class WrappedRunnersTest {
     }
 
     @Test
+    void makeRunningUnittestIsGradedPerTest() {
+        tool("make", "/usr/bin/make");
+        Map<String, String> repo = Map.of(
+                "Makefile", ".PHONY: test\ntest:\n\t-python3 -m unittest discover -s tests -t .\n\tpython3 tests/script.py\n",
+                "tests/__init__.py", "",
+                "tests/test_calc.py", "import unittest\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+                        + "    def test_sub(self):\n        for i in (1, 2):\n            with self.subTest(i=i):\n                self.assertLess(i, 2)\n\n"
+                        + "    @unittest.skip('not here')\n    def test_later(self):\n        pass\n",
+                "tests/script.py", "import unittest\n\n\nclass Script(unittest.TestCase):\n    def test_one(self):\n        pass\n\n\n"
+                        + "if __name__ == '__main__':\n    unittest.main()\n");
+        VerifyReport r = grade(dir.resolve("unittest"), verifier("make test", ""), repo);
+        assertThat(statuses(r)).containsEntry("tests.test_calc.Calc.test_add", "passed").containsEntry("tests.test_calc.Calc.test_sub", "failed")
+                .containsEntry("tests.test_calc.Calc.test_later", "skipped").containsEntry("__main__.Script.test_one", "passed").hasSize(4);
+        assertThat(r.details()).containsEntry("runner", "unittest");
+        assertThat(r.hackFindings()).isEmpty();
+    }
+
+    @Test
     void aShellScriptRunningGoTestTwiceIsGradedPerTestWithGoCommandsLeftAlone() {
         String go = tool("go", "/usr/local/go/bin/go");
         String goDir = Path.of(go).getParent().toString();

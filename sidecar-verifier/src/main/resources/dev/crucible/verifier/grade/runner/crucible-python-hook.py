@@ -1,0 +1,89 @@
+"""The grader's start-up hook for a wrapped test command (make, a script, tox), loaded as sitecustomize through
+PYTHONPATH by every Python process the wrapper starts. It records each outcome unittest's TextTestResult sees (what
+`python -m unittest`, unittest.main() and Django's runner use) into the grader's folder, one file per run, with the
+run's "Ran N tests" count and verdict beside it, so the grader reads them as it reads `python -m unittest`. pytest does
+not use TextTestResult: its tests reach the grader through its own reporter. Another sitecustomize on the path still runs."""
+import os
+import sys
+
+_OUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _install():
+    import json
+    import time
+    import unittest
+
+    state = {"file": None, "base": None}
+
+    def emit(test, status, detail=None):
+        if state["file"] is None:
+            state["base"] = os.path.join(_OUT, "unittest-%d-%d" % (os.getpid(), int(time.time() * 1000)))
+            state["file"] = open(state["base"] + ".jsonl", "a", encoding="utf-8", buffering=1)
+        rec = {"id": test.id(), "status": status}
+        if detail:
+            rec["message"] = str(detail)[-2000:]
+        state["file"].write(json.dumps(rec) + "\n")
+
+    R = unittest.TextTestResult
+
+    def wrap(name, status, detail):
+        original = getattr(R, name)
+
+        def method(self, test, *args):
+            original(self, test, *args)
+            emit(test, status(args) if callable(status) else status, detail(self, args))
+        setattr(R, name, method)
+
+    wrap("addSuccess", "passed", lambda self, a: None)
+    wrap("addFailure", "failed", lambda self, a: self.failures[-1][1] if self.failures else None)
+    wrap("addError", "error", lambda self, a: self.errors[-1][1] if self.errors else None)
+    wrap("addSkip", "skipped", lambda self, a: a[0])
+    wrap("addExpectedFailure", "xfailed", lambda self, a: None)
+    wrap("addUnexpectedSuccess", "xpassed", lambda self, a: None)
+    original_sub = R.addSubTest
+
+    def add_sub_test(self, test, subtest, err):
+        original_sub(self, test, subtest, err)
+        if err is not None:
+            failed = issubclass(err[0], test.failureException)
+            emit(test, "failed" if failed else "error", (self.failures if failed else self.errors)[-1][1])
+    R.addSubTest = add_sub_test
+
+    original_run = unittest.TextTestRunner.run
+
+    def run(self, test):
+        result = original_run(self, test)
+        if state["base"] is not None:
+            verdict = "OK" if result.wasSuccessful() else "FAILED (failures=%d)" % (len(result.failures) + len(result.errors))
+            with open(state["base"] + ".out", "w", encoding="utf-8") as f:
+                f.write("Ran %d tests in 0.000s\n\n%s\n" % (result.testsRun, verdict))
+            with open(state["base"] + ".exit", "w", encoding="utf-8") as f:
+                f.write("0" if result.wasSuccessful() else "1")
+            state["file"].close()
+            state["file"] = state["base"] = None
+        return result
+    unittest.TextTestRunner.run = run
+
+
+try:
+    _install()
+except Exception:  # the run goes on without per-test results; the grader says so
+    pass
+
+
+def _chain():
+    import importlib.machinery
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if p and os.path.abspath(p) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+
+try:
+    _chain()
+except Exception:
+    pass
