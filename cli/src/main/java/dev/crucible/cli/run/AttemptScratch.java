@@ -37,6 +37,8 @@ final class AttemptScratch implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> List.copyOf(OPEN).forEach(AttemptScratch::close), "crucible-attempt-disks"));
     }
 
+    private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
+
     private final AttemptDir dir;
     private final long bytes;
     private final boolean defaulted;
@@ -61,6 +63,7 @@ final class AttemptScratch implements AutoCloseable {
     static AttemptScratch open(AttemptDir dir, ResourcesSpec resources, boolean wanted) throws IOException {
         boolean defaulted = resources == null || resources.ephemeralStorage == null || resources.ephemeralStorage.isBlank();
         long bytes = Quantities.bytes(defaulted ? SpecDefaults.EPHEMERAL_STORAGE : resources.ephemeralStorage, "spec.resources.ephemeralStorage");
+        if (wanted && SWEPT.compareAndSet(false, true)) dev.crucible.verifier.sandbox.OrphanVolumes.sweep(); // volumes of a killed run
         DiskVolume.Opened o = wanted ? DiskVolume.open(dir.root().resolve(IMAGE), dir.sandbox(), bytes)
                 : new DiskVolume.Opened(null, "a snapshot-able run keeps its folders on the host's disk (CRIU cannot move a mount)");
         Path state;

@@ -63,6 +63,7 @@ public final class DiskVolume implements AutoCloseable {
                 return new Opened(null, err);
             }
             DiskVolume v = new DiskVolume(image, mountPoint, bytes);
+            OrphanVolumes.claim(image); // a later run unmounts it if this process dies without closing it (SIGKILL)
             Files.deleteIfExists(mountPoint.resolve("lost+found"));
             return new Opened(v, null);
         } catch (IOException e) {
@@ -126,6 +127,7 @@ public final class DiskVolume implements AutoCloseable {
         if (err != null) run(List.of("umount", "-l", mountPoint.toString()));
         try {
             Files.deleteIfExists(image);
+            Files.deleteIfExists(OrphanVolumes.ownerFile(image));
         } catch (IOException e) {
             // unlinked already, or its folder went first
         }

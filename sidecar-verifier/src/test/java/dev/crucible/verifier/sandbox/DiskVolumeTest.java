@@ -58,6 +58,28 @@ class DiskVolumeTest {
         assertThat(tmp.resolve("v.img")).doesNotExist();
     }
 
+    @Test
+    void aVolumeWhoseProcessDiedIsSweptAndALiveOneIsNot() throws Exception {
+        assumeVolumes();
+        DiskVolume live = DiskVolume.open(tmp.resolve("live.img"), tmp.resolve("live"), 32L << 20).volume();
+        DiskVolume dead = DiskVolume.open(tmp.resolve("dead.img"), tmp.resolve("dead"), 32L << 20).volume();
+        try {
+            Process gone = new ProcessBuilder("true").start();
+            gone.waitFor();
+            // as a run killed with SIGKILL leaves it: mounted, its image there, its owner a process that is no more
+            Files.writeString(OrphanVolumes.ownerFile(tmp.resolve("dead.img")), "crucible-disk-volume " + gone.pid() + " 1\n");
+            List<Path> swept = OrphanVolumes.sweep();
+            assertThat(swept).contains(tmp.resolve("dead")).doesNotContain(tmp.resolve("live"));
+            String mounts = Files.readString(Path.of("/proc/self/mounts"));
+            assertThat(mounts).doesNotContain(tmp.resolve("dead").toString()).contains(tmp.resolve("live").toString());
+            assertThat(tmp.resolve("dead.img")).doesNotExist();
+        } finally {
+            dead.close();
+            live.close();
+        }
+        assertThat(OrphanVolumes.unescape("/a\\040b")).isEqualTo("/a b");
+    }
+
     static void assumeVolumes() {
         Assumptions.assumeTrue(Box.ROOT, "disk volumes: not root, no loop mount here");
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/mkfs.ext4")) || Files.isExecutable(Path.of("/sbin/mkfs.ext4")),
