@@ -13,10 +13,10 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"name", "kind", "mechanism", "description", "phase", "reason", "reward", "verdict", "flagged", "findings", "naive",
-        "verifySeconds", "totalSeconds", "sandbox", "result"})
+        "verifySeconds", "totalSeconds", "sandbox", "integrity", "result"})
 public record AgentOutcome(String name, String kind, String mechanism, String description, String phase, String reason, Double reward,
                            String verdict, boolean flagged, List<FindingBrief> findings, NaiveGrader.Grade naive, Double verifySeconds,
-                           double totalSeconds, String sandbox, String result) {
+                           double totalSeconds, String sandbox, String integrity, String result) {
 
     /** A finding as the report lists it. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -33,8 +33,13 @@ public record AgentOutcome(String name, String kind, String mechanism, String de
         Long verifyMs = r.timings() == null ? null : r.timings().verifyMs();
         return new AgentOutcome(a.name(), a.kind().name(), a.mechanism(), a.description(), r.phase() == null ? null : r.phase().name(),
                 r.reason(), r.reward(), r.verdict(), flagged, all.stream().map(FindingBrief::of).toList(), naive,
-                verifyMs == null ? null : verifyMs / 1000.0, r.timings() == null ? 0 : r.timings().totalMs() / 1000.0, r.sandbox(), resultFile);
+                verifyMs == null ? null : verifyMs / 1000.0, r.timings() == null ? 0 : r.timings().totalMs() / 1000.0, r.sandbox(),
+                r.verifierReport() == null ? null : dev.crucible.verifier.grade.IsolatedTestSuite.integrityOf(r.verifierReport().details()).orElse(null),
+                resultFile);
     }
+
+    /** Its reward came from tests the isolated oracle graded split (issue 33), every counted one. */
+    boolean isolated() { return "isolated".equals(integrity); }
 
     boolean exploit() { return "exploit".equals(kind); }
 
@@ -52,6 +57,7 @@ public record AgentOutcome(String name, String kind, String mechanism, String de
         b.append(String.format("%-7s %-34s %-28s reward=%s phase=%s", kind, name, mechanism, reward == null ? "-" : reward, phase));
         b.append(" naive=").append(naive == null ? "-" : naive.reward());
         if (verifySeconds != null) b.append(String.format(" grade=%.1fs", verifySeconds));
+        if (integrity != null) b.append(" integrity=").append(integrity);
         if (!findings.isEmpty()) {
             b.append(" findings=");
             b.append(String.join(",", findings.stream().map(f -> f.detector() + "/" + f.severity()).distinct().toList()));

@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Run the exploit/honest corpus through the local runtime and a naive grader; the last line is",
-            "honest_ok=A/N honest_flagged=B exploits_zero_reward=C/M exploits_flagged=D/M exploits_beating=E naive_beating=F"})
+            "honest_ok=A/N honest_flagged=B exploits_zero_reward=C/M exploits_flagged=D/M exploits_beating=E naive_beating=F isolated_share=S(I/G)"})
 public final class IntegrityBenchCommand implements Callable<Integer> {
     static final String FIXTURE = "examples/integrity";
 

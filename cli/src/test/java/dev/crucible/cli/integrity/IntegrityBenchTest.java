@@ -38,7 +38,7 @@ class IntegrityBenchTest {
             "e78-signal-handler-frame", "e80-own-traceback-frame", "e84-ast-parse-standin", "e87-frame-walk-helper-module");
 
     private static final Pattern LINE = Pattern.compile("^honest_ok=(\\d+)/(\\d+) honest_flagged=(\\d+) exploits_zero_reward=(\\d+)/(\\d+) "
-            + "exploits_flagged=(\\d+)/(\\d+) exploits_beating=(\\d+) naive_beating=(\\d+)$");
+            + "exploits_flagged=(\\d+)/(\\d+) exploits_beating=(\\d+) naive_beating=(\\d+) isolated_share=(\\d\\.\\d\\d|-)\\((\\d+)/(\\d+)\\)$");
 
     @TempDir
     Path tmp;
@@ -142,6 +142,8 @@ class IntegrityBenchTest {
         assertThat(report.get("secondsPerGradedRun").asDouble()).isPositive();
         // the naive grader must see the exploits at all, or the corpus tests nothing
         assertThat(Integer.parseInt(m.group(9))).as("naive_beating").isPositive();
+        // with bubblewrap, pytest grading runs through the isolated oracle (issue 33): most runs' rewards are isolated
+        assertThat(Integer.parseInt(m.group(11))).as("isolated runs").isPositive();
         Map<String, String> bad = new java.util.TreeMap<>();
         for (JsonNode a : report.get("agents")) {
             boolean exploit = a.get("kind").asText().equals("exploit");

@@ -42,14 +42,19 @@ public final class GradingBench {
      * {@code coldSeconds} the same grading with nothing started early (NaN when that could not run).
      */
     public record Suite(String name, int tests, double bareSeconds, double gradedSeconds, double coldSeconds, PhaseBreakdown phases, int runs,
-                        double loadStart, double loadEnd) {
+                        double loadStart, double loadEnd, double inProcessSeconds, String integrity) {
         public double overheadRatio() { return gradedSeconds / bareSeconds; }
+
+        /** The graded time against today's in-process grading of the same suite (issue 33's target: at most 1.3). */
+        public double isolatedRatio() { return gradedSeconds / inProcessSeconds; }
 
         public double coldOverheadRatio() { return coldSeconds / bareSeconds; }
 
         public String line() {
-            return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f cold_graded_s=%.3f cold_overhead_ratio=%.3f runs=%d load=%.2f-%.2f",
-                    name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio(), coldSeconds, coldOverheadRatio(), runs, loadStart, loadEnd);
+            return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f cold_graded_s=%.3f cold_overhead_ratio=%.3f"
+                            + " integrity=%s inprocess_graded_s=%.3f isolated_vs_inprocess=%.3f runs=%d load=%.2f-%.2f",
+                    name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio(), coldSeconds, coldOverheadRatio(),
+                    integrity, inProcessSeconds, isolatedRatio(), runs, loadStart, loadEnd);
         }
     }
 
@@ -69,8 +74,9 @@ public final class GradingBench {
 
         /** The summary line (the environment's suite), printed last. */
         public String line() {
-            return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f cold_overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s",
-                    bareSeconds(), gradedSeconds(), overheadRatio(), example.coldOverheadRatio(), monitorCpuPct, gradingSandbox);
+            return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f cold_overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s integrity=%s isolated_vs_inprocess=%.3f%s",
+                    bareSeconds(), gradedSeconds(), overheadRatio(), example.coldOverheadRatio(), monitorCpuPct, gradingSandbox, example.integrity(),
+                    example.isolatedRatio(), synthetic == null ? "" : String.format(Locale.ROOT, " synthetic_isolated_vs_inprocess=%.3f", synthetic.isolatedRatio()));
         }
 
         /** Everything, one line each: per suite its phases and figures, then {@link #line()}. */
@@ -142,11 +148,13 @@ public final class GradingBench {
             Path edited = agentEdit(ws, null);
             VerifyReport first = ep.verify();
             int tests = first.tests() == null ? 0 : first.tests().total();
+            String integrity = dev.crucible.verifier.grade.IsolatedTestSuite.integrityOf(first.details()).orElse("none");
             if (tests == 0) throw new IllegalStateException(name + " suite: grading ran no test (" + first.verdict() + ": " + first.reason() + ")");
             // Bare and graded runs alternate, and which goes first alternates too, so that load from elsewhere hits both alike.
             List<Double> bare = new ArrayList<>();
             List<Double> graded = new ArrayList<>();
             List<Double> cold = new ArrayList<>();
+            List<Double> inProcess = new ArrayList<>();
             List<GradingPhases> phases = new ArrayList<>();
             List<Double> bareStart = new ArrayList<>();
             List<Double> boxedBare = new ArrayList<>();
@@ -162,6 +170,14 @@ public final class GradingBench {
                 GradingPhases.Recorded<VerifyReport> r = GradingPhases.record(ep::verify);
                 graded.add((System.nanoTime() - t0) / 1e9);
                 phases.add(r.phases());
+                { // today's grading of the same suite (pytest in-process, as before the isolated oracle), also started early
+                    ep.reset();
+                    agentEdit(ws, edited);
+                    sleep(AGENT_WORK);
+                    long t2 = System.nanoTime();
+                    dev.crucible.verifier.grade.IsolatedTestSuite.inProcess(ep::verify);
+                    inProcess.add((System.nanoTime() - t2) / 1e9);
+                }
                 if (sandbox != null) { // the same grading with nothing started early
                     sandbox.setPrestarting(false);
                     try {
@@ -180,7 +196,8 @@ public final class GradingBench {
             PhaseBreakdown pb = PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart));
             if (!boxedBare.isEmpty()) pb = pb.with("boxed_bare", 1000 * PhaseBreakdown.median(boxedBare));
             double coldMedian = cold.isEmpty() ? Double.NaN : PhaseBreakdown.median(cold);
-            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), coldMedian, pb, runs, load0, loadAverage());
+            return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), coldMedian, pb, runs, load0, loadAverage(),
+                    PhaseBreakdown.median(inProcess), integrity);
         } finally {
             deleteQuietly(state);
         }

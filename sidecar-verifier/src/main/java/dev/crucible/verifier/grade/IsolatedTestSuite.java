@@ -26,8 +26,27 @@ import java.util.Optional;
  * (no bubblewrap box for grading, another command shape, {@code oracle: in-process}) grading is as before, labelled
  * in-process.
  */
-final class IsolatedTestSuite implements Strategy {
+public final class IsolatedTestSuite implements Strategy {
+    /** Set while {@link #inProcess} runs on this thread: grading as before, for the bench's comparison only. */
+    private static final ThreadLocal<Boolean> IN_PROCESS = new ThreadLocal<>();
     private final Strategy inner;
+
+    /** {@code work} with pytest graded in-process as before the oracle, on this thread (crucible verify bench compares both). */
+    public static <T> T inProcess(java.util.function.Supplier<T> work) {
+        Boolean outer = IN_PROCESS.get();
+        IN_PROCESS.set(true);
+        try {
+            return work.get();
+        } finally {
+            if (outer == null) IN_PROCESS.remove();
+            else IN_PROCESS.set(outer);
+        }
+    }
+
+    /** The reward's label in {@code details.integrity.reward} ({@code isolated} / {@code in-process}), if the outcome has one. */
+    public static Optional<String> integrityOf(Map<String, Object> details) {
+        return details != null && details.get("integrity") instanceof Map<?, ?> m && m.get("reward") instanceof String s ? Optional.of(s) : Optional.empty();
+    }
 
     IsolatedTestSuite(Strategy inner) { this.inner = inner; }
 
@@ -67,6 +86,7 @@ final class IsolatedTestSuite implements Strategy {
     /** Why the oracle does not grade this run (null: it does). */
     private static String why(VerifierSpec v, GradeContext ctx) {
         if (v.oracleOrDefault().equals("in-process")) return "oracle: in-process";
+        if (Boolean.TRUE.equals(IN_PROCESS.get())) return "graded in-process for comparison";
         if (!(ctx.executor() instanceof GradingSandbox)) return "grading is not boxed";
         Box.Availability a = Box.availability();
         return a.ok() ? null : "no bubblewrap box for the oracle's workers: " + a.problem();
@@ -145,8 +165,4 @@ final class IsolatedTestSuite implements Strategy {
 
     /** The oracle's decorator for {@code inner} (the test-suite strategy). */
     static Strategy around(Strategy inner) { return new IsolatedTestSuite(inner); }
-
-    static Optional<String> integrityOf(Outcome o) {
-        return o.details().get("integrity") instanceof Map<?, ?> m && m.get("reward") instanceof String s ? Optional.of(s) : Optional.empty();
-    }
 }

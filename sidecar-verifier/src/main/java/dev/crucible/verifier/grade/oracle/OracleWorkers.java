@@ -70,11 +70,15 @@ public final class OracleWorkers implements AutoCloseable {
             Files.setPosixFilePermissions(this.dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.createDirectories(this.shared);
             Files.setPosixFilePermissions(this.shared, PosixFilePermissions.fromString("rwxrwxrwx"));
-            mkfifo(this.dir.resolve("spawn"));
+            // the first worker's FIFOs with the request FIFO, in one process: it is started now, beside pytest's start
+            mkfifo(this.dir.resolve("spawn"), this.dir.resolve("w1.in"), this.dir.resolve("w1.out"));
         } catch (IOException e) {
             throw new UncheckedIOException("isolated oracle: preparing " + this.dir + ": " + e.getMessage(), e);
         }
-        reader = new Thread(this::serve, "oracle-workers-" + this.dir.getFileName());
+        reader = new Thread(() -> {
+            handle("1");
+            serve();
+        }, "oracle-workers-" + this.dir.getFileName());
         reader.setDaemon(true);
         reader.start();
     }
@@ -108,8 +112,7 @@ public final class OracleWorkers implements AutoCloseable {
         try {
             Path in = dir.resolve("w" + n + ".in");
             Path out = dir.resolve("w" + n + ".out");
-            mkfifo(in);
-            mkfifo(out);
+            if (!Files.exists(in, java.nio.file.LinkOption.NOFOLLOW_LINKS)) mkfifo(in, out);
             BoxSpec spec = BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withWritable(shared)
                     .withReadOnly(List.of(root, dir)).withReadOnly(SetupDependencies.linkedTargets(root)).withHome(null);
             box = Box.open(spec);
@@ -123,6 +126,10 @@ public final class OracleWorkers implements AutoCloseable {
             Process p = pb.start();
             box.attach(p.pid());
             running.put(n, new Running(box, p));
+            if (closed) { // grading ended while this one started
+                Running r = running.remove(n);
+                if (r != null) r.stop();
+            }
         } catch (IOException | RuntimeException e) {
             if (box != null) box.close();
             problem = "starting worker " + n + ": " + e.getMessage();
@@ -159,33 +166,41 @@ public final class OracleWorkers implements AutoCloseable {
 
     private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
 
-    /** Ends every worker and the spawn reader. */
+    /**
+     * Ends every worker and the spawn reader. Their boxes close on a thread of their own, off the time a
+     * trainer waits for the reward: each worker's process is killed at once, its box (cgroup) within milliseconds.
+     */
     @Override
     public void close() {
         closed = true;
-        running.values().forEach(Running::stop);
+        List<Running> all = new ArrayList<>(running.values());
         running.clear();
-        try (OutputStream o = Files.newOutputStream(dir.resolve("spawn"), java.nio.file.StandardOpenOption.WRITE)) {
-            o.write('\n'); // wakes the reader if it still waits for a writer
-        } catch (IOException ignored) {
-            // the reader already ended
-        }
-        try {
-            reader.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        all.forEach(r -> r.process().destroyForcibly());
+        Thread t = new Thread(() -> {
+            all.forEach(Running::stop);
+            if (reader.isAlive()) {
+                try (OutputStream o = Files.newOutputStream(dir.resolve("spawn"), java.nio.file.StandardOpenOption.WRITE)) {
+                    o.write('\n'); // wakes the reader if it still waits for a writer
+                } catch (IOException ignored) {
+                    // the reader already ended
+                }
+            }
+        }, "oracle-workers-close");
+        t.setDaemon(true);
+        t.start();
     }
 
-    static void mkfifo(Path fifo) throws IOException {
+    static void mkfifo(Path... fifos) throws IOException {
         try {
-            Process p = new ProcessBuilder("mkfifo", "-m", "666", fifo.toString()).redirectErrorStream(true).start();
+            List<String> argv = new ArrayList<>(List.of("mkfifo", "-m", "666"));
+            for (Path f : fifos) argv.add(f.toString());
+            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("mkfifo " + fifo + ": " + out.strip());
-            Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString("rw-rw-rw-"));
+            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("mkfifo " + List.of(fifos) + ": " + out.strip());
+            for (Path f : fifos) Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted making " + fifo);
+            throw new IOException("interrupted making " + List.of(fifos));
         }
     }
 }

@@ -32,6 +32,7 @@ class Conn:
     # -- lifecycle
     def _start(self):
         self.proc = self.launch()
+        self._buf = b""
         os.set_blocking(self.proc.wfd, False)  # a worker that stops reading must not block a write past the deadline
         self.gen += 1
         self.starts += 1
@@ -76,6 +77,10 @@ class Conn:
 
     def _write(self, data, deadline):
         fd = self.proc.wfd
+        try:  # the pipe almost always has room: no select first
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            pass
         while data:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -88,8 +93,9 @@ class Conn:
                     pass
 
     def _read(self, n, deadline):
-        buf = b""
+        # what the worker wrote is read whole into self._buf (the header and the answer come in one read)
         fd = self.proc.rfd
+        buf = self._buf
         while len(buf) < n:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -97,11 +103,15 @@ class Conn:
             r, _, _ = select.select([fd], [], [], left)
             if not r:
                 continue
-            chunk = os.read(fd, min(n - len(buf), 1 << 20))
+            try:
+                chunk = os.read(fd, max(n - len(buf), 1 << 16))
+            except BlockingIOError:
+                continue
             if not chunk:
                 self._fail("ended (exit status %s)" % self.proc.status())
             buf += chunk
-        return buf
+        self._buf = buf[n:]
+        return buf[:n]
 
 
 def builtin_exception(name):

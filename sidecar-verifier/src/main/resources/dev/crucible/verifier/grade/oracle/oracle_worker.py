@@ -29,6 +29,7 @@ class Worker:
     def __init__(self, rfd, wfd):
         self.rfd, self.wfd = rfd, wfd
         self.objs, self.ids, self.next_id = {}, {}, 1
+        self.buf = b""
 
     # -- references: every object that does not cross by value is kept here for the session
     def ref_of(self, v):
@@ -149,13 +150,14 @@ class Worker:
         return parse_frame(self._read(n) or b"")  # noqa: F821
 
     def _read(self, n):
-        buf = b""
+        buf = self.buf
         while len(buf) < n:
-            chunk = _os.read(self.rfd, n - len(buf))
+            chunk = _os.read(self.rfd, max(n - len(buf), 1 << 16))
             if not chunk:
                 return None
             buf += chunk
-        return buf
+        self.buf = buf[n:]
+        return buf[:n]
 
     def write(self, data):
         while data:
