@@ -102,6 +102,10 @@ public final class ContainedRoot {
     public Path write(String relative, byte[] bytes, String field) throws IOException {
         Path p = resolveForWrite(relative, field);
         if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) throw new UnsafePathException(field, relative, "is a directory");
+        // Opening a FIFO for writing blocks until a reader comes, a device takes the bytes elsewhere: neither is ever opened.
+        if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new UnsafePathException(field, relative, "is " + FileKinds.of(p) + "; only a regular file is written");
+        }
         try (OutputStream out = Files.newOutputStream(p, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             out.write(bytes);

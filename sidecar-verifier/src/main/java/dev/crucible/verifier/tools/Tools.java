@@ -1,6 +1,9 @@
 package dev.crucible.verifier.tools;
 
+import dev.crucible.files.BoundedRead;
 import dev.crucible.files.ContainedRoot;
+import dev.crucible.files.FileKinds;
+import dev.crucible.files.FileRefusal;
 import dev.crucible.files.UnsafePathException;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
@@ -17,9 +20,16 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 
-/** The agent's tools. File tools resolve every path with {@link ContainedRoot}, so no link takes them out of the workspace; bash runs there with a timeout and bounded output. */
+/**
+ * The agent's tools. File tools resolve every path with {@link ContainedRoot}, so no link takes them out of the workspace;
+ * they read through {@link BoundedRead} (a byte bound and a deadline; FIFOs, devices and sockets refused before any open)
+ * and never open a non-regular file for writing, so no file the agent made can stall or exhaust the host. bash runs there
+ * with a timeout and bounded output.
+ */
 public final class Tools {
     public static final int MAX_WRITE_BYTES = 1024 * 1024;
+    /** The largest file edit reads: it holds the file and its edited copy in memory, so it is bounded as a write is. */
+    public static final int MAX_EDIT_BYTES = 8 * MAX_WRITE_BYTES;
     private final Path workspace;
     private final Executor executor;
     private final Map<String, String> env;
@@ -72,12 +82,14 @@ public final class Tools {
 
     private ToolResult read(ToolCall call, long t0) throws IOException {
         String path = call.required("path");
+        refuseSpecial(path);
         byte[] b;
-        try (var in = files().openRead(path, "args.path")) {
-            b = in.readNBytes(maxOutput + 1);
-        } catch (NoSuchFileException e) {
-            return new ToolResult("error: no such file: " + path, 1, false, ms(t0));
+        try {
+            b = reader().head(path, maxOutput + 1); // a 6 GiB sparse file costs maxOutput bytes, not 6 GiB
+        } catch (FileRefusal r) {
+            throw refused(r);
         }
+        if (b == null) return new ToolResult("error: no such file: " + path, 1, false, ms(t0));
         boolean trunc = b.length > maxOutput;
         String s = new String(b, 0, Math.min(b.length, maxOutput), StandardCharsets.UTF_8);
         return new ToolResult(s, 0, trunc, ms(t0));
@@ -90,6 +102,7 @@ public final class Tools {
         ContainedRoot root = files();
         Path p;
         try {
+            refuseSpecial(call.required("path"));
             p = root.write(call.required("path"), bytes, "args.path");
         } catch (NoSuchFileException e) {
             return new ToolResult("error: cannot write " + e.getMessage(), 1, false, ms(t0));
@@ -102,12 +115,15 @@ public final class Tools {
         String oldStr = call.required("old_str");
         String newStr = call.string("new_str") == null ? "" : call.string("new_str");
         ContainedRoot root = files();
-        String s;
-        try (var in = root.openRead(path, "args.path")) {
-            s = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return new ToolResult("error: no such file: " + path, 1, false, ms(t0));
+        refuseSpecial(path);
+        byte[] b;
+        try {
+            b = reader().read(path, MAX_EDIT_BYTES);
+        } catch (FileRefusal r) {
+            throw refused(r);
         }
+        if (b == null) return new ToolResult("error: no such file: " + path, 1, false, ms(t0));
+        String s = new String(b, StandardCharsets.UTF_8);
         int first = s.indexOf(oldStr);
         if (oldStr.isEmpty() || first < 0) return new ToolResult("error: old_str not found in " + path, 1, false, ms(t0));
         if (s.indexOf(oldStr, first + 1) >= 0) return new ToolResult("error: old_str occurs more than once; add context to make it unique", 1, false, ms(t0));
@@ -123,6 +139,10 @@ public final class Tools {
         } catch (NoSuchFileException e) {
             p = null;
         }
+        if (p != null && Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new BadToolCallException("args.path: '" + path + "' is " + FileKinds.of(p) + ", not a directory; not listed");
+        }
         if (p == null || !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) return new ToolResult("error: not a directory: " + path, 1, false, ms(t0));
         Path root = p;
         StringBuilder sb = new StringBuilder();
@@ -133,6 +153,32 @@ public final class Tools {
         }
         boolean trunc = sb.length() > maxOutput;
         return new ToolResult(trunc ? sb.substring(0, maxOutput) : sb.toString(), 0, trunc, ms(t0));
+    }
+
+    /**
+     * A FIFO, device or socket at {@code path} (after its in-workspace links) is a 400 naming the path and its kind: opening
+     * one for writing blocks until a reader comes (a FIFO) or writes into a device, so none is ever opened. A missing file passes.
+     */
+    private void refuseSpecial(String path) throws IOException {
+        Path p;
+        try {
+            p = files().resolve(path, "args.path");
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS) || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) return;
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) throw new BadToolCallException("args.path: '" + path + "' is a directory, not a file");
+        throw new BadToolCallException("args.path: '" + path + "' is " + FileKinds.of(p) + "; the file tools only open regular files");
+    }
+
+    /** A refused read as a 400 naming the path and why (a FIFO swapped in, a file over the bound, a link out). */
+    private static BadToolCallException refused(FileRefusal r) {
+        String why = r.kind() == FileRefusal.Kind.TOO_BIG ? " (edit reads at most " + MAX_EDIT_BYTES + " bytes; use bash for larger files)" : "";
+        return new BadToolCallException("args.path: " + r.getMessage() + why);
+    }
+
+    private BoundedRead reader() throws IOException {
+        return BoundedRead.of(workspace, "workspace");
     }
 
     /** The workspace as a root that paths from the agent cannot leave; a bad path is a 400 naming args.path. */
