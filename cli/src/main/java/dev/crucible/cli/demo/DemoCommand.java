@@ -136,7 +136,7 @@ public final class DemoCommand implements Callable<Integer> {
         String reward = r.reward() == null ? "no reward" : "reward " + r.reward();
         if (fs.isEmpty()) return String.format("%-7s %s, %s, no reward-hack finding", r.rollout() + ":", r.phase(), reward);
         Finding f = fs.get(0);
-        return String.format("%-7s %s, %s, %d finding%s, first: %s on %s", r.rollout() + ":", r.phase(), reward, fs.size(),
-                fs.size() == 1 ? "" : "s", f.detector(), f.path() != null ? f.path() : f.evidence());
+        return dev.crucible.cli.run.Text.visible(String.format("%-7s %s, %s, %d finding%s, first: %s on %s", r.rollout() + ":", r.phase(),
+                reward, fs.size(), fs.size() == 1 ? "" : "s", f.detector(), f.path() != null ? f.path() : f.evidence()));
     }
 }

@@ -4,7 +4,10 @@ import dev.crucible.verifier.monitor.Finding;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The few lines a person reads at the end of a run: outcome, reward, tests, findings, time, where the details are. */
+/**
+ * The few lines a person reads at the end of a run: outcome, reward, tests, findings, time, where the details are.
+ * Each line goes through {@link Text#visible}: finding paths and evidence are the agent's.
+ */
 public final class HumanSummary {
     private HumanSummary() {}
 
@@ -32,6 +35,7 @@ public final class HumanSummary {
                     : " (newest " + r.snapshots().get(r.snapshots().size() - 1).id() + "; crucible restore ID --out DIR branches from one)"));
         }
         l.add("  time      " + String.format("%.1f s", r.timings().totalMs() / 1000.0));
+        l.replaceAll(Text::visible);
         return l;
     }
 

@@ -8,7 +8,8 @@ import java.time.Duration;
 /**
  * Progress lines of one attempt on the terminal, each stamped with the attempt's elapsed time and
  * label, e.g. {@code [  3.2s calc#0] Running: agent started}. Parallel attempts share the writer, so
- * every line is written whole under its lock.
+ * every line is written whole under its lock. Lines carry agent-chosen names and evidence, so each is
+ * printed through {@link Text#visible}: one terminal line per call, with no control character in it.
  */
 public final class Progress {
     private final PrintWriter out;
@@ -44,7 +45,7 @@ public final class Progress {
 
     private void line(String text) {
         synchronized (out) {
-            out.printf("[%6.1fs %s] %s%n", elapsedMs() / 1000.0, label, text);
+            out.printf("[%6.1fs %s] %s%n", elapsedMs() / 1000.0, Text.visible(label), Text.visible(text));
             out.flush();
         }
     }

@@ -5,13 +5,52 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
-/** Shortening and tail-reading of text for terminal lines. */
-final class Text {
+/** Shortening, escaping and tail-reading of text for terminal lines. */
+public final class Text {
     private Text() {}
 
     static String shorten(String s, int max) {
         String one = s.replace('\n', ' ').replace('\r', ' ');
         return one.length() <= max ? one : one.substring(0, max - 1) + "…";
+    }
+
+    /**
+     * {@code s} safe to print on a terminal: every control character (C0 with newline, carriage return and tab, DEL,
+     * C1, so ESC and every escape sequence it starts), the Unicode line and paragraph separators and the bidirectional
+     * overrides are shown as visible escapes ({@code \x1b}, {@code \n}; U+202E as backslash-u202e). Agent-chosen names and evidence
+     * go through this on their way to the terminal (every {@link Progress} line and {@link HumanSummary} line), so they
+     * can neither drive the terminal (OSC 52 clipboard writes, title changes, screen clears) nor forge a line of their
+     * own; result.json keeps the exact strings.
+     */
+    public static String visible(String s) {
+        if (s == null) return null;
+        StringBuilder sb = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            String esc = escape(c);
+            if (esc == null) {
+                if (sb != null) sb.append(c);
+                continue;
+            }
+            if (sb == null) sb = new StringBuilder(s.length() + 16).append(s, 0, i);
+            sb.append(esc);
+        }
+        return sb == null ? s : sb.toString();
+    }
+
+    private static String escape(char c) {
+        switch (c) {
+            case '\n': return "\\n";
+            case '\r': return "\\r";
+            case '\t': return "\\t";
+            default: break;
+        }
+        if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) return String.format("\\x%02x", (int) c);
+        if (c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f
+                || c == 0x061c) {
+            return String.format("\\u%04x", (int) c);
+        }
+        return null;
     }
 
     /** The last non-blank line of a (growing) log file, reading at most its last 4 KiB. */
