@@ -14,9 +14,11 @@ class OracleBroken(BaseException):
     """The worker died, hung or answered garbage: the call fails, whatever the test expected."""
 
 
-class NeedsInProcess(BaseException):
+class NeedsInProcess(Exception):
     """The test does something the split cannot carry (a trusted callable into the tree, a patch of it):
-    its verdict must come from in-process grading."""
+    its verdict must come from in-process grading. Recorded where it is raised (oracle_plugin), so a test that
+    catches it is still graded in-process; an Exception, so that pytest's teardown (which lets BaseExceptions
+    through and leaves its setup state behind, pytest 7) stays sound."""
 
 
 class Conn:

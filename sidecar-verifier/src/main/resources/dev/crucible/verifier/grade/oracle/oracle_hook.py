@@ -70,10 +70,14 @@ class StandInModule(types.ModuleType):
         if isinstance(value, StandInModule) or (name.startswith("__") and name.endswith("__")) or name.startswith("_oracle_"):
             object.__setattr__(self, name, value)
             return
+        if _already_in_process(self):
+            return  # the patch's undo, or a second patch: the test is graded in-process anyway
         from oracle_conn import NeedsInProcess
         raise NeedsInProcess("a test sets %s.%s of the code under test" % (self.__name__, name))
 
     def __delattr__(self, name):
+        if _already_in_process(self):
+            return
         from oracle_conn import NeedsInProcess
         raise NeedsInProcess("a test deletes %s.%s of the code under test" % (self.__name__, name))
 
@@ -81,6 +85,12 @@ class StandInModule(types.ModuleType):
         session = self.__dict__.get("_oracle_session")
         names = session.op("dir", self) if session is not None else []
         return sorted(set(names if type(names) is list else []) | set(self.__dict__))
+
+
+def _already_in_process(mod):
+    session = mod.__dict__.get("_oracle_session")
+    rec = session.conn.test if session is not None else None
+    return rec is not None and bool(rec.needs)
 
 
 class Loader(importlib.abc.Loader):
