@@ -23,8 +23,13 @@ public record Finding(String detector, String severity, String path, String evid
         this(detector, severity, path, evidence, time, stepIndex, action, null);
     }
 
-    /** Findings with the same key are reported once. */
-    public String key() { return detector + "|" + (rule == null ? "" : rule + "|") + (path == null ? evidence : path); }
+    /**
+     * Findings with the same key are reported once. An info finding keys apart, so that the same rule on the same
+     * file is still reported once it counts (a helper file first seen outside graded execution, imported later).
+     */
+    public String key() {
+        return detector + "|" + (rule == null ? "" : rule + "|") + (path == null ? evidence : path) + (INFO.equals(severity) ? "|info" : "");
+    }
 
     public Finding withAction(String a) { return new Finding(detector, severity, path, evidence, time, stepIndex, a, rule); }
 

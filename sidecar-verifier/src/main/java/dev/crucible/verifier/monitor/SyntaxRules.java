@@ -42,8 +42,14 @@ public final class SyntaxRules {
         public String countKey() { return rule + "/" + severity; }
     }
 
-    /** {@code ok=false}: could not parse (syntax of another Python version, not Python at all). */
-    public record FileResult(boolean ok, String error, List<Hit> hits) {
+    /**
+     * {@code ok=false}: could not parse (syntax of another Python version, not Python at all). {@code imports}:
+     * the modules (and "path:" files) it may import or run; {@code dynamic}: why it may import anything (a
+     * computed name), or null.
+     */
+    public record FileResult(boolean ok, String error, List<Hit> hits, List<String> imports, String dynamic) {
+        public FileResult(boolean ok, String error, List<Hit> hits) { this(ok, error, hits, List.of(), null); }
+
         public Map<String, Integer> counts() {
             Map<String, Integer> m = new LinkedHashMap<>();
             for (Hit h : hits) m.merge(h.countKey(), 1, Integer::sum);
@@ -130,7 +136,10 @@ public final class SyntaxRules {
                     hits.add(new Hit(h.path("rule").asText(), h.path("detector").asText(), h.path("severity").asText(), h.path("line").asInt(),
                             h.path("evidence").asText()));
                 }
-                out.put(f.path("rel").asText(), new FileResult(f.path("ok").asBoolean(), f.path("error").asText(null), hits));
+                List<String> imports = new ArrayList<>();
+                for (JsonNode m : f.path("imports")) imports.add(m.asText());
+                String dynamic = f.path("dynamic").isTextual() ? f.path("dynamic").asText() : null;
+                out.put(f.path("rel").asText(), new FileResult(f.path("ok").asBoolean(), f.path("error").asText(null), hits, imports, dynamic));
             }
         }
         return out;

@@ -50,6 +50,10 @@ final class WorkspaceScanner {
     private final Map<String, Seen> seen = new HashMap<>();
     private final Set<String> baseline = new HashSet<>();
     private final Map<String, String> sectionsAtReset = new HashMap<>();
+    /** Every Python file's imports, for {@link Reachability}. */
+    private final Map<String, Reachability.Links> links = new HashMap<>();
+    /** Source findings recorded as info because grading never ran their file: reported in full once it does. */
+    private final Map<String, List<Raw>> deferred = new HashMap<>();
     private final GitWatch git;
 
     private final Path baselineRoot;
@@ -82,7 +86,9 @@ final class WorkspaceScanner {
             files = walked;
         }
         baseline.addAll(files.keySet());
-        Map<String, List<Match>> matches = analyse(baselineFiles, files, null);
+        Map<String, Reachability.Links> found = new HashMap<>();
+        Map<String, List<Match>> matches = analyse(baselineFiles, files, null, found);
+        files.forEach((r, attrs) -> noteLinks(r, attrs, found));
         files.forEach((r, attrs) -> seen.put(r, new Seen(attrs.size(), sameTree ? attrs.lastModifiedTime().toMillis() : -1,
                 counts(matches.getOrDefault(r, List.of())))));
         git.baseline();
@@ -98,8 +104,11 @@ final class WorkspaceScanner {
             if (before != null && before.size() == attrs.size() && before.mtime() == attrs.lastModifiedTime().toMillis()) return;
             changedFiles.put(r, attrs);
         });
-        Map<String, List<Match>> matches = analyse(files, changedFiles, out);
+        Map<String, Reachability.Links> found = new HashMap<>();
+        Map<String, List<Match>> matches = analyse(files, changedFiles, out, found);
+        List<Raw> pending = new ArrayList<>(); // source findings: judged once the import closure is known
         changedFiles.forEach((r, attrs) -> {
+            noteLinks(r, attrs, found);
             Seen before = seen.get(r);
             Map<String, Integer> counts = before == null ? Map.of() : before.counts();
             Map<String, Integer> now = counts;
@@ -109,29 +118,59 @@ final class WorkspaceScanner {
                 Set<String> reported = new HashSet<>();
                 for (Match x : m) {
                     if (now.get(x.countKey()) > counts.getOrDefault(x.countKey(), 0) && reported.add(x.countKey())) {
-                        out.accept(new Raw(x.detector(), x.severity(), r, x.evidence(), x.rule()));
+                        pending.add(new Raw(x.detector(), x.severity(), r, x.evidence(), x.rule()));
                     }
                 }
             }
-            changed(Path.of(r), attrs, before == null && !baseline.contains(r), out);
+            changed(Path.of(r), attrs, before == null && !baseline.contains(r), out, pending::add);
             seen.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), now));
         });
         for (String r : Set.copyOf(seen.keySet())) {
             if (!present.contains(r)) {
                 seen.remove(r);
+                links.remove(r);
+                deferred.remove(r);
                 if (pp.isProtected(Path.of(r)) && !(pp.judgedBySections(Path.of(r)) && "{}".equals(sectionsOf(pristineCopy(r), r)))) {
                     out.accept(new Raw(Detectors.PROTECTED_PATH, "critical", r, "protected file deleted"));
                 }
             }
         }
+        judge(pending, out);
         git.check(out);
+    }
+
+    private void noteLinks(String r, BasicFileAttributes attrs, Map<String, Reachability.Links> found) {
+        if (r.endsWith(".py") && attrs.isRegularFile()) links.put(r, found.getOrDefault(r, Reachability.Links.UNKNOWN));
+    }
+
+    /**
+     * Reports source findings in full where graded execution may import or run their file, as info with the
+     * reason elsewhere; an earlier info one is reported in full once its file becomes reachable (imported now).
+     */
+    private void judge(List<Raw> pending, Consumer<Raw> out) {
+        if (pending.isEmpty() && deferred.isEmpty()) return;
+        Reachability reach = Reachability.of(links, baseline, r -> pp.isStartupHook(Path.of(r)));
+        deferred.entrySet().removeIf(e -> {
+            if (!reach.reachable(e.getKey())) return false;
+            e.getValue().forEach(out);
+            return true;
+        });
+        for (Raw p : pending) {
+            if (!links.containsKey(p.path()) || reach.reachable(p.path())) { // not a file analysed as Python (a link): as before
+                out.accept(p);
+            } else {
+                out.accept(new Raw(p.detector(), Finding.INFO, p.path(), p.evidence() + " (" + reach.why(p.path()) + ")", p.rule()));
+                deferred.computeIfAbsent(p.path(), k -> new ArrayList<>()).add(p);
+            }
+        }
     }
 
     /**
      * Rule matches of the Python files among {@code changed} (absent: not Python, too big, unreadable).
      * Each is read once, contained and bounded; the syntax helper gets the bytes, never a path.
      */
-    private Map<String, List<Match>> analyse(TreeReads reader, Map<String, BasicFileAttributes> changed, Consumer<Raw> out) {
+    private Map<String, List<Match>> analyse(TreeReads reader, Map<String, BasicFileAttributes> changed, Consumer<Raw> out,
+                                             Map<String, Reachability.Links> found) {
         Map<String, List<Match>> result = new HashMap<>();
         List<String> chunk = new ArrayList<>();
         long chunkBytes = 0;
@@ -140,18 +179,19 @@ final class WorkspaceScanner {
             if (!r.endsWith(".py") || !e.getValue().isRegularFile() || e.getValue().size() > MAX_SOURCE_BYTES) continue;
             // a chunk at a time: a reset of a large repository never holds all its sources at once
             if (chunk.size() >= CHUNK_FILES || chunkBytes + e.getValue().size() > CHUNK_BYTES) {
-                analyseChunk(reader, chunk, out, result);
+                analyseChunk(reader, chunk, out, result, found);
                 chunk.clear();
                 chunkBytes = 0;
             }
             chunk.add(r);
             chunkBytes += e.getValue().size();
         }
-        if (!chunk.isEmpty()) analyseChunk(reader, chunk, out, result);
+        if (!chunk.isEmpty()) analyseChunk(reader, chunk, out, result, found);
         return result;
     }
 
-    private void analyseChunk(TreeReads reader, List<String> rels, Consumer<Raw> out, Map<String, List<Match>> result) {
+    private void analyseChunk(TreeReads reader, List<String> rels, Consumer<Raw> out, Map<String, List<Match>> result,
+                              Map<String, Reachability.Links> found) {
         Map<String, byte[]> todo = new HashMap<>();
         Map<String, String> keys = new HashMap<>();
         for (var e : reader.readMany(rels, MAX_SOURCE_BYTES, out).entrySet()) {
@@ -164,15 +204,22 @@ final class WorkspaceScanner {
             String key = r + ":" + TreeReads.sha256(src);
             keys.put(r, key);
             SyntaxRules.FileResult cached = CACHE.get(key);
-            if (cached != null) result.put(r, matches(cached, src));
-            else todo.put(r, src);
+            if (cached != null) {
+                result.put(r, matches(cached, src));
+                found.put(r, new Reachability.Links(true, cached.imports(), cached.dynamic()));
+            } else {
+                todo.put(r, src);
+            }
         }
         if (todo.isEmpty()) return;
         Map<String, SyntaxRules.FileResult> res = syntax.analyse(todo);
         if (CACHE.size() > CACHE_MAX) CACHE.clear();
         for (var e : todo.entrySet()) {
             SyntaxRules.FileResult fr = res.get(e.getKey());
-            if (fr != null && fr.ok()) CACHE.put(keys.get(e.getKey()), fr);
+            if (fr != null && fr.ok()) {
+                CACHE.put(keys.get(e.getKey()), fr);
+                found.put(e.getKey(), new Reachability.Links(true, fr.imports(), fr.dynamic()));
+            }
             result.put(e.getKey(), matches(fr, e.getValue()));
         }
     }
@@ -205,7 +252,8 @@ final class WorkspaceScanner {
         return c;
     }
 
-    private void changed(Path rel, BasicFileAttributes attrs, boolean added, Consumer<Raw> out) {
+    /** {@code source}: findings that count only where graded execution runs the file (a new conftest.py). */
+    private void changed(Path rel, BasicFileAttributes attrs, boolean added, Consumer<Raw> out, Consumer<Raw> source) {
         String r = rel.toString();
         String name = rel.getFileName().toString();
         if (pp.isProtected(rel) && pristine.links().containsKey(r)) { // a committed link, kept as a link: the same target text is no change
@@ -230,8 +278,10 @@ final class WorkspaceScanner {
             }
             if (!same) out.accept(pristine.contains(r) ? new Raw(Detectors.PROTECTED_PATH, "critical", r, "protected file modified") : added(r, "protected file added"));
         }
-        if (pp.isStartupHook(rel) || (name.equals("conftest.py") && !pristine.contains(r))) {
+        if (pp.isStartupHook(rel)) {
             out.accept(new Raw(Detectors.STARTUP_HOOK, "critical", r, (added ? "added " : "changed ") + name + " runs at interpreter or pytest start-up"));
+        } else if (name.equals("conftest.py") && !pristine.contains(r)) {
+            source.accept(new Raw(Detectors.STARTUP_HOOK, "critical", r, (added ? "added " : "changed ") + name + " runs at pytest start-up"));
         }
         if (added && shadows(rel)) {
             out.accept(new Raw(Detectors.MODULE_SHADOWING, "high", r, "module '" + moduleName(rel) + "' shadows the standard library or the test runner"));
