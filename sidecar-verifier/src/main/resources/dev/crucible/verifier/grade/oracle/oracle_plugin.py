@@ -91,8 +91,19 @@ class Oracle:
                                 "reasons": rec.needs[:5], "broken": rec.broken[:5], "events": rec.events[:20]}
         del isolated
 
+    def pytest_collectstart(self, collector):
+        # a test module's import runs its top-level code here: what it needs is recorded even if it catches it
+        if str(getattr(collector, "path", "")).endswith(".py") and self.conn.test is None:
+            self.conn.test = TestRecord()
+            self._collecting = collector.nodeid
+
     def pytest_collectreport(self, report):
-        if report.failed and "NeedsInProcess" in str(report.longrepr):
+        rec = None
+        if getattr(self, "_collecting", None) == report.nodeid:
+            rec, self.conn.test, self._collecting = self.conn.test, None, None
+        if rec is not None and rec.needs:
+            self.modules[report.nodeid] = rec.needs[0][:300]
+        elif report.failed and "NeedsInProcess" in str(report.longrepr):
             line = [ln for ln in str(report.longrepr).splitlines() if "NeedsInProcess" in ln][-1:]
             self.modules[report.nodeid] = (line[0] if line else "needs in-process grading")[:300]
 

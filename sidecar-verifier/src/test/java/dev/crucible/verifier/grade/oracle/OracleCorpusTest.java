@@ -100,6 +100,18 @@ class OracleCorpusTest {
     }
 
     @Test
+    void aTestModuleThatSwallowsWhatItsPatchRaisedIsStillListedForInProcess() {
+        Path tree = dir.resolve("rich");
+        Fixtures.copyTree(resource("oracle/rich"), tree);
+        Fixtures.write(tree.resolve("tests/test_caught.py"), String.join("\n", "import shapes", "",
+                "try:", "    shapes.numbers = lambda n: [7]", "except Exception:", "    pass", "", "",
+                "def test_after_caught_patch():", "    assert list(shapes.numbers(2)) == [0, 1]", ""));
+        Graded g = grade(tree, true);
+        assertThat(g.report.modules()).as(g.output).containsKey("tests/test_caught.py");
+        assertThat(g.report.isolated("tests/test_caught.py::test_after_caught_patch")).isFalse();
+    }
+
+    @Test
     void aHungWorkerFailsTheCallAndTheNextTestGetsAFreshOne() {
         Graded g = grade(project("oracle/exploits/hang"), true);
         assertThat(g.passed("tests/test_ops.py::test_divide_negative")).isFalse();
