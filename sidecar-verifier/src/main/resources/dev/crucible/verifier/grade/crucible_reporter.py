@@ -528,6 +528,8 @@ def _on_setattr(event):
             return
         if name not in _SURGERY_ATTRS:
             return
+        if name == "__class__" and _own_module_class_swap(obj, args[2] if len(args) > 2 else None):
+            return
         target = _protected_target(obj)
         if target is None:
             return
@@ -535,6 +537,23 @@ def _on_setattr(event):
         if f is not None:
             _finding("critical", _where(f), "code under test changed %s of %r (%s)" % (name, obj, target), "internals-surgery")
     return handler
+
+
+_ModuleType = type(sys)
+_module_namespace = _ModuleType.__dict__["__dict__"].__get__  # the real namespace, whatever a subclass defines
+
+
+def _own_module_class_swap(obj, value):
+    """A module of the tree giving itself a ModuleType subclass from its own code (lazy attributes, the form
+    before PEP 562): no change of builtins. Another module's class, or pytest's, pluggy's, this reporter's, counts."""
+    if not issubclass(type(obj), _ModuleType) or not isinstance(value, type) or not type.__subclasscheck__(_ModuleType, value):
+        return False
+    ns = _module_namespace(obj)
+    name = ns.get("__name__") if type(ns) is dict else None
+    if type(name) is not str or name in _PROTECTED_MODULE_PREFIXES or name.startswith(_PROTECTED_PACKAGES):
+        return False
+    f = _direct_tree_code()
+    return f is not None and f.f_globals is ns
 
 
 def _on_code_new(args):
