@@ -128,6 +128,19 @@ class HostSideAttacksTest {
             HostSideRun.Ended end = r.run(List.of(), 400, true);
             String ctx = r.context(end);
             String log = r.agentLog();
+            if (uid != null) {
+                // Without root no size-capped volume can be mounted (no loop devices, /dev/fuse is root's): the limit is
+                // only polled, which parallel writers outrun. What must hold is that the run says so first and still ends
+                // at the limit; the hard cap is asserted for root below. (Known gap, attacks/README.md.)
+                JsonNode result = r.result();
+                return List.of(DynamicTest.dynamicTest("disk-parallel: without root the run says the limit is not a hard cap and ends at it ("
+                        + who + ")", () -> {
+                    assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: 4 writers");
+                    assertThat(end.output()).as(ctx).contains("NOT enforced as a hard cap");
+                    assertThat(result).as("result.json: " + ctx).isNotNull();
+                    assertThat(result.path("reason").asText()).as(ctx).isEqualTo("ResourceLimitExceeded");
+                }));
+            }
             return List.of(DynamicTest.dynamicTest("disk-parallel: a 1 GiB limit holds within 64 MiB on the host's disk (" + who + ")", () -> {
                 assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: 4 writers");
                 assertThat(end.peakDiskGrowth()).as("peak growth of the host's disk use in bytes (%d MiB): %s",
