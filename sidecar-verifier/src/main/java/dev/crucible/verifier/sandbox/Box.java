@@ -161,7 +161,12 @@ public final class Box implements AutoCloseable {
                 "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "crucible"));
         if (spec.network()) bw.add("--share-net");
         bw.addAll(HostView.systemArgs());
-        bw.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp"));
+        // Every tmpfs the box gets is sized: tmpfs is host RAM, and without a memory limit nothing else bounds it. bwrap's /dev
+        // is an unsized tmpfs, so its /dev/shm gets a sized tmpfs of its own and /dev itself is read-only (its device nodes
+        // still work: writing to a device never needs a writable mount).
+        String tmp = Long.toString(spec.limits().tmpBytes());
+        bw.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", tmp, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+                "--size", tmp, "--tmpfs", "/tmp"));
         if (spec.home() != null && spec.home().startsWith("/tmp/")) bw.addAll(List.of("--dir", spec.home()));
         int staged = 0;
         for (Bind b : binds) {

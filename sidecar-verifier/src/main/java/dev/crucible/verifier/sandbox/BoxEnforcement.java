@@ -23,8 +23,8 @@ final class BoxEnforcement {
         BoxLimits l = spec.limits();
         StringBuilder s = new StringBuilder("sandbox: bubblewrap box ");
         s.append(Box.ROOT ? "as uid " + uid + " (root inside maps to it)" : "as uid " + uid + " (this user)")
-                .append(", no capabilities, no network, own PID/IPC/UTS/mount namespaces, fresh /proc /dev and /tmp (")
-                .append(Quantities.human(l.tmpBytes())).append("); sees read-only /usr, selected /etc files");
+                .append(", no capabilities, no network, own PID/IPC/UTS/mount namespaces, fresh /proc, read-only /dev, /dev/shm and /tmp (")
+                .append(Quantities.human(l.tmpBytes())).append(" each); sees read-only /usr, selected /etc files");
         List<Path> tools = HostView.toolchains(System.getenv().getOrDefault("PATH", ""), System.getenv());
         if (!tools.isEmpty()) s.append(", ").append(tools.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse(""));
         s.append("; writable: ").append(spec.writable().isEmpty() ? "nothing but /tmp" : String.join(", ", spec.writable().stream().map(Path::toString).toList()));
