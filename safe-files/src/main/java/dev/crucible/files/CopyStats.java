@@ -28,8 +28,11 @@ public final class CopyStats {
     private long apparentBytes;
     private long writtenBytes;
     private long allocatedBytes = -1;
+    private long hardLinks;
     private Path destination;
     private final List<Skipped> skipped = new ArrayList<>();
+    /** Source identity (device and inode) of each multiply-linked file copied so far, to its first copy. */
+    private final java.util.Map<Object, Path> linkedCopies = new java.util.HashMap<>();
 
     void file(long apparent, long written) {
         files++;
@@ -38,6 +41,19 @@ public final class CopyStats {
     }
 
     void link() { links++; }
+
+    /** A file made as a hard link to an earlier copy of the same source inode: no bytes written. */
+    void hardLink() {
+        files++;
+        hardLinks++;
+    }
+
+    Path linkedCopy(Object sourceKey) { return linkedCopies.get(sourceKey); }
+
+    void copiedLinked(Object sourceKey, Path copy) { linkedCopies.putIfAbsent(sourceKey, copy); }
+
+    /** Files made as hard links to an earlier copy (the source had them linked): they take no disk of their own. */
+    public long hardLinks() { return hardLinks; }
 
     void directory() { directories++; }
 
@@ -50,6 +66,7 @@ public final class CopyStats {
         directories += o.directories;
         apparentBytes += o.apparentBytes;
         writtenBytes += o.writtenBytes;
+        hardLinks += o.hardLinks;
         skipped.addAll(o.skipped);
         return this;
     }
@@ -119,7 +136,7 @@ public final class CopyStats {
 
     @Override
     public String toString() {
-        return files + " files, " + links + " links, " + directories + " folders, " + writtenBytes + " bytes written of " + apparentBytes
+        return files + " files" + (hardLinks > 0 ? " (" + hardLinks + " hard links)" : "") + ", " + links + " links, " + directories + " folders, " + writtenBytes + " bytes written of " + apparentBytes
                 + ", " + allocatedBytes() + " bytes allocated" + (skipped.isEmpty() ? "" : ", skipped " + skipped);
     }
 }

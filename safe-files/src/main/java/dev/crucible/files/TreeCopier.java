@@ -13,7 +13,9 @@ import java.util.function.Predicate;
 /**
  * Copies a tree of untrusted files: folders, regular files through {@link SparseFiles} (holes stay
  * holes), links as links (never followed), and nothing else: a FIFO, socket or device is left out and
- * listed, never opened. Returns what it did as {@link CopyStats}, its allocation measured on the
+ * listed, never opened. Files the source has hard-linked together are hard-linked in the copy too (one
+ * copy of the data, as the source has it): a 64 MiB file with 40 names stays 64 MiB, not 2.6 GB, and the copy
+ * behaves as the source does. Returns what it did as {@link CopyStats}, its allocation measured on the
  * destination. Entries that vanish while it walks are listed too (the source may still be changing).
  */
 public final class TreeCopier {
@@ -96,9 +98,16 @@ public final class TreeCopier {
                 stats.skip(rel, a.isOther() ? FileKinds.specialReason(src) : "is " + FileKinds.of(src) + ", not a regular file");
                 return false;
             }
+            Object key = multiplyLinked(src) ? a.fileKey() : null;
+            Path first = key == null ? null : stats.linkedCopy(key);
+            if (first != null && linkTo(first, dst)) {
+                stats.hardLink();
+                return true;
+            }
             long allocated = SparseFiles.copy(src, dst);
             if (preserveTimes) Files.setLastModifiedTime(dst, a.lastModifiedTime());
             stats.file(a.size(), allocated);
+            if (key != null) stats.copiedLinked(key, dst);
             return true;
         } catch (NotCopiedException e) {
             stats.skip(rel, e.reason());
@@ -106,6 +115,26 @@ public final class TreeCopier {
             stats.skip(rel, "vanished while copied");
         }
         return false;
+    }
+
+    private static boolean multiplyLinked(Path src) {
+        try {
+            return ((Number) Files.getAttribute(src, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).intValue() > 1;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** {@code dst} as a hard link to the earlier copy {@code first}; false (then a plain copy is made) when that is gone or not a file. */
+    private static boolean linkTo(Path first, Path dst) {
+        try {
+            if (!Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS)) return false;
+            Files.deleteIfExists(dst); // a link there is removed, not written through
+            Files.createLink(dst, first);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /**
