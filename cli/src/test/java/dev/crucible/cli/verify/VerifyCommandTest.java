@@ -97,7 +97,7 @@ class VerifyCommandTest {
         assertThat(lines).hasSize(3);
         assertThat(lines[0]).startsWith("phases_ms suite=example runs=1 kill=");
         assertThat(lines[1]).startsWith("suite=example tests=4 bare_s=");
-        assertThat(lines[2]).matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} cold_overhead_ratio=(\\d+\\.\\d{3}|NaN) monitor_cpu_pct=\\d+\\.\\d{3} grading=(box|unconfined)");
+        assertThat(lines[2]).matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} cold_overhead_ratio=(\\d+\\.\\d{3}|NaN) monitor_cpu_pct=\\d+\\.\\d{3} grading=(box|unconfined) integrity=(isolated|in-process|none) isolated_vs_inprocess=\\d+\\.\\d{3}");
         Run bad = run("bench", "-f", example().resolve("environment.yaml").toString(), "--synthetic-tests", "-1");
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.err()).contains("--synthetic-tests");
