@@ -16,11 +16,12 @@ import picocli.CommandLine.Spec;
  * {@code crucible verify bench}: grading overhead against the bare test command on the same
  * repository (and on a synthetic larger suite), where the graded time went, and the hack monitor's
  * CPU share. Per suite a {@code phases_ms suite=…} line and a {@code suite=… overhead_ratio=…} line;
- * the last line is {@code bare_s=… graded_s=… overhead_ratio=… monitor_cpu_pct=… grading=…} for
- * the environment's own suite.
+ * the last line is {@code bare_s=… graded_s=… overhead_ratio=… monitor_cpu_pct=… grading=… integrity=…
+ * isolated_vs_inprocess=…} for the environment's own suite ({@code isolated_vs_inprocess}: the graded time against
+ * today's in-process pytest grading of the same suite, issue 33), then the synthetic suite's ratio.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Measure grading overhead over the bare test command (per phase, on the environment's suite and a synthetic larger one) and the monitor's CPU share.")
+        description = "Measure grading overhead over the bare test command (per phase, on the environment's suite and a synthetic larger one), the isolated oracle's time against in-process grading, and the monitor's CPU share.")
 public final class VerifyBenchCommand implements Callable<Integer> {
     static final Path DEFAULT_ENV = Path.of("examples/python-bugfix/environment.yaml");
 
