@@ -139,8 +139,11 @@ final class WorkspaceScanner {
         git.check(out);
     }
 
+    /** A link named .py is not read, so what it makes Python run is unknown (a conftest.py linked to a helper). */
     private void noteLinks(String r, BasicFileAttributes attrs, Map<String, Reachability.Links> found) {
-        if (r.endsWith(".py") && attrs.isRegularFile()) links.put(r, found.getOrDefault(r, Reachability.Links.UNKNOWN));
+        if (!r.endsWith(".py")) return;
+        if (attrs.isRegularFile()) links.put(r, found.getOrDefault(r, Reachability.Links.UNKNOWN));
+        else if (attrs.isSymbolicLink()) links.put(r, Reachability.Links.UNKNOWN);
     }
 
     /**

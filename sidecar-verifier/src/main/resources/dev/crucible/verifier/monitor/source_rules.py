@@ -915,7 +915,10 @@ class Links:
         first = n.args[0] if n.args else None
         if fn in IMPORTING_CALLS and first is not None:
             v = self.a.fold.text(first)
-            if v:
+            if v and v.startswith("."):
+                # import_module(".x", package): the bare name too, so that any module called x is reached
+                self.names.update((v.lstrip("."), ".".join(self.package + [v.lstrip(".")])))
+            elif v:
                 self.names.add(v)
             else:
                 self.dynamic = self.dynamic or "%s of a computed name (line %d)" % (fn, n.lineno)

@@ -91,6 +91,7 @@ class GradedReachTest {
                 {"by-string", "durations/__init__.py", "import importlib\nfrom .parse import parse_duration\nimportlib.import_module('tools.' + 'slowest')\n"},
                 {"computed", "durations/__init__.py", "import importlib, os\nfrom .parse import parse_duration\nimportlib.import_module(os.environ.get('M', 'x'))\n"},
                 {"plugin-list", "tests/conftest.py", "pytest_plugins = ['tools.slowest']\n"},
+                {"relative-name", "durations/__init__.py", "import importlib\nfrom .parse import parse_duration\nimportlib.import_module('.slowest', 'tools')\n"},
                 {"subprocess-path", "durations/parse.py", "import subprocess, sys\ndef parse_duration(text):\n"
                         + "    subprocess.run([sys.executable, 'tools/slowest.py'])\n    return int(text)\n"}};
         for (String[] w : ways) {
@@ -102,6 +103,17 @@ class GradedReachTest {
                 m.scanNow();
                 assertThat(counting()).as(w[0] + ": %s", got).anySatisfy(f -> assertThat(f.path()).isEqualTo("tools/slowest.py"));
             }
+        }
+    }
+
+    @Test
+    void aConftestLinkedToAHelperMakesTheHelperCount() throws Exception {
+        Path ws = workspace("linked");
+        try (HackMonitor m = monitor(ws)) {
+            Fixtures.write(ws.resolve("durations/_hooks.py"), PLUGIN);
+            java.nio.file.Files.createSymbolicLink(ws.resolve("conftest.py"), Path.of("durations/_hooks.py"));
+            m.scanNow();
+            assertThat(counting()).as("%s", got).anySatisfy(f -> assertThat(f.path()).isEqualTo("durations/_hooks.py"));
         }
     }
 
