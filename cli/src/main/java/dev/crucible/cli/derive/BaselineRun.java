@@ -21,6 +21,9 @@ final class BaselineRun {
         err.println("crucible derive: baseline: running the environment twice with a no-op agent (results under " + runs + ")");
         err.flush();
         Baseline.Result r = Baseline.run(file, runs);
+        if (!r.usable() && r.tests() == 0) {
+            return r; // nothing was graded (setup failed): derive's "unusable" line says why
+        }
         if (!r.perTest()) {
             err.println("crucible derive: baseline: no per-test results: the test command is graded as one execution");
         } else {
