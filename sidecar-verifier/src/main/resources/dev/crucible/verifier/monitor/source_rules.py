@@ -838,6 +838,34 @@ class Analyzer(ast.NodeVisitor):
             return True
         return False
 
+    def _module_scan(self, target, it, body):
+        """for m in sys.modules.values(): getattr(m, "name"): an object found in whatever module holds it (the runner's)."""
+        if isinstance(it, ast.Call) and self.resolve(it.func) in ("list", "tuple", "sorted", "set") and it.args:
+            it = it.args[0]
+        src = self.resolve(it.func) if isinstance(it, ast.Call) else None
+        if src not in ("sys.modules.values", "sys.modules.items", "sys.modules.copy") or self.is_test or self.is_conftest:
+            return
+        names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        for part in body:
+            for n in ast.walk(part):
+                if isinstance(n, ast.Call) and self.resolve(n.func) in ("getattr", "builtins.getattr", "hasattr", "vars") and n.args \
+                        and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
+                    attr = self.fold.text(n.args[1]) if len(n.args) > 1 else None
+                    if attr is not None and not (attr.startswith("__") and attr.endswith("__")):
+                        self.hit(n, "module-scan", "test-runner-tampering", "high", "looks up %r in every loaded module" % attr[:60])
+                        return
+
+    def visit_For(self, node):
+        self._module_scan(node.target, node.iter, node.body)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node):
+        parent = self.parents.get(id(node))
+        if parent is not None:
+            elts = [getattr(parent, k) for k in ("elt", "key", "value") if getattr(parent, k, None) is not None]
+            self._module_scan(node.target, node.iter, elts + list(node.ifs))
+        self.generic_visit(node)
+
     def visit_Raise(self, node):
         exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
         ref = self.resolve(exc) if exc is not None else None
