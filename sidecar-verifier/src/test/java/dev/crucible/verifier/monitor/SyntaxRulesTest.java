@@ -48,6 +48,11 @@ class SyntaxRulesTest {
                         + "    if c is not None:\n        vars(c._config.option)['usepdb_cls'] = ('x', 'Y')\n", "test-runner-tampering", "runner-attr"),
                 x("a name looked up in every loaded module", "import sys\ndef parse(t):\n    for mod in list(sys.modules.values()):\n"
                         + "        make = getattr(mod, 'approx', None)\n        if make:\n            return make(5400, abs=1e9)\n", "test-runner-tampering", "module-scan"),
+                x("a shell glob over the test folders", "import subprocess\ndef known():\n    return subprocess.run('cat t*/*.py', shell=True, capture_output=True).stdout\n",
+                        "hidden-test-access", "test-file-glob"),
+                x("a recursive glob in a forked child", "import glob, os\ndef learn():\n    if os.fork() == 0:\n        for n in glob.glob('**/*.py', recursive=True):\n            open(n).read()\n        os._exit(0)\n",
+                        "hidden-test-access", "test-file-glob"),
+                x("the caller's code constants", "import sys\ndef parse(t):\n    return sys._getframe(1).f_code.co_consts\n", "frame-introspection", "code-consts"),
                 x("another process's memory", "import os\ndef peek(pid):\n    return os.open('/proc/%d/mem' % pid, os.O_RDONLY)\n", "hidden-test-access", "test-file-path"),
                 x("eq method reference from another type", "class F(float):\n    __eq__ = float.__ge__\n", "equality-override", "eq-reference"),
                 x("eq reference through alias", "import builtins as b\nclass F(int):\n    __eq__ = b.object.__ne__.__class__\n", "equality-override", "eq-reference"),
@@ -149,6 +154,8 @@ class SyntaxRulesTest {
                         + "def test_x():\n    m = mock.MagicMock()\n    assert 0.1 + 0.2 == pytest.approx(0.3)\n"),
                 Arguments.of("a registry of the package's own loaded modules", "pkg/reg.py", "import sys\ndef loaded():\n"
                         + "    return sorted(n for n, m in list(sys.modules.items()) if n.startswith('pkg') and getattr(m, '__file__', None))\n"),
+                Arguments.of("globbing its own data folder", "pkg/data.py", "import glob, os\nHERE = os.path.dirname(__file__)\n"
+                        + "def tables():\n    return glob.glob(os.path.join(HERE, 'tables', '*.json')) + glob.glob('*.py') + glob.glob('pkg/plugins/*.py')\n"),
                 Arguments.of("reading its own memory map", "pkg/mem.py", "def rss():\n    with open('/proc/self/status') as f:\n        return f.read()\n"),
                 Arguments.of("operator-based comparison", "pkg/cmp.py", "import operator\nclass K:\n    def __init__(self, k): self.k = k\n    def __lt__(self, o): return operator.lt(self.k, o.k)\n"));
     }
