@@ -41,12 +41,22 @@ final class Reachability {
      * @param startupHook the files the interpreter runs at start-up wherever they are (sitecustomize.py ...)
      */
     static Reachability of(Map<String, Links> links, Set<String> atReset, java.util.function.Predicate<String> startupHook) {
+        return of(links, atReset, startupHook, Set.of());
+    }
+
+    /**
+     * @param configNames module names the test runner's config files name ({@code -p plugin}, entry points): what
+     *                    they ask pytest to load counts as run, even where grading leaves the file out (an attempt)
+     */
+    static Reachability of(Map<String, Links> links, Set<String> atReset, java.util.function.Predicate<String> startupHook,
+                           Set<String> configNames) {
         Reachability r = new Reachability();
         for (String f : atReset) if (TEST_FILE.matcher(f).matches()) r.collectedDirs.add(dir(f));
         Map<String, List<String>> byName = new HashMap<>();
         for (String f : links.keySet()) for (String n : names(f)) byName.computeIfAbsent(n, k -> new ArrayList<>()).add(f);
         Deque<String> todo = new ArrayDeque<>();
         for (String f : links.keySet()) if (r.root(f, atReset, startupHook)) todo.add(f);
+        for (String m : configNames) todo.addAll(byName.getOrDefault(m, List.of()));
         while (!todo.isEmpty() && r.everything == null) {
             String f = todo.poll();
             if (!r.reachable.add(f)) continue;

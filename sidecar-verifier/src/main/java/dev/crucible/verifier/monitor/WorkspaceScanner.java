@@ -52,6 +52,10 @@ final class WorkspaceScanner {
     private final Map<String, String> sectionsAtReset = new HashMap<>();
     /** Every Python file's imports, for {@link Reachability}. */
     private final Map<String, Reachability.Links> links = new HashMap<>();
+    /** Module names each test-runner config file names (pytest.ini's -p plugin, setup.cfg's pytest11 ...). */
+    private final Map<String, Set<String>> configNames = new HashMap<>();
+    private static final java.util.regex.Pattern CONFIG_NAME = java.util.regex.Pattern.compile(
+            "(?:^|[\\s'\"=,\\[])-p\\s*['\"]?([A-Za-z_][\\w.]*)|\\b([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)+)\\b");
     /** Source findings recorded as info because grading never ran their file: reported in full once it does. */
     private final Map<String, List<Raw>> deferred = new HashMap<>();
     private final GitWatch git;
@@ -129,6 +133,7 @@ final class WorkspaceScanner {
             if (!present.contains(r)) {
                 seen.remove(r);
                 links.remove(r);
+                configNames.remove(r);
                 deferred.remove(r);
                 if (pp.isProtected(Path.of(r)) && !(pp.judgedBySections(Path.of(r)) && "{}".equals(sectionsOf(pristineCopy(r), r)))) {
                     out.accept(new Raw(Detectors.PROTECTED_PATH, "critical", r, "protected file deleted"));
@@ -141,9 +146,21 @@ final class WorkspaceScanner {
 
     /** A link named .py is not read, so what it makes Python run is unknown (a conftest.py linked to a helper). */
     private void noteLinks(String r, BasicFileAttributes attrs, Map<String, Reachability.Links> found) {
+        if (ProtectedPaths.TEST_CONFIG_FILES.contains(Path.of(r).getFileName().toString()) && attrs.isRegularFile()) {
+            noteConfig(r, files.read(r, MAX_CONFIG_BYTES, null));
+        }
         if (!r.endsWith(".py")) return;
         if (attrs.isRegularFile()) links.put(r, found.getOrDefault(r, Reachability.Links.UNKNOWN));
         else if (attrs.isSymbolicLink()) links.put(r, Reachability.Links.UNKNOWN);
+    }
+
+    /** Every plugin a config file names (-p NAME) and every dotted name in it (entry points, plugin lists), to be safe. */
+    private void noteConfig(String r, byte[] content) {
+        if (content == null) return;
+        Set<String> names = new HashSet<>();
+        java.util.regex.Matcher m = CONFIG_NAME.matcher(new String(content, StandardCharsets.UTF_8));
+        while (m.find()) names.add(m.group(1) != null ? m.group(1) : m.group(2));
+        configNames.put(r, names);
     }
 
     /**
@@ -152,7 +169,9 @@ final class WorkspaceScanner {
      */
     private void judge(List<Raw> pending, Consumer<Raw> out) {
         if (pending.isEmpty() && deferred.isEmpty()) return;
-        Reachability reach = Reachability.of(links, baseline, r -> pp.isStartupHook(Path.of(r)));
+        Set<String> named = new HashSet<>();
+        configNames.values().forEach(named::addAll);
+        Reachability reach = Reachability.of(links, baseline, r -> pp.isStartupHook(Path.of(r)), named);
         deferred.entrySet().removeIf(e -> {
             if (!reach.reachable(e.getKey())) return false;
             e.getValue().forEach(out);
