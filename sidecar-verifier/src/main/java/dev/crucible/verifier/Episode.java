@@ -67,7 +67,7 @@ public final class Episode implements AutoCloseable {
     private VerifyReport lastReport;
     private EarlyGrading early;
     /** The last grading tree's removal, off the grading path; joined before the next reset and at close. */
-    private volatile Thread treeRemoval;
+    private final TreeRemoval treeRemoval = new TreeRemoval();
 
     public Episode(Environment env, Path workspace, EpisodeOptions options) {
         this.env = env;
@@ -313,7 +313,7 @@ public final class Episode implements AutoCloseable {
 
     @Override
     public void close() {
-        awaitTreeRemoval();
+        treeRemoval.finish(TreeRemoval.CLOSE_WAIT); // bounded: the rest of a huge tree is handed off, not waited for
         endEarlyGrading();
         stopMonitor();
         killAgentProcesses();
@@ -362,29 +362,12 @@ public final class Episode implements AutoCloseable {
 
     private static long ms(long nanos) { return nanos / 1_000_000; }
 
-    /** Removes a used grading tree on a thread of its own: nothing reads it once the report is made. */
+    /** Removes a used grading tree on a thread of its own ({@link TreeRemoval}): nothing reads it once the report is made. */
     private void removeLater(Path tree) {
-        awaitTreeRemoval();
-        Thread t = new Thread(() -> {
-            try {
-                TreeCopy.delete(tree);
-            } catch (java.io.UncheckedIOException e) {
-                // left for the next grading's delete of the same name, or the state folder's removal
-            }
-        }, "crucible-tree-removal");
-        t.setDaemon(true);
-        t.start();
-        treeRemoval = t;
+        treeRemoval.start(tree);
     }
 
     private void awaitTreeRemoval() {
-        Thread t = treeRemoval;
-        if (t == null) return;
-        try {
-            t.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        treeRemoval = null;
+        treeRemoval.await();
     }
 }

@@ -1,0 +1,90 @@
+package dev.crucible.verifier;
+
+import dev.crucible.files.TreeDelete;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Removes used grading trees on a thread of its own (nothing reads one once its report is made), and bounds how long
+ * an episode's close waits for that: an agent's 150,000 files take minutes to unlink on a disk that discards on unlink
+ * (rt34 many-files: the CLI wrote result.json and then never exited). Past the bound the removal stops and what is
+ * left is handed off: moved out of the state folder into the temporary folder and removed there by a detached
+ * {@code rm -rf} that outlives the CLI, or, where that folder is another file system (the attempt's disk volume),
+ * left in place for the volume's unmount.
+ */
+final class TreeRemoval {
+    /** How long close waits for a removal before handing the rest off. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+    private volatile Thread thread;
+    private volatile Path tree;
+    private final AtomicBoolean stop = new AtomicBoolean();
+
+    /** Starts removing {@code t}, after the previous removal ended (the next grading tree may take its name). */
+    void start(Path t) {
+        await();
+        stop.set(false);
+        Thread th = new Thread(() -> {
+            try {
+                TreeDelete.delete(t, stop::get);
+            } catch (IOException | RuntimeException e) {
+                // left for the next grading's delete of the same name, or the state folder's removal
+            }
+        }, "crucible-tree-removal");
+        th.setDaemon(true);
+        tree = t;
+        thread = th;
+        th.start();
+    }
+
+    /** Waits for the running removal to end, however long it takes (a new grading tree of the same name follows). */
+    void await() {
+        join(thread, 0);
+        thread = null;
+    }
+
+    /**
+     * Waits at most {@code wait}; a removal still running then is stopped and its rest handed off. Returns null when
+     * the removal ended in time, else where the rest went.
+     */
+    String finish(Duration wait) {
+        Thread th = thread;
+        if (th == null) return null;
+        join(th, Math.max(1, wait.toMillis()));
+        thread = null;
+        if (!th.isAlive()) return null;
+        stop.set(true);
+        join(th, 5_000); // it stops before its next entry
+        return handOff(tree);
+    }
+
+    /** Moves {@code t} to the temporary folder and starts a detached rm -rf on it; left in place where that cannot be done. */
+    static String handOff(Path t) {
+        if (t == null || !Files.exists(t, LinkOption.NOFOLLOW_LINKS)) return null;
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        try {
+            if (!Files.getFileStore(t).equals(Files.getFileStore(tmp))) return t + ": left for its volume's removal";
+            Path dst = tmp.resolve("crucible-removing-" + System.nanoTime() + "-" + t.getFileName());
+            Files.move(t, dst, StandardCopyOption.ATOMIC_MOVE); // a rename: instant, whatever the tree holds
+            new ProcessBuilder("setsid", "rm", "-rf", "--one-file-system", "--", dst.toString())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            return dst + ": being removed by a detached rm -rf";
+        } catch (IOException | RuntimeException e) {
+            return t + ": left in place (" + e.getMessage() + ")";
+        }
+    }
+
+    private static void join(Thread th, long ms) {
+        if (th == null) return;
+        try {
+            th.join(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
