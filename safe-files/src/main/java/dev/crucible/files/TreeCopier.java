@@ -80,7 +80,8 @@ public final class TreeCopier {
 
             @Override
             public FileVisitResult visitFileFailed(Path file, IOException e) {
-                stats.skip(from.relativize(file).toString(), e instanceof NoSuchFileException ? "vanished while copied" : "unreadable: " + e.getMessage());
+                String rel = from.relativize(file).toString();
+                stats.skip(rel, e instanceof NoSuchFileException ? vanished(rel) : "unreadable: " + e.getMessage());
                 return FileVisitResult.CONTINUE;
             }
         });
@@ -112,9 +113,17 @@ public final class TreeCopier {
         } catch (NotCopiedException e) {
             stats.skip(rel, e.reason());
         } catch (NoSuchFileException e) {
-            stats.skip(rel, "vanished while copied");
+            stats.skip(rel, vanished(rel));
         }
         return false;
+    }
+
+    /**
+     * Why a file the walk listed could not be found when copied: gone meanwhile, or a name that is not valid UTF-8
+     * (the JVM decodes such bytes as U+FFFD, and the name it encodes back is another one), which host code cannot open.
+     */
+    static String vanished(String rel) {
+        return rel.indexOf('\uFFFD') >= 0 ? "its name is not valid UTF-8; not copied (host code cannot name such a file)" : "vanished while copied";
     }
 
     private static boolean multiplyLinked(Path src) {
@@ -156,7 +165,7 @@ public final class TreeCopier {
             stats.link();
             return true;
         } catch (NoSuchFileException e) {
-            stats.skip(rel, "vanished while copied");
+            stats.skip(rel, vanished(rel));
             return false;
         } catch (java.nio.file.NotLinkException e) {
             stats.skip(rel, "was replaced while copied; not copied");
