@@ -74,13 +74,13 @@ public final class IsolatedTestSuite implements Strategy {
             GradingPhases.since("setup", t0);
             isolated = inner.grade(v, ctx.withOracle(cfg));
         }
+        // No record (the trusted run broke before its session ended) falls back to nothing: what the trusted process
+        // reported stands, and tests it did not report are missing. Only tests the record says cannot run split are
+        // graded again in-process (OracleReport#fallsBack), so the code under test cannot choose where it is graded.
         OracleReport record = OracleReport.read(out);
-        // no record: the oracle's run broke before its session ended; everything is graded in-process instead
-        if (!Files.isRegularFile(out)) return labelled(inner.grade(v, ctx), true, "the oracle's run left no record: " + isolated.reason());
         if (isolated.reason() != null && isolated.reason().startsWith("test command timed out")) return labelled(isolated, true, null);
-        List<String> fallback = isolated.tests().stream().map(TestCase::id).filter(id -> !record.isolated(id)).toList();
-        if (fallback.isEmpty() && !isolated.tests().isEmpty()) return merged(v, isolated, null, record);
-        return merged(v, isolated, inner.grade(v, ctx), record);
+        boolean fallback = !record.modules().isEmpty() || isolated.tests().stream().anyMatch(t -> record.fallsBack(t.id()));
+        return merged(v, isolated, fallback ? inner.grade(v, ctx) : null, record);
     }
 
     /** Why the oracle does not grade this run (null: it does). */
@@ -124,16 +124,17 @@ public final class IsolatedTestSuite implements Strategy {
         List<TestCase> reported = new ArrayList<>();
         List<String> fellBack = new ArrayList<>();
         for (TestCase t : isolated.tests()) {
-            if (record.isolated(t.id())) {
+            TestCase again = record.fallsBack(t.id()) ? byId.get(t.id()) : null;
+            if (again == null) {
                 reported.add(t.withIntegrity(TestCase.ISOLATED));
             } else {
-                TestCase again = byId.getOrDefault(t.id(), t);
                 reported.add(again.withIntegrity(TestCase.IN_PROCESS));
                 fellBack.add(t.id());
             }
             byId.remove(t.id());
         }
-        byId.values().forEach(t -> {
+        // tests the isolated run never collected: only those of a module the record says needs in-process grading
+        byId.values().stream().filter(t -> record.fallsBack(t.id())).forEach(t -> {
             reported.add(t.withIntegrity(TestCase.IN_PROCESS));
             fellBack.add(t.id());
         });

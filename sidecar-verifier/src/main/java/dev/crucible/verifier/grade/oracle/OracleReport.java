@@ -40,12 +40,18 @@ public record OracleReport(Map<String, Test> tests, Map<String, String> modules,
 
     public static OracleReport empty() { return new OracleReport(Map.of(), Map.of(), 0, 0, List.of()); }
 
-    /** Whether {@code nodeId}'s verdict may be taken from the isolated run. */
-    public boolean isolated(String nodeId) {
-        Test t = tests.get(nodeId);
-        if (t == null || !t.isolated()) return false;
+    /**
+     * Whether {@code nodeId} is graded by the in-process run instead: only when the trusted side recorded that the
+     * test itself cannot run split (it, or its module at collection, raised NeedsInProcess). A test the record does
+     * not name (its module's collection broke, the worker died, no record was written) is never re-run in-process:
+     * the code under test could otherwise break its worker on purpose to be graded where it can reach the verdict.
+     * Its isolated verdict stands (a test that did not run is missing, so failed).
+     */
+    public boolean fallsBack(String nodeId) {
         String file = nodeId.contains("::") ? nodeId.substring(0, nodeId.indexOf("::")) : nodeId;
-        return !modules.containsKey(file);
+        if (modules.containsKey(file)) return true;
+        Test t = tests.get(nodeId);
+        return t != null && !t.isolated();
     }
 
     /** Test ids and test files whose verdict must come from in-process grading. */

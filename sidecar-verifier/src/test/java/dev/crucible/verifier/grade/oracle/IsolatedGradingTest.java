@@ -54,6 +54,17 @@ class IsolatedGradingTest {
     }
 
     @Test
+    void codeThatKillsItsWorkerOnPurposeIsNotGradedInProcessInstead() {
+        // before: every test the isolated run could not report was graded again in-process, where the code runs
+        // beside the verdict; a blind red-team exploit broke its worker at import to get there and reached reward 1
+        VerifyReport r = grade(project("oracle/exploits/worker-exits-at-import"), "", List.of());
+        assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(0.0);
+        assertThat(r.tests().details()).as(r.details().toString()).isNotEmpty()
+                .noneMatch(t -> TestCase.IN_PROCESS.equals(t.integrity()));
+        assertThat(integrity(r)).doesNotContainKey("inProcessBecause");
+    }
+
+    @Test
     void aTestThatCannotRunSplitFallsBackAloneAndTheRewardSaysSo() {
         VerifyReport r = grade(project("integrity/honest/pickles-by-qualname"), "", List.of("tests/test_pickle.py::test_a_wrapper_pickles_by_reference"));
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
