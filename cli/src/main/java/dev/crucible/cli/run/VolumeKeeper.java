@@ -53,8 +53,10 @@ final class VolumeKeeper {
                 @Override
                 public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
                     Path t = to.resolve(from.relativize(f).toString());
-                    if (a.isSymbolicLink()) Files.createSymbolicLink(t, Files.readSymbolicLink(f));
-                    else if (a.isRegularFile()) untrimmed[0] += move(f, t, volume);
+                    if (a.isSymbolicLink()) {
+                        Files.createSymbolicLink(t, Files.readSymbolicLink(f));
+                        sameOwner(f, t);
+                    } else if (a.isRegularFile()) untrimmed[0] += move(f, t, volume);
                     else notKept.add(from.relativize(f) + " (not a regular file, folder or link)");
                     if (untrimmed[0] >= PIECE) {
                         volume.trim();
@@ -74,6 +76,7 @@ final class VolumeKeeper {
                     Path t = to.resolve(from.relativize(d).toString());
                     Set<PosixFilePermission> p = Files.getPosixFilePermissions(d, LinkOption.NOFOLLOW_LINKS);
                     Files.setPosixFilePermissions(t, p);
+                    sameOwner(d, t);
                     return FileVisitResult.CONTINUE;
                 }
             });
@@ -127,10 +130,21 @@ final class VolumeKeeper {
             }
             if (out.size() < pos) out.write(ByteBuffer.wrap(new byte[1]), pos - 1); // a file ending in zeros keeps its length
         }
+        sameOwner(f, t); // before the mode: a change of owner would clear it
         Files.setPosixFilePermissions(t, Files.getPosixFilePermissions(f, LinkOption.NOFOLLOW_LINKS));
         Files.setLastModifiedTime(t, Files.getLastModifiedTime(f, LinkOption.NOFOLLOW_LINKS));
         Files.delete(f);
         return pos - pieceStart;
+    }
+
+    /**
+     * The copy keeps the owner of what the agent made (the box's uid, never root's): the kept tree is root's
+     * otherwise, and a person or a later tool would then find the agent's files owned by root on the host.
+     * Set-id bits are never copied (POSIX permissions carry none).
+     */
+    private static void sameOwner(Path from, Path to) throws IOException {
+        Files.setAttribute(to, "unix:uid", Files.getAttribute(from, "unix:uid", LinkOption.NOFOLLOW_LINKS), LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(to, "unix:gid", Files.getAttribute(from, "unix:gid", LinkOption.NOFOLLOW_LINKS), LinkOption.NOFOLLOW_LINKS);
     }
 
     private static boolean zeros(ByteBuffer b) {
