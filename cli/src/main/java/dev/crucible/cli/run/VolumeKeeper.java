@@ -38,6 +38,9 @@ final class VolumeKeeper {
         Path to = dir.root().resolve(KEPT);
         List<String> notKept = new ArrayList<>();
         long[] untrimmed = {0}; // bytes moved since the volume was last trimmed: many small files add up too
+        // a file with hard links is moved once and linked for its other names: moving each name would punch the
+        // shared data out from under the names still to come (and copy it once per name)
+        java.util.Map<Object, Path> movedInodes = new java.util.HashMap<>();
         dev.crucible.verifier.TreeCopy.delete(from.resolve(state));
         volume.trim();
         try {
@@ -56,7 +59,17 @@ final class VolumeKeeper {
                     if (a.isSymbolicLink()) {
                         Files.createSymbolicLink(t, Files.readSymbolicLink(f));
                         sameOwner(f, t);
-                    } else if (a.isRegularFile()) untrimmed[0] += move(f, t, volume);
+                    } else if (a.isRegularFile()) {
+                        Path earlier = a.fileKey() == null ? null : movedInodes.get(a.fileKey());
+                        if (earlier != null) {
+                            Files.createLink(t, earlier);
+                            Files.delete(f);
+                        } else {
+                            boolean linked = ((Number) Files.getAttribute(f, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).intValue() > 1;
+                            untrimmed[0] += move(f, t, volume, linked);
+                            if (linked && a.fileKey() != null) movedInodes.put(a.fileKey(), t);
+                        }
+                    }
                     else notKept.add(from.relativize(f) + " (not a regular file, folder or link)");
                     if (untrimmed[0] >= PIECE) {
                         volume.trim();
@@ -108,7 +121,10 @@ final class VolumeKeeper {
      * Copies {@code f} to {@code t} piece by piece, each piece punched out of {@code f} and trimmed from the volume once
      * copied, then deletes {@code f}; returns the bytes of its last piece, not trimmed yet.
      */
-    static long move(Path f, Path t, DiskVolume volume) throws IOException {
+    static long move(Path f, Path t, DiskVolume volume) throws IOException { return move(f, t, volume, false); }
+
+    /** As above; {@code keepSource}: its data is not punched out piece by piece (other names share it), only its name goes. */
+    static long move(Path f, Path t, DiskVolume volume, boolean keepSource) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(BLOCK);
         long pos = 0;
         long pieceStart = 0;
@@ -122,7 +138,7 @@ final class VolumeKeeper {
                 buf.flip();
                 if (!zeros(buf)) while (buf.hasRemaining()) out.write(buf, pos + buf.position());
                 pos += n;
-                if (pos - pieceStart >= PIECE && pos < size) {
+                if (!keepSource && pos - pieceStart >= PIECE && pos < size) {
                     punch(f, pieceStart, pos - pieceStart);
                     volume.trim();
                     pieceStart = pos;

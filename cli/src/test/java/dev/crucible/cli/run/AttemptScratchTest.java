@@ -43,6 +43,11 @@ class AttemptScratchTest {
             java.util.Arrays.fill(real, (byte) 1);
             Files.write(ws.resolve("real.bin"), real);
             Files.createSymbolicLink(ws.resolve("passwd"), Path.of("/etc/passwd"));
+            byte[] shared = new byte[20 << 20]; // over a 16 MiB piece: moving one name must not punch out the others' data
+            java.util.Arrays.fill(shared, (byte) 7);
+            Files.write(ws.resolve("linked-a.bin"), shared);
+            Files.createLink(ws.resolve("linked-b.bin"), ws.resolve("linked-a.bin"));
+            Files.createLink(ws.resolve("linked-c.bin"), ws.resolve("linked-a.bin"));
             new ProcessBuilder("mkfifo", ws.resolve("fifo").toString()).start().waitFor();
             Files.writeString(s.stateDir().resolve("grading-copy"), "state");
             s.holdAgentLog();
@@ -59,6 +64,12 @@ class AttemptScratchTest {
         assertThat(DiskVolumeBytes.allocated(ws.resolve("sparse.bin"))).as("holes stay holes").isLessThan(1L << 20);
         assertThat(Files.size(ws.resolve("real.bin"))).isEqualTo(40L << 20);
         assertThat(Files.isSymbolicLink(ws.resolve("passwd"))).isTrue();
+        for (String n : java.util.List.of("linked-a.bin", "linked-b.bin", "linked-c.bin")) {
+            byte[] got = Files.readAllBytes(ws.resolve(n));
+            assertThat(got.length).as(n).isEqualTo(20 << 20);
+            assertThat(got[0] == 7 && got[got.length - 1] == 7 && got[(17 << 20)] == 7).as(n + " keeps its data").isTrue();
+        }
+        assertThat(Files.getAttribute(ws.resolve("linked-c.bin"), "unix:nlink")).as("kept as one file with three names").isEqualTo(3);
         assertThat(ws.resolve("fifo")).doesNotExist();
         assertThat(dir.root().resolve("not-kept.txt")).content().contains("fifo").doesNotContain("a.py", "passwd", "real.bin");
         assertThat(dir.sandbox().resolve(AttemptScratch.STATE)).doesNotExist();
