@@ -54,6 +54,24 @@ class IsolatedGradingTest {
     }
 
     @Test
+    void aTestThatImportsFromCachedByteCodeStaysIsolated() {
+        // the import system's marshal.loads of a .pyc is not the test turning the tree's bytes into code; before, it sent
+        // the test (and in the integrity fixture every test of test_parse.py, via pytest.raises' lazy imports) in-process
+        Path ws = project("integrity/honest/value-type-own-eq");
+        Fixtures.write(ws.resolve("tests/test_lazy_import.py"), String.join("\n", "import importlib", "import py_compile", "import sys", "",
+                "", "def test_imports_a_module_from_its_pyc(tmp_path):",
+                "    src = tmp_path / 'lazy_helper.py'",
+                "    src.write_text('VALUE = 41 + 1\\n')",
+                "    py_compile.compile(str(src), cfile=importlib.util.cache_from_source(str(src)))",
+                "    sys.path.insert(0, str(tmp_path))",
+                "    import lazy_helper",
+                "    assert lazy_helper.VALUE == 42", ""));
+        VerifyReport r = grade(ws, "", List.of("tests/test_lazy_import.py::test_imports_a_module_from_its_pyc"));
+        assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
+        assertThat(r.tests().details()).as(r.details().toString()).allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
+    }
+
+    @Test
     void codeThatKillsItsWorkerOnPurposeIsNotGradedInProcessInstead() {
         // before: every test the isolated run could not report was graded again in-process, where the code runs
         // beside the verdict; a blind red-team exploit broke its worker at import to get there and reached reward 1
