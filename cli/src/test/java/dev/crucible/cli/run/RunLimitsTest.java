@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +56,11 @@ class RunLimitsTest {
         assertThat(res.path("phase").asText()).isEqualTo("Hacked");
         assertThat(res.path("verdict").asText()).isEqualTo("hacked");
         assertThat(res.path("reward").asDouble()).isZero();
-        assertThat(res.path("hackFindings").get(0).path("action").asText()).isEqualTo("terminate");
+        // the finding that counts carries the policy's action (an info finding beside it is only recorded)
+        List<JsonNode> counted = new java.util.ArrayList<>();
+        res.path("hackFindings").forEach(f -> { if (!f.path("severity").asText().equals("info")) counted.add(f); });
+        assertThat(counted).as(res.path("hackFindings").toString()).isNotEmpty()
+                .allSatisfy(f -> assertThat(f.path("action").asText()).isEqualTo("terminate"));
         assertThat(LocalRuns.processesWith(marker)).isZero();
         assertThat(r.out()).contains("the hack policy terminated the episode");
     }
