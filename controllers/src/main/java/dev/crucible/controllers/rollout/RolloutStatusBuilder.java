@@ -42,6 +42,7 @@ public final class RolloutStatusBuilder {
             s.reward = old.reward;
             s.testReward = old.testReward;
             s.verdict = old.verdict;
+            s.integrity = old.integrity;
             s.tests = old.tests;
             s.verifierReport = old.verifierReport;
             s.hackFindings = old.hackFindings;
@@ -61,6 +62,7 @@ public final class RolloutStatusBuilder {
             s.reward = d.result().reward();
             s.testReward = d.result().testReward();
             s.verdict = d.result().verdict();
+            s.integrity = d.result().integrity();
             s.tests = d.result().tests();
             s.hackFindings = d.result().hackFindings();
             s.turns = d.result().turns();

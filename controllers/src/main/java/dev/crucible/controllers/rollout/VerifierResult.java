@@ -5,6 +5,7 @@ import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.common.HackFinding;
 import dev.crucible.api.v1alpha1.rollout.TestCounts;
 import dev.crucible.contract.VerifierResultJson;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 
@@ -13,10 +14,11 @@ import java.util.List;
  * {@link VerifierResultJson}, as the Rollout status types hold it. Parsing never throws: bad input is a
  * {@link Parsed#error()}.
  */
-public record VerifierResult(Double reward, Double testReward, String verdict, TestCounts tests, List<HackFinding> hackFindings,
+public record VerifierResult(Double reward, Double testReward, String verdict, String integrity, TestCounts tests, List<HackFinding> hackFindings,
                              int countedFindings, Integer turns, PhaseName phase, String reason, String message, String report) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    // A newer sidecar may add fields the status types lack: they stay in the report, never wedge the reconcile.
+    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     /** Either a result or why there is none. */
     public record Parsed(VerifierResult result, String error) {
@@ -34,7 +36,7 @@ public record VerifierResult(Double reward, Double testReward, String verdict, T
         }
         VerifierResultJson.Result r = p.result();
         List<HackFinding> findings = r.hackFindings() == null ? null : r.hackFindings().stream().map(f -> as(f, HackFinding.class)).toList();
-        return new Parsed(new VerifierResult(r.reward(), r.testReward(), r.verdict(), as(r.tests(), TestCounts.class), findings,
+        return new Parsed(new VerifierResult(r.reward(), r.testReward(), r.verdict(), r.integrity(), as(r.tests(), TestCounts.class), findings,
                 r.countedFindings(), r.turns(), r.phase(), r.reason(), r.message(), r.report()), null);
     }
 

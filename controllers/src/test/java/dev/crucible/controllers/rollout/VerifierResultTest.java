@@ -1,6 +1,8 @@
 package dev.crucible.controllers.rollout;
 
 import dev.crucible.contract.PhaseName;
+import dev.crucible.contract.VerifierResultJson;
+import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
@@ -23,6 +25,37 @@ class VerifierResultTest {
         assertThat(r.phase()).isEqualTo(PhaseName.Succeeded);
         assertThat(r.hackFindings()).isNull();
         assertThat(r.report()).startsWith("{\"reward\":1.0").contains("\"extra\":\"ignored\"");
+    }
+
+    @Test
+    void everyFieldTheSidecarWritesReachesTheStatusTypes() {
+        // What the sidecar writes through the contract, every field set: the operator must read all of it (a field
+        // the status types lacked once left every real-node rollout in Verifying with a ReconcileError).
+        var tests = new VerifierResultJson.Tests(3, 1, 0, 0, 4, 1, 1, 2, 3, 4);
+        var finding = new VerifierResultJson.Finding("test-file-modified", "high", "r1", "tests/t.py", "sha256 changed",
+                "2026-01-01T00:00:00Z", 3, "terminate");
+        String written = VerifierResultJson.write(new VerifierResultJson.Result(PhaseName.Hacked, "HackDetected", 7, 0.0, 0.75,
+                "partial", tests, 1, List.of(finding), null, "why", null, "isolated"));
+        var parsed = VerifierResult.parse(written);
+        assertThat(parsed.error()).isNull();
+        var r = parsed.result();
+        assertThat(r.integrity()).isEqualTo("isolated");
+        assertThat(r.tests().isolated).isEqualTo(4);
+        assertThat(r.tests().passToPassTotal).isEqualTo(3);
+        assertThat(r.testReward()).isEqualTo(0.75);
+        assertThat(r.hackFindings()).singleElement().satisfies(f -> {
+            assertThat(f.step).isEqualTo(3);
+            assertThat(f.rule).isEqualTo("r1");
+        });
+    }
+
+    @Test
+    void aFieldTheStatusTypesDoNotKnowIsKeptInTheReportNotAnError() {
+        var parsed = VerifierResult.parse("""
+                {"reward":1.0,"verdict":"pass","tests":{"passed":1,"total":1,"fromANewerSidecar":7},"phase":"Succeeded"}""");
+        assertThat(parsed.error()).isNull();
+        assertThat(parsed.result().tests().passed).isEqualTo(1);
+        assertThat(parsed.result().report()).contains("fromANewerSidecar");
     }
 
     @Test

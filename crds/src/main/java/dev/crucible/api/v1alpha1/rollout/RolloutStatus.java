@@ -24,6 +24,9 @@ public class RolloutStatus {
     public Double testReward;
     @JsonPropertyDescription("Verifier verdict: pass, fail, partial, error.")
     public String verdict;
+    @JsonPropertyDescription("Where the reward's test verdicts came from: isolated (every counted test ran split from the agent's code by the isolated oracle) or in-process; absent where no test suite was graded.")
+    @ValidationRule(value = "self == 'isolated' || self == 'in-process'", message = "integrity must be isolated or in-process")
+    public String integrity;
     public TestCounts tests;
     @JsonPropertyDescription("The verifier's full JSON report, shortened to 64 KiB.")
     public String verifierReport;

@@ -18,4 +18,6 @@ public class TestCounts {
     @JsonPropertyDescription("PASS_TO_PASS tests that still pass, of passToPassTotal.")
     public Integer passToPassPassed;
     public Integer passToPassTotal;
+    @JsonPropertyDescription("How many tests the isolated oracle graded, each split from the agent's code; null where it did not grade.")
+    public Integer isolated;
 }
