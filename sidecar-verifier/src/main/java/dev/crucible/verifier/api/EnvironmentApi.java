@@ -40,6 +40,8 @@ public final class EnvironmentApi {
     private final long maxBody;
     private final ApiToken token;
     private HttpServer server;
+    /** Requests whose answer is not yet written: {@link #close} waits for them. */
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     public EnvironmentApi(Vertx vertx, EpisodeHolder episodes, SidecarMetrics metrics, long maxBody, ApiToken token) {
         this.vertx = vertx;
@@ -51,6 +53,11 @@ public final class EnvironmentApi {
 
     public Router router() {
         Router r = Router.router(vertx);
+        r.route().handler(ctx -> {
+            inFlight.incrementAndGet();
+            ctx.addEndHandler(done -> inFlight.decrementAndGet()); // written, failed, or the client went away
+            ctx.next();
+        });
         r.route().handler(this::authenticate);
         r.route().handler(BodyHandler.create(false).setBodyLimit(maxBody));
         r.post("/v1/reset").handler(ctx -> blocking(ctx, () -> episodes.reset()));
@@ -80,7 +87,27 @@ public final class EnvironmentApi {
 
     public int port() { return server == null ? -1 : server.actualPort(); }
 
-    public Future<Void> close() { return server == null ? Future.succeededFuture() : server.close(); }
+    /** {@link #close(Duration)} with 5 s of grace. */
+    public Future<Void> close() { return close(Duration.ofSeconds(5)); }
+
+    /**
+     * Closes once every answer in flight is written, or after {@code grace}: the run ends the moment a trainer's
+     * /v1/verify grades, and closing at once cut that very answer off (the client saw the connection reset).
+     */
+    public Future<Void> close(Duration grace) {
+        if (server == null) return Future.succeededFuture();
+        io.vertx.core.Promise<Void> closed = io.vertx.core.Promise.promise();
+        closeWhenIdle(System.nanoTime() + grace.toNanos(), closed);
+        return closed.future();
+    }
+
+    private void closeWhenIdle(long until, io.vertx.core.Promise<Void> closed) {
+        if (inFlight.get() <= 0 || System.nanoTime() > until) {
+            server.close().onComplete(closed);
+        } else {
+            vertx.setTimer(20, t -> closeWhenIdle(until, closed));
+        }
+    }
 
     private void authenticate(RoutingContext ctx) {
         if ("/healthz".equals(ctx.normalizedPath()) || token.accepts(ctx.request().getHeader("Authorization"))) {

@@ -108,6 +108,7 @@ public final class PodSidecar {
             String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit(),
                     message, turns);
             Files.writeString(settings.resultFile(), json);
+            api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS); // the trainer's verify answer goes out first
             return json;
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);

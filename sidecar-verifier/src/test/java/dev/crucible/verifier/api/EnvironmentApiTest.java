@@ -91,6 +91,19 @@ class EnvironmentApiTest {
     }
 
     @Test
+    void closingWaitsForTheAnswerInFlight() throws Exception {
+        // The CLI closes the API the moment /v1/verify grades; the answer being written must still arrive.
+        post("/v1/reset", null);
+        CompletableFuture<HttpResponse<String>> slow = http.sendAsync(request("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"sleep 1; echo slow\"}}"),
+                HttpResponse.BodyHandlers.ofString());
+        Thread.sleep(300);
+        api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        HttpResponse<String> answer = slow.get(10, TimeUnit.SECONDS);
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(json(answer).get("observation").asText()).contains("slow");
+    }
+
+    @Test
     void concurrentStepGets409() throws Exception {
         post("/v1/reset", null);
         CompletableFuture<HttpResponse<String>> slow = http.sendAsync(request("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"sleep 3; echo slow\"}}"),
