@@ -92,6 +92,9 @@ class RealNodeTest {
         assertThat(honest.getStatus().phase).isEqualTo(PhaseName.Succeeded);
         assertThat(honest.getStatus().reward).isEqualTo(1.0);
         assertThat(honest.getStatus().members.get(0).node).isEqualTo("real-0");
+        // pods have no box for the isolated oracle's worker yet: graded in-process, and the status says so
+        assertThat(honest.getStatus().integrity).as("status.integrity").isEqualTo("in-process");
+        assertThat(honest.getStatus().tests.passed).as("status.tests.passed").isPositive();
         VerifierResult fromPod = verifierResult("honest");
         assertThat(fromPod.reward()).isEqualTo(1.0);
         assertThat(fromPod.countedFindings()).isZero();
