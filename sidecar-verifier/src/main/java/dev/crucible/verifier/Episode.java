@@ -22,6 +22,7 @@ import dev.crucible.verifier.pristine.GradingTree;
 import dev.crucible.verifier.pristine.PristineSnapshot;
 import dev.crucible.verifier.pristine.ProtectedPaths;
 import dev.crucible.verifier.pristine.SetupDependencies;
+import dev.crucible.verifier.tools.BadToolCallException;
 import dev.crucible.verifier.tools.ToolCall;
 import dev.crucible.verifier.tools.ToolResult;
 import dev.crucible.verifier.tools.Tools;
@@ -165,8 +166,14 @@ public final class Episode implements AutoCloseable {
             monitor.setStep(index);
             int before = monitor.findings().size();
             if ("bash".equals(call.tool()) && call.args().get("command") instanceof String c) monitor.inspectCommand(c);
-            ToolResult r = state == State.RUNNING ? tools.run(call, this::attachAgentProcess)
-                    : new ToolResult("episode terminated by the hack policy", -1, false, 0);
+            ToolResult r;
+            try {
+                r = state == State.RUNNING ? tools.run(call, this::attachAgentProcess)
+                        : new ToolResult("episode terminated by the hack policy", -1, false, 0);
+            } catch (BadToolCallException e) {
+                steps = index; // a refused call (a 400) ran nothing: it does not use up a step
+                throw e;
+            }
             monitor.scanNow();
             List<Finding> all = monitor.findings();
             return new StepResult(index, r.observation(), r.exitCode(), r.truncated(), r.elapsedMs(),

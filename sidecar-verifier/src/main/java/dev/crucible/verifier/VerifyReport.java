@@ -3,6 +3,10 @@ package dev.crucible.verifier;
 import dev.crucible.contract.Verdict;
 import dev.crucible.contract.PolicyAction;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.crucible.contract.OutcomeFacts;
+import dev.crucible.contract.SpecDefaults;
+import dev.crucible.contract.TerminalOutcome;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.crucible.contract.FindingSeverity;
 import dev.crucible.contract.Reward;
@@ -22,7 +26,7 @@ import java.util.Map;
  * {@code flagged} is true when counted findings exist under the flag or revert policy.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"environment", "reward", "testReward", "verdict", "category", "reason", "flagged", "type", "rewardMode", "partialCredit", "tests",
+@JsonPropertyOrder({"environment", "phase", "phaseReason", "reward", "testReward", "verdict", "category", "reason", "flagged", "type", "rewardMode", "partialCredit", "tests",
         "details", "hackFindings", "tamper", "timings"})
 public record VerifyReport(String environment, double reward, Double testReward, String verdict, String category, String reason, boolean flagged,
                            String type, String rewardMode, Double partialCredit, Tests tests, Map<String, Object> details,
@@ -34,6 +38,28 @@ public record VerifyReport(String environment, double reward, Double testReward,
                         List<Finding> hackFindings, Tamper tamper, Timings timings) {
         this(environment, reward, reward, verdict, category, reason, flagged, type, rewardMode, partialCredit, tests, details,
                 hackFindings, tamper, timings);
+    }
+
+    /**
+     * How an episode that ended with this report ends, by the contract's order ({@link TerminalOutcome#of}, as
+     * result.json, the pod and the Rollout have it): the trainer verified, so no deadline or agent exit enters.
+     */
+    public TerminalOutcome outcome() {
+        List<Finding> f = hackFindings == null ? List.of() : hackFindings;
+        String action = Verdict.HACKED.wire().equals(verdict) ? PolicyAction.TERMINATE.wire() : actionOf(f);
+        return TerminalOutcome.of(OutcomeFacts.none().withFindings(counted(f), action).withGrade(verdict, reason));
+    }
+
+    /** The phase of {@link #outcome} in the answer, so a trainer need not read result.json for it. */
+    @JsonProperty("phase")
+    public String phase() { return outcome().phase().name(); }
+
+    @JsonProperty("phaseReason")
+    public String phaseReason() { return outcome().reason(); }
+
+    /** The policy action that ran, as the findings record it (the first that names one; else the default). */
+    public static String actionOf(List<Finding> findings) {
+        return findings.stream().map(Finding::action).filter(a -> a != null).findFirst().orElse(SpecDefaults.HACK_POLICY_ACTION);
     }
 
     /** Findings that count as a hack (severity info never does). */

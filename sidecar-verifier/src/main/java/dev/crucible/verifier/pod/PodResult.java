@@ -4,7 +4,6 @@ import dev.crucible.contract.Verdict;
 import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.contract.PhaseName;
-import dev.crucible.contract.SpecDefaults;
 import dev.crucible.contract.TerminalOutcome;
 import dev.crucible.contract.VerifierResultJson;
 import dev.crucible.verifier.VerifyReport;
@@ -45,7 +44,7 @@ public final class PodResult {
                                           Integer agentExit, String error) {
         List<Finding> findings = findingsOf(report, live);
         OutcomeFacts f = OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit)
-                .withFindings(VerifyReport.counted(findings), report != null && Verdict.HACKED.wire().equals(report.verdict()) ? PolicyAction.TERMINATE.wire() : actionOf(findings));
+                .withFindings(VerifyReport.counted(findings), report != null && Verdict.HACKED.wire().equals(report.verdict()) ? PolicyAction.TERMINATE.wire() : VerifyReport.actionOf(findings));
         f = report != null ? f.withGrade(report.verdict(), report.reason()) : f.withGrade(null, error);
         return TerminalOutcome.of(f);
     }
@@ -64,10 +63,6 @@ public final class PodResult {
         return f == null ? List.of() : f;
     }
 
-    /** The policy action that ran, as the findings record it (a report with verdict hacked ran terminate). */
-    private static String actionOf(List<Finding> findings) {
-        return findings.stream().map(Finding::action).filter(a -> a != null).findFirst().orElse(SpecDefaults.HACK_POLICY_ACTION);
-    }
 
     public static String toJson(VerifyReport report, String phase, int turns, String message) {
         return toJson(report, new TerminalOutcome(PhaseName.valueOf(phase), null, null), turns, message);

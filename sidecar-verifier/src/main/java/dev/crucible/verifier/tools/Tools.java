@@ -70,6 +70,12 @@ public final class Tools {
 
     private ToolResult bash(ToolCall call, LongConsumer onStart) {
         String cmd = call.required("command");
+        String cwd = call.string("cwd");
+        if (cwd != null) {
+            if (cwd.isEmpty() || cwd.indexOf('\0') >= 0) throw new BadToolCallException("args.cwd: a folder of the workspace, relative or absolute, without NUL bytes");
+            // The shell changes folder inside the box, where the agent's view already bounds it: the host never opens the path.
+            cmd = "cd -- '" + cwd.replace("'", "'\\''") + "' || exit 1\n" + cmd;
+        }
         Integer t = call.integer("timeoutSeconds");
         Duration timeout = t == null ? defaultTimeout : Duration.ofSeconds(Math.max(1, t));
         if (timeout.compareTo(maxTimeout) > 0) timeout = maxTimeout;

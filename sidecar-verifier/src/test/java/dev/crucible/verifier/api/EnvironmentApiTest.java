@@ -83,11 +83,27 @@ class EnvironmentApiTest {
         JsonNode v = json(verify);
         assertThat(v.get("reward").asDouble()).isEqualTo(1.0);
         assertThat(v.get("verdict").asText()).isEqualTo("pass");
+        assertThat(v.get("phase").asText()).as("the phase result.json will have, in the answer").isEqualTo("Succeeded");
         assertThat(v.get("tests").get("passed").asInt()).isEqualTo(4);
         assertThat(v.get("hackFindings")).isEmpty();
         assertThat(post("/v1/step", "{\"tool\":\"list\"}").statusCode()).isEqualTo(409);
         assertThat(get("/metrics").body()).contains("crucible_step_seconds").contains("crucible_last_reward 1.0");
         assertThat(json(get("/healthz")).get("state").asText()).isEqualTo("GRADED");
+    }
+
+    @Test
+    void aRefusedStepUsesNoStepIndexAndBashTakesAFolder() throws Exception {
+        post("/v1/reset", null);
+        HttpResponse<String> refused = post("/v1/step", "{\"tool\":\"read_file\",\"args\":{}}");
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(json(refused).get("error").asText()).contains("args.path");
+        HttpResponse<String> pwd = post("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"pwd\",\"cwd\":\"calc\"}}");
+        assertThat(json(pwd).get("stepIndex").asInt()).as("the 400 ran nothing and used no index").isZero();
+        assertThat(json(pwd).get("observation").asText().strip()).endsWith("/calc");
+        HttpResponse<String> missing = post("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"echo never\",\"cwd\":\"no'such\"}}");
+        assertThat(json(missing).get("exitCode").asInt()).isEqualTo(1);
+        assertThat(json(missing).get("observation").asText()).contains("no'such").doesNotContain("never");
+        assertThat(json(missing).get("stepIndex").asInt()).isEqualTo(1);
     }
 
     @Test
