@@ -177,7 +177,7 @@ public final class Episode implements AutoCloseable {
             monitor.scanNow();
             List<Finding> all = monitor.findings();
             return new StepResult(index, r.observation(), r.exitCode(), r.truncated(), r.elapsedMs(),
-                    all.subList(before, all.size()), state == State.TERMINATED);
+                    all.subList(before, all.size()), state == State.TERMINATED, VerifyReport.counted(all) > 0);
         } finally {
             lock.unlock();
         }

@@ -100,6 +100,7 @@ class EnvironmentApiTest {
         HttpResponse<String> pwd = post("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"pwd\",\"cwd\":\"calc\"}}");
         assertThat(json(pwd).get("stepIndex").asInt()).as("the 400 ran nothing and used no index").isZero();
         assertThat(json(pwd).get("observation").asText().strip()).endsWith("/calc");
+        assertThat(json(pwd).get("rewardFloored").asBoolean()).as("an honest step floors nothing").isFalse();
         HttpResponse<String> missing = post("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"echo never\",\"cwd\":\"no'such\"}}");
         assertThat(json(missing).get("exitCode").asInt()).isEqualTo(1);
         assertThat(json(missing).get("observation").asText()).contains("no'such").doesNotContain("never");
