@@ -120,6 +120,12 @@ public final class RunCommand implements Callable<Integer> {
                 }
             }
         }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--port") && inputs.rollouts().stream().noneMatch(RunInputs.RolloutDoc::interactive)) {
+            // a trainer that asked for the API would otherwise wait on a port nobody opens while an agent runs
+            return invalid(err, "--port: serves the environment API of interactive rollouts, but every rollout given is embedded ("
+                    + inputs.rollouts().get(0).name() + " runs its own agent command); pass the environment's manifest alone"
+                    + " (-f DIR/environment.yaml) to serve the API");
+        }
         o.println("crucible run: " + inputs.rollouts().size() + " rollout" + (inputs.rollouts().size() == 1 ? "" : "s") + " × " + attempts
                 + " attempt" + (attempts == 1 ? "" : "s") + " → " + outDir);
         o.flush();

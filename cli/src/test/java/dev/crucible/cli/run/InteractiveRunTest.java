@@ -73,6 +73,13 @@ class InteractiveRunTest {
     }
 
     @Test
+    void askingForThePortOfAFolderWhoseRolloutIsEmbeddedIsRefused() {
+        LocalRuns.Run r = LocalRuns.run("-f", LocalRuns.example().toString(), "--port", "0");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--port: serves the environment API of interactive rollouts").contains("environment.yaml");
+    }
+
+    @Test
     void aTrainerThatNeverVerifiesTimesOut(@TempDir Path dir) throws Exception {
         LocalRuns.withoutSetup(LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("idle", "interactive", null, 5)));
         LocalRuns.Run r = LocalRuns.run("-f", dir.resolve("env").toString(), "--out", dir.resolve("out").toString(), "--print-token");
