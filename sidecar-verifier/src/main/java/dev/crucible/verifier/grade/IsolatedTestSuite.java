@@ -105,9 +105,12 @@ public final class IsolatedTestSuite implements Strategy {
         return out;
     }
 
-    /** The in-process outcome, each pytest test and the reward labelled in-process. */
+    /**
+     * The in-process outcome, each test and the reward labelled in-process: any runner but the oracle's (a wrapper,
+     * unittest, go, cargo, a JS runner) runs tests and code in one process, so its results say so too.
+     */
     private static Outcome labelled(Outcome o, boolean pytest, String why) {
-        if (!pytest) return o;
+        if (!pytest && o.tests().isEmpty()) return o; // no test suite was graded: nothing to label
         List<TestCase> tests = o.tests().stream().map(t -> t.withIntegrity(TestCase.IN_PROCESS)).toList();
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         Map<String, Object> integrity = new LinkedHashMap<>();

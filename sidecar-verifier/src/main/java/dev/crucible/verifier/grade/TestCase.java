@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * One test in a report; {@code group} is failToPass, passToPass or other (SWE-bench semantics).
- * {@code integrity}: where its verdict came from, for pytest graded by the isolated oracle: {@code isolated} (the
+ * {@code integrity}: where its verdict came from: {@code isolated} (pytest graded by the isolated oracle: the
  * test's assertions ran in the trusted grading process, the code under test in a boxed worker) or {@code in-process}
  * (the test could not run split and was graded as before); null where the oracle did not grade.
  */

@@ -1,5 +1,7 @@
 package dev.crucible.verifier.grade.runner;
 
+import dev.crucible.verifier.grade.TestCase;
+
 import static dev.crucible.verifier.grade.runner.RunnerFixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,6 +37,9 @@ class WrappedRunnersTest {
                 .containsEntry("tests/test_calc.py::test_wrong", "failed").hasSize(3);
         assertThat(r.reason()).contains("1 of 3 tests did not pass");
         assertThat(r.details()).containsEntry("runner", "pytest").containsEntry("perTest", true);
+        // a wrapper runs pytest in its own process: no oracle, and the report says so with the reason
+        assertThat(r.details().get("integrity")).asString().contains("reward=in-process").contains("not a pytest command");
+        assertThat(r.tests().details()).allSatisfy(t -> assertThat(t.integrity()).isEqualTo(TestCase.IN_PROCESS));
         assertThat(r.hackFindings()).isEmpty();
 
         VerifyReport excluded = grade(dir.resolve("py-excluded"), verifier("make test",
@@ -72,6 +77,7 @@ class WrappedRunnersTest {
                 "calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n"
                         + "func TestSub(t *testing.T) {\n\tt.Run(\"inner case\", func(t *testing.T) {})\n}\n");
         VerifyReport r = grade(dir.resolve("go"), verifier("bash ci.sh", ""), repo);
+        assertThat(r.details().get("integrity")).as("go builds tests and code into one binary").asString().contains("reward=in-process");
         assertThat(statuses(r)).containsEntry("example.com/calc::TestAdd", "passed").containsEntry("example.com/calc::TestSub", "passed")
                 .containsEntry("example.com/calc::TestSub/inner_case", "passed").containsEntry("example.com/calc::TestAdd #2", "passed").hasSize(4);
         assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
