@@ -93,7 +93,7 @@ public final class VerifierResultJson {
      */
     public static String write(Result r) {
         for (int keep = 16; ; keep = keep / 2) {
-            String json = render(r, keep);
+            String json = WellFormedText.of(render(r, keep)); // a lone surrogate (or a cut through a pair) would fail the file write
             if (json.getBytes(StandardCharsets.UTF_8).length <= MAX_BYTES || keep == 0) {
                 return json;
             }

@@ -360,14 +360,15 @@ public final class LocalRollout {
                 : outcome.decide(doc.environment().verifierEnv().spec().hackPolicy().action(), doc.deadlineSeconds());
         RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), steps, (System.nanoTime() - t0) / 1_000_000,
                 workspace, snapshots.refs(), execution == null ? null : execution.summary());
+        String where = " → " + dir.result();
         try {
             Files.createDirectories(dir.root());
             Files.writeString(dir.result(), Json.write(r, true) + "\n");
         } catch (IOException io) {
             progress.info("could not write " + dir.result() + ": " + io.getMessage());
+            where = "; result.json NOT written";
         }
-        progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict())
-                + " → " + dir.result());
+        progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict()) + where);
         result = r;
         return r;
     }
