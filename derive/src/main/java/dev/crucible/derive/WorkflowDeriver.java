@@ -22,6 +22,25 @@ public final class WorkflowDeriver {
     public static final int DEFAULT_TEST_TIMEOUT_SECONDS = 1800;
     public static final int DEFAULT_LINT_TIMEOUT_SECONDS = 600;
 
+    private final boolean runRepositorySteps;
+
+    public WorkflowDeriver() {
+        this(false);
+    }
+
+    private WorkflowDeriver(boolean runRepositorySteps) {
+        this.runRepositorySteps = runRepositorySteps;
+    }
+
+    /**
+     * A deriver that may run a needed job's step in an export of the commit to compute a matrix CI computes
+     * at run time ({@code fromJSON(needs.…outputs…)}): repository code on this machine, so only where the user
+     * asked to derive from that repository (the CLI), never in the operator.
+     */
+    public static WorkflowDeriver runningRepositorySteps() {
+        return new WorkflowDeriver(true);
+    }
+
     /** Derives from the workflow file at {@code commit} (or the working tree when commit is null). */
     public Derivation derive(Path repo, String commit, String workflowPath, String job, Map<String, String> matrix,
             String testStepOverride) throws DerivationException {
@@ -96,6 +115,8 @@ public final class WorkflowDeriver {
         Workflow workflow = WorkflowParser.parse(file, text);
         List<String> notes = new ArrayList<>();
         WorkflowJob job = JobChooser.choose(workflow, request.job(), notes, readFile);
+        job = ComputedMatrix.resolve(text, workflow, job, readFile,
+                runRepositorySteps && request.repo() != null ? new ProducingSteps(request.repo(), commit) : null, notes);
         try {
             return deriveJob(request, workflow, job, commit, readFile, notes);
         } catch (ExpressionEvaluator.SyntaxError e) {
@@ -121,7 +142,9 @@ public final class WorkflowDeriver {
         NeededArtifacts.resolve(workflow, job, steps, commit, readFile, notes);
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         if (!roles.lintIsTheVerifier()) {
-            SetupPruning.prune(steps, new SetupPruning.DerivedVerifierInput(roles.verifier()));
+            SetupPruning.DerivedVerifierInput tests = new SetupPruning.DerivedVerifierInput(roles.verifier());
+            SetupPruning.prune(steps, tests);
+            ScriptSteps.prune(steps, tests.commandText(), readFile);
             ProjectInstalls.makeEditable(steps);
             ToxFlattening.flatten(roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
