@@ -88,6 +88,59 @@ final class ComputedMatrix {
 
     private static Object fromProducer(String jobId, String output, String what, String workflowText, Workflow workflow,
             Function<String, String> readFile, StepRunner runner, List<String> notes) {
+        List<String> said = new ArrayList<>();
+        String text = produced(jobId, output, what, workflowText, workflow, runner, said);
+        Object v = text == null ? null : parsed(text);
+        if (v != null || text == null) {
+            notes.addAll(said);
+        } else {
+            notes.add(what + ": job '" + jobId + "' output '" + output + "' is not JSON: " + text.strip());
+        }
+        return v;
+    }
+
+    /**
+     * The {@code needs.J.outputs.O} the job reads (steps, env, conditions), each resolved as a computed matrix is
+     * (a literal, or the producing step run when allowed), as the expression context's {@code needs}: what stays
+     * unknown is reported where it is used, as before.
+     */
+    static Map<String, Object> neededOutputs(String workflowText, Workflow workflow, WorkflowJob job, StepRunner runner,
+            List<String> notes) {
+        StringBuilder text = new StringBuilder();
+        job.env().values().forEach(v -> text.append(v).append('\n'));
+        for (WorkflowStep s : job.steps()) {
+            text.append(s.run()).append('\n').append(s.ifCondition()).append('\n').append(s.name()).append('\n');
+            s.with().values().forEach(v -> text.append(v).append('\n'));
+            s.env().values().forEach(v -> text.append(v).append('\n'));
+        }
+        ExpressionContext.OpenMap needs = new ExpressionContext.OpenMap();
+        Matcher m = NEEDS_OUTPUT.matcher(text);
+        while (m.find()) {
+            String jobId = m.group(1);
+            String output = m.group(2);
+            if (!job.needs().contains(jobId)) {
+                continue;
+            }
+            ExpressionContext.OpenMap j = (ExpressionContext.OpenMap) needs.computeIfAbsent(jobId, k -> {
+                ExpressionContext.OpenMap x = new ExpressionContext.OpenMap();
+                x.put("outputs", new ExpressionContext.OpenMap());
+                return x;
+            });
+            ExpressionContext.OpenMap outputs = (ExpressionContext.OpenMap) j.get("outputs");
+            if (outputs.containsKey(output)) {
+                continue;
+            }
+            String v = produced(jobId, output, "needs." + jobId + ".outputs." + output, workflowText, workflow, runner, notes);
+            if (v != null) {
+                outputs.put(output, v.strip());
+            }
+        }
+        return needs;
+    }
+
+    /** The text job {@code jobId} gives as output {@code output}, with what was done said in {@code notes}; null: unknown. */
+    private static String produced(String jobId, String output, String what, String workflowText, Workflow workflow,
+            StepRunner runner, List<String> notes) {
         WorkflowJob producer = workflow.jobs().get(jobId);
         Object outputs = jobsMap(workflowText).get(jobId) instanceof Map<?, ?> j ? j.get("outputs") : null;
         Object template = outputs instanceof Map<?, ?> o ? o.get(output) : null;
@@ -96,7 +149,7 @@ final class ComputedMatrix {
         }
         Matcher step = STEP_OUTPUT.matcher(String.valueOf(template));
         if (!step.matches()) {
-            Object v = String.valueOf(template).contains("${{") ? null : parsed(String.valueOf(template));
+            String v = String.valueOf(template).contains("${{") ? null : String.valueOf(template);
             if (v != null) {
                 notes.add(what + ": job '" + jobId + "' output '" + output + "' is written out in the workflow");
             }
@@ -109,10 +162,9 @@ final class ComputedMatrix {
             return null;
         }
         String literal = literalOutput(s.run(), name);
-        Object v = literal == null ? null : parsed(literal);
-        if (v != null) {
+        if (literal != null) {
             notes.add(what + ": read from job '" + jobId + "' step '" + stepId + "', which writes it as a literal");
-            return v;
+            return literal;
         }
         if (runner == null) {
             return null;
@@ -126,14 +178,9 @@ final class ComputedMatrix {
             }
             String written = runner.run(script, s.workingDirectory());
             String out = written == null ? null : outputValue(written, name);
-            v = out == null ? null : parsed(out);
-            if (v != null) {
-                notes.add(what + ": ran job '" + jobId + "' step '" + stepId + "' in a checkout of the commit; it wrote "
-                        + out.strip());
-            } else {
-                notes.add(what + ": ran job '" + jobId + "' step '" + stepId + "', which wrote no JSON '" + name + "' output");
-            }
-            return v;
+            notes.add(out != null ? what + ": ran job '" + jobId + "' step '" + stepId + "' in a checkout of the commit; it wrote "
+                    + out.strip() : what + ": ran job '" + jobId + "' step '" + stepId + "', which wrote no '" + name + "' output");
+            return out;
         } catch (IOException e) {
             notes.add(what + ": running job '" + jobId + "' step '" + stepId + "' failed: " + e.getMessage());
             return null;

@@ -115,24 +115,26 @@ public final class WorkflowDeriver {
         Workflow workflow = WorkflowParser.parse(file, text);
         List<String> notes = new ArrayList<>();
         WorkflowJob job = JobChooser.choose(workflow, request.job(), notes, readFile);
-        job = ComputedMatrix.resolve(text, workflow, job, readFile,
-                runRepositorySteps && request.repo() != null ? new ProducingSteps(request.repo(), commit) : null, notes);
+        ComputedMatrix.StepRunner runner = runRepositorySteps && request.repo() != null
+                ? new ProducingSteps(request.repo(), commit) : null;
+        job = ComputedMatrix.resolve(text, workflow, job, readFile, runner, notes);
+        Map<String, Object> needs = ComputedMatrix.neededOutputs(text, workflow, job, runner, notes);
         try {
-            return deriveJob(request, workflow, job, commit, readFile, notes);
+            return deriveJob(request, workflow, job, commit, readFile, needs, notes);
         } catch (ExpressionEvaluator.SyntaxError e) {
             throw new DerivationException(file, job.id(), job.line(), e.getMessage());
         }
     }
 
     private Derivation deriveJob(DerivationRequest request, Workflow workflow, WorkflowJob job, String commit,
-            Function<String, String> readFile, List<String> notes) throws DerivationException {
+            Function<String, String> readFile, Map<String, Object> needs, List<String> notes) throws DerivationException {
         String file = workflow.file();
         MatrixChooser.Choice choice = MatrixChooser.choose(file, job, request.matrix(), commit, notes);
         Set<String> userEnv = new LinkedHashSet<>();
         Map<String, String> env = resolveEnv(workflow.env(), new LinkedHashMap<>(), choice.combination(), commit,
                 userEnv, notes, "workflow");
         env = resolveEnv(job.env(), env, choice.combination(), commit, userEnv, notes, "job");
-        ExpressionContext context = new ExpressionContext(choice.combination(), env, commit);
+        ExpressionContext context = new ExpressionContext(choice.combination(), env, commit).withNeeds(needs);
         jobNotes(job, context, notes);
 
         String image = job.containerImage() == null ? null
@@ -294,8 +296,9 @@ public final class WorkflowDeriver {
                     + ", which are not provided here: tests that need them will fail until you provide them");
         }
         if (!job.needs().isEmpty()) {
-            notes.add("the job needs " + job.needs() + " in CI; their outputs are not available here (artifacts it "
-                    + "downloads from them are made in setup by running their steps)");
+            notes.add("the job needs " + job.needs() + " in CI: artifacts it downloads from them are made in setup by "
+                    + "running their steps; outputs it reads are taken from the step that writes them (see the notes above), "
+                    + "the rest are reported where they are used");
         }
     }
 
