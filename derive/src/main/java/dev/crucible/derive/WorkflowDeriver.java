@@ -141,6 +141,7 @@ public final class WorkflowDeriver {
                 : ExpressionTemplates.substitute(job.containerImage(), context).text();
         RunDefaults defaults = workflow.defaults().overriddenBy(job.defaults());
         List<PlannedStep> steps = new StepPlanner(file, job, context, env, defaults, readFile).plan();
+        ToolInstalls.recognise(steps);
         NeededArtifacts.resolve(workflow, job, steps, commit, readFile, notes);
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         if (!roles.lintIsTheVerifier()) {

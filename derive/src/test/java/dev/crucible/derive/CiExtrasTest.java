@@ -86,4 +86,27 @@ class CiExtrasTest {
         assertThat(d.steps().get(2).decision()).as(d.steps().get(2).reason()).isEqualTo(Disposition.SETUP);
         assertThat(d.setupScript()).contains("scripts/build").contains("./scripts/gen");
     }
+
+    @Test
+    void pipxInstallingAPythonToolIsAToolchainRequest() throws Exception {
+        Derivation d = derive("""
+                on: [push]
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: actions/setup-python@v5
+                        with:
+                          python-version: "3.12"
+                      - run: pipx install poetry==1.8.3
+                      - run: pipx install nox && pipx install black
+                      - run: poetry install
+                      - run: poetry run pytest
+                """);
+        assertThat(d.toolchains()).containsEntry("poetry", "1.8.3").doesNotContainKey("nox");
+        assertThat(d.steps().get(1).decision()).isEqualTo(Disposition.TOOLCHAIN);
+        assertThat(d.steps().get(1).reason()).contains("pipx install poetry==1.8.3: needs poetry 1.8.3");
+        assertThat(d.setupScript()).doesNotContain("pipx install poetry").contains("poetry install")
+                .contains("pipx install nox && pipx install black"); // black is no tool the runtime installs: kept as written
+    }
 }
