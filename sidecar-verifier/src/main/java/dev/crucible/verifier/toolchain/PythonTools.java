@@ -117,7 +117,8 @@ public final class PythonTools {
      * if it has one on PATH, is used), as for the other toolchains.
      */
     static ExecEnvironment provision(ExecEnvironment e, Path python, Map<String, String> machineEnv, StringBuilder log) throws IOException {
-        List<ToolchainResolver.Choice> asked = e.toolchains().stream().filter(c -> isTool(c.language())).toList();
+        // a tool without a usable version or interpreter already carries its warning (ToolchainResolver)
+        List<ToolchainResolver.Choice> asked = e.toolchains().stream().filter(c -> isTool(c.language()) && c.used() != null).toList();
         if (asked.isEmpty()) return e;
         if (python == null) {
             for (ToolchainResolver.Choice c : asked) e = e.withWarning(c.language() + ": no Python interpreter here to install it with");

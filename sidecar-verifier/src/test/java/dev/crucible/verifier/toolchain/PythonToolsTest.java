@@ -53,6 +53,15 @@ class PythonToolsTest {
     }
 
     @Test
+    void aToolWithABadVersionIsAWarningAtProvisioningNotAFailure(@TempDir Path dir) throws Exception {
+        ExecEnvironment e = ExecEnvironments.plan("bad-tool-test", "k", Map.of("poetry", "tip"), Map.of(), false,
+                dir.resolve("envs"), InstalledToolchains.machine(), System.getenv());
+        ExecEnvironment p = ExecEnvironments.provision(e, new StringBuilder());
+        assertThat(p.warnings()).anyMatch(w -> w.contains("spec.setup.toolchains.poetry"));
+        assertThat(PythonTools.binDir(p.prefix()).resolve("poetry")).doesNotExist();
+    }
+
+    @Test
     void uvIsProvisionedAndItsLockedFlowRunsOfflineAfterSetup(@TempDir Path dir) throws Exception {
         ExecEnvironment e = ExecEnvironments.plan("uv-tools-test", "k", Map.of("python", "3", "uv", "latest"), Map.of(), true,
                 dir.resolve("envs"), InstalledToolchains.machine(), System.getenv());
