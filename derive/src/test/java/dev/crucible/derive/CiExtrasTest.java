@@ -31,7 +31,12 @@ class CiExtrasTest {
     void aScriptThatOnlyBuildsAndChecksDistributionsAndDocsIsLeftOutWithTheReason() throws Exception {
         // encode/httpx: scripts/build is `python -m build`, `twine check dist/*`, `mkdocs build`; the tests use none of it
         script("scripts/install", "#!/bin/sh -e\npip install -r requirements.txt\n");
-        script("scripts/check", "#!/bin/sh -e\nset -x\nruff format --check src tests\nmypy src\n");
+        script("scripts/check", "#!/bin/sh -e\nexport SOURCE_FILES=\"src tests\"\nset -x\n./scripts/sync-version\n"
+                + "ruff format --check $SOURCE_FILES\nmypy $SOURCE_FILES\n");
+        // httpx's version check: reads two files and compares, changes nothing
+        script("scripts/sync-version", "#!/bin/sh -e\nV=$(grep -o -E '[0-9]+' CHANGELOG.md | sed -n 2p)\n"
+                + "W=$(grep -o -E '[0-9]+' src/__version__.py | head -1)\necho \"V: $V\"\nif [ \"$V\" != \"$W\" ]; then\n"
+                + "    echo \"mismatch\" >&2\n    exit 1\nfi\n");
         script("scripts/build", "#!/bin/sh -e\nif [ -d 'venv' ] ; then\n    PREFIX=\"venv/bin/\"\nelse\n    PREFIX=\"\"\nfi\nset -x\n"
                 + "${PREFIX}python -m build\n${PREFIX}twine check dist/*\n${PREFIX}mkdocs build\n");
         script("scripts/test", "#!/bin/sh\nset -ex\ncoverage run -m pytest \"$@\"\n");
@@ -61,7 +66,8 @@ class CiExtrasTest {
         assertThat(d.setupScript()).contains("scripts/install").doesNotContain("scripts/build").doesNotContain("scripts/check");
         assertThat(d.steps().get(4).decision()).isEqualTo(Disposition.DROPPED);
         assertThat(d.steps().get(4).reason()).contains("scripts/build").contains("twine check").contains("mkdocs build");
-        assertThat(d.steps().get(3).reason()).contains("scripts/check").contains("lints (ruff format --check src tests)");
+        assertThat(d.steps().get(3).reason()).contains("scripts/check").contains("lints (ruff format --check $SOURCE_FILES)")
+                .contains("runs scripts/sync-version, which only reads and compares files");
         assertThat(d.verifier().command()).isEqualTo("scripts/test");
     }
 
@@ -69,6 +75,8 @@ class CiExtrasTest {
     void aScriptWhoseOutputTheTestsReadOrThatDoesMoreIsKept() throws Exception {
         script("scripts/build", "#!/bin/bash\nset -e\npython -m build\ntwine check dist/*\n");
         script("scripts/gen", "#!/bin/sh -e\npython -m build\npython tools/generate.py\n");
+        script("scripts/lint", "#!/bin/sh -e\nscripts/stamp\nruff check .\n");
+        script("scripts/stamp", "#!/bin/sh -e\nV=$(cat VERSION)\necho \"__version__ = '$V'\" > src/_version.py\n");
         Derivation d = derive("""
                 on: [push]
                 jobs:
@@ -80,11 +88,14 @@ class CiExtrasTest {
                           python-version: "3.12"
                       - run: scripts/build
                       - run: ./scripts/gen
+                      - run: scripts/lint
                       - run: pip install dist/*.whl && pytest
                 """);
         assertThat(d.steps().get(1).decision()).as(d.steps().get(1).reason()).isEqualTo(Disposition.SETUP);
         assertThat(d.steps().get(2).decision()).as(d.steps().get(2).reason()).isEqualTo(Disposition.SETUP);
-        assertThat(d.setupScript()).contains("scripts/build").contains("./scripts/gen");
+        // a script that writes a file the tests may import is kept, and so is the lint script that runs it
+        assertThat(d.steps().get(3).decision()).as(d.steps().get(3).reason()).isEqualTo(Disposition.SETUP);
+        assertThat(d.setupScript()).contains("scripts/build").contains("./scripts/gen").contains("scripts/lint");
     }
 
     @Test
