@@ -38,6 +38,11 @@ final class ActionMapping {
             Map.entry("dtolnay/rust-toolchain", new String[] {"rust", "toolchain", null}),
             Map.entry("actions-rs/toolchain", new String[] {"rust", "toolchain", null}),
             Map.entry("astral-sh/setup-uv", new String[] {"uv", "version", null}),
+            // Python project tools: the runtime installs them from the package index (sidecar PythonTools)
+            Map.entry("snok/install-poetry", new String[] {"poetry", "version", null}),
+            Map.entry("abatilo/actions-poetry", new String[] {"poetry", "poetry-version", null}),
+            Map.entry("pdm-project/setup-pdm", new String[] {"pdm", "version", null}),
+            Map.entry("wntrblm/nox", new String[] {"nox", "nox-version", null}),
             Map.entry("pnpm/action-setup", new String[] {"pnpm", "version", null}),
             Map.entry("oven-sh/setup-bun", new String[] {"bun", "bun-version", null}),
             Map.entry("denoland/setup-deno", new String[] {"deno", "deno-version", null}),
@@ -59,6 +64,13 @@ final class ActionMapping {
                     + "|actions/setup-(python|node)/cache|hendrikmuhs/ccache-action|mozilla-actions/sccache-action)");
 
     private ActionMapping() {
+    }
+
+    /** The toolchain a setup action asks for and the input naming its version ({@code [python, python-version]}), or null. */
+    static String[] toolchainInput(String uses) {
+        String action = (uses.contains("@") ? uses.substring(0, uses.indexOf('@')) : uses).toLowerCase(Locale.ROOT);
+        return TOOLCHAINS.entrySet().stream().filter(t -> t.getKey().toLowerCase(Locale.ROOT).equals(action))
+                .map(t -> new String[] {t.getValue()[0], t.getValue()[1]}).findFirst().orElse(null);
     }
 
     /**

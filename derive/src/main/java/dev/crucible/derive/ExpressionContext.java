@@ -7,8 +7,9 @@ import java.util.Map;
  * What {@code ${{ }}} expressions can see when a workflow is derived locally rather than run on GitHub.
  * matrix and env are known exactly; runner describes the Linux machine the environment runs on;
  * secrets and configuration variables are never known, they become shell variables the user provides;
- * everything about the triggering event ({@code github.event}, {@code steps}, {@code needs}, inputs) is
- * unknown, so conditions on it are reported rather than guessed.
+ * everything about the triggering event ({@code github.event}, {@code steps}, inputs) is unknown, so
+ * conditions on it are reported rather than guessed; {@code needs} holds the needed jobs' outputs that could
+ * be resolved ({@link ComputedMatrix#neededOutputs}).
  */
 @SuppressWarnings("unchecked")
 final class ExpressionContext {
@@ -58,6 +59,14 @@ final class ExpressionContext {
         ExpressionContext c = new ExpressionContext(Map.of(), Map.of(), null);
         c.roots.putAll(roots);
         c.roots.put("env", new LinkedHashMap<String, Object>(env));
+        return c;
+    }
+
+    /** The same context with the {@code needs} outputs that could be resolved (the rest stay unknown). */
+    ExpressionContext withNeeds(Map<String, Object> needs) {
+        ExpressionContext c = withEnv(Map.of());
+        c.roots.put("env", roots.get("env"));
+        c.roots.put("needs", needs);
         return c;
     }
 

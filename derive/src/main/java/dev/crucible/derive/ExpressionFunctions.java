@@ -119,7 +119,8 @@ final class ExpressionFunctions {
         }
     }
 
-    private static Object fromJsonNode(JsonNode n) {
+    /** JSON as expression values (numbers as doubles, as fromJSON gives them). */
+    static Object fromJsonNode(JsonNode n) {
         if (n.isObject()) {
             Map<String, Object> m = new LinkedHashMap<>();
             n.fields().forEachRemaining(e -> m.put(e.getKey(), fromJsonNode(e.getValue())));

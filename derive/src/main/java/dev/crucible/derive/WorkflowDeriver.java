@@ -22,6 +22,25 @@ public final class WorkflowDeriver {
     public static final int DEFAULT_TEST_TIMEOUT_SECONDS = 1800;
     public static final int DEFAULT_LINT_TIMEOUT_SECONDS = 600;
 
+    private final boolean runRepositorySteps;
+
+    public WorkflowDeriver() {
+        this(false);
+    }
+
+    private WorkflowDeriver(boolean runRepositorySteps) {
+        this.runRepositorySteps = runRepositorySteps;
+    }
+
+    /**
+     * A deriver that may run a needed job's step in an export of the commit to compute a matrix CI computes
+     * at run time ({@code fromJSON(needs.…outputs…)}): repository code on this machine, so only where the user
+     * asked to derive from that repository (the CLI), never in the operator.
+     */
+    public static WorkflowDeriver runningRepositorySteps() {
+        return new WorkflowDeriver(true);
+    }
+
     /** Derives from the workflow file at {@code commit} (or the working tree when commit is null). */
     public Derivation derive(Path repo, String commit, String workflowPath, String job, Map<String, String> matrix,
             String testStepOverride) throws DerivationException {
@@ -96,32 +115,39 @@ public final class WorkflowDeriver {
         Workflow workflow = WorkflowParser.parse(file, text);
         List<String> notes = new ArrayList<>();
         WorkflowJob job = JobChooser.choose(workflow, request.job(), notes, readFile);
+        ComputedMatrix.StepRunner runner = runRepositorySteps && request.repo() != null
+                ? new ProducingSteps(request.repo(), commit) : null;
+        job = ComputedMatrix.resolve(text, workflow, job, readFile, runner, notes);
+        Map<String, Object> needs = ComputedMatrix.neededOutputs(text, workflow, job, runner, notes);
         try {
-            return deriveJob(request, workflow, job, commit, readFile, notes);
+            return deriveJob(request, workflow, job, commit, readFile, needs, notes);
         } catch (ExpressionEvaluator.SyntaxError e) {
             throw new DerivationException(file, job.id(), job.line(), e.getMessage());
         }
     }
 
     private Derivation deriveJob(DerivationRequest request, Workflow workflow, WorkflowJob job, String commit,
-            Function<String, String> readFile, List<String> notes) throws DerivationException {
+            Function<String, String> readFile, Map<String, Object> needs, List<String> notes) throws DerivationException {
         String file = workflow.file();
         MatrixChooser.Choice choice = MatrixChooser.choose(file, job, request.matrix(), commit, notes);
         Set<String> userEnv = new LinkedHashSet<>();
         Map<String, String> env = resolveEnv(workflow.env(), new LinkedHashMap<>(), choice.combination(), commit,
                 userEnv, notes, "workflow");
         env = resolveEnv(job.env(), env, choice.combination(), commit, userEnv, notes, "job");
-        ExpressionContext context = new ExpressionContext(choice.combination(), env, commit);
+        ExpressionContext context = new ExpressionContext(choice.combination(), env, commit).withNeeds(needs);
         jobNotes(job, context, notes);
 
         String image = job.containerImage() == null ? null
                 : ExpressionTemplates.substitute(job.containerImage(), context).text();
         RunDefaults defaults = workflow.defaults().overriddenBy(job.defaults());
         List<PlannedStep> steps = new StepPlanner(file, job, context, env, defaults, readFile).plan();
+        ToolInstalls.recognise(steps);
         NeededArtifacts.resolve(workflow, job, steps, commit, readFile, notes);
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         if (!roles.lintIsTheVerifier()) {
-            SetupPruning.prune(steps, new SetupPruning.DerivedVerifierInput(roles.verifier()));
+            SetupPruning.DerivedVerifierInput tests = new SetupPruning.DerivedVerifierInput(roles.verifier());
+            SetupPruning.prune(steps, tests);
+            ScriptSteps.prune(steps, tests.commandText(), readFile);
             ProjectInstalls.makeEditable(steps);
             ToxFlattening.flatten(roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
@@ -271,8 +297,9 @@ public final class WorkflowDeriver {
                     + ", which are not provided here: tests that need them will fail until you provide them");
         }
         if (!job.needs().isEmpty()) {
-            notes.add("the job needs " + job.needs() + " in CI; their outputs are not available here (artifacts it "
-                    + "downloads from them are made in setup by running their steps)");
+            notes.add("the job needs " + job.needs() + " in CI: artifacts it downloads from them are made in setup by "
+                    + "running their steps; outputs it reads are taken from the step that writes them (see the notes above), "
+                    + "the rest are reported where they are used");
         }
     }
 

@@ -113,7 +113,8 @@ public final class DeriveCommand implements Callable<Integer> {
         Derivation d;
         try {
             if (workflow != null) {
-                d = new WorkflowDeriver().derive(repo, commit, workflowPath(), job, matrix, testStep);
+                // the user derives from this repository: a step computing a fromJSON matrix may run (ProducingSteps)
+                d = WorkflowDeriver.runningRepositorySteps().derive(repo, commit, workflowPath(), job, matrix, testStep);
             } else {
                 // none named: the workflows at the commit, test- and CI-named first; the first whose job runs tests
                 d = dev.crucible.derive.WorkflowFinder.derive(repo, commit, job, matrix, testStep);

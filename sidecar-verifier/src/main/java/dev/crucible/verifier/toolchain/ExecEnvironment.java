@@ -70,6 +70,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         m.put("HOME", home);
         if (m.containsKey("GOCACHE")) m.put("GOCACHE", home + "/.cache/go-build");
         m.putIfAbsent("CARGO_NET_OFFLINE", "true"); // no network in the box: cargo uses what setup fetched
+        PythonTools.afterSetup(m, home);
         pytestPluginVars(m);
         return m;
     }
@@ -88,6 +89,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         m.putIfAbsent("CARGO_NET_OFFLINE", "true");
         // cargo builds into ./target by default, and the grading tree is read-only (a per-test cargo run sets its own)
         m.putIfAbsent("CARGO_TARGET_DIR", resultsHome.resolve("cargo-target").toString());
+        PythonTools.afterSetup(m, resultsHome.toString());
         pytestPluginVars(m);
         return m;
     }

@@ -63,6 +63,8 @@ public final class ExecEnvironments {
             // a toolchain in /usr/bin keeps its place on PATH rather than jump ahead of /usr/local/bin
             c.bin().stream().filter(b -> !ExecEnvironment.isSystem(b) || !machinePath.contains(b.toString())).forEach(b -> path.add(b.toString()));
         }
+        List<String> tools = PythonTools.asked(toolchains);
+        if (!tools.isEmpty()) path.add(PythonTools.binDir(prefix).toString());
         for (String d : List.of("go/bin", "cargo/bin", "npm/bin", "home/.local/bin")) path.add(prefix.resolve(d).toString());
         for (String d : machinePath) {
             // shims would pick another interpreter than the one chosen here
@@ -94,6 +96,7 @@ public final class ExecEnvironments {
             vars.putAll(c.env());
             roots.addAll(c.roots());
         }
+        vars.putAll(PythonTools.planVars(prefix, venvDir, tools));
         if (setupEnv != null) vars.putAll(setupEnv);
         return new ExecEnvironment(name, key, prefix, venvDir, List.copyOf(path), vars, r.choices(), r.warnings(), roots, List.of(), List.of());
     }
@@ -125,7 +128,8 @@ public final class ExecEnvironments {
 
     /**
      * Makes the prefix's folders, the venv (from the chosen interpreter, seeing its installed
-     * packages read-only; {@code pip install} lands in the venv) and fetches a pinned Go release.
+     * packages read-only; {@code pip install} lands in the venv), fetches a pinned Go release and installs
+     * the Python project tools asked for ({@link PythonTools}).
      * What cannot be provisioned becomes a warning and the installed toolchain is used.
      */
     public static ExecEnvironment provision(ExecEnvironment e, StringBuilder log) throws IOException {
@@ -140,7 +144,9 @@ public final class ExecEnvironments {
         for (ToolchainResolver.Choice c : e.toolchains()) {
             if (c.goToolchain() != null) e = GoToolchains.provision(e, c, log);
         }
-        return e;
+        Path python = e.toolchains().stream().filter(c -> c.language().equals("python") && !c.bin().isEmpty()).findFirst()
+                .map(c -> c.bin().get(0).resolve("python3")).orElse(null);
+        return PythonTools.provision(e, python, System.getenv(), log);
     }
 
     /**

@@ -13,7 +13,8 @@ import java.util.Optional;
  * interpreter. Go: the installed one when it matches, else that exact release through the Go module
  * proxy's toolchain modules ({@code GOTOOLCHAIN}, fetched at setup). Rust: an installed rustup
  * toolchain (nightly when asked; rustup's dist server is not assumed reachable). Node: the nearest
- * installed. Languages present here but not asked for get their default, so every phase finds them.
+ * installed. Python project tools (uv, pdm, poetry, hatch, nox, tox): from the package index into the
+ * prefix ({@link PythonTools}). Languages present here but not asked for get their default, so every phase finds them.
  */
 public final class ToolchainResolver {
     /** Requests this runtime matches; anything else is reported as not provisioned. */
@@ -40,9 +41,12 @@ public final class ToolchainResolver {
         if (m.go() != null || w.containsKey("go")) go(w.get("go"), m, out);
         if (!m.rusts().isEmpty() || w.containsKey("rust")) rust(w.get("rust"), m, out);
         if (!m.nodes().isEmpty() || w.containsKey("node")) node(w.get("node"), m, out);
+        w.forEach((k, v) -> {
+            if (PythonTools.isTool(k)) out.add(tool(k, v, py));
+        });
         for (Choice c : out) if (c.warning() != null) warnings.add(c.warning());
         w.forEach((k, v) -> {
-            if (!KNOWN.contains(k)) warnings.add("toolchain " + k + " " + v + ": not provisioned by crucible; whatever this machine has on PATH is used");
+            if (!KNOWN.contains(k) && !PythonTools.isTool(k)) warnings.add("toolchain " + k + " " + v + ": not provisioned by crucible; whatever this machine has on PATH is used");
         });
         return new Resolution(List.copyOf(out), List.copyOf(warnings), py);
     }
@@ -55,6 +59,17 @@ public final class ToolchainResolver {
         if (!KNOWN.contains(language)) return true;
         return resolve(Map.of(language, version), m).choices().stream()
                 .filter(c -> c.language().equals(language)).allMatch(c -> c.warning() == null && c.used() != null);
+    }
+
+    /** A Python project tool (uv, poetry, …): installed from the package index at provisioning ({@link PythonTools}). */
+    private static Choice tool(String name, String wanted, InstalledToolchains.Python py) {
+        try {
+            String req = PythonTools.requirement(name, wanted);
+            String warning = py == null ? name + " " + wanted + ": no Python interpreter here to install it with" : null;
+            return new Choice(name, wanted, py == null ? null : req, List.of(), List.of(), Map.of(), warning, null);
+        } catch (IllegalArgumentException e) {
+            return new Choice(name, wanted, null, List.of(), List.of(), Map.of(), e.getMessage() + "; whatever this machine has on PATH is used", null);
+        }
     }
 
     private static InstalledToolchains.Python python(String wanted, InstalledToolchains m, List<Choice> out) {
