@@ -77,6 +77,12 @@ public final class DeriveCommand implements Callable<Integer> {
                     + "reward 1; exit 1 when the environment is unusable there, saying why")
     boolean baseline;
 
+    @Option(names = "--run-producing-steps",
+            description = "with --workflow: when a matrix or a needed job's output is computed by a step (fromJSON(needs.J.outputs.O))"
+                    + " that writes no literal, run that step with bash in an export of the commit (120 s) to read it. It is the"
+                    + " repository's code, run unboxed as you: off by default (the project's declared versions are used instead)")
+    boolean runProducingSteps;
+
     @Option(names = "--report", paramLabel = "FILE", description = "also write the step report as JSON to FILE")
     Path report;
 
@@ -113,8 +119,9 @@ public final class DeriveCommand implements Callable<Integer> {
         Derivation d;
         try {
             if (workflow != null) {
-                // the user derives from this repository: a step computing a fromJSON matrix may run (ProducingSteps)
-                d = WorkflowDeriver.runningRepositorySteps().derive(repo, commit, workflowPath(), job, matrix, testStep);
+                // a step computing a fromJSON matrix runs only when asked: it is the repository's code, unboxed (ProducingSteps)
+                d = (runProducingSteps ? WorkflowDeriver.runningRepositorySteps() : new WorkflowDeriver())
+                        .derive(repo, commit, workflowPath(), job, matrix, testStep);
             } else {
                 // none named: the workflows at the commit, test- and CI-named first; the first whose job runs tests
                 d = dev.crucible.derive.WorkflowFinder.derive(repo, commit, job, matrix, testStep);
