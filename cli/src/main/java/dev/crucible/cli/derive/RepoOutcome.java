@@ -30,10 +30,10 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
     /** Reads a finished (or killed) derive: {@code exit} is null when it was stopped at the time limit. */
     static RepoOutcome read(RepoList.Entry e, Integer exit, long limitSeconds, Path log, Path report, double seconds) {
         List<String> lines = lines(log);
-        double setup = setupSeconds(lines);
-        if (exit == null) {
-            return new RepoOutcome(e, "timeout", "stopped after the " + limitSeconds + " s limit, at: " + lastSaid(lines), "-", setup, seconds);
+        if (exit == null) { // a run stopped mid-setup records a setupMs that is not its setup's length: none shown
+            return new RepoOutcome(e, "timeout", "stopped after the " + limitSeconds + " s limit, at: " + lastSaid(lines), "-", -1, seconds);
         }
+        double setup = setupSeconds(lines);
         JsonNode r = readJson(report);
         String chose = r == null ? "" : r.path("workflow").asText() + " job " + r.path("job").asText();
         JsonNode base = r == null ? null : r.get("baseline");
