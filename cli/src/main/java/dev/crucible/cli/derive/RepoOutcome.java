@@ -33,7 +33,9 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
         if (exit == null) { // a run stopped mid-setup records a setupMs that is not its setup's length: none shown
             return new RepoOutcome(e, "timeout", "stopped after the " + limitSeconds + " s limit, at: " + lastSaid(lines), "-", -1, seconds);
         }
-        double setup = setupSeconds(lines);
+        JsonNode first = firstResult(lines);
+        JsonNode ms = first == null ? null : first.path("timings").get("setupMs");
+        double setup = ms == null || !ms.isNumber() ? -1 : ms.asDouble() / 1000;
         JsonNode r = readJson(report);
         String chose = r == null ? "" : r.path("workflow").asText() + " job " + r.path("job").asText();
         JsonNode base = r == null ? null : r.get("baseline");
@@ -53,7 +55,8 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
         if (base.path("usable").asBoolean()) {
             return new RepoOutcome(e, "usable", chose + "; verifier: " + oneLine(r.path("verifier").path("command").asText()), tests, setup, seconds);
         }
-        return new RepoOutcome(e, "unusable", chose + ": " + withLogLine(base.path("unusable").asText()), tests, setup, seconds);
+        return new RepoOutcome(e, "unusable", chose + ": " + withLogLine(base.path("unusable").asText()) + graderSaid(first),
+                tests, setup, seconds);
     }
 
     /** The last line derive said about itself, else the log's last line: the reason a failed row shows. */
@@ -79,23 +82,32 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
         return reason + " (last line: " + (last.length() > 200 ? last.substring(0, 200) + "…" : last) + ")";
     }
 
-    /** setupMs of the first baseline run: its folder is the one derive names on stderr. */
-    private static double setupSeconds(List<String> lines) {
+    /** The first baseline run's result.json: its folder is the one derive names on stderr. */
+    private static JsonNode firstResult(List<String> lines) {
         for (String l : lines) {
             Matcher m = RUNS.matcher(l);
             if (!m.find()) continue;
             Path first = Path.of(m.group(1)).resolve("baseline-1");
-            if (!Files.isDirectory(first)) return -1;
+            if (!Files.isDirectory(first)) return null;
             try (Stream<Path> files = Files.walk(first)) {
-                Path result = files.filter(p -> p.getFileName().toString().equals("result.json")).findFirst().orElse(null);
-                JsonNode t = readJson(result);
-                JsonNode ms = t == null ? null : t.path("timings").get("setupMs");
-                return ms == null || !ms.isNumber() ? -1 : ms.asDouble() / 1000;
+                return readJson(files.filter(p -> p.getFileName().toString().equals("result.json")).findFirst().orElse(null));
             } catch (IOException | java.io.UncheckedIOException ex) {
-                return -1;
+                return null;
             }
         }
-        return -1;
+        return null;
+    }
+
+    /**
+     * "Graded fail" names no cause when the suite reported no tests; the grader's own reason does (alacritty: a git
+     * dependency cargo cannot fetch offline), so a row whose run reported none carries it.
+     */
+    static String graderSaid(JsonNode result) {
+        if (result == null || result.path("tests").path("total").asInt() > 0) return "";
+        String why = result.path("verifierReport").path("reason").asText("").replaceAll("\u001b\\[[0-9;]*m", "")
+                .replaceAll("\\s+", " ").strip();
+        if (why.isEmpty()) return "";
+        return " (grader: " + (why.length() > 300 ? why.substring(0, 300) + "…" : why) + ")";
     }
 
     private static JsonNode readJson(Path p) {

@@ -120,6 +120,16 @@ class DeriveReposTest {
     }
 
     @Test
+    void aRunThatReportedNoTestsSaysTheGradersReason() throws IOException {
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        var none = json.readTree("{\"tests\":{\"total\":0},\"verifierReport\":{\"reason\":"
+                + "\"line 1 (cargo test): \\u001b[1merror\\u001b[0m: failed to load source for dependency `x11-clipboard`\\n\\nCaused by: offline\"}}");
+        assertThat(RepoOutcome.graderSaid(none))
+                .isEqualTo(" (grader: line 1 (cargo test): error: failed to load source for dependency `x11-clipboard` Caused by: offline)");
+        assertThat(RepoOutcome.graderSaid(json.readTree("{\"tests\":{\"total\":3},\"verifierReport\":{\"reason\":\"2 failed\"}}"))).isEmpty();
+    }
+
+    @Test
     void repoAndReposAreExclusive() {
         Result r = cli("derive", "--repo", dir.toString(), "--repos", dir.resolve("x").toString());
         assertThat(r.exit()).isEqualTo(2);
