@@ -34,6 +34,10 @@ class JobChoiceOsTest {
                     runs-on: [self-hosted, windows-2022]
                     steps:
                       - run: cargo test --workspace
+                  test-release-macos:
+                    runs-on: '${{ github.event_name == ''pull_request'' && ''ubuntu-24.04'' || ''macos-15-intel'' }}'
+                    steps:
+                      - run: cargo test --release
                   test-linux:
                     runs-on: ubuntu-24.04
                     steps:
