@@ -121,7 +121,8 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
 
     private static List<String> lines(Path log) {
         try {
-            return Files.readAllLines(log, java.nio.charset.StandardCharsets.ISO_8859_1);
+            // decoded leniently: a tool's UTF-8 quotes must not garble the row, and bad bytes must not fail it
+            return new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
         } catch (IOException ex) {
             return List.of();
         }

@@ -114,6 +114,9 @@ class DeriveReposTest {
     void aSetupFailureSaysTheLogsLastLine() throws IOException {
         Path log = dir.resolve("setup.log");
         Files.writeString(log, "$ python3 -m venv venv\nbash: line 9: pnpm: command not found\n\n");
+        Path wget = dir.resolve("wget.log");
+        Files.write(wget, "wget: unable to resolve host address \u2018example.org\u2019 \u00ff\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(RepoOutcome.withLogLine("see " + wget)).endsWith("(last line: wget: unable to resolve host address \u2018example.org\u2019 \u00ff)");
         assertThat(RepoOutcome.withLogLine("the setup script exited with status 127; see " + log))
                 .endsWith("see " + log + " (last line: bash: line 9: pnpm: command not found)");
         assertThat(RepoOutcome.withLogLine("no test passes")).isEqualTo("no test passes");
