@@ -48,18 +48,24 @@ final class JobChooser {
     private static WorkflowJob firstTesting(Workflow workflow, List<String> notes, Function<String, String> readFile) {
         Map<String, CommandClassifier.Classified> runs = new LinkedHashMap<>();
         WorkflowJob testing = null;
+        WorkflowJob onLinux = null;
         WorkflowJob linting = null;
         for (WorkflowJob j : workflow.jobs().values()) {
             CommandClassifier.Classified k = strongest(j, readFile);
             runs.put(j.id(), k);
-            if (k.kind() == CommandKind.TEST && testing == null && j.uses() == null) {
-                testing = j;
+            if (k.kind() == CommandKind.TEST && j.uses() == null) {
+                if (testing == null) testing = j;
+                if (onLinux == null && !onOtherOs(j)) onLinux = j;
             } else if (k.kind() == CommandKind.LINT && linting == null && j.uses() == null) {
                 linting = j;
             }
         }
+        // a macOS or Windows job first in the file (deno's test-debug-macos-x86_64) loses to a Linux one that also tests
+        boolean linuxLater = onLinux != null && onLinux != testing;
+        testing = onLinux != null ? onLinux : testing;
         WorkflowJob j = testing != null ? testing : linting != null ? linting : workflow.jobs().values().iterator().next();
-        String why = testing != null ? "the first job that runs tests (" + runs.get(j.id()).what() + ")"
+        String why = testing != null ? "the first job that runs tests" + (linuxLater ? " on Linux" : "") + " ("
+                + runs.get(j.id()).what() + ")"
                 : linting != null ? "no job runs tests; the first that lints (" + runs.get(j.id()).what() + ")"
                 : "no job runs tests or lints: the first job";
         if (workflow.jobs().size() > 1) {
@@ -73,6 +79,22 @@ final class JobChooser {
                     + String.join(", ", others));
         }
         return j;
+    }
+
+    /**
+     * runs-on names macOS or Windows, expressions resolved as for a push (deno's test-release-macos-x86_64 is
+     * ubuntu only on pull requests); one that depends on the matrix is left to the matrix chooser.
+     */
+    private static boolean onOtherOs(WorkflowJob j) {
+        if (j.runsOn() == null) return false;
+        String text = ExpressionValues.text(j.runsOn());
+        if (text.contains("matrix.")) return false;
+        try {
+            text = ExpressionTemplates.substitute(text, new ExpressionContext(Map.of(), Map.of(), null)).text();
+        } catch (RuntimeException e) { // a syntax error, or a context it cannot resolve: not known to be another OS
+            return false;
+        }
+        return MatrixChooser.NOT_LINUX.matcher(text).matches();
     }
 
     private static String whatItRuns(WorkflowJob j, CommandClassifier.Classified k) {

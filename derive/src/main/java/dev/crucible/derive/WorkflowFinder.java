@@ -33,16 +33,25 @@ public final class WorkflowFinder {
                     + ": name one with --workflow");
         }
         List<String> why = new ArrayList<>();
+        Derivation elsewhere = null;
         for (String f : files) {
             try {
                 Derivation d = new WorkflowDeriver().derive(repo, commit, f, job, matrix, testStep);
-                if (d.verifier().name().equals("tests")) {
+                if (d.verifier().name().equals("tests") && !runsElsewhere(d)) {
                     return d;
+                }
+                if (d.verifier().name().equals("tests")) { // uv's test-windows-trampolines.yml: kept only if nothing tests on Linux
+                    if (elsewhere == null) elsewhere = d;
+                    why.add(f + ": tests on another OS only");
+                    continue;
                 }
                 why.add(f + ": only lints");
             } catch (DerivationException e) {
                 why.add(f + ": " + e.problem());
             }
+        }
+        if (elsewhere != null) {
+            return elsewhere;
         }
         throw new DerivationException(".github/workflows", job, 0, "no workflow runs tests at commit " + commit
                 + " (" + String.join("; ", why) + "): name one with --workflow");
@@ -72,19 +81,30 @@ public final class WorkflowFinder {
         return out;
     }
 
-    /** Files named for testing first, then CI, then the rest (release, docs and lint workflows last). */
+    /** The job derive chose runs on macOS or Windows in CI (WorkflowDeriver says so in a note). */
+    private static boolean runsElsewhere(Derivation d) {
+        return d.notes().stream().anyMatch(n -> n.startsWith("the job runs on ") && n.contains("here it runs on Linux"));
+    }
+
+    /**
+     * test(s).yml first, then other files named for testing, then CI, then the rest (release, docs and lint workflows
+     * last): fastapi's test-redistribute.yml sorted before its test.yml.
+     */
     private static int rank(String file) {
         String n = file.substring(file.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
-        if (n.contains("test")) {
+        if (n.matches("tests?\\.ya?ml")) {
             return 0;
         }
-        if (n.startsWith("ci") || n.contains("main") || n.contains("build") || n.contains("check")) {
+        if (n.contains("test")) {
             return 1;
+        }
+        if (n.startsWith("ci") || n.contains("main") || n.contains("build") || n.contains("check")) {
+            return 2;
         }
         if (n.contains("release") || n.contains("publish") || n.contains("doc") || n.contains("lint")
                 || n.contains("label") || n.contains("bench") || n.contains("codeql") || n.contains("stale")) {
-            return 3;
+            return 4;
         }
-        return 2;
+        return 3;
     }
 }

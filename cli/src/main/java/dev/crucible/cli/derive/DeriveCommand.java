@@ -30,8 +30,21 @@ import picocli.CommandLine.Spec;
 public final class DeriveCommand implements Callable<Integer> {
     static final int EXIT_ERROR = 2;
 
-    @Option(names = "--repo", required = true, paramLabel = "PATH", description = "the repository (a git working directory)")
+    @Option(names = "--repo", paramLabel = "PATH", description = "the repository (a git working directory); or --repos")
     Path repo;
+
+    @Option(names = "--repos", paramLabel = "LIST",
+            description = "derive every repository of LIST (a file: one 'PATH [JOB NAME]' a line, # comments), --parallel at a "
+                    + "time, each in a process of its own stopped after --repo-timeout; prints a table (result, reason, tests, setup "
+                    + "and derive seconds) and repositories per hour; -o is the folder for manifests, reports and logs")
+    Path repos;
+
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "1", description = "with --repos: derives at a time (default: ${DEFAULT-VALUE})")
+    int parallel;
+
+    @Option(names = "--repo-timeout", paramLabel = "SECONDS", defaultValue = "900",
+            description = "with --repos: stop a repository's derive after this long and record a timeout (default: ${DEFAULT-VALUE})")
+    long repoTimeout;
 
     @Option(names = "--commit", paramLabel = "SHA",
             description = "commit to read the workflow at (HEAD works; recorded as the full id); required unless "
@@ -101,6 +114,14 @@ public final class DeriveCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        if ((repo == null) == (repos == null)) {
+            err.println("crucible derive: give --repo PATH or --repos LIST (one of them)");
+            return EXIT_ERROR;
+        }
+        if (repos != null) {
+            return new RepoBatch(commit == null ? "HEAD" : commit, baseline, parallel, repoTimeout,
+                    output == null ? Path.of("crucible-derived") : output, spec.commandLine().getOut(), err).run(repos);
+        }
         if (!Files.isDirectory(repo)) {
             err.println("crucible derive: --repo " + repo + ": no such directory");
             return EXIT_ERROR;

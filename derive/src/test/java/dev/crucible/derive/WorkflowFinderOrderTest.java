@@ -1,0 +1,71 @@
+package dev.crucible.derive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 35.6 measurement: with no --workflow, fastapi's test-redistribute.yml won over its test.yml (name order) and
+ * uv's test-windows-trampolines.yml (Windows only) over its ci.yml. test(s).yml now comes first, and a workflow that
+ * tests only on another OS is taken only when no workflow tests on Linux. Real git repositories.
+ */
+class WorkflowFinderOrderTest {
+    @TempDir
+    Path repo;
+
+    private static String workflow(String runsOn, String test) {
+        return "on: push\njobs:\n  tests:\n    runs-on: " + runsOn + "\n    steps:\n      - uses: actions/checkout@v4\n"
+                + "      - uses: actions/setup-python@v5\n        with:\n          python-version: '3.11'\n      - run: " + test + "\n";
+    }
+
+    @Test
+    void testYmlBeforeOtherTestNamedFilesAndLinuxBeforeWindows() throws Exception {
+        write("test-redistribute.yml", workflow("ubuntu-latest", "python -m pytest dist"));
+        write("test-windows.yml", workflow("windows-latest", "python -m pytest win"));
+        write("test.yml", workflow("ubuntu-latest", "python -m pytest tests"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).isEqualTo(".github/workflows/test.yml");
+
+        Files.delete(repo.resolve(".github/workflows/test.yml"));
+        Files.delete(repo.resolve(".github/workflows/test-redistribute.yml"));
+        write("ci.yml", workflow("ubuntu-latest", "python -m pytest tests"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).isEqualTo(".github/workflows/ci.yml");
+    }
+
+    @Test
+    void aWorkflowThatTestsOnlyOnWindowsIsStillTakenWhenNoneTestsOnLinux() throws Exception {
+        write("test-windows.yml", workflow("windows-latest", "python -m pytest win"));
+        write("docs.yml", "on: push\njobs:\n  docs:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo docs\n");
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).isEqualTo(".github/workflows/test-windows.yml");
+    }
+
+    private void write(String name, String text) throws IOException {
+        Path f = repo.resolve(".github/workflows").resolve(name);
+        Files.createDirectories(f.getParent());
+        Files.writeString(f, text);
+    }
+
+    private void commit() throws Exception {
+        if (!Files.exists(repo.resolve(".git"))) git("init", "-q", "-b", "main");
+        git("add", "-A");
+        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "change");
+    }
+
+    private void git(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("git", "-C", repo.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+    }
+}
