@@ -2,7 +2,11 @@
 # A worker that dies, hangs past the deadline or answers garbage fails the call with OracleBroken, a
 # BaseException that `pytest.raises(Exception)` cannot swallow; the next call starts a fresh worker.
 import builtins
+import datetime  # noqa: F401 - the wire's value types, imported before the tree joins sys.path (see oracle_wire)
+import decimal  # noqa: F401
+import fractions  # noqa: F401
 import os
+import pathlib  # noqa: F401
 import select
 import struct
 import time
