@@ -214,7 +214,14 @@ def _state(v):
 
 def main():
     # the protocol keeps fds of its own; the tree's prints go to stderr and its reads of stdin see nothing
-    rfd, wfd = _os.dup(0), _os.dup(1)
+    if len(_sys.argv) == 3:
+        # the request and answer FIFOs, opened only now that the interpreter is up: a shell's redirect would block
+        # its exec until the trusted side's first call, and the interpreter's start would not overlap pytest's
+        rfd = _os.open(_sys.argv[1], _os.O_RDONLY)
+        wfd = _os.open(_sys.argv[2], _os.O_WRONLY)
+        del _sys.argv[1:]
+    else:
+        rfd, wfd = _os.dup(0), _os.dup(1)
     null = _os.open(_os.devnull, _os.O_RDONLY)
     _os.dup2(null, 0)
     _os.dup2(2, 1)
