@@ -66,7 +66,8 @@ public final class OracleFiles {
     }
 
     private static Optional<Map<String, byte[]>> compile(String python, Path dir, Executor executor, Path cwd, Path scratch) {
-        List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-c", COMPILE));
+        // -S: no site-packages and no .pth hook runs in the process whose output later gradings import
+        List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-S", "-c", COMPILE));
         Map<String, Path> outs = new LinkedHashMap<>();
         for (String n : NAMES) {
             if (n.equals("oracle_worker.py")) continue; // the worker's source runs with -c
