@@ -71,7 +71,7 @@ public final class IsolatedTestSuite implements Strategy {
         // the first worker starts before the plugin's files and configuration are written: its start-up is the longest part
         try (OracleWorkers workers = new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
             Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
-                    "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.executor(), ctx.root(), base).resolve("config.json"));
+                    "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
             GradingPhases.since("setup", t0);
             isolated = inner.grade(v, ctx.withOracle(cfg));
         }

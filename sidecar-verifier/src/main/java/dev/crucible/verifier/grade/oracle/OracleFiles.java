@@ -2,7 +2,10 @@ package dev.crucible.verifier.grade.oracle;
 
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.exec.Executor;
+import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.BoxSpec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -48,13 +51,15 @@ public final class OracleFiles {
 
     /**
      * {@link #install(Path)}, with the trusted side's byte code under {@code dir/__pycache__}, compiled the first time by
-     * {@code python} through {@code executor} (the grading box) in {@code cwd} (a folder it runs commands in), into
-     * {@code scratch} (a folder it may write); without it when that failed (the sources are compiled on each run, as before).
+     * {@code python} in a box of its own (it sees the sources and a fresh scratch folder; never the grading folders,
+     * whose ownership a grading box's command takes over); without it where that failed or no box can be made here
+     * (the sources are then compiled on each run, as before). {@code env}: the grading environment (its PATH names the
+     * toolchain the box shows).
      */
-    public static Path install(Path dir, String python, Executor executor, Path cwd, Path scratch) {
+    public static Path install(Path dir, String python, Map<String, String> env) {
         install(dir);
-        if (python == null || executor == null) return dir;
-        COMPILED.computeIfAbsent(python, p -> compile(p, dir, executor, cwd, scratch)).ifPresent(m -> {
+        if (python == null || !Box.availability().ok()) return dir;
+        COMPILED.computeIfAbsent(python, p -> compile(p, dir, env)).ifPresent(m -> {
             try {
                 Path cache = Files.createDirectories(dir.resolve("__pycache__"));
                 for (Map.Entry<String, byte[]> e : m.entrySet()) Files.write(cache.resolve(e.getKey()), e.getValue());
@@ -65,29 +70,43 @@ public final class OracleFiles {
         return dir;
     }
 
-    private static Optional<Map<String, byte[]>> compile(String python, Path dir, Executor executor, Path cwd, Path scratch) {
-        // -S: no site-packages and no .pth hook runs in the process whose output later gradings import
-        List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-S", "-c", COMPILE));
-        Map<String, Path> outs = new LinkedHashMap<>();
-        for (String n : NAMES) {
-            if (n.equals("oracle_worker.py")) continue; // the worker's source runs with -c
-            outs.put(n, scratch.resolve(n + "c"));
-            argv.add(dir.resolve(n).toString());
-            argv.add(outs.get(n).toString());
-        }
+    private static Optional<Map<String, byte[]>> compile(String python, Path dir, Map<String, String> env) {
+        Path scratch = null;
         try {
-            ExecResult r = executor.run(new ExecRequest(argv, cwd, Map.of(), true, Duration.ofSeconds(60), 4096, null, false));
-            String tag = r.stdout().strip();
-            if (!r.ok() || !tag.matches("[A-Za-z0-9_.-]{1,40}")) return Optional.empty(); // "None": this interpreter caches no byte code
-            if (tag.equals("None")) return Optional.empty();
-            Map<String, byte[]> out = new LinkedHashMap<>();
-            for (Map.Entry<String, Path> e : outs.entrySet()) {
-                out.put(e.getKey().replace(".py", "." + tag + ".pyc"), Files.readAllBytes(e.getValue()));
-                Files.deleteIfExists(e.getValue());
+            scratch = Files.createTempDirectory("crucible-oracle-pyc-");
+            // -S: no site-packages and no .pth hook runs in the process whose output later gradings import
+            List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-S", "-c", COMPILE));
+            Map<String, Path> outs = new LinkedHashMap<>();
+            for (String n : NAMES) {
+                if (n.equals("oracle_worker.py")) continue; // the worker's source runs with -c
+                outs.put(n, scratch.resolve(n + "c"));
+                argv.add(dir.resolve(n).toString());
+                argv.add(outs.get(n).toString());
             }
+            Map<String, String> penv = Map.of("PATH", env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
+            ExecResult r;
+            try (Box box = Box.open(BoxSpec.of("oracle-pyc", BoxLimits.defaults()).withWritable(scratch).withReadOnly(List.of(dir)).withHome(null))) {
+                r = new LocalExecutor().run(new ExecRequest(box.wrap(argv, scratch, penv), scratch, penv, true, Duration.ofSeconds(60), 4096, null, false),
+                        box::attach);
+            }
+            String tag = r.stdout().strip();
+            // the interpreter's cache tag names the files (cpython-311); "None": it caches no byte code
+            if (!r.ok() || !tag.matches("[A-Za-z0-9_.-]{1,40}") || tag.equals("None")) return Optional.empty();
+            Map<String, byte[]> out = new LinkedHashMap<>();
+            for (Map.Entry<String, Path> e : outs.entrySet()) out.put(e.getKey().replace(".py", "." + tag + ".pyc"), Files.readAllBytes(e.getValue()));
             return Optional.of(Map.copyOf(out));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
+        } finally {
+            if (scratch != null) deleteTree(scratch);
+        }
+    }
+
+    private static void deleteTree(Path p) {
+        try (var s = Files.walk(p)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a temp folder: the OS cleans up
         }
     }
 

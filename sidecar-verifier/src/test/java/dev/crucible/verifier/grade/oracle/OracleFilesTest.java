@@ -3,17 +3,18 @@ package dev.crucible.verifier.grade.oracle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.sandbox.Box;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The trusted side's modules come with byte code the interpreter takes as it is (the trusted process runs with -B and
+ * The trusted side's modules come with byte code (compiled in a box of its own, once per interpreter) the interpreter takes as it is (the trusted process runs with -B and
  * compiled every module on each run): installed under __pycache__, and imported from there, not from the source.
  */
 class OracleFilesTest {
@@ -23,8 +24,8 @@ class OracleFilesTest {
     void theTrustedModulesAreImportedFromTheirInstalledByteCode() throws IOException, InterruptedException {
         String python = python3();
         Path oracle = dir.resolve("support/oracle");
-        Path scratch = Files.createDirectories(dir.resolve("scratch"));
-        OracleFiles.install(oracle, python, new LocalExecutor(), dir, scratch);
+        assumeTrue(Box.availability().ok(), "the byte code is compiled in a box: " + Box.availability().problem());
+        OracleFiles.install(oracle, python, Map.of("PATH", Path.of(python).getParent() + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin")));
         try (var s = Files.list(oracle.resolve("__pycache__"))) {
             assertThat(s.map(p -> p.getFileName().toString().replaceAll("\\..*", ""))).containsExactlyInAnyOrder(
                     "oracle_wire", "oracle_conn", "oracle_remote", "oracle_hook", "oracle_launch", "oracle_plugin");
@@ -36,12 +37,11 @@ class OracleFilesTest {
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as(out).isZero();
         assertThat(out).contains("oracle_remote.Remote");
-        assertThat(scratch).isEmptyDirectory();
     }
 
     @Test
     void withoutAnInterpreterOnlyTheSourcesAreInstalled() {
-        Path oracle = OracleFiles.install(dir.resolve("oracle"), null, null, dir, dir);
+        Path oracle = OracleFiles.install(dir.resolve("oracle"), null, Map.of());
         assertThat(oracle.resolve("oracle_plugin.py")).isRegularFile();
         assertThat(oracle.resolve("__pycache__")).doesNotExist();
         assertThat(List.of(OracleFiles.NAMES.toArray())).allMatch(n -> Files.isRegularFile(oracle.resolve((String) n)));
