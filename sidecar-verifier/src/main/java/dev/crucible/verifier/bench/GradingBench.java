@@ -42,7 +42,7 @@ public final class GradingBench {
      * {@code coldSeconds} the same grading with nothing started early (NaN when that could not run).
      */
     public record Suite(String name, int tests, double bareSeconds, double gradedSeconds, double coldSeconds, PhaseBreakdown phases, int runs,
-                        double loadStart, double loadEnd, double inProcessSeconds, String integrity) {
+                        double loadStart, double loadEnd, double inProcessSeconds, String integrity, long oracleCalls) {
         public double overheadRatio() { return gradedSeconds / bareSeconds; }
 
         /** The graded time against today's in-process grading of the same suite (issue 33's target: at most 1.3). */
@@ -52,9 +52,9 @@ public final class GradingBench {
 
         public String line() {
             return String.format(Locale.ROOT, "suite=%s tests=%d bare_s=%.3f graded_s=%.3f overhead_s=%.3f overhead_ratio=%.3f cold_graded_s=%.3f cold_overhead_ratio=%.3f"
-                            + " integrity=%s inprocess_graded_s=%.3f isolated_vs_inprocess=%.3f runs=%d load=%.2f-%.2f",
+                            + " integrity=%s inprocess_graded_s=%.3f isolated_vs_inprocess=%.3f oracle_calls=%d runs=%d load=%.2f-%.2f",
                     name, tests, bareSeconds, gradedSeconds, gradedSeconds - bareSeconds, overheadRatio(), coldSeconds, coldOverheadRatio(),
-                    integrity, inProcessSeconds, isolatedRatio(), runs, loadStart, loadEnd);
+                    integrity, inProcessSeconds, isolatedRatio(), oracleCalls, runs, loadStart, loadEnd);
         }
     }
 
@@ -197,10 +197,16 @@ public final class GradingBench {
             if (!boxedBare.isEmpty()) pb = pb.with("boxed_bare", 1000 * PhaseBreakdown.median(boxedBare));
             double coldMedian = cold.isEmpty() ? Double.NaN : PhaseBreakdown.median(cold);
             return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), coldMedian, pb, runs, load0, loadAverage(),
-                    PhaseBreakdown.median(inProcess), integrity);
+                    PhaseBreakdown.median(inProcess), integrity, oracleCalls(first));
         } finally {
             deleteQuietly(state);
         }
+    }
+
+    /** Round trips to the isolated oracle's workers in {@code r}'s grading (each a wake-up of both processes; 0: none). */
+    private static long oracleCalls(VerifyReport r) {
+        return r.details() != null && r.details().get("integrity") instanceof Map<?, ?> m && m.get("workers") instanceof Map<?, ?> w
+                && w.get("calls") instanceof Number n ? n.longValue() : 0;
     }
 
     /**

@@ -26,13 +26,16 @@ import java.util.function.ToDoubleFunction;
  *     until the command's exit is seen;</li>
  * <li>{@code box_close}: killing what is left, removing cgroups; {@code parse}: reading and checking the
  *     channel; {@code other}: the rest of grading (JUnit cross-check, scoring); {@code cleanup}: removing
- *     the grading tree, comparing protected files.</li>
+ *     the grading tree, comparing protected files;</li>
+ * <li>{@code oracle_wait}: of {@code pytest}, how long the isolated oracle's calls waited for a worker to come up
+ *     (the start-up not hidden behind pytest's own; from the trusted side's record); {@code oracle_fallback}: the
+ *     in-process run of tests that could not run split (0 when none).</li>
  * </ul>
  * {@code box_start}, {@code pytest} and {@code exit} come from the graded process's clock: shown, never graded.
  */
 public record PhaseBreakdown(Map<String, Double> ms) {
     static final List<String> ORDER = List.of("kill", "scan", "scan_bg", "scan_wait", "tree", "setup", "box_open", "box_start", "bare_start", "pytest", "reporter", "exit",
-            "box_close", "parse", "other", "cleanup", "boxed_bare");
+            "box_close", "parse", "other", "cleanup", "boxed_bare", "oracle_wait", "oracle_fallback");
 
     static PhaseBreakdown of(List<GradingPhases> runs) {
         Map<String, ToDoubleFunction<GradingPhases>> f = new LinkedHashMap<>();
@@ -51,6 +54,8 @@ public record PhaseBreakdown(Map<String, Double> ms) {
         f.put("parse", p -> p.ms("parse"));
         f.put("other", p -> p.ms("grade") - p.ms("setup") - p.ms("box_open") - p.ms("command") - p.ms("box_close") - p.ms("parse") - p.ms("scan_wait"));
         f.put("cleanup", p -> p.ms("cleanup"));
+        f.put("oracle_wait", p -> p.ms("oracle_wait"));
+        f.put("oracle_fallback", p -> p.ms("oracle_fallback"));
         Map<String, Double> out = new LinkedHashMap<>();
         f.forEach((name, fn) -> {
             List<Double> xs = new ArrayList<>();

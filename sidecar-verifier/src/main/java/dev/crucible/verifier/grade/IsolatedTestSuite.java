@@ -68,9 +68,10 @@ public final class IsolatedTestSuite implements Strategy {
         Path out = base.resolve("record.json");
         Outcome isolated;
         long t0 = System.nanoTime();
-        Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
-                "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle")).resolve("config.json"));
+        // the first worker starts before the plugin's files and configuration are written: its start-up is the longest part
         try (OracleWorkers workers = new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
+            Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
+                    "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
             GradingPhases.since("setup", t0);
             isolated = inner.grade(v, ctx.withOracle(cfg));
         }
@@ -80,7 +81,11 @@ public final class IsolatedTestSuite implements Strategy {
         OracleReport record = OracleReport.read(out);
         if (isolated.reason() != null && isolated.reason().startsWith("test command timed out")) return labelled(isolated, true, null);
         boolean fallback = !record.modules().isEmpty() || isolated.tests().stream().anyMatch(t -> record.fallsBack(t.id()));
-        return merged(v, isolated, fallback ? inner.grade(v, ctx) : null, record);
+        GradingPhases.add("oracle_wait", (long) (record.startWaitSeconds() * 1e9));
+        long t1 = System.nanoTime();
+        Outcome again = fallback ? inner.grade(v, ctx) : null;
+        if (fallback) GradingPhases.since("oracle_fallback", t1);
+        return merged(v, isolated, again, record);
     }
 
     /** Why the oracle does not grade this run (null: it does). */
@@ -160,7 +165,8 @@ public final class IsolatedTestSuite implements Strategy {
         record.modules().forEach(reasons::put);
         record.tests().forEach((id, t) -> { if (!t.isolated() && reasons.size() < 20) reasons.put(id, String.join("; ", t.reasons())); });
         if (!reasons.isEmpty()) integrity.put("inProcessBecause", reasons);
-        integrity.put("workers", Map.of("starts", record.workerStarts(), "calls", record.calls(), "ended", record.workerEnded()));
+        integrity.put("workers", Map.of("starts", record.workerStarts(), "calls", record.calls(), "ended", record.workerEnded(),
+                "startWaitMs", Math.round(record.startWaitSeconds() * 1000)));
         details.put("integrity", integrity);
         o = new Outcome(o.type(), o.reward(), o.verdict(), o.category(), o.reason(), o.partialCredit(), o.tests(), details,
                 isolated.commandMs() + (inProcess == null ? 0 : inProcess.commandMs()), List.of());

@@ -24,11 +24,16 @@ class GradingBenchTest {
             assertThat(lines.get(i)).contains(" kill=", " scan=", " tree=", " setup=", " box_open=", " box_start=", " bare_start=", " pytest=", " reporter=",
                     " exit=", " box_close=", " parse=", " other=", " cleanup=");
         }
-        assertThat(lines.get(1)).matches("suite=example tests=4 bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_s=-?\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} cold_graded_s=(\\d+\\.\\d{3}|NaN) cold_overhead_ratio=(\\d+\\.\\d{3}|NaN) integrity=(isolated|in-process|none) inprocess_graded_s=\\d+\\.\\d{3} isolated_vs_inprocess=\\d+\\.\\d{3} runs=2 load=\\d+\\.\\d{2}-\\d+\\.\\d{2}");
-        assertThat(lines.get(3)).matches("suite=synthetic tests=20 bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_s=-?\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} cold_graded_s=(\\d+\\.\\d{3}|NaN) cold_overhead_ratio=(\\d+\\.\\d{3}|NaN) integrity=(isolated|in-process|none) inprocess_graded_s=\\d+\\.\\d{3} isolated_vs_inprocess=\\d+\\.\\d{3} runs=2 load=\\d+\\.\\d{2}-\\d+\\.\\d{2}");
+        assertThat(lines.get(1)).matches("suite=example tests=4 bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_s=-?\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} cold_graded_s=(\\d+\\.\\d{3}|NaN) cold_overhead_ratio=(\\d+\\.\\d{3}|NaN) integrity=(isolated|in-process|none) inprocess_graded_s=\\d+\\.\\d{3} isolated_vs_inprocess=\\d+\\.\\d{3} oracle_calls=\\d+ runs=2 load=\\d+\\.\\d{2}-\\d+\\.\\d{2}");
+        assertThat(lines.get(3)).matches("suite=synthetic tests=20 bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_s=-?\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} cold_graded_s=(\\d+\\.\\d{3}|NaN) cold_overhead_ratio=(\\d+\\.\\d{3}|NaN) integrity=(isolated|in-process|none) inprocess_graded_s=\\d+\\.\\d{3} isolated_vs_inprocess=\\d+\\.\\d{3} oracle_calls=\\d+ runs=2 load=\\d+\\.\\d{2}-\\d+\\.\\d{2}");
         assertThat(lines.get(4)).isEqualTo(r.line())
                 .matches("bare_s=\\d+\\.\\d{3} graded_s=\\d+\\.\\d{3} overhead_ratio=\\d+\\.\\d{3} cold_overhead_ratio=(\\d+\\.\\d{3}|NaN) monitor_cpu_pct=\\d+\\.\\d{3} grading=(box|unconfined) integrity=(isolated|in-process|none) isolated_vs_inprocess=\\d+\\.\\d{3} synthetic_isolated_vs_inprocess=\\d+\\.\\d{3}");
         if (r.gradingSandbox().equals("box")) assertThat(r.example().integrity()).as("a boxed grading is isolated by default").isEqualTo("isolated");
+        if ("isolated".equals(r.synthetic().integrity())) {
+            // its tests call the code under test thousands of times (test_collatz): each call is one round trip, counted
+            assertThat(r.synthetic().oracleCalls()).as("round trips of an isolated grading").isGreaterThan(2_000);
+            assertThat(r.synthetic().phases().ms()).containsKeys("oracle_wait", "oracle_fallback");
+        }
         assertThat(r.example().phases().ms().get("pytest")).as("the reporter's clock reached the bench").isPositive();
         assertThat(r.bareSeconds()).isPositive();
         assertThat(r.gradedSeconds()).isPositive();

@@ -1,13 +1,23 @@
 package dev.crucible.verifier.grade.oracle;
 
+import dev.crucible.verifier.exec.ExecRequest;
+import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.exec.LocalExecutor;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.BoxSpec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The isolated oracle's Python files (resources beside this class), written into a folder the grading
@@ -24,7 +34,81 @@ public final class OracleFiles {
             "oracle_hook.py", "oracle_launch.py", "oracle_plugin.py");
     private static final Map<String, byte[]> SOURCES = load();
 
+    /**
+     * Byte code of the trusted side's modules per interpreter, made once per JVM: compiling them took the trusted
+     * process tens of ms on each run (it runs with -B, so nothing is cached), after its start, while grading waits.
+     * Unchecked-hash files, as the reporter's ({@code PytestReporter}): written beside sources of the same bytes.
+     */
+    private static final Map<String, Optional<Map<String, byte[]>>> COMPILED = new ConcurrentHashMap<>();
+    // argv: pairs of source and where its byte code goes; prints the interpreter's cache tag (cpython-311), which names the files
+    private static final String COMPILE = String.join("; ",
+            "import py_compile, sys",
+            "[py_compile.compile(s, cfile=c, doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)"
+                    + " for s, c in zip(sys.argv[1::2], sys.argv[2::2])]",
+            "print(sys.implementation.cache_tag)");
+
     private OracleFiles() {}
+
+    /**
+     * {@link #install(Path)}, with the trusted side's byte code under {@code dir/__pycache__}, compiled the first time by
+     * {@code python} in a box of its own (it sees the sources and a fresh scratch folder; never the grading folders,
+     * whose ownership a grading box's command takes over); without it where that failed or no box can be made here
+     * (the sources are then compiled on each run, as before). {@code env}: the grading environment (its PATH names the
+     * toolchain the box shows).
+     */
+    public static Path install(Path dir, String python, Map<String, String> env) {
+        install(dir);
+        if (python == null || !Box.availability().ok()) return dir;
+        COMPILED.computeIfAbsent(python, p -> compile(p, dir, env)).ifPresent(m -> {
+            try {
+                Path cache = Files.createDirectories(dir.resolve("__pycache__"));
+                for (Map.Entry<String, byte[]> e : m.entrySet()) Files.write(cache.resolve(e.getKey()), e.getValue());
+            } catch (IOException e) {
+                throw new UncheckedIOException("writing the isolated oracle's byte code into " + dir + ": " + e.getMessage(), e);
+            }
+        });
+        return dir;
+    }
+
+    private static Optional<Map<String, byte[]>> compile(String python, Path dir, Map<String, String> env) {
+        Path scratch = null;
+        try {
+            scratch = Files.createTempDirectory("crucible-oracle-pyc-");
+            // -S: no site-packages and no .pth hook runs in the process whose output later gradings import
+            List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-S", "-c", COMPILE));
+            Map<String, Path> outs = new LinkedHashMap<>();
+            for (String n : NAMES) {
+                if (n.equals("oracle_worker.py")) continue; // the worker's source runs with -c
+                outs.put(n, scratch.resolve(n + "c"));
+                argv.add(dir.resolve(n).toString());
+                argv.add(outs.get(n).toString());
+            }
+            Map<String, String> penv = Map.of("PATH", env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
+            ExecResult r;
+            try (Box box = Box.open(BoxSpec.of("oracle-pyc", BoxLimits.defaults()).withWritable(scratch).withReadOnly(List.of(dir)).withHome(null))) {
+                r = new LocalExecutor().run(new ExecRequest(box.wrap(argv, scratch, penv), scratch, penv, true, Duration.ofSeconds(60), 4096, null, false),
+                        box::attach);
+            }
+            String tag = r.stdout().strip();
+            // the interpreter's cache tag names the files (cpython-311); "None": it caches no byte code
+            if (!r.ok() || !tag.matches("[A-Za-z0-9_.-]{1,40}") || tag.equals("None")) return Optional.empty();
+            Map<String, byte[]> out = new LinkedHashMap<>();
+            for (Map.Entry<String, Path> e : outs.entrySet()) out.put(e.getKey().replace(".py", "." + tag + ".pyc"), Files.readAllBytes(e.getValue()));
+            return Optional.of(Map.copyOf(out));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        } finally {
+            if (scratch != null) deleteTree(scratch);
+        }
+    }
+
+    private static void deleteTree(Path p) {
+        try (var s = Files.walk(p)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a temp folder: the OS cleans up
+        }
+    }
 
     /** Writes every file into {@code dir} (created if missing); returns {@code dir}. */
     public static Path install(Path dir) {

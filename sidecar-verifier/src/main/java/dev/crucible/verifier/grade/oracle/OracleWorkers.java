@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Starts the isolated oracle's untrusted workers for one grading, each in a {@link Box} of its own: the grading
  * process runs in a box without capabilities and cannot make another, so it asks here, one line "N" on the
- * {@code spawn} FIFO of {@code dir}; the worker's stdin and stdout are then {@code wN.in} / {@code wN.out} there.
+ * {@code spawn} FIFO of {@code dir}; the worker then reads requests from {@code wN.in} and answers on {@code wN.out} there
+ * (it opens them itself once its interpreter is up, so that start-up overlaps the trusted side's).
  * The worker's box shows the grading tree read-only with every trusted test file replaced by an empty one, this
  * FIFO folder, the shared scratch folder and the toolchain, nothing else (not the results folder, the channel,
  * the support folder or the grader's state); it has its own PID namespace, so no /proc entry names the grading
@@ -116,8 +117,10 @@ public final class OracleWorkers implements AutoCloseable {
             BoxSpec spec = BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withWritable(shared)
                     .withReadOnly(List.of(root, dir)).withReadOnly(SetupDependencies.linkedTargets(root)).withHome(null);
             box = Box.open(spec);
-            List<String> argv = box.wrap(List.of("/bin/sh", "-c", "exec \"$0\" -I -B -c \"$1\" <\"$2\" >\"$3\"", python,
-                    OracleFiles.workerSource(), in.toString(), out.toString()), root, workerEnv(), null);
+            // the worker opens its FIFOs itself once its interpreter is up (a redirect here would hold the exec until
+            // the trusted side's first call): its start-up overlaps the trusted side's
+            List<String> argv = box.wrap(List.of(python, "-I", "-B", "-c", OracleFiles.workerSource(), in.toString(), out.toString()),
+                    root, workerEnv(), null);
             argv = withMasks(argv, masked);
             ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);

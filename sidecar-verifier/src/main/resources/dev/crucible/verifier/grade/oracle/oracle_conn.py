@@ -2,7 +2,11 @@
 # A worker that dies, hangs past the deadline or answers garbage fails the call with OracleBroken, a
 # BaseException that `pytest.raises(Exception)` cannot swallow; the next call starts a fresh worker.
 import builtins
+import datetime  # noqa: F401 - the wire's value types, imported before the tree joins sys.path (see oracle_wire)
+import decimal  # noqa: F401
+import fractions  # noqa: F401
 import os
+import pathlib  # noqa: F401
 import select
 import struct
 import time
@@ -28,13 +32,23 @@ class Conn:
         self.gen = 0  # a reference of an earlier worker is dead
         self.calls = 0
         self.starts = 0
+        self.start_wait = 0.0
         self.broken = []  # why each worker ended
         self.test = None  # the running test's record (see oracle_plugin), or None between tests
 
     # -- lifecycle
     def _start(self):
+        t0 = time.monotonic()
+        try:
+            self._launch()
+        finally:  # how long calls waited for workers to come up: the part of start-up not hidden behind pytest's
+            self.start_wait += time.monotonic() - t0
+
+    def _launch(self):
         self.proc = self.launch()
         self._buf = b""
+        self._poll = select.poll()  # one poll object per worker: cheaper per call than select's fd lists
+        self._poll.register(self.proc.rfd, select.POLLIN)
         os.set_blocking(self.proc.wfd, False)  # a worker that stops reading must not block a write past the deadline
         self.gen += 1
         self.starts += 1
@@ -102,8 +116,7 @@ class Conn:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._fail("did not answer within %g s" % self.timeout)
-            r, _, _ = select.select([fd], [], [], left)
-            if not r:
+            if not self._poll.poll(max(1, int(left * 1000 + 1))):
                 continue
             try:
                 chunk = os.read(fd, max(n - len(buf), 1 << 16))

@@ -102,7 +102,7 @@ def fifo_launcher(cfg):
         os.close(fd)
         deadline = time.monotonic() + float(cfg.get("start_timeout", 30))
         wfd = _open_fifo(os.path.join(d, "w%d.in" % n), deadline)
-        # non-blocking: the worker's shell opens its end only now; until it writes, select waits (bounded by the call's deadline)
+        # non-blocking: the worker opens its end once its interpreter is up; until it writes, poll waits (bounded by the call's deadline)
         rfd = os.open(os.path.join(d, "w%d.out" % n), os.O_RDONLY | os.O_NONBLOCK)
 
         def kill():

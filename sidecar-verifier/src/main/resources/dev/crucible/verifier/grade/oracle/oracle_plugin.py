@@ -129,7 +129,7 @@ class Oracle:
         out = self.cfg.get("out")
         if out:
             doc = {"tests": self.results, "modules": self.modules, "worker": {"starts": self.conn.starts, "calls": self.conn.calls,
-                                                     "ended": self.conn.broken[:20]},
+                                                     "ended": self.conn.broken[:20], "start_wait_s": round(self.conn.start_wait, 4)},
                    "standins": sorted(self.finder.names)}
             try:
                 with open(out, "w") as f:

@@ -5,13 +5,15 @@
 # values, plus registered value types converted exactly (Decimal, Fraction, datetime/date/time/timedelta
 # with no or fixed-offset zone, pure paths, numpy arrays and scalars when numpy is already imported).
 import base64
-import datetime as _dt
-import decimal as _decimal
-import fractions as _fractions
 import json
-import pathlib as _pathlib
+import json.encoder
 import struct
 import sys
+
+# The registered value types' modules (datetime, decimal, fractions, pathlib) are not imported here: a value of one
+# exists only once its module is, so encode() looks them up in sys.modules, and decode() imports one when a value
+# of it comes. The worker starts without them (pathlib alone is several ms); the trusted side imports them
+# itself (oracle_conn) before the tree joins sys.path, so there they are the standard library's.
 
 MAX_FRAME = 64 * 1024 * 1024  # a bigger frame is garbage: the reader fails the call
 MAX_DEPTH = 200
@@ -21,25 +23,62 @@ class WireError(Exception):
     """Bad frame or bad value: the peer is broken or lying about the format."""
 
 
+def _frame_encoder():
+    """JSON text of a frame. json.dumps builds a new encoder on every call (a third of a small call's cost), so the
+    C encoder is made once; frames are trees that encode() built, so no cycle check. Checked against json.dumps,
+    else json.dumps's own (an interpreter without the C encoder or with another signature)."""
+    plain = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    try:
+        c = json.encoder.c_make_encoder(None, _no_default, json.encoder.encode_basestring_ascii, None, ":", ",",
+                                        False, False, False)
+        probe = {"a": [1, None, True, "\u00e9\n"], "b": {"c": -2 ** 60}}
+        if "".join(c(probe, 0)) == plain(probe):
+            return lambda obj: "".join(c(obj, 0))
+    except Exception:  # noqa: BLE001 - any difference: the standard encoder
+        pass
+    return plain
+
+
+def _no_default(v):
+    raise TypeError("not JSON: %s" % type(v).__name__)
+
+
+_ENCODE = _frame_encoder()
+_DECODE = json.JSONDecoder().raw_decode
+
+
 def write_frame(fd_write, obj):
-    data = json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+    data = _ENCODE(obj).encode("ascii")
     if len(data) > MAX_FRAME:
         raise WireError("frame of %d bytes is over the limit" % len(data))
     fd_write(struct.pack(">I", len(data)) + data)
 
 
 def parse_frame(data):
+    # decoded text and raw_decode: json.loads(bytes) first guesses the encoding and builds a decoder per call
     try:
-        return json.loads(data)
+        text = data.decode("ascii")
+        obj, end = _DECODE(text)
     except (ValueError, RecursionError) as e:
         raise WireError("frame is not JSON: %s" % e)
+    if end != len(text):
+        raise WireError("frame has %d bytes after its JSON" % (len(text) - end))
+    return obj
 
 
-_TZ_UTC = _dt.timezone.utc
+def _mod(name):
+    m = sys.modules.get(name)
+    return m if m is not None else __import__(name)
+
+
+def _is(t, module, name):
+    # exact type of a registered module, which must already be imported
+    m = sys.modules.get(module)
+    return m is not None and t is getattr(m, name, None)
 
 
 def _tz_ok(tz):
-    return tz is None or type(tz) is _dt.timezone
+    return tz is None or type(tz) is sys.modules["datetime"].timezone
 
 
 def _np():
@@ -75,19 +114,19 @@ def encode(v, ref_of, depth=0):
         return ["ba", base64.b64encode(bytes(v)).decode()]
     if t is complex:
         return ["c", v.real.hex(), v.imag.hex()]
-    if t is _decimal.Decimal:
+    if _is(t, "decimal", "Decimal"):
         return ["dec", str(v)]
-    if t is _fractions.Fraction:
+    if _is(t, "fractions", "Fraction"):
         return ["fr", str(v.numerator), str(v.denominator)]
-    if t is _dt.datetime and _tz_ok(v.tzinfo):
+    if _is(t, "datetime", "datetime") and _tz_ok(v.tzinfo):
         return ["dt", v.isoformat(), v.fold]
-    if t is _dt.date:
+    if _is(t, "datetime", "date"):
         return ["da", v.isoformat()]
-    if t is _dt.time and _tz_ok(v.tzinfo):
+    if _is(t, "datetime", "time") and _tz_ok(v.tzinfo):
         return ["ti", v.isoformat(), v.fold]
-    if t is _dt.timedelta:
+    if _is(t, "datetime", "timedelta"):
         return ["td", v.days, v.seconds, v.microseconds]
-    if t in (_pathlib.PurePosixPath, _pathlib.PosixPath):
+    if _is(t, "pathlib", "PurePosixPath") or _is(t, "pathlib", "PosixPath"):
         return ["p", str(v), t.__name__]
     np = _np()
     if np is not None:
@@ -136,19 +175,20 @@ def decode(x, from_ref, depth=0):
         if tag == "c":
             return complex(_f(x[1]), _f(x[2]))
         if tag == "dec":
-            return _decimal.Decimal(x[1])
+            return _mod("decimal").Decimal(x[1])
         if tag == "fr":
-            return _fractions.Fraction(int(x[1]), int(x[2]))
+            return _mod("fractions").Fraction(int(x[1]), int(x[2]))
         if tag == "dt":
-            return _dt.datetime.fromisoformat(x[1]).replace(fold=x[2])
+            return _mod("datetime").datetime.fromisoformat(x[1]).replace(fold=x[2])
         if tag == "da":
-            return _dt.date.fromisoformat(x[1])
+            return _mod("datetime").date.fromisoformat(x[1])
         if tag == "ti":
-            return _dt.time.fromisoformat(x[1]).replace(fold=x[2])
+            return _mod("datetime").time.fromisoformat(x[1]).replace(fold=x[2])
         if tag == "td":
-            return _dt.timedelta(days=x[1], seconds=x[2], microseconds=x[3])
+            return _mod("datetime").timedelta(days=x[1], seconds=x[2], microseconds=x[3])
         if tag == "p":
-            cls = {"PurePosixPath": _pathlib.PurePosixPath, "PosixPath": _pathlib.PosixPath}[x[2]]
+            pl = _mod("pathlib")
+            cls = {"PurePosixPath": pl.PurePosixPath, "PosixPath": pl.PosixPath}[x[2]]
             return cls(x[1])
         if tag in ("np", "nps"):
             np = _np()

@@ -76,6 +76,11 @@ class Worker:
     # -- requests
     def handle(self, m):
         op = m.get("op")
+        if op == "call":  # the usual request first: a test's loop calls the tree thousands of times
+            f = self.dec(m["o"])
+            if m.get("name"):
+                f = getattr(f, m["name"])
+            return f(*[self.dec(a) for a in m["args"]], **{k: self.dec(v) for k, v in m["kw"].items()})
         if op == "init":
             _sys.path[:0] = [p for p in m["path"] if p not in _sys.path]
             if m.get("cwd"):
@@ -99,11 +104,6 @@ class Worker:
         if op == "op":
             f = _OPS[m["name"]]
             return f(*[self.dec(a) for a in m["args"]])
-        if op == "call":
-            f = self.dec(m["o"])
-            if m.get("name"):
-                f = getattr(f, m["name"])
-            return f(*[self.dec(a) for a in m["args"]], **{k: self.dec(v) for k, v in m["kw"].items()})
         raise WireError("unknown op %r" % (op,))  # noqa: F821
 
     def serve(self):
@@ -214,7 +214,14 @@ def _state(v):
 
 def main():
     # the protocol keeps fds of its own; the tree's prints go to stderr and its reads of stdin see nothing
-    rfd, wfd = _os.dup(0), _os.dup(1)
+    if len(_sys.argv) == 3:
+        # the request and answer FIFOs, opened only now that the interpreter is up: a shell's redirect would block
+        # its exec until the trusted side's first call, and the interpreter's start would not overlap pytest's
+        rfd = _os.open(_sys.argv[1], _os.O_RDONLY)
+        wfd = _os.open(_sys.argv[2], _os.O_WRONLY)
+        del _sys.argv[1:]
+    else:
+        rfd, wfd = _os.dup(0), _os.dup(1)
     null = _os.open(_os.devnull, _os.O_RDONLY)
     _os.dup2(null, 0)
     _os.dup2(2, 1)

@@ -43,6 +43,9 @@ class IsolatedGradingTest {
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         assertThat(r.tests().details()).allMatch(t -> TestCase.ISOLATED.equals(t.integrity()), "every test isolated");
         assertThat(integrity(r)).containsEntry("reward", "isolated");
+        // the trusted side's record came back (an extra command in the grading folder once took it over and lost it)
+        assertThat((Map<String, Object>) integrity(r).get("workers")).as(r.details().toString()).containsEntry("starts", 1)
+                .hasEntrySatisfying("calls", c -> assertThat(((Number) c).longValue()).isPositive());
     }
 
     @Test
