@@ -54,30 +54,32 @@ class ContainedRootWriteRaceTest {
     @Test
     @Timeout(120)
     void aFolderSwappedForALinkOutWhileWrittenNeverLeadsTheWriteOut() throws Exception {
-        Path link = tmp.resolve("link-out");
-        Files.createSymbolicLink(link, outside);
+        Path a = ws.resolve("a");
+        Path real = tmp.resolve("real");
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger swaps = new AtomicInteger();
         Future<?> swapper = pool.submit(() -> {
-            long n = 0;
             while (!stop.get()) {
-                try { // a -> link to the host folder, then back; whatever a write made in the gap is moved aside
-                    Files.move(ws.resolve("a"), tmp.resolve("held-" + n++), StandardCopyOption.ATOMIC_MOVE);
-                    Path l = tmp.resolve("l-" + n++);
-                    Files.createLink(l, link); // a hard link of the link itself (link(2) does not follow it)
-                    Files.move(l, ws.resolve("a"), StandardCopyOption.ATOMIC_MOVE);
+                try { // a -> a link to the host folder, then back (the same two names throughout: nothing piles up)
+                    Files.move(a, real, StandardCopyOption.ATOMIC_MOVE);
+                    Files.createSymbolicLink(a, outside);
                     swaps.incrementAndGet();
-                    Files.move(ws.resolve("a"), tmp.resolve("l-" + n++), StandardCopyOption.ATOMIC_MOVE);
-                    Files.createDirectory(ws.resolve("a"));
+                    Files.delete(a);
+                    Files.move(real, a, StandardCopyOption.ATOMIC_MOVE);
                 } catch (IOException raced) {
-                    // the write made or removed "a" in between (exists, missing, is a directory, not empty): go on
+                    try {
+                        putBack(a, real); // a write made "a" in a gap: remove it and put the real folder back
+                    } catch (IOException again) {
+                        // a write made it again meanwhile: the next round tries once more
+                    }
                 }
             }
+            putBack(a, real);
             return null;
         });
         int wrote = 0;
         int refused = 0;
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(12); // the old write went out within 6 s in 2 runs of 3, within 12 s in every run seen
         try {
             while (System.nanoTime() < until && !Files.exists(outside.resolve("f.txt"))) {
                 Future<Path> w = pool.submit(() -> root.write("a/f.txt", "written".getBytes(StandardCharsets.UTF_8), "args.path"));
@@ -97,6 +99,16 @@ class ContainedRootWriteRaceTest {
         assertThat(outside.resolve("f.txt")).as("a write went through the swapped-in link to the host folder").doesNotExist();
         assertThat(swaps.get()).as("the race was not exercised").isPositive();
         assertThat(wrote).as("no write succeeded at all").isPositive();
+    }
+
+    private static void putBack(Path a, Path real) throws IOException {
+        if (!Files.exists(real, LinkOption.NOFOLLOW_LINKS)) return;
+        if (Files.isSymbolicLink(a)) Files.delete(a);
+        if (Files.isDirectory(a, LinkOption.NOFOLLOW_LINKS)) {
+            Files.deleteIfExists(a.resolve("f.txt"));
+            Files.delete(a);
+        }
+        Files.move(real, a, StandardCopyOption.ATOMIC_MOVE);
     }
 
     @Test
