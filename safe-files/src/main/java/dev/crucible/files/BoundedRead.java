@@ -71,7 +71,8 @@ public final class BoundedRead {
     /** Per root, so that one agent's FIFOs never make another attempt's reads refused (and its monitor report them). */
     private static final java.util.concurrent.ConcurrentHashMap<Path, AtomicInteger> STALLED_BY_ROOT = new java.util.concurrent.ConcurrentHashMap<>();
     private static final ExecutorService WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-        Thread t = new Thread(r, "crucible-bounded-read");
+        // a tree walk recurses once per folder level, down to MAX_DEPTH: the default 1 MiB stack overflowed at ~1000 (rt34 deep-dirs)
+        Thread t = new Thread(null, r, "crucible-bounded-read", 32L << 20);
         t.setDaemon(true);
         return t;
     });
@@ -319,6 +320,7 @@ public final class BoundedRead {
             if (c instanceof IOException io) throw io;
             if (c instanceof UncheckedIOException u) throw u.getCause();
             if (c instanceof RuntimeException r) throw r;
+            if (c instanceof StackOverflowError) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, "folders nested too deep to walk");
             if (c instanceof Error err) throw err;
             throw new IOException(c);
         } catch (InterruptedException e) {

@@ -120,6 +120,8 @@ public final class LocalRollout {
             return finish(null);
         } catch (Exception e) {
             return finish(e);
+        } catch (StackOverflowError e) { // the attempt still gets its result.json (rt34 deep-dirs had none)
+            return finish(new IllegalStateException("the host side overflowed its stack on the agent's files", e));
         } finally {
             if (episode != null) episode.close();
             if (holder != null) holder.close();
