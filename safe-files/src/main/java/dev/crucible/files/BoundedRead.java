@@ -14,7 +14,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
@@ -72,7 +71,8 @@ public final class BoundedRead {
     /** Per root, so that one agent's FIFOs never make another attempt's reads refused (and its monitor report them). */
     private static final java.util.concurrent.ConcurrentHashMap<Path, AtomicInteger> STALLED_BY_ROOT = new java.util.concurrent.ConcurrentHashMap<>();
     private static final ExecutorService WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-        Thread t = new Thread(r, "crucible-bounded-read");
+        // a tree walk recurses once per folder level, down to MAX_DEPTH: the default 1 MiB stack overflowed at ~1000 (rt34 deep-dirs)
+        Thread t = new Thread(null, r, "crucible-bounded-read", 32L << 20);
         t.setDaemon(true);
         return t;
     });
@@ -194,9 +194,9 @@ public final class BoundedRead {
      */
     public Map<String, BasicFileAttributes> list(String rel, int max) throws IOException {
         return timed(rel, readMs(max * 256L), w -> {
-            enterDir(w, rel);
+            ReadPaths.enterDir(root, w, rel);
             Map<String, BasicFileAttributes> out = new TreeMap<>();
-            entries(w, "", rel, max, 1, Set.of(), out);
+            ReadPaths.entries(w, "", rel, max, 1, Set.of(), out);
             return out;
         });
     }
@@ -212,9 +212,9 @@ public final class BoundedRead {
     /** As {@link #tree(String, int)}, not entering directories named in {@code skipDirs} (they are still listed). */
     public Map<String, BasicFileAttributes> tree(String rel, int max, Set<String> skipDirs) throws IOException {
         return timed(rel, TREE_MS, w -> {
-            enterDir(w, rel);
+            ReadPaths.enterDir(root, w, rel);
             Map<String, BasicFileAttributes> out = new TreeMap<>();
-            entries(w, "", rel, max, MAX_DEPTH, skipDirs, out);
+            ReadPaths.entries(w, "", rel, max, MAX_DEPTH, skipDirs, out);
             return out;
         });
     }
@@ -222,85 +222,16 @@ public final class BoundedRead {
     /** lstat of the entry itself (a final link is not followed; links before it are, inside the root), or null. */
     public BasicFileAttributes lstat(String rel) throws IOException {
         return timed(rel, readMs(0), w -> {
-            String last = into(w, rel, false);
-            return last == null ? w.lstat(Path.of(".")) : w.lstat(Path.of(last));
+            String last = ReadPaths.into(root, w, rel, false);
+            return last == null ? w.lstat(Path.of(".")) : w.lstat(w.name(last));
         });
-    }
-
-    private static void entries(NoFollowWalk w, String prefix, String rel, int max, int depth, Set<String> skipDirs,
-            Map<String, BasicFileAttributes> out) throws IOException {
-        List<String> dirs = new ArrayList<>();
-        for (Path p : w.dir()) {
-            String name = p.getFileName().toString();
-            BasicFileAttributes a = w.lstat(Path.of(name));
-            if (a == null) continue; // removed while listed
-            if (out.size() >= max) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, "more than " + max + " entries");
-            out.put(prefix + name, a);
-            if (a.isDirectory() && depth > 1 && !skipDirs.contains(name)) dirs.add(name);
-        }
-        for (String d : dirs) {
-            try {
-                w.enter(d, rel + "/" + prefix + d);
-            } catch (NoSuchFileException | NotDirectoryException | FileRefusal gone) {
-                continue; // replaced while listed: the next listing sees what it became
-            }
-            try {
-                entries(w, prefix + d + "/", rel, max, depth - 1, skipDirs, out);
-            } finally {
-                w.leave();
-            }
-        }
-    }
-
-    private void enterDir(NoFollowWalk w, String rel) throws IOException {
-        String last = into(w, rel, true);
-        if (last != null) w.enter(last, rel);
     }
 
     /** Opens the file {@code rel} names, after its in-root links are expanded. */
     private SeekableByteChannel file(NoFollowWalk w, String rel) throws IOException {
-        String last = into(w, rel, true);
+        String last = ReadPaths.into(root, w, rel, true);
         if (last == null) throw new NoSuchFileException(rel + ": the root itself");
         return w.openFile(last, rel);
-    }
-
-    /**
-     * Expands the links of {@code rel} ({@code resolveLast}: of its final component too), enters every
-     * directory before the final component and returns that component's name (null: the root itself).
-     */
-    private String into(NoFollowWalk w, String rel, boolean resolveLast) throws IOException {
-        String text = rel == null ? "" : rel.strip();
-        if (text.isEmpty() || text.equals(".")) return null;
-        String parent = null;
-        String last = text;
-        int slash = text.replaceAll("/+$", "").lastIndexOf('/');
-        if (!resolveLast && slash >= 0) {
-            parent = text.substring(0, slash);
-            last = text.substring(slash + 1).replaceAll("/+$", "");
-        }
-        if (!resolveLast && (last.equals("..") || last.equals("."))) return into(w, rel, true);
-        List<String> comps = new ArrayList<>();
-        try {
-            if (resolveLast) {
-                comps.addAll(components(root.root().relativize(root.resolve(text, "path"))));
-            } else {
-                if (parent != null && !parent.isEmpty()) comps.addAll(components(root.root().relativize(root.resolve(parent, "path"))));
-                ContainedRoot.checkText(last, "path");
-                comps.add(last);
-            }
-        } catch (UnsafePathException e) {
-            if (e.dangling()) throw new NoSuchFileException(rel);
-            throw new FileRefusal(FileRefusal.Kind.LINK_OUT, rel, e.getMessage().substring(e.getMessage().indexOf(' ') + 1));
-        }
-        if (comps.isEmpty()) return null;
-        for (String c : comps.subList(0, comps.size() - 1)) w.enter(c, rel);
-        return comps.get(comps.size() - 1);
-    }
-
-    private static List<String> components(Path rel) {
-        List<String> out = new ArrayList<>();
-        for (Path p : rel) if (!p.toString().isEmpty()) out.add(p.toString());
-        return out;
     }
 
     private static byte[] fill(SeekableByteChannel ch, int size) throws IOException {
@@ -389,6 +320,7 @@ public final class BoundedRead {
             if (c instanceof IOException io) throw io;
             if (c instanceof UncheckedIOException u) throw u.getCause();
             if (c instanceof RuntimeException r) throw r;
+            if (c instanceof StackOverflowError) throw new FileRefusal(FileRefusal.Kind.TOO_BIG, rel, "folders nested too deep to walk");
             if (c instanceof Error err) throw err;
             throw new IOException(c);
         } catch (InterruptedException e) {

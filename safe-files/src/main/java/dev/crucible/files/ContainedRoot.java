@@ -2,11 +2,14 @@ package dev.crucible.files;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -18,8 +21,9 @@ import java.util.Deque;
  * time, without ever letting the operating system follow a link: each component is looked at with
  * lstat, a link is expanded here and its target walked the same way (from the root when absolute),
  * and the walk refuses a link that leaves the root or dangles. Every path it returns is real (no
- * links in it) and inside the root; writes open the final component with NOFOLLOW_LINKS, so a link
- * planted between the walk and the open makes the open fail instead of writing elsewhere.
+ * links in it) and inside the root; {@link #write} opens that path again one folder at a time with
+ * openat(O_NOFOLLOW) from the root down, so a link planted anywhere in it between the walk and the open
+ * makes the open fail instead of writing elsewhere.
  *
  * <p>What it does not close: a process that swaps a checked directory for a link while a walk is
  * running can still redirect a {@code mkdir} of a missing parent (an empty directory). The callers
@@ -28,6 +32,9 @@ import java.util.Deque;
 public final class ContainedRoot {
     /** As the kernel's MAXSYMLINKS: more link expansions than this in one path is a loop. */
     static final int MAX_LINKS = 40;
+    /** O_RDWR|O_CREAT|O_NOFOLLOW: never blocks on a FIFO, never follows a final link. */
+    private static final java.util.Set<OpenOption> WRITE_NEW_OR_OLD = java.util.Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
+            StandardOpenOption.CREATE, LinkOption.NOFOLLOW_LINKS);
 
     private final Path root;
     private final String name;
@@ -98,17 +105,49 @@ public final class ContainedRoot {
         return Files.newInputStream(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** Creates or truncates the file and writes {@code bytes}; parents are created inside the root. */
+    /**
+     * Creates or truncates the file and writes {@code bytes}; parents are created inside the root. The open
+     * itself is contained, not only the check before it: every folder of the resolved path is opened with
+     * openat(O_NOFOLLOW) from the one before it, held open from the root down ({@link NoFollowWalk}), so a
+     * folder swapped for a link after the check fails the open instead of leading it out. The file is opened
+     * read-write: a FIFO swapped in after the check then opens at once (write-only would wait for a reader)
+     * and is refused by its failing lseek, unwritten.
+     */
     public Path write(String relative, byte[] bytes, String field) throws IOException {
         Path p = resolveForWrite(relative, field);
-        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) throw new UnsafePathException(field, relative, "is a directory");
-        // Opening a FIFO for writing blocks until a reader comes, a device takes the bytes elsewhere: neither is ever opened.
-        if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-            throw new UnsafePathException(field, relative, "is " + FileKinds.of(p) + "; only a regular file is written");
-        }
-        try (OutputStream out = Files.newOutputStream(p, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            out.write(bytes);
+        java.util.List<String> comps = new java.util.ArrayList<>();
+        for (Path c : root.relativize(p)) comps.add(c.toString());
+        String last = comps.remove(comps.size() - 1);
+        try (NoFollowWalk w = NoFollowWalk.open(root, null)) {
+            for (String c : comps) w.enter(c, relative);
+            Path name = Path.of(last);
+            BasicFileAttributes a = w.lstat(name);
+            if (a != null && a.isDirectory()) throw new UnsafePathException(field, relative, "is a directory");
+            // Opening a FIFO for writing blocks until a reader comes, a device takes the bytes elsewhere: neither is ever opened.
+            if (a != null && !a.isRegularFile()) {
+                throw new UnsafePathException(field, relative, "is " + FileKinds.of(p) + "; only a regular file is written");
+            }
+            SeekableByteChannel ch;
+            try {
+                ch = w.dir().newByteChannel(name, WRITE_NEW_OR_OLD);
+            } catch (FileSystemException e) {
+                if (e.getMessage() != null && e.getMessage().contains("symbolic link")) { // ELOOP from O_NOFOLLOW
+                    throw new UnsafePathException(field, relative, "became a link between the check and the open; not written");
+                }
+                throw e;
+            }
+            try (ch) {
+                try {
+                    ch.position();
+                } catch (IOException espipe) {
+                    throw new UnsafePathException(field, relative, "became a FIFO or socket between the check and the open; not written");
+                }
+                ch.truncate(0);
+                ByteBuffer b = ByteBuffer.wrap(bytes);
+                while (b.hasRemaining()) ch.write(b);
+            }
+        } catch (FileRefusal raced) { // a folder of the path became a link or a special file after the check
+            throw new UnsafePathException(field, relative, raced.kind().words() + " in the path after it was checked; not written");
         }
         return p;
     }

@@ -16,6 +16,8 @@ import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -36,6 +38,8 @@ final class NoFollowWalk implements Closeable {
     /** Test seams: run between an entry's fstatat and its open (file or directory), and after the open (to swap or delete it there). */
     static volatile Runnable beforeOpen;
     static volatile Runnable afterOpen;
+    /** Escaped names by key, per directory listed for them in this walk ({@link #name}). */
+    private final Map<Path, Map<String, Path>> oddNames = new HashMap<>();
     /** The entry an openat is waiting on, or null. */
     private volatile Pending opening;
 
@@ -81,7 +85,7 @@ final class NoFollowWalk implements Closeable {
 
     /** Steps into {@code name}, which must be a directory now and when opened. */
     void enter(String name, String rel) throws IOException {
-        Path n = Path.of(name);
+        Path n = name(name);
         BasicFileAttributes a = lstat(n);
         if (a == null) throw new NoSuchFileException(rel);
         refuseSpecial(a, n, rel);
@@ -91,6 +95,30 @@ final class NoFollowWalk implements Closeable {
         SecureDirectoryStream<Path> next = opened(n, rel, () -> dir().newDirectoryStream(n, LinkOption.NOFOLLOW_LINKS));
         held.push(next);
         dirPath = dirPath.resolve(name);
+    }
+
+    /**
+     * The entry of the held directory that {@code key} names ({@link EntryNames}): the key itself, or for an
+     * escaped key the entry with the bytes it stands for, found in one listing of the directory per walk
+     * (a name that is not valid UTF-8 has no string Java could open it by).
+     */
+    Path name(String key) throws IOException {
+        if (!EntryNames.escaped(key)) return Path.of(key);
+        Map<String, Path> odd = oddNames.get(dirPath);
+        if (odd == null) {
+            odd = new HashMap<>();
+            try (DirectoryStream<Path> ds = dir().newDirectoryStream(Path.of("."), LinkOption.NOFOLLOW_LINKS)) {
+                for (Path p : ds) {
+                    Path n = p.getFileName();
+                    String k = EntryNames.key(n);
+                    if (EntryNames.escaped(k)) odd.put(k, n);
+                }
+            }
+            oddNames.put(dirPath, odd);
+        }
+        Path n = odd.get(key);
+        if (n == null) throw new NoSuchFileException(key);
+        return n;
     }
 
     /** Steps back out of the directory last entered. */
@@ -120,7 +148,7 @@ final class NoFollowWalk implements Closeable {
      * device, whose size is 0, yields nothing.
      */
     SeekableByteChannel openFile(String name, String rel) throws IOException {
-        Path n = Path.of(name);
+        Path n = name(name);
         BasicFileAttributes a = lstat(n);
         if (a == null) throw new NoSuchFileException(rel);
         refuseSpecial(a, n, rel);

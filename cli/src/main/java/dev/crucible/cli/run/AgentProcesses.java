@@ -32,20 +32,30 @@ final class AgentProcesses {
         return -1;
     }
 
+    /** The agent's process and the pump that writes its output to agent.log with a cap. */
+    record Started(Process process, AgentLog log) {}
+
     /**
-     * Starts the agent command in the workspace under the sandbox, output to {@code log}, no input, only
-     * {@code env}; in its own session unless the sandbox makes one, so the kill sweep finds the whole tree.
+     * Starts the agent command in the workspace under the sandbox, output to {@code log} through {@link AgentLog}
+     * (head and tail kept, the middle of an endless output cut), no input, only {@code env}; in its own session
+     * unless the sandbox makes one, so the kill sweep finds the whole tree.
      */
-    static Process start(Sandbox sandbox, List<String> command, Path workspace, Map<String, String> env, Path log) throws IOException {
+    static Started start(Sandbox sandbox, List<String> command, Path workspace, Map<String, String> env, Path log) throws IOException {
         List<String> argv = new ArrayList<>();
         if (!sandbox.startsOwnSession() && Files.isExecutable(Path.of("/usr/bin/setsid"))) argv.add("/usr/bin/setsid");
         sandbox.prepare(); // what setup made goes to the sandbox's user
         argv.addAll(sandbox.wrap(command, workspace, env));
         ProcessBuilder pb = new ProcessBuilder(argv).directory(workspace.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().clear();
         pb.environment().putAll(env);
-        return pb.start();
+        Process p = pb.start();
+        try {
+            return new Started(p, AgentLog.start(p.getInputStream(), log));
+        } catch (IOException e) {
+            p.destroyForcibly();
+            throw e;
+        }
     }
 
     /** Kills what is left of the agent (its episode's processes) and waits up to 5 s for its root to end. */

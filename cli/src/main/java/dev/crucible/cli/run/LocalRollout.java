@@ -60,6 +60,8 @@ public final class LocalRollout {
     private volatile EpisodeHolder holder;
     private volatile long setupPid;
     private volatile long agentPid;
+    /** The embedded agent's output pump (agent.log with a cap); null for a restored agent, which writes its own. */
+    private AgentLog agentLog;
     private volatile Path stateDir;
     private volatile long verifyingSince; // System.nanoTime() when grading started, 0 before
     /** Set once, by whichever writes result.json first: the attempt's thread, or the watchdog or Ctrl-C abandoning it. */
@@ -118,6 +120,8 @@ public final class LocalRollout {
             return finish(null);
         } catch (Exception e) {
             return finish(e);
+        } catch (StackOverflowError e) { // the attempt still gets its result.json (rt34 deep-dirs had none)
+            return finish(new IllegalStateException("the host side overflowed its stack on the agent's files", e));
         } finally {
             if (episode != null) episode.close();
             if (holder != null) holder.close();
@@ -198,7 +202,9 @@ public final class LocalRollout {
         rec.runningAt = Instant.now().toString();
         long ta = System.nanoTime();
         progress.phase(PhaseName.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
-        Process p = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog());
+        AgentProcesses.Started started = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog());
+        Process p = started.process();
+        agentLog = started.log();
         agentPid = p.pid();
         episode.attachAgentProcess(p.pid());
         try {
@@ -285,6 +291,7 @@ public final class LocalRollout {
         if (exited) rec.agentExit = exitCode.getAsInt();
         rec.limitExceeded = sandbox.limitExceeded(rec.agentExit == null ? 0 : rec.agentExit).orElse(null);
         if (rec.limitExceeded != null) progress.info("the agent was stopped: " + rec.limitExceeded);
+        if (agentLog != null) agentLog.finish(java.time.Duration.ofSeconds(5)); // the tail is written before anyone reads the log
         rec.agent = new RolloutResult.Agent(command, rec.agentExit, dir.agentLog().toString());
         if (exited) progress.info("agent exited with status " + rec.agentExit + " after " + rec.agentMs / 1000.0 + " s");
         if (!cancelled) grade(() -> episode.verify());

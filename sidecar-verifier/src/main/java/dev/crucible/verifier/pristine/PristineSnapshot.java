@@ -1,5 +1,6 @@
 package dev.crucible.verifier.pristine;
 
+import dev.crucible.files.BoundedRead;
 import dev.crucible.files.ContainedLinks;
 import dev.crucible.files.ContainedRoot;
 import dev.crucible.files.CopyStats;
@@ -11,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -100,25 +102,31 @@ public final class PristineSnapshot {
 
     public record Change(String path, String kind) {}
 
-    /** Protected files and links that were modified, deleted, replaced or added in the workspace since reset. */
+    /**
+     * Protected files and links that were modified, deleted, replaced or added in the workspace since reset.
+     * Every file is read through {@link BoundedRead} (issue 34): no link out of the workspace is followed,
+     * anywhere in the path, no FIFO, device or socket is opened, at most the size seen at reset is hashed,
+     * and each read has a deadline; a file the reader refuses was replaced, one gone in between is deleted.
+     */
     public List<Change> changes(Path workspace) {
         List<Change> out = new ArrayList<>();
+        BoundedRead reader;
+        ContainedRoot root;
+        try {
+            reader = BoundedRead.of(workspace, "workspace");
+            root = ContainedRoot.of(workspace, "workspace");
+        } catch (IOException e) {
+            throw new UncheckedIOException("the workspace cannot be read for the protected-file diff: " + e.getMessage(), e);
+        }
         for (var e : hashes.entrySet()) {
-            Path f = workspace.resolve(e.getKey());
-            if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
-                out.add(new Change(e.getKey(), Files.exists(f, LinkOption.NOFOLLOW_LINKS) ? "replaced" : "deleted"));
-            } else if (size(f) != sizes.get(e.getKey()) || !FileHashes.sha256(f).equals(e.getValue())) {
-                // the size first: a test file replaced by a 1 TiB sparse one is told apart without reading a terabyte of holes
-                out.add(new Change(e.getKey(), "modified"));
-            }
+            String kind = fileChange(reader, e.getKey(), sizes.get(e.getKey()), e.getValue());
+            if (kind != null) out.add(new Change(e.getKey(), kind));
         }
         Map<String, String> seen = new TreeMap<>(links); // every link at reset, refused ones included, with its target text
         seen.putAll(refusedTargets);
         for (var e : seen.entrySet()) {
-            Path f = workspace.resolve(e.getKey());
-            String now = linkText(f);
-            if (now == null) out.add(new Change(e.getKey(), Files.exists(f, LinkOption.NOFOLLOW_LINKS) ? "replaced" : "deleted"));
-            else if (!now.equals(e.getValue())) out.add(new Change(e.getKey(), "modified"));
+            String kind = linkChange(root, e.getKey(), e.getValue());
+            if (kind != null) out.add(new Change(e.getKey(), kind));
         }
         WorkspaceWalker.walk(workspace, (rel, attrs) -> {
             String r = rel.toString();
@@ -127,12 +135,36 @@ public final class PristineSnapshot {
         return out;
     }
 
-    private static long size(Path f) {
+    /** How the protected file {@code rel} changed, or null: read through {@code reader}, never by path. */
+    private static String fileChange(BoundedRead reader, String rel, long size, String hash) {
         try {
-            return Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).size();
-        } catch (IOException e) {
-            return -1;
+            BasicFileAttributes a = reader.lstat(rel);
+            if (a == null) return "deleted";
+            if (!a.isRegularFile()) return "replaced";
+            // the size first: a test file replaced by a 1 TiB sparse one is told apart without reading a terabyte of holes
+            if (a.size() != size) return "modified";
+            String now = reader.sha256(rel, size); // grown since the lstat: TOO_BIG, refused like the rest
+            if (now == null) return "deleted";
+            return now.equals(hash) ? null : "modified";
+        } catch (IOException refusedOrUnreadable) {
+            // a link out, a FIFO/device/socket, swapped while read, or a folder in its path became a file: not the file reset saw
+            return "replaced";
         }
+    }
+
+    /** How the protected link {@code rel} changed, or null; its folder is resolved inside the workspace. */
+    private static String linkChange(ContainedRoot root, String rel, String target) {
+        Path name = Path.of(rel);
+        Path dir;
+        try {
+            dir = name.getParent() == null ? root.root() : root.resolve(name.getParent().toString(), "protected path");
+        } catch (UnsafePathException | IOException refused) {
+            return "replaced"; // its folder became a link out, or a file
+        }
+        Path f = dir.resolve(name.getFileName().toString());
+        String now = linkText(f);
+        if (now == null) return Files.exists(f, LinkOption.NOFOLLOW_LINKS) ? "replaced" : "deleted";
+        return now.equals(target) ? null : "modified";
     }
 
     /** The target text of the link at {@code p}, or null when it is not a link. */
