@@ -21,4 +21,15 @@ public record AttemptDir(Path root) {
 
     /** Interactive mode: the environment API's bearer token (mode 0600, never inside the sandbox folder). */
     public Path apiToken() { return root.resolve("api-token"); }
+
+    /** Writes result.json; null when written, else why not (the caller says so instead of naming a file that is not there). */
+    public String writeResult(Object result) {
+        try {
+            java.nio.file.Files.createDirectories(root);
+            java.nio.file.Files.writeString(result(), dev.crucible.verifier.Json.write(result, true) + "\n");
+            return null;
+        } catch (java.io.IOException e) {
+            return e.getMessage();
+        }
+    }
 }

@@ -6,7 +6,6 @@ import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
-import dev.crucible.verifier.Json;
 import dev.crucible.verifier.ResetResult;
 import dev.crucible.verifier.TreeCopy;
 import dev.crucible.verifier.VerifyReport;
@@ -93,7 +92,7 @@ public final class LocalRollout {
         cancelled = true;
         long sp = setupPid;
         if (sp > 0) ProcessTreeKiller.killAll(List.of(sp));
-        Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
+        Episode e = episode != null ? episode : holder == null ? null : holder.currentOrNull();
         if (e != null) e.killAgentProcesses();
     }
 
@@ -322,7 +321,7 @@ public final class LocalRollout {
                 }
                 Thread.sleep(100);
                 if (System.nanoTime() > nextBeat) {
-                    Episode e = currentOrNull(holder);
+                    Episode e = holder.currentOrNull();
                     int steps = e == null ? 0 : e.steps();
                     progress.heartbeat(e == null ? "waiting for /v1/reset" : steps + " step" + (steps == 1 ? "" : "s"),
                             holder.findings().size(), remaining(), null);
@@ -331,7 +330,7 @@ public final class LocalRollout {
             }
             api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             rec.agentMs = (System.nanoTime() - ta) / 1_000_000;
-            Episode e = currentOrNull(holder);
+            Episode e = holder.currentOrNull();
             // the trainer's own report when it verified, else grade what is there; with every earlier episode's findings
             if (e != null && !cancelled) grade(() -> RolloutFindings.withAll(e.verify(), holder.findings()));
         } finally {
@@ -345,7 +344,7 @@ public final class LocalRollout {
         long tv = System.nanoTime();
         verifyingSince = tv;
         rec.report = AgentProcesses.gradeWhenFree(verify, () -> {
-            Episode e = episode != null ? episode : currentOrNull(holder);
+            Episode e = episode != null ? episode : holder.currentOrNull();
             if (e != null) e.killAgentProcesses();
         });
         rec.verifyMs = (System.nanoTime() - tv) / 1_000_000;
@@ -354,7 +353,7 @@ public final class LocalRollout {
     /** Decides the phase from what was observed (a crash of this code is LocalRunError) and writes result.json. */
     private RolloutResult finish(Exception error) {
         if (ended.get()) return outcome.join(); // abandoned meanwhile: its result stands
-        Episode e = episode != null ? episode : holder == null ? null : currentOrNull(holder);
+        Episode e = episode != null ? episode : holder == null ? null : holder.currentOrNull();
         return finish(error, episode != null ? episode.findings() : holder != null ? holder.findings() : List.of(), e == null ? null : e.steps(), false);
     }
 
@@ -367,15 +366,10 @@ public final class LocalRollout {
                 : outcome.decide(doc.environment().verifierEnv().spec().hackPolicy().action(), doc.deadlineSeconds());
         RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), steps, (System.nanoTime() - t0) / 1_000_000,
                 workspace, snapshots.refs(), execution == null ? null : execution.summary());
-        String where = " → " + dir.result();
-        try {
-            Files.createDirectories(dir.root());
-            Files.writeString(dir.result(), Json.write(r, true) + "\n");
-        } catch (IOException io) {
-            progress.info("could not write " + dir.result() + ": " + io.getMessage());
-            where = "; result.json NOT written";
-        }
-        progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict()) + where);
+        String failed = dir.writeResult(r);
+        if (failed != null) progress.info("could not write " + dir.result() + ": " + failed);
+        progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict())
+                + (failed == null ? " → " + dir.result() : "; result.json NOT written"));
         result = r;
         return r;
     }
@@ -394,13 +388,5 @@ public final class LocalRollout {
     /** Time left before the deadline, counted from the start of the attempt (as the operator counts from creation). */
     private Duration remaining() {
         return Duration.ofSeconds(doc.deadlineSeconds()).minusNanos(System.nanoTime() - t0);
-    }
-
-    private static Episode currentOrNull(EpisodeHolder h) {
-        try {
-            return h.current();
-        } catch (RuntimeException e) {
-            return null;
-        }
     }
 }

@@ -52,6 +52,9 @@ public final class EpisodeHolder implements AutoCloseable {
         return e;
     }
 
+    /** The current episode, or null before the first reset. */
+    public Episode currentOrNull() { return episode; }
+
     /** All findings of this rollout, across resets, in the order they were reported. */
     public List<Finding> findings() {
         Episode e = episode;

@@ -29,7 +29,7 @@ class LiveProcessSamplingTest {
     @Test
     void aCommandLineThatChangesByExecIsCheckedAgain() throws Exception {
         Path ws = dir.resolve("ws");
-        Fixtures.write(ws.resolve("later.sh"), "sleep 1\nexec sh -c 'sleep 2; true # /proc/self/mountinfo'\n");
+        Fixtures.write(ws.resolve("later.sh"), "sleep 1\nexec sh -c 'sleep 8; true # /proc/self/mountinfo'\n");
         VerifierSpec pytest = new VerifierSpec("test-suite", "python3 -m pytest -q", null, null, null, null, null, null, null,
                 null, null, null, null, null, null, null);
         PristineSnapshot p = PristineSnapshot.take(ws, ProtectedPaths.of(pytest, true), dir.resolve("pristine"));

@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -186,8 +187,9 @@ class AgentContainerTest {
     /** The hack policy's terminate during a step: the kill reaches the running command over the same connection. */
     @Test
     void aKillEndsTheRunningCommandAndBetweenCommandsKillsNothingLeft() throws Exception {
-        CompletableFuture<ExecResult> running = CompletableFuture.supplyAsync(() -> bash("sleep 30", Duration.ofSeconds(60), 1000));
-        Thread.sleep(1500);
+        CompletableFuture<ExecResult> running = CompletableFuture.supplyAsync(() -> bash("touch started; sleep 30", Duration.ofSeconds(60), 1000));
+        // running, not a fixed sleep: at load 25 a 1.5 s sleep ended before the command had started
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workspace.resolve("started")));
         long t0 = System.nanoTime();
         assertThat(ex.killAgents(List.of())).isEqualTo(1);
         ExecResult r = running.get(20, TimeUnit.SECONDS);
@@ -203,9 +205,9 @@ class AgentContainerTest {
     void theRunnerEndsWithTheSidecarAndTakesARunningStepWithIt() throws Exception {
         CompletableFuture<ExecResult> running = CompletableFuture.supplyAsync(
                 () -> bash("(setsid sleep 30 &); while :; do echo beat >> beat.log; sleep 0.1; done", Duration.ofSeconds(60), 1000));
-        Thread.sleep(1500);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workspace.resolve("beat.log")));
         ex.close();
-        assertThat(container.process().waitFor(10, TimeUnit.SECONDS)).as(container.log()).isTrue();
+        assertThat(container.process().waitFor(30, TimeUnit.SECONDS)).as(container.log()).isTrue();
         assertThat(running.get(10, TimeUnit.SECONDS).exitCode()).isEqualTo(127); // the step fails, never passes
         long size = Files.size(workspace.resolve("beat.log"));
         Thread.sleep(500);
