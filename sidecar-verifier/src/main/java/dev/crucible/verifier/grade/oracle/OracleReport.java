@@ -12,10 +12,14 @@ import java.util.Map;
 
 /**
  * The oracle plugin's record of one run (its "out" file): per test whether its verdict came isolated or
- * needs in-process grading (and why), test files whose collection needed in-process grading, and the
- * worker's figures. Written by the trusted grading process, which the code under test does not run in.
+ * needs in-process grading (and why), test files whose collection needed in-process grading, the
+ * worker's figures, and what the code under test tried (its worker's audit). Written by the trusted grading process, which the code under test does not run in.
  */
-public record OracleReport(Map<String, Test> tests, Map<String, String> modules, int workerStarts, long calls, List<String> workerEnded) {
+public record OracleReport(Map<String, Test> tests, Map<String, String> modules, int workerStarts, long calls, List<String> workerEnded,
+                           List<Attempt> attempts) {
+
+    /** What the code under test tried (oracle_audit's kinds, and eq-lenient from the trusted side); see {@link OracleAttempts}. */
+    public record Attempt(String kind, String detail) {}
 
     /** One test: {@code isolated} true when no part of it needs in-process grading. */
     public record Test(boolean isolated, List<String> reasons, List<String> broken, List<String> events) {}
@@ -32,13 +36,15 @@ public record OracleReport(Map<String, Test> tests, Map<String, String> modules,
             Map<String, String> modules = new LinkedHashMap<>();
             n.path("modules").fields().forEachRemaining(e -> modules.put(e.getKey(), e.getValue().asText()));
             JsonNode w = n.path("worker");
-            return new OracleReport(tests, modules, w.path("starts").asInt(), w.path("calls").asLong(), texts(w.path("ended")));
+            List<Attempt> attempts = new ArrayList<>();
+            n.path("attempts").forEach(a -> attempts.add(new Attempt(a.path("kind").asText(), a.path("detail").asText())));
+            return new OracleReport(tests, modules, w.path("starts").asInt(), w.path("calls").asLong(), texts(w.path("ended")), attempts);
         } catch (IOException | RuntimeException e) {
             return empty();
         }
     }
 
-    public static OracleReport empty() { return new OracleReport(Map.of(), Map.of(), 0, 0, List.of()); }
+    public static OracleReport empty() { return new OracleReport(Map.of(), Map.of(), 0, 0, List.of(), List.of()); }
 
     /**
      * Whether {@code nodeId} is graded by the in-process run instead: only when the trusted side recorded that the

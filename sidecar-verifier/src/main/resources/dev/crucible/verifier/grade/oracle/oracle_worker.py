@@ -126,6 +126,7 @@ class Worker:
             except BaseException as e:  # noqa: B902 - everything the tree raises is an answer
                 out = ["exc", self.exc_info(e)]
             try:
+                audit_frame(self.write)  # noqa: F821 (oracle_audit: what the tree tried, before the answer)
                 write_frame(self.write, out)  # noqa: F821
             except BaseException as e:
                 write_frame(self.write, ["exc", self.exc_info(e)])  # noqa: F821
@@ -219,6 +220,7 @@ def main():
     _os.dup2(null, 0)
     _os.dup2(2, 1)
     _sys.stdout = _io.TextIOWrapper(_io.FileIO(1, "w", closefd=False), line_buffering=True)
+    audit_install(globals())  # noqa: F821 (oracle_audit is prepended)
     Worker(rfd, wfd).serve()
     _os._exit(0)
 
