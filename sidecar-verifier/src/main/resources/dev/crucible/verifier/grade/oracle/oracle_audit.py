@@ -126,6 +126,10 @@ class _Audit:
         if self.by_import(4):
             if self.root and p.startswith(self.root + "/") and self.masked(p):
                 self.add("test-source", "imported %s at %s" % (p, self.where(4)))
+            elif ("/_pytest/" in p or "/pluggy/" in p) and what.startswith("open"):
+                f = self.importer(4)  # the runner's internals loaded for the tree itself, not for `import pytest`
+                if f is not None and not self.is_worker(f) and not self.is_lib(f.f_code):
+                    self.add("runner", "imported %s at %s:%d" % (p, f.f_code.co_filename, f.f_lineno))
             return  # the import system searching sys.path is no attempt
         if "/.git/" in p + "/":
             self.add("command", "%s at %s" % (what, self.where(4)))
@@ -189,15 +193,12 @@ class _Audit:
         text = " ".join(_a_os.fsdecode(a) if isinstance(a, (str, bytes)) else str(a) for a in argv)
         self.add("command", text[:280])
 
-    def on_import(self, args):
-        name = args[0] if args else ""
-        if not isinstance(name, str) or not (name.startswith("_pytest.") or name == "pluggy"):
-            return
-        f = _a_sys._getframe(2)  # the import statement's own frame: past the import system, not past a library
+    def importer(self, depth):
+        """The frame whose import statement (or import_module call) the import system is serving."""
+        f = _a_sys._getframe(depth + 1)
         while f is not None and (f.f_code.co_filename.startswith("<frozen importlib") or f.f_globals.get("__name__") == "importlib"):
             f = f.f_back
-        if f is not None and not self.is_worker(f) and not self.is_lib(f.f_code):
-            self.add("runner", "imported %s at %s:%d" % (name, f.f_code.co_filename, f.f_lineno))
+        return f
 
     def check_hooks(self):
         now = (len(_a_sys.meta_path), _a_sys.meta_path[0] if _a_sys.meta_path else None, len(_a_sys.path_hooks))
@@ -262,7 +263,7 @@ _HANDLERS = {
     "os.kill": _Audit.on_kill, "os.killpg": _Audit.on_kill,
     "sys.addaudithook": _tree_only("audit-hook", "sys.addaudithook"),
     "subprocess.Popen": _Audit.on_spawn, "os.exec": _Audit.on_spawn, "os.posix_spawn": _Audit.on_spawn,
-    "os.system": _Audit.on_spawn, "import": _Audit.on_import,
+    "os.system": _Audit.on_spawn,
 }
 
 
