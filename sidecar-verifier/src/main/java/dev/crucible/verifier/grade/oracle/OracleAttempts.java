@@ -27,7 +27,8 @@ public final class OracleAttempts {
             Map.entry("frame", Detectors.FRAME_INTROSPECTION), Map.entry("gc", Detectors.FRAME_INTROSPECTION),
             Map.entry("ctypes", Detectors.FRAME_INTROSPECTION), Map.entry("signal", Detectors.GRADER_TAMPERING),
             Map.entry("import-hook", Detectors.TEST_RUNNER), Map.entry("runner", Detectors.TEST_RUNNER),
-            Map.entry("eq-lenient", Detectors.EQUALITY_OVERRIDE));
+            Map.entry("eq-lenient", Detectors.EQUALITY_OVERRIDE), Map.entry("bytecode", Detectors.MODULE_SHADOWING),
+            Map.entry("reexec", Detectors.GRADER_TAMPERING));
 
     private OracleAttempts() {}
 

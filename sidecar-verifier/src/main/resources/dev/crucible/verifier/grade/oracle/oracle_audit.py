@@ -16,6 +16,8 @@
 #   audit-hook    the tree adds an audit hook of its own (it would see every compiled source)
 #   import-hook   an import hook the tree put first in sys.meta_path / sys.path_hooks
 #   runner        the tree itself imports the test runner's internals (_pytest.*, pluggy)
+#   bytecode      a .pyc of the tree that Python runs unchecked against its source (hash-based, unchecked)
+#   reexec        the worker's own process replaced by os.exec* (sent at once: the worker never answers again)
 #   command       a command the tree spawns, or a .git path it opens: the trusted side applies the
 #                 monitor's command rules to it (history mining, mounts, signals), nothing else counts
 import os as _a_os
@@ -36,6 +38,7 @@ class _Audit:
         self.meta = (len(_a_sys.meta_path), _a_sys.meta_path[0] if _a_sys.meta_path else None, len(_a_sys.path_hooks))
         self.hooks_seen = {id(h) for h in list(_a_sys.meta_path) + list(_a_sys.path_hooks)}
         self.busy = False
+        self.write = None  # the worker's writer, known from its first answer
         self.pid = _a_os.getpid()
 
     def add(self, kind, detail):
@@ -50,7 +53,7 @@ class _Audit:
 
     # -- where code comes from
     def is_worker(self, frame):
-        return frame is not None and frame.f_globals is self.worker_globals
+        return frame is not None and (frame.f_globals is self.worker_globals or frame.f_code is _A_CALL_CODE)
 
     def is_lib(self, code):
         f = code.co_filename
@@ -121,16 +124,18 @@ class _Audit:
             self.check_path(p, "listing %s" % p)
 
     def check_path(self, p, what):
-        if not self.by_tree(4):
-            return  # the worker's own opens, or a library's called by the worker
-        if self.by_import(4):
+        if self.by_import(4):  # whoever asked (a module the worker imports may be a planted one)
             if self.root and p.startswith(self.root + "/") and self.masked(p):
                 self.add("test-source", "imported %s at %s" % (p, self.where(4)))
+            elif self.root and p.startswith(self.root + "/") and p.endswith(".pyc") and _unchecked_pyc(p):
+                self.add("bytecode", "%s runs without a check against its source, at %s" % (p, self.where(4)))
             elif ("/_pytest/" in p or "/pluggy/" in p) and what.startswith("open"):
                 f = self.importer(4)  # the runner's internals loaded for the tree itself, not for `import pytest`
                 if f is not None and not self.is_worker(f) and not self.is_lib(f.f_code):
                     self.add("runner", "imported %s at %s:%d" % (p, f.f_code.co_filename, f.f_lineno))
             return  # the import system searching sys.path is no attempt
+        if not self.by_tree(4):
+            return  # the worker's own opens, or a library's called by the worker
         if "/.git/" in p + "/":
             self.add("command", "%s at %s" % (what, self.where(4)))
         if p.startswith("/proc/"):
@@ -185,6 +190,13 @@ class _Audit:
         pid = args[0] if args else None
         if isinstance(pid, int) and pid != _a_os.getpid() and (pid <= 1 or pid == _a_os.getppid()):
             self.add("signal", "signal %s to process %d at %s" % (args[1] if len(args) > 1 else "?", pid, self.where(3)))
+
+    def on_exec(self, args):
+        # the worker's own process replaced (a fork child's exec is its own business): it never answers again, so now
+        if _a_os.getpid() == self.pid and self.write is not None:
+            self.add("reexec", "the code under test replaced the worker's process: %s" % (" ".join(str(a) for a in (args[1] if len(args) > 1 and isinstance(args[1], (list, tuple)) else args[:1]))[:200],))
+            audit_frame(self.write)
+        self.on_spawn(args)
 
     def on_spawn(self, args):
         if not args:
@@ -241,6 +253,16 @@ def _tree_only(kind, text):
     return h
 
 
+def _unchecked_pyc(p):
+    """A .pyc whose header says hash-based and unchecked: Python runs it whatever its source says (PEP 552)."""
+    try:
+        with open(p, "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return False
+    return len(head) == 8 and int.from_bytes(head[4:8], "little") & 3 == 1
+
+
 def _devnull_rdev():
     try:
         return _a_os.stat("/dev/null").st_rdev
@@ -262,7 +284,7 @@ _HANDLERS = {
     "ctypes.dlsym": _Audit.on_dlsym,
     "os.kill": _Audit.on_kill, "os.killpg": _Audit.on_kill,
     "sys.addaudithook": _tree_only("audit-hook", "sys.addaudithook"),
-    "subprocess.Popen": _Audit.on_spawn, "os.exec": _Audit.on_spawn, "os.posix_spawn": _Audit.on_spawn,
+    "subprocess.Popen": _Audit.on_spawn, "os.exec": _Audit.on_exec, "os.posix_spawn": _Audit.on_spawn,
     "os.system": _Audit.on_spawn,
 }
 
@@ -277,6 +299,75 @@ _HANDLERS["os.chdir"] = _audit_chdir
 AUDIT = _Audit()
 
 
+class _Caller(dict):
+    """The locals of the frame that calls the tree (an eval frame, so that frame.f_locals IS this mapping): while the
+    call runs nothing but the tree, or a library it called, can read them: a walk to its caller's locals (f_back, then
+    f_locals: neither raises an audit event) is seen here. Empty: there is nothing in it to find."""
+    armed = False
+
+    def _seen(self, how):
+        if _Caller.armed and not AUDIT.busy:
+            _Caller.armed = False  # once per call is enough
+            AUDIT.add("frame", "the tree read the locals of the frame that called it (%s) at %s" % (how, AUDIT.where(3)))
+
+    def __getitem__(self, k):
+        self._seen("[%r]" % (k,))
+        return dict.__getitem__(self, k)
+
+    def get(self, k, d=None):
+        self._seen("get(%r)" % (k,))
+        return dict.get(self, k, d)
+
+    def __contains__(self, k):
+        self._seen("in")
+        return dict.__contains__(self, k)
+
+    def __iter__(self):
+        self._seen("iteration")
+        return dict.__iter__(self)
+
+    def keys(self):
+        self._seen("keys()")
+        return dict.keys(self)
+
+    def values(self):
+        self._seen("values()")
+        return dict.values(self)
+
+    def items(self):
+        self._seen("items()")
+        return dict.items(self)
+
+    def __len__(self):
+        self._seen("len")
+        return dict.__len__(self)
+
+
+class _Call:
+    __slots__ = ("f", "a", "kw")
+
+    @property
+    def k(self):
+        _Caller.armed = True  # the call's own name lookups are done (k is loaded last): from here on, reads are the tree's
+        return self.kw
+
+
+_A_CALL_CODE = compile("_t.f(*_t.a, **_t.k)", "<oracle-call>", "eval")
+_A_CALL_GLOBALS = {"__builtins__": __builtins__, "__name__": "oracle-call"}
+
+
+def audit_call(fn, args, kw):
+    """fn(*args, **kw) from a frame whose locals are a _Caller: what a tree that walks to its caller reads is seen."""
+    c = _Call()
+    c.f, c.a, c.kw = fn, args, kw
+    loc = _Caller()
+    dict.__setitem__(loc, "_t", c)
+    try:
+        return eval(_A_CALL_CODE, _A_CALL_GLOBALS, loc)
+    finally:
+        _Caller.armed = False
+
+
 def audit_install(worker_globals):
     AUDIT.worker_globals = worker_globals
     _a_sys.addaudithook(AUDIT.hook)
@@ -284,6 +375,7 @@ def audit_install(worker_globals):
 
 def audit_frame(write):
     """Writes the pending events as one ["audit", ...] frame before an answer (nothing when there are none)."""
+    AUDIT.write = write
     ev = AUDIT.take()
     if ev:
         write_frame(write, ["audit", ev])  # noqa: F821 (oracle_wire is before this file)

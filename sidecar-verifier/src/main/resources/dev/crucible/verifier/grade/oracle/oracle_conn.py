@@ -127,7 +127,7 @@ class Attempts:
     """The worker's audit events (oracle_audit), kept for the record: only known kinds, bounded, deduplicated.
     The worker is untrusted: what it reports can only add findings, never change a verdict."""
     KINDS = ("test-source", "proc", "outside", "frame", "gc", "ctypes", "signal", "audit-hook", "import-hook",
-             "runner", "command", "dropped", "eq-lenient")
+             "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec")
     MAX = 100
 
     def __init__(self):

@@ -103,7 +103,7 @@ class Worker:
             f = self.dec(m["o"])
             if m.get("name"):
                 f = getattr(f, m["name"])
-            return f(*[self.dec(a) for a in m["args"]], **{k: self.dec(v) for k, v in m["kw"].items()})
+            return audit_call(f, [self.dec(a) for a in m["args"]], {k: self.dec(v) for k, v in m["kw"].items()})  # noqa: F821
         raise WireError("unknown op %r" % (op,))  # noqa: F821
 
     def serve(self):

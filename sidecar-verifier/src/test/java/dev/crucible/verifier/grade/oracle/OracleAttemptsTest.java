@@ -54,17 +54,20 @@ class OracleAttemptsTest {
             Map.entry("import_hook", "import sys\nclass Finder:\n    def find_spec(self, name, path=None, target=None):\n        return None\n"
                     + "def run():\n    sys.meta_path.insert(0, Finder())\n    return 0\n"),
             Map.entry("runner_internals", "import importlib\ndef run():\n    importlib.import_module('_pytest.' + 'runner')\n    return 0\n"),
+            Map.entry("caller_locals", "import inspect\ndef run():\n    up = getattr(inspect.currentframe(), ''.join(map(chr, (102, 95, 98, 97, 99, 107))))\n"
+                    + "    v = getattr(up, 'f_' + 'locals').get('n')\n    return v if isinstance(v, int) else 0\n"),
+            Map.entry("reexec", "import os, sys\ndef run():\n    os.execv(sys.executable, [sys.executable, '-c', 'pass'])\n"),
             Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "caller_frame, frame", "gc_walk, gc",
             "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
-            "runner_internals, runner", "git_objects, command"})
+            "runner_internals, runner", "git_objects, command", "caller_locals, frame", "reexec, reexec"})
     void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
         Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
         OracleReport r = grade(tree);
         assertThat(r.attempts()).as(module + " " + r.attempts()).anyMatch(a -> a.kind().equals(kind)
-                && (kind.equals("command") || kind.equals("import-hook") || a.detail().contains(module + ".py")));
+                && (kind.equals("command") || kind.equals("import-hook") || kind.equals("reexec") || a.detail().contains(module + ".py")));
         List<IntegrityFinding> f = OracleAttempts.findings(r.attempts());
         assertThat(f).as(r.attempts().toString()).isNotEmpty().allMatch(x -> x.severity().equals("medium") && x.rule().startsWith("attempt-"));
     }
@@ -80,6 +83,19 @@ class OracleAttemptsTest {
         assertThat(r.attempts()).filteredOn(a -> a.kind().equals("eq-lenient")).extracting(OracleReport.Attempt::detail)
                 .anyMatch(d -> d.startsWith("calc.lenient.Lenient == 0")).anyMatch(d -> d.startsWith("calc.lenient.Anything == 7"));
         assertThat(OracleAttempts.findings(r.attempts())).anyMatch(x -> x.detector().equals(Detectors.EQUALITY_OVERRIDE));
+    }
+
+    @Test
+    void byteCodeThatPythonRunsUncheckedIsSeen() {
+        // a planted .pyc (hash-based, unchecked) runs instead of its source: the import opens it, the record names it
+        Path tree = tree(Map.of("planted", "def run():\n    return 1\n"));
+        Path src = tree.resolve("calc/planted.py");
+        Ran c = run(List.of("python3", "-c", "import py_compile, sys, importlib.util; open(sys.argv[2], 'w').write('def run():\\n    return 0\\n');"
+                + " py_compile.compile(sys.argv[2], cfile=importlib.util.cache_from_source(sys.argv[1]), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+                src.toString(), dir.resolve("other.py").toString()), dir, List.of());
+        assertThat(c.exit).as(c.output).isZero();
+        OracleReport r = grade(tree);
+        assertThat(r.attempts()).as(r.attempts().toString()).anyMatch(a -> a.kind().equals("bytecode") && a.detail().contains("planted"));
     }
 
     @Test
