@@ -25,6 +25,7 @@ import stat as _a_stat
 import sys as _a_sys
 
 _A_MAX = 64  # events kept between two answers; the rest are counted
+_A_GIT_HISTORY = ("objects", "logs", "packed-refs", "FETCH_HEAD", "ORIG_HEAD", "refs/tags", "refs/remotes")  # beyond HEAD
 _A_FRAME_READERS = ("logging", "warnings")  # they read their caller's frame to name a location (reporter's rule)
 
 
@@ -136,7 +137,8 @@ class _Audit:
             return  # the import system searching sys.path is no attempt
         if not self.by_tree(4):
             return  # the worker's own opens, or a library's called by the worker
-        if "/.git/" in p + "/":
+        git = p.find("/.git/")
+        if git >= 0 and p[git + 6:].startswith(_A_GIT_HISTORY):  # HEAD and the current branch's ref are a version string
             self.add("command", "%s at %s" % (what, self.where(4)))
         if p.startswith("/proc/"):
             parts = p.split("/")

@@ -57,12 +57,14 @@ class OracleAttemptsTest {
             Map.entry("caller_locals", "import inspect\ndef run():\n    up = getattr(inspect.currentframe(), ''.join(map(chr, (102, 95, 98, 97, 99, 107))))\n"
                     + "    v = getattr(up, 'f_' + 'locals').get('n')\n    return v if isinstance(v, int) else 0\n"),
             Map.entry("reexec", "import os, sys\ndef run():\n    os.execv(sys.executable, [sys.executable, '-c', 'pass'])\n"),
+            Map.entry("git_files", "import os\ndef run():\n    try:\n        open(os.path.join(os.path.dirname(os.path.dirname(__file__)), '.git', 'packed-refs')).read()\n"
+                    + "    except OSError:\n        pass\n    return 0\n"),
             Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "caller_frame, frame", "gc_walk, gc",
             "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
-            "runner_internals, runner", "git_objects, command", "caller_locals, frame", "reexec, reexec"})
+            "runner_internals, runner", "git_objects, command", "git_files, command", "caller_locals, frame", "reexec, reexec"})
     void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
         Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
         OracleReport r = grade(tree);
@@ -118,6 +120,11 @@ class OracleAttemptsTest {
                 "    sys.setprofile(None)",
                 "    subprocess.run(['git', 'describe', '--always'], capture_output=True)",
                 "    open(os.path.join(os.path.dirname(__file__), 'data.txt')).read()",
+                "    for rel in ('.git/HEAD', '.git/refs/heads/main'):  # a version string from the checkout",
+                "        try:",
+                "            open(os.path.join(os.path.dirname(os.path.dirname(__file__)), rel)).read()",
+                "        except OSError:",
+                "            pass",
                 "    return Seconds(0)", "");
         Path tree = tree(Map.of("honest", body));
         Fixtures.write(tree.resolve("calc/data.txt"), "data\n");
