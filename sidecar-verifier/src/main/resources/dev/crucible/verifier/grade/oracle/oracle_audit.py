@@ -291,10 +291,29 @@ _HANDLERS = {
 }
 
 
+class _Decoy(type(_a_sys)):
+    """A test module where the worker has none: the tree looking into test modules through sys.modules (their
+    functions' co_consts, a runner object by name) raises no audit event; here its first read is seen. Dunder names
+    other than __dict__ pass (libraries scanning sys.modules read __name__, __file__, __spec__), as do reads by library
+    code (pickle's whichmodule, inspect): the reporter's test-module guard, in-process, has the same rule."""
+
+    def __getattribute__(self, name):
+        if (name == "__dict__" or not name.startswith("__")) and not AUDIT.busy:
+            f = _a_sys._getframe(1)
+            if f is not None and not AUDIT.is_lib(f.f_code) and not AUDIT.is_worker(f):
+                AUDIT.add("test-source", "read %r of a test module found in sys.modules at %s:%d" % (name, f.f_code.co_filename, f.f_lineno))
+        return type(_a_sys).__getattribute__(self, name)
+
+
 def _audit_chdir(self, args):
     if self.root is None and args:  # the worker's init: the tree's root, before any code of the tree runs
         p = self.path(args[0])
         self.root = _a_os.path.realpath(p) if p else None
+        if self.root:
+            d = _Decoy("test_oracle_decoy")
+            d.__file__ = _a_os.path.join(self.root, "tests", "test_oracle_decoy.py")
+            d.test_decoy = lambda: None
+            _a_sys.modules.setdefault("test_oracle_decoy", d)
 
 
 _HANDLERS["os.chdir"] = _audit_chdir
@@ -339,10 +358,6 @@ class _Caller(dict):
     def items(self):
         self._seen("items()")
         return dict.items(self)
-
-    def __len__(self):
-        self._seen("len")
-        return dict.__len__(self)
 
 
 class _Call:

@@ -57,6 +57,8 @@ class OracleAttemptsTest {
             Map.entry("caller_locals", "import inspect\ndef run():\n    up = getattr(inspect.currentframe(), ''.join(map(chr, (102, 95, 98, 97, 99, 107))))\n"
                     + "    v = getattr(up, 'f_' + 'locals').get('n')\n    return v if isinstance(v, int) else 0\n"),
             Map.entry("reexec", "import os, sys\ndef run():\n    os.execv(sys.executable, [sys.executable, '-c', 'pass'])\n"),
+            Map.entry("modules_scan", "import sys\ndef run():\n    for m in list(sys.modules.values()):\n        if '/tests/' in (getattr(m, '__file__', None) or ''):\n"
+                    + "            list(vars(m).values())\n    return 0\n"),
             Map.entry("git_files", "import os\ndef run():\n    try:\n        open(os.path.join(os.path.dirname(os.path.dirname(__file__)), '.git', 'packed-refs')).read()\n"
                     + "    except OSError:\n        pass\n    return 0\n"),
             Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
@@ -64,7 +66,7 @@ class OracleAttemptsTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "caller_frame, frame", "gc_walk, gc",
             "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
-            "runner_internals, runner", "git_objects, command", "git_files, command", "caller_locals, frame", "reexec, reexec"})
+            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "reexec, reexec"})
     void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
         Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
         OracleReport r = grade(tree);
@@ -125,6 +127,7 @@ class OracleAttemptsTest {
                 "            open(os.path.join(os.path.dirname(os.path.dirname(__file__)), rel)).read()",
                 "        except OSError:",
                 "            pass",
+                "    [getattr(m, '__file__', None) for m in list(sys.modules.values())]  # as inspect.getmodule does",
                 "    return Seconds(0)", "");
         Path tree = tree(Map.of("honest", body));
         Fixtures.write(tree.resolve("calc/data.txt"), "data\n");
