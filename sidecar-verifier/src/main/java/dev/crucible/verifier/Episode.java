@@ -261,7 +261,7 @@ public final class Episode implements AutoCloseable {
             }
             env.execution().ifPresent(x -> drift.forEach(d -> monitor.report(
                     Detectors.GRADER_TAMPERING, "critical", x.venv() == null ? null : x.venv().toString(), "pytest plugin " + d + " in the environment's venv since setup")));
-            o.integrity().forEach(f -> monitor.report(f.detector(), f.severity(), f.path(), f.evidence()));
+            o.integrity().forEach(f -> monitor.report(f.detector(), f.severity(), f.path(), f.evidence(), f.rule()));
             if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
                 monitor.report(Detectors.GRADER_TAMPERING, "medium", null, "grading process was killed by signal " + (code - 128));
             }

@@ -2,6 +2,7 @@ package dev.crucible.verifier.grade;
 
 import dev.crucible.verifier.config.VerifierSpec;
 import dev.crucible.verifier.exec.ExecResult;
+import dev.crucible.verifier.grade.oracle.OracleAttempts;
 import dev.crucible.verifier.grade.oracle.OracleConfig;
 import dev.crucible.verifier.grade.oracle.OracleFiles;
 import dev.crucible.verifier.grade.oracle.OracleReport;
@@ -153,6 +154,7 @@ public final class IsolatedTestSuite implements Strategy {
         Outcome o = TestSuiteStrategy.score(v, reported, run, reportError, Duration.ofSeconds(v.timeoutOrDefault()));
         List<IntegrityFinding> findings = new ArrayList<>(isolated.integrity());
         if (inProcess != null) findings.addAll(inProcess.integrity());
+        findings.addAll(OracleAttempts.findings(record.attempts())); // what the code under test tried, though it earned nothing
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         isolated.details().forEach(details::putIfAbsent);
         Map<String, Object> integrity = new LinkedHashMap<>();

@@ -174,6 +174,11 @@ public final class HackMonitor implements AutoCloseable {
         report(new WorkspaceScanner.Raw(detector, severity, path, evidence));
     }
 
+    /** A finding with its rule (null: none), which a hack policy can override or ignore by {@code detector/rule}. */
+    public void report(String detector, String severity, String path, String evidence, String rule) {
+        report(new WorkspaceScanner.Raw(detector, severity, path, evidence, rule));
+    }
+
     public synchronized List<Finding> findings() { return List.copyOf(findings.values()); }
 
     /** CPU time the monitor's own thread has used. */

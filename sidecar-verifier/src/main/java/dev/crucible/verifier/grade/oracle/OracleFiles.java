@@ -30,7 +30,7 @@ public final class OracleFiles {
     public static final String PLUGIN = "oracle_plugin";
     /** Environment variable naming the configuration JSON the plugin reads at import. */
     public static final String CONFIG_VAR = "CRUCIBLE_ORACLE_CONFIG";
-    static final List<String> NAMES = List.of("oracle_wire.py", "oracle_worker.py", "oracle_conn.py", "oracle_remote.py",
+    static final List<String> NAMES = List.of("oracle_wire.py", "oracle_audit.py", "oracle_worker.py", "oracle_conn.py", "oracle_remote.py",
             "oracle_hook.py", "oracle_launch.py", "oracle_plugin.py");
     private static final Map<String, byte[]> SOURCES = load();
 
@@ -121,9 +121,10 @@ public final class OracleFiles {
         }
     }
 
-    /** The worker's whole source, as it runs with {@code python -I -B -c}: the wire format, then the worker. */
+    /** The worker's whole source, as it runs with {@code python -I -B -c}: the wire format, the audit, then the worker. */
     public static String workerSource() {
         return new String(SOURCES.get("oracle_wire.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
+                + new String(SOURCES.get("oracle_audit.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_worker.py"), java.nio.charset.StandardCharsets.UTF_8);
     }
 

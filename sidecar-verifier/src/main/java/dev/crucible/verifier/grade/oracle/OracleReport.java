@@ -12,12 +12,16 @@ import java.util.Map;
 
 /**
  * The oracle plugin's record of one run (its "out" file): per test whether its verdict came isolated or
- * needs in-process grading (and why), test files whose collection needed in-process grading, and the
+ * needs in-process grading (and why), test files whose collection needed in-process grading, the
  * worker's figures (starts, round trips, why each ended, seconds calls waited for a worker to come up: a figure for a
- * reader, never for a grade). Written by the trusted grading process, which the code under test does not run in.
+ * reader, never for a grade), and what the code under test tried (its worker's audit). Written by the trusted grading
+ * process, which the code under test does not run in.
  */
 public record OracleReport(Map<String, Test> tests, Map<String, String> modules, int workerStarts, long calls, List<String> workerEnded,
-                           double startWaitSeconds) {
+                           double startWaitSeconds, List<Attempt> attempts) {
+
+    /** What the code under test tried (oracle_audit's kinds, and eq-lenient from the trusted side); see {@link OracleAttempts}. */
+    public record Attempt(String kind, String detail) {}
 
     /** One test: {@code isolated} true when no part of it needs in-process grading. */
     public record Test(boolean isolated, List<String> reasons, List<String> broken, List<String> events) {}
@@ -34,14 +38,16 @@ public record OracleReport(Map<String, Test> tests, Map<String, String> modules,
             Map<String, String> modules = new LinkedHashMap<>();
             n.path("modules").fields().forEachRemaining(e -> modules.put(e.getKey(), e.getValue().asText()));
             JsonNode w = n.path("worker");
+            List<Attempt> attempts = new ArrayList<>();
+            n.path("attempts").forEach(a -> attempts.add(new Attempt(a.path("kind").asText(), a.path("detail").asText())));
             return new OracleReport(tests, modules, w.path("starts").asInt(), w.path("calls").asLong(), texts(w.path("ended")),
-                    w.path("start_wait_s").asDouble());
+                    w.path("start_wait_s").asDouble(), attempts);
         } catch (IOException | RuntimeException e) {
             return empty();
         }
     }
 
-    public static OracleReport empty() { return new OracleReport(Map.of(), Map.of(), 0, 0, List.of(), 0); }
+    public static OracleReport empty() { return new OracleReport(Map.of(), Map.of(), 0, 0, List.of(), 0, List.of()); }
 
     /**
      * Whether {@code nodeId} is graded by the in-process run instead: only when the trusted side recorded that the

@@ -35,6 +35,7 @@ class Conn:
         self.start_wait = 0.0
         self.broken = []  # why each worker ended
         self.test = None  # the running test's record (see oracle_plugin), or None between tests
+        self.attempts = Attempts()  # what the code under test tried, as its worker reported it (evidence only)
 
     # -- lifecycle
     def _start(self):
@@ -79,17 +80,23 @@ class Conn:
             write_frame(lambda data: self._write(data, deadline), msg)
         except (OSError, ValueError) as e:
             self._fail("could not be written to (%s)" % e)
+        ans = self._frame(deadline)
+        while type(ans) is list and len(ans) == 2 and ans[0] == "audit":  # what the tree tried (oracle_audit), then the answer
+            self.attempts.took(ans[1], self.test)
+            ans = self._frame(deadline)
+        if type(ans) is not list or len(ans) not in (2, 3) or ans[0] not in ("ok", "exc"):
+            self._fail("answered garbage: %.80r" % (ans,))
+        return ans
+
+    def _frame(self, deadline):
         head = self._read(4, deadline)
         (n,) = struct.unpack(">I", head)
         if n > MAX_FRAME:
             self._fail("answered a frame of %d bytes" % n)
         try:
-            ans = parse_frame(self._read(n, deadline))
+            return parse_frame(self._read(n, deadline))
         except WireError as e:
             self._fail("answered garbage: %s" % e)
-        if type(ans) is not list or len(ans) not in (2, 3) or ans[0] not in ("ok", "exc"):
-            self._fail("answered garbage: %.80r" % (ans,))
-        return ans
 
     def _write(self, data, deadline):
         fd = self.proc.wfd
@@ -127,6 +134,29 @@ class Conn:
             buf += chunk
         self._buf = buf[n:]
         return buf[:n]
+
+
+class Attempts:
+    """The worker's audit events (oracle_audit), kept for the record: only known kinds, bounded, deduplicated.
+    The worker is untrusted: what it reports can only add findings, never change a verdict."""
+    KINDS = ("test-source", "proc", "outside", "frame", "gc", "ctypes", "signal", "audit-hook", "import-hook",
+             "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec")
+    MAX = 100
+
+    def __init__(self):
+        self.items, self.seen = [], set()
+
+    def took(self, events, rec=None):
+        for e in events if type(events) is list else []:
+            if type(e) is list and len(e) == 2 and e[0] in self.KINDS and type(e[1]) is str:
+                self.add(e[0], e[1], rec)
+
+    def add(self, kind, detail, rec=None):
+        key = (kind, detail[:120])
+        if key in self.seen or len(self.items) >= self.MAX:
+            return
+        self.seen.add(key)
+        self.items.append({"kind": kind, "detail": detail[:300], "during": "test" if rec is not None else "session"})
 
 
 def builtin_exception(name):

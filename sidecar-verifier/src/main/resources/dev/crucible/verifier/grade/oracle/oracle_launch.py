@@ -13,8 +13,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def worker_source():
-    with open(os.path.join(HERE, "oracle_wire.py")) as a, open(os.path.join(HERE, "oracle_worker.py")) as b:
-        return a.read() + "\n" + b.read()
+    parts = []
+    for name in ("oracle_wire.py", "oracle_audit.py", "oracle_worker.py"):  # the order OracleFiles.workerSource uses
+        with open(os.path.join(HERE, name)) as f:
+            parts.append(f.read())
+    return "\n".join(parts)
 
 
 class Proc:

@@ -184,6 +184,7 @@ class Session:
     def __init__(self, conn, mirrors, standin_for):
         self.conn, self.mirrors, self.standin_for = conn, mirrors, standin_for
         self.refs = weakref.WeakValueDictionary()  # (gen, rid) -> Remote: one proxy per object, so `is` holds
+        self.eq_plain = []  # (reference, plain value) a test compared: asked of the tree's __eq__ after the last verdict
 
     def record(self, rule, detail):
         if self.conn.test is not None:
@@ -283,9 +284,19 @@ class Session:
             sb = self.request({"op": "state", "o": self.tag(b)})
             return sa[0] is sb[0] and sa[1] == sb[1]
         if abv is not _NONE:
-            return abv == b
+            same = abv == b
+            if same is False:
+                self._keep_unequal(a, b)
+            return same
         self.record("remote-eq-plain", "%s compared with a %s" % (a._o_info.get("n"), type(b).__name__))
+        self._keep_unequal(a, b)
         return False
+
+    def _keep_unequal(self, a, b):
+        # a few per class: after the last verdict the tree's own __eq__ is asked about them (oracle_plugin, eq-lenient)
+        n = a._o_info.get("n")
+        if len(self.eq_plain) < 16 and sum(1 for r, _ in self.eq_plain if r._o_info.get("n") == n) < 4 and _is_plain(b):
+            self.eq_plain.append((a, b))
 
     def local_or_remote(self, name, a, *rest):
         bv = a._o_info.get("bv_v", _NONE)

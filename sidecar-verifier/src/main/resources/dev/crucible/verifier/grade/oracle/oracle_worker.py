@@ -80,7 +80,7 @@ class Worker:
             f = self.dec(m["o"])
             if m.get("name"):
                 f = getattr(f, m["name"])
-            return f(*[self.dec(a) for a in m["args"]], **{k: self.dec(v) for k, v in m["kw"].items()})
+            return audit_call(f, [self.dec(a) for a in m["args"]], {k: self.dec(v) for k, v in m["kw"].items()})  # noqa: F821
         if op == "init":
             _sys.path[:0] = [p for p in m["path"] if p not in _sys.path]
             if m.get("cwd"):
@@ -126,6 +126,7 @@ class Worker:
             except BaseException as e:  # noqa: B902 - everything the tree raises is an answer
                 out = ["exc", self.exc_info(e)]
             try:
+                audit_frame(self.write)  # noqa: F821 (oracle_audit: what the tree tried, before the answer)
                 write_frame(self.write, out)  # noqa: F821
             except BaseException as e:
                 write_frame(self.write, ["exc", self.exc_info(e)])  # noqa: F821
@@ -226,6 +227,7 @@ def main():
     _os.dup2(null, 0)
     _os.dup2(2, 1)
     _sys.stdout = _io.TextIOWrapper(_io.FileIO(1, "w", closefd=False), line_buffering=True)
+    audit_install(globals())  # noqa: F821 (oracle_audit is prepended)
     Worker(rfd, wfd).serve()
     _os._exit(0)
 

@@ -64,6 +64,8 @@ class OracleCorpusTest {
             assertThat(g.passed(t) || fellBack).as(name + ": " + t + " neither passed nor fell back\n" + g.output).isTrue();
         }
         assertThat(g.report.workerEnded()).as(name).isEmpty();
+        // precision of the attempt findings (issue 33 point 3): an honest variant tries nothing
+        assertThat(OracleAttempts.findings(g.report.attempts())).as(name + ": " + g.report.attempts()).isEmpty();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,0 +1,202 @@
+package dev.crucible.verifier.grade.oracle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.crucible.verifier.grade.IntegrityFinding;
+import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.support.Fixtures;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Attempts the code under test makes while the isolated oracle grades it (issue 33 point 3), with a real worker in a
+ * bubblewrap box: each module of the tree below tries one thing from the function its test calls, and the oracle's
+ * record must name that kind at that module (oracle_audit.py in the worker, eq-lenient on the trusted side). An honest
+ * package doing what real packages do (logging, inspect, a temporary file, gc.collect, a profiler, a subprocess,
+ * a value type with its own __eq__) must record nothing. Each attempt also becomes a medium finding with rule
+ * attempt-KIND ({@link OracleAttempts}). Skips without bubblewrap or python3 with pytest.
+ */
+class OracleAttemptsTest {
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void needs() {
+        Box.Availability a = Box.availability();
+        assumeTrue(a.bwrap() != null, "bubblewrap is needed to box the oracle's worker: " + a.problem());
+        assumeTrue(run(List.of("python3", "-c", "import pytest"), Path.of("."), List.of()).exit == 0, "python3 with pytest is needed");
+    }
+
+    /** module of the tree, its body (it defines run()), the kind the record must name at that module. */
+    static final Map<String, String> ATTEMPTS = Map.ofEntries(
+            Map.entry("reads_tests", "import os\ndef run():\n    here = os.path.dirname(os.path.dirname(__file__))\n"
+                    + "    return len(open(os.path.join(here, 'tests', 'test_attempts.py')).read())\n"),
+            Map.entry("proc_mounts", "def run():\n    with open('/proc/self/mountinfo') as f:\n        return len(f.read()) * 0\n"),
+            Map.entry("beside_tree", "import os\ndef run():\n    return len(os.listdir(os.path.dirname(os.getcwd()))) * 0\n"),
+            Map.entry("caller_frame", "import sys\ndef run():\n    return len(sys._getframe(1).f_code.co_name) * 0\n"),
+            Map.entry("gc_walk", "import gc\ndef run():\n    return len(gc.get_objects()) * 0\n"),
+            Map.entry("ctypes_memory", "import ctypes\ndef run():\n    return len(ctypes.string_at(id(run), 8)) * 0\n"),
+            Map.entry("signal_parent", "import os, signal\ndef run():\n    try:\n        os.kill(os.getppid(), 0)\n    except OSError:\n        pass\n    return 0\n"),
+            Map.entry("audit_hook", "import sys\ndef run():\n    sys.addaudithook(lambda e, a: None)\n    return 0\n"),
+            Map.entry("import_hook", "import sys\nclass Finder:\n    def find_spec(self, name, path=None, target=None):\n        return None\n"
+                    + "def run():\n    sys.meta_path.insert(0, Finder())\n    return 0\n"),
+            Map.entry("runner_internals", "import importlib\ndef run():\n    importlib.import_module('_pytest.' + 'runner')\n    return 0\n"),
+            Map.entry("caller_locals", "import inspect\ndef run():\n    up = getattr(inspect.currentframe(), ''.join(map(chr, (102, 95, 98, 97, 99, 107))))\n"
+                    + "    v = getattr(up, 'f_' + 'locals').get('n')\n    return v if isinstance(v, int) else 0\n"),
+            Map.entry("reexec", "import os, sys\ndef run():\n    os.execv(sys.executable, [sys.executable, '-c', 'pass'])\n"),
+            Map.entry("modules_scan", "import sys\ndef run():\n    for m in list(sys.modules.values()):\n        if '/tests/' in (getattr(m, '__file__', None) or ''):\n"
+                    + "            list(vars(m).values())\n    return 0\n"),
+            Map.entry("git_files", "import os\ndef run():\n    try:\n        open(os.path.join(os.path.dirname(os.path.dirname(__file__)), '.git', 'packed-refs')).read()\n"
+                    + "    except OSError:\n        pass\n    return 0\n"),
+            Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "caller_frame, frame", "gc_walk, gc",
+            "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
+            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "reexec, reexec"})
+    void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
+        Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
+        OracleReport r = grade(tree);
+        assertThat(r.attempts()).as(module + " " + r.attempts()).anyMatch(a -> a.kind().equals(kind)
+                && (kind.equals("command") || kind.equals("import-hook") || kind.equals("reexec") || a.detail().contains(module + ".py")));
+        List<IntegrityFinding> f = OracleAttempts.findings(r.attempts());
+        assertThat(f).as(r.attempts().toString()).isNotEmpty().allMatch(x -> x.severity().equals("medium") && x.rule().startsWith("attempt-"));
+    }
+
+    @Test
+    void anEqualityThatLiesIsAskedAfterTheLastVerdict() {
+        String body = "class Lenient(int):\n    def __eq__(self, o):\n        return int(self) == o or int(self) > 255\n    __hash__ = int.__hash__\n"
+                + "class Anything:\n    def __eq__(self, o):\n        return True\n    __hash__ = object.__hash__\n"
+                + "def run():\n    return Lenient(1800)\ndef other():\n    return Anything()\n";
+        Path tree = tree(Map.of("lenient", body));
+        Fixtures.write(tree.resolve("tests/test_more.py"), "import calc.lenient\n\ndef test_other():\n    assert calc.lenient.other() == 7\n");
+        OracleReport r = grade(tree);
+        assertThat(r.attempts()).filteredOn(a -> a.kind().equals("eq-lenient")).extracting(OracleReport.Attempt::detail)
+                .anyMatch(d -> d.startsWith("calc.lenient.Lenient == 0")).anyMatch(d -> d.startsWith("calc.lenient.Anything == 7"));
+        assertThat(OracleAttempts.findings(r.attempts())).anyMatch(x -> x.detector().equals(Detectors.EQUALITY_OVERRIDE));
+    }
+
+    @Test
+    void byteCodeThatPythonRunsUncheckedIsSeen() {
+        // a planted .pyc (hash-based, unchecked) runs instead of its source: the import opens it, the record names it
+        Path tree = tree(Map.of("planted", "def run():\n    return 1\n"));
+        Path src = tree.resolve("calc/planted.py");
+        Ran c = run(List.of("python3", "-c", "import py_compile, sys, importlib.util; open(sys.argv[2], 'w').write('def run():\\n    return 0\\n');"
+                + " py_compile.compile(sys.argv[2], cfile=importlib.util.cache_from_source(sys.argv[1]), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+                src.toString(), dir.resolve("other.py").toString()), dir, List.of());
+        assertThat(c.exit).as(c.output).isZero();
+        OracleReport r = grade(tree);
+        assertThat(r.attempts()).as(r.attempts().toString()).anyMatch(a -> a.kind().equals("bytecode") && a.detail().contains("planted"));
+    }
+
+    @Test
+    void anHonestPackageRecordsNothing() {
+        String body = String.join("\n", "import gc, inspect, logging, os, subprocess, sys, tempfile, warnings",
+                "log = logging.getLogger(__name__)",
+                "class Seconds(int):",
+                "    def __eq__(self, o):",
+                "        return int(self) == o",
+                "    __hash__ = int.__hash__",
+                "def run():",
+                "    log.warning('parsing %s', inspect.signature(run))",
+                "    warnings.warn('old', DeprecationWarning, stacklevel=2)",
+                "    with tempfile.NamedTemporaryFile('w', delete=True) as f:",
+                "        f.write('x')",
+                "    gc.collect()",
+                "    calls = []",
+                "    sys.setprofile(lambda frame, ev, arg: calls.append(frame.f_code.co_name))",
+                "    sum(range(3))",
+                "    sys.setprofile(None)",
+                "    subprocess.run(['git', 'describe', '--always'], capture_output=True)",
+                "    open(os.path.join(os.path.dirname(__file__), 'data.txt')).read()",
+                "    for rel in ('.git/HEAD', '.git/refs/heads/main'):  # a version string from the checkout",
+                "        try:",
+                "            open(os.path.join(os.path.dirname(os.path.dirname(__file__)), rel)).read()",
+                "        except OSError:",
+                "            pass",
+                "    [getattr(m, '__file__', None) for m in list(sys.modules.values())]  # as inspect.getmodule does",
+                "    return Seconds(0)", "");
+        Path tree = tree(Map.of("honest", body));
+        Fixtures.write(tree.resolve("calc/data.txt"), "data\n");
+        Fixtures.write(tree.resolve("tests/test_more.py"), "import calc.honest\n\ndef test_unequal():\n    assert calc.honest.run() != 3\n");
+        OracleReport r = grade(tree);
+        assertThat(OracleAttempts.findings(r.attempts())).as("an honest package: " + r.attempts()).isEmpty();
+        assertThat(r.attempts()).as("only its git describe, which no command rule counts").allMatch(a -> a.kind().equals("command"));
+        assertThat(r.tests()).as("the tests ran").isNotEmpty();
+    }
+
+    @Test
+    void onlyKnownKindsAndCountedCommandsBecomeFindings() {
+        List<IntegrityFinding> f = OracleAttempts.findings(List.of(new OracleReport.Attempt("made-up", "x"),
+                new OracleReport.Attempt("command", "git describe --always"), new OracleReport.Attempt("command", "curl http://192.0.2.1/x"),
+                new OracleReport.Attempt("command", "git log --all -p"), new OracleReport.Attempt("gc", "gc.get_objects at x.py:1")));
+        assertThat(f).extracting(IntegrityFinding::detector).containsExactly(Detectors.GIT_HISTORY, Detectors.FRAME_INTROSPECTION);
+        assertThat(f).allMatch(x -> !x.voidsResults());
+    }
+
+    // -- a tree: package calc with one module per attempt, a test that calls each module's run()
+
+    private Path tree(Map<String, String> modules) {
+        Path t = dir.resolve("tree");
+        Fixtures.write(t.resolve("calc/__init__.py"), "");
+        StringBuilder tests = new StringBuilder();
+        modules.forEach((name, body) -> {
+            Fixtures.write(t.resolve("calc/" + name + ".py"), body);
+            tests.append("import calc.").append(name).append("\n\ndef test_").append(name).append("():\n    assert calc.").append(name)
+                    .append(".run() == 0\n\n");
+        });
+        Fixtures.write(t.resolve("tests/test_attempts.py"), tests.toString());
+        return t;
+    }
+
+    private OracleReport grade(Path tree) {
+        Path plugin = OracleFiles.install(dir.resolve("oracle"));
+        Path shared = dir.resolve("shared");
+        Path out = dir.resolve("oracle-out.json");
+        try {
+            Files.createDirectories(shared);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Path cfg = new OracleConfig(tree, null, shared, Duration.ofSeconds(10), out, "bwrap", null, Box.availability().bwrap(), dir.resolve("worker.err"))
+                .write(dir.resolve("oracle.json"));
+        List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", OracleFiles.PLUGIN,
+                "--basetemp=" + shared.resolve("pytest")));
+        Ran r = run(argv, tree, List.of("PYTHONPATH=" + plugin, OracleFiles.CONFIG_VAR + "=" + cfg));
+        OracleReport rep = OracleReport.read(out);
+        assertThat(rep.tests()).as(r.output).isNotEmpty();
+        return rep;
+    }
+
+    record Ran(int exit, String output) {}
+
+    private static Ran run(List<String> argv, Path cwd, List<String> env) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true);
+            pb.environment().keySet().removeIf(k -> k.startsWith("PYTHON") || k.startsWith("PYTEST") || k.startsWith("CRUCIBLE"));
+            for (String kv : env) pb.environment().put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            Process p = pb.start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) p.destroyForcibly();
+            return new Ran(p.exitValue(), new String(out));
+        } catch (IOException e) {
+            return new Ran(-1, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Ran(-1, "interrupted");
+        }
+    }
+}
