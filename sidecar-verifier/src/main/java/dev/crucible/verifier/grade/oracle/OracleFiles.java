@@ -78,7 +78,7 @@ public final class OracleFiles {
             List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-S", "-c", COMPILE));
             Map<String, Path> outs = new LinkedHashMap<>();
             for (String n : NAMES) {
-                if (n.equals("oracle_worker.py")) continue; // the worker's source runs with -c
+                if (n.equals("oracle_worker.py") || n.equals("oracle_audit.py")) continue; // the worker's sources run with -c
                 outs.put(n, scratch.resolve(n + "c"));
                 argv.add(dir.resolve(n).toString());
                 argv.add(outs.get(n).toString());
