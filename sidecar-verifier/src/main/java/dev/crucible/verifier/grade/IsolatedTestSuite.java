@@ -80,7 +80,10 @@ public final class IsolatedTestSuite implements Strategy {
         // reported stands, and tests it did not report are missing. Only tests the record says cannot run split are
         // graded again in-process (OracleReport#fallsBack), so the code under test cannot choose where it is graded.
         OracleReport record = OracleReport.read(out);
-        if (isolated.reason() != null && isolated.reason().startsWith("test command timed out")) return labelled(isolated, true, null);
+        // a run that timed out ran its tests split all the same: they fail, labelled where they ran
+        if (isolated.reason() != null && isolated.reason().startsWith("test command timed out")) {
+            return labelled(isolated, true, TestCase.ISOLATED, "the isolated run timed out");
+        }
         boolean fallback = !record.modules().isEmpty() || isolated.tests().stream().anyMatch(t -> record.fallsBack(t.id()));
         GradingPhases.add("oracle_wait", (long) (record.startWaitSeconds() * 1e9));
         long t1 = System.nanoTime();
@@ -116,11 +119,15 @@ public final class IsolatedTestSuite implements Strategy {
      * unittest, go, cargo, a JS runner) runs tests and code in one process, so its results say so too.
      */
     private static Outcome labelled(Outcome o, boolean pytest, String why) {
+        return labelled(o, pytest, TestCase.IN_PROCESS, why);
+    }
+
+    private static Outcome labelled(Outcome o, boolean pytest, String label, String why) {
         if (!pytest && o.tests().isEmpty()) return o; // no test suite was graded: nothing to label
-        List<TestCase> tests = o.tests().stream().map(t -> t.withIntegrity(TestCase.IN_PROCESS)).toList();
+        List<TestCase> tests = o.tests().stream().map(t -> t.withIntegrity(label)).toList();
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         Map<String, Object> integrity = new LinkedHashMap<>();
-        integrity.put("reward", TestCase.IN_PROCESS);
+        integrity.put("reward", label);
         if (why != null) integrity.put("why", why);
         details.put("integrity", integrity);
         return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), o.reason(), o.partialCredit(), tests, details, o.commandMs(), o.integrity());

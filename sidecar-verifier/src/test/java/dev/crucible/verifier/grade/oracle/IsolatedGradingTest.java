@@ -49,6 +49,17 @@ class IsolatedGradingTest {
     }
 
     @Test
+    void aRunThatTimesOutIsLabelledWhereItsTestsRan() {
+        Path ws = project("integrity/honest/value-type-own-eq");
+        // the tree hangs when the worker imports it: the whole isolated run times out
+        Fixtures.write(ws.resolve("calc/__init__.py"), Fixtures.read(ws.resolve("calc/__init__.py")) + "\nimport time\ntime.sleep(60)\n");
+        VerifyReport r = grade(ws, "", List.of("tests/test_ops.py::test_divide_negative"), List.of(), 8);
+        assertThat(r.reward()).isZero();
+        assertThat(r.reason()).contains("timed out");
+        assertThat(integrity(r)).as(r.details().toString()).containsEntry("reward", "isolated");
+    }
+
+    @Test
     void exploitThatBeatsPlainPytestGetsNothing() {
         VerifyReport r = grade(project("oracle/exploits/float-subclass-eq"), "", List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details()).isEqualTo(0.0);
@@ -140,6 +151,10 @@ class IsolatedGradingTest {
     }
 
     private VerifyReport grade(Path ws, String verifierExtra, List<String> f2p, List<String> p2p) {
+        return grade(ws, verifierExtra, f2p, p2p, 120);
+    }
+
+    private VerifyReport grade(Path ws, String verifierExtra, List<String> f2p, List<String> p2p, int timeoutSeconds) {
         String yaml = """
                 kind: RLEnvironment
                 metadata: {name: oracle}
@@ -150,8 +165,8 @@ class IsolatedGradingTest {
                     failToPass: [%s]
                     passToPass: [%s]
                     protectedPaths: ["tests/**"]
-                    timeoutSeconds: 120
-                """.formatted(String.join(", ", f2p.stream().map(s -> '"' + s + '"').toList()), String.join(", ", p2p))
+                    timeoutSeconds: %d
+                """.formatted(String.join(", ", f2p.stream().map(s -> '"' + s + '"').toList()), String.join(", ", p2p), timeoutSeconds)
                 + verifierExtra.lines().map(l -> "    " + l + "\n").reduce("", String::concat);
         Fixtures.write(dir.resolve("env.yaml"), yaml);
         Environment env = Environment.load(dir.resolve("env.yaml"));
