@@ -84,7 +84,11 @@ class GradingSandboxTest {
                     + "SEEN = os.path.exists(" + py(hostFile) + ") or os.path.exists(" + py(state.resolve("initial")) + ")\n"
                     + "assert not SEEN, 'the host is visible from grading'\n");
             VerifyReport r = ep.verify();
-            assertThat(r.reward()).as(r.reason()).isEqualTo(1.0);
+            // the tests pass in the box; what the code tried (a daemon, writes and reads outside the tree) is an attempt
+            // the isolated worker reports, and a counted finding floors the reward to train on
+            assertThat(r.testReward()).as(r.reason()).isEqualTo(1.0);
+            assertThat(r.hackFindings()).as("the worker's attempt findings").anySatisfy(f -> assertThat(f.rule()).startsWith("attempt-"));
+            assertThat(r.reward()).isZero();
             assertThat(ws.resolve("from-grading.txt")).doesNotExist();
             assertThat(state.resolve("from-grading.txt")).doesNotExist();
             Thread.sleep(200);
