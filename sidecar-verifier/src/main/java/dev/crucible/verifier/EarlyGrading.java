@@ -59,7 +59,6 @@ final class EarlyGrading {
             return Optional.empty();
         }
         Map<String, String> genv = new LinkedHashMap<>(CommandEnvironments.grading(results, python, env));
-        genv.putAll(PytestCommand.leadingEnv(v.command())); // as grading sets them, so the early start is the same launch
         genv.put(PytestReporter.NONCE_VAR, ch.nonce());
         ExecRequest req = new ExecRequest(PytestCommand.argv(python, support), gradeRoot, genv, true,
                 Duration.ofSeconds(v.timeoutOrDefault()), ExecRequest.DEFAULT_MAX_OUTPUT, null, false, ch.path());

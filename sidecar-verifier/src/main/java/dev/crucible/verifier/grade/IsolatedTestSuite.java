@@ -70,7 +70,7 @@ public final class IsolatedTestSuite implements Strategy {
         Outcome isolated;
         long t0 = System.nanoTime();
         // the first worker starts before the plugin's files and configuration are written: its start-up is the longest part
-        try (OracleWorkers workers = new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), withLeadingEnv(ctx.env(), v.command()))) {
+        try (OracleWorkers workers = new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
             Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
                     "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
             GradingPhases.since("setup", t0);
@@ -90,13 +90,6 @@ public final class IsolatedTestSuite implements Strategy {
         Outcome again = fallback ? inner.grade(v, ctx) : null;
         if (fallback) GradingPhases.since("oracle_fallback", t1);
         return merged(v, isolated, again, record);
-    }
-
-    /** {@code A=1 pytest}: the tree sees A in its worker as it would in the shell's pytest. */
-    private static Map<String, String> withLeadingEnv(Map<String, String> env, String command) {
-        Map<String, String> out = new LinkedHashMap<>(env);
-        out.putAll(PytestCommand.leadingEnv(command));
-        return out;
     }
 
     /** Why the oracle does not grade this run (null: it does). */

@@ -6,8 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.LinkedHashMap;
 import java.util.Optional;
 
 /**
@@ -58,7 +56,6 @@ public final class PytestCommand {
     /** The pytest arguments of {@code python3 -m pytest ARGS} or {@code pytest ARGS}; empty for other shapes. */
     public static Optional<List<String>> pytestArgs(String command) {
         List<String> t = ShellWords.split(command);
-        t = t.subList(leadingEnv(t).size(), t.size()); // THREADING_TESTS=1 py.test: the assignments go to the environment
         if (t.isEmpty()) return Optional.empty();
         String first = Path.of(t.get(0)).getFileName().toString();
         if ((first.equals("pytest") || first.equals("py.test"))) return Optional.of(t.subList(1, t.size()));
@@ -66,21 +63,6 @@ public final class PytestCommand {
             return Optional.of(t.subList(3, t.size()));
         }
         return Optional.empty();
-    }
-
-    /** The variables a command assigns before its program ({@code A=1 B=2 pytest}), in order; empty when none. */
-    public static Map<String, String> leadingEnv(String command) {
-        return leadingEnv(ShellWords.split(command));
-    }
-
-    private static Map<String, String> leadingEnv(List<String> words) {
-        Map<String, String> env = new LinkedHashMap<>();
-        for (String w : words) {
-            int eq = w.indexOf('=');
-            if (eq <= 0 || !w.substring(0, eq).matches("[A-Za-z_][A-Za-z0-9_]*")) break;
-            env.put(w.substring(0, eq), w.substring(eq + 1));
-        }
-        return env;
     }
 
     /** The grading interpreter's command line: the same for every grading in one folder, so it can start early. */

@@ -156,9 +156,8 @@ public final class TestSuiteStrategy implements Strategy {
         PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.python(), ctx.executor());
         ResultChannel channel = ctx.openChannel();
         Map<String, String> env = new LinkedHashMap<>(ctx.env());
-        Optional<List<String>> args = PytestCommand.pytestArgs(v.command());
-        if (args.isPresent()) env.putAll(PytestCommand.leadingEnv(v.command())); // the shell would have set them
         env.put(PytestReporter.NONCE_VAR, channel.nonce());
+        Optional<List<String>> args = PytestCommand.pytestArgs(v.command());
         ExecResult run;
         if (args.isPresent()) {
             run = ctx.withEnv(env).argv(PytestCommand.argv(ctx.python(), ctx.supportDir()), timeout, channel.path(),

@@ -25,19 +25,6 @@ class WrappedRunnersTest {
     }
 
     @Test
-    void variablesAssignedBeforePytestReachTheTestsAndTheTreeAndThePytestShapeIsKept() {
-        // cachetools' CI runs 'THREADING_TESTS=1 py.test': the shape is pytest's (so the oracle can grade it), the variable is set
-        Map<String, String> repo = Map.of(
-                "calc.py", "import os\n\n\ndef mark():\n    return os.environ.get('MARK')\n",
-                "tests/test_env.py", "import os\nfrom calc import mark\n\n\ndef test_seen_by_the_test():\n    assert os.environ.get('MARK') == 'yes'\n\n\n"
-                        + "def test_seen_by_the_tree():\n    assert mark() == 'yes'\n");
-        VerifyReport r = grade(dir.resolve("env"), verifier("MARK=yes python3 -m pytest -q tests", ""), repo);
-        assertThat(statuses(r)).as(r.reason() + " " + r.details()).containsEntry("tests/test_env.py::test_seen_by_the_test", "passed")
-                .containsEntry("tests/test_env.py::test_seen_by_the_tree", "passed");
-        assertThat(r.details()).doesNotContainKey("perTest"); // graded as pytest itself, not through a wrapper
-    }
-
-    @Test
     void makeRunningPytestIsGradedPerTest() {
         tool("make", "/usr/bin/make");
         Map<String, String> repo = Map.of(
