@@ -165,7 +165,9 @@ public final class IsolatedTestSuite implements Strategy {
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         isolated.details().forEach(details::putIfAbsent);
         Map<String, Object> integrity = new LinkedHashMap<>();
-        boolean allIsolated = o.tests().stream().filter(t -> !t.group().equals("other") && !t.group().equals(TestSuiteStrategy.EXCLUDED))
+        // the tests that count: FAIL_TO_PASS / PASS_TO_PASS where the environment names them, else every test graded
+        boolean named = o.tests().stream().anyMatch(t -> !t.group().equals("other") && !t.group().equals(TestSuiteStrategy.EXCLUDED));
+        boolean allIsolated = o.tests().stream().filter(t -> !t.group().equals(TestSuiteStrategy.EXCLUDED) && (!named || !t.group().equals("other")))
                 .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
         integrity.put("reward", allIsolated ? TestCase.ISOLATED : TestCase.IN_PROCESS);
         integrity.put("isolatedTests", o.tests().stream().filter(t -> TestCase.ISOLATED.equals(t.integrity())).count());

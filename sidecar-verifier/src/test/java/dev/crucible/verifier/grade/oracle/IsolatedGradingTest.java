@@ -118,6 +118,15 @@ class IsolatedGradingTest {
     }
 
     @Test
+    void withoutNamedTestsEveryTestCountsForTheRewardsLabel() {
+        // no FAIL_TO_PASS / PASS_TO_PASS (a derived environment without --baseline): every test counts, so one that fell
+        // back makes the reward in-process (it was 'isolated', vacuously, over no named test)
+        VerifyReport r = grade(project("integrity/honest/pickles-by-qualname"), "", List.of(), List.of());
+        assertThat(r.tests().details()).anyMatch(t -> TestCase.IN_PROCESS.equals(t.integrity()));
+        assertThat(integrity(r)).as(r.details().toString()).containsEntry("reward", "in-process");
+    }
+
+    @Test
     void richPackageAcrossTwoBoxesWithTmpPathAndOneFallback() {
         Path ws = dir.resolve("workspace");
         Fixtures.copyTree(resource("oracle/rich"), ws);
