@@ -47,7 +47,11 @@ debian_mirror() {
     uri="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
       | awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}')"
   fi
-  echo "${uri:-http://deb.debian.org/debian}"
+  if [[ -z "$uri" ]]; then
+    echo "no Debian mirror found in /etc/apt/sources.list{,.d}: set CRUCIBLE_DEBIAN_MIRROR" >&2
+    return 1
+  fi
+  echo "$uri"
 }
 
 # What an image is made from: the function that builds it (its text, as bash holds it: editing

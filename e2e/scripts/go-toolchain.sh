@@ -3,6 +3,19 @@
 #
 # Go: the one on PATH, else /usr/local/go, else (or with CRUCIBLE_GO=download) the official
 # toolchain module golang.org/toolchain from the Go module proxy, checked against its go.sum hash.
+# The Go module proxy as this machine configures it: GOPROXY_URL, else the first http(s) entry of
+# GOPROXY, else what an installed go reports. No host is written here (users behind a mirror).
+go_proxy() {
+  local list="${GOPROXY_URL:-${GOPROXY:-}}"
+  if [[ -z "$list" ]] && command -v "${1:-go}" >/dev/null 2>&1; then list="$("${1:-go}" env GOPROXY 2>/dev/null || true)"; fi
+  local entry
+  IFS=',|' read -ra entries <<< "$list"
+  for entry in "${entries[@]}"; do
+    case "$entry" in http://*|https://*) echo "${entry%/}"; return 0 ;; esac
+  done
+  echo "no Go module proxy is configured: set GOPROXY (or GOPROXY_URL) to your Go module proxy" >&2
+  return 1
+}
 GO_FALLBACK_VERSION="1.26.8"
 GO_FALLBACK_H1="h1:ZOmGe1OnfREDMIdb1Qi4G9JSuDPBLGExZMQ4nis1RXM="
 GO="${CRUCIBLE_GO:-$(command -v go || true)}"
@@ -12,8 +25,8 @@ if [[ -z "$GO" || "$GO" == download ]]; then
   if [[ ! -x "$tc/bin/go" ]]; then
     mod="v0.0.1-go${GO_FALLBACK_VERSION}.linux-amd64"
     log "fetching Go ${GO_FALLBACK_VERSION} from the Go module proxy (golang.org/toolchain@$mod)"
-    curl -fsSL --retry 3 -o "$WORK/toolchain.zip" \
-      "${GOPROXY_URL:-https://proxy.golang.org}/golang.org/toolchain/@v/$mod.zip"
+    proxy="$(go_proxy)" || exit 1
+    curl -fsSL --retry 3 -o "$WORK/toolchain.zip" "$proxy/golang.org/toolchain/@v/$mod.zip"
     # Verify the module hash (Go's dirhash "h1:") and unpack.
     python3 - "$WORK/toolchain.zip" "$GO_FALLBACK_H1" "golang.org/toolchain@$mod/" "$tc.part" <<'PY'
 import base64, hashlib, os, stat, sys, zipfile

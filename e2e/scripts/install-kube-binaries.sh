@@ -114,7 +114,7 @@ log "using $("$GO" version) at $GO"
 minor="${K8S_VERSION#*.}"; minor="${minor%%.*}"
 major="${K8S_VERSION%%.*}"
 staging_version="v0.${K8S_VERSION#*.}"
-build_date="$(curl -fsS "${GOPROXY_URL:-https://proxy.golang.org}/k8s.io/kubernetes/@v/v${K8S_VERSION}.info" 2>/dev/null \
+build_date="$(curl -fsS "$(go_proxy "$GO")/k8s.io/kubernetes/@v/v${K8S_VERSION}.info" 2>/dev/null \
   | sed -n 's/.*"Time": *"\([^"]*\)".*/\1/p' || true)"
 build_date="${build_date:-1970-01-01T00:00:00Z}"
 

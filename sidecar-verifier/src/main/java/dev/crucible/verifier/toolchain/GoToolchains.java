@@ -22,7 +22,9 @@ final class GoToolchains {
     static ExecEnvironment provision(ExecEnvironment e, ToolchainResolver.Choice c, StringBuilder log) throws IOException {
         String release = c.goToolchain();
         if (release.endsWith(".x")) {
-            Optional<String> newest = newestPatch(release.substring(2, release.length() - 2), proxy(e));
+            Optional<String> proxy = proxy(e, c.bin().get(0).resolve("go").toString());
+            if (proxy.isEmpty()) return fallback(e, c, "no Go module proxy is configured (GOPROXY, or `go env GOPROXY`, names no http(s) proxy)");
+            Optional<String> newest = newestPatch(release.substring(2, release.length() - 2), proxy.get());
             if (newest.isEmpty()) return fallback(e, c, "no release of go " + c.wanted() + " is listed by the Go module proxy");
             release = "go" + newest.get();
         }
@@ -37,10 +39,31 @@ final class GoToolchains {
         return e.withVar("GOTOOLCHAIN", "local").withWarning("go " + c.wanted() + ": " + why + "; used the installed go instead");
     }
 
-    private static String proxy(ExecEnvironment e) {
-        String p = e.vars().getOrDefault("GOPROXY", System.getenv().getOrDefault("GOPROXY", "https://proxy.golang.org"));
-        for (String s : p.split("[,|]")) if (s.startsWith("https://") || s.startsWith("http://")) return s.replaceFirst("/$", "");
-        return "https://proxy.golang.org";
+    /**
+     * The Go module proxy as this machine's Go is configured: GOPROXY in the environment, else what the
+     * installed go reports ({@code go env GOPROXY}: its env file, else its built-in default). Never a
+     * host written here, so a user behind a company mirror gets their mirror.
+     */
+    static Optional<String> proxy(ExecEnvironment e, String go) {
+        String p = e.vars().getOrDefault("GOPROXY", System.getenv().getOrDefault("GOPROXY", ""));
+        if (p.isBlank()) {
+            try {
+                ExecEnvironments.Out o = ExecEnvironments.run(List.of(go, "env", "GOPROXY"), e.forSetup(), e.prefix(), Duration.ofSeconds(30));
+                if (o.code() == 0) p = o.text().strip();
+            } catch (IOException ex) {
+                return Optional.empty();
+            }
+        }
+        return firstHttp(p);
+    }
+
+    /** The first http(s) entry of a GOPROXY list ("off", "direct" and file:// entries are not a proxy to list). */
+    static Optional<String> firstHttp(String goproxy) {
+        for (String s : goproxy.split("[,|]")) {
+            s = s.strip();
+            if (s.startsWith("https://") || s.startsWith("http://")) return Optional.of(s.replaceFirst("/$", ""));
+        }
+        return Optional.empty();
     }
 
     /** The newest X.Y.Z of {@code minor} ("1.22") the proxy lists for this machine. */

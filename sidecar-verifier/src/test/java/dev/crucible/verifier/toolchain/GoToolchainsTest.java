@@ -22,7 +22,8 @@ class GoToolchainsTest {
     void anExactGoReleaseComesFromTheModuleProxy() throws Exception {
         InstalledToolchains m = InstalledToolchains.machine();
         assumeTrue(m.go() != null, "go is not installed");
-        assumeTrue(GoToolchains.newestPatch("1.22", "https://proxy.golang.org").isPresent(), "the Go module proxy is not reachable");
+        String proxy = configuredProxy(m);
+        assumeTrue(GoToolchains.newestPatch("1.22", proxy).isPresent(), "the Go module proxy " + proxy + " is not reachable");
         String wanted = m.go().version().toString().equals("1.22.5") ? "1.22.4" : "1.22.5";
         ExecEnvironment e = ExecEnvironments.plan("go-toolchain-test", "k", Map.of("go", wanted), Map.of(), false,
                 ExecEnvironments.cacheRoot(), m, System.getenv());
@@ -39,9 +40,34 @@ class GoToolchainsTest {
     }
 
     @Test
-    void aBareMinorTakesItsNewestPatch() {
-        assumeTrue(GoToolchains.newestPatch("1.22", "https://proxy.golang.org").isPresent(), "the Go module proxy is not reachable");
-        assertThat(GoToolchains.newestPatch("1.22", "https://proxy.golang.org").orElseThrow()).matches("1\\.22\\.\\d+");
-        assertThat(GoToolchains.newestPatch("1.99", "https://proxy.golang.org")).isEmpty();
+    void aBareMinorTakesItsNewestPatch() throws Exception {
+        InstalledToolchains m = InstalledToolchains.machine();
+        assumeTrue(m.go() != null, "go is not installed");
+        String proxy = configuredProxy(m);
+        assumeTrue(GoToolchains.newestPatch("1.22", proxy).isPresent(), "the Go module proxy " + proxy + " is not reachable");
+        assertThat(GoToolchains.newestPatch("1.22", proxy).orElseThrow()).matches("1\\.22\\.\\d+");
+        assertThat(GoToolchains.newestPatch("1.99", proxy)).isEmpty();
+    }
+
+    /** A GOPROXY list gives its first http(s) entry; a list with none (off, direct, file://) gives no proxy. */
+    @Test
+    void theProxyIsTheFirstHttpEntryOfTheConfiguredList() {
+        assertThat(GoToolchains.firstHttp("https://mirror.example.internal/go/,direct")).contains("https://mirror.example.internal/go");
+        assertThat(GoToolchains.firstHttp("file:///srv/mods|http://10.0.0.5:3000")).contains("http://10.0.0.5:3000");
+        assertThat(GoToolchains.firstHttp("direct")).isEmpty();
+        assertThat(GoToolchains.firstHttp("off")).isEmpty();
+    }
+
+    /** The proxy as this machine's go is configured (never a host written into the test). */
+    private static String configuredProxy(InstalledToolchains m) throws Exception {
+        String env = System.getenv().getOrDefault("GOPROXY", "");
+        if (env.isBlank()) {
+            ExecEnvironments.Out o = ExecEnvironments.run(List.of(m.go().goroot().resolve("bin/go").toString(), "env", "GOPROXY"),
+                    System.getenv(), Path.of("."), Duration.ofSeconds(30));
+            env = o.text().strip();
+        }
+        var p = GoToolchains.firstHttp(env);
+        assumeTrue(p.isPresent(), "no Go module proxy is configured (GOPROXY / go env GOPROXY: " + env + ")");
+        return p.get();
     }
 }
