@@ -16,6 +16,7 @@
 # so a second run takes about a second. CRUCIBLE_IMAGES_REBUILD=1 rebuilds anyway (e.g. to pick up
 # Debian security updates). debootstrap (apt-get install debootstrap) and root are needed for the
 # Debian-based images; gcc with static glibc for pause. Prints the archive paths on stdout.
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

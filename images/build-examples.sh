@@ -7,6 +7,7 @@
 #
 # The name comes from the root pom (crucible.image.example-python), as examples/*.yaml use it.
 # Needs the base-python archive: images/build-base.sh base-python (run here if missing).
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -11,6 +11,7 @@
 # and stops itself; the JVM writes the archive as it exits. (Quarkus 3.30's own quarkus.appcds.generate
 # is not a runtime key any more and needs Docker to match the image's JVM.) JDK 17 has no
 # -XX:+AutoCreateSharedArchive, hence -XX:ArchiveClassesAtExit.
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${CRUCIBLE_CACHE:-$HOME/.cache/crucible}"

@@ -4,6 +4,7 @@
 # informers' first list), against an API server that refuses (127.0.0.1:1), so no cluster is needed.
 # Prints "LABEL WALL_ms cpu_ms=PROCESS_CPU_ms" per run. Usage: operator/startup-time.sh [ROUNDS]
 # Build first: ./mvnw -B -o -pl operator -am install -DskipTests
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 cd "$(dirname "$0")/target/quarkus-app"
 APP_OPTS="-Dquarkus.http.port=0 -Dquarkus.kubernetes-client.api-server-url=https://127.0.0.1:1 -Djava.util.logging.manager=org.jboss.logmanager.LogManager"

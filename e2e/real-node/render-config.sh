@@ -15,6 +15,7 @@
 #   SANDBOX_IMAGE  the pause image, already imported into containerd (required; images/ builds it)
 #   CLIENT_CA_FILE CA of the client certificates the kubelet accepts (required; the API server's)
 #   RUNC           [runc on PATH]   CNI_BIN_DIR [$CRUCIBLE_NODE_DIR/cni]   MAX_PODS [110]
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

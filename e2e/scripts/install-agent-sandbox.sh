@@ -19,6 +19,7 @@
 #
 # Idempotent: when the directory has a matching VERSION file and the binary, it prints and exits at
 # once. Prints the directory (last line of stdout) on success.
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 VERSION="${CRUCIBLE_AGENT_SANDBOX_VERSION:-0.1.1}"

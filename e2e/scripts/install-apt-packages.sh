@@ -3,6 +3,7 @@
 # other install scripts in this folder. Idempotent: when every package is already installed it
 # returns at once without touching apt; otherwise it runs `apt-get update` once and installs only
 # the missing ones. Extra package names may be given as arguments.
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 PACKAGES=(

@@ -12,6 +12,7 @@
 # it only prints `criu --version` and `criu check`.
 # Prints the path of the binary (last line of stdout) on success. `criu check` failing is a
 # warning (tests that need CRIU decide), unless CRUCIBLE_CRIU_STRICT=1.
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 CRIU_VERSION="4.1.1"

@@ -35,6 +35,7 @@
 # Idempotent: when both directories exist with a matching VERSION file and all binaries, it prints
 # and exits at once. Prints the k8s directory (last line of stdout) on success, or the node
 # directory with --node-dir.
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 K8S_VERSION="${CRUCIBLE_K8S_VERSION:-1.34.4}"   # k8s.io/kubernetes v$K8S_VERSION, staging v0.<minor>.<patch>

@@ -10,6 +10,7 @@
 # agent's user namespace is owned by root, so the runtime's CRIU holds every capability inside it.
 # Built with cgo and the seccomp tag (libseccomp-dev), as the pods' RuntimeDefault profile needs.
 # Idempotent: with the binary present it only prints its path (last line of stdout).
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 RUNC_VERSION="1.3.5"   # the 1.3 line containerd 2.2 is tested with; no replace directive, so `go install` builds it

@@ -14,6 +14,7 @@
 # and checks that the copy continues from the dumped count with its device buffer intact.
 # Prints one line of figures. Needs root, cuda-checkpoint (driver >= 570 for --action; 550 uses
 # --toggle), and CRIU >= 4.1 ($CRUCIBLE_CRIU, ~/.cache/crucible/bin/criu, or PATH).
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 
 MIB="${1:-1024}"
