@@ -46,8 +46,16 @@ public record VerifyReport(String environment, double reward, Double testReward,
      */
     public TerminalOutcome outcome() {
         List<Finding> f = hackFindings == null ? List.of() : hackFindings;
-        String action = Verdict.HACKED.wire().equals(verdict) ? PolicyAction.TERMINATE.wire() : actionOf(f);
-        return TerminalOutcome.of(OutcomeFacts.none().withFindings(counted(f), action).withGrade(verdict, reason));
+        return TerminalOutcome.of(withFindings(OutcomeFacts.none(), verdict, f).withGrade(verdict, reason));
+    }
+
+    /**
+     * The findings' part of an outcome, one rule for the trainer's answer and the pod's result: the counted
+     * findings, and the action that ran (terminate when grading said hacked, else what the findings record).
+     */
+    public static OutcomeFacts withFindings(OutcomeFacts facts, String verdict, List<Finding> findings) {
+        String action = Verdict.HACKED.wire().equals(verdict) ? PolicyAction.TERMINATE.wire() : actionOf(findings);
+        return facts.withFindings(counted(findings), action);
     }
 
     /** The phase of {@link #outcome} in the answer, so a trainer need not read result.json for it. */

@@ -1,7 +1,5 @@
 package dev.crucible.verifier.pod;
 
-import dev.crucible.contract.Verdict;
-import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.OutcomeFacts;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.contract.TerminalOutcome;
@@ -43,8 +41,8 @@ public final class PodResult {
     public static TerminalOutcome outcome(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
                                           Integer agentExit, String error) {
         List<Finding> findings = findingsOf(report, live);
-        OutcomeFacts f = OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit)
-                .withFindings(VerifyReport.counted(findings), report != null && Verdict.HACKED.wire().equals(report.verdict()) ? PolicyAction.TERMINATE.wire() : VerifyReport.actionOf(findings));
+        OutcomeFacts f = VerifyReport.withFindings(OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit),
+                report == null ? null : report.verdict(), findings);
         f = report != null ? f.withGrade(report.verdict(), report.reason()) : f.withGrade(null, error);
         return TerminalOutcome.of(f);
     }
