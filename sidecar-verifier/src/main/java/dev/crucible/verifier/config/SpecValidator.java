@@ -1,6 +1,8 @@
 package dev.crucible.verifier.config;
 
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.contract.PolicyAction;
+import dev.crucible.contract.TestFrameworks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -16,9 +18,7 @@ public final class SpecValidator {
     private SpecValidator() {}
 
     private static Set<String> frameworks() {
-        java.util.SortedSet<String> s = new java.util.TreeSet<>(List.of("pytest", "junit-xml", "tap"));
-        s.addAll(dev.crucible.verifier.grade.runner.Runners.NAMES);
-        return java.util.Collections.unmodifiableSortedSet(s);
+        return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(TestFrameworks.ALL));
     }
 
     public static void validate(EnvironmentSpec spec, String source) {
@@ -33,9 +33,9 @@ public final class SpecValidator {
         }
         for (int i = 0; i < spec.hackPolicy().detectors().size(); i++) {
             String d = spec.hackPolicy().detectors().get(i);
-            if (!dev.crucible.verifier.monitor.Detectors.ALL.contains(d)) {
+            if (!DetectorNames.ALL.contains(d)) {
                 errors.add("spec.hackPolicy.detectors[" + i + "]: unknown detector '" + d + "', known: "
-                        + dev.crucible.verifier.monitor.Detectors.ALL);
+                        + DetectorNames.ALL);
             }
         }
         if (spec.source() != null && !Set.of(EnvironmentSpec.Source.COMMIT, EnvironmentSpec.Source.ANCESTORS).contains(spec.source().historyOrDefault())) {
@@ -70,8 +70,8 @@ public final class SpecValidator {
 
     private static String overrideKey(String key) {
         String det = key.contains("/") ? key.substring(0, key.indexOf('/')) : key;
-        if (!dev.crucible.verifier.monitor.Detectors.ALL.contains(det)) {
-            return "unknown detector '" + det + "', known: " + dev.crucible.verifier.monitor.Detectors.ALL;
+        if (!DetectorNames.ALL.contains(det)) {
+            return "unknown detector '" + det + "', known: " + DetectorNames.ALL;
         }
         if (key.contains("/") && !key.substring(det.length() + 1).matches("[a-z0-9][a-z0-9-]*")) {
             return "rule must be a rule id like frame-walk, got '" + key.substring(det.length() + 1) + "'";
