@@ -1,5 +1,7 @@
-package dev.crucible.verifier;
+package dev.crucible.verifier.main;
 
+import dev.crucible.verifier.Environment;
+import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.api.ApiToken;
 import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
