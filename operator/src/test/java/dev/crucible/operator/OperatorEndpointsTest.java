@@ -23,6 +23,9 @@ class OperatorEndpointsTest {
     @TestHTTPResource("/q/health/live")
     URI live;
 
+    @TestHTTPResource("/q/health/ready")
+    URI ready;
+
     @Inject
     OperatorSettings settings;
 
@@ -55,6 +58,16 @@ class OperatorEndpointsTest {
         HttpResponse<String> r = get(live);
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).contains("UP");
+    }
+
+    /** Readiness is Crucible's check with a grace for reconnecting watches; the SDK's flapping one is off (issue 41). */
+    @Test
+    void readinessIsCrucibleWatchCheckNotTheSdks() throws Exception {
+        HttpResponse<String> r = get(ready);
+        assertThat(r.body()).contains("crucible-operator-watches").doesNotContain("Quarkus Operator SDK health check");
+        // tests run without starting the operator: not ready, and saying why
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.body()).contains("not started");
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.crucible.snapshot.agent.AgentServer;
 import dev.crucible.snapshot.agent.BearerTokenAuth;
 import dev.crucible.snapshot.engine.EngineBuilder;
 import dev.crucible.snapshot.engine.SnapshotEngine;
+import dev.crucible.snapshot.freeze.WatchdogProcess;
 import dev.crucible.snapshot.store.ManifestKey;
 import dev.crucible.snapshot.store.RetentionPolicy;
 import dev.crucible.snapshot.target.TargetScope;
@@ -80,6 +81,7 @@ public final class SnapshotAgentMain {
         Path tlsKey = null;
         Path clientCa = null;
         RuntimeAccess runtime = new RuntimeAccess();
+        boolean freezeWatchdog = true;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -105,13 +107,18 @@ public final class SnapshotAgentMain {
                 case "--kubelet-client-key" -> runtime.key = Path.of(need(a, v));
                 case "--containerd-socket" -> runtime.socket = Path.of(need(a, v));
                 case "--ctr" -> runtime.ctr = Path.of(need(a, v));
+                case "--no-freeze-watchdog" -> {
+                    freezeWatchdog = false;
+                    i--; // a flag: takes no value
+                }
                 case "-h", "--help" -> {
                     System.out.println("usage: SnapshotAgentMain --store DIR --port N --token-file F [--host ADDR]"
                             + " [--workspace-root DIR]... [--cgroup-parent DIR] [--keep N] [--ttl-hours H]"
                             + " [--scope pods|local] [--rollout-root DIR]... [--hmac-key-file F]"
                             + " [--tls-cert F --tls-key F --client-ca F]"
                             + " [--kubelet HOST:PORT --kubelet-trust-file F (--kubelet-token-file F | --kubelet-client-cert F --kubelet-client-key F)"
-                            + " --containerd-socket F [--ctr F]]   (memory snapshots of pod containers)");
+                            + " --containerd-socket F [--ctr F]]   (memory snapshots of pod containers)"
+                            + " [--no-freeze-watchdog]   (when FreezeLeaseWatchdog runs as a container of its own)");
                     return;
                 }
                 default -> fail("unknown option " + a);
@@ -147,6 +154,12 @@ public final class SnapshotAgentMain {
         }
         SnapshotEngine engine = builder.store(store).build();
         List<String> recovered = engine.recover();
+        // After recovery (which thaws what a previous run left): from here a crash of this JVM is undone
+        // by the watchdog within its poll, not when the agent next starts.
+        WatchdogProcess watchdog = freezeWatchdog ? new WatchdogProcess(engine.store().journalDir()) : null;
+        if (watchdog != null) {
+            watchdog.ensureRunning();
+        }
         if (engine.criu().isEmpty()) {
             LOG.warn(dev.crucible.snapshot.criu.CriuBinary.MISSING + "; freeze/thaw work, dumps will fail");
         }
@@ -172,15 +185,22 @@ public final class SnapshotAgentMain {
                 LOG.warn("garbage collection failed: " + e.getMessage());
             }
         }, 10, 10, TimeUnit.MINUTES);
+        if (watchdog != null) {
+            gc.scheduleWithFixedDelay(watchdog::ensureRunning, 5, 5, TimeUnit.SECONDS);
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             engine.close(); // thaws anything still frozen
             server.close();
+            if (watchdog != null) {
+                watchdog.close();
+            }
             stopped.countDown();
         }, "crucible-snapshot-shutdown"));
         // Tests and wrappers read this line to learn the port (with --port 0) and the recovery outcome.
         System.out.println("crucible-snapshot-agent listening on " + host + ":" + bound + " recovered=" + recovered.size()
-                + " tls=" + (tls == null ? "off" : "mutual") + " scope=" + scope);
+                + " tls=" + (tls == null ? "off" : "mutual") + " scope=" + scope
+                + " freeze-watchdog=" + (watchdog == null ? "off" : watchdog.pid()));
         System.out.flush();
         stopped.await();
     }

@@ -4,6 +4,7 @@ import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.common.ConditionTypes;
 import dev.crucible.api.v1alpha1.common.HackFinding;
+import dev.crucible.api.v1alpha1.rollout.RolloutMember;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.api.v1alpha1.rollout.RolloutTimings;
 import dev.crucible.contract.FindingSeverity;
@@ -57,7 +58,7 @@ public final class RolloutStatusBuilder {
         s.phase = d.phase();
         s.reason = d.reason();
         s.message = d.message();
-        s.members = d.members();
+        s.members = d.phase().isTerminal() ? finalMembers(d.members()) : d.members();
         if (d.result() != null) {
             s.reward = d.result().reward();
             s.testReward = d.result().testReward();
@@ -138,5 +139,29 @@ public final class RolloutStatusBuilder {
             }
         }
         return status;
+    }
+
+    /**
+     * A terminal Rollout's members show a pod's final phase (Succeeded, Failed) or none: a pod still
+     * running when the Rollout ended is deleted by that decision, so its last observed "Running" would
+     * stay in the status for good (issue 41, the soak). Copies: the old status's members are compared
+     * against, never changed.
+     */
+    static List<RolloutMember> finalMembers(List<RolloutMember> members) {
+        if (members == null) {
+            return null;
+        }
+        List<RolloutMember> out = new ArrayList<>(members.size());
+        for (var m : members) {
+            var c = new RolloutMember();
+            c.role = m.role;
+            c.index = m.index;
+            c.pod = m.pod;
+            c.node = m.node;
+            c.gpus = m.gpus;
+            c.podPhase = "Succeeded".equals(m.podPhase) || "Failed".equals(m.podPhase) ? m.podPhase : null;
+            out.add(c);
+        }
+        return out;
     }
 }

@@ -178,6 +178,16 @@ class HelmChartTest {
         assertThat(pod.getAutomountServiceAccountToken()).isFalse();
     }
 
+    /** The soak's warning "token file … is world-readable" (issue 41): every Secret the agent mounts is owner-only. */
+    @Test
+    void theSnapshotAgentsSecretsAreReadableByItsOwnerOnly() {
+        DaemonSet ds = only(StrictDecoding.decode(ChartRendering.render(Map.of())), DaemonSet.class);
+        var secrets = ds.getSpec().getTemplate().getSpec().getVolumes().stream().filter(v -> v.getSecret() != null).toList();
+        assertThat(secrets).extracting(v -> v.getName()).contains("token", "tls");
+        assertThat(secrets).allSatisfy(v -> assertThat(v.getSecret().getDefaultMode()).as(v.getName() + " defaultMode")
+                .isNotNull().satisfies(mode -> assertThat(mode & 0077).as(v.getName() + ": group/other bits").isZero()));
+    }
+
     @Test
     void theSnapshotAgentMayOnlyAskItsKubeletForCheckpointsAndOnlyWhenMemorySnapshotsAreOn() {
         List<HasMetadata> on = StrictDecoding.decode(ChartRendering.render(Map.of()));

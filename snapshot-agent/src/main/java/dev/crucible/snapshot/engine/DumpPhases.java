@@ -245,7 +245,7 @@ final class DumpPhases {
         long t0 = System.nanoTime();
         // journalled first: if the agent dies with CUDA locked, recovery resumes these pids
         Instant now = Instant.now();
-        s.journal = new JournalEntry(s.id, s.id, FreezeGuard.plannedHandle(s), gpuPids, ProcessHandle.current().pid(), now, now, null,
+        s.journal = new JournalEntry(s.id, s.id, FreezeGuard.plannedHandle(s), gpuPids, FreezeGuard.SELF.pid(), FreezeGuard.SELF.startTime(), now, now, null,
                 "gpu-suspend");
         journal.record(s.journal);
         s.gpu = new GpuSuspension(cuda);

@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 final class FreezeGuard {
 
     private static final Logger LOG = LoggerFactory.getLogger(FreezeGuard.class);
+    static final ProcessRef SELF = JournalEntry.self();
 
     private final ImageStore store;
     private final Freezer freezer;
@@ -57,7 +58,7 @@ final class FreezeGuard {
     FreezeHandle freeze(Session s, Duration timeout) {
         Instant now = Instant.now();
         s.journal = new JournalEntry(s.id, s.pauseOnly ? null : s.id, plannedHandle(s), s.gpu == null ? List.of() : s.gpu.suspended(),
-                ProcessHandle.current().pid(), now, now.plus(timeout), null, "frozen");
+                SELF.pid(), SELF.startTime(), now, now.plus(timeout), null, "frozen");
         journal.record(s.journal); // durable before the freeze: a crash after it is always undone
         s.frozenAtNanos = System.nanoTime();
         try {

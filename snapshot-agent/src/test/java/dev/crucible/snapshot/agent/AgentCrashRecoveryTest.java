@@ -89,7 +89,10 @@ class AgentCrashRecoveryTest {
         HttpClient http = HttpClient.newHttpClient();
         try (MemoryWorkload w = MemoryWorkload.start(8, 0, 5, 0)) {
             String roots = AgentProcess.registerRollout(tmp.resolve("rollouts"), w.pid()).toString();
-            AgentProcess agent = AgentProcess.start(store, token, tmp.resolve("agent-1.log"), "--rollout-root", roots);
+            // Recovery alone: without the freeze lease watchdog (FreezeLeaseWatchdogTest covers it), as when
+            // the agent and a watchdog container die together
+            AgentProcess agent = AgentProcess.start(store, token, tmp.resolve("agent-1.log"), "--rollout-root", roots,
+                    "--no-freeze-watchdog");
             HttpResponse<String> frozen = http.send(post(agent.port, "/v1/freeze",
                     "{\"target\":{\"pid\":" + w.pid() + "},\"timeoutMs\":600000}"), HttpResponse.BodyHandlers.ofString());
             assertThat(frozen.statusCode()).as(frozen.body()).isEqualTo(200);

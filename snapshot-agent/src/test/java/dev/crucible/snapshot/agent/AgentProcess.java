@@ -20,11 +20,14 @@ final class AgentProcess implements AutoCloseable {
     final Process process;
     final int port;
     final int recovered;
+    /** The agent's first line ("… listening on … freeze-watchdog=PID|off"). */
+    final String banner;
 
-    private AgentProcess(Process process, int port, int recovered) {
+    private AgentProcess(Process process, int port, int recovered, String banner) {
         this.process = process;
         this.port = port;
         this.recovered = recovered;
+        this.banner = banner;
     }
 
     /** A rollout root whose running.json names {@code pid}, so a separate agent (local scope) may act on it. */
@@ -68,7 +71,7 @@ final class AgentProcess implements AutoCloseable {
         });
         drain.setDaemon(true);
         drain.start();
-        return new AgentProcess(p, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+        return new AgentProcess(p, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), line);
     }
 
     void kill9() throws InterruptedException {

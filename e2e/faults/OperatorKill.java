@@ -1,0 +1,300 @@
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.Rollout;
+import dev.crucible.contract.PhaseName;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.e2e.cluster.CrdInstaller;
+import dev.crucible.e2e.cluster.FakeNodes;
+import dev.crucible.e2e.cluster.InProcessOperator;
+import dev.crucible.e2e.cluster.KubeBinaries;
+import dev.crucible.e2e.cluster.LocalCluster;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fault (issue 41, point 1): the operator is SIGKILLed (a separate JVM, kill -9) twice: during a burst
+ * of N Rollout creations, and again while the verifiers' results come in (status writes in flight).
+ * The API-server tier: real etcd + kube-apiserver + kube-scheduler + kwok; the test plays the kubelet
+ * by writing each verifier container's result (reward 1 for even rollouts, 0 for odd ones).
+ * Prints: fault=operator-sigkill rollouts=N lost=… duplicated=… wrong_reward=… stuck=… recovery_s=…
+ *   lost: a Rollout that never got a pod or whose object is gone; duplicated: a member pod name that
+ *   was created more than once (two UIDs) or more pods than planned; wrong_reward: a terminal Rollout
+ *   whose status.reward is not the one its verifier wrote; stuck: not terminal when the run gives up;
+ *   recovery_s: from the second SIGKILL (a new operator JVM started at once) to every Rollout terminal.
+ * Exit 0 when lost = duplicated = wrong_reward = stuck = 0, 1 otherwise, 3 when the binaries are missing.
+ */
+public class OperatorKill {
+
+    static final String NS = "faults";
+    static final String VERIFIER_IMAGE = "crucible/verifier:test";
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("--operator")) {
+            runOperator(Path.of(args[1]));
+            return;
+        }
+        int n = 100;
+        long timeoutS = 240;
+        boolean restart = true;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--rollouts" -> n = Integer.parseInt(args[i + 1]);
+                case "--timeout-s" -> timeoutS = Long.parseLong(args[i + 1]);
+                case "--restart-after-second-kill" -> restart = Boolean.parseBoolean(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]
+                        + " (--rollouts N --timeout-s S --restart-after-second-kill true|false)");
+            }
+        }
+        KubeBinaries binaries = KubeBinaries.find();
+        if (binaries == null) {
+            System.err.println("skipped: " + KubeBinaries.MISSING);
+            System.exit(3);
+        }
+        System.exit(run(binaries, n, timeoutS, restart) ? 0 : 1);
+    }
+
+    /** @param restart false leaves the cluster without an operator after the second kill: the counts must then show it */
+    static boolean run(KubeBinaries binaries, int n, long timeoutS, boolean restart) throws Exception {
+        Files.deleteIfExists(Path.of(System.getProperty("faults.log", "/tmp/operator-kill-operator.log")));
+        try (LocalCluster c = LocalCluster.start(binaries)) {
+            KubernetesClient k = c.newClient();
+            CrdInstaller.install(k);
+            c.startScheduler();
+            c.startKwok();
+            FakeNodes.create(k, 4, 0, 0);
+            k.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
+            environment(k);
+
+            // every pod UID ever created, per pod name: a second UID for one name is a duplicated member
+            Map<String, Set<String>> uids = new ConcurrentHashMap<>();
+            var watch = k.pods().inNamespace(NS).watch(new Watcher<Pod>() {
+                @Override
+                public void eventReceived(Action action, Pod p) {
+                    uids.computeIfAbsent(p.getMetadata().getName(), x -> ConcurrentHashMap.newKeySet()).add(p.getMetadata().getUid());
+                }
+
+                @Override
+                public void onClose(WatcherException e) {
+                    System.err.println("pod watch closed: " + e);
+                }
+            });
+
+            Process op = startOperator(c.kubeconfig());
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            List<java.util.concurrent.Future<?>> created = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String name = "r" + i;
+                created.add(pool.submit(() -> rollout(k, name)));
+            }
+            // killed once it has created a quarter of the pods: creations and status writes are in flight
+            long burstEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
+            while (uids.size() < Math.max(1, n / 4) && System.nanoTime() < burstEnd) {
+                Thread.sleep(20);
+            }
+            op = kill9AndRestart(op, c.kubeconfig(), "during the creation burst (" + uids.size() + " of " + n + " pods created)");
+            for (var f : created) {
+                f.get();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
+            awaitAll(k, n, r -> r.getStatus() != null && r.getStatus().phase == PhaseName.Running, deadline);
+
+            // the verifiers' results come in; the operator dies half-way through writing the outcomes
+            List<java.util.concurrent.Future<?>> results = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int idx = i;
+                results.add(pool.submit(() -> {
+                    try {
+                        verifierExits(k, "r" + idx + "-main-0", idx % 2 == 0 ? 1.0 : 0.0);
+                    } catch (RuntimeException e) { // no pod to report on: counted as lost or stuck below
+                        System.err.println("no result written for r" + idx + ": " + e.getMessage());
+                    }
+                }));
+                if (i == n / 2) {
+                    String when = "while results are written (" + i + " of " + n + ")";
+                    if (restart) {
+                        op = kill9AndRestart(op, c.kubeconfig(), when);
+                    } else {
+                        kill9(op, when + "; not restarted");
+                    }
+                }
+            }
+            long restarted = lastKill;
+            for (var f : results) {
+                f.get();
+            }
+            awaitAll(k, n, r -> r.getStatus() != null && r.getStatus().phase != null && r.getStatus().phase.isTerminal(), deadline);
+            double recoveryS = (System.nanoTime() - restarted) / 1e9;
+
+            List<Rollout> all = k.resources(Rollout.class).inNamespace(NS).list().getItems();
+            Map<String, Rollout> byName = new ConcurrentHashMap<>();
+            all.forEach(r -> byName.put(r.getMetadata().getName(), r));
+            int lost = 0, duplicated = 0, wrong = 0, stuck = 0;
+            for (int i = 0; i < n; i++) {
+                String name = "r" + i;
+                Rollout r = byName.get(name);
+                Set<String> podUids = uids.getOrDefault(name + "-main-0", Set.of());
+                long podNames = uids.keySet().stream().filter(p -> p.startsWith(name + "-")).count();
+                if (r == null || podUids.isEmpty()) {
+                    lost++;
+                    System.err.println("lost: " + name);
+                    continue;
+                }
+                if (podUids.size() > 1 || podNames > 1) {
+                    duplicated++;
+                    System.err.println("duplicated: " + name + " pods " + uids.entrySet().stream()
+                            .filter(e -> e.getKey().startsWith(name + "-")).toList());
+                }
+                if (r.getStatus() == null || r.getStatus().phase == null || !r.getStatus().phase.isTerminal()) {
+                    stuck++;
+                    System.err.println("stuck: " + name + " " + (r.getStatus() == null ? "no status" : r.getStatus().phase + "/" + r.getStatus().reason));
+                    continue;
+                }
+                double expected = i % 2 == 0 ? 1.0 : 0.0;
+                if (r.getStatus().reward == null || r.getStatus().reward != expected) {
+                    wrong++;
+                    System.err.println("wrong_reward: " + name + " reward " + r.getStatus().reward + " expected " + expected
+                            + " (" + r.getStatus().phase + "/" + r.getStatus().reason + ")");
+                }
+            }
+            watch.close();
+            op.destroyForcibly();
+            pool.shutdownNow();
+            System.out.printf("fault=operator-sigkill rollouts=%d lost=%d duplicated=%d wrong_reward=%d stuck=%d recovery_s=%.1f%n",
+                    n, lost, duplicated, wrong, stuck, recoveryS);
+            return lost + duplicated + wrong + stuck == 0;
+        }
+    }
+
+    /** The operator as its own JVM, so kill -9 is a real crash: no shutdown hook, no graceful close. */
+    static void runOperator(Path kubeconfig) throws Exception {
+        Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
+        config.setMaxConcurrentRequests(256);
+        config.setMaxConcurrentRequestsPerHost(256);
+        KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+        new InProcessOperator(client, OperatorSettings.defaults().withVerifierImage(VERIFIER_IMAGE)).start();
+        System.out.println("operator started");
+        System.out.flush();
+        Thread.currentThread().join();
+    }
+
+    static int starts;
+    static volatile long lastKill;
+
+    /** Starts an operator JVM and waits until it has started its controllers (its log says so). */
+    static Process startOperator(Path kubeconfig) throws Exception {
+        Path log = Path.of(System.getProperty("faults.log", "/tmp/operator-kill-operator.log"));
+        Process p = launchOperator(kubeconfig);
+        starts++;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (System.nanoTime() < deadline && p.isAlive()) {
+            if (Files.exists(log) && Files.readString(log).split("operator started", -1).length - 1 >= starts) {
+                return p;
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("operator did not start" + (p.isAlive() ? " in 180 s" : ", exit " + p.exitValue())
+                + " (see " + log + ")");
+    }
+
+    static Process launchOperator(Path kubeconfig) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp", System.getProperty("java.class.path"), OperatorKill.class.getName(), "--operator", kubeconfig.toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of(System.getProperty(
+                        "faults.log", "/tmp/operator-kill-operator.log")).toFile())).start();
+        return p;
+    }
+
+    static Process kill9AndRestart(Process op, Path kubeconfig, String when) throws Exception {
+        kill9(op, when);
+        return startOperator(kubeconfig);
+    }
+
+    static void kill9(Process op, String when) throws Exception {
+        new ProcessBuilder("kill", "-9", Long.toString(op.pid())).inheritIO().start().waitFor();
+        lastKill = System.nanoTime();
+        op.waitFor(10, TimeUnit.SECONDS);
+        System.err.println("operator pid " + op.pid() + " SIGKILLed " + when);
+    }
+
+    static void awaitAll(KubernetesClient k, int n, java.util.function.Predicate<Rollout> done, long deadline) throws InterruptedException {
+        while (System.nanoTime() < deadline) {
+            List<Rollout> all = k.resources(Rollout.class).inNamespace(NS).list().getItems();
+            if (all.size() >= n && all.stream().allMatch(done)) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    static void environment(KubernetesClient k) {
+        String yaml = """
+                apiVersion: crucible.dev/v1alpha1
+                kind: RLEnvironment
+                metadata: {name: calc, namespace: %s}
+                spec:
+                  image: example/python-calc:3.11
+                  task: {prompt: fix divide()}
+                  resources: {cpu: 10m, memory: 32Mi}
+                  verifier:
+                    type: test-suite
+                    framework: pytest
+                    command: python3 -m pytest -q
+                    failToPass: [tests/test_ops.py::test_divide_negative]
+                    passToPass: [tests/test_ops.py::test_add]
+                  sandbox:
+                    runtimeClassName: gvisor
+                """.formatted(NS);
+        k.resource(k.getKubernetesSerialization().unmarshal(yaml, RLEnvironment.class)).create();
+    }
+
+    static void rollout(KubernetesClient k, String name) {
+        String yaml = """
+                apiVersion: crucible.dev/v1alpha1
+                kind: Rollout
+                metadata: {name: %s, namespace: %s}
+                spec:
+                  environmentRef: {name: calc}
+                  mode: embedded
+                  agent: {image: example/agent:1, command: ["agent", "--task", "/crucible/task.md"]}
+                """.formatted(name, NS);
+        k.resource(k.getKubernetesSerialization().unmarshal(yaml, Rollout.class)).create();
+    }
+
+    /** What the kubelet reports when the verifier sidecar exits after writing its result (as e2e's Manifests.verifierExits). */
+    static void verifierExits(KubernetesClient k, String pod, double reward) {
+        String result = "{\"reward\":" + reward + ",\"verdict\":\"" + (reward > 0 ? "pass" : "fail") + "\",\"turns\":1}";
+        k.pods().inNamespace(NS).withName(pod).editStatus(p -> {
+            List<ContainerStatus> statuses = new ArrayList<>();
+            for (ContainerStatus cs : p.getStatus().getContainerStatuses()) {
+                if (cs.getName().equals("verifier") || cs.getName().equals("agent")) {
+                    statuses.add(new ContainerStatusBuilder(cs).withReady(false).withStarted(false)
+                            .withNewState().withNewTerminated().withExitCode(0).withReason("Completed")
+                            .withMessage(cs.getName().equals("verifier") ? result : null)
+                            .withStartedAt(p.getStatus().getStartTime()).withFinishedAt(p.getStatus().getStartTime())
+                            .endTerminated().endState().build());
+                } else {
+                    statuses.add(cs);
+                }
+            }
+            p.getStatus().setContainerStatuses(statuses);
+            return p;
+        });
+    }
+}
