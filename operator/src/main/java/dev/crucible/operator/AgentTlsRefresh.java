@@ -2,7 +2,7 @@ package dev.crucible.operator;
 
 import dev.crucible.operator.webhook.SnapshotAgentCertificates;
 import dev.crucible.operator.webhook.SnapshotAgentPki;
-import dev.crucible.snapshot.tls.AgentClientTls;
+import dev.crucible.snapshot.client.tls.AgentClientTls;
 import java.time.Duration;
 import java.util.function.Supplier;
 

@@ -58,7 +58,7 @@ public class OperatorBeans {
     SnapshotAgents snapshotAgents(KubernetesClient client, CrucibleConfig config) {
         CrucibleConfig.Snapshots c = config.snapshots();
         String ns = OperatorNamespace.resolve(c.agentNamespace(), client);
-        java.util.function.Supplier<dev.crucible.snapshot.tls.AgentClientTls> tls = null;
+        java.util.function.Supplier<dev.crucible.snapshot.client.tls.AgentClientTls> tls = null;
         if (c.tlsEnabled()) {
             var certs = new dev.crucible.operator.webhook.SnapshotAgentCertificates(client, ns, c.tlsCaSecret(), c.tlsAgentSecret(),
                     java.nio.file.Path.of(c.tlsDirectory()), java.time.Duration.ofDays(c.tlsValidityDays()),

@@ -1,16 +1,16 @@
 package dev.crucible.snapshot;
 
-import dev.crucible.snapshot.engine.CommitAction;
+import dev.crucible.snapshot.client.api.CommitAction;
 import dev.crucible.snapshot.engine.EngineBuilder;
 import dev.crucible.snapshot.engine.EngineConfig;
 import dev.crucible.snapshot.local.RolloutSnapshotFiles;
-import dev.crucible.snapshot.engine.RestoreRequest;
-import dev.crucible.snapshot.engine.RestoreResult;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
 import dev.crucible.snapshot.engine.SnapshotEngine;
-import dev.crucible.snapshot.engine.SnapshotRequest;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotId;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -97,7 +97,7 @@ public final class LocalSnapshots {
     public List<String> prune(String group, int keep) {
         try (SnapshotEngine engine = new EngineBuilder().store(store).build()) {
             List<Manifest> complete = engine.list().stream()
-                    .filter(m -> group.equals(m.group) && m.state == dev.crucible.snapshot.store.SnapshotState.COMPLETE)
+                    .filter(m -> group.equals(m.group) && m.state == dev.crucible.snapshot.client.store.SnapshotState.COMPLETE)
                     .sorted(java.util.Comparator.comparing((Manifest m) -> m.createdAt).reversed()).toList();
             List<String> deleted = new java.util.ArrayList<>();
             for (Manifest m : complete.subList(Math.min(keep, complete.size()), complete.size())) {
@@ -118,7 +118,7 @@ public final class LocalSnapshots {
             b.workspaceRoot(out.getParent());
         }
         try (SnapshotEngine engine = b.build()) {
-            Manifest m = engine.store().require(dev.crucible.snapshot.store.SnapshotId.of(id));
+            Manifest m = engine.store().require(dev.crucible.snapshot.client.store.SnapshotId.of(id));
             boolean withDisk = out != null && m.workspaceSha256 != null;
             return engine.restore(new RestoreRequest(id, withDisk ? out.toString() : null, true, false));
         }

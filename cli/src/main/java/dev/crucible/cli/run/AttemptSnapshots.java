@@ -86,7 +86,7 @@ final class AttemptSnapshots {
         RunningRollout r = live;
         if (r == null) return;
         try {
-            dev.crucible.snapshot.store.Manifest m = RolloutSnapshotter.take(r, trigger);
+            dev.crucible.snapshot.client.store.Manifest m = RolloutSnapshotter.take(r, trigger);
             progress.info("snapshot " + m.id + " (" + trigger + "): frozen " + m.freezeWindowMs + " ms, "
                     + String.format("%.1f MiB", (m.imageBytes + (m.workspaceBytes == null ? 0 : m.workspaceBytes)) / 1048576.0));
             SnapshotPolicy policy = opt.snapshots();
@@ -105,7 +105,7 @@ final class AttemptSnapshots {
         Path store = policy().store().toAbsolutePath();
         List<RolloutResult.SnapshotRef> out = new ArrayList<>();
         try {
-            for (dev.crucible.snapshot.store.Manifest m : RolloutSnapshotter.of(store, group)) {
+            for (dev.crucible.snapshot.client.store.Manifest m : RolloutSnapshotter.of(store, group)) {
                 RunningRollout meta = RolloutSnapshotter.metadata(store, m.id);
                 out.add(new RolloutResult.SnapshotRef(m.id, m.createdAt == null ? null : m.createdAt.toString(), m.freezeWindowMs,
                         meta == null ? null : meta.trigger()));

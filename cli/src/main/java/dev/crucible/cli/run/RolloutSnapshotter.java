@@ -2,8 +2,8 @@ package dev.crucible.cli.run;
 
 import dev.crucible.snapshot.LocalSnapshots;
 import dev.crucible.snapshot.local.RolloutSnapshotFiles;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotState;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;

@@ -1,16 +1,16 @@
 package dev.crucible.cli.snapshot;
 
 import dev.crucible.snapshot.criu.CriuBinary;
-import dev.crucible.snapshot.engine.CommitAction;
+import dev.crucible.snapshot.client.api.CommitAction;
 import dev.crucible.snapshot.engine.EngineBuilder;
-import dev.crucible.snapshot.engine.RestoreRequest;
-import dev.crucible.snapshot.engine.RestoreResult;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
 import dev.crucible.snapshot.engine.SnapshotEngine;
-import dev.crucible.snapshot.engine.SnapshotRequest;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import dev.crucible.snapshot.store.ImageStore;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotId;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -2,7 +2,7 @@ package dev.crucible.cli.snapshot;
 
 import dev.crucible.cli.run.RunningRollout;
 import dev.crucible.cli.run.RolloutSnapshotter;
-import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.client.store.Manifest;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

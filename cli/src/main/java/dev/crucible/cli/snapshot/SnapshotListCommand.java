@@ -1,7 +1,7 @@
 package dev.crucible.cli.snapshot;
 
 import dev.crucible.snapshot.LocalSnapshots;
-import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.client.store.Manifest;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,7 +1,7 @@
 package dev.crucible.cli.snapshot;
 
 import dev.crucible.snapshot.LocalSnapshots;
-import dev.crucible.snapshot.engine.RestoreResult;
+import dev.crucible.snapshot.client.api.RestoreResult;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

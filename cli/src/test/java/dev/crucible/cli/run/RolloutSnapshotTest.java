@@ -141,7 +141,7 @@ class RolloutSnapshotTest {
         // complete ones beyond --snapshot-keep are pruned; one that failed because the agent ended mid-dump (seen on a
         // loaded machine) stays marked FAILED, for the garbage collector's retention, and is not in the result
         List<String> complete = new dev.crucible.snapshot.LocalSnapshots(store).list().stream()
-                .filter(m -> m.state == dev.crucible.snapshot.store.SnapshotState.COMPLETE).map(m -> m.id).toList();
+                .filter(m -> m.state == dev.crucible.snapshot.client.store.SnapshotState.COMPLETE).map(m -> m.id).toList();
         assertThat(complete).containsExactlyInAnyOrderElementsOf(kept);
     }
 

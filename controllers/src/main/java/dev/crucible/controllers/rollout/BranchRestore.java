@@ -8,7 +8,7 @@ import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.controllers.snapshot.SnapshotAgents;
 import dev.crucible.controllers.snapshot.SnapshotPlan;
-import dev.crucible.snapshot.disk.WorkspacePatch;
+import dev.crucible.snapshot.client.api.WorkspacePatch;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;

@@ -1,7 +1,7 @@
 package dev.crucible.controllers.rollout;
 
 import dev.crucible.controllers.snapshot.SnapshotPlan;
-import dev.crucible.snapshot.engine.RuntimeCheckpoint;
+import dev.crucible.snapshot.client.api.RuntimeCheckpoint;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RolloutSnapshot;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotMember;

@@ -2,12 +2,12 @@ package dev.crucible.controllers.snapshot;
 
 import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
-import dev.crucible.snapshot.disk.WorkspacePatch;
-import dev.crucible.snapshot.engine.RestoreRequest;
-import dev.crucible.snapshot.engine.RestoreResult;
-import dev.crucible.snapshot.engine.RuntimeCheckpoint;
-import dev.crucible.snapshot.target.TargetSpec;
-import dev.crucible.snapshot.tls.AgentClientTls;
+import dev.crucible.snapshot.client.api.WorkspacePatch;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
+import dev.crucible.snapshot.client.api.RuntimeCheckpoint;
+import dev.crucible.snapshot.client.api.TargetSpec;
+import dev.crucible.snapshot.client.tls.AgentClientTls;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;

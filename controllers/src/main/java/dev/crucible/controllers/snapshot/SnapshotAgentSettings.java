@@ -1,6 +1,6 @@
 package dev.crucible.controllers.snapshot;
 
-import dev.crucible.snapshot.tls.AgentClientTls;
+import dev.crucible.snapshot.client.tls.AgentClientTls;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Supplier;

@@ -1,9 +1,9 @@
 package dev.crucible.controllers.snapshot;
 
-import dev.crucible.snapshot.engine.RuntimeCheckpoint;
+import dev.crucible.snapshot.client.api.RuntimeCheckpoint;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
-import dev.crucible.snapshot.target.TargetSpec;
-import dev.crucible.snapshot.disk.WorkspacePatch;
+import dev.crucible.snapshot.client.api.TargetSpec;
+import dev.crucible.snapshot.client.api.WorkspacePatch;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 

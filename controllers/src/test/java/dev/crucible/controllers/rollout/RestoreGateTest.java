@@ -111,7 +111,7 @@ class RestoreGateTest {
 
         assertThat(r.verdict()).isEqualTo(RestoreGate.Verdict.GO);
         assertThat(r.checkpointImages()).containsExactly(java.util.Map.entry(0,
-                dev.crucible.snapshot.engine.RuntimeCheckpoint.imageReference("snap-abc-0")));
+                dev.crucible.snapshot.client.api.RuntimeCheckpoint.imageReference("snap-abc-0")));
         assertThat(r.checkpointImages().get(0)).isEqualTo("crucible.dev/checkpoint/snap-abc-0:latest");
     }
 

@@ -5,10 +5,10 @@ import dev.crucible.snapshot.agent.AgentServer;
 import dev.crucible.snapshot.agent.BearerTokenAuth;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.engine.EngineBuilder;
-import dev.crucible.snapshot.engine.RestoreRequest;
-import dev.crucible.snapshot.engine.RestoreResult;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
 import dev.crucible.snapshot.engine.SnapshotEngine;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.net.URI;
 import java.nio.file.Path;
@@ -83,7 +83,7 @@ public final class LocalSnapshotAgents implements SnapshotAgents, AutoCloseable 
 
     /** The restored tree becomes the pod's process, in a fresh workspace of its own (a branch). */
     @Override
-    public String restore(Pod pod, String container, String snapshotId, java.util.List<dev.crucible.snapshot.disk.WorkspacePatch> patches,
+    public String restore(Pod pod, String container, String snapshotId, java.util.List<dev.crucible.snapshot.client.api.WorkspacePatch> patches,
                           boolean processes) {
         String node = pod.getSpec().getNodeName();
         Agent a = byNode.get(node);

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.crucible.snapshot.client.AgentCallException;
 import dev.crucible.snapshot.client.SnapshotAgentClient;
-import dev.crucible.snapshot.tls.AgentClientTls;
-import dev.crucible.snapshot.tls.PemFiles;
+import dev.crucible.snapshot.client.tls.AgentClientTls;
+import dev.crucible.snapshot.client.tls.PemFiles;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

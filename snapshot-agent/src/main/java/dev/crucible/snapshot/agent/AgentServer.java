@@ -2,13 +2,13 @@ package dev.crucible.snapshot.agent;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.crucible.snapshot.engine.CommitAction;
-import dev.crucible.snapshot.engine.RestoreRequest;
+import dev.crucible.snapshot.client.api.CommitAction;
+import dev.crucible.snapshot.client.api.RestoreRequest;
 import dev.crucible.snapshot.engine.SnapshotEngine;
-import dev.crucible.snapshot.engine.SnapshotRequest;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import dev.crucible.snapshot.store.ManifestFiles;
 import dev.crucible.snapshot.store.RetentionPolicy;
-import dev.crucible.snapshot.store.SnapshotId;
+import dev.crucible.snapshot.client.store.SnapshotId;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;

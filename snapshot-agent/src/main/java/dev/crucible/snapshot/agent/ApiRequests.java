@@ -1,6 +1,6 @@
 package dev.crucible.snapshot.agent;
 
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.TargetSpec;
 
 /** Small request bodies of the HTTP API that have no engine type of their own. */
 final class ApiRequests {

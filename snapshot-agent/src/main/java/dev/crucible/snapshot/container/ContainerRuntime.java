@@ -1,6 +1,6 @@
 package dev.crucible.snapshot.container;
 
-import dev.crucible.snapshot.engine.RuntimeCheckpoint;
+import dev.crucible.snapshot.client.api.RuntimeCheckpoint;
 import java.nio.file.Path;
 import java.time.Duration;
 

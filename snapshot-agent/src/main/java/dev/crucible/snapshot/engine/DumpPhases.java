@@ -1,5 +1,8 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.client.api.CommitAction;
+import dev.crucible.snapshot.client.api.RuntimeCheckpoint;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import dev.crucible.snapshot.container.CheckpointImage;
 import dev.crucible.snapshot.container.ContainerRuntime;
 import dev.crucible.snapshot.criu.CriuArgs;
@@ -18,8 +21,8 @@ import dev.crucible.snapshot.gpu.GpuSuspension;
 import dev.crucible.snapshot.metrics.SnapshotMetrics;
 import dev.crucible.snapshot.store.DirectoryDigests;
 import dev.crucible.snapshot.store.ImageStore;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotId;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
 import dev.crucible.snapshot.store.SnapshotVerification;
 import dev.crucible.snapshot.target.ProcFs;
 import dev.crucible.snapshot.target.ProcessRef;

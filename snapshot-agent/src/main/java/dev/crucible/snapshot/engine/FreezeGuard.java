@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.client.api.CommitAction;
 import dev.crucible.snapshot.freeze.FreezeHandle;
 import dev.crucible.snapshot.freeze.FreezeJournal;
 import dev.crucible.snapshot.freeze.Freezer;
@@ -7,7 +8,7 @@ import dev.crucible.snapshot.freeze.JournalEntry;
 import dev.crucible.snapshot.freeze.Signals;
 import dev.crucible.snapshot.metrics.SnapshotMetrics;
 import dev.crucible.snapshot.store.ImageStore;
-import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.client.store.SnapshotState;
 import dev.crucible.snapshot.target.ProcessRef;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,10 +1,11 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import dev.crucible.snapshot.freeze.FreezeHandle;
 import dev.crucible.snapshot.freeze.JournalEntry;
 import dev.crucible.snapshot.gpu.GpuSuspension;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotState;
 import dev.crucible.snapshot.target.ResolvedTarget;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledFuture;

@@ -1,8 +1,8 @@
 package dev.crucible.snapshot.engine;
 
 import dev.crucible.snapshot.store.ImageStore;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotId;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
 import dev.crucible.snapshot.target.ResolvedTarget;
 import java.util.Collections;
 import java.util.List;

@@ -1,5 +1,12 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.client.api.CommitAction;
+import dev.crucible.snapshot.client.api.DumpResult;
+import dev.crucible.snapshot.client.api.PrepareResult;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
+import dev.crucible.snapshot.client.api.RuntimeCheckpoint;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import dev.crucible.snapshot.criu.CriuBinary;
 import dev.crucible.snapshot.criu.CriuRunner;
 import dev.crucible.snapshot.freeze.FreezeHandle;
@@ -9,11 +16,11 @@ import dev.crucible.snapshot.gpu.CudaCheckpoint;
 import dev.crucible.snapshot.metrics.SnapshotMetrics;
 import dev.crucible.snapshot.store.GarbageCollector;
 import dev.crucible.snapshot.store.ImageStore;
-import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.client.store.Manifest;
 import dev.crucible.snapshot.store.ManifestSeal;
 import dev.crucible.snapshot.store.RetentionPolicy;
-import dev.crucible.snapshot.store.SnapshotId;
-import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.client.store.SnapshotId;
+import dev.crucible.snapshot.client.store.SnapshotState;
 import dev.crucible.snapshot.target.ProcessTree;
 import dev.crucible.snapshot.target.ResolvedTarget;
 import dev.crucible.snapshot.target.TargetResolver;
@@ -106,7 +113,7 @@ public final class SnapshotEngine implements AutoCloseable {
 
     // ---------------------------------------------------------------- pause / resume
 
-    public FreezeResult freeze(dev.crucible.snapshot.target.TargetSpec target, Long timeoutMs) {
+    public FreezeResult freeze(dev.crucible.snapshot.client.api.TargetSpec target, Long timeoutMs) {
         Session s = new Session("pause-" + UUID.randomUUID().toString().substring(0, 8), true);
         s.target = resolver.resolve(target);
         requireTargetFree(s.target);
@@ -306,7 +313,7 @@ public final class SnapshotEngine implements AutoCloseable {
     private void removeCheckpointImage(String snapshotId) {
         if (runtime == null) return;
         try {
-            runtime.removeImage(dev.crucible.snapshot.engine.RuntimeCheckpoint.imageReference(snapshotId), Duration.ofMinutes(2));
+            runtime.removeImage(dev.crucible.snapshot.client.api.RuntimeCheckpoint.imageReference(snapshotId), Duration.ofMinutes(2));
         } catch (RuntimeException e) {
             LOG.warn("snapshot " + snapshotId + " deleted, but its checkpoint image stays on the node: " + e.getMessage());
         }

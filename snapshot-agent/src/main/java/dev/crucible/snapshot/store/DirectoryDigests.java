@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.store;
 
+import dev.crucible.snapshot.client.store.FileDigest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,8 @@
 package dev.crucible.snapshot.store;
 
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
+import dev.crucible.snapshot.client.store.SnapshotState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.store;
 
+import dev.crucible.snapshot.client.store.ManifestJson;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;

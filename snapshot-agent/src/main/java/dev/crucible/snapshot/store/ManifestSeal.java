@@ -1,5 +1,8 @@
 package dev.crucible.snapshot.store;
 
+import dev.crucible.snapshot.client.store.FileDigest;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

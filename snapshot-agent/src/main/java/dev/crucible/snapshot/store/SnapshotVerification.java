@@ -1,5 +1,7 @@
 package dev.crucible.snapshot.store;
 
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
 import java.nio.file.Path;
 import java.util.Set;
 

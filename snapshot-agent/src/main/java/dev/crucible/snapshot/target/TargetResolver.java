@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.target;
 
+import dev.crucible.snapshot.client.api.TargetSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -9,7 +9,7 @@ import dev.crucible.snapshot.client.SnapshotAgentClient;
 import dev.crucible.snapshot.engine.EngineBuilder;
 import dev.crucible.snapshot.engine.SnapshotEngine;
 import dev.crucible.snapshot.store.ManifestKey;
-import dev.crucible.snapshot.tls.AgentClientTls;
+import dev.crucible.snapshot.client.tls.AgentClientTls;
 import dev.crucible.snapshot.tls.AgentServerTls;
 import java.io.IOException;
 import java.net.URI;
@@ -106,7 +106,7 @@ class AgentTlsTest {
         Path pki = tmp.resolve("pki");
         java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
         trust.load(null, null);
-        trust.setCertificateEntry("ca", dev.crucible.snapshot.tls.PemFiles.certificates(pki.resolve("agent-ca.crt")).get(0));
+        trust.setCertificateEntry("ca", dev.crucible.snapshot.client.tls.PemFiles.certificates(pki.resolve("agent-ca.crt")).get(0));
         javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
         tmf.init(trust);
         javax.net.ssl.SSLContext noCert = javax.net.ssl.SSLContext.getInstance("TLS");

@@ -12,7 +12,7 @@ import dev.crucible.snapshot.target.ProcCgroups;
 import dev.crucible.snapshot.target.ProcFs;
 import dev.crucible.snapshot.target.TargetOutOfScopeException;
 import dev.crucible.snapshot.target.TargetScope;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.disk;
 
+import dev.crucible.snapshot.client.api.WorkspacePatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,11 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.client.api.CommitAction;
+import dev.crucible.snapshot.client.api.DumpResult;
+import dev.crucible.snapshot.client.api.PrepareResult;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -7,9 +13,9 @@ import static org.awaitility.Awaitility.await;
 import dev.crucible.snapshot.HostAssumptions;
 import dev.crucible.snapshot.LocalSnapshots;
 import dev.crucible.snapshot.freeze.CgroupV2Freezer;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotState;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotState;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import dev.crucible.snapshot.workload.MemoryWorkload.Status;
 import java.nio.file.Files;
@@ -122,7 +128,7 @@ class CriuSnapshotRestoreTest {
             assertThatThrownBy(() -> engine.dump("doomed")).isInstanceOf(SnapshotFailedException.class)
                     .hasMessageContaining("dump failed");
             assertThat(CgroupV2Freezer.isFrozen(Path.of(p.cgroup()))).isFalse();
-            assertThat(engine.store().require(dev.crucible.snapshot.store.SnapshotId.of("doomed")).state)
+            assertThat(engine.store().require(dev.crucible.snapshot.client.store.SnapshotId.of("doomed")).state)
                     .isEqualTo(SnapshotState.FAILED);
             assertThat(Files.list(engine.store().journalDir())).isEmpty();
         }

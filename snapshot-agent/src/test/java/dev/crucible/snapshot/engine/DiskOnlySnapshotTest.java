@@ -1,14 +1,18 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.client.api.CommitAction;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.crucible.snapshot.HostAssumptions;
-import dev.crucible.snapshot.disk.WorkspacePatch;
-import dev.crucible.snapshot.store.Manifest;
-import dev.crucible.snapshot.store.SnapshotState;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.WorkspacePatch;
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotState;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;

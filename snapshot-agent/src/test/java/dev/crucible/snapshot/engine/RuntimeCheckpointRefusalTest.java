@@ -1,5 +1,10 @@
 package dev.crucible.snapshot.engine;
 
+import dev.crucible.snapshot.client.api.CommitAction;
+import dev.crucible.snapshot.client.api.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreResult;
+import dev.crucible.snapshot.client.api.RuntimeCheckpoint;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -8,12 +13,12 @@ import dev.crucible.snapshot.HostAssumptions;
 import dev.crucible.snapshot.container.CheckpointImage;
 import dev.crucible.snapshot.container.ContainerRuntime;
 import dev.crucible.snapshot.container.KubeletCheckpoints.CheckpointRefused;
-import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.client.store.Manifest;
 import dev.crucible.snapshot.store.ManifestKey;
-import dev.crucible.snapshot.store.SnapshotId;
-import dev.crucible.snapshot.store.SnapshotState;
+import dev.crucible.snapshot.client.store.SnapshotId;
+import dev.crucible.snapshot.client.store.SnapshotState;
 import dev.crucible.snapshot.target.ProcFs;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import java.io.IOException;
 import java.io.UncheckedIOException;

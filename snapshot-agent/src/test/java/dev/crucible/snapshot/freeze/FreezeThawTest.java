@@ -10,7 +10,7 @@ import dev.crucible.snapshot.engine.FreezeResult;
 import dev.crucible.snapshot.engine.SessionConflictException;
 import dev.crucible.snapshot.engine.SnapshotEngine;
 import dev.crucible.snapshot.target.ProcFs;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -10,7 +10,7 @@ import dev.crucible.snapshot.store.ManifestKey;
 import dev.crucible.snapshot.target.CgroupMounts;
 import dev.crucible.snapshot.target.ProcCgroups;
 import dev.crucible.snapshot.target.ProcFs;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;

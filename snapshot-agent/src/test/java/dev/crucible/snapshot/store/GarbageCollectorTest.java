@@ -1,5 +1,8 @@
 package dev.crucible.snapshot.store;
 
+import dev.crucible.snapshot.client.store.Manifest;
+import dev.crucible.snapshot.client.store.SnapshotId;
+import dev.crucible.snapshot.client.store.SnapshotState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;

@@ -1,15 +1,17 @@
 package dev.crucible.snapshot.store;
 
+import dev.crucible.snapshot.client.store.FileDigest;
+import dev.crucible.snapshot.client.store.Manifest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.crucible.snapshot.HostAssumptions;
-import dev.crucible.snapshot.engine.CommitAction;
+import dev.crucible.snapshot.client.api.CommitAction;
 import dev.crucible.snapshot.engine.EngineBuilder;
-import dev.crucible.snapshot.engine.RestoreRequest;
+import dev.crucible.snapshot.client.api.RestoreRequest;
 import dev.crucible.snapshot.engine.SnapshotEngine;
-import dev.crucible.snapshot.engine.SnapshotRequest;
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
+import dev.crucible.snapshot.client.api.TargetSpec;
 import dev.crucible.snapshot.workload.MemoryWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;

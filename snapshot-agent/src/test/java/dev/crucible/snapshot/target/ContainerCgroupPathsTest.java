@@ -1,5 +1,6 @@
 package dev.crucible.snapshot.target;
 
+import dev.crucible.snapshot.client.api.TargetSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,10 +1,10 @@
 package dev.crucible.snapshot.client;
 
-import dev.crucible.snapshot.engine.CommitAction;
-import dev.crucible.snapshot.engine.DumpResult;
-import dev.crucible.snapshot.engine.PrepareResult;
-import dev.crucible.snapshot.engine.SnapshotRequest;
-import dev.crucible.snapshot.store.Manifest;
+import dev.crucible.snapshot.client.api.CommitAction;
+import dev.crucible.snapshot.client.api.DumpResult;
+import dev.crucible.snapshot.client.api.PrepareResult;
+import dev.crucible.snapshot.client.api.SnapshotRequest;
+import dev.crucible.snapshot.client.store.Manifest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.store;
+package dev.crucible.snapshot.client.store;
 
 /** Size and sha256 of one regular file, or the target of a symlink (CRIU's "parent" links). */
 public record FileDigest(long size, String sha256, String linkTarget) {

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.store;
+package dev.crucible.snapshot.client.store;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.store;
+package dev.crucible.snapshot.client.store;
 
 /** Life cycle of one snapshot as recorded in its manifest. */
 public enum SnapshotState {

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.engine;
+package dev.crucible.snapshot.client.api;
 
 /**
  * A container whose memory the container runtime checkpoints (the kubelet's checkpoint API, containerd

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.tls;
+package dev.crucible.snapshot.client.tls;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

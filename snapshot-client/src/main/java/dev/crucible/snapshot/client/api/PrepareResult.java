@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.engine;
+package dev.crucible.snapshot.client.api;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,6 @@
-package dev.crucible.snapshot.engine;
+package dev.crucible.snapshot.client.api;
 
-import dev.crucible.snapshot.disk.WorkspacePatch;
+import dev.crucible.snapshot.client.api.WorkspacePatch;
 import java.util.List;
 
 /**

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.store;
+package dev.crucible.snapshot.client.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.target;
+package dev.crucible.snapshot.client.api;
 
 /**
  * What to snapshot, as a caller names it: exactly one of a pid (local runs, or host PID in a

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.engine;
+package dev.crucible.snapshot.client.api;
 
 /** Final images (and workspace archive) written; the tree is still frozen until commit. */
 public record DumpResult(String snapshotId, long dumpMs, long workspaceMs, long frozenSoFarMs) {

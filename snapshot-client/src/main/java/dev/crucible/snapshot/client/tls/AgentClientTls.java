@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.tls;
+package dev.crucible.snapshot.client.tls;
 
 import java.net.Socket;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.disk;
+package dev.crucible.snapshot.client.api;
 
 import dev.crucible.files.ContainedRoot;
 import dev.crucible.files.DiffPaths;

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.engine;
+package dev.crucible.snapshot.client.api;
 
 /**
  * A restored, running tree: {@code pid} is its root in the host PID namespace (0 for a disk-only snapshot:

@@ -1,4 +1,4 @@
-package dev.crucible.snapshot.disk;
+package dev.crucible.snapshot.client.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,6 +1,6 @@
-package dev.crucible.snapshot.engine;
+package dev.crucible.snapshot.client.api;
 
-import dev.crucible.snapshot.target.TargetSpec;
+import dev.crucible.snapshot.client.api.TargetSpec;
 
 /**
  * Prepare (or one-shot snapshot) request.
