@@ -20,10 +20,10 @@ def test_honest_fix_scores_one(crucible: str, environment: Path, tmp_path: Path)
             reset = c.reset()
             assert "divide" in (reset.prompt or "") and "edit" in (reset.tools or [])
             before = c.bash("python3 -m pytest -q -p no:cacheprovider")
-            assert before.exitCode != 0 and "failed" in before.observation
+            assert before.exitCode != 0 and "failed" in (before.observation or "")
             edited = c.edit("calc/ops.py", BUGGY, FIX)
             assert edited.exitCode == 0, edited.observation
-            assert c.read_file("calc/ops.py").observation.count("ValueError") == 1
+            assert (c.read_file("calc/ops.py").observation or "").count("ValueError") == 1
             report = c.verify()
         assert (report.phase, report.phaseReason, report.reward, report.verdict) == ("Succeeded", "Verified", 1.0, "pass")
         assert report.tests is not None and report.tests.passed == report.tests.total == 4
@@ -38,9 +38,9 @@ def test_conftest_hack_is_flagged_in_its_step(crucible: str, environment: Path, 
         with EnvClient(ep.url, token_file=ep.token_file) as c:
             c.reset()
             hack = c.write_file("conftest.py", CONFTEST_HACK)
-            counted = [f for f in hack.findings if f.severity != "info"]
+            counted = [f for f in hack.findings or [] if f.severity != "info"]
             assert counted, f"no counted finding in the step that wrote conftest.py: {hack.findings}"
-            assert all(f.stepIndex == hack.stepIndex for f in hack.findings)
+            assert all(f.stepIndex == hack.stepIndex for f in hack.findings or [])
             assert hack.rewardFloored
             seen = c.findings().findings
             assert {f.detector for f in counted} <= {f.detector for f in seen}
@@ -72,7 +72,7 @@ def test_errors_are_typed_and_carry_the_servers_message(crucible: str, environme
             with pytest.raises(BadRequest) as missing:
                 c.step("read_file")
             assert "args.path" in missing.value.message
-            assert c.bash("pwd", cwd="calc").observation.strip().endswith("/calc")
+            assert (c.bash("pwd", cwd="calc").observation or "").strip().endswith("/calc")
             assert c.bash("true").stepIndex == 1, "a refused step used up a step index"
             c.verify()
         run.wait(60)

@@ -33,8 +33,9 @@ class Step:
 class Episode(AsyncEnvClient):
     """The client a policy gets: the reset's answer (task prompt, tools) and the trajectory so far."""
 
-    def __init__(self, base_url: str, reset: ResetResult | None = None, **kwargs: Any) -> None:
+    def __init__(self, base_url: str, index: int = 0, reset: ResetResult | None = None, **kwargs: Any) -> None:
         super().__init__(base_url, **kwargs)
+        self.index = index  # the attempt's number in its group
         self.reset_result = reset
         self.trajectory: list[Step] = []
 
@@ -104,7 +105,7 @@ async def _attempt(run: LocalRun, policy: Policy, a: Attempt, http: httpx.AsyncC
                    ready_timeout: float) -> None:
     async with limit:
         ep = await run.endpoint_async(a.index, ready_timeout)
-        episode = Episode(ep.url, token_file=ep.token_file, http=http)
+        episode = Episode(ep.url, a.index, token_file=ep.token_file, http=http)
         try:
             episode.reset_result = await episode.reset()
             await policy(episode)
