@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The SDK's CI step (.ci/run runs it after the Maven build, which made cli/target/crucible-cli.jar):
-# a venv under $CRUCIBLE_CACHE/sdk-python with the pinned dev tools (reinstalled only when pyproject.toml
-# changes; pip uses this machine's own configuration for its index), then `pip install ./sdk/python` as a
-# user would, mypy --strict, and the pytest suite against real `crucible run --port` processes.
+# a venv under $CRUCIBLE_CACHE/sdk-python with the pinned dev tools and mini-swe-agent (its adapter's test),
+# reinstalled only when pyproject.toml changes (pip uses this machine's own configuration for its index);
+# then `pip install ./sdk/python` as a user would, mypy --strict, and the pytest suite against real
+# `crucible run --port` processes.
 # CRUCIBLE_SDK_BENCH=1 also runs the 64-episode benchmark (minutes; prints its figures).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,7 +22,7 @@ if [[ ! -x "$VENV/bin/python" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$want" ]
   rm -rf "$VENV"
   mkdir -p "$CACHE"
   "$base" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q --no-input "$HERE[dev]"
+  "$VENV/bin/python" -m pip install -q --no-input "$HERE[dev,minisweagent]"
   echo "$want" > "$STAMP"
 fi
 "$VENV/bin/python" -m pip install -q --no-input --no-deps --force-reinstall "$HERE"
