@@ -41,7 +41,7 @@ def rss_mib(field: str) -> float:
     return float("nan")
 
 
-async def episodes(run: LocalRun, n: int, steps: int) -> tuple[list[float], list[float], float, list[str]]:
+async def episodes(run: LocalRun, n: int, steps: int) -> tuple[list[float], list[float], float, list[str], str]:
     eps = await asyncio.gather(*(run.endpoint_async(i, timeout=1200) for i in range(n)))
     latencies: list[float] = []
     in_box: list[float] = []  # the server's elapsedMs: the command in its box, without the monitor's scan and HTTP
@@ -62,7 +62,23 @@ async def episodes(run: LocalRun, n: int, steps: int) -> tuple[list[float], list
         t0 = time.perf_counter()
         await asyncio.gather(*(drive(c) for c in clients))
         wall = time.perf_counter() - t0
-    return latencies, in_box, wall, workspaces
+        own = await sdk_own_cost(clients[0], http)
+    return latencies, in_box, wall, workspaces, own
+
+
+async def sdk_own_cost(c: AsyncEnvClient, http: httpx.AsyncClient, n: int = 300) -> str:
+    """The SDK's own share, apart from the server: GET /healthz through the client vs through httpx alone."""
+    sdk: list[float] = []
+    raw: list[float] = []
+    for _ in range(n):
+        t = time.perf_counter()
+        await c.health()
+        sdk.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        (await http.get(c.base_url + "/healthz")).json()
+        raw.append((time.perf_counter() - t) * 1000)
+    return (f"  the SDK's own cost per call (GET /healthz, {n} each, sequential): sdk p50={quantile(sdk, 0.5):.2f} ms "
+          f"p99={quantile(sdk, 0.99):.2f} ms; httpx alone p50={quantile(raw, 0.5):.2f} ms p99={quantile(raw, 0.99):.2f} ms")
 
 
 async def direct(workspaces: list[str], steps: int) -> list[float]:
@@ -91,7 +107,7 @@ def main() -> int:
     t0 = time.perf_counter()
     with LocalRun(env, attempts=a.episodes, parallel=a.episodes, out=out, crucible=a.crucible) as run:
         try:
-            api, in_box, wall, workspaces = asyncio.run(episodes(run, a.episodes, a.steps))
+            api, in_box, wall, workspaces, own = asyncio.run(episodes(run, a.episodes, a.steps))
         except Exception:
             print(run.output(), file=sys.stderr)
             raise
@@ -107,7 +123,8 @@ def main() -> int:
     print(f"  of which the command in its box (server's elapsedMs): p50={quantile(in_box, 0.5):.1f} p99={quantile(in_box, 0.99):.1f};"
           f" the rest (monitor scan, HTTP, SDK): p50={quantile(rest, 0.5):.1f} p99={quantile(rest, 0.99):.1f}")
     print(f"  direct subprocess ms (peer, same concurrency): p50={quantile(peer, 0.5):.1f} p99={quantile(peer, 0.99):.1f}")
-    print(f"  time to 64 ready episodes (setup of every attempt): {ready_s:.1f} s; cpus={os.cpu_count()}; load={os.getloadavg()[0]:.1f}")
+    print(own)
+    print(f"  time to {a.episodes} ready episodes (setup of every attempt): {ready_s:.1f} s; cpus={os.cpu_count()}; load={os.getloadavg()[0]:.1f}")
     return 0
 
 
