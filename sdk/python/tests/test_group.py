@@ -70,3 +70,19 @@ def test_cancelling_a_group_stops_its_run(crucible: str, environment: Path, tmp_
     assert _processes_naming(str(out)) == [], "a process of the cancelled run is still alive"
     results = [out / f"attempt-{i}" / "result.json" for i in range(2)]
     assert all(r.is_file() for r in results), "the run did not write its results when stopped"
+
+
+def test_a_policy_that_raises_is_recorded_and_its_attempt_still_verified(crucible: str, environment: Path,
+                                                                         tmp_path: Path) -> None:
+    async def flaky(ep: Episode) -> None:
+        if ep.index == 1:
+            await ep.bash("echo half-way")
+            raise RuntimeError("the model gave up")
+        await ep.edit("calc/ops.py", BUGGY, FIX)
+
+    group = asyncio.run(run_group(environment, flaky, attempts=2, crucible=crucible, out=tmp_path / "g"))
+    ok, failed = group.attempts
+    assert (ok.reward, ok.error) == (1.0, None)
+    assert isinstance(failed.error, RuntimeError) and str(failed.error) == "the model gave up"
+    assert failed.report is not None and failed.reward == 0.0 and failed.phase == "Succeeded"  # graded: the bug is still there
+    assert [s.tool for s in failed.trajectory] == ["bash"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,15 +90,29 @@ async def run_group(environment: str | os.PathLike[str], policy: Policy, *, atte
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(connect=10.0, read=None, write=30.0, pool=None),
                                      limits=httpx.Limits(max_connections=None, max_keepalive_connections=bound)) as http:
-            await asyncio.gather(*(_attempt(run, policy, results[i], http, limit, ready_timeout) for i in range(attempts)))
-        await asyncio.to_thread(run.wait, 120)
+            tasks = [asyncio.ensure_future(_attempt(run, policy, results[i], http, limit, ready_timeout)) for i in range(attempts)]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:  # one attempt could not start (the run died): the others stop too, then the run
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+        if all(a.report is not None for a in results):
+            try:
+                await asyncio.to_thread(run.wait, 120)  # every attempt verified: the run writes summary.json and ends
+            except subprocess.TimeoutExpired:
+                pass  # stopped below; its results are written on SIGTERM
+        # else an attempt was never verified (its reset or verify failed) and would hold the run until its deadline:
+        # stopping writes its result.json (and is a no-op for a run that ended by itself)
+        await asyncio.to_thread(run.stop)
         for a in results:
             a.result = run.result(a.index)
             if a.result is not None:
                 a.reward, a.phase = a.result.reward, a.result.phase.value if a.result.phase else None
                 a.findings = list(a.result.hackFindings or a.findings)
     finally:
-        await asyncio.shield(asyncio.to_thread(run.stop))  # a no-op once the run ended by itself
+        await asyncio.shield(asyncio.to_thread(run.stop))  # SIGTERM, then SIGKILL; a no-op once the run ended by itself
     return Group(task, results, str(run.out))
 
 
