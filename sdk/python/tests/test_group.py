@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from crucible_sdk import Episode, run_group
+from crucible_sdk import Episode, Group, run_group, run_groups
 from conftest import BUGGY, CONFTEST_HACK, FIX
 
 
@@ -86,3 +86,33 @@ def test_a_policy_that_raises_is_recorded_and_its_attempt_still_verified(crucibl
     assert isinstance(failed.error, RuntimeError) and str(failed.error) == "the model gave up"
     assert failed.report is not None and failed.reward == 0.0 and failed.phase == "Succeeded"  # graded: the bug is still there
     assert [s.tool for s in failed.trajectory] == ["bash"]
+
+
+def test_run_groups_bounds_the_policies_in_flight(crucible: str, environment: Path) -> None:
+    running = started = most = 0
+
+    async def main() -> list[Group]:
+        met = asyncio.Condition()
+
+        async def counted(ep: Episode) -> None:
+            # attempts meet in pairs (the 1st waits for the 2nd, the 3rd for the 4th), then hold a while: a bound
+            # that let more in would show as a 3rd policy running beside them
+            nonlocal running, started, most
+            async with met:
+                running += 1
+                started += 1
+                most = max(most, running)
+                partner = (started + 1) // 2 * 2
+                met.notify_all()
+                await asyncio.wait_for(met.wait_for(lambda: started >= partner), 120)
+            try:
+                await ep.edit("calc/ops.py", BUGGY, FIX)
+                await asyncio.sleep(2.0)
+            finally:
+                running -= 1
+
+        return await run_groups([environment, environment], counted, attempts=2, max_in_flight=2, crucible=crucible)
+
+    groups = asyncio.run(main())
+    assert [g.rewards for g in groups] == [[1.0, 1.0], [1.0, 1.0]]
+    assert most == 2, f"{most} policies ran at once under a bound of 2"
