@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,3 +47,10 @@ def crucible() -> str:
 @pytest.fixture(scope="session")
 def environment() -> Path:
     return ENV
+
+
+@pytest.fixture(autouse=True)
+def run_folders_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A run given no out= makes its folder with tempfile.mkdtemp: under the test's tmp_path, not left in /tmp."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    yield
