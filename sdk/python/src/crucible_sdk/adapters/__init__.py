@@ -1,0 +1,1 @@
+"""Adapters to agent frameworks; each imports its framework only when used (install the matching extra)."""

@@ -1,0 +1,157 @@
+"""Clients of one episode's environment API (``crucible run --port`` locally, the sidecar in a pod):
+``EnvClient`` (blocking) and ``AsyncEnvClient`` (asyncio), with the same methods."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from . import _http
+from ._models import FindingsResponse, Health, ResetResult, StepResult, VerifyReport
+
+T = TypeVar("T")
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=None)  # a step may run as long as its own timeout
+
+
+def _token(token: str | None, token_file: str | os.PathLike[str] | None) -> str:
+    if token is not None:
+        return token
+    if token_file is None:
+        raise ValueError("token or token_file (OUT/api-token) is required")
+    return _http.read_token(token_file)
+
+
+class EnvClient:
+    """One episode's environment API. ``strict``: refuse answer fields the generated types do not know."""
+
+    def __init__(self, base_url: str, *, token: str | None = None, token_file: str | os.PathLike[str] | None = None,
+                 timeout: httpx.Timeout | float | None = None, strict: bool | None = None,
+                 http: httpx.Client | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._strict = strict
+        self._own = http is None
+        self._http = http or httpx.Client(timeout=timeout or DEFAULT_TIMEOUT)
+        self._headers = _http.headers(_token(token, token_file))
+
+    def __enter__(self) -> EnvClient:
+        return self
+
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._own:
+            self._http.close()
+
+    def _call(self, cls: type[T], method: str, path: str, body: Any = None) -> T:
+        attempt = 0
+        while True:
+            try:
+                r = self._http.request(method, self.base_url + path, headers=self._headers, json=body)
+                return _http.answer(cls, r, self._strict)
+            except httpx.TransportError as e:
+                attempt += 1
+                if not _http.may_retry(method, e, attempt):
+                    raise _http.transport_error(method, path, e) from e
+                time.sleep(_http.BACKOFF_S * attempt)
+
+    def health(self) -> Health:
+        return self._call(Health, "GET", "/healthz")
+
+    def reset(self) -> ResetResult:
+        return self._call(ResetResult, "POST", "/v1/reset")
+
+    def step(self, tool: str, args: Mapping[str, Any] | None = None, **kwargs: Any) -> StepResult:
+        return self._call(StepResult, "POST", "/v1/step", _http.step_body(tool, args, kwargs))
+
+    def bash(self, command: str, *, cwd: str | None = None, timeout_seconds: int | None = None) -> StepResult:
+        return self.step("bash", command=command, cwd=cwd, timeoutSeconds=timeout_seconds)
+
+    def read_file(self, path: str) -> StepResult:
+        return self.step("read_file", path=path)
+
+    def write_file(self, path: str, content: str) -> StepResult:
+        return self.step("write_file", path=path, content=content)
+
+    def edit(self, path: str, old_str: str, new_str: str) -> StepResult:
+        return self.step("edit", path=path, old_str=old_str, new_str=new_str)
+
+    def list(self, path: str = ".") -> StepResult:
+        return self.step("list", path=path)
+
+    def verify(self) -> VerifyReport:
+        return self._call(VerifyReport, "POST", "/v1/verify")
+
+    def findings(self) -> FindingsResponse:
+        return self._call(FindingsResponse, "GET", "/v1/findings")
+
+
+class AsyncEnvClient:
+    """The asyncio twin of :class:`EnvClient`."""
+
+    def __init__(self, base_url: str, *, token: str | None = None, token_file: str | os.PathLike[str] | None = None,
+                 timeout: httpx.Timeout | float | None = None, strict: bool | None = None,
+                 http: httpx.AsyncClient | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._strict = strict
+        self._own = http is None
+        self._http = http or httpx.AsyncClient(timeout=timeout or DEFAULT_TIMEOUT)
+        self._headers = _http.headers(_token(token, token_file))
+
+    async def __aenter__(self) -> AsyncEnvClient:
+        return self
+
+    async def __aexit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._own:
+            await self._http.aclose()
+
+    async def _call(self, cls: type[T], method: str, path: str, body: Any = None) -> T:
+        attempt = 0
+        while True:
+            try:
+                r = await self._http.request(method, self.base_url + path, headers=self._headers, json=body)
+                return _http.answer(cls, r, self._strict)
+            except httpx.TransportError as e:
+                attempt += 1
+                if not _http.may_retry(method, e, attempt):
+                    raise _http.transport_error(method, path, e) from e
+                await asyncio.sleep(_http.BACKOFF_S * attempt)
+
+    async def health(self) -> Health:
+        return await self._call(Health, "GET", "/healthz")
+
+    async def reset(self) -> ResetResult:
+        return await self._call(ResetResult, "POST", "/v1/reset")
+
+    async def step(self, tool: str, args: Mapping[str, Any] | None = None, **kwargs: Any) -> StepResult:
+        return await self._call(StepResult, "POST", "/v1/step", _http.step_body(tool, args, kwargs))
+
+    async def bash(self, command: str, *, cwd: str | None = None, timeout_seconds: int | None = None) -> StepResult:
+        return await self.step("bash", command=command, cwd=cwd, timeoutSeconds=timeout_seconds)
+
+    async def read_file(self, path: str) -> StepResult:
+        return await self.step("read_file", path=path)
+
+    async def write_file(self, path: str, content: str) -> StepResult:
+        return await self.step("write_file", path=path, content=content)
+
+    async def edit(self, path: str, old_str: str, new_str: str) -> StepResult:
+        return await self.step("edit", path=path, old_str=old_str, new_str=new_str)
+
+    async def list(self, path: str = ".") -> StepResult:
+        return await self.step("list", path=path)
+
+    async def verify(self) -> VerifyReport:
+        return await self._call(VerifyReport, "POST", "/v1/verify")
+
+    async def findings(self) -> FindingsResponse:
+        return await self._call(FindingsResponse, "GET", "/v1/findings")
