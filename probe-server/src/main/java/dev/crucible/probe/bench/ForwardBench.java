@@ -49,6 +49,9 @@ public final class ForwardBench {
         double loadMax = 0;
         try (ReferenceModel model = new ReferenceModel(spec, o.device(), o.threads());
              TorchBench.Started t = torch.start(referenceDir, ids, o)) {
+            if (t.worker() != null) {
+                sameIds(t.worker(), batch);
+            }
             float[][][] hidden = null;
             for (int i = 0; i < 3; i++) {
                 hidden = model.forward(batch, layer).get(layer);   // warm-up: allocations, kernels, JIT
@@ -98,6 +101,21 @@ public final class ForwardBench {
         double cpu = Math.max((OS.getProcessCpuTime() - c0) / 1e9, 1e-9);
         double tokens = (double) o.batch() * o.seqLen() * runs;
         return new Sample(tokens / wall, tokens / cpu);
+    }
+
+    /** Refuses a ratio over different inputs: the worker reports the shape and id sum it read. */
+    public static void sameIds(TorchBench.Worker w, List<long[]> batch) {
+        long sum = 0;
+        for (long[] seq : batch) {
+            for (long id : seq) {
+                sum += id;
+            }
+        }
+        String shape = batch.size() + "x" + batch.get(0).length;
+        if (!shape.equals(w.shape()) || sum != w.idsSum()) {
+            throw new IllegalStateException("bench_torch.py read a " + w.shape() + " batch with id sum " + w.idsSum()
+                    + ", not the Java side's " + shape + " with sum " + sum);
+        }
     }
 
     private static <T> double median(List<T> xs, java.util.function.ToDoubleFunction<T> f) {

@@ -78,6 +78,8 @@ public final class TorchBench {
                 return new Started(null, "torch unavailable: bench_torch.py failed: " + last);
             }
             JsonNode n = JSON.readTree(ready);
+            w.shape = n.path("shape").path(0).asLong() + "x" + n.path("shape").path(1).asLong();
+            w.idsSum = n.path("ids_sum").asLong();
             return new Started(w, "torch " + n.path("torch").asText() + " on " + n.path("device").asText()
                     + " (" + n.path("threads").asInt() + " threads), model " + n.path("model").asText("?"));
         } catch (IOException e) {
@@ -98,12 +100,23 @@ public final class TorchBench {
         private final Path stderr;
         private final BufferedReader out;
         private final Writer in;
+        private String shape;
+        private long idsSum;
 
         Worker(Process process, Path stderr) {
             this.process = process;
             this.stderr = stderr;
             this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             this.in = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        }
+
+        /** The batch the worker read: "BATCHxLEN" and the sum of its ids, to check it is the Java side's. */
+        public String shape() {
+            return shape;
+        }
+
+        public long idsSum() {
+            return idsSum;
         }
 
         /** Times PyTorch for at least {@code seconds} (and two passes): wall and CPU tokens/s. */
