@@ -96,7 +96,7 @@ class ProbeCommandTest {
         Run bench = run("bench", "--model", MODEL.toString(), "--batch", "2", "--seq", "16", "--seconds", "0.2",
                 "--device", "cpu", "--python", "/nonexistent/python");
         assertThat(bench.code()).isZero();
-        assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+");
+        assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+ cpu_ratio=NA load=[0-9.]+-[0-9.]+");
     }
 
     @Test
@@ -112,7 +112,7 @@ class ProbeCommandTest {
         Run bench = run("bench", "--model", dir.toString(), "--batch", "2", "--seq", "16", "--seconds", "0.2",
                 "--device", "cpu", "--python", python.toString());
         assertThat(bench.code()).isZero();
-        assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+");
+        assertThat(bench.out().strip()).matches("java_tokens_s=\\d+ torch_tokens_s=NA ratio=NA head_share=[0-9.]+ cpu_ratio=NA load=[0-9.]+-[0-9.]+");
         assertThat(bench.err()).contains("torch side skipped: no PyTorch weights for reference 'other-model'");
     }
 

@@ -36,8 +36,15 @@ public final class ReferenceModel implements AutoCloseable {
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
         options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
         if (cpuThreads > 0) {
-            options.setIntraOpNumThreads(cpuThreads);
+            options.setIntraOpNumThreads(cpuThreads);   // 0 keeps ORT's default: one per physical core
         }
+        // a transformer is one chain of operators: a parallel executor would only add an idle pool
+        options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
+        options.setInterOpNumThreads(1);
+        // batches repeat few shapes (the batcher packs by length): the arena and memory patterns reuse
+        // one plan per shape instead of allocating per operator (ORT's defaults, stated so they stay on)
+        options.setCPUArenaAllocator(true);
+        options.setMemoryPatternOptimization(true);
         String chosen = "cpu";
         if (device != Device.CPU) {
             try {
