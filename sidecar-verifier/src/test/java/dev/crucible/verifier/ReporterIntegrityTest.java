@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.JUnitXmlParser;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.JUnitXmlParser;
+import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.monitor.Detectors;
 import dev.crucible.verifier.monitor.Finding;
 import dev.crucible.verifier.support.Fixtures;

@@ -1,5 +1,7 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.TestCase;
+import dev.crucible.verifier.grade.result.TestStatus;
 import dev.crucible.verifier.config.VerifierSpec;
 import dev.crucible.verifier.exec.ExecResult;
 import java.time.Duration;

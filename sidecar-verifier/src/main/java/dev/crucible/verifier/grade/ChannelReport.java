@@ -1,5 +1,9 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.TestCase;
+import dev.crucible.verifier.grade.result.TestStatus;
+import dev.crucible.verifier.sandbox.GradingPhases;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.config.Component;
 import dev.crucible.verifier.config.VerifierSpec;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.shell.ShellWords;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

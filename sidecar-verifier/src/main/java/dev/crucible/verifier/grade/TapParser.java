@@ -1,5 +1,7 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.TestCase;
+import dev.crucible.verifier.grade.result.TestStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.TestCase;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,5 +1,10 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.JUnitXmlParser;
+import dev.crucible.verifier.grade.result.TestCase;
+import dev.crucible.verifier.grade.result.TestStatus;
+import dev.crucible.verifier.grade.shell.ShellQuote;
 import dev.crucible.verifier.config.VerifierSpec;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;

@@ -1,5 +1,8 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.TestCase;
+import dev.crucible.verifier.grade.result.TestStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.TestCase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.VerifyReport;

@@ -1,6 +1,6 @@
 package dev.crucible.verifier.grade.oracle;
 
-import dev.crucible.verifier.grade.IntegrityFinding;
+import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.monitor.CommandRules;
 import dev.crucible.verifier.monitor.Detectors;
 import java.util.ArrayList;

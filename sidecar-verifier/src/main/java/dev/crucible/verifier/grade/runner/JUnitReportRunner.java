@@ -1,10 +1,10 @@
 package dev.crucible.verifier.grade.runner;
 
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.IntegrityFinding;
-import dev.crucible.verifier.grade.JUnitXmlParser;
-import dev.crucible.verifier.grade.TestCase;
-import dev.crucible.verifier.grade.TestStatus;
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.JUnitXmlParser;
+import dev.crucible.verifier.grade.result.TestCase;
+import dev.crucible.verifier.grade.result.TestStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;

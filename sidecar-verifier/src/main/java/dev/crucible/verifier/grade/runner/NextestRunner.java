@@ -1,9 +1,9 @@
 package dev.crucible.verifier.grade.runner;
 
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.IntegrityFinding;
-import dev.crucible.verifier.grade.TestCase;
-import dev.crucible.verifier.grade.TestStatus;
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.TestCase;
+import dev.crucible.verifier.grade.result.TestStatus;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

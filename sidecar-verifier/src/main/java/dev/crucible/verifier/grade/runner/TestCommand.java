@@ -1,7 +1,7 @@
 package dev.crucible.verifier.grade.runner;
 
-import dev.crucible.verifier.grade.ShellQuote;
-import dev.crucible.verifier.grade.ShellWords;
+import dev.crucible.verifier.grade.shell.ShellQuote;
+import dev.crucible.verifier.grade.shell.ShellWords;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.crucible.verifier.grade.runner;
 
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.IntegrityFinding;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.TestCase;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.crucible.verifier.grade.runner;
 
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.IntegrityFinding;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.TestCase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

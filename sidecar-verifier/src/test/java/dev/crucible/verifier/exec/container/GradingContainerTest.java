@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.support.Fixtures;
 import dev.crucible.verifier.support.GradingContainerProcess;

@@ -7,7 +7,7 @@ import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.sandbox.BoxLimits;
 import dev.crucible.verifier.sandbox.GradingSandbox;

@@ -3,7 +3,7 @@ package dev.crucible.verifier.grade.oracle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.crucible.verifier.grade.IntegrityFinding;
+import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.monitor.Detectors;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.support.Fixtures;

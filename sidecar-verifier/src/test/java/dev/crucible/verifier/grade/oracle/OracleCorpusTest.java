@@ -3,8 +3,8 @@ package dev.crucible.verifier.grade.oracle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.crucible.verifier.grade.JUnitXmlParser;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.JUnitXmlParser;
+import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.support.Fixtures;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package dev.crucible.verifier.grade.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.TestCase;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

@@ -3,8 +3,8 @@ package dev.crucible.verifier.grade.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.IntegrityFinding;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.grade.result.TestCase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.support.Envs;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.crucible.verifier.grade.runner;
 
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.TestCase;
 
 import static dev.crucible.verifier.grade.runner.RunnerFixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package dev.crucible.verifier.grade;
+package dev.crucible.verifier.grade.shell;
 
 import java.util.ArrayList;
 import java.util.List;

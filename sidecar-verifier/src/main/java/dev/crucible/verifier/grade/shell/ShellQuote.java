@@ -1,4 +1,4 @@
-package dev.crucible.verifier.grade;
+package dev.crucible.verifier.grade.shell;
 
 /** POSIX single-quote quoting, so case arguments and paths reach the program unchanged. */
 public final class ShellQuote {

@@ -1,4 +1,4 @@
-package dev.crucible.verifier.grade;
+package dev.crucible.verifier.grade.result;
 
 /**
  * Something grading itself observed that the code under test should not have done or could not have

@@ -1,4 +1,4 @@
-package dev.crucible.verifier.grade;
+package dev.crucible.verifier.sandbox;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

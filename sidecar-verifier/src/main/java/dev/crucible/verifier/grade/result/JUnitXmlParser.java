@@ -1,4 +1,4 @@
-package dev.crucible.verifier.grade;
+package dev.crucible.verifier.grade.result;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
