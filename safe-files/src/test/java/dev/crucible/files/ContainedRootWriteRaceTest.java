@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link ContainedRoot#write} against an agent process that is still running (issue 34): a second thread
  * swaps the folder of the file being written for a link to a host folder, or the file itself for a FIFO,
  * over and over by rename, while the write runs over and over. Nothing may land outside the root, and no
- * write may block.
+ * write may block. Tagged {@code attacks}: it runs with the attack suite (attacks/README.md) as well.
  */
+@Tag("attacks")
 class ContainedRootWriteRaceTest {
     @TempDir
     Path tmp;
