@@ -62,7 +62,7 @@ public final class MountNamespace {
             return none("the mount helper could not be written: " + e.getMessage());
         }
         List<String> cmd = new ArrayList<>(List.of(UNSHARE, "--map-current-user", "--mount", "--keep-caps", "/bin/sh", "-c",
-                "python3 -I \"$1\" \"$2\" & shift 2; exec " + SETPRIV + " --inh-caps=-all --ambient-caps=-all \"$@\"", "sh",
+                "python3 -I \"$1\" \"$2\" & shift 2; exec " + SETPRIV + " --inh-caps=-all --ambient-caps=-all --pdeathsig TERM \"$@\"", "sh",
                 dir.resolve("helper.py").toString(), dir.resolve("helper.sock").toString()));
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -74,7 +74,8 @@ public final class MountNamespace {
         pb.environment().put(HELPER_ENV, dir.resolve("helper.sock").toString());
         try {
             Process p = pb.start();
-            // SIGTERM or Ctrl-C here goes on to the run, which writes its result (Interrupted) and cleans up first
+            // SIGTERM or Ctrl-C here goes on to the run, which writes its result (Interrupted) and cleans up first; a SIGKILL
+            // here reaches it as SIGTERM too (--pdeathsig), so it never runs on alone
             Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(p), "crucible-mountns-forward"));
             int rc = p.waitFor();
             dev.crucible.verifier.TreeCopy.delete(dir);

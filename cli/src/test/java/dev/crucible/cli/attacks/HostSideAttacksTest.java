@@ -136,6 +136,10 @@ class HostSideAttacksTest {
                 return List.of(DynamicTest.dynamicTest("disk-parallel: without root a 1 GiB limit holds within 64 MiB (a tmpfs; the host's"
                         + " disk and shared memory) (" + who + ")", () -> {
                     assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: 4 writers");
+                    if (end.output().contains("more than half of the")) { // a machine with under 2 GiB free: the run must say why
+                        assertThat(end.output()).as(ctx).contains("NOT enforced as a hard cap");
+                        return;
+                    }
                     assertThat(end.output()).as("the first lines say how the limit is held: " + ctx).contains("disk limit 1Gi")
                             .contains("enforced by a tmpfs");
                     assertThat(end.peakDiskGrowth()).as("peak growth of the host's disk use in bytes (%d MiB): %s",
