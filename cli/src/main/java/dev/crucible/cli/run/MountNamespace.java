@@ -47,7 +47,9 @@ public final class MountNamespace {
      * or no namespace possible here ({@link #problem} then says why).
      */
     public static Integer reexec(String[] args) {
-        if (Box.ROOT || args.length == 0 || !"run".equals(args[0]) || System.getenv(HELPER_ENV) != null) return null;
+        // the command first: other commands (validate's start-up is measured) never load the box's classes here
+        if (args.length == 0 || !"run".equals(args[0]) || System.getenv(HELPER_ENV) != null
+                || List.of(args).contains("--help") || List.of(args).contains("-h") || Box.ROOT) return null;
         if ("0".equals(System.getenv(OFF_ENV))) return none(OFF_ENV + "=0 is set");
         if (!Files.isExecutable(Path.of(UNSHARE)) || !Files.isExecutable(Path.of(SETPRIV))) return none(UNSHARE + " or " + SETPRIV + " is missing");
         String probe = DiskVolume.run(List.of(UNSHARE, "--map-current-user", "--mount", "--keep-caps", "true"));
