@@ -56,17 +56,20 @@ class HostSideAttacksTest {
         return tests.stream();
     }
 
-    /** Point 1 and 2: a FIFO at .git/HEAD. Deadline 20 s, grading bound 30 s; the run must end with a result. */
+    /**
+     * Point 1 and 2: a FIFO at .git/HEAD. Deadline 60 s (a fresh home provisions its Python first: 20 s at load 30,
+     * which a 20 s deadline left no agent time for), grading bound 30 s; the run must end with a result.
+     */
     private List<DynamicTest> fifoHead(Integer uid, String who) throws Exception {
         try (HostSideRun r = new HostSideRun(uid, "fifo-head")) {
             r.environment(e -> e.replace("    timeoutSeconds: 120\n", "    timeoutSeconds: 30\n"));
-            r.rollout("fifo-head", 20);
-            HostSideRun.Ended end = r.run(List.of(), 20 + 30 + 60, false);
+            r.rollout("fifo-head", 60);
+            HostSideRun.Ended end = r.run(List.of(), 60 + 30 + 60, false);
             JsonNode res = r.result();
             String ctx = r.context(end);
             return List.of(
                     DynamicTest.dynamicTest("fifo-head: the run ends by its deadline with a result (" + who + ")", () -> {
-                        assertThat(end.killedByTest()).as("the CLI was still running %d s after its 20 s deadline: %s", end.seconds(), ctx).isFalse();
+                        assertThat(end.killedByTest()).as("the CLI was still running %d s after its 60 s deadline: %s", end.seconds(), ctx).isFalse();
                         assertThat(res).as("result.json: " + ctx).isNotNull();
                         assertThat(res.path("phase").asText()).as(ctx).isIn("Succeeded", "Failed", "Hacked", "TimedOut");
                     }),
