@@ -36,6 +36,8 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        Integer inNamespace = dev.crucible.cli.run.MountNamespace.reexec(args); // without root: a namespace whose tmpfs caps the disk
+        if (inNamespace != null) System.exit(inNamespace);
         configureLogging();
         Integer plainValidate = ValidateCommand.plain(args, new java.io.PrintWriter(System.out, true),
                 new java.io.PrintWriter(System.err, true));

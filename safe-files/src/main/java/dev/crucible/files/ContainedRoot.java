@@ -25,9 +25,8 @@ import java.util.Deque;
  * openat(O_NOFOLLOW) from the root down, so a link planted anywhere in it between the walk and the open
  * makes the open fail instead of writing elsewhere.
  *
- * <p>What it does not close: a process that swaps a checked directory for a link while a walk is
- * running can still redirect a {@code mkdir} of a missing parent (an empty directory). The callers
- * either own the tree while they work (patchers, restorers) or serialise with the agent's steps.
+ * <p>A missing parent is made the same way: from the root's descriptor down, never by path, so a checked
+ * directory swapped for a link while the walk runs cannot redirect the {@code mkdir} either.
  */
 public final class ContainedRoot {
     /** As the kernel's MAXSYMLINKS: more link expansions than this in one path is a loop. */
@@ -181,7 +180,7 @@ public final class ContainedRoot {
                 if (last) return next;
                 if (!create) throw new NoSuchFileException(given);
                 try {
-                    Files.createDirectory(next); // mkdir never follows a link in the final component
+                    makeDirectory(cur, c, field, given);
                 } catch (FileAlreadyExistsException raced) {
                     todo.addFirst(c); // something appeared under us: look at it again
                     continue;
@@ -213,6 +212,21 @@ public final class ContainedRoot {
             throw new NoSuchFileException(given + ": " + root.relativize(next) + " is not a directory");
         }
         return cur;
+    }
+
+    /**
+     * mkdir of {@code c} in {@code parent} (a real, link-free folder under the root) that no link can lead out: the
+     * folders from the root down are opened with openat(O_NOFOLLOW) and the new folder is put into the last one
+     * by its descriptor ({@link NoFollowWalk#makeDirectory}). A plain mkdir by path follows a link that an agent
+     * swaps in for any folder above it after the walk looked at it.
+     */
+    private void makeDirectory(Path parent, String c, String field, String given) throws IOException {
+        try (NoFollowWalk w = NoFollowWalk.open(root, null)) {
+            for (Path p : root.relativize(parent)) if (!p.toString().isEmpty()) w.enter(p.toString(), given);
+            w.makeDirectory(c, given);
+        } catch (FileRefusal raced) {
+            throw new UnsafePathException(field, given, raced.kind().words() + " in the path after it was checked; no folder made");
+        }
     }
 
     private static BasicFileAttributes lstat(Path p) throws IOException {

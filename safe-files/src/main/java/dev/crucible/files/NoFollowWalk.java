@@ -121,6 +121,34 @@ final class NoFollowWalk implements Closeable {
         return n;
     }
 
+    /**
+     * Creates the folder {@code name} in the held directory without a path: Java has no mkdirat, so a fresh
+     * folder is made under a random name in the root (the caller's own path) and renamed into the held
+     * directory with renameat from the root's descriptor to the held one. Whatever an agent did to the temporary
+     * folder meanwhile (a link put in its place) lands inside the root, where every later open refuses it.
+     * An entry of that name already there (other than an empty folder, which is replaced) fails the rename:
+     * {@link java.nio.file.FileAlreadyExistsException}, for the caller to look at it again.
+     */
+    void makeDirectory(String name, String rel) throws IOException {
+        Path tmp = Path.of(".crucible-mkdir-" + java.util.UUID.randomUUID());
+        Files.createDirectory(rootPath.resolve(tmp));
+        SecureDirectoryStream<Path> root = held.peekLast();
+        try {
+            root.move(tmp, dir(), Path.of(name));
+        } catch (IOException e) {
+            try {
+                root.deleteDirectory(tmp);
+            } catch (IOException gone) {
+                // the agent removed or replaced it: nothing of ours is left there
+            }
+            if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+                    && (f.getReason().contains("not empty") || f.getReason().contains("Not a directory") || f.getReason().contains("exists"))) {
+                throw new java.nio.file.FileAlreadyExistsException(rel);
+            }
+            throw e;
+        }
+    }
+
     /** Steps back out of the directory last entered. */
     void leave() throws IOException {
         if (held.size() <= 1) throw new IllegalStateException("already at the root");

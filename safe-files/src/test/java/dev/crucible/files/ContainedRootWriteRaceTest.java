@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link ContainedRoot#write} against an agent process that is still running (issue 34): a second thread
  * swaps the folder of the file being written for a link to a host folder, or the file itself for a FIFO,
  * over and over by rename, while the write runs over and over. Nothing may land outside the root, and no
- * write may block.
+ * write may block. Tagged {@code attacks}: it runs with the attack suite (attacks/README.md) as well.
  */
+@Tag("attacks")
 class ContainedRootWriteRaceTest {
     @TempDir
     Path tmp;
@@ -99,6 +101,80 @@ class ContainedRootWriteRaceTest {
         assertThat(outside.resolve("f.txt")).as("a write went through the swapped-in link to the host folder").doesNotExist();
         assertThat(swaps.get()).as("the race was not exercised").isPositive();
         assertThat(wrote).as("no write succeeded at all").isPositive();
+    }
+
+    /**
+     * The parent folders a write creates: the walk looked at "a" (a folder), then made "a/nN" by path, so "a" swapped
+     * for a link to a host folder in between put an empty folder there (seen within a few seconds before the fix).
+     */
+    @Test
+    @Timeout(120)
+    void aFolderSwappedForALinkWhileItsSubfolderIsMadeNeverMakesItOutside() throws Exception {
+        Path a = ws.resolve("a");
+        Path real = tmp.resolve("real");
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger swaps = new AtomicInteger();
+        Future<?> swapper = pool.submit(() -> {
+            while (!stop.get()) {
+                try {
+                    Files.move(a, real, StandardCopyOption.ATOMIC_MOVE);
+                    Files.createSymbolicLink(a, outside);
+                    swaps.incrementAndGet();
+                    Files.delete(a);
+                    Files.move(real, a, StandardCopyOption.ATOMIC_MOVE);
+                } catch (IOException raced) {
+                    try {
+                        putBackTree(a, real);
+                    } catch (IOException again) {
+                        // the next round tries once more
+                    }
+                }
+            }
+            putBackTree(a, real);
+            return null;
+        });
+        int made = 0;
+        int refused = 0;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
+        try {
+            for (int i = 0; System.nanoTime() < until && isEmpty(outside); i++) {
+                String rel = "a/n" + i + "/f.txt";
+                Future<Path> w = pool.submit(() -> root.write(rel, "x".getBytes(StandardCharsets.UTF_8), "args.path"));
+                try {
+                    w.get(10, TimeUnit.SECONDS);
+                    made++;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    refused++;
+                }
+            }
+        } finally {
+            stop.set(true);
+        }
+        swapper.get(10, TimeUnit.SECONDS);
+        System.out.println(made + " folders made, " + refused + " refused, " + swaps.get() + " swaps to the link");
+        try (var l = Files.list(outside)) {
+            assertThat(l.map(p -> p.getFileName().toString()).toList()).as("a folder was made through the swapped-in link").isEmpty();
+        }
+        try (var l = Files.list(ws)) {
+            assertThat(l.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".crucible-mkdir-")).toList())
+                    .as("temporary folders left in the root").isEmpty();
+        }
+        assertThat(swaps.get()).as("the race was not exercised").isPositive();
+        assertThat(made).as("no write succeeded at all").isPositive();
+    }
+
+    /** As putBack, where a write may have made "a" and folders in it during a gap. */
+    private static void putBackTree(Path a, Path real) throws IOException {
+        if (!Files.exists(real, LinkOption.NOFOLLOW_LINKS)) return;
+        if (Files.isSymbolicLink(a)) Files.delete(a);
+        if (Files.isDirectory(a, LinkOption.NOFOLLOW_LINKS)) TreeDelete.delete(a);
+        Files.move(real, a, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        try (var l = Files.list(dir)) {
+            return l.findAny().isEmpty();
+        }
     }
 
     private static void putBack(Path a, Path real) throws IOException {

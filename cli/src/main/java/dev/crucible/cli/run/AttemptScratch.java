@@ -16,8 +16,9 @@ import java.util.List;
  * {@link SpecDefaults#EPHEMERAL_STORAGE}), and the state folder (the pristine copy, the grading copies of
  * the workspace, their results) lies on it too, beside the workspace but outside it and outside the box.
  * So every byte the agent writes, and every host copy of its files, counts against one limit the kernel
- * holds. Without root (or mkfs.ext4) there is no volume: the state folder is a private temporary folder
- * as before and the box polls the workspace's size; {@link #describe} says which.
+ * holds. Without root the sandbox folder is a tmpfs of that size in the run's own mount namespace
+ * ({@link MountNamespace}) instead. Where neither can be made there is no volume: the state folder is a private
+ * temporary folder as before and the box polls the workspace's size; {@link #describe} says which and why.
  *
  * <p>{@link #close} keeps the workspace in the attempt folder (see {@link VolumeKeeper}), then unmounts
  * the volume and deletes its image, also when the attempt failed.
@@ -64,7 +65,8 @@ final class AttemptScratch implements AutoCloseable {
         boolean defaulted = resources == null || resources.ephemeralStorage == null || resources.ephemeralStorage.isBlank();
         long bytes = Quantities.bytes(defaulted ? SpecDefaults.EPHEMERAL_STORAGE : resources.ephemeralStorage, "spec.resources.ephemeralStorage");
         if (wanted && SWEPT.compareAndSet(false, true)) dev.crucible.verifier.sandbox.OrphanVolumes.sweep(); // volumes of a killed run
-        DiskVolume.Opened o = wanted ? DiskVolume.open(dir.root().resolve(IMAGE), dir.sandbox(), bytes)
+        DiskVolume.Opened o = wanted ? (dev.crucible.verifier.sandbox.Box.ROOT ? DiskVolume.open(dir.root().resolve(IMAGE), dir.sandbox(), bytes)
+                : MountNamespace.tmpfs(dir.sandbox(), bytes))
                 : new DiskVolume.Opened(null, "a snapshot-able run keeps its folders on the host's disk (CRIU cannot move a mount)");
         Path state;
         if (o.volume() != null) {
@@ -105,7 +107,7 @@ final class AttemptScratch implements AutoCloseable {
         String what = "disk limit " + Quantities.human(bytes) + (defaulted ? " (the default: spec.resources.ephemeralStorage is not set)"
                 : " (spec.resources.ephemeralStorage)");
         if (volume != null) {
-            return what + ": enforced by a loop-mounted ext4 volume of that size holding the workspace and the grading copies"
+            return what + ": enforced by " + volume.kind() + " of that size holding the workspace and the grading copies"
                     + " (writes past it fail with ENOSPC; the box's /tmp is a separate " + "tmpfs in memory)";
         }
         return what + ": NOT enforced as a hard cap (" + problem + "); the workspace's size is checked every 2 s and"

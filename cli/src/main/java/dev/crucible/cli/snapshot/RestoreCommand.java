@@ -76,6 +76,8 @@ public final class RestoreCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return invalid(err, "SNAPSHOT: " + e.getMessage());
         }
+        // Issue 34 point 4: as crucible run --snapshot-every is, since a restored agent is outside any box (see refusal)
+        if (RESTORE_REFUSED) return invalid(err, refusal());
         Optional<Manifest> found = Files.isDirectory(storeDir.resolve("snapshots")) ? new ImageStore(storeDir).find(SnapshotId.of(id)) : Optional.empty();
         if (found.isEmpty()) return invalid(err, "SNAPSHOT: no snapshot '" + id + "' in " + storeDir + " (crucible snapshot list --store DIR shows them)");
         if (found.get().state != SnapshotState.COMPLETE) {
@@ -152,6 +154,23 @@ public final class RestoreCommand implements Callable<Integer> {
         } catch (java.io.IOException e) {
             return false;
         }
+    }
+
+    /** Branches are not restored until a snapshot-able box exists (the one check that keeps the code below unreachable). */
+    static final boolean RESTORE_REFUSED = true;
+
+    /**
+     * A rollout snapshot's agent comes back as CRIU dumped it, in the snapshot-able sandbox: no user namespace, the
+     * CLI user's rights (as root, every capability), the host's files and the sealing key, with which it could forge
+     * sealed snapshots. No snapshot-able box exists yet (SnapshotPolicy#refusal), so restoring one is refused too.
+     */
+    static String refusal() {
+        String user = System.getProperty("user.name");
+        return "refused before anything was restored: a rollout snapshot's agent would come back outside its box, as " + user
+                + " with no user namespace" + ("root".equals(user) ? " and every capability (host root)" : " and all of " + user + "'s rights")
+                + ", able to read the snapshot sealing key " + dev.crucible.snapshot.store.ManifestKey.defaultLocalFile()
+                + " and forge sealed snapshots. Use workspace-only snapshots instead: start a new environment from a run's"
+                + " OUT/sandbox/workspace (crucible run without --snapshot-every keeps it), or in a cluster a RolloutSnapshot with include: {memory: false}";
     }
 
     private static int invalid(PrintWriter err, String message) {

@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * against sparse files, many small files, parallel writers and the agent's own output. The measure is the
  * host's, not the box's: {@code du -x} (allocated blocks, one file system) of every host folder the run
  * writes (the manifest's folder, --out, and the CLI's java.io.tmpdir, where its state and grading folders
- * would go), sampled every 200 ms while the real CLI runs. Root only: the limit is a loop-mounted volume,
- * which only root can mount.
+ * would go), sampled every 200 ms while the real CLI runs. As root the limit is a loop-mounted volume;
+ * without root a tmpfs in the run's own mount namespace (its files are memory: the host's Shmem is measured too).
  */
 @Tag("attacks")
 @Timeout(1200)
@@ -50,6 +50,30 @@ class DiskLimitAttacksTest {
         CliProcess.assumeBubblewrapFor(null);
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/mkfs.ext4")) || Files.isExecutable(Path.of("/sbin/mkfs.ext4")),
                 "disk limit attack: mkfs.ext4 (e2fsprogs) is missing; apt-get install -y e2fsprogs");
+        attack(null, name, stopped, agent);
+    }
+
+    /**
+     * The same attacks by the CLI as the throwaway uid: no loop mount without root, so the limit is a tmpfs in the run's
+     * own user and mount namespace (MountNamespace). Its files are memory: the host's shared memory (Shmem) is measured
+     * as well as its disk. Before it, four writers took 3,820 MiB of the host's disk past a 1 GiB limit.
+     */
+    @ParameterizedTest(name = "{0} (uid 64123)")
+    @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
+            sparse-3GiB ¦ true ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 60
+            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 60
+            parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
+            """)
+    void aOneGibLimitHoldsWithoutRoot(String name, boolean stopped, String agent) throws Exception {
+        CliProcess.assumeRoot(); // to become the throwaway uid
+        CliProcess.assumeBubblewrapFor(CliProcess.THROWAWAY_UID);
+        long avail = 0;
+        for (String l : Files.readAllLines(Path.of("/proc/meminfo"))) if (l.startsWith("MemAvailable:")) avail = Long.parseLong(l.replaceAll("[^0-9]", "")) << 10;
+        Assumptions.assumeTrue(avail > 2 * GIB + SLACK, "a 1Gi tmpfs needs twice that available; this machine has " + (avail >> 20) + " MiB");
+        attack(CliProcess.THROWAWAY_UID, name, stopped, agent);
+    }
+
+    private void attack(Integer uid, String name, boolean stopped, String agent) throws Exception {
         try (AttackHost host = new AttackHost()) {
             Path env = AttackFixtures.attackEnvironment(host.base.resolve("env"), "hidden-tests-" + name, "");
             Path manifest = env.resolve("environment.yaml");
@@ -59,10 +83,13 @@ class DiskLimitAttacksTest {
             Path tmp = Files.createDirectories(host.base.resolve("cli-tmp"));
             long before = du(host.base);
             AtomicLong peak = new AtomicLong(before);
+            long shmemBefore = HostSideRun.shmem();
+            AtomicLong shmemPeak = new AtomicLong(shmemBefore);
             Thread sampler = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     try {
                         peak.accumulateAndGet(du(host.base), Math::max);
+                        shmemPeak.accumulateAndGet(HostSideRun.shmem(), Math::max);
                         Thread.sleep(200);
                     } catch (InterruptedException e) {
                         return;
@@ -76,18 +103,31 @@ class DiskLimitAttacksTest {
             String output;
             int exit;
             try {
-                Process p = new ProcessBuilder(cli(tmp, List.of("run", "-f", env.toString(), "--out", out.toString())))
-                        .directory(host.home.toFile()).redirectErrorStream(true).start();
-                byte[] bytes = p.getInputStream().readAllBytes();
-                exit = p.waitFor(600, TimeUnit.SECONDS) ? p.exitValue() : -1;
-                output = new String(bytes, StandardCharsets.UTF_8);
+                List<String> args = List.of("run", "-f", env.toString(), "--out", out.toString());
+                if (uid == null) {
+                    Process p = new ProcessBuilder(cli(tmp, args)).directory(host.home.toFile()).redirectErrorStream(true).start();
+                    byte[] bytes = p.getInputStream().readAllBytes();
+                    exit = p.waitFor(600, TimeUnit.SECONDS) ? p.exitValue() : -1;
+                    output = new String(bytes, StandardCharsets.UTF_8);
+                } else {
+                    Path log = host.base.resolve("cli.log");
+                    Process p = CliProcess.start(uid, host.home, args, null, log);
+                    exit = p.waitFor(600, TimeUnit.SECONDS) ? p.exitValue() : -1;
+                    output = Files.readString(log);
+                }
             } finally {
                 sampler.interrupt();
                 sampler.join();
             }
             peak.accumulateAndGet(du(host.base), Math::max);
             long grew = peak.get() - before;
-            System.out.printf("disk limit attack %s: host use grew by %d MiB at most (limit 1024 MiB, slack 64 MiB)%n", name, grew >> 20);
+            long shmemGrew = shmemPeak.get() - shmemBefore;
+            System.out.printf("disk limit attack %s (%s): host disk use grew by %d MiB at most, shared memory by %d MiB (limit 1024 MiB,"
+                    + " slack 64 MiB)%n", name, uid == null ? "root" : "uid " + uid, grew >> 20, shmemGrew >> 20);
+            if (uid != null) {
+                assertThat(shmemGrew).as("the host's shared memory (a tmpfs's files) at its peak, over the start; output:\n" + output)
+                        .isLessThanOrEqualTo(GIB + SLACK);
+            }
             assertThat(exit).as(output).isZero();
             JsonNode res = new ObjectMapper().readTree(out.resolve("result.json").toFile());
             assertThat(res.path("sandbox").asText()).as(output).isEqualTo("bubblewrap");
@@ -101,7 +141,7 @@ class DiskLimitAttacksTest {
                 assertThat(Files.size(out.resolve("agent.log"))).as("agent.log keeps 16 MiB and a line of the 900 MiB printed")
                         .isLessThanOrEqualTo(17L << 20);
             }
-            assertThat(output).as("the first lines say what the disk limit is and how it is held").containsPattern("disk 1Gi \\(.*volume");
+            assertThat(output).as("the first lines say what the disk limit is and how it is held").containsPattern("disk 1Gi \\(.*(volume|tmpfs)");
             assertThat(Files.readString(Path.of("/proc/self/mounts"))).as("no mount of the attempt is left").doesNotContain(host.base.toString());
             try (var files = Files.walk(host.base)) {
                 assertThat(files.filter(f -> f.toFile().length() >= GIB).toList()).as("the volume's image is gone after the run").isEmpty();

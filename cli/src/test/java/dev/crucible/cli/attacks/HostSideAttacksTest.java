@@ -56,17 +56,20 @@ class HostSideAttacksTest {
         return tests.stream();
     }
 
-    /** Point 1 and 2: a FIFO at .git/HEAD. Deadline 20 s, grading bound 30 s; the run must end with a result. */
+    /**
+     * Point 1 and 2: a FIFO at .git/HEAD. Deadline 60 s (a fresh home provisions its Python first: 20 s at load 30,
+     * which a 20 s deadline left no agent time for), grading bound 30 s; the run must end with a result.
+     */
     private List<DynamicTest> fifoHead(Integer uid, String who) throws Exception {
         try (HostSideRun r = new HostSideRun(uid, "fifo-head")) {
             r.environment(e -> e.replace("    timeoutSeconds: 120\n", "    timeoutSeconds: 30\n"));
-            r.rollout("fifo-head", 20);
-            HostSideRun.Ended end = r.run(List.of(), 20 + 30 + 60, false);
+            r.rollout("fifo-head", 60);
+            HostSideRun.Ended end = r.run(List.of(), 60 + 30 + 60, false);
             JsonNode res = r.result();
             String ctx = r.context(end);
             return List.of(
                     DynamicTest.dynamicTest("fifo-head: the run ends by its deadline with a result (" + who + ")", () -> {
-                        assertThat(end.killedByTest()).as("the CLI was still running %d s after its 20 s deadline: %s", end.seconds(), ctx).isFalse();
+                        assertThat(end.killedByTest()).as("the CLI was still running %d s after its 60 s deadline: %s", end.seconds(), ctx).isFalse();
                         assertThat(res).as("result.json: " + ctx).isNotNull();
                         assertThat(res.path("phase").asText()).as(ctx).isIn("Succeeded", "Failed", "Hacked", "TimedOut");
                     }),
@@ -128,15 +131,24 @@ class HostSideAttacksTest {
             HostSideRun.Ended end = r.run(List.of(), 400, true);
             String ctx = r.context(end);
             String log = r.agentLog();
+            JsonNode result = r.result();
             if (uid != null) {
-                // Without root no size-capped volume can be mounted (no loop devices, /dev/fuse is root's): the limit is
-                // only polled, which parallel writers outrun. What must hold is that the run says so first and still ends
-                // at the limit; the hard cap is asserted for root below. (Known gap, attacks/README.md.)
-                JsonNode result = r.result();
-                return List.of(DynamicTest.dynamicTest("disk-parallel: without root the run says the limit is not a hard cap and ends at it ("
-                        + who + ")", () -> {
+                // Without root the limit is a tmpfs of 1 GiB in the run's own user and mount namespace (MountNamespace): its
+                // files are memory, so the host's shared memory is what must stay within the limit, and its disk must not grow
+                // either. Before it, the limit was only polled: 3.6 GiB of the host's disk went to the four writers.
+                return List.of(DynamicTest.dynamicTest("disk-parallel: without root a 1 GiB limit holds within 64 MiB (a tmpfs; the host's"
+                        + " disk and shared memory) (" + who + ")", () -> {
                     assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: 4 writers");
-                    assertThat(end.output()).as(ctx).contains("NOT enforced as a hard cap");
+                    if (end.output().contains("more than half of the")) { // a machine with under 2 GiB free: the run must say why
+                        assertThat(end.output()).as(ctx).contains("NOT enforced as a hard cap");
+                        return;
+                    }
+                    assertThat(end.output()).as("the first lines say how the limit is held: " + ctx).contains("disk limit 1Gi")
+                            .contains("enforced by a tmpfs");
+                    assertThat(end.peakDiskGrowth()).as("peak growth of the host's disk use in bytes (%d MiB): %s",
+                            end.peakDiskGrowth() / MIB, ctx).isLessThanOrEqualTo(GIB + 64 * MIB);
+                    assertThat(end.peakShmemGrowth()).as("peak growth of the host's shared memory in bytes (%d MiB): %s",
+                            end.peakShmemGrowth() / MIB, ctx).isLessThanOrEqualTo(GIB + 64 * MIB);
                     assertThat(result).as("result.json: " + ctx).isNotNull();
                     assertThat(result.path("reason").asText()).as(ctx).isEqualTo("ResourceLimitExceeded");
                 }));

@@ -24,8 +24,15 @@ import java.util.stream.Stream;
  * sampled on the file system of the run's folders, and what the run left (result.json, agent.log).
  */
 final class HostSideRun implements AutoCloseable {
-    /** How the CLI ended: its exit code (-1 when the test killed it at the bound), seconds, output, peak disk growth. */
-    record Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth) {}
+    /**
+     * How the CLI ended: its exit code (-1 when the test killed it at the bound), seconds, output, peak disk growth, and
+     * peak growth of the host's shared memory (Shmem in /proc/meminfo: where a tmpfs's files are) when the disk was sampled.
+     */
+    record Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth, long peakShmemGrowth) {
+        Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth) {
+            this(exit, seconds, output, killedByTest, peakDiskGrowth, 0);
+        }
+    }
 
     record TokenRun(String token, String output) {}
 
@@ -107,11 +114,16 @@ final class HostSideRun implements AutoCloseable {
         java.nio.file.FileStore store = Files.getFileStore(host.base);
         long before = store.getUsableSpace();
         AtomicLong lowest = new AtomicLong(before);
+        long shmemBefore = shmem();
+        long shmemPeak = shmemBefore;
         long t0 = System.nanoTime();
         Process p = CliProcess.start(uid, host.home, args, null, log);
         boolean ended;
         do {
-            if (sampleDisk) lowest.accumulateAndGet(store.getUsableSpace(), Math::min);
+            if (sampleDisk) {
+                lowest.accumulateAndGet(store.getUsableSpace(), Math::min);
+                shmemPeak = Math.max(shmemPeak, shmem());
+            }
             ended = p.waitFor(100, TimeUnit.MILLISECONDS);
         } while (!ended && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(limitSeconds));
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
@@ -121,7 +133,15 @@ final class HostSideRun implements AutoCloseable {
             p.waitFor(30, TimeUnit.SECONDS);
         }
         String output = Files.exists(log) ? Files.readString(log) : "";
-        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0);
+        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0, shmemPeak - shmemBefore);
+    }
+
+    /** The host's shared memory in bytes (tmpfs and shm files): Shmem of /proc/meminfo. */
+    static long shmem() throws IOException {
+        for (String l : Files.readAllLines(Path.of("/proc/meminfo"))) {
+            if (l.startsWith("Shmem:")) return Long.parseLong(l.replaceAll("[^0-9]", "")) << 10;
+        }
+        return 0;
     }
 
     /** Starts the interactive run, reads OUT/api-token once it exists, then stops the CLI (SIGTERM, then SIGKILL). */

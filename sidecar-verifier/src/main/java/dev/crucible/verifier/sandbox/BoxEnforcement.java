@@ -43,7 +43,7 @@ final class BoxEnforcement {
         if (l.cpuSeconds() > 0) on.add("CPU time " + l.cpuSeconds() + " s (" + (cgroups != null ? how + ", watched" : "RLIMIT_CPU, per process") + ")");
         else off.add("CPU time (no spec.resources.cpu)");
         if (spec.volume() != null) {
-            on.add("disk " + Quantities.human(spec.volume().bytes()) + " (a loop-mounted ext4 volume of that size holds the workspace and"
+            on.add("disk " + Quantities.human(spec.volume().bytes()) + " (" + spec.volume().kind() + " of that size holds the workspace and"
                     + " the grading copies: writes past it fail with ENOSPC; sparse files count the blocks written)");
         } else if (l.diskBytes() > 0) {
             on.add("disk " + Quantities.human(l.diskBytes()) + " (writable folders checked every 2 s, RLIMIT_FSIZE per file)");

@@ -28,13 +28,28 @@ public final class DiskVolume implements AutoCloseable {
     private final Path image;
     private final Path mountPoint;
     private final long bytes;
+    private final String kind;
+    private final Runnable unmount;
     private volatile boolean closed;
 
-    private DiskVolume(Path image, Path mountPoint, long bytes) {
+    private DiskVolume(Path image, Path mountPoint, long bytes, String kind, Runnable unmount) {
         this.image = image;
         this.mountPoint = mountPoint;
         this.bytes = bytes;
+        this.kind = kind;
+        this.unmount = unmount;
     }
+
+    /**
+     * A size-capped mount someone else made on {@code mountPoint} (without root: a tmpfs in the CLI's own mount
+     * namespace); {@code kind} says what it is on the run's first lines, {@code unmount} undoes it at {@link #close}.
+     */
+    public static DiskVolume mounted(Path mountPoint, long bytes, String kind, Runnable unmount) {
+        return new DiskVolume(null, mountPoint, bytes, kind, unmount);
+    }
+
+    /** What holds the limit, for the run's first lines: "a loop-mounted ext4 volume", "a tmpfs ...". */
+    public String kind() { return kind; }
 
     /**
      * Makes {@code image} ({@code bytes} long, sparse), formats it and mounts it on {@code mountPoint} (made if
@@ -62,7 +77,7 @@ public final class DiskVolume implements AutoCloseable {
                 Files.deleteIfExists(image);
                 return new Opened(null, err);
             }
-            DiskVolume v = new DiskVolume(image, mountPoint, bytes);
+            DiskVolume v = new DiskVolume(image, mountPoint, bytes, "a loop-mounted ext4 volume", null);
             OrphanVolumes.claim(image); // a later run unmounts it if this process dies without closing it (SIGKILL)
             Files.deleteIfExists(mountPoint.resolve("lost+found"));
             return new Opened(v, null);
@@ -107,7 +122,7 @@ public final class DiskVolume implements AutoCloseable {
 
     /** Gives the host back the blocks of files deleted on the volume (the image's holes are punched again). */
     public void trim() {
-        if (closed) return;
+        if (closed || image == null) return; // a tmpfs gives its pages back on unlink
         run(List.of("sync", "-f", mountPoint.toString()));
         Path fstrim = tool("fstrim");
         if (fstrim != null) run(List.of(fstrim.toString(), mountPoint.toString()));
@@ -118,6 +133,10 @@ public final class DiskVolume implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
+        if (unmount != null) {
+            unmount.run();
+            return;
+        }
         String err = null;
         for (int i = 0; i < 10; i++) {
             err = run(List.of("umount", mountPoint.toString()));

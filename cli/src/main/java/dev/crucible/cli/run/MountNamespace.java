@@ -1,0 +1,182 @@
+package dev.crucible.cli.run;
+
+import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.DiskVolume;
+import dev.crucible.verifier.sandbox.Quantities;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The disk limit's hard cap without root (issue 34 point 3). Only root can loop-mount a volume, but any user
+ * may own a user and mount namespace and mount a tmpfs with {@code size=} in it. So {@code crucible run}, not
+ * root, runs itself again in such a namespace ({@link #reexec}), mapped to its own uid (files stay the user's,
+ * nothing else changes: same paths, same host file system), with a small mount helper beside it
+ * ({@code tmpfs_helper.py}) that keeps the namespace's capabilities, which the CLI itself drops before it
+ * starts (bubblewrap refuses to run with them). Each attempt's sandbox folder is then a tmpfs of the limit's
+ * size ({@link #tmpfs}): the workspace and the grading copies lie on it, a write past it fails with ENOSPC,
+ * sparse files cost only what is written. Its pages are memory, not disk, so it is used only for a limit up to
+ * half the memory available; past that, or where the namespace cannot be made, the run says why on its first lines.
+ * The namespace, and every tmpfs in it, ends with the CLI: nothing is left mounted after a kill.
+ */
+public final class MountNamespace {
+    static final String HELPER_ENV = "CRUCIBLE_MOUNT_HELPER";
+    /** CRUCIBLE_DISK_NAMESPACE=0 keeps a run without root in the host's namespaces (its disk limit is then polled). */
+    static final String OFF_ENV = "CRUCIBLE_DISK_NAMESPACE";
+    private static final String UNSHARE = "/usr/bin/unshare";
+    private static final String SETPRIV = "/usr/bin/setpriv";
+    /** Why this run has no namespace (null: it has one, or it is root's, which needs none). */
+    private static volatile String problem;
+
+    private MountNamespace() {}
+
+    /**
+     * Runs this command again inside a namespace of its own and returns its exit status, or null to go on in this
+     * process: root (a loop-mounted volume needs no namespace), another command than {@code run}, already inside,
+     * or no namespace possible here ({@link #problem} then says why).
+     */
+    public static Integer reexec(String[] args) {
+        // the command first: other commands (validate's start-up is measured) never load the box's classes here
+        if (args.length == 0 || !"run".equals(args[0]) || System.getenv(HELPER_ENV) != null
+                || List.of(args).contains("--help") || List.of(args).contains("-h") || Box.ROOT) return null;
+        if ("0".equals(System.getenv(OFF_ENV))) return none(OFF_ENV + "=0 is set");
+        if (!Files.isExecutable(Path.of(UNSHARE)) || !Files.isExecutable(Path.of(SETPRIV))) return none(UNSHARE + " or " + SETPRIV + " is missing");
+        String probe = DiskVolume.run(List.of(UNSHARE, "--map-current-user", "--mount", "--keep-caps", "true"));
+        if (probe != null) return none("no user and mount namespace can be made here: " + probe);
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("crucible-mountns-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            try (InputStream in = MountNamespace.class.getResourceAsStream("tmpfs_helper.py")) {
+                Files.write(dir.resolve("helper.py"), in.readAllBytes());
+            }
+        } catch (IOException | RuntimeException e) {
+            return none("the mount helper could not be written: " + e.getMessage());
+        }
+        List<String> cmd = new ArrayList<>(List.of(UNSHARE, "--map-current-user", "--mount", "--keep-caps", "/bin/sh", "-c",
+                "python3 -I \"$1\" \"$2\" & shift 2; exec " + SETPRIV + " --inh-caps=-all --ambient-caps=-all --pdeathsig TERM \"$@\"", "sh",
+                dir.resolve("helper.py").toString(), dir.resolve("helper.sock").toString()));
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!a.startsWith("-XX:ArchiveClassesAtExit")) cmd.add(a); // the launcher's archive is this process's to write
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.crucible.cli.Main"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+        pb.environment().put(HELPER_ENV, dir.resolve("helper.sock").toString());
+        try {
+            Process p = pb.start();
+            // SIGTERM or Ctrl-C here goes on to the run, which writes its result (Interrupted) and cleans up first; a SIGKILL
+            // here reaches it as SIGTERM too (--pdeathsig), so it never runs on alone
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(p), "crucible-mountns-forward"));
+            int rc = p.waitFor();
+            dev.crucible.verifier.TreeCopy.delete(dir);
+            return rc;
+        } catch (IOException e) {
+            dev.crucible.verifier.TreeCopy.delete(dir);
+            return none("the namespace could not be entered: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 130;
+        }
+    }
+
+    private static void stop(Process p) {
+        if (!p.isAlive()) return;
+        p.destroy();
+        try {
+            if (!p.waitFor(120, TimeUnit.SECONDS)) p.destroyForcibly();
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+        }
+    }
+
+    private static Integer none(String why) {
+        problem = why;
+        return null;
+    }
+
+    /** Inside a namespace with its mount helper. */
+    static boolean inside() {
+        return System.getenv(HELPER_ENV) != null;
+    }
+
+    /**
+     * A tmpfs of {@code bytes} on {@code mountPoint} (made if missing; must be empty), or why not: the run is not in
+     * a namespace, or the limit is more memory than may be given to one attempt's files.
+     */
+    static DiskVolume.Opened tmpfs(Path mountPoint, long bytes) {
+        if (!inside()) return new DiskVolume.Opened(null, "not root, and no mount namespace of its own (" + (problem == null ? "not made" : problem) + ")");
+        long avail = memAvailable();
+        if (avail > 0 && bytes > avail / 2) {
+            return new DiskVolume.Opened(null, "not root, and a tmpfs of " + Quantities.human(bytes) + " would hold it in memory: more than half of the "
+                    + Quantities.human(avail) + " available; set a smaller spec.resources.ephemeralStorage");
+        }
+        try {
+            Files.createDirectories(mountPoint);
+            try (var entries = Files.list(mountPoint)) {
+                if (entries.findAny().isPresent()) return new DiskVolume.Opened(null, mountPoint + " is not empty");
+            }
+        } catch (IOException e) {
+            return new DiskVolume.Opened(null, "could not make " + mountPoint + ": " + e.getMessage());
+        }
+        Path at = mountPoint.toAbsolutePath().normalize();
+        String err = request("mount\t" + at + "\t" + bytes);
+        if (err != null) return new DiskVolume.Opened(null, "the tmpfs could not be mounted: " + err);
+        return new DiskVolume.Opened(DiskVolume.mounted(at, bytes, "a tmpfs in the run's own mount namespace (memory, not disk)",
+                () -> request("umount\t" + at)), null);
+    }
+
+    /** Null when the helper did it, else what it or the socket said. */
+    private static String request(String line) {
+        Path sock = Path.of(System.getenv(HELPER_ENV));
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                // a helper that never answers must not hold the attempt: closing the channel ends the blocked read
+                java.util.concurrent.CompletableFuture.delayedExecutor(20, TimeUnit.SECONDS).execute(() -> {
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // closed already
+                    }
+                });
+                ch.connect(UnixDomainSocketAddress.of(sock));
+                ch.write(ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
+                String answer = new String(Channels.newInputStream(ch).readNBytes(4096), StandardCharsets.UTF_8).strip();
+                return answer.equals("ok") ? null : answer.isEmpty() ? "the mount helper gave no answer" : answer;
+            } catch (java.nio.channels.AsynchronousCloseException e) {
+                return "the mount helper did not answer within 20 s";
+            } catch (IOException e) {
+                if (System.nanoTime() > until) return "mount helper at " + sock + ": " + e.getMessage();
+                try {
+                    Thread.sleep(50); // the helper starts beside the CLI: its socket may not be bound yet
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return "interrupted";
+                }
+            }
+        }
+    }
+
+    private static long memAvailable() {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (l.startsWith("MemAvailable:")) return Long.parseLong(l.replaceAll("[^0-9]", "")) << 10;
+            }
+        } catch (IOException | NumberFormatException e) {
+            // unknown: not refused for it
+        }
+        return 0;
+    }
+}
