@@ -8,7 +8,7 @@ public final class TraceText {
 
     public static String summary(TraceEvent e) {
         String s = switch (e.kind()) {
-            case EventKind.PROCESS_START -> "started pid " + e.text("pid") + ": " + e.text("command") + opt(" (cwd ", e.text("cwd"), ")");
+            case EventKind.PROCESS_START -> "started pid " + e.text("pid") + ": " + headTail(e.text("command")) + opt(" (cwd ", e.text("cwd"), ")");
             case EventKind.PROCESS_END -> "ended pid " + e.text("pid") + opt(" with status ", e.text("exitStatus"), "")
                     + opt(" after ", e.text("durationMs"), " ms") + opt(" (", e.text("observed"), ")");
             case EventKind.OUTPUT -> e.text("stream") + ": " + oneLine(e.text("text"), 160);
@@ -29,6 +29,13 @@ public final class TraceText {
             default -> oneLine(String.valueOf(e.data()), 200);
         };
         return s;
+    }
+
+    /** A long command line by its start and its end (a sandbox wrapper's end is the agent's own command). */
+    private static String headTail(String cmd) {
+        if (cmd == null) return null;
+        String one = oneLine(cmd, Integer.MAX_VALUE);
+        return one.length() <= 200 ? one : one.substring(0, 60) + " … " + one.substring(one.length() - 120);
     }
 
     private static String tests(Map<String, Object> d) {

@@ -1,0 +1,90 @@
+package dev.crucible.cli.run;
+
+import dev.crucible.trajectory.AtifExport;
+import dev.crucible.trajectory.RecorderLimits;
+import dev.crucible.trajectory.TrajectoryRecorder;
+import dev.crucible.verifier.Episode;
+import dev.crucible.verifier.VerifyReport;
+import dev.crucible.verifier.trace.RolloutTrace;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The trajectory of one local attempt, in {@code trajectory/} of the attempt's folder: next to result.json, outside
+ * the workspace and the sandbox (the agent's box binds only the workspace and its home), so the agent can neither
+ * write nor delete it. The live monitor reports processes, file changes and findings into it; the agent's output
+ * passes through {@link #tee}; {@link #finish} adds grading and the outcome, closes it and writes
+ * {@code trajectory.atif.json}. Nothing here throws at the attempt: a trajectory problem makes it incomplete, no more.
+ */
+final class AttemptTrajectory {
+    static final String DIR = "trajectory";
+    private final RolloutTrace trace;
+    private final String session;
+
+    private AttemptTrajectory(RolloutTrace trace, String session) {
+        this.trace = trace;
+        this.session = session;
+    }
+
+    static AttemptTrajectory open(AttemptDir dir, String rollout, int attempt) {
+        return new AttemptTrajectory(new RolloutTrace(TrajectoryRecorder.open(dir.root().resolve(DIR), RecorderLimits.defaults()), true),
+                rollout + "-" + attempt);
+    }
+
+    /** From now on the episode's live monitor reports into the trajectory (call after reset, before the agent starts). */
+    void observe(Episode e) {
+        if (e != null && e.monitor() != null) e.monitor().observe(trace);
+    }
+
+    /** The agent's output, passed on unchanged, each read also an {@code output} event. */
+    InputStream tee(InputStream in) {
+        return new FilterInputStream(in) {
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = super.read(b, off, len);
+                if (n > 0) trace.output(b, off, n, Instant.now());
+                return n;
+            }
+        };
+    }
+
+    void agentExited(long pid, Integer exitCode) {
+        trace.rootExited(pid, exitCode);
+    }
+
+    /** Grading and the outcome, then the summary; {@code r} with the recorder's status (complete or not, and why). */
+    RolloutResult finish(RolloutResult r, String gradeCommand, List<String> agentCommand) {
+        try {
+            VerifyReport report = r.verifierReport();
+            if (report != null) trace.grading(gradeCommand, report);
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("phase", String.valueOf(r.phase()));
+            o.put("reason", r.reason());
+            o.put("message", r.message());
+            if (r.reward() != null) o.put("reward", r.reward());
+            if (r.testReward() != null) o.put("testReward", r.testReward());
+            if (r.verdict() != null) o.put("verdict", r.verdict());
+            o.put("findings", r.hackFindings() == null ? 0 : r.hackFindings().size());
+            trace.outcome(o);
+        } catch (RuntimeException e) {
+            trace.recorder().problem("outcome not recorded: " + e);
+        }
+        TrajectoryRecorder rec = trace.recorder();
+        rec.close();
+        Path dir = rec.dir();
+        try {
+            List<String> problems = AtifExport.write(dir, session, new AtifExport.AgentInfo(agentCommand == null || agentCommand.isEmpty()
+                    ? "trainer (interactive)" : String.join(" ", agentCommand), "unknown", Map.of("mode", r.mode(), "rollout", r.rollout())));
+            problems.forEach(p -> rec.problem("reading back for ATIF: " + p));
+        } catch (IOException | RuntimeException e) {
+            rec.problem("trajectory.atif.json not written: " + e.getMessage());
+        }
+        return r.withTrajectory(rec.status());
+    }
+}
