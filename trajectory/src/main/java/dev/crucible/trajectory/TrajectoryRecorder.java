@@ -49,6 +49,13 @@ public final class TrajectoryRecorder implements AutoCloseable {
     private long lost; // events not stored because a write failed
     private final Map<String, Long> dropped = new TreeMap<>(); // by kind, past the cap
     private final List<String> problems = new ArrayList<>();
+    /** One daemon thread for every recorder in the process: what is buffered reaches the segment within a second, even when the run is quiet. */
+    private static final java.util.concurrent.ScheduledExecutorService FLUSHER = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "crucible-trajectory-flush");
+        t.setDaemon(true);
+        return t;
+    });
+    private java.util.concurrent.ScheduledFuture<?> flushing;
 
     private TrajectoryRecorder(Path dir, RecorderLimits limits) {
         this.dir = dir;
@@ -69,6 +76,7 @@ public final class TrajectoryRecorder implements AutoCloseable {
             r.problem("cannot create " + dir.resolve(SEGMENTS) + ": " + e);
             r.retryAt = Long.MAX_VALUE;
         }
+        r.flushing = FLUSHER.scheduleWithFixedDelay(r::flush, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
         return r;
     }
 
@@ -127,7 +135,7 @@ public final class TrajectoryRecorder implements AutoCloseable {
         else if (problems.size() == MAX_PROBLEMS) problems.add("… further problems not listed");
     }
 
-    /** Writes what is buffered to the segment (the CLI calls this at each phase change; appends do it once a second). */
+    /** Writes what is buffered to the segment (a shared timer calls this every second). */
     public synchronized void flush() {
         if (segment == null) return;
         try {
@@ -148,6 +156,7 @@ public final class TrajectoryRecorder implements AutoCloseable {
     @Override
     public synchronized void close() {
         if (closed) return;
+        if (flushing != null) flushing.cancel(false);
         TrajectoryStatus s = status();
         Map<String, Object> end = new LinkedHashMap<>();
         end.put("events", s.events());
