@@ -32,9 +32,16 @@ final class AttemptTrajectory {
         this.session = session;
     }
 
-    static AttemptTrajectory open(AttemptDir dir, String rollout, int attempt) {
-        return new AttemptTrajectory(new RolloutTrace(TrajectoryRecorder.open(dir.root().resolve(DIR), RecorderLimits.defaults()), true),
+    /** {@code embedded}: the agent's root process is this attempt's child, so its end (and exit status) comes from {@link #agentExited}. */
+    static AttemptTrajectory open(AttemptDir dir, String rollout, int attempt, boolean embedded) {
+        return new AttemptTrajectory(new RolloutTrace(TrajectoryRecorder.open(dir.root().resolve(DIR), RecorderLimits.defaults()), embedded),
                 rollout + "-" + attempt);
+    }
+
+    /** Interactive mode: every API call, and from each reset on what that episode's monitor sees. */
+    void observe(dev.crucible.verifier.api.EpisodeHolder holder, dev.crucible.verifier.api.EnvironmentApi api) {
+        holder.observe(trace);
+        api.observe(trace);
     }
 
     /** From now on the episode's live monitor reports into the trajectory (call after reset, before the agent starts). */
@@ -59,7 +66,9 @@ final class AttemptTrajectory {
     }
 
     /** Grading and the outcome, then the summary; {@code r} with the recorder's status (complete or not, and why). */
-    RolloutResult finish(RolloutResult r, String gradeCommand, List<String> agentCommand) {
+    RolloutResult finish(RolloutResult r, RunInputs.RolloutDoc doc) {
+        String gradeCommand = doc.environment().verifierEnv().verifier().command();
+        List<String> agentCommand = doc.spec().agent == null ? null : doc.spec().agent.command;
         try {
             VerifyReport report = r.verifierReport();
             if (report != null) trace.grading(gradeCommand, report);

@@ -109,7 +109,7 @@ public final class LocalRollout {
             progress.phase(PhaseName.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));
             Files.createDirectories(dir.root());
-            trajectory = AttemptTrajectory.open(dir, doc.name(), attempt);
+            trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, !doc.interactive());
             if ((rec.refusal = Unconfined.refusal(opt.sandbox())) != null) return finish(null); // nothing runs, not even setup
             scratch = AttemptScratch.open(dir, doc.environment().spec().resources, opt.snapshots() == null || doc.interactive());
             Path stateDir = this.stateDir = scratch.stateDir();
@@ -242,7 +242,7 @@ public final class LocalRollout {
             Path fresh = WorkspacePreparer.prepare(doc.environment(), doc.spec(), new AttemptDir(pristine));
             episode = new Episode(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir).withPristineSource(fresh));
             episode.reset().warnings().forEach(w -> progress.info("warning: " + w));
-            (trajectory = AttemptTrajectory.open(dir, doc.name(), attempt)).observe(episode);
+            (trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, true)).observe(episode);
             episode.attachAgentProcess(pid);
             rec.runningAt = Instant.now().toString();
             progress.phase(PhaseName.Running, "agent restored from snapshot " + snapshotId + " as pid " + pid + " (output in " + dir.agentLog()
@@ -307,6 +307,7 @@ public final class LocalRollout {
         Vertx vertx = Vertx.vertx();
         try {
             EnvironmentApi api = LocalEnvironmentApi.open(vertx, holder, dir, opt.port() == 0 ? 0 : opt.port() + attempt, opt.printToken(), progress);
+            trajectory.observe(holder, api);
             rec.endpoint = "http://127.0.0.1:" + api.port();
             rec.runningAt = Instant.now().toString();
             long ta = System.nanoTime();
@@ -371,8 +372,7 @@ public final class LocalRollout {
                 : outcome.decide(doc.environment().verifierEnv().spec().hackPolicy().action(), doc.deadlineSeconds());
         RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), steps, (System.nanoTime() - t0) / 1_000_000,
                 workspace, snapshots.refs(), execution == null ? null : execution.summary());
-        AttemptTrajectory t = trajectory;
-        if (t != null) r = t.finish(r, doc.environment().verifierEnv().verifier().command(), doc.spec().agent == null ? null : doc.spec().agent.command);
+        if (trajectory != null) r = trajectory.finish(r, doc);
         String failed = dir.writeResult(r);
         if (failed != null) progress.info("could not write " + dir.result() + ": " + failed);
         progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict())

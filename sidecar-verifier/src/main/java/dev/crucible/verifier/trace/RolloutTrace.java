@@ -21,13 +21,14 @@ import java.util.regex.Pattern;
 
 /**
  * One rollout's trajectory as the sidecar sees it: the monitor's processes, file changes and findings (it is the
- * monitor's {@link MonitorObserver}), the agent's output, grading and the outcome, written to a
+ * monitor's {@link MonitorObserver}), the environment API's calls (interactive mode), the agent's output, grading and
+ * the outcome, written to a
  * {@link TrajectoryRecorder}. Each file change is attributed to the agent process that was alive when the file was
  * last modified (by its mtime; the latest started of them), and each finding to the file change or process it names.
  * What it keeps is bounded: the live processes, the last {@link #RECENT} ended ones, and the last event and content
  * hash of at most {@link #PATHS} paths.
  */
-public final class RolloutTrace implements MonitorObserver {
+public final class RolloutTrace implements MonitorObserver, dev.crucible.verifier.api.ApiObserver {
     static final int RECENT = 256;
     static final int PATHS = 100_000;
     /** What of the agent's output goes into the trajectory (agent.log keeps its own head and tail). */
@@ -187,6 +188,41 @@ public final class RolloutTrace implements MonitorObserver {
             }
         }
         return null;
+    }
+
+    /** An environment-API call: reset, step (tool, arguments, output, exit status) or verify, with its start and duration. */
+    @Override
+    public void called(String endpoint, dev.crucible.verifier.tools.ToolCall call, Object result, String error, Instant start, long durationMs) {
+        Map<String, Object> d = new LinkedHashMap<>();
+        Integer step = null;
+        if (call != null) {
+            d.put("tool", call.tool());
+            d.put("args", call.args());
+        }
+        if (result instanceof dev.crucible.verifier.StepResult r) {
+            step = r.stepIndex();
+            d.put("output", r.observation());
+            d.put("exitCode", r.exitCode());
+            if (r.truncated()) d.put("truncated", true);
+            if (!r.findings().isEmpty()) d.put("findings", r.findings().size());
+            if (r.done()) d.put("done", true);
+        } else if (result instanceof dev.crucible.verifier.ResetResult r) {
+            d.put("result", "episode of " + r.environment() + " reset");
+            if (!r.warnings().isEmpty()) d.put("warnings", r.warnings());
+        } else if (result instanceof VerifyReport r) {
+            d.put("result", r.verdict() + ", reward " + r.reward());
+            d.put("verdict", r.verdict());
+            d.put("reward", r.reward());
+        }
+        if (error != null) d.put("error", error);
+        d.put("startedAt", start.toString());
+        d.put("durationMs", durationMs);
+        String kind = switch (endpoint) {
+            case "reset" -> EventKind.RESET;
+            case "verify" -> EventKind.VERIFY;
+            default -> EventKind.STEP;
+        };
+        rec.append(kind, step, null, d);
     }
 
     /** A timed chunk of the agent's output (stdout and stderr together, as the agent's log has them). */
