@@ -55,6 +55,7 @@ public final class AtifExport {
         offsets.put(0L, 0L);
         long[] stepId = {0};
         Map<String, Object> status = new LinkedHashMap<>();
+        BlobStore blobs = new BlobStore(dir);
         try (JsonGenerator g = JSON.getFactory().createGenerator(out, JsonEncoding.UTF8)) {
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
@@ -73,7 +74,7 @@ public final class AtifExport {
                 if (e.seq() - id != offsets.lastEntry().getValue()) offsets.put(e.seq(), e.seq() - id);
                 if (EventKind.END.equals(e.kind())) status.putAll(e.data());
                 try {
-                    g.writeObject(step(e, id, e.cause() == null ? null : stepOf(offsets, e.cause())));
+                    g.writeObject(step(e, id, e.cause() == null ? null : stepOf(offsets, e.cause()), blobs));
                 } catch (IOException ex) {
                     failed[0] = ex;
                 }
@@ -101,7 +102,7 @@ public final class AtifExport {
         return id >= 1 ? id : null;
     }
 
-    static Map<String, Object> step(TraceEvent e, long id, Long causeStep) {
+    static Map<String, Object> step(TraceEvent e, long id, Long causeStep, BlobStore blobs) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("step_id", id);
         s.put("timestamp", e.time());
@@ -135,6 +136,22 @@ public final class AtifExport {
                 s.put("source", "agent");
                 s.put("message", e.text("text") == null ? "" : e.text("text"));
             }
+            case EventKind.AGENT_STEP -> {
+                // the framework's own step as it handed it in (checked then), its long strings read back from their blobs
+                Object atif = restore(e.data().get("atif"), blobs);
+                if (atif instanceof Map<?, ?> m) m.forEach((k, v) -> {
+                    if (!"step_id".equals(k) && !"extra".equals(k)) s.put(String.valueOf(k), v);
+                });
+                crucible.remove("data");
+                crucible.put("agent", e.data().get("agent"));
+                Map<String, Object> extra = new LinkedHashMap<>();
+                if (atif instanceof Map<?, ?> m && m.get("extra") instanceof Map<?, ?> x) x.forEach((k, v) -> extra.put(String.valueOf(k), v));
+                extra.put("crucible", crucible);
+                s.putIfAbsent("message", "");
+                s.putIfAbsent("source", "agent");
+                s.put("extra", extra);
+                return s;
+            }
             default -> {
                 s.put("source", "system");
                 s.put("message", TraceText.summary(e));
@@ -142,5 +159,23 @@ public final class AtifExport {
         }
         s.put("extra", Map.of("crucible", crucible));
         return s;
+    }
+
+    /** {@code v} with every blob reference the recorder put in place of a long string replaced by that string again. */
+    private static Object restore(Object v, BlobStore blobs) {
+        if (v instanceof Map<?, ?> m && m.size() == 3 && m.get("blob") instanceof String ref && m.containsKey("head")) {
+            try {
+                return new String(blobs.read(ref, 64 << 20), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (IOException | RuntimeException ex) {
+                return String.valueOf(m.get("head")); // the blob was dropped (cap) or is gone: its head is what is left
+            }
+        }
+        if (v instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, x) -> out.put(String.valueOf(k), restore(x, blobs)));
+            return out;
+        }
+        if (v instanceof List<?> l) return l.stream().map(x -> restore(x, blobs)).toList();
+        return v;
     }
 }

@@ -22,7 +22,9 @@ public final class TraceText {
             case EventKind.GRADING -> "grading " + opt("", e.text("command"), "") + opt(" → exit ", e.text("exitCode"), "") + tests(e.data());
             case EventKind.OUTCOME -> e.text("phase") + opt(" (", e.text("reason"), ")") + opt(", reward ", e.text("reward"), "")
                     + opt(": ", oneLine(e.text("message"), 160), "");
-            case EventKind.AGENT_STEP -> "agent framework: " + oneLine(e.text("message"), 160);
+            case EventKind.AGENT_STEP -> e.data().get("atif") instanceof Map<?, ?> m
+                    ? "agent framework (" + m.get("source") + "): " + oneLine(String.valueOf(m.get("message")), 160) : "agent framework step";
+            case EventKind.PROBLEM -> "PROBLEM: " + oneLine(e.text("message"), 300);
             case EventKind.END -> "trajectory " + (Boolean.TRUE.equals(e.data().get("complete")) ? "complete" : "INCOMPLETE") + ": "
                     + e.text("events") + " events, " + e.text("bytes") + " bytes" + opt(", dropped ", e.text("dropped"), "")
                     + opt(", problems ", e.text("problems"), "");

@@ -49,16 +49,29 @@ class AtifSchemaTest {
                     "exitCode", 0, "durationMs", 9));
             r.append(EventKind.GRADING, null, null, Map.of("command", "pytest", "exitCode", 0, "tests", List.of(Map.of("name", "t1", "outcome", "passed"))));
             r.append(EventKind.OUTCOME, null, null, Map.of("phase", "Hacked", "reason", "RewardHackDetected", "reward", 0.0));
+            Path handed = dir.resolve("handed.json");
+            Files.writeString(handed, "{\"schema_version\":\"ATIF-v1.8\",\"agent\":{\"name\":\"my-framework\",\"version\":\"2\"},\"steps\":["
+                    + "{\"step_id\":1,\"source\":\"user\",\"message\":\"fix divide\"},"
+                    + "{\"step_id\":2,\"source\":\"agent\",\"message\":\"" + "long thought ".repeat(1000) + "\",\"reasoning_content\":\"r\","
+                    + "\"tool_calls\":[{\"tool_call_id\":\"c1\",\"function_name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}],"
+                    + "\"observation\":{\"results\":[{\"source_call_id\":\"c1\",\"content\":\"a\"}]},"
+                    + "\"metrics\":{\"prompt_tokens\":10,\"completion_tokens\":5},\"extra\":{\"mine\":1}}]}");
+            assertThat(HandedInTrajectory.merge(handed, r)).isEqualTo(2);
         }
         AtifExport.write(dir, "demo-hacker-1", new AtifExport.AgentInfo("sh agents/hacker.sh", "unknown", Map.of("mode", "embedded")));
         Path doc = dir.resolve(AtifExport.FILE);
         String out = validate(doc);
-        assertThat(out).as(out).startsWith("ok 10");
+        assertThat(out).as(out).startsWith("ok 12");
         JsonNode root = new ObjectMapper().readTree(doc.toFile());
         JsonNode finding = root.get("steps").get(3);
         assertThat(finding.at("/extra/crucible/kind").asText()).isEqualTo("finding");
         assertThat(finding.at("/extra/crucible/causeStep").asLong()).isEqualTo(3);
         assertThat(root.get("steps").get(2).at("/extra/crucible/data/path").asText()).isEqualTo("conftest.py");
+        JsonNode handedIn = root.get("steps").get(10);
+        assertThat(handedIn.get("message").asText()).hasSize("long thought ".length() * 1000); // read back whole from its blob
+        assertThat(handedIn.at("/tool_calls/0/function_name").asText()).isEqualTo("bash");
+        assertThat(handedIn.at("/extra/mine").asInt()).isEqualTo(1);
+        assertThat(handedIn.at("/extra/crucible/agent").asText()).isEqualTo("my-framework");
     }
 
     @Test

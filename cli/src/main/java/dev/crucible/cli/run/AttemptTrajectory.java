@@ -1,6 +1,8 @@
 package dev.crucible.cli.run;
 
 import dev.crucible.trajectory.AtifExport;
+import dev.crucible.trajectory.EventKind;
+import dev.crucible.trajectory.HandedInTrajectory;
 import dev.crucible.trajectory.RecorderLimits;
 import dev.crucible.trajectory.TrajectoryRecorder;
 import dev.crucible.verifier.Episode;
@@ -9,6 +11,8 @@ import dev.crucible.verifier.trace.RolloutTrace;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -26,16 +30,18 @@ final class AttemptTrajectory {
     static final String DIR = "trajectory";
     private final RolloutTrace trace;
     private final String session;
+    private final Path runFolder;
 
-    private AttemptTrajectory(RolloutTrace trace, String session) {
+    private AttemptTrajectory(RolloutTrace trace, String session, Path runFolder) {
         this.trace = trace;
         this.session = session;
+        this.runFolder = runFolder;
     }
 
     /** {@code embedded}: the agent's root process is this attempt's child, so its end (and exit status) comes from {@link #agentExited}. */
     static AttemptTrajectory open(AttemptDir dir, String rollout, int attempt, boolean embedded) {
         return new AttemptTrajectory(new RolloutTrace(TrajectoryRecorder.open(dir.root().resolve(DIR), RecorderLimits.defaults()), embedded),
-                rollout + "-" + attempt);
+                rollout + "-" + attempt, dir.root());
     }
 
     /** Interactive mode: every API call, and from each reset on what that episode's monitor sees. */
@@ -61,6 +67,22 @@ final class AttemptTrajectory {
         };
     }
 
+    /**
+     * The agent framework's own trajectory, when it left one as {@code agent-trajectory.json} in the attempt's folder (where a
+     * trainer outside the box can write; the agent inside cannot): merged as agent.step events, or refused whole with the
+     * field that is wrong, recorded as a problem (the trajectory is then incomplete; the rollout's result stands).
+     */
+    private void mergeHandedIn() {
+        Path f = runFolder.resolve(HandedInTrajectory.FILE);
+        if (!Files.exists(f, LinkOption.NOFOLLOW_LINKS)) return;
+        try {
+            HandedInTrajectory.merge(f, trace.recorder());
+        } catch (HandedInTrajectory.Refused e) {
+            trace.recorder().append(EventKind.PROBLEM, null, null, Map.of("message", "handed-in trajectory refused: " + e.getMessage()));
+            trace.recorder().problem("handed-in trajectory refused: " + e.getMessage());
+        }
+    }
+
     void agentExited(long pid, Integer exitCode) {
         trace.rootExited(pid, exitCode);
     }
@@ -69,6 +91,7 @@ final class AttemptTrajectory {
     RolloutResult finish(RolloutResult r, RunInputs.RolloutDoc doc) {
         String gradeCommand = doc.environment().verifierEnv().verifier().command();
         List<String> agentCommand = doc.spec().agent == null ? null : doc.spec().agent.command;
+        mergeHandedIn();
         try {
             VerifyReport report = r.verifierReport();
             if (report != null) trace.grading(gradeCommand, report);
