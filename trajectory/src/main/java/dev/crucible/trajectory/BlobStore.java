@@ -18,6 +18,7 @@ import java.util.HexFormat;
 public final class BlobStore {
     public static final String PREFIX = "sha256:";
     private final Path root;
+    private final boolean[] made = new boolean[256];
 
     public BlobStore(Path trajectoryDir) {
         this.root = trajectoryDir.resolve("blobs");
@@ -40,15 +41,21 @@ public final class BlobStore {
     long put(String ref, byte[] content) throws IOException {
         Path target = path(ref);
         if (Files.exists(target)) return 0;
-        Files.createDirectories(target.getParent());
-        Path tmp = Files.createTempFile(target.getParent(), ".blob-", ".tmp");
+        int fan = Integer.parseInt(ref.substring(PREFIX.length(), PREFIX.length() + 2), 16);
+        if (!made[fan]) { // 256 folders at most: made once, not looked up at every blob
+            Files.createDirectories(target.getParent());
+            made[fan] = true;
+        }
+        Path tmp = target.resolveSibling(".tmp-" + target.getFileName() + "-" + Thread.currentThread().getId());
+        boolean moved = false;
         try {
-            Files.write(tmp, content, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            Files.write(tmp, content, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            moved = true;
         } catch (FileAlreadyExistsException e) {
             return 0;
         } finally {
-            Files.deleteIfExists(tmp);
+            if (!moved) Files.deleteIfExists(tmp);
         }
         return content.length;
     }

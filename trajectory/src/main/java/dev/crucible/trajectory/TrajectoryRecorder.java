@@ -234,9 +234,19 @@ public final class TrajectoryRecorder implements AutoCloseable {
 
     /** {@code data} with every string longer than the inline limit replaced by a blob reference (its head kept for reading). */
     private Map<String, Object> inline(Map<String, Object> data, int depth) {
+        if (!needsBlob(data.values(), depth)) return data; // the common case: nothing long, nothing copied
         Map<String, Object> out = new LinkedHashMap<>();
         data.forEach((k, v) -> out.put(k, inlineValue(v, depth)));
         return out;
+    }
+
+    private boolean needsBlob(java.util.Collection<?> values, int depth) {
+        for (Object v : values) {
+            if (v instanceof String x && x.length() > limits.inlineBytes() / 4) return true;
+            if (depth < 4 && v instanceof Map<?, ?> m && needsBlob(m.values(), depth + 1)) return true;
+            if (depth < 4 && v instanceof List<?> l && needsBlob(l, depth + 1)) return true;
+        }
+        return false;
     }
 
     @SuppressWarnings("unchecked")
