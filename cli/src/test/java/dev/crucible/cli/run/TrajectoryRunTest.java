@@ -46,6 +46,14 @@ class TrajectoryRunTest {
         trace.setOut(new PrintWriter(k, true));
         assertThat(trace.execute("trace", out.toString(), "--kind", "file")).isZero();
         assertThat(k.toString().lines()).isNotEmpty().allSatisfy(l -> assertThat(l).contains(" file "));
+        StringWriter a = new StringWriter();
+        trace.setOut(new PrintWriter(a, true));
+        assertThat(trace.execute("trace", out.toString(), "--atif")).isZero();
+        JsonNode atif = new com.fasterxml.jackson.databind.ObjectMapper().readTree(a.toString());
+        assertThat(atif.path("schema_version").asText()).isEqualTo("ATIF-v1.8");
+        assertThat(atif.path("steps").size()).isEqualTo(atif.at("/final_metrics/total_steps").asInt()).isGreaterThan(4);
+        assertThat(atif.at("/extra/crucible/status/complete").asBoolean(true)).isFalse();
+        trace.setOut(new PrintWriter(k, true));
         assertThat(trace.execute("trace", out.toString(), "--kind", "nonsense")).isEqualTo(Main.EXIT_INVALID);
         assertThat(trace.execute("trace", dir.resolve("env").toString())).isEqualTo(Main.EXIT_INVALID);
     }
