@@ -24,6 +24,8 @@ public final class TraceText {
                     + opt(": ", oneLine(e.text("message"), 160), "");
             case EventKind.AGENT_STEP -> e.data().get("atif") instanceof Map<?, ?> m
                     ? "agent framework (" + m.get("source") + "): " + oneLine(String.valueOf(m.get("message")), 160) : "agent framework step";
+            case EventKind.SNAPSHOT -> "snapshot " + e.text("op") + " " + e.text("id") + opt(" (", e.text("trigger"), ")") + opt(", parent ", e.text("parent"), "")
+                    + opt(", frozen ", e.text("freezeWindowMs"), " ms");
             case EventKind.PROBLEM -> "PROBLEM: " + oneLine(e.text("message"), 300);
             case EventKind.END -> "trajectory " + (Boolean.TRUE.equals(e.data().get("complete")) ? "complete" : "INCOMPLETE") + ": "
                     + e.text("events") + " events, " + e.text("bytes") + " bytes" + opt(", dropped ", e.text("dropped"), "")

@@ -39,9 +39,17 @@ final class AttemptTrajectory {
     }
 
     /** {@code embedded}: the agent's root process is this attempt's child, so its end (and exit status) comes from {@link #agentExited}. */
-    static AttemptTrajectory open(AttemptDir dir, String rollout, int attempt, boolean embedded) {
-        return new AttemptTrajectory(new RolloutTrace(TrajectoryRecorder.open(dir.root().resolve(DIR), RecorderLimits.defaults()), embedded),
-                rollout + "-" + attempt, dir.root());
+    static AttemptTrajectory open(AttemptDir dir, String rollout, int attempt, boolean embedded, AttemptSnapshots snapshots) {
+        AttemptTrajectory t = new AttemptTrajectory(new RolloutTrace(TrajectoryRecorder.open(dir.root().resolve(DIR), RecorderLimits.defaults()),
+                embedded), rollout + "-" + attempt, dir.root());
+        if (snapshots != null) snapshots.onSnapshot = t.trace::snapshot;
+        return t;
+    }
+
+    /** A branch restored from {@code snapshotId}: recorded as its first event (the lineage), then the episode observed. */
+    void restored(String snapshotId, Episode e) {
+        trace.snapshot(Map.of("op", "restored", "id", snapshotId));
+        observe(e);
     }
 
     /** Interactive mode: every API call, and from each reset on what that episode's monitor sees. */

@@ -109,7 +109,7 @@ public final class LocalRollout {
             progress.phase(PhaseName.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));
             Files.createDirectories(dir.root());
-            trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, !doc.interactive());
+            trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, !doc.interactive(), snapshots);
             if ((rec.refusal = Unconfined.refusal(opt.sandbox())) != null) return finish(null); // nothing runs, not even setup
             scratch = AttemptScratch.open(dir, doc.environment().spec().resources, opt.snapshots() == null || doc.interactive());
             Path stateDir = this.stateDir = scratch.stateDir();
@@ -242,7 +242,7 @@ public final class LocalRollout {
             Path fresh = WorkspacePreparer.prepare(doc.environment(), doc.spec(), new AttemptDir(pristine));
             episode = new Episode(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir).withPristineSource(fresh));
             episode.reset().warnings().forEach(w -> progress.info("warning: " + w));
-            (trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, true)).observe(episode);
+            (trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, true, snapshots)).restored(snapshotId, episode);
             episode.attachAgentProcess(pid);
             rec.runningAt = Instant.now().toString();
             progress.phase(PhaseName.Running, "agent restored from snapshot " + snapshotId + " as pid " + pid + " (output in " + dir.agentLog()

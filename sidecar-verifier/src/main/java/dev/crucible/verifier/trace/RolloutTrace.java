@@ -264,6 +264,11 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         rec.append(EventKind.GRADING, null, null, d);
     }
 
+    /** A snapshot taken ({@code op: taken}, id, trigger, parent) or the one this rollout was restored from ({@code op: restored}). */
+    public void snapshot(Map<String, Object> fields) {
+        rec.append(EventKind.SNAPSHOT, null, null, fields);
+    }
+
     /** The rollout's end. */
     public void outcome(Map<String, Object> fields) {
         rec.append(EventKind.OUTCOME, null, null, fields);
