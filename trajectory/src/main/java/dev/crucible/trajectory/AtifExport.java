@@ -121,6 +121,7 @@ public final class AtifExport {
                 Map<String, Object> args = new LinkedHashMap<>();
                 args.put("command", e.data().get("command"));
                 if (e.data().get("cwd") != null) args.put("cwd", e.data().get("cwd"));
+                if (e.data().get("agentCommand") != null) args.put("agentCommand", e.data().get("agentCommand"));
                 s.put("tool_calls", List.of(Map.of("tool_call_id", call, "function_name", "exec", "arguments", args)));
             }
             case EventKind.STEP -> {

@@ -8,7 +8,7 @@ public final class TraceText {
 
     public static String summary(TraceEvent e) {
         String s = switch (e.kind()) {
-            case EventKind.PROCESS_START -> "started pid " + e.text("pid") + ": " + headTail(e.text("command")) + opt(" (cwd ", e.text("cwd"), ")");
+            case EventKind.PROCESS_START -> "started pid " + e.text("pid") + opt(" (the agent's root, running: ", oneLine(e.text("agentCommand"), 200), ")") + ": " + headTail(e.text("command")) + opt(" (cwd ", e.text("cwd"), ")");
             case EventKind.PROCESS_END -> "ended pid " + e.text("pid") + opt(" with status ", e.text("exitStatus"), "")
                     + opt(" after ", e.text("durationMs"), " ms") + opt(" (", e.text("observed"), ")");
             case EventKind.OUTPUT -> e.text("stream") + ": " + oneLine(e.text("text"), 160);

@@ -63,6 +63,12 @@ final class AttemptTrajectory {
         if (e != null && e.monitor() != null) e.monitor().observe(trace);
     }
 
+    /** The same, with the agent command the root process runs. */
+    void observe(Episode e, List<String> agentCommand) {
+        trace.agentCommand(agentCommand);
+        observe(e);
+    }
+
     /** The agent's output, passed on unchanged, each read also an {@code output} event. */
     InputStream tee(InputStream in) {
         return new FilterInputStream(in) {

@@ -198,7 +198,7 @@ public final class LocalRollout {
         episode = new Episode(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir));
         ResetResult rr = episode.reset();
         rr.warnings().forEach(w -> progress.info("warning: " + w));
-        trajectory.observe(episode);
+        trajectory.observe(episode, doc.spec().agent.command);
         List<String> command = doc.spec().agent.command;
         Map<String, String> agentEnv = AgentEnvironment.forAttempt(doc, attempt, dir, workspace, execution, sandbox.home());
         rec.runningAt = Instant.now().toString();

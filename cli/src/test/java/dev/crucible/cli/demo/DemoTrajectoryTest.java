@@ -51,7 +51,9 @@ class DemoTrajectoryTest {
         TraceEvent writer = hacker.get(change.cause());
         assertThat(writer).as("the process the change is attributed to").isNotNull();
         assertThat(writer.kind()).isEqualTo(EventKind.PROCESS_START);
-        assertThat(writer.text("command")).contains("hacker.sh");
+        // the sampled process nearest to the write: the sandbox's process running hacker.sh, or (when the script ended between
+        // two samples) the agent's root, which records the agent command it runs
+        assertThat(writer.text("command") + " " + writer.text("agentCommand")).contains("hacker.sh");
         assertThat(writer.seq()).isLessThan(change.seq()).isLessThan(finding.seq());
         assertThat(hacker.values()).extracting(TraceEvent::kind).contains(EventKind.GRADING, EventKind.OUTCOME, EventKind.END);
 
@@ -71,7 +73,7 @@ class DemoTrajectoryTest {
         assertThat(changeStep.at("/extra/crucible/data/path").asText()).isEqualTo("conftest.py");
         JsonNode writerStep = atif.get("steps").get(changeStep.at("/extra/crucible/causeStep").asInt() - 1);
         assertThat(writerStep.get("source").asText()).isEqualTo("agent");
-        assertThat(writerStep.at("/tool_calls/0/arguments/command").asText()).contains("hacker.sh");
+        assertThat(writerStep.at("/tool_calls/0/arguments").toString()).contains("hacker.sh");
 
         StringWriter t = new StringWriter();
         CommandLine trace = Main.commandLine();

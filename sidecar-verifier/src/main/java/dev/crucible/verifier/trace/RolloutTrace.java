@@ -44,6 +44,7 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
     private final Map<String, long[]> lastFileEvent = bounded(); // path -> {seq}
     private final Map<String, String> lastContent = bounded(); // path -> blob ref of its content
     private final java.util.Set<Long> roots = ConcurrentHashMap.newKeySet();
+    private volatile String agentCommand;
     private long outputBytes;
     private long outputCut;
 
@@ -55,6 +56,14 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
 
     public TrajectoryRecorder recorder() { return rec; }
 
+    /**
+     * The command the agent's root runs (embedded mode), recorded on the root's process event: the root is the sandbox's
+     * wrapper, whose own command line is long, and a quick agent's children may end between two samples.
+     */
+    public void agentCommand(java.util.List<String> command) {
+        agentCommand = command == null ? null : String.join(" ", command);
+    }
+
     @Override
     public void processSeen(long pid, long ppid, String command, String cwd, Instant start, boolean root) {
         Map<String, Object> d = new LinkedHashMap<>();
@@ -64,6 +73,7 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         if (cwd != null) d.put("cwd", cwd);
         d.put("start", start.toString());
         if (root) d.put("root", true);
+        if (root && agentCommand != null) d.put("agentCommand", agentCommand);
         long seq = rec.append(EventKind.PROCESS_START, null, null, d);
         if (root) roots.add(pid);
         synchronized (this) {
