@@ -89,7 +89,8 @@ public final class DemoCommand implements Callable<Integer> {
         o.println();
         results.forEach(r -> o.println(verdictLine(r)));
         results.forEach(r -> refusedWrites(r).ifPresent(o::println));
-        o.println("details: " + outDir + "/{honest,hacker}/result.json (agent.log, sandbox/ beside it)");
+        o.println("details: " + outDir + "/{honest,hacker}/result.json (agent.log, sandbox/, trajectory/ beside it)");
+        o.println("timeline: crucible trace " + outDir + "/hacker --finding   (the process that wrote conftest.py, the change, its findings)");
         o.flush();
         if (outcome.interrupted()) return 130;
         return results.stream().allMatch(r -> r.phase().isTerminal() && !"LocalRunError".equals(r.reason())) ? 0 : 1;

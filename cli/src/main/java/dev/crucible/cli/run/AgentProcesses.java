@@ -41,6 +41,12 @@ final class AgentProcesses {
      * unless the sandbox makes one, so the kill sweep finds the whole tree.
      */
     static Started start(Sandbox sandbox, List<String> command, Path workspace, Map<String, String> env, Path log) throws IOException {
+        return start(sandbox, command, workspace, env, log, in -> in);
+    }
+
+    /** {@code tee}: what the output passes through on its way to the log (the trajectory's output events). */
+    static Started start(Sandbox sandbox, List<String> command, Path workspace, Map<String, String> env, Path log,
+                         java.util.function.UnaryOperator<java.io.InputStream> tee) throws IOException {
         List<String> argv = new ArrayList<>();
         if (!sandbox.startsOwnSession() && Files.isExecutable(Path.of("/usr/bin/setsid"))) argv.add("/usr/bin/setsid");
         sandbox.prepare(); // what setup made goes to the sandbox's user
@@ -51,7 +57,7 @@ final class AgentProcesses {
         pb.environment().putAll(env);
         Process p = pb.start();
         try {
-            return new Started(p, AgentLog.start(p.getInputStream(), log));
+            return new Started(p, AgentLog.start(tee.apply(p.getInputStream()), log));
         } catch (IOException e) {
             p.destroyForcibly();
             throw e;

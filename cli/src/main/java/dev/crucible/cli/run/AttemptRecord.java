@@ -46,6 +46,6 @@ final class AttemptRecord {
                 r == null ? null : r.reward(), r == null ? null : r.testReward(), r == null ? null : r.verdict(), r == null ? null : r.flagged(),
                 r == null ? null : r.tests(), findings, steps, sandboxName, endpoint, agent, setup,
                 new RolloutResult.Timings(startedAt, runningAt, verifyingAt, Instant.now().toString(), setupMs, agentMs, verifyMs, totalMs),
-                workspace == null ? null : workspace.toString(), r, restoredFrom, snapshots, execution);
+                workspace == null ? null : workspace.toString(), r, restoredFrom, snapshots, execution, null);
     }
 }

@@ -82,6 +82,9 @@ final class AttemptSnapshots {
         }
     }
 
+    /** Each snapshot this attempt takes (id, trigger, parent, freeze window), to its trajectory; null: none. */
+    volatile java.util.function.Consumer<java.util.Map<String, Object>> onSnapshot;
+
     void snapshotNow(String trigger) {
         RunningRollout r = live;
         if (r == null) return;
@@ -89,6 +92,16 @@ final class AttemptSnapshots {
             dev.crucible.snapshot.client.store.Manifest m = RolloutSnapshotter.take(r, trigger);
             progress.info("snapshot " + m.id + " (" + trigger + "): frozen " + m.freezeWindowMs + " ms, "
                     + String.format("%.1f MiB", (m.imageBytes + (m.workspaceBytes == null ? 0 : m.workspaceBytes)) / 1048576.0));
+            var listener = onSnapshot;
+            if (listener != null) {
+                java.util.Map<String, Object> ev = new java.util.LinkedHashMap<>();
+                ev.put("op", "taken");
+                ev.put("id", m.id);
+                ev.put("trigger", trigger);
+                if (r.restoredFrom() != null) ev.put("parent", r.restoredFrom()); // the snapshot this branch continued from
+                ev.put("freezeWindowMs", m.freezeWindowMs);
+                listener.accept(ev);
+            }
             SnapshotPolicy policy = opt.snapshots();
             if (policy != null) {
                 List<String> pruned = RolloutSnapshotter.prune(Path.of(r.store()), r.group(), policy.keep());

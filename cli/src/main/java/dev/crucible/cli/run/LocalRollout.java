@@ -61,6 +61,7 @@ public final class LocalRollout {
     private volatile long agentPid;
     /** The embedded agent's output pump (agent.log with a cap); null for a restored agent, which writes its own. */
     private AgentLog agentLog;
+    private volatile AttemptTrajectory trajectory; // trajectory/ beside result.json (issue 36)
     private volatile Path stateDir;
     private volatile long verifyingSince; // System.nanoTime() when grading started, 0 before
     /** Set once, by whichever writes result.json first: the attempt's thread, or the watchdog or Ctrl-C abandoning it. */
@@ -108,6 +109,7 @@ public final class LocalRollout {
             progress.phase(PhaseName.Pending, "rollout " + doc.name() + " of environment " + doc.environment().name()
                     + (doc.interactive() ? " (interactive)" : " (embedded)"));
             Files.createDirectories(dir.root());
+            trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, !doc.interactive(), snapshots);
             if ((rec.refusal = Unconfined.refusal(opt.sandbox())) != null) return finish(null); // nothing runs, not even setup
             scratch = AttemptScratch.open(dir, doc.environment().spec().resources, opt.snapshots() == null || doc.interactive());
             Path stateDir = this.stateDir = scratch.stateDir();
@@ -196,12 +198,13 @@ public final class LocalRollout {
         episode = new Episode(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir));
         ResetResult rr = episode.reset();
         rr.warnings().forEach(w -> progress.info("warning: " + w));
+        trajectory.observe(episode, doc.spec().agent.command);
         List<String> command = doc.spec().agent.command;
         Map<String, String> agentEnv = AgentEnvironment.forAttempt(doc, attempt, dir, workspace, execution, sandbox.home());
         rec.runningAt = Instant.now().toString();
         long ta = System.nanoTime();
         progress.phase(PhaseName.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
-        AgentProcesses.Started started = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog());
+        AgentProcesses.Started started = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog(), trajectory::tee);
         Process p = started.process();
         agentLog = started.log();
         agentPid = p.pid();
@@ -239,6 +242,7 @@ public final class LocalRollout {
             Path fresh = WorkspacePreparer.prepare(doc.environment(), doc.spec(), new AttemptDir(pristine));
             episode = new Episode(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir).withPristineSource(fresh));
             episode.reset().warnings().forEach(w -> progress.info("warning: " + w));
+            (trajectory = AttemptTrajectory.open(dir, doc.name(), attempt, true, snapshots)).restored(snapshotId, episode);
             episode.attachAgentProcess(pid);
             rec.runningAt = Instant.now().toString();
             progress.phase(PhaseName.Running, "agent restored from snapshot " + snapshotId + " as pid " + pid + " (output in " + dir.agentLog()
@@ -288,6 +292,7 @@ public final class LocalRollout {
         if (!exited) AgentProcesses.stop(episode, p, progress);
         rec.agentMs = (System.nanoTime() - ta) / 1_000_000;
         if (exited) rec.agentExit = exitCode.getAsInt();
+        trajectory.agentExited(p.pid(), rec.agentExit);
         rec.limitExceeded = sandbox.limitExceeded(rec.agentExit == null ? 0 : rec.agentExit).orElse(null);
         if (rec.limitExceeded != null) progress.info("the agent was stopped: " + rec.limitExceeded);
         if (agentLog != null) agentLog.finish(java.time.Duration.ofSeconds(5)); // the tail is written before anyone reads the log
@@ -302,6 +307,7 @@ public final class LocalRollout {
         Vertx vertx = Vertx.vertx();
         try {
             EnvironmentApi api = LocalEnvironmentApi.open(vertx, holder, dir, opt.port() == 0 ? 0 : opt.port() + attempt, opt.printToken(), progress);
+            trajectory.observe(holder, api);
             rec.endpoint = "http://127.0.0.1:" + api.port();
             rec.runningAt = Instant.now().toString();
             long ta = System.nanoTime();
@@ -366,6 +372,7 @@ public final class LocalRollout {
                 : outcome.decide(doc.environment().verifierEnv().spec().hackPolicy().action(), doc.deadlineSeconds());
         RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), steps, (System.nanoTime() - t0) / 1_000_000,
                 workspace, snapshots.refs(), execution == null ? null : execution.summary());
+        if (trajectory != null) r = trajectory.finish(r, doc);
         String failed = dir.writeResult(r);
         if (failed != null) progress.info("could not write " + dir.result() + ": " + failed);
         progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict())

@@ -14,17 +14,25 @@ import java.util.List;
  * {@code verifierReport} is the verifier's full answer, as /v1/verify returns it; {@code snapshots}
  * (snapshot-able runs) the attempt's snapshots left after pruning, {@code restoredFrom} the snapshot a
  * restored branch continued from; {@code execution} the one execution environment setup, agent and grading
- * ran with (prefix, PATH, variables, toolchains used and every substitution as a warning).
+ * ran with (prefix, PATH, variables, toolchains used and every substitution as a warning); {@code trajectory} what the
+ * attempt's trajectory recorder stored in {@code trajectory/} beside it.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"rollout", "environment", "mode", "group", "attempt", "phase", "reason", "message", "reward", "testReward", "verdict", "flagged",
         "tests", "hackFindings", "steps", "sandbox", "endpoint", "agent", "setup", "execution", "timings", "workspace", "restoredFrom", "snapshots",
-        "verifierReport"})
+        "trajectory", "verifierReport"})
 public record RolloutResult(String rollout, String environment, String mode, String group, int attempt, PhaseName phase, String reason,
                             String message, Double reward, Double testReward, String verdict, Boolean flagged, VerifyReport.Tests tests,
                             List<Finding> hackFindings, Integer steps, String sandbox, String endpoint, Agent agent, Setup setup,
                             Timings timings, String workspace, VerifyReport verifierReport, String restoredFrom,
-                            List<SnapshotRef> snapshots, java.util.Map<String, Object> execution) {
+                            List<SnapshotRef> snapshots, java.util.Map<String, Object> execution,
+                            dev.crucible.trajectory.TrajectoryStatus trajectory) {
+
+    /** This result with what the attempt's trajectory recorder stored ({@code complete: false} says it is not whole, and why). */
+    public RolloutResult withTrajectory(dev.crucible.trajectory.TrajectoryStatus t) {
+        return new RolloutResult(rollout, environment, mode, group, attempt, phase, reason, message, reward, testReward, verdict, flagged, tests,
+                hackFindings, steps, sandbox, endpoint, agent, setup, timings, workspace, verifierReport, restoredFrom, snapshots, execution, t);
+    }
 
     /** A snapshot of this attempt still in the store when it ended ({@code crucible restore ID --out DIR} continues it). */
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -70,6 +70,19 @@ class InteractiveRunTest {
         assertThat(r.out()).contains("environment API on " + base);
         // the token goes to the 0600 file only: the terminal (often a log others can read) names the file
         assertThat(r.out()).doesNotContain(token).contains("environment API token in " + tokenFile + " (mode 0600");
+
+        // the trajectory (issue 36): each call with its tool, arguments, output, exit status, start and duration; the change it made
+        java.util.List<dev.crucible.trajectory.TraceEvent> events = new java.util.ArrayList<>();
+        dev.crucible.trajectory.TrajectoryReader.read(dir.resolve("out/trajectory"), events::add, p -> { throw new AssertionError(p); });
+        assertThat(events).extracting(dev.crucible.trajectory.TraceEvent::kind).containsSubsequence("reset", "step", "verify", "grading", "outcome");
+        dev.crucible.trajectory.TraceEvent s = events.stream().filter(e -> "step".equals(e.kind())).findFirst().orElseThrow();
+        assertThat(s.step()).isEqualTo(0);
+        assertThat(s.text("tool")).isEqualTo("bash");
+        assertThat(s.data().get("args").toString()).contains("calc/ops.py");
+        assertThat(s.text("output")).contains("4 passed");
+        assertThat(s.data()).containsEntry("exitCode", 0).containsKeys("startedAt", "durationMs");
+        assertThat(events).anySatisfy(e -> assertThat(e.kind() + " " + e.text("path") + " " + e.text("op")).isEqualTo("file calc/ops.py modified"));
+        assertThat(res.at("/trajectory/complete").asBoolean()).isTrue();
     }
 
     @Test

@@ -143,6 +143,13 @@ class RolloutSnapshotTest {
         List<String> complete = new dev.crucible.snapshot.LocalSnapshots(store).list().stream()
                 .filter(m -> m.state == dev.crucible.snapshot.client.store.SnapshotState.COMPLETE).map(m -> m.id).toList();
         assertThat(complete).containsExactlyInAnyOrderElementsOf(kept);
+        // the trajectory names every snapshot taken, pruned ones too (issue 36)
+        List<dev.crucible.trajectory.TraceEvent> snaps = new java.util.ArrayList<>();
+        dev.crucible.trajectory.TrajectoryReader.read(run.resolve("trajectory"), e -> {
+            if ("snapshot".equals(e.kind())) snaps.add(e);
+        }, p -> { });
+        assertThat(snaps).extracting(e -> e.text("id")).containsAll(kept);
+        assertThat(snaps).allSatisfy(e -> assertThat(e.text("op") + " " + e.text("trigger")).isEqualTo("taken periodic"));
     }
 
     @Test

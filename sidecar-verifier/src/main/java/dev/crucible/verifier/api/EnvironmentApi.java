@@ -36,6 +36,7 @@ public final class EnvironmentApi {
 
     private final Vertx vertx;
     private final EpisodeHolder episodes;
+    private volatile ApiObserver observer;
     private final SidecarMetrics metrics;
     private final long maxBody;
     private final ApiToken token;
@@ -60,14 +61,14 @@ public final class EnvironmentApi {
         });
         r.route().handler(this::authenticate);
         r.route().handler(BodyHandler.create(false).setBodyLimit(maxBody));
-        r.post("/v1/reset").handler(ctx -> blocking(ctx, () -> episodes.reset()));
+        r.post("/v1/reset").handler(ctx -> blocking(ctx, traced("reset", null, () -> episodes.reset())));
         r.post("/v1/step").handler(this::step);
-        r.post("/v1/verify").handler(ctx -> blocking(ctx, () -> {
+        r.post("/v1/verify").handler(ctx -> blocking(ctx, traced("verify", null, () -> {
             long t0 = System.nanoTime();
             var report = episodes.current().verify();
             metrics.verify(report.verdict(), report.reward(), Duration.ofNanos(System.nanoTime() - t0));
             return report;
-        }));
+        })));
         r.get("/v1/findings").handler(ctx -> blocking(ctx, () -> Map.of("findings", episodes.findings())));
         r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", "text/plain; version=0.0.4").end(metrics.scrape()));
         r.get("/healthz").handler(ctx -> json(ctx, 200, Map.of("status", "ok", "state", episodes.state())));
@@ -129,7 +130,7 @@ public final class EnvironmentApi {
             return;
         }
         long t0 = System.nanoTime();
-        blocking(ctx, () -> {
+        blocking(ctx, traced("step", call, () -> {
             String outcome = "error";
             try {
                 var r = episodes.current().step(call);
@@ -142,7 +143,34 @@ public final class EnvironmentApi {
             } finally {
                 metrics.step(call.tool(), outcome, Duration.ofNanos(System.nanoTime() - t0));
             }
-        });
+        }));
+    }
+
+    /** Every reset, step and verify from now on goes to {@code o} as well (the rollout's trajectory); null stops it. */
+    public void observe(ApiObserver o) { observer = o; }
+
+    private <T> Callable<T> traced(String endpoint, ToolCall call, Callable<T> work) {
+        return () -> {
+            ApiObserver o = observer;
+            if (o == null) return work.call();
+            java.time.Instant start = java.time.Instant.now();
+            long t0 = System.nanoTime();
+            T result = null;
+            String error = null;
+            try {
+                result = work.call();
+                return result;
+            } catch (Exception | Error e) {
+                error = e.getClass().getSimpleName() + ": " + e.getMessage();
+                throw e;
+            } finally {
+                try {
+                    o.called(endpoint, call, result, error, start, (System.nanoTime() - t0) / 1_000_000);
+                } catch (RuntimeException ignored) {
+                    // the trajectory's trouble never fails a call
+                }
+            }
+        };
     }
 
     /** Accepts {"tool": .., "args": {..}} or the arguments flat beside "tool". */

@@ -26,6 +26,7 @@ public final class EpisodeHolder implements AutoCloseable {
     /** Every finding of every episode; a finding is a record with its time, so a repeat in a later episode is kept too. */
     private final Set<Finding> rolloutFindings = new LinkedHashSet<>();
     private volatile Episode episode;
+    private volatile dev.crucible.verifier.monitor.MonitorObserver monitorObserver;
 
     public EpisodeHolder(Environment env, Path workspace, EpisodeOptions options) {
         this.env = env;
@@ -43,8 +44,14 @@ public final class EpisodeHolder implements AutoCloseable {
             if (episode == null) episode = new Episode(env, workspace, options);
             e = episode;
         }
-        return e.reset();
+        ResetResult r = e.reset();
+        var o = monitorObserver;
+        if (o != null && e.monitor() != null) e.monitor().observe(o); // each reset starts a new monitor
+        return r;
     }
+
+    /** What every episode's monitor sees goes to {@code o} from the next reset on (the rollout's trajectory). */
+    public void observe(dev.crucible.verifier.monitor.MonitorObserver o) { monitorObserver = o; }
 
     public Episode current() {
         Episode e = episode;

@@ -47,6 +47,7 @@ public final class HackMonitor implements AutoCloseable {
      */
     private final Object scanLock = new Object();
     private ScheduledExecutorService timer;
+    private volatile MonitorObserver observer;
     private volatile long threadId = -1;
     private long lastScanNanos;
     private long nextScanAt;
@@ -127,6 +128,16 @@ public final class HackMonitor implements AutoCloseable {
     public void close() { stop(); }
 
     public void watchProcess(long pid) { processes.watch(pid); }
+
+    /**
+     * Hands what the monitor sees from now on to {@code o} (processes at each sample, file changes at each scan,
+     * findings): the trajectory. Set it before the agent starts; null stops it.
+     */
+    public void observe(MonitorObserver o) {
+        observer = o;
+        processes.observer = o;
+        scanner.feed = o == null ? null : new ChangeFeed(o);
+    }
 
     public void unwatchProcess(long pid) { processes.unwatch(pid); }
 
@@ -264,6 +275,15 @@ public final class HackMonitor implements AutoCloseable {
         synchronized (this) {
             isNew = findings.putIfAbsent(f.key(), f) == null;
         }
-        if (isNew) listener.accept(f);
+        if (!isNew) return;
+        MonitorObserver o = observer;
+        if (o != null) {
+            try {
+                o.finding(f);
+            } catch (RuntimeException e) {
+                // the trajectory's trouble never stops a finding
+            }
+        }
+        listener.accept(f);
     }
 }

@@ -32,6 +32,9 @@ final class ProcessObserver {
     private final List<Path> graderDirs;
     private final String ownNetns = link(Path.of("/proc/self/ns/net"));
     private final long graderPid = ProcessHandle.current().pid();
+    /** Processes handed to the observer and still alive (pid -> start ticks): bounded by the agent's live processes. */
+    private final Map<Long, Long> announced = new ConcurrentHashMap<>();
+    volatile MonitorObserver observer;
 
     ProcessObserver(List<Path> hiddenDirs, List<Path> graderDirs) {
         this.hiddenDirs = hiddenDirs;
@@ -41,6 +44,8 @@ final class ProcessObserver {
     void watch(long pid) {
         roots.add(pid);
         ProcessTable.stat(pid).ifPresent(st -> rootStarts.put(pid, st.startTicks()));
+        MonitorObserver o = observer;
+        if (o != null) announce(o, pid); // a quick agent may be gone before the first sample
     }
 
     void unwatch(long pid) {
@@ -56,6 +61,46 @@ final class ProcessObserver {
     }
 
     Set<Long> roots() { return Set.copyOf(roots); }
+
+    /**
+     * Boot time from /proc/uptime (10 ms precision), not /proc/stat's btime (whole seconds, which would put every start up
+     * to a second early: file changes are attributed to processes by comparing these with modification times).
+     */
+    private static volatile java.time.Instant boot;
+
+    private static java.time.Instant startOf(long ticks) {
+        if (boot == null) {
+            try {
+                double up = Double.parseDouble(Files.readString(Path.of("/proc/uptime")).trim().split("\\s+")[0]);
+                boot = java.time.Instant.now().minusMillis(Math.round(up * 1000));
+            } catch (IOException | RuntimeException e) {
+                return java.time.Instant.now();
+            }
+        }
+        return boot.plusMillis(ticks * 10); // USER_HZ is 100 on Linux
+    }
+
+    private void announce(MonitorObserver o, long pid) {
+        ProcessTable.stat(pid).ifPresent(st -> {
+            Long before = announced.put(pid, st.startTicks());
+            if (before != null && before == st.startTicks()) return;
+            if (before != null) o.processGone(pid);
+            o.processSeen(pid, st.ppid(), ProcessTable.cmdline(pid), link(Path.of("/proc", Long.toString(pid), "cwd")),
+                    startOf(st.startTicks()), roots.contains(pid));
+        });
+    }
+
+    /** New processes to the observer (a reused pid is a new process: its start differs), then the ones gone since. */
+    private void announce(Set<Long> pids) {
+        MonitorObserver o = observer;
+        if (o == null) return;
+        for (long pid : pids) announce(o, pid);
+        announced.keySet().removeIf(pid -> {
+            if (pids.contains(pid)) return false;
+            o.processGone(pid);
+            return true;
+        });
+    }
 
     /** The roots and everything below them that is alive now. */
     Set<Long> tree() {
@@ -73,6 +118,7 @@ final class ProcessObserver {
     void sample(Consumer<WorkspaceScanner.Raw> out) {
         roots.removeIf(r -> ProcessHandle.of(r).map(h -> !h.isAlive()).orElse(true) && !sessionAlive(r));
         Set<Long> pids = tree();
+        announce(pids);
         Map<String, Set<String>> socketsByNetns = new HashMap<>();
         checkedCmdline.keySet().retainAll(pids);
         for (long pid : pids) {

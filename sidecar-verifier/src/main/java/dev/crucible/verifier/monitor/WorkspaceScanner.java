@@ -59,6 +59,7 @@ final class WorkspaceScanner {
     /** Source findings recorded as info because grading never ran their file: reported in full once it does. */
     private final Map<String, List<Raw>> deferred = new HashMap<>();
     private final GitWatch git;
+    volatile ChangeFeed feed; // null: nobody records the changes (HackMonitor#observe)
 
     private final Path baselineRoot;
     /** Every read of the agent's files (and of the baseline tree) goes through these: contained, typed, bounded, timed. */
@@ -108,6 +109,8 @@ final class WorkspaceScanner {
             if (before != null && before.size() == attrs.size() && before.mtime() == attrs.lastModifiedTime().toMillis()) return;
             changedFiles.put(r, attrs);
         });
+        ChangeFeed f = feed; // before the findings, so each finding can name the change that caused it
+        if (f != null) f.report(files, changedFiles, seen.keySet(), present);
         Map<String, Reachability.Links> found = new HashMap<>();
         Map<String, List<Match>> matches = analyse(files, changedFiles, out, found);
         List<Raw> pending = new ArrayList<>(); // source findings: judged once the import closure is known

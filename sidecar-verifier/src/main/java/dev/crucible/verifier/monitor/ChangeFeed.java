@@ -1,0 +1,39 @@
+package dev.crucible.verifier.monitor;
+
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Hands the scanner's changed and deleted files to a {@link MonitorObserver}, with their content where it is small:
+ * every read goes through the scanner's {@link TreeReads} (contained, typed, bounded, timed), so a FIFO, a link out
+ * or a huge sparse file the agent left is described, never opened or followed.
+ */
+final class ChangeFeed {
+    /** Content handed on (for a blob and a diff); larger files are hashed only. */
+    static final long MAX_CONTENT = 1 << 20;
+    /** Larger files are not even hashed at each change: it would cost a scan too much. */
+    static final long MAX_HASHED = 64L << 20;
+    private final MonitorObserver observer;
+
+    ChangeFeed(MonitorObserver observer) {
+        this.observer = observer;
+    }
+
+    /** {@code known}: the files seen before this scan; {@code present}: the files there now. */
+    void report(TreeReads files, Map<String, BasicFileAttributes> changed, Set<String> known, Set<String> present) {
+        try {
+            changed.forEach((r, a) -> {
+                String type = a.isRegularFile() ? "file" : a.isSymbolicLink() ? "link" : "other";
+                byte[] content = a.isRegularFile() && a.size() <= MAX_CONTENT ? files.read(r, MAX_CONTENT, null) : null;
+                String hash = content != null ? TreeReads.sha256(content)
+                        : a.isRegularFile() && a.size() <= MAX_HASHED ? files.sha256(r, a.size(), null) : null;
+                observer.fileChanged(r, known.contains(r) ? "modified" : "added", type, a.size(), a.lastModifiedTime().toInstant(), hash, content);
+            });
+            for (String r : known) if (!present.contains(r)) observer.fileChanged(r, "deleted", null, 0, Instant.now(), null, null);
+        } catch (RuntimeException e) {
+            // the observer's trouble is not the monitor's: the scan goes on
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.crucible.trajectory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The exported document against Harbor's published Pydantic models: the PyPI package {@code atif} 1.8.0, installed
+ * by pip (with this machine's pip configuration) into target/atif-venv. Skipped only when there is no python3 with
+ * venv and pip; a failed install fails the test.
+ */
+class AtifSchemaTest {
+    private static final String ATIF = "atif==1.8.0";
+    private static Path python;
+
+    @BeforeAll
+    static void venv() throws Exception {
+        assumeTrue(run(null, "python3", "-c", "import venv, ensurepip") == 0, "python3 with venv and pip is missing: the ATIF models cannot be installed");
+        Path venv = Path.of("target/atif-venv").toAbsolutePath();
+        python = venv.resolve("bin/python");
+        if (Files.isExecutable(python) && run(null, python.toString(), "-c", "import atif") == 0) return;
+        assertThat(run(null, "python3", "-m", "venv", venv.toString())).as("python3 -m venv").isZero();
+        assertThat(run(null, python.toString(), "-m", "pip", "install", "-q", ATIF)).as("pip install " + ATIF).isZero();
+    }
+
+    @Test
+    void crucibleExportValidatesAgainstTheAtifModels(@TempDir Path dir) throws Exception {
+        try (TrajectoryRecorder r = TrajectoryRecorder.open(dir, RecorderLimits.defaults())) {
+            long proc = r.append(EventKind.PROCESS_START, null, null, Map.of("pid", 42, "command", "sh agents/hacker.sh", "cwd", "/ws"));
+            r.append(EventKind.OUTPUT, null, null, Map.of("stream", "stdout", "text", "writing conftest.py\n"));
+            Map<String, Object> file = new LinkedHashMap<>(Map.of("path", "conftest.py", "op", "added", "size", 12, "process", proc));
+            file.put("diff", "--- /dev/null\n+++ b/conftest.py\n@@ -0,0 +1 @@\n+import pytest\n");
+            long f = r.append(EventKind.FILE, null, proc, file);
+            r.append(EventKind.FINDING, null, f, Map.of("detector", "startup_hook", "severity", "critical", "path", "conftest.py", "evidence", "added"));
+            r.append(EventKind.PROCESS_END, null, proc, Map.of("pid", 42, "exitStatus", 0, "durationMs", 12));
+            r.append(EventKind.STEP, 1, null, Map.of("tool", "bash", "args", Map.of("command", "ls"), "output", "a\nb\n", "exitCode", 0, "durationMs", 3));
+            r.append(EventKind.STEP, 2, null, Map.of("tool", "bash", "args", Map.of("command", "yes | head -c 100000"), "output", "y\n".repeat(50_000),
+                    "exitCode", 0, "durationMs", 9));
+            r.append(EventKind.GRADING, null, null, Map.of("command", "pytest", "exitCode", 0, "tests", List.of(Map.of("name", "t1", "outcome", "passed"))));
+            r.append(EventKind.OUTCOME, null, null, Map.of("phase", "Hacked", "reason", "RewardHackDetected", "reward", 0.0));
+            Path handed = dir.resolve("handed.json");
+            Files.writeString(handed, "{\"schema_version\":\"ATIF-v1.8\",\"agent\":{\"name\":\"my-framework\",\"version\":\"2\"},\"steps\":["
+                    + "{\"step_id\":1,\"source\":\"user\",\"message\":\"fix divide\"},"
+                    + "{\"step_id\":2,\"source\":\"agent\",\"message\":\"" + "long thought ".repeat(1000) + "\",\"reasoning_content\":\"r\","
+                    + "\"tool_calls\":[{\"tool_call_id\":\"c1\",\"function_name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}],"
+                    + "\"observation\":{\"results\":[{\"source_call_id\":\"c1\",\"content\":\"a\"}]},"
+                    + "\"metrics\":{\"prompt_tokens\":10,\"completion_tokens\":5},\"extra\":{\"mine\":1}}]}");
+            assertThat(HandedInTrajectory.merge(handed, r)).isEqualTo(2);
+        }
+        AtifExport.write(dir, "demo-hacker-1", new AtifExport.AgentInfo("sh agents/hacker.sh", "unknown", Map.of("mode", "embedded")));
+        Path doc = dir.resolve(AtifExport.FILE);
+        String out = validate(doc);
+        assertThat(out).as(out).startsWith("ok 12");
+        JsonNode root = new ObjectMapper().readTree(doc.toFile());
+        JsonNode finding = root.get("steps").get(3);
+        assertThat(finding.at("/extra/crucible/kind").asText()).isEqualTo("finding");
+        assertThat(finding.at("/extra/crucible/causeStep").asLong()).isEqualTo(3);
+        assertThat(root.get("steps").get(2).at("/extra/crucible/data/path").asText()).isEqualTo("conftest.py");
+        JsonNode handedIn = root.get("steps").get(10);
+        assertThat(handedIn.get("message").asText()).hasSize("long thought ".length() * 1000); // read back whole from its blob
+        assertThat(handedIn.at("/tool_calls/0/function_name").asText()).isEqualTo("bash");
+        assertThat(handedIn.at("/extra/mine").asInt()).isEqualTo(1);
+        assertThat(handedIn.at("/extra/crucible/agent").asText()).isEqualTo("my-framework");
+    }
+
+    @Test
+    void theValidatorRejectsADocumentThatBreaksTheModels(@TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("bad.json");
+        Files.writeString(bad, "{\"schema_version\":\"ATIF-v1.8\",\"agent\":{\"name\":\"a\",\"version\":\"1\"},"
+                + "\"steps\":[{\"step_id\":2,\"source\":\"system\",\"message\":\"x\",\"surprise\":1}]}");
+        assertThat(validate(bad)).doesNotStartWith("ok").contains("surprise", "Extra inputs are not permitted");
+    }
+
+    private static String validate(Path doc) throws Exception {
+        Path out = doc.resolveSibling(doc.getFileName() + ".out");
+        run(out, python.toString(), "-c", "import sys, atif\ntry:\n t = atif.Trajectory.model_validate_json(open(sys.argv[1]).read())\n"
+                + " print('ok', len(t.steps))\nexcept Exception as e:\n print('invalid', e)", doc.toString());
+        return Files.readString(out);
+    }
+
+    private static int run(Path out, String... cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        if (out != null) pb.redirectOutput(out.toFile());
+        Process p = pb.start();
+        if (out == null) p.getInputStream().transferTo(System.out);
+        return p.waitFor(300, TimeUnit.SECONDS) ? p.exitValue() : -1;
+    }
+}
