@@ -5,6 +5,7 @@
 # then `pip install ./sdk/python` as a user would, mypy --strict, and the pytest suite against real
 # `crucible run --port` processes.
 # CRUCIBLE_SDK_BENCH=1 also runs the 64-episode benchmark (minutes; prints its figures).
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${CRUCIBLE_CACHE:-$HOME/.cache/crucible}"

@@ -136,6 +136,18 @@ class TestCase:
 
 
 @dataclass(frozen=True, kw_only=True)
+class TrajectoryStatus:
+    bytes: int
+    capped: bool
+    complete: bool
+    events: int
+    lost: int
+    dir: str | None = None
+    dropped: dict[str, int] | None = None
+    problems: list[str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class VerifyReportTamper:
     droppedFromGrading: list[str] | None = None
     protectedChanges: list[PristineSnapshotChange] | None = None
@@ -203,6 +215,7 @@ class RolloutResult:
     testReward: float | None = None
     tests: VerifyReportTests | None = None
     timings: RolloutResultTimings | None = None
+    trajectory: TrajectoryStatus | None = None
     verdict: str | None = None
     verifierReport: VerifyReport | None = None
     workspace: str | None = None

@@ -4,7 +4,7 @@ import dev.crucible.trajectory.EventKind;
 import dev.crucible.trajectory.TextDiff;
 import dev.crucible.trajectory.TrajectoryRecorder;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.grade.TestCase;
+import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.monitor.Finding;
 import dev.crucible.verifier.monitor.MonitorObserver;
 import java.nio.charset.StandardCharsets;
