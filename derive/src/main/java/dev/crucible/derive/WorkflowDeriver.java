@@ -166,7 +166,8 @@ public final class WorkflowDeriver {
                 roles.verifier(), roles.lintIsTheVerifier(), jobTimeout);
         DerivedVerifier lint = roles.lint().isEmpty() ? null
                 : VerifierShapes.verifier("lint", roles.lint(), true, null);
-        String setupScript = ShellScripts.setupScript(steps);
+        String setupScript = NodeTools.prepend(ShellScripts.setupScript(steps),
+                NodeTools.installs(toolchains, steps, verifier, readFile, notes));
 
         Map<String, String> setupEnv = runnerEnv(env);
         List<String> secretEnv = new ArrayList<>(userEnv);
