@@ -154,6 +154,7 @@ public final class WorkflowDeriver {
             NodeScripts.adjust(roles.verifier(), readFile);
             UnittestSteps.recognise(roles.verifier(), readFile);
         }
+        SystemPackages.apply(steps);
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
         noteStaleEnv(steps, notes);
         if (roles.lintIsTheVerifier()) {
