@@ -120,7 +120,8 @@ public final class WorkflowDeriver {
         job = ComputedMatrix.resolve(text, workflow, job, readFile, runner, notes);
         Map<String, Object> needs = ComputedMatrix.neededOutputs(text, workflow, job, runner, notes);
         try {
-            return deriveJob(request, workflow, job, commit, readFile, needs, notes);
+            Derivation d = deriveJob(request, workflow, job, commit, readFile, needs, notes);
+            return DockerFreeCell.prefer(d, request, job, commit, r -> derive(r, text, commit, readFile));
         } catch (ExpressionEvaluator.SyntaxError e) {
             throw new DerivationException(file, job.id(), job.line(), e.getMessage());
         }
