@@ -31,7 +31,11 @@ final class NodeTools {
         if (node != null && !node.equals("*") && !ToolchainAvailability.available("node", node)) {
             Matcher m = MAJOR.matcher(node.strip());
             if (m.matches()) {
-                lines.add("npm install -g node@" + m.group(1));
+                int major = Integer.parseInt(m.group(1));
+                // the machine's npm may not run on an older node (npm 11 needs node 20.17+: "tracingChannel is not a
+                // function" under node 16, create-react-app): an npm that does comes with it, installed by the machine's
+                String npm = major >= 20 ? "" : major >= 18 ? " npm@10" : major >= 14 ? " npm@9" : " npm@8";
+                lines.add("npm install -g" + npm + " node@" + m.group(1));
                 notes.add("node " + node + " is not installed on this machine: setup installs node " + m.group(1)
                         + " from the npm registry (the `node` package) into the environment's npm prefix, ahead of the "
                         + "machine's node on PATH");

@@ -40,6 +40,16 @@ class NodeToolsTest {
     }
 
     @Test
+    void anOlderNodeComesWithAnNpmThatRunsOnIt() throws Exception {
+        Files.writeString(repo.resolve("package.json"), "{\"scripts\": {\"test\": \"mocha\"}}\n");
+        ToolchainAvailability.use((language, version) -> !language.equals("node"));
+        String text = WorkflowFixtures.text("node-yarn.yml").replace("node-version: 20", "node-version: 16");
+        Derivation d = new WorkflowDeriver().deriveFromText(
+                new DerivationRequest(repo, null, ".github/workflows/node-yarn.yml", null, java.util.Map.of(), null), text);
+        assertThat(d.setupScript()).contains("npm install -g npm@9 node@16\n");
+    }
+
+    @Test
     void aNodeThisMachineHasIsNotInstalledAndPnpmWithoutAVersionIsTheLatest() throws Exception {
         Files.writeString(repo.resolve("package.json"), "{\"scripts\": {\"test:unit\": \"vitest run\"}}\n");
         Derivation d = derive(repo, "node-pnpm.yml");
