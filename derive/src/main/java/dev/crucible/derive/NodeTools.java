@@ -58,13 +58,6 @@ final class NodeTools {
                 continue;
             }
             lines.add("npm install -g " + tool + "@" + version);
-            if (tool.equals("pnpm")) {
-                // pnpm hard-links packages from its store: a link made by any other install (the second baseline run)
-                // moves the change time of setup's node_modules files, and grading then refuses them as changed (vue)
-                lines.add("export npm_config_package_import_method=copy");
-                notes.add("pnpm copies packages into node_modules (npm_config_package_import_method=copy) instead of "
-                        + "hard-linking them from its store, so setup's node_modules stays as setup left it");
-            }
             notes.add(tool + " " + version + " is installed in setup from the npm registry ("
                     + (asked != null ? "pnpm/action-setup" : pm != null && pm.startsWith(tool + "@") ? "package.json packageManager"
                     : "GitHub's runners carry yarn 1") + "), not through corepack");

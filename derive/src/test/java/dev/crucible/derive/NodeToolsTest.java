@@ -32,7 +32,7 @@ class NodeToolsTest {
         Derivation d = derive(repo, "node-pnpm.yml");
 
         String script = d.setupScript();
-        assertThat(script).contains("npm install -g node@22\nnpm install -g pnpm@8.9.2\nexport npm_config_package_import_method=copy\n");
+        assertThat(script).contains("npm install -g node@22\nnpm install -g pnpm@8.9.2\n");
         assertThat(script.indexOf("npm install -g node@22")).isLessThan(script.indexOf("pnpm install\n"));
         assertThat(d.toolchains()).containsEntry("node", "22").doesNotContainKey("pnpm");
         assertThat(d.notes()).anyMatch(n -> n.contains("node 22 is not installed on this machine"));
