@@ -46,7 +46,7 @@ class NodeToolsTest {
         String text = WorkflowFixtures.text("node-yarn.yml").replace("node-version: 20", "node-version: 16");
         Derivation d = new WorkflowDeriver().deriveFromText(
                 new DerivationRequest(repo, null, ".github/workflows/node-yarn.yml", null, java.util.Map.of(), null), text);
-        assertThat(d.setupScript()).contains("npm install -g npm@9 node@16\n");
+        assertThat(d.setupScript()).contains("npm install -g npm@9 node@16\nnpm install -g yarn@1\nhash -r\n");
     }
 
     @Test
