@@ -110,9 +110,8 @@ final class NodeTools {
     static String prepend(String setupScript, List<String> lines) {
         if (lines.isEmpty()) return setupScript;
         String block = "\n# Node tools CI's runner has and this machine lacks (npm registry of the machine's npm configuration)\n"
-                + String.join("\n", lines) + "\n"
-                // bash remembers where it found npm and node: the prefix's, now ahead on PATH, must win for later steps
-                + "hash -r\n";
+                // bash remembers where it found npm and node: the prefix's, now ahead on PATH, must win from the next line on
+                + String.join("\nhash -r\n", lines) + "\nhash -r\n";
         int at = setupScript.indexOf("\n\n# step ");
         if (at < 0) at = setupScript.indexOf("\n\n# The workflow job has no setup steps");
         if (at < 0) return setupScript + "\n" + block;

@@ -32,7 +32,7 @@ class NodeToolsTest {
         Derivation d = derive(repo, "node-pnpm.yml");
 
         String script = d.setupScript();
-        assertThat(script).contains("npm install -g node@22\nnpm install -g pnpm@8.9.2\n");
+        assertThat(script).contains("npm install -g node@22\nhash -r\nnpm install -g pnpm@8.9.2\nhash -r\n");
         assertThat(script.indexOf("npm install -g node@22")).isLessThan(script.indexOf("pnpm install\n"));
         assertThat(d.toolchains()).containsEntry("node", "22").doesNotContainKey("pnpm");
         assertThat(d.notes()).anyMatch(n -> n.contains("node 22 is not installed on this machine"));
@@ -46,7 +46,7 @@ class NodeToolsTest {
         String text = WorkflowFixtures.text("node-yarn.yml").replace("node-version: 20", "node-version: 16");
         Derivation d = new WorkflowDeriver().deriveFromText(
                 new DerivationRequest(repo, null, ".github/workflows/node-yarn.yml", null, java.util.Map.of(), null), text);
-        assertThat(d.setupScript()).contains("npm install -g npm@9 node@16\nnpm install -g yarn@1\nhash -r\n");
+        assertThat(d.setupScript()).contains("npm install -g npm@9 node@16\nhash -r\nnpm install -g yarn@1\nhash -r\n");
     }
 
     @Test
