@@ -56,4 +56,19 @@ final class CargoTools {
                 + " with cargo install" + (skipped.isEmpty() ? "" : "; not installed: " + String.join(", ", skipped)),
                 null, null, String.join("\n", commands), null);
     }
+
+    /**
+     * {@code actions-rs/cargo} ({@code command: test}, {@code args: …}, {@code toolchain: …}) is the cargo command it
+     * runs, as a run step would write it (rustdesk's tests); cross is not available here, so {@code use-cross} runs
+     * cargo itself. Null for any other action.
+     */
+    static String actionsRsCargo(String uses, Map<String, String> with) {
+        String action = (uses.contains("@") ? uses.substring(0, uses.indexOf('@')) : uses).toLowerCase(java.util.Locale.ROOT);
+        if (!action.equals("actions-rs/cargo")) return null;
+        String command = with.getOrDefault("command", "").strip();
+        if (command.isEmpty()) return null;
+        String toolchain = with.getOrDefault("toolchain", "").strip();
+        String args = with.getOrDefault("args", "").replaceAll("\\s+", " ").strip();
+        return ("cargo " + (toolchain.isEmpty() ? "" : "+" + toolchain + " ") + command + " " + args).strip();
+    }
 }

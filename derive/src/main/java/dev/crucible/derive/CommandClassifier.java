@@ -152,7 +152,7 @@ final class CommandClassifier {
             case "npm", "yarn", "pnpm", "bun" -> {
                 return BuildToolCommands.packageScript(base, words);
             }
-            case "make", "just", "task", "rake", "invoke", "inv" -> {
+            case "make", "just", "task", "rake", "invoke", "inv", "mage" -> {
                 return BuildToolCommands.target(base, words, recipes);
             }
             case "go" -> {

@@ -79,6 +79,25 @@ final class MatrixChooser {
         return new Choice(chosen, described(chosen), combos.size());
     }
 
+    /** The job's Linux combinations, described, best first by {@link MatrixRanking}; empty when it has no matrix. */
+    static List<Map<String, String>> ranked(WorkflowJob job, String commit) {
+        if (job.matrix() == null) return List.of();
+        List<Map<String, Object>> combos;
+        try {
+            combos = MatrixExpander.expand(job.matrix());
+        } catch (MatrixExpander.MatrixException e) {
+            return List.of();
+        }
+        List<Map<String, String>> left = new ArrayList<>(combos.stream().filter(c -> !runsOnOtherOs(job, c, commit))
+                .map(MatrixChooser::described).toList());
+        List<Map<String, String>> out = new ArrayList<>();
+        while (!left.isEmpty()) {
+            int best = MatrixRanking.best(left).orElse(0);
+            out.add(left.remove(best));
+        }
+        return out;
+    }
+
     private static Map<String, String> described(Map<String, Object> combo) {
         Map<String, String> described = new LinkedHashMap<>();
         combo.forEach((k, v) -> described.put(k, ExpressionValues.text(v)));

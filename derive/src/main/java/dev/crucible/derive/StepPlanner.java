@@ -111,6 +111,16 @@ final class StepPlanner {
         if (s.uses().startsWith("./") && planComposite(p, s, compositeWith, context)) {
             return;
         }
+        String cargo = CargoTools.actionsRsCargo(s.uses(), with);
+        if (cargo != null) {
+            p.script = cargo;
+            p.commandScript = cargo;
+            p.workingDirectory = resolve(defaults.workingDirectory(), context, p, "working-directory");
+            p.notes.add(s.uses() + " runs `" + cargo + "`" + (ExpressionValues.truthy(with.get("use-cross")) == Boolean.TRUE
+                    ? " (use-cross: cross is not available here; cargo runs it)" : ""));
+            classify(p);
+            return;
+        }
         p.action = ActionMapping.map(s.uses(), with, readFile);
         p.set(p.action.disposition(), p.action.reason());
         if (p.action.disposition() == Disposition.LINT || p.action.disposition() == Disposition.SETUP) {

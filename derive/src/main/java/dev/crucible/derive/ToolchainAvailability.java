@@ -16,5 +16,11 @@ public final class ToolchainAvailability {
     /** {@code check}: (language — python, go, node, rust, java — and the matrix value) → available. */
     public static void use(BiPredicate<String, String> check) { available = check; }
 
+    /**
+     * Derive for this machine: apt steps are checked against its dpkg database ({@link SystemPackages}); left out
+     * when what they install is here, refused when it is not.
+     */
+    public static void useThisMachinesPackages() { SystemPackages.use(SystemPackages::installedHere); }
+
     static boolean available(String language, String version) { return available.test(language, version); }
 }

@@ -120,7 +120,8 @@ public final class WorkflowDeriver {
         job = ComputedMatrix.resolve(text, workflow, job, readFile, runner, notes);
         Map<String, Object> needs = ComputedMatrix.neededOutputs(text, workflow, job, runner, notes);
         try {
-            return deriveJob(request, workflow, job, commit, readFile, needs, notes);
+            Derivation d = deriveJob(request, workflow, job, commit, readFile, needs, notes);
+            return DockerFreeCell.prefer(d, request, job, commit, r -> derive(r, text, commit, readFile));
         } catch (ExpressionEvaluator.SyntaxError e) {
             throw new DerivationException(file, job.id(), job.line(), e.getMessage());
         }
@@ -154,6 +155,7 @@ public final class WorkflowDeriver {
             NodeScripts.adjust(roles.verifier(), readFile);
             UnittestSteps.recognise(roles.verifier(), readFile);
         }
+        SystemPackages.apply(steps);
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
         noteStaleEnv(steps, notes);
         if (roles.lintIsTheVerifier()) {
@@ -166,7 +168,8 @@ public final class WorkflowDeriver {
                 roles.verifier(), roles.lintIsTheVerifier(), jobTimeout);
         DerivedVerifier lint = roles.lint().isEmpty() ? null
                 : VerifierShapes.verifier("lint", roles.lint(), true, null);
-        String setupScript = ShellScripts.setupScript(steps);
+        String setupScript = NodeTools.prepend(ShellScripts.setupScript(steps),
+                NodeTools.installs(toolchains, steps, verifier, readFile, notes));
 
         Map<String, String> setupEnv = runnerEnv(env);
         List<String> secretEnv = new ArrayList<>(userEnv);

@@ -77,8 +77,37 @@ public final class WorkflowFinder {
             Thread.currentThread().interrupt();
             return out;
         }
-        out.sort(Comparator.comparingInt(WorkflowFinder::rank).thenComparing(Comparator.naturalOrder()));
+        java.util.Map<String, Integer> filtered = new java.util.HashMap<>();
+        for (String f : out) filtered.put(f, pathFiltered(show(repo, commit, f)) ? 1 : 0);
+        out.sort(Comparator.comparingInt(WorkflowFinder::rank).thenComparing(filtered::get).thenComparing(Comparator.naturalOrder()));
         return out;
+    }
+
+    /**
+     * Whether the workflow's triggers run it only when some paths change ({@code paths:} before {@code jobs:}): such a
+     * workflow tests a part of the project (yt-dlp's challenge-tests.yml: the JS challenge solvers), while one without
+     * runs on every push and pull request (yt-dlp's quick-test.yml: "required checks ... for EVERY pull_request").
+     * Within a name rank the unfiltered one comes first.
+     */
+    static boolean pathFiltered(String text) {
+        if (text == null) return false;
+        java.util.regex.Matcher jobs = java.util.regex.Pattern.compile("(?m)^jobs\\s*:").matcher(text);
+        String triggers = jobs.find() ? text.substring(0, jobs.start()) : text;
+        return java.util.regex.Pattern.compile("(?m)^\\s+paths\\s*:").matcher(triggers).find();
+    }
+
+    private static String show(Path repo, String commit, String file) {
+        try {
+            Process p = new ProcessBuilder("git", "-C", repo.toString(), "show", commit + ":" + file)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0 ? text : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** The job derive chose runs on macOS or Windows in CI (WorkflowDeriver says so in a note). */

@@ -41,6 +41,22 @@ class WorkflowFinderOrderTest {
     }
 
     @Test
+    void aWorkflowRunOnEveryPushComesBeforeOneFilteredToSomePaths() throws Exception {
+        // yt-dlp: challenge-tests.yml (paths: the JS solvers) sorted before quick-test.yml (every pull request)
+        write("challenge-tests.yml", workflow("ubuntu-latest", "python -m pytest test/test_jsc").replace("on: push\n",
+                "on:\n  push:\n    branches: ['master']\n    paths:\n      - test/test_jsc/*.py\n"));
+        write("quick-test.yml", workflow("ubuntu-latest", "python -m pytest test"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).isEqualTo(".github/workflows/quick-test.yml");
+
+        write("quick-test.yml", workflow("ubuntu-latest", "python -m pytest test").replace("on: push\n",
+                "on:\n  pull_request:\n    paths: ['src/**']\n"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).as("both filtered: by name")
+                .isEqualTo(".github/workflows/challenge-tests.yml");
+    }
+
+    @Test
     void aWorkflowThatTestsOnlyOnWindowsIsStillTakenWhenNoneTestsOnLinux() throws Exception {
         write("test-windows.yml", workflow("windows-latest", "python -m pytest win"));
         write("docs.yml", "on: push\njobs:\n  docs:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo docs\n");

@@ -129,6 +129,7 @@ public final class DeriveCommand implements Callable<Integer> {
         // the default matrix cell: the newest stable one whose toolchain this machine has (crucible run matches it here)
         dev.crucible.derive.ToolchainAvailability.use((language, version) -> dev.crucible.verifier.toolchain.ToolchainResolver.available(
                 language, version, dev.crucible.verifier.toolchain.InstalledToolchains.machine()));
+        dev.crucible.derive.ToolchainAvailability.useThisMachinesPackages();
         if (fix != null || fixes != null) {
             return new FixCommands(repo, workflow == null ? null : workflowPath(), job, spec).run(fix, fixes, commit,
                     output, scan, tries);

@@ -1,0 +1,120 @@
+package dev.crucible.derive;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Node's package managers and a Node release the machine lacks, installed in setup from the npm registry
+ * the machine's npm configuration names ({@code npm install -g} into the environment's npm prefix, whose
+ * bin folder comes before the machine's on PATH). GitHub's runners carry yarn 1; pnpm comes from
+ * pnpm/action-setup or the project's {@code packageManager}; a Node major CI asks for that is not installed
+ * here comes as the {@code node} package (the release's binary, from the same registry). Corepack's shims
+ * are no substitute: they fetch outside npm's configuration and check signatures against keys the
+ * registry has since rotated ("no compatible signature").
+ */
+final class NodeTools {
+    private static final Pattern PACKAGE_MANAGER = Pattern.compile("\"packageManager\"\\s*:\\s*\"(pnpm|yarn)@([0-9][^\"+]*)");
+    private static final Pattern MAJOR = Pattern.compile("^[v^~>=\\s]*(\\d+)(?:[.\\-].*)?$");
+
+    private NodeTools() {
+    }
+
+    /** The install lines setup needs before its first step, in order (node first: the others run on it). */
+    static List<String> installs(Map<String, String> toolchains, List<PlannedStep> steps, DerivedVerifier verifier,
+            Function<String, String> readFile, List<String> notes) {
+        List<String> lines = new ArrayList<>();
+        String node = toolchains.get("node");
+        if (node != null && !node.equals("*") && !ToolchainAvailability.available("node", node)) {
+            Matcher m = MAJOR.matcher(node.strip());
+            if (m.matches()) {
+                int major = Integer.parseInt(m.group(1));
+                // the machine's npm may not run on an older node (npm 11 needs node 20.17+: "tracingChannel is not a
+                // function" under node 16, create-react-app): an npm that does comes with it, installed by the machine's
+                String npm = major >= 20 ? "" : major >= 18 ? " npm@10" : major >= 14 ? " npm@9" : " npm@8";
+                lines.add("npm install -g" + npm + " node@" + m.group(1));
+                notes.add("node " + node + " is not installed on this machine: setup installs node " + m.group(1)
+                        + " from the npm registry (the `node` package) into the environment's npm prefix, ahead of the "
+                        + "machine's node on PATH");
+            } else {
+                notes.add("node " + node + " is not installed on this machine and is not a version to install: the "
+                        + "machine's node is used");
+            }
+        }
+        String pm = packageManager(readFile);
+        String text = usedText(steps, verifier);
+        for (String tool : List.of("pnpm", "yarn")) {
+            String asked = toolchains.remove(tool);
+            boolean used = Pattern.compile("(^|[\\s;&|(`])" + tool + "(\\s|$)", Pattern.MULTILINE).matcher(text).find();
+            if (asked == null && !used) continue;
+            String version = asked != null && !asked.equals("*") ? asked
+                    : pm != null && pm.startsWith(tool + "@") ? pm.substring(tool.length() + 1)
+                    : tool.equals("yarn") ? "1" : "latest";
+            if (tool.equals("yarn") && !version.startsWith("1")) {
+                notes.add("yarn " + version + " (packageManager): yarn 2+ is not installed by derive; the machine's yarn is used");
+                continue;
+            }
+            lines.add("npm install -g " + tool + "@" + version);
+            notes.add(tool + " " + version + " is installed in setup from the npm registry ("
+                    + (asked != null ? "pnpm/action-setup" : pm != null && pm.startsWith(tool + "@") ? "package.json packageManager"
+                    : "GitHub's runners carry yarn 1") + "), not through corepack");
+        }
+        browserDownloads(readFile, lines, notes);
+        return lines;
+    }
+
+    /**
+     * Packages whose install script downloads a browser or app binary from its vendor's host, not the registry
+     * (puppeteer's Chromium: vue's and create-react-app's setup failed on it with ENOTFOUND). The download is
+     * skipped; tests that need the binary fail at the baseline run and are left out there with that reason.
+     */
+    private static void browserDownloads(Function<String, String> readFile, List<String> lines, List<String> notes) {
+        StringBuilder deps = new StringBuilder();
+        for (String f : List.of("package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "npm-shrinkwrap.json")) {
+            String t = readFile.apply(f);
+            if (t != null) deps.append(t).append('\n');
+        }
+        List<String> vars = new ArrayList<>();
+        if (deps.indexOf("puppeteer") >= 0) vars.addAll(List.of("PUPPETEER_SKIP_DOWNLOAD=1", "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1"));
+        if (deps.indexOf("cypress") >= 0) vars.add("CYPRESS_INSTALL_BINARY=0");
+        if (deps.indexOf("electron") >= 0) vars.add("ELECTRON_SKIP_BINARY_DOWNLOAD=1");
+        if (vars.isEmpty()) return;
+        lines.add("export " + String.join(" ", vars));
+        notes.add("setup sets " + String.join(" ", vars) + ": those packages' install scripts download a browser or app "
+                + "binary from their vendor's host, outside the package registry; tests that need it fail at the baseline run");
+    }
+
+    /** {@code pnpm@8.9.2} from package.json's packageManager, or null. */
+    static String packageManager(Function<String, String> readFile) {
+        String pkg = readFile.apply("package.json");
+        if (pkg == null) return null;
+        Matcher m = PACKAGE_MANAGER.matcher(pkg);
+        return m.find() ? m.group(1) + "@" + m.group(2).strip() : null;
+    }
+
+    private static String usedText(List<PlannedStep> steps, DerivedVerifier verifier) {
+        StringBuilder b = new StringBuilder();
+        for (PlannedStep p : steps) {
+            if (p.disposition == Disposition.DROPPED) continue;
+            if (p.disposition == Disposition.SETUP && p.script != null) b.append(p.script).append('\n');
+            p.setupLines.forEach(l -> b.append(l).append('\n'));
+        }
+        if (verifier != null && verifier.command() != null) b.append(verifier.command()).append('\n');
+        return b.toString();
+    }
+
+    /** Lines of the pnpm/yarn/node installs, placed after the script's preamble, before the job's first step. */
+    static String prepend(String setupScript, List<String> lines) {
+        if (lines.isEmpty()) return setupScript;
+        String block = "\n# Node tools CI's runner has and this machine lacks (npm registry of the machine's npm configuration)\n"
+                // bash remembers where it found npm and node: the prefix's, now ahead on PATH, must win from the next line on
+                + String.join("\nhash -r\n", lines) + "\nhash -r\n";
+        int at = setupScript.indexOf("\n\n# step ");
+        if (at < 0) at = setupScript.indexOf("\n\n# The workflow job has no setup steps");
+        if (at < 0) return setupScript + "\n" + block;
+        return setupScript.substring(0, at + 1) + block + setupScript.substring(at + 1);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.crucible.derive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sudo apt-get install} steps against this machine's real dpkg database: left out when the packages
+ * are there, a setup that fails naming them when not (TheAlgorithms/Python's libhdf5-dev, tauri's webkit).
+ */
+class SystemPackagesTest {
+    private static final String ABSENT = "crucible-no-such-package-xyz";
+
+    @TempDir
+    Path repo;
+
+    @AfterEach
+    void noCheck() {
+        SystemPackages.use(null);
+    }
+
+    private Derivation derive(String packages) throws DerivationException {
+        SystemPackages.use(SystemPackages::installedHere);
+        String text = WorkflowFixtures.text("apt-packages.yml").replace("PACKAGES", packages);
+        return new WorkflowDeriver().deriveFromText(
+                new DerivationRequest(repo, null, ".github/workflows/apt-packages.yml", null, Map.of(), null), text);
+    }
+
+    /** The setup script without its comments (which quote each step's first line). */
+    private static String commands(Derivation d) {
+        return String.join("\n", d.setupScript().lines().filter(l -> !l.startsWith("#")).toList());
+    }
+
+    @Test
+    void aptStepsWhosePackagesAreInstalledAreLeftOutWithTheReason() throws Exception {
+        assumeTrue(SystemPackages.installedHere("bash"), "a Debian-based machine (dpkg-query knows bash)");
+        Derivation d = derive("bash coreutils");
+
+        assertThat(WorkflowFixtures.step(d, 1).decision()).isEqualTo(Disposition.DROPPED);
+        assertThat(WorkflowFixtures.step(d, 1).reason()).contains("[bash, coreutils]").contains("already installed");
+        assertThat(commands(d)).doesNotContain("apt-get").doesNotContain("sudo").contains("pip install -e .");
+    }
+
+    @Test
+    void aMissingPackageFailsSetupNamingIt() throws Exception {
+        assumeTrue(SystemPackages.installedHere("bash"), "a Debian-based machine (dpkg-query knows bash)");
+        Derivation d = derive("bash " + ABSENT + "=1.0");
+
+        assertThat(commands(d)).doesNotContain("sudo");
+        BashRunner.Result r = BashRunner.run(repo, d.setupScript(), Map.of());
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.output()).contains("step 1 installs system packages with apt (" + ABSENT + " not installed on this machine")
+                .doesNotContain("command not found");
+        assertThat(d.verifier().command()).isEqualTo("python -m pytest -q");
+    }
+
+    @Test
+    void withoutAMachineToCheckTheStepStaysAsCiHasIt() throws Exception {
+        String text = WorkflowFixtures.text("apt-packages.yml").replace("PACKAGES", ABSENT);
+        Derivation d = new WorkflowDeriver().deriveFromText(
+                new DerivationRequest(repo, null, ".github/workflows/apt-packages.yml", null, Map.of(), null), text);
+        assertThat(d.setupScript()).contains("sudo apt-get install -y " + ABSENT);
+    }
+
+    @Test
+    void aptCommandsAreReadThroughSudoAndOptions() {
+        assertThat(SystemPackages.aptPackages("sudo DEBIAN_FRONTEND=noninteractive apt-get -o X=1 install -y --no-install-recommends libfoo-dev bar=1.2"))
+                .containsExactly("libfoo-dev", "bar");
+        assertThat(SystemPackages.aptPackages("sudo apt-get update")).isEmpty();
+        assertThat(SystemPackages.aptPackages("apt-get install $(cat pkgs.txt)")).isNull();
+        assertThat(SystemPackages.aptPackages("pip install x")).isNull();
+    }
+}
