@@ -51,6 +51,9 @@ class HashedTuple(tuple):
             self.__hashvalue = hashvalue = hash(self)
         return hashvalue
 
+    def __add__(self, other):
+        return HashedTuple(tuple.__add__(self, other))
+
 
 def hashkey(*args):
     return HashedTuple(args)

@@ -48,6 +48,9 @@ def test_suppressed_context():
 def test_tuple_subclass_is_a_tuple():
     assert isinstance(fid.hashkey(), tuple)
     assert fid.hashkey(1, 2) == (1, 2)
+    # its own __add__ keeps its type (cachetools' test_addkeys)
+    assert isinstance(fid.hashkey(1, 2) + fid.hashkey(3), type(fid.hashkey()))
+    assert fid.hashkey(1, 2) + fid.hashkey(3) == (1, 2, 3)
 
 
 def test_typed_keys_differ():

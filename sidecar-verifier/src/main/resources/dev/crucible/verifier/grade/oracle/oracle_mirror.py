@@ -76,6 +76,16 @@ _IMMUTABLE = {"int": int, "float": float, "complex": complex, "str": str, "bytes
 
 
 def _forwarded(name):
+    if name.startswith("__"):  # an operator the tree's class redefines: run there, as any reference's operator is
+        rev = name[2:3] == "r"  # the reflected form (__radd__); the worker offers only the names in _ARITH_DUNDERS
+        op = name[3:-2] if rev else name[2:-2]
+
+        def f(self, other):
+            other = other._o_ref if isinstance(other, ValueRef) else other
+            s = self._o_ref._o_s
+            return s.forward(op, other, self._o_ref) if rev else s.forward(op, self._o_ref, other)
+        f.__name__ = name
+        return f
     return property(lambda self: self._o_ref.__getattr__(name))
 
 

@@ -362,6 +362,9 @@ class Session:
             return _PYOP.get(name, getattr(_op, name, None))(la, lb)
         return self._forward(name, a, b)
 
+    def forward(self, name, a, b):
+        return self._forward(name, a, b)
+
     def _forward(self, name, a, b):
         for v in (a, b):
             if not isinstance(v, Remote):

@@ -179,6 +179,9 @@ class Worker:
 
 
 _WARNED = []
+# operators a value type may redefine (cachetools' hashed tuple adds to its own type): its answer, not the base's
+_ARITH_DUNDERS = frozenset("__%s%s__" % (p, n) for n in ("add", "sub", "mul", "mod", "truediv", "floordiv", "and", "or", "xor")
+                           for p in ("", "r"))
 
 
 def _overrides(t, b):
@@ -187,7 +190,7 @@ def _overrides(t, b):
         if c is b:
             break
         for n in list(getattr(c, "__dict__", {}))[:200]:
-            if type(n) is str and not n.startswith("__") and hasattr(b, n) and n not in out:
+            if type(n) is str and (not n.startswith("__") or n in _ARITH_DUNDERS) and hasattr(b, n) and n not in out:
                 out.append(n)
     return out[:50]
 
