@@ -190,7 +190,7 @@ def _overrides(t, b):
         if c is b:
             break
         for n in list(getattr(c, "__dict__", {}))[:200]:
-            if type(n) is str and (not n.startswith("__") or n in _ARITH_DUNDERS) and hasattr(b, n) and n not in out:
+            if type(n) is str and (n in _ARITH_DUNDERS or not n.startswith("__") and hasattr(b, n)) and n not in out:
                 out.append(n)
     return out[:50]
 
