@@ -32,7 +32,7 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
     static final int RECENT = 256;
     static final int PATHS = 100_000;
     /** What of the agent's output goes into the trajectory (agent.log keeps its own head and tail). */
-    static final long OUTPUT_BUDGET = 64L << 20;
+    static final long OUTPUT_BUDGET = 16L << 20; // agent output on the host beside agent.log's own 16 MiB: bounded for the same reason
     private static final Pattern PID = Pattern.compile("(?:\\(pid |agent process )(\\d+)");
 
     private record Proc(long seq, long pid, Instant start, Instant end) {}
@@ -45,6 +45,12 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
     private final Map<String, String> lastContent = bounded(); // path -> blob ref of its content
     private final java.util.Set<Long> roots = ConcurrentHashMap.newKeySet();
     private volatile String agentCommand;
+    /**
+     * File contents the trajectory keeps per rollout. They are copies of the agent's files on the host, outside the
+     * attempt's disk limit: 20,000 files of 64 KiB took the host past a 1 GiB limit by 900 MiB before this bound.
+     */
+    static final long CONTENT_BUDGET = 32L << 20;
+    private long contentBytes;
     private long outputBytes;
     private long outputCut;
 
@@ -120,6 +126,12 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         }
         if (sha256 != null) d.put("sha256", "sha256:" + sha256);
         String before = lastContent.get(path);
+        if (content != null && contentBytes + content.length > CONTENT_BUDGET) {
+            // the agent's bytes on the host outside its disk limit: a rollout keeps at most this much of them
+            d.put("contentNote", "not kept: the rollout's " + (CONTENT_BUDGET >> 20) + " MiB of recorded file contents is used");
+            content = null;
+        }
+        if (content != null) contentBytes += content.length;
         String ref = content == null ? null : rec.blob(content);
         if (ref != null) d.put("content", ref);
         diff(path, op, before, content, d);
