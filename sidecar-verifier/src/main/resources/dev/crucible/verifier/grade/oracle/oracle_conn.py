@@ -7,6 +7,7 @@ import decimal  # noqa: F401
 import fractions  # noqa: F401
 import os
 import pathlib  # noqa: F401
+import cmath, itertools, math, operator, random, string  # noqa: F401,E401 - what crosses by name (oracle_wire.global_tag)
 import select
 import struct
 import time
@@ -36,6 +37,7 @@ class Conn:
         self.broken = []  # why each worker ended
         self.test = None  # the running test's record (see oracle_plugin), or None between tests
         self.attempts = Attempts()  # what the code under test tried, as its worker reported it (evidence only)
+        self.on_warn = None  # issues the warnings a call's code issued in the worker (oracle_remote.Session)
 
     # -- lifecycle
     def _start(self):
@@ -81,11 +83,18 @@ class Conn:
         except (OSError, ValueError) as e:
             self._fail("could not be written to (%s)" % e)
         ans = self._frame(deadline)
-        while type(ans) is list and len(ans) == 2 and ans[0] == "audit":  # what the tree tried (oracle_audit), then the answer
-            self.attempts.took(ans[1], self.test)
+        warned = None
+        # what the tree tried (oracle_audit) and the warnings it issued (oracle_worker), then the answer
+        while type(ans) is list and len(ans) == 2 and ans[0] in ("audit", "warn"):
+            if ans[0] == "audit":
+                self.attempts.took(ans[1], self.test)
+            elif type(ans[1]) is list:
+                warned = ans[1][:100]
             ans = self._frame(deadline)
         if type(ans) is not list or len(ans) not in (2, 3) or ans[0] not in ("ok", "exc"):
             self._fail("answered garbage: %.80r" % (ans,))
+        if warned and self.on_warn is not None:
+            self.on_warn(warned)
         return ans
 
     def _frame(self, deadline):
@@ -213,6 +222,8 @@ def raise_remote(exc, dec, mirrors):
     except Exception:
         e = cls(str(exc.get("msg", "")))
     e.oracle_message = exc.get("msg")
+    if exc.get("sc") is True:  # `raise ... from None` in the tree: the test may look (cachetools' popitem does)
+        e.__suppress_context__ = True
     raise e
 
 

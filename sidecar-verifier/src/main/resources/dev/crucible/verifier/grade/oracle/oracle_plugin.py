@@ -63,6 +63,7 @@ class Oracle:
         oracle_conn.NeedsInProcess.__init__ = needs_init
         sys.meta_path.insert(0, self.finder)
         sys.addaudithook(self._audit)
+        _doctests_of_the_tree_need_in_process()
 
     def _init(self):
         # the worker imports from the same folders as this process, as the worker sees them
@@ -114,6 +115,23 @@ class Oracle:
             self.conn.test = TestRecord()
             self._collecting = collector.nodeid
 
+    def _tree_doctests(self, collector):
+        """--doctest-modules on a module of the tree: its examples and their expected output are the tree's own
+        text, and running them means running its code here. They cannot be graded split: the module's doctests
+        are graded in-process (recorded by file, so the fallback run's doctest items of that file count), and none is
+        collected here (a stand-in module has no docstrings to find). Read as text only: nothing of it runs here."""
+        rel = self.tree.rel(str(collector.path))
+        if rel is None or self.tree.is_trusted(rel):
+            return False
+        try:
+            with open(str(collector.path), "rb") as f:
+                has = b">>>" in f.read(4 << 20)
+        except OSError:
+            has = False
+        if has:
+            self.modules[collector.nodeid] = "doctests of the code under test's own module (its examples and expected output are its own text)"
+        return True
+
     def pytest_collectreport(self, report):
         rec = None
         if getattr(self, "_collecting", None) == report.nodeid:
@@ -132,6 +150,7 @@ class Oracle:
             doc = {"tests": self.results, "modules": self.modules, "worker": {"starts": self.conn.starts, "calls": self.conn.calls,
                                                      "ended": self.conn.broken[:20], "start_wait_s": round(self.conn.start_wait, 4)},
                    "standins": sorted(self.finder.names), "attempts": self.conn.attempts.items}
+            _merge_earlier(out, doc)
             try:
                 with open(out, "w") as f:
                     json.dump(doc, f, indent=1)
@@ -182,6 +201,55 @@ class _Wrapper:
             rep.longrepr = "isolated oracle: " + "; ".join(why)
 
 
+def _doctests_of_the_tree_need_in_process():
+    """A test that runs the tree's doctests itself (doctest.testmod(toolz)): their examples and expected output are
+    the tree's own text, run against its code; no part of that can run split."""
+    import doctest
+    find = doctest.DocTestFinder.find
+
+    def guarded(self, obj, *args, **kw):
+        module = kw.get("module", args[1] if len(args) > 1 else None)
+        if any(isinstance(o, (oracle_hook.StandInModule, oracle_remote.Remote)) for o in (obj, module)):
+            raise oracle_conn.NeedsInProcess("a test runs the doctests of the code under test (its own examples and expected output)")
+        return find(self, obj, *args, **kw)
+    doctest.DocTestFinder.find = guarded
+
+
+def _merge_earlier(out, doc):
+    """A command of several pytest lines runs this plugin once per line with one record file: an earlier line's
+    record (written by this trusted process's predecessor, out of the worker's reach) is kept, so that its tests
+    that need in-process grading are still graded there; a test id in both is isolated only if it was in both."""
+    try:
+        with open(out) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        return
+    if type(old) is not dict:
+        return
+    tests = dict(old.get("tests") or {})
+    for k, v in doc["tests"].items():
+        was = tests.get(k)
+        tests[k] = v if not isinstance(was, dict) or was.get("integrity") == "isolated" else was
+    doc["tests"] = tests
+    doc["modules"] = dict(old.get("modules") or {}, **doc["modules"])
+    w, ow = doc["worker"], old.get("worker") or {}
+    for k in ("starts", "calls", "start_wait_s"):
+        if isinstance(ow.get(k), (int, float)):
+            w[k] = w[k] + ow[k]
+    w["ended"] = (list(ow.get("ended") or []) + w["ended"])[:20]
+    doc["attempts"] = list(old.get("attempts") or []) + list(doc["attempts"])
+
+
+def _drop_tree_doctests(self, file_path, parent):
+    outcome = yield
+    got = outcome.get_result()
+    if isinstance(got, list) and got:
+        outcome.force_result([n for n in got if not (type(n).__name__ == "DoctestModule" and self.oracle._tree_doctests(n))])
+
+
+_Wrapper.pytest_collect_file = _drop_tree_doctests
+
+
 def _hookwrapper(fn):
     fn.hookwrapper = True
     return fn
@@ -192,6 +260,7 @@ _Wrapper.pytest_runtest_makereport = _hookwrapper(_Wrapper.pytest_runtest_makere
 try:
     import pytest as _pytest
     _Wrapper.pytest_runtest_makereport = _pytest.hookimpl(hookwrapper=True)(_Wrapper.__dict__["pytest_runtest_makereport"])
+    _Wrapper.pytest_collect_file = _pytest.hookimpl(hookwrapper=True)(_drop_tree_doctests)
 except ImportError:
     pass
 

@@ -15,6 +15,7 @@ import operator as _op
 import weakref
 
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
+from oracle_mirror import Classes, ValueRef, by_identity
 from oracle_wire import WireError, decode, encode
 
 _ARITH = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift", "divmod"]
@@ -24,6 +25,7 @@ _ORDER = {"lt": _op.lt, "le": _op.le, "gt": _op.gt, "ge": _op.ge}
 
 class Remote:
     __slots__ = ("_o_s", "_o_gen", "_o_rid", "_o_info", "__weakref__")
+    # (per tree class, a subclass of the tree class's name with __doc__/__module__ forwarded: oracle_mirror.Classes)
 
     def __init__(self, session, gen, rid, info):
         object.__setattr__(self, "_o_s", session)
@@ -44,9 +46,6 @@ class Remote:
 
     def __delattr__(self, name):
         self._o_s.request({"op": "del", "o": self._o_s.tag(self), "name": name})
-
-    def __call__(self, *args, **kw):
-        return self._o_s.call(self, None, args, kw)
 
     def __repr__(self):
         r = self._o_s.op("repr", self)
@@ -156,6 +155,14 @@ class Remote:
 _NONE = object()
 
 
+class CallableRemote(Remote):
+    """A reference to a callable: only these are callable here, so callable(x) answers as in-process."""
+    __slots__ = ()
+
+    def __call__(self, *args, **kw):
+        return self._o_s.call(self, None, args, kw)
+
+
 def _order(name):
     def f(self, other):
         return self._o_s.order(name, self, other)
@@ -184,6 +191,9 @@ class Session:
     def __init__(self, conn, mirrors, standin_for):
         self.conn, self.mirrors, self.standin_for = conn, mirrors, standin_for
         self.refs = weakref.WeakValueDictionary()  # (gen, rid) -> Remote: one proxy per object, so `is` holds
+        self.values = {}  # (gen, rid) -> value mirror (an immutable value-type subclass: IntEnum, namedtuple, ...)
+        self.classes = Classes(Remote, CallableRemote)
+        conn.on_warn = self.warn
         self.eq_plain = []  # (reference, plain value) a test compared: asked of the tree's __eq__ after the last verdict
 
     def record(self, rule, detail):
@@ -199,6 +209,8 @@ class Session:
     def _ref_of(self, v):
         if isinstance(v, Remote):
             return self.tag(v)
+        if isinstance(v, ValueRef):
+            return self.tag(v._o_ref)
         rid = getattr(v, "_oracle_standin_rid", None) if type(v).__name__ == "StandInModule" else None
         if rid is not None:
             return ["r", self.standin_ref(v)]
@@ -230,12 +242,19 @@ class Session:
         if kind == "exc" and isinstance(info.get("eb"), str):
             return self.mirrors.of([n for n in info.get("mro", []) if isinstance(n, str)], info["eb"])
         key = (self.conn.gen, rid)
+        m = self.values.get(key)
+        if m is not None:
+            return m
         r = self.refs.get(key)
         if r is None:
             if "bv" in info:
                 info = dict(info, bv_v=decode(info["bv"], self._from_ref))
-            r = Remote(self, self.conn.gen, rid, info)
+            r = self.classes.proxy(info.get("n"), info.get("cl") is True)(self, self.conn.gen, rid, info)
             self.refs[key] = r
+            m = self.classes.value(r)
+            if m is not None:
+                self.values[key] = m  # kept: one mirror per object, so `is` holds (the worker keeps it too)
+                return m
         return r
 
     def finish(self, ans, args=None):
@@ -274,12 +293,14 @@ class Session:
         if a is b:
             return True
         abv = a._o_info.get("bv_v", _NONE)
+        if isinstance(b, ValueRef):
+            b = b._o_ref
         if isinstance(b, Remote):
             bbv = b._o_info.get("bv_v", _NONE)
             if abv is not _NONE or bbv is not _NONE:
                 return abv is not _NONE and bbv is not _NONE and abv == bbv
-            if depth > 50:
-                return False
+            if depth > 50 or by_identity(a._o_info) or by_identity(b._o_info):
+                return False  # classes, functions, modules, objects with no __eq__: equal only to themselves, as in-process
             sa = self.request({"op": "state", "o": self.tag(a)})
             sb = self.request({"op": "state", "o": self.tag(b)})
             return sa[0] is sb[0] and sa[1] == sb[1]
@@ -306,7 +327,25 @@ class Session:
             return f(bv, *[x for x in rest if x is not None]) if name == "round" else f(bv)
         return self.op(name, a, *rest)
 
+    def warn(self, warned):
+        """Issues here the warnings the tree issued in the worker during a call: pytest.warns, recwarn and the
+        run's filters see them as they would in-process (the tree's own Warning classes become mirrors)."""
+        import warnings
+        for w in warned:
+            if type(w) is not list or len(w) != 5 or not all(type(x) is str for x in w[:1] + w[2:4]) or type(w[4]) is not int:
+                continue
+            names = [n for n in w[1] if isinstance(n, str)] if type(w[1]) is list else []
+            base = getattr(__import__("builtins"), w[0], None)
+            if not (isinstance(base, type) and issubclass(base, Warning)):
+                base = UserWarning
+            cat = self.mirrors.of(names, base.__name__) if names else base
+            if not (isinstance(cat, type) and issubclass(cat, Warning)):
+                cat = base
+            warnings.warn_explicit(w[2], cat, w[3], w[4])
+
     def _local(self, v):
+        if isinstance(v, ValueRef):
+            return v._o_ref._o_info.get("bv_v", _NONE)
         if isinstance(v, Remote):
             return v._o_info.get("bv_v", _NONE)
         return v if _is_plain(v) else _NONE
@@ -321,6 +360,9 @@ class Session:
         la, lb = self._local(a), self._local(b)
         if la is not _NONE and lb is not _NONE:
             return _PYOP.get(name, getattr(_op, name, None))(la, lb)
+        return self._forward(name, a, b)
+
+    def forward(self, name, a, b):
         return self._forward(name, a, b)
 
     def _forward(self, name, a, b):

@@ -20,7 +20,7 @@ _OPS = {
     "lt": _operator.lt, "le": _operator.le, "gt": _operator.gt, "ge": _operator.ge, "divmod": divmod,
     "round": round, "format": format, "dir": dir, "enter": lambda o: type(o).__enter__(o),
     "exit": lambda o, t, v, tb: type(o).__exit__(o, t, v, tb), "eq": _operator.eq, "ne": _operator.ne,
-    "issubclass": issubclass,
+    "issubclass": issubclass, "hash": hash,
 }
 MAX_TEXT = 1 << 20
 
@@ -58,7 +58,16 @@ class Worker:
             for b in _VALUE_BASES:
                 if isinstance(v, b):
                     i["bv"] = self.enc(_base_value(b, v))
+                    i["vb"] = b.__name__
+                    ov = _overrides(t, b)
+                    if ov:
+                        i["ov"] = ov  # the base's methods it defines again: called here, not the base's
+                    if getattr(t, "__hash__", None) is not getattr(b, "__hash__", None):
+                        i["hh"] = True  # its own __hash__ runs here when the test hashes it (it may cache, as in-process)
                     break
+            else:
+                if getattr(t, "__eq__", None) is object.__eq__:
+                    i["ie"] = True  # no __eq__ of its own: equal only to itself, as in-process
         return i
 
     def enc(self, v):
@@ -126,6 +135,9 @@ class Worker:
             except BaseException as e:  # noqa: B902 - everything the tree raises is an answer
                 out = ["exc", self.exc_info(e)]
             try:
+                if _WARNED:  # the warnings the tree issued during the call, issued again there (oracle_conn)
+                    write_frame(self.write, ["warn", _WARNED[:100]])  # noqa: F821
+                    del _WARNED[:]
                 audit_frame(self.write)  # noqa: F821 (oracle_audit: what the tree tried, before the answer)
                 write_frame(self.write, out)  # noqa: F821
             except BaseException as e:
@@ -139,7 +151,8 @@ class Worker:
                 args.append(encode(a, _not_plain))  # noqa: F821
             except Exception:
                 args.append(_text(a))
-        return {"eb": _builtin_base(t), "mro": _tree_mro(t), "args": args, "msg": _text(e)[:MAX_TEXT]}
+        return {"eb": _builtin_base(t), "mro": _tree_mro(t), "args": args, "msg": _text(e)[:MAX_TEXT],
+                "sc": getattr(e, "__suppress_context__", False) is True}
 
     def read(self):
         head = self._read(4)
@@ -163,6 +176,36 @@ class Worker:
     def write(self, data):
         while data:
             data = data[_os.write(self.wfd, data):]
+
+
+_WARNED = []
+# operators a value type may redefine (cachetools' hashed tuple adds to its own type): its answer, not the base's
+_ARITH_DUNDERS = frozenset("__%s%s__" % (p, n) for n in ("add", "sub", "mul", "mod", "truediv", "floordiv", "and", "or", "xor")
+                           for p in ("", "r"))
+
+
+def _overrides(t, b):
+    out = []
+    for c in getattr(t, "__mro__", ()):
+        if c is b:
+            break
+        for n in list(getattr(c, "__dict__", {}))[:200]:
+            if type(n) is str and (n in _ARITH_DUNDERS or not n.startswith("__") and hasattr(b, n)) and n not in out:
+                out.append(n)
+    return out[:50]
+
+
+def _keep_warning(message, category, filename, lineno, file=None, line=None):
+    if len(_WARNED) < 100:
+        _WARNED.append([_builtin_warning(category), _tree_mro(category), _text(message)[:4096], _text(filename)[:1024],
+                        lineno if type(lineno) is int else 0])
+
+
+def _builtin_warning(c):
+    for b in getattr(c, "__mro__", ()):
+        if b.__module__ == "builtins" and issubclass(b, Warning):
+            return b.__name__
+    return "UserWarning"
 
 
 def _not_plain(v):
@@ -227,6 +270,10 @@ def main():
     _os.dup2(null, 0)
     _os.dup2(2, 1)
     _sys.stdout = _io.TextIOWrapper(_io.FileIO(1, "w", closefd=False), line_buffering=True)
+    # every warning is kept and sent back: the trusted process's filters (pytest's, a test's pytest.warns) decide
+    import warnings as _warnings
+    _warnings.simplefilter("always")
+    _warnings.showwarning = _keep_warning
     audit_install(globals())  # noqa: F821 (oracle_audit is prepended)
     Worker(rfd, wfd).serve()
     _os._exit(0)
