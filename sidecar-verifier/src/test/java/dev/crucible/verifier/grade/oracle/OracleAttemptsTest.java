@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class OracleAttemptsTest {
     @TempDir Path dir;
+    private String lastOutput = "";
 
     @BeforeAll
     static void needs() {
@@ -87,6 +88,31 @@ class OracleAttemptsTest {
         assertThat(r.attempts()).filteredOn(a -> a.kind().equals("eq-lenient")).extracting(OracleReport.Attempt::detail)
                 .anyMatch(d -> d.startsWith("calc.lenient.Lenient == 0")).anyMatch(d -> d.startsWith("calc.lenient.Anything == 7"));
         assertThat(OracleAttempts.findings(r.attempts())).anyMatch(x -> x.detector().equals(Detectors.EQUALITY_OVERRIDE));
+    }
+
+    @Test
+    void aValueObjectWhoseEqualityIsFaithfulEqualsThePlainValueAndALenientOneDoesNot() {
+        // issue 33 round 4 (h01/h24): Duration(8100) == 8100 by the tree's own __eq__ is equal, as in-process; the
+        // 300 round-trip comparisons pass. An __eq__ that says equal to anything, or to values near its own, fails
+        // and is recorded: the decoys the oracle also asks about are equal to it too.
+        String body = "class Duration:\n    __slots__ = ('seconds',)\n    def __init__(self, s):\n        self.seconds = s\n"
+                + "    def __eq__(self, o):\n        return self.seconds == o if isinstance(o, int) else NotImplemented\n"
+                + "    __hash__ = None\n"
+                + "class Loose:\n    def __init__(self, s):\n        self.s = s\n"
+                + "    def __eq__(self, o):\n        return isinstance(o, int) and abs(o - self.s) < 10 ** 6\n"
+                + "def run():\n    return Duration(0)\n"
+                + "def many():\n    return all(Duration(n) == n and n == Duration(n) and Duration(n) != n + 1 for n in range(1000, 1300))\n"
+                + "def loose():\n    return Loose(8000)\n";
+        Path tree = tree(Map.of("valueobj", body));
+        Fixtures.write(tree.resolve("tests/test_more.py"), "import calc.valueobj\n\ndef test_many():\n    assert calc.valueobj.many()\n\n"
+                + "def test_in_test():\n    for n in range(1000, 1100):\n        assert calc.valueobj.Duration(n) == n\n\n"
+                + "def test_loose():\n    assert calc.valueobj.loose() == 8100\n");
+        OracleReport r = grade(tree);
+        // pytest -q -rA: one line per test with its outcome
+        assertThat(lastOutput).as(lastOutput).contains("PASSED tests/test_more.py::test_in_test", "PASSED tests/test_attempts.py::test_valueobj",
+                "PASSED tests/test_more.py::test_many", "FAILED tests/test_more.py::test_loose");
+        assertThat(r.attempts()).as(r.attempts().toString()).filteredOn(a -> a.kind().equals("eq-lenient"))
+                .isNotEmpty().allMatch(a -> a.detail().startsWith("calc.valueobj.Loose == 8100"));
     }
 
     @Test
@@ -173,9 +199,10 @@ class OracleAttemptsTest {
         }
         Path cfg = new OracleConfig(tree, null, shared, Duration.ofSeconds(10), out, "bwrap", null, Box.availability().bwrap(), dir.resolve("worker.err"))
                 .write(dir.resolve("oracle.json"));
-        List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", OracleFiles.PLUGIN,
+        List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", OracleFiles.PLUGIN,
                 "--basetemp=" + shared.resolve("pytest")));
         Ran r = run(argv, tree, List.of("PYTHONPATH=" + plugin, OracleFiles.CONFIG_VAR + "=" + cfg));
+        lastOutput = r.output;
         OracleReport rep = OracleReport.read(out);
         assertThat(rep.tests()).as(r.output).isNotEmpty();
         return rep;
