@@ -47,7 +47,8 @@ class OracleAttemptsTest {
                     + "    return len(open(os.path.join(here, 'tests', 'test_attempts.py')).read())\n"),
             Map.entry("proc_mounts", "def run():\n    with open('/proc/self/mountinfo') as f:\n        return len(f.read()) * 0\n"),
             Map.entry("beside_tree", "import os\ndef run():\n    return len(os.listdir(os.path.dirname(os.getcwd()))) * 0\n"),
-            Map.entry("caller_frame", "import sys\ndef run():\n    return len(sys._getframe(1).f_code.co_name) * 0\n"),
+            // the caller's own frame is what a debug trace names (honest, below); a frame beyond it is the worker's
+            Map.entry("caller_frame", "import sys\ndef run():\n    return len(sys._getframe(2).f_code.co_name) * 0\n"),
             Map.entry("gc_walk", "import gc\ndef run():\n    return len(gc.get_objects()) * 0\n"),
             Map.entry("ctypes_memory", "import ctypes\ndef run():\n    return len(ctypes.string_at(id(run), 8)) * 0\n"),
             Map.entry("signal_parent", "import os, signal\ndef run():\n    try:\n        os.kill(os.getppid(), 0)\n    except OSError:\n        pass\n    return 0\n"),
@@ -154,6 +155,8 @@ class OracleAttemptsTest {
                 "        except OSError:",
                 "            pass",
                 "    [getattr(m, '__file__', None) for m in list(sys.modules.values())]  # as inspect.getmodule does",
+                "    log.debug('called from %s', sys._getframe(1).f_code.co_name)  # a tracing decorator's caller name",
+                "    log.debug('called from %s:%s', inspect.stack()[1].filename, inspect.stack()[1].function)",
                 "    return Seconds(0)", "");
         Path tree = tree(Map.of("honest", body));
         Fixtures.write(tree.resolve("calc/data.txt"), "data\n");
