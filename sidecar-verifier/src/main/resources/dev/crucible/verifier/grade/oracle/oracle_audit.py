@@ -155,7 +155,8 @@ class _Audit:
             return
         parent = _a_os.path.dirname(root)
         if p != root and (p == parent or p.startswith(parent + "/")) and parent not in ("/", ""):
-            self.add("outside", "%s at %s" % (what, self.where(4)))
+            if not (what.startswith("open") and _a_os.path.dirname(p) == parent and not _a_os.path.lexists(p)):  # EAFP config
+                self.add("outside", "%s at %s" % (what, self.where(4)))
 
     @staticmethod
     def masked(p):
@@ -294,10 +295,9 @@ _HANDLERS = {
 
 
 class _Decoy(type(_a_sys)):
-    """A test module where the worker has none: the tree looking into test modules through sys.modules (their
-    functions' co_consts, a runner object by name) raises no audit event; here its first read is seen. Dunder names
-    other than __dict__ pass (libraries scanning sys.modules read __name__, __file__, __spec__), as do reads by library
-    code (pickle's whichmodule, inspect): the reporter's test-module guard, in-process, has the same rule."""
+    """A test module where the worker has none: a tree looking into test modules through sys.modules raises no audit
+    event; here its first read is seen. Dunder names but __dict__ pass (libraries scanning sys.modules read __name__,
+    __file__), as do library reads (pickle's whichmodule, inspect): the reporter's test-module guard has that rule."""
 
     def __getattribute__(self, name):
         if (name == "__dict__" or not name.startswith("__")) and not AUDIT.busy:
@@ -326,40 +326,38 @@ class _Caller(dict):
     """The locals of the frame that calls the tree (an eval frame, so that frame.f_locals IS this mapping): while the
     call runs nothing but the tree, or a library it called, can read them: a walk to its caller's locals (f_back, then
     f_locals: neither raises an audit event) is seen here. Empty: there is nothing in it to find."""
-    armed = False
+    armed, what = False, "locals"
 
     def _seen(self, how):
-        if _Caller.armed and not AUDIT.busy:
+        if _Caller.armed and not AUDIT.busy and self._reader_counts():
             _Caller.armed = False  # once per call is enough
-            AUDIT.add("frame", "the tree read the locals of the frame that called it (%s) at %s" % (how, AUDIT.where(3)))
+            AUDIT.add("frame", "the tree read the %s of the frame that called it (%s) at %s" % (self.what, how, AUDIT.where(3)))
 
-    def __getitem__(self, k):
-        self._seen("[%r]" % (k,))
-        return dict.__getitem__(self, k)
+    def _reader_counts(self):
+        return True
 
-    def get(self, k, d=None):
-        self._seen("get(%r)" % (k,))
-        return dict.get(self, k, d)
 
-    def __contains__(self, k):
-        self._seen("in")
-        return dict.__contains__(self, k)
+def _watched(name, how):
+    def f(self, *a):
+        self._seen(how(a) if callable(how) else how)
+        return getattr(dict, name)(self, *a)
+    f.__name__ = name
+    return f
 
-    def __iter__(self):
-        self._seen("iteration")
-        return dict.__iter__(self)
 
-    def keys(self):
-        self._seen("keys()")
-        return dict.keys(self)
+for _n, _how in (("__getitem__", lambda a: "[%r]" % (a[0],)), ("get", lambda a: "get(%r)" % (a[0],)), ("__contains__", "in"),
+                 ("__iter__", "iteration"), ("keys", "keys()"), ("values", "values()"), ("items", "items()")):
+    setattr(_Caller, _n, _watched(_n, _how))
 
-    def values(self):
-        self._seen("values()")
-        return dict.values(self)
 
-    def items(self):
-        self._seen("items()")
-        return dict.items(self)
+class _CallerGlobals(_Caller):
+    """The call frame's globals (frame.f_globals, which raises no audit event either): the tree reading them is seen;
+    linecache reading __name__/__loader__ there (traceback.extract_stack, logging's stack_info) is a library's."""
+    what = "globals"
+
+    def _reader_counts(self):
+        f = _a_sys._getframe(3)  # _reader_counts, _seen, the watched method, its caller
+        return f is not None and not AUDIT.is_lib(f.f_code)
 
 
 class _Call:
@@ -372,7 +370,7 @@ class _Call:
 
 
 _A_CALL_CODE = compile("_t.f(*_t.a, **_t.k)", "<oracle-call>", "eval")
-_A_CALL_GLOBALS = {"__builtins__": __builtins__, "__name__": "oracle-call"}
+_A_CALL_GLOBALS = _CallerGlobals(__builtins__=__builtins__, __name__="oracle-call")
 
 
 def audit_call(fn, args, kw):

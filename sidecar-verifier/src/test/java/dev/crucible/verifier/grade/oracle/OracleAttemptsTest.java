@@ -45,6 +45,9 @@ class OracleAttemptsTest {
     static final Map<String, String> ATTEMPTS = Map.ofEntries(
             Map.entry("reads_tests", "import os\ndef run():\n    here = os.path.dirname(os.path.dirname(__file__))\n"
                     + "    return len(open(os.path.join(here, 'tests', 'test_attempts.py')).read())\n"),
+            Map.entry("beside_missing", "import os\ndef run():\n    try:\n        open(os.path.join(os.path.dirname(os.getcwd()), 'results', 'r.json'))\n"
+                    + "    except OSError:\n        pass\n    return 0\n"),
+            Map.entry("caller_globals", "import sys\ndef run():\n    return len(sys._getframe(1).f_globals.get('__name__', '')) * 0\n"),
             Map.entry("proc_mounts", "def run():\n    with open('/proc/self/mountinfo') as f:\n        return len(f.read()) * 0\n"),
             Map.entry("beside_tree", "import os\ndef run():\n    return len(os.listdir(os.path.dirname(os.getcwd()))) * 0\n"),
             // the caller's own frame is what a debug trace names (honest, below); a frame beyond it is the worker's
@@ -66,9 +69,9 @@ class OracleAttemptsTest {
             Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "caller_frame, frame", "gc_walk, gc",
+    @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "beside_missing, outside", "caller_frame, frame", "gc_walk, gc",
             "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
-            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "reexec, reexec"})
+            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "caller_globals, frame", "reexec, reexec"})
     void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
         Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
         OracleReport r = grade(tree);
@@ -131,7 +134,7 @@ class OracleAttemptsTest {
 
     @Test
     void anHonestPackageRecordsNothing() {
-        String body = String.join("\n", "import gc, inspect, logging, os, subprocess, sys, tempfile, warnings",
+        String body = String.join("\n", "import gc, inspect, logging, os, subprocess, sys, tempfile, traceback, warnings",
                 "log = logging.getLogger(__name__)",
                 "class Seconds(int):",
                 "    def __eq__(self, o):",
@@ -156,6 +159,12 @@ class OracleAttemptsTest {
                 "            pass",
                 "    [getattr(m, '__file__', None) for m in list(sys.modules.values())]  # as inspect.getmodule does",
                 "    log.debug('called from %s', sys._getframe(1).f_code.co_name)  # a tracing decorator's caller name",
+                "    traceback.extract_stack()",
+                "    log.warning('here', stack_info=True)",
+                "    try:  # a config file looked for in the folder above the checkout (EAFP), not there",
+                "        open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'calc.toml'), 'rb')",
+                "    except OSError:",
+                "        pass",
                 "    log.debug('called from %s:%s', inspect.stack()[1].filename, inspect.stack()[1].function)",
                 "    return Seconds(0)", "");
         Path tree = tree(Map.of("honest", body));
