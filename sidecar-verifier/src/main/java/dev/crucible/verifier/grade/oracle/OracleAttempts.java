@@ -30,12 +30,6 @@ public final class OracleAttempts {
             Map.entry("eq-lenient", Detectors.EQUALITY_OVERRIDE), Map.entry("bytecode", Detectors.MODULE_SHADOWING),
             Map.entry("reexec", Detectors.GRADER_TAMPERING));
 
-    /**
-     * Kinds recorded as info: an import hook in the worker (six.moves-style aliases, lazy loaders) cannot reach the
-     * trusted side's verdict; one that rewrites the tests in-process is the source rules' finding (issue 33 round 4, h22).
-     */
-    static final Set<String> INFO_KINDS = Set.of("import-hook");
-
     private OracleAttempts() {}
 
     public static List<IntegrityFinding> findings(List<OracleReport.Attempt> attempts) {
@@ -53,7 +47,7 @@ public final class OracleAttempts {
             }
             String detector = DETECTORS.get(a.kind());
             if (detector == null || !seen.add(a.kind() + "|" + a.detail())) continue; // an unknown kind is not evidence
-            out.add(new IntegrityFinding(detector, INFO_KINDS.contains(a.kind()) ? "info" : SEVERITY, null, evidence(a.detail()), rule));
+            out.add(new IntegrityFinding(detector, SEVERITY, null, evidence(a.detail()), rule));
         }
         return out;
     }

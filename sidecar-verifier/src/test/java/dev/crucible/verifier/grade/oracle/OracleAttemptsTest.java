@@ -78,7 +78,7 @@ class OracleAttemptsTest {
         assertThat(r.attempts()).as(module + " " + r.attempts()).anyMatch(a -> a.kind().equals(kind)
                 && (kind.equals("command") || kind.equals("import-hook") || kind.equals("reexec") || a.detail().contains(module + ".py")));
         List<IntegrityFinding> f = OracleAttempts.findings(r.attempts());
-        assertThat(f).as(r.attempts().toString()).isNotEmpty().allMatch(x -> x.severity().equals(kind.equals("import-hook") ? "info" : "medium") && x.rule().startsWith("attempt-"));
+        assertThat(f).as(r.attempts().toString()).isNotEmpty().allMatch(x -> x.severity().equals("medium") && x.rule().startsWith("attempt-"));
     }
 
     @Test
