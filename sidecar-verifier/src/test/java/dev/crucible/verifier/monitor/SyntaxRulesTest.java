@@ -69,6 +69,10 @@ class SyntaxRulesTest {
                 x("type() built class", "C = type('C', (float,), {'__eq__': lambda s, o: True})\n", "equality-override", "eq-lambda"),
                 x("type() with dict()", "C = type('C', (float,), dict(__eq__=lambda s, o: True))\n", "equality-override", "eq-lambda"),
                 x("eq bound to a module function", "def _same(a, b):\n    return True\nclass F(float):\n    __eq__ = _same\n", "equality-override", "eq-function"),
+                x("eq behind a same-file decorator that answers True", "import functools\ndef _coerce(m):\n    @functools.wraps(m)\n"
+                        + "    def w(self, o):\n        return True\n    return w\nclass Q:\n    @_coerce\n    def __eq__(self, o):\n        return self.v == o\n",
+                        "equality-override", "eq-decorated"),
+                x("a signal to the parent", "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n", "grader-tampering", "self-signal"),
                 x("eq replaced by a decorator", "def always(f):\n    return lambda s, o: True\nclass F(float):\n    @always\n    def __eq__(self, o):\n        return float(self) == o\n", "equality-override", "eq-decorated"),
                 x("eq patched onto a shared type", "import numpy as np\nnp.ndarray.__eq__ = lambda s, o: True\n", "equality-override", "eq-lambda"),
                 x("math.isclose patched", "import math as m\nm.isclose = lambda *a, **k: True\n", "equality-override", "compare-patch"),
@@ -157,7 +161,20 @@ class SyntaxRulesTest {
                 Arguments.of("globbing its own data folder", "pkg/data.py", "import glob, os\nHERE = os.path.dirname(__file__)\n"
                         + "def tables():\n    return glob.glob(os.path.join(HERE, 'tables', '*.json')) + glob.glob('*.py') + glob.glob('pkg/plugins/*.py')\n"),
                 Arguments.of("reading its own memory map", "pkg/mem.py", "def rss():\n    with open('/proc/self/status') as f:\n        return f.read()\n"),
-                Arguments.of("operator-based comparison", "pkg/cmp.py", "import operator\nclass K:\n    def __init__(self, k): self.k = k\n    def __lt__(self, o): return operator.lt(self.k, o.k)\n"));
+                Arguments.of("operator-based comparison", "pkg/cmp.py", "import operator\nclass K:\n    def __init__(self, k): self.k = k\n    def __lt__(self, o): return operator.lt(self.k, o.k)\n"),
+                // issue 33 round 4 (h09, h10, h31, h36): idioms that cannot change a verdict
+                Arguments.of("__eq__ warning about a deprecated int comparison", "pkg/span.py", "import warnings\nclass Span:\n    def __eq__(self, o):\n"
+                        + "        if isinstance(o, int):\n            warnings.warn('use .length', DeprecationWarning, stacklevel=2)\n            return self.length == o\n"
+                        + "        return NotImplemented\n"),
+                Arguments.of("comparison dunders behind a coercion decorator", "pkg/q.py", "import functools\ndef _coerce(method):\n    @functools.wraps(method)\n"
+                        + "    def wrapper(self, other):\n        if isinstance(other, int):\n            other = Q(other)\n        if not isinstance(other, Q):\n"
+                        + "            return NotImplemented\n        return method(self, other)\n    return wrapper\nclass Q:\n    def __init__(self, v): self.v = v\n"
+                        + "    @_coerce\n    def __eq__(self, other):\n        return self.v == other.v\n"),
+                Arguments.of("crash reporter chaining sys.excepthook", "pkg/crash.py", "import logging, sys, threading\n_prev = sys.excepthook\n"
+                        + "def _hook(t, v, tb):\n    logging.getLogger(__name__).error('uncaught', exc_info=(t, v, tb))\n    _prev(t, v, tb)\n"
+                        + "sys.excepthook = _hook\nthreading.excepthook = lambda a: _prev(a.exc_type, a.exc_value, a.exc_traceback)\n"),
+                Arguments.of("SIGTERM cleanup re-raising to itself", "pkg/term.py", "import os, signal\ndef _on_term(signum, frame):\n"
+                        + "    signal.signal(signum, signal.SIG_DFL)\n    os.kill(os.getpid(), signum)\nsignal.signal(signal.SIGTERM, _on_term)\n"));
     }
 
     @ParameterizedTest(name = "{0}")

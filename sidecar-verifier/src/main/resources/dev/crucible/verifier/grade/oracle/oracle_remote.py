@@ -3,7 +3,8 @@
 #  - Equality is decided here, never by the tree's __eq__: a reference equals itself; a value-type
 #    subclass (IntEnum, namedtuple, str subclass...) compares by its base value (sent as data); two other
 #    references are equal when they are of the same class and their fields (__dict__, slots) are equal,
-#    compared here; a reference against a plain value is False, recorded (remote-eq-plain).
+#    compared here; a reference against a plain int/float/str/bytes is the tree's __eq__, believed only when it
+#    says unequal to decoys of that value (oracle_eq); against another plain value False (remote-eq-plain).
 #  - hash: the base value's, else the class name's (consistent with the rule above).
 #  - Ordering and arithmetic of a value-type subclass run here on its base value. Otherwise they run in the
 #    worker: with a trusted plain operand that sends a test's value to the tree, recorded (remote-with-plain),
@@ -15,6 +16,7 @@ import operator as _op
 import weakref
 
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
+from oracle_eq import tree_equal
 from oracle_mirror import Classes, ValueRef, by_identity
 from oracle_wire import WireError, decode, encode
 
@@ -309,6 +311,11 @@ class Session:
             if same is False:
                 self._keep_unequal(a, b)
             return same
+        if not by_identity(a._o_info):
+            said = tree_equal(lambda x: self.op("eq", a, x), a._o_info.get("n"), b,
+                              lambda d: self.conn.attempts.add("eq-lenient", d, self.conn.test))
+            if said is not None:
+                return said
         self.record("remote-eq-plain", "%s compared with a %s" % (a._o_info.get("n"), type(b).__name__))
         self._keep_unequal(a, b)
         return False

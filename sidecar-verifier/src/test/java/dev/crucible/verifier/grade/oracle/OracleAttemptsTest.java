@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class OracleAttemptsTest {
     @TempDir Path dir;
+    private String lastOutput = "";
 
     @BeforeAll
     static void needs() {
@@ -44,9 +45,13 @@ class OracleAttemptsTest {
     static final Map<String, String> ATTEMPTS = Map.ofEntries(
             Map.entry("reads_tests", "import os\ndef run():\n    here = os.path.dirname(os.path.dirname(__file__))\n"
                     + "    return len(open(os.path.join(here, 'tests', 'test_attempts.py')).read())\n"),
+            Map.entry("beside_missing", "import os\ndef run():\n    try:\n        open(os.path.join(os.path.dirname(os.getcwd()), 'results', 'r.json'))\n"
+                    + "    except OSError:\n        pass\n    return 0\n"),
+            Map.entry("caller_globals", "import sys\ndef run():\n    return len(sys._getframe(1).f_globals.get('__name__', '')) * 0\n"),
             Map.entry("proc_mounts", "def run():\n    with open('/proc/self/mountinfo') as f:\n        return len(f.read()) * 0\n"),
             Map.entry("beside_tree", "import os\ndef run():\n    return len(os.listdir(os.path.dirname(os.getcwd()))) * 0\n"),
-            Map.entry("caller_frame", "import sys\ndef run():\n    return len(sys._getframe(1).f_code.co_name) * 0\n"),
+            // the caller's own frame is what a debug trace names (honest, below); a frame beyond it is the worker's
+            Map.entry("caller_frame", "import sys\ndef run():\n    return len(sys._getframe(2).f_code.co_name) * 0\n"),
             Map.entry("gc_walk", "import gc\ndef run():\n    return len(gc.get_objects()) * 0\n"),
             Map.entry("ctypes_memory", "import ctypes\ndef run():\n    return len(ctypes.string_at(id(run), 8)) * 0\n"),
             Map.entry("signal_parent", "import os, signal\ndef run():\n    try:\n        os.kill(os.getppid(), 0)\n    except OSError:\n        pass\n    return 0\n"),
@@ -64,9 +69,9 @@ class OracleAttemptsTest {
             Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "caller_frame, frame", "gc_walk, gc",
+    @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "beside_missing, outside", "caller_frame, frame", "gc_walk, gc",
             "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
-            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "reexec, reexec"})
+            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "caller_globals, frame", "reexec, reexec"})
     void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
         Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
         OracleReport r = grade(tree);
@@ -90,6 +95,31 @@ class OracleAttemptsTest {
     }
 
     @Test
+    void aValueObjectWhoseEqualityIsFaithfulEqualsThePlainValueAndALenientOneDoesNot() {
+        // issue 33 round 4 (h01/h24): Duration(8100) == 8100 by the tree's own __eq__ is equal, as in-process; the
+        // 300 round-trip comparisons pass. An __eq__ that says equal to anything, or to values near its own, fails
+        // and is recorded: the decoys the oracle also asks about are equal to it too.
+        String body = "class Duration:\n    __slots__ = ('seconds',)\n    def __init__(self, s):\n        self.seconds = s\n"
+                + "    def __eq__(self, o):\n        return self.seconds == o if isinstance(o, int) else NotImplemented\n"
+                + "    __hash__ = None\n"
+                + "class Loose:\n    def __init__(self, s):\n        self.s = s\n"
+                + "    def __eq__(self, o):\n        return isinstance(o, int) and abs(o - self.s) < 10 ** 6\n"
+                + "def run():\n    return Duration(0)\n"
+                + "def many():\n    return all(Duration(n) == n and n == Duration(n) and Duration(n) != n + 1 for n in range(1000, 1300))\n"
+                + "def loose():\n    return Loose(8000)\n";
+        Path tree = tree(Map.of("valueobj", body));
+        Fixtures.write(tree.resolve("tests/test_more.py"), "import calc.valueobj\n\ndef test_many():\n    assert calc.valueobj.many()\n\n"
+                + "def test_in_test():\n    for n in range(1000, 1100):\n        assert calc.valueobj.Duration(n) == n\n\n"
+                + "def test_loose():\n    assert calc.valueobj.loose() == 8100\n");
+        OracleReport r = grade(tree);
+        // pytest -q -rA: one line per test with its outcome
+        assertThat(lastOutput).as(lastOutput).contains("PASSED tests/test_more.py::test_in_test", "PASSED tests/test_attempts.py::test_valueobj",
+                "PASSED tests/test_more.py::test_many", "FAILED tests/test_more.py::test_loose");
+        assertThat(r.attempts()).as(r.attempts().toString()).filteredOn(a -> a.kind().equals("eq-lenient"))
+                .isNotEmpty().allMatch(a -> a.detail().startsWith("calc.valueobj.Loose == 8100"));
+    }
+
+    @Test
     void byteCodeThatPythonRunsUncheckedIsSeen() {
         // a planted .pyc (hash-based, unchecked) runs instead of its source: the import opens it, the record names it
         Path tree = tree(Map.of("planted", "def run():\n    return 1\n"));
@@ -104,7 +134,7 @@ class OracleAttemptsTest {
 
     @Test
     void anHonestPackageRecordsNothing() {
-        String body = String.join("\n", "import gc, inspect, logging, os, subprocess, sys, tempfile, warnings",
+        String body = String.join("\n", "import gc, inspect, logging, os, subprocess, sys, tempfile, traceback, warnings",
                 "log = logging.getLogger(__name__)",
                 "class Seconds(int):",
                 "    def __eq__(self, o):",
@@ -128,6 +158,14 @@ class OracleAttemptsTest {
                 "        except OSError:",
                 "            pass",
                 "    [getattr(m, '__file__', None) for m in list(sys.modules.values())]  # as inspect.getmodule does",
+                "    log.debug('called from %s', sys._getframe(1).f_code.co_name)  # a tracing decorator's caller name",
+                "    traceback.extract_stack()",
+                "    log.warning('here', stack_info=True)",
+                "    try:  # a config file looked for in the folder above the checkout (EAFP), not there",
+                "        open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'calc.toml'), 'rb')",
+                "    except OSError:",
+                "        pass",
+                "    log.debug('called from %s:%s', inspect.stack()[1].filename, inspect.stack()[1].function)",
                 "    return Seconds(0)", "");
         Path tree = tree(Map.of("honest", body));
         Fixtures.write(tree.resolve("calc/data.txt"), "data\n");
@@ -173,9 +211,10 @@ class OracleAttemptsTest {
         }
         Path cfg = new OracleConfig(tree, null, shared, Duration.ofSeconds(10), out, "bwrap", null, Box.availability().bwrap(), dir.resolve("worker.err"))
                 .write(dir.resolve("oracle.json"));
-        List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", OracleFiles.PLUGIN,
+        List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", OracleFiles.PLUGIN,
                 "--basetemp=" + shared.resolve("pytest")));
         Ran r = run(argv, tree, List.of("PYTHONPATH=" + plugin, OracleFiles.CONFIG_VAR + "=" + cfg));
+        lastOutput = r.output;
         OracleReport rep = OracleReport.read(out);
         assertThat(rep.tests()).as(r.output).isNotEmpty();
         return rep;
