@@ -49,7 +49,7 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
      * File contents the trajectory keeps per rollout. They are copies of the agent's files on the host, outside the
      * attempt's disk limit: 20,000 files of 64 KiB took the host past a 1 GiB limit by 900 MiB before this bound.
      */
-    static final long CONTENT_BUDGET = 32L << 20;
+    static final long CONTENT_BUDGET = 8L << 20;
     private long contentBytes;
     private long outputBytes;
     private long outputCut;
