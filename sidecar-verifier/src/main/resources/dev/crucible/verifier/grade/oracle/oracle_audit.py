@@ -115,6 +115,8 @@ class _Audit:
         if p is None:
             return
         mode = args[1] if len(args) > 1 and isinstance(args[1], str) else "r"
+        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0  # os.open gives flags, no mode
+        self.reading = not any(c in mode for c in "wax+") and not flags & (_a_os.O_WRONLY | _a_os.O_RDWR | _a_os.O_CREAT)
         self.check_path(p, "open(%r, %r)" % (p, mode))
 
     def on_list(self, args):
@@ -155,7 +157,7 @@ class _Audit:
             return
         parent = _a_os.path.dirname(root)
         if p != root and (p == parent or p.startswith(parent + "/")) and parent not in ("/", ""):
-            if not (what.startswith("open") and _a_os.path.dirname(p) == parent and not _a_os.path.lexists(p)):  # EAFP config
+            if not (what.startswith("open") and self.reading and _a_os.path.dirname(p) == parent and not _a_os.path.lexists(p)):
                 self.add("outside", "%s at %s" % (what, self.where(4)))
 
     @staticmethod
