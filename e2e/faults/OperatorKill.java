@@ -1,14 +1,12 @@
-import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.e2e.Manifests;
 import dev.crucible.e2e.cluster.CrdInstaller;
 import dev.crucible.e2e.cluster.FakeNodes;
 import dev.crucible.e2e.cluster.InProcessOperator;
 import dev.crucible.e2e.cluster.KubeBinaries;
 import dev.crucible.e2e.cluster.LocalCluster;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
@@ -79,7 +77,7 @@ public class OperatorKill {
             c.startKwok();
             FakeNodes.create(k, 4, 0, 0);
             k.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
-            environment(k);
+            Manifests.environment(k, NS, "calc", "resources: {cpu: 10m, memory: 32Mi}"); // small enough for kwok nodes
 
             // every pod UID ever created, per pod name: a second UID for one name is a duplicated member
             Map<String, Set<String>> uids = new ConcurrentHashMap<>();
@@ -100,7 +98,7 @@ public class OperatorKill {
             List<java.util.concurrent.Future<?>> created = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String name = "r" + i;
-                created.add(pool.submit(() -> rollout(k, name)));
+                created.add(pool.submit(() -> Manifests.rollout(k, NS, name, "calc", "")));
             }
             // killed once it has created a quarter of the pods: creations and status writes are in flight
             long burstEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
@@ -120,7 +118,9 @@ public class OperatorKill {
                 int idx = i;
                 results.add(pool.submit(() -> {
                     try {
-                        verifierExits(k, "r" + idx + "-main-0", idx % 2 == 0 ? 1.0 : 0.0);
+                        double reward = idx % 2 == 0 ? 1.0 : 0.0;
+                        Manifests.verifierExits(k, NS, "r" + idx + "-main-0",
+                                "{\"reward\":" + reward + ",\"verdict\":\"" + (reward > 0 ? "pass" : "fail") + "\",\"turns\":1}");
                     } catch (RuntimeException e) { // no pod to report on: counted as lost or stuck below
                         System.err.println("no result written for r" + idx + ": " + e.getMessage());
                     }
@@ -241,60 +241,5 @@ public class OperatorKill {
             }
             Thread.sleep(500);
         }
-    }
-
-    static void environment(KubernetesClient k) {
-        String yaml = """
-                apiVersion: crucible.dev/v1alpha1
-                kind: RLEnvironment
-                metadata: {name: calc, namespace: %s}
-                spec:
-                  image: example/python-calc:3.11
-                  task: {prompt: fix divide()}
-                  resources: {cpu: 10m, memory: 32Mi}
-                  verifier:
-                    type: test-suite
-                    framework: pytest
-                    command: python3 -m pytest -q
-                    failToPass: [tests/test_ops.py::test_divide_negative]
-                    passToPass: [tests/test_ops.py::test_add]
-                  sandbox:
-                    runtimeClassName: gvisor
-                """.formatted(NS);
-        k.resource(k.getKubernetesSerialization().unmarshal(yaml, RLEnvironment.class)).create();
-    }
-
-    static void rollout(KubernetesClient k, String name) {
-        String yaml = """
-                apiVersion: crucible.dev/v1alpha1
-                kind: Rollout
-                metadata: {name: %s, namespace: %s}
-                spec:
-                  environmentRef: {name: calc}
-                  mode: embedded
-                  agent: {image: example/agent:1, command: ["agent", "--task", "/crucible/task.md"]}
-                """.formatted(name, NS);
-        k.resource(k.getKubernetesSerialization().unmarshal(yaml, Rollout.class)).create();
-    }
-
-    /** What the kubelet reports when the verifier sidecar exits after writing its result (as e2e's Manifests.verifierExits). */
-    static void verifierExits(KubernetesClient k, String pod, double reward) {
-        String result = "{\"reward\":" + reward + ",\"verdict\":\"" + (reward > 0 ? "pass" : "fail") + "\",\"turns\":1}";
-        k.pods().inNamespace(NS).withName(pod).editStatus(p -> {
-            List<ContainerStatus> statuses = new ArrayList<>();
-            for (ContainerStatus cs : p.getStatus().getContainerStatuses()) {
-                if (cs.getName().equals("verifier") || cs.getName().equals("agent")) {
-                    statuses.add(new ContainerStatusBuilder(cs).withReady(false).withStarted(false)
-                            .withNewState().withNewTerminated().withExitCode(0).withReason("Completed")
-                            .withMessage(cs.getName().equals("verifier") ? result : null)
-                            .withStartedAt(p.getStatus().getStartTime()).withFinishedAt(p.getStatus().getStartTime())
-                            .endTerminated().endState().build());
-                } else {
-                    statuses.add(cs);
-                }
-            }
-            p.getStatus().setContainerStatuses(statuses);
-            return p;
-        });
     }
 }
