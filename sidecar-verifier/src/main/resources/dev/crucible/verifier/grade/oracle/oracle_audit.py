@@ -116,15 +116,15 @@ class _Audit:
             return
         mode = args[1] if len(args) > 1 and isinstance(args[1], str) else "r"
         flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0  # os.open gives flags, no mode
-        self.reading = not any(c in mode for c in "wax+") and not flags & (_a_os.O_WRONLY | _a_os.O_RDWR | _a_os.O_CREAT)
-        self.check_path(p, "open(%r, %r)" % (p, mode))
+        reading = not any(c in mode for c in "wax+") and not flags & (_a_os.O_WRONLY | _a_os.O_RDWR | _a_os.O_CREAT)
+        self.check_path(p, "open(%r, %r)" % (p, mode), reading)
 
     def on_list(self, args):
         p = self.path(args[0] if args and args[0] is not None else ".")
         if p is not None:
             self.check_path(p, "listing %s" % p)
 
-    def check_path(self, p, what):
+    def check_path(self, p, what, reading=False):
         if self.by_import(4):  # whoever asked (a module the worker imports may be a planted one)
             if self.root and p.startswith(self.root + "/") and self.masked(p):
                 self.add("test-source", "imported %s at %s" % (p, self.where(4)))
@@ -157,7 +157,7 @@ class _Audit:
             return
         parent = _a_os.path.dirname(root)
         if p != root and (p == parent or p.startswith(parent + "/")) and parent not in ("/", ""):
-            if not (what.startswith("open") and self.reading and _a_os.path.dirname(p) == parent and not _a_os.path.lexists(p)):
+            if not (reading and _a_os.path.dirname(p) == parent and not _a_os.path.lexists(p)):
                 self.add("outside", "%s at %s" % (what, self.where(4)))
 
     @staticmethod
