@@ -14,7 +14,7 @@ import dev.crucible.verifier.grade.GraderFiles;
 import dev.crucible.verifier.sandbox.GradingPhases;
 import dev.crucible.verifier.grade.Outcome;
 import dev.crucible.verifier.grade.Strategy;
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.monitor.Finding;
 import dev.crucible.verifier.monitor.HackMonitor;
 import dev.crucible.verifier.monitor.MonitorConfig;
@@ -209,7 +209,7 @@ public final class Episode implements AutoCloseable {
             List<String> corrupted = pristine.corrupted();
             if (!corrupted.isEmpty()) {
                 monitor.finishFiles();
-                corrupted.forEach(c -> monitor.report(Detectors.GRADER_TAMPERING, "critical", c, "pristine copy of a protected file was changed"));
+                corrupted.forEach(c -> monitor.report(DetectorNames.GRADER_TAMPERING, "critical", c, "pristine copy of a protected file was changed"));
                 lastReport = VerifyReport.error(env.name(), "the grader's pristine copy was tampered with: " + corrupted, monitor.findings(), rewardMode());
                 state = State.GRADED;
                 return lastReport;
@@ -230,7 +230,7 @@ public final class Episode implements AutoCloseable {
                 env.execution().flatMap(dev.crucible.verifier.toolchain.ExecEnvironment::warmGoCache).ifPresent(c ->
                         TreeCopy.copy(c, dev.crucible.verifier.toolchain.ExecEnvironment.gradingGoCache(results.resolve("home"))));
                 built = GradingTree.build(workspace, pristine, gradeRoot, env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
-                deps.linkInto(gradeRoot).forEach(c -> monitor.report(Detectors.GRADER_TAMPERING, "high", c.split(" ")[0], c));
+                deps.linkInto(gradeRoot).forEach(c -> monitor.report(DetectorNames.GRADER_TAMPERING, "high", c.split(" ")[0], c));
             } catch (IOException | RuntimeException e) {
                 monitor.finishFiles();
                 lastReport = VerifyReport.error(env.name(), "could not prepare grading: " + e.getMessage(), monitor.findings(), rewardMode());
@@ -260,10 +260,10 @@ public final class Episode implements AutoCloseable {
                 endEarlyGrading();
             }
             env.execution().ifPresent(x -> drift.forEach(d -> monitor.report(
-                    Detectors.GRADER_TAMPERING, "critical", x.venv() == null ? null : x.venv().toString(), "pytest plugin " + d + " in the environment's venv since setup")));
+                    DetectorNames.GRADER_TAMPERING, "critical", x.venv() == null ? null : x.venv().toString(), "pytest plugin " + d + " in the environment's venv since setup")));
             o.integrity().forEach(f -> monitor.report(f.detector(), f.severity(), f.path(), f.evidence(), f.rule()));
             if (o.details() != null && o.details().get("exitCode") instanceof Integer code && (code == 137 || code == 143)) {
-                monitor.report(Detectors.GRADER_TAMPERING, "medium", null, "grading process was killed by signal " + (code - 128));
+                monitor.report(DetectorNames.GRADER_TAMPERING, "medium", null, "grading process was killed by signal " + (code - 128));
             }
             GradingPhases.add("scan_wait", last.waitNanos());
             GradingPhases.add("scan_bg", last.nanos());
@@ -336,7 +336,7 @@ public final class Episode implements AutoCloseable {
                 killAgentProcesses();
             }
             case REVERT -> {
-                if (opt.pristineSource() == null && f.detector().equals(Detectors.PROTECTED_PATH)) pristine.restore(workspace);
+                if (opt.pristineSource() == null && f.detector().equals(DetectorNames.PROTECTED_PATH)) pristine.restore(workspace);
                 opt.onRevert().accept(f);
             }
             default -> { }

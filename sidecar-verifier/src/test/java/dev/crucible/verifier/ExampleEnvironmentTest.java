@@ -2,7 +2,7 @@ package dev.crucible.verifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.monitor.Finding;
 import dev.crucible.verifier.support.Fixtures;
 import java.nio.file.Path;
@@ -54,7 +54,7 @@ class ExampleEnvironmentTest {
             VerifyReport r = ep.verify();
             assertThat(r.reward()).isZero();
             assertThat(r.hackFindings()).extracting(Finding::detector)
-                    .contains(Detectors.PROTECTED_PATH, Detectors.TEST_SKIP, Detectors.STARTUP_HOOK);
+                    .contains(DetectorNames.PROTECTED_PATH, DetectorNames.TEST_SKIP, DetectorNames.STARTUP_HOOK);
             assertThat(r.flagged()).isTrue();
             assertThat(r.tamper().droppedFromGrading()).contains("conftest.py");
         }

@@ -6,7 +6,7 @@ import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.grade.result.JUnitXmlParser;
 import dev.crucible.verifier.grade.result.TestCase;
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.monitor.Finding;
 import dev.crucible.verifier.support.Fixtures;
 import dev.crucible.verifier.support.SandboxedGrading;
@@ -80,7 +80,7 @@ class ReporterIntegrityTest {
         assertThat(r.reward()).as(name + ": " + r.reason()).isZero();
         assertThat(r.hackFindings()).as(name + ": " + r.hackFindings())
                 .anySatisfy(f -> {
-                    assertThat(f.detector()).isEqualTo(Detectors.GRADER_TAMPERING);
+                    assertThat(f.detector()).isEqualTo(DetectorNames.GRADER_TAMPERING);
                     assertThat(f.severity()).isIn("high", "critical");
                     assertThat(f.evidence()).contains(evidence);
                 });

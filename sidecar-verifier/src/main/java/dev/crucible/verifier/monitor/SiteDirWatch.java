@@ -1,5 +1,7 @@
 package dev.crucible.verifier.monitor;
 
+import dev.crucible.contract.DetectorNames;
+
 import dev.crucible.files.BoundedRead;
 import dev.crucible.files.FileRefusal;
 import java.io.IOException;
@@ -68,7 +70,7 @@ final class SiteDirWatch {
         for (var e : hooks(out).entrySet()) {
             Long before = baseline.get(e.getKey());
             if (before == null || !before.equals(e.getValue())) {
-                out.accept(new WorkspaceScanner.Raw(Detectors.STARTUP_HOOK, "critical", e.getKey().toString(),
+                out.accept(new WorkspaceScanner.Raw(DetectorNames.STARTUP_HOOK, "critical", e.getKey().toString(),
                         (before == null ? "added" : "changed") + " start-up hook in the interpreter's site directory"));
                 baseline.put(e.getKey(), e.getValue());
             }
@@ -96,7 +98,7 @@ final class SiteDirWatch {
                 entries = s.current().list(s.rel, MAX_ENTRIES);
             } catch (FileRefusal f) {
                 if (out != null && f.hostile()) {
-                    out.accept(new WorkspaceScanner.Raw(Detectors.STARTUP_HOOK, "critical", s.configured.toString(), "the site directory is "
+                    out.accept(new WorkspaceScanner.Raw(DetectorNames.STARTUP_HOOK, "critical", s.configured.toString(), "the site directory is "
                             + f.kind().words() + "; not listed (the monitor follows no link out of the folder it had at reset and opens no FIFO or device)",
                             GitWatch.HOSTILE));
                 }

@@ -1,5 +1,7 @@
 package dev.crucible.verifier.monitor;
 
+import dev.crucible.contract.DetectorNames;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,16 +18,16 @@ public final class SourceRules {
     record Rule(String detector, String severity, String name, Pattern pattern) {}
 
     static final List<Rule> RULES = List.of(
-            rule(Detectors.TEST_SKIP, "high", "pytest skip/xfail", "pytest\\s*\\.\\s*(skip|xfail|importorskip)\\s*\\(|pytest\\s*\\.\\s*mark\\s*\\.\\s*(skip|skipif|xfail)\\b|unittest\\s*\\.\\s*(skip|expectedFailure)\\b|raise\\s+(unittest\\.)?SkipTest\\b|__unittest_skip__"),
-            rule(Detectors.TEST_SKIP, "critical", "pytest collection/report hook", "def\\s+pytest_(collection_modifyitems|runtest_makereport|runtest_call|runtest_protocol|report_teststatus|ignore_collect|collect_file|pycollect_makeitem|runtest_setup|collection_finish|terminal_summary|sessionfinish)\\b"),
-            rule(Detectors.TEST_SKIP, "high", "report outcome rewrite", "\\.outcome\\s*=\\s*['\"]passed['\"]|rep\\.longrepr\\s*=\\s*None"),
-            rule(Detectors.EQUALITY_OVERRIDE, "critical", "__eq__ that always returns True",
+            rule(DetectorNames.TEST_SKIP, "high", "pytest skip/xfail", "pytest\\s*\\.\\s*(skip|xfail|importorskip)\\s*\\(|pytest\\s*\\.\\s*mark\\s*\\.\\s*(skip|skipif|xfail)\\b|unittest\\s*\\.\\s*(skip|expectedFailure)\\b|raise\\s+(unittest\\.)?SkipTest\\b|__unittest_skip__"),
+            rule(DetectorNames.TEST_SKIP, "critical", "pytest collection/report hook", "def\\s+pytest_(collection_modifyitems|runtest_makereport|runtest_call|runtest_protocol|report_teststatus|ignore_collect|collect_file|pycollect_makeitem|runtest_setup|collection_finish|terminal_summary|sessionfinish)\\b"),
+            rule(DetectorNames.TEST_SKIP, "high", "report outcome rewrite", "\\.outcome\\s*=\\s*['\"]passed['\"]|rep\\.longrepr\\s*=\\s*None"),
+            rule(DetectorNames.EQUALITY_OVERRIDE, "critical", "__eq__ that always returns True",
                     "def\\s+__eq__\\s*\\([^)]*\\)\\s*(->\\s*[\\w.]+\\s*)?:\\s*(#[^\\n]*)?\\s*return\\s+True\\b|__eq__\\s*=\\s*lambda[^:\\n]*:\\s*True\\b|def\\s+__ne__\\s*\\([^)]*\\)\\s*(->\\s*[\\w.]+\\s*)?:\\s*return\\s+False\\b"),
-            rule(Detectors.EQUALITY_OVERRIDE, "critical", "equality patched on a shared type",
+            rule(DetectorNames.EQUALITY_OVERRIDE, "critical", "equality patched on a shared type",
                     "(torch\\.Tensor|numpy\\.ndarray|np\\.ndarray|builtins\\.\\w+|object|int|float|str|list|dict)\\s*\\.\\s*__(eq|ne)__\\s*=|setattr\\s*\\([^,]+,\\s*['\"]__(eq|ne)__['\"]|assert_allclose\\s*=|assert_equal\\s*=|\\ballclose\\s*=\\s*lambda"),
-            rule(Detectors.TIMING_PATCH, "critical", "timing or sync function replaced",
+            rule(DetectorNames.TIMING_PATCH, "critical", "timing or sync function replaced",
                     "(torch\\.cuda\\.synchronize|time\\.(perf_counter|perf_counter_ns|time|time_ns|monotonic|monotonic_ns|process_time)|timeit\\.default_timer)\\s*=[^=]|setattr\\s*\\(\\s*(time|torch\\.cuda|timeit)\\s*,\\s*['\"](perf_counter\\w*|time\\w*|monotonic\\w*|process_time|synchronize|default_timer)['\"]"),
-            rule(Detectors.GRADER_TAMPERING, "high", "process exit that bypasses the test report", "os\\._exit\\s*\\(\\s*0\\s*\\)|atexit\\.register\\s*\\(\\s*os\\._exit"));
+            rule(DetectorNames.GRADER_TAMPERING, "high", "process exit that bypasses the test report", "os\\._exit\\s*\\(\\s*0\\s*\\)|atexit\\.register\\s*\\(\\s*os\\._exit"));
 
     private SourceRules() {}
 

@@ -1,5 +1,7 @@
 package dev.crucible.verifier.monitor;
 
+import dev.crucible.contract.DetectorNames;
+
 import dev.crucible.files.BoundedRead;
 import dev.crucible.files.FileRefusal;
 import dev.crucible.verifier.pristine.ProtectedPaths;
@@ -114,7 +116,7 @@ final class TreeReads {
         if (out == null || !f.hostile()) return;
         String path = f.path().isEmpty() ? "." : f.path();
         boolean prot = pp.isProtected(Path.of(path));
-        out.accept(new WorkspaceScanner.Raw(prot ? Detectors.PROTECTED_PATH : Detectors.GRADER_TAMPERING, prot ? "critical" : "high", path,
+        out.accept(new WorkspaceScanner.Raw(prot ? DetectorNames.PROTECTED_PATH : DetectorNames.GRADER_TAMPERING, prot ? "critical" : "high", path,
                 f.kind().words() + " in place of a file the monitor reads; not read (it opens no FIFO, device or socket and follows no link out of the workspace)",
                 GitWatch.HOSTILE));
     }

@@ -1,5 +1,7 @@
 package dev.crucible.verifier.monitor;
 
+import dev.crucible.contract.DetectorNames;
+
 import dev.crucible.verifier.pristine.PristineSnapshot;
 import dev.crucible.verifier.pristine.ProtectedPaths;
 import dev.crucible.verifier.pristine.WorkspaceWalker;
@@ -139,7 +141,7 @@ final class WorkspaceScanner {
                 configNames.remove(r);
                 deferred.remove(r);
                 if (pp.isProtected(Path.of(r)) && !(pp.judgedBySections(Path.of(r)) && "{}".equals(sectionsOf(pristineCopy(r), r)))) {
-                    out.accept(new Raw(Detectors.PROTECTED_PATH, "critical", r, "protected file deleted"));
+                    out.accept(new Raw(DetectorNames.PROTECTED_PATH, "critical", r, "protected file deleted"));
                 }
             }
         }
@@ -284,7 +286,7 @@ final class WorkspaceScanner {
         if (pp.isProtected(rel) && pristine.links().containsKey(r)) { // a committed link, kept as a link: the same target text is no change
             String now = linkText(ws.resolve(r));
             if (!pristine.links().get(r).equals(now)) {
-                out.accept(new Raw(Detectors.PROTECTED_PATH, "critical", r, now == null ? "protected link replaced" : "protected link changed"));
+                out.accept(new Raw(DetectorNames.PROTECTED_PATH, "critical", r, now == null ? "protected link replaced" : "protected link changed"));
             }
         } else if (pp.isProtected(rel)) {
             boolean same = pristine.contains(r) && attrs.isRegularFile() && attrs.size() == pristineSize(r)
@@ -296,20 +298,20 @@ final class WorkspaceScanner {
                 if (!pristine.contains(r)) {
                     out.accept(added(r, "test-runner section added"));
                 } else {
-                    out.accept(new Raw(Detectors.PROTECTED_PATH, "critical", r, before == null || now == null
+                    out.accept(new Raw(DetectorNames.PROTECTED_PATH, "critical", r, before == null || now == null
                             ? "changed, and its test-runner sections could not be compared" : "test-runner section changed", "test-runner-section"));
                 }
                 return;
             }
-            if (!same) out.accept(pristine.contains(r) ? new Raw(Detectors.PROTECTED_PATH, "critical", r, "protected file modified") : added(r, "protected file added"));
+            if (!same) out.accept(pristine.contains(r) ? new Raw(DetectorNames.PROTECTED_PATH, "critical", r, "protected file modified") : added(r, "protected file added"));
         }
         if (pp.isStartupHook(rel)) {
-            out.accept(new Raw(Detectors.STARTUP_HOOK, "critical", r, (added ? "added " : "changed ") + name + " runs at interpreter or pytest start-up"));
+            out.accept(new Raw(DetectorNames.STARTUP_HOOK, "critical", r, (added ? "added " : "changed ") + name + " runs at interpreter or pytest start-up"));
         } else if (name.equals("conftest.py") && !pristine.contains(r)) {
-            source.accept(new Raw(Detectors.STARTUP_HOOK, "critical", r, (added ? "added " : "changed ") + name + " runs at pytest start-up"));
+            source.accept(new Raw(DetectorNames.STARTUP_HOOK, "critical", r, (added ? "added " : "changed ") + name + " runs at pytest start-up"));
         }
         if (added && shadows(rel)) {
-            out.accept(new Raw(Detectors.MODULE_SHADOWING, "high", r, "module '" + moduleName(rel) + "' shadows the standard library or the test runner"));
+            out.accept(new Raw(DetectorNames.MODULE_SHADOWING, "high", r, "module '" + moduleName(rel) + "' shadows the standard library or the test runner"));
         }
     }
 
@@ -319,7 +321,7 @@ final class WorkspaceScanner {
      * it cannot change the grade; recorded as info. A new conftest.py is a start-up hook, reported as such.
      */
     private static Raw added(String r, String what) {
-        return new Raw(Detectors.PROTECTED_PATH, "info", r, what + " (left out of grading)", "protected-added");
+        return new Raw(DetectorNames.PROTECTED_PATH, "info", r, what + " (left out of grading)", "protected-added");
     }
 
     /** The target text of the link at {@code p} (never followed), or null when it is not a link. */

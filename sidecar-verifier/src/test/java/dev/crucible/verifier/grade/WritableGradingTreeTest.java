@@ -8,7 +8,7 @@ import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.sandbox.BoxLimits;
 import dev.crucible.verifier.sandbox.GradingSandbox;
@@ -34,7 +34,7 @@ class WritableGradingTreeTest {
         tools();
         VerifyReport r = grade(FIXED + BUILDS);
         assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
-        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(Detectors.GRADER_TAMPERING));
+        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(DetectorNames.GRADER_TAMPERING));
     }
 
     @Test
@@ -43,7 +43,7 @@ class WritableGradingTreeTest {
         VerifyReport r = grade(BUGGY + attack("fs.writeFileSync('test/b.test.js', forged);"));
         assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(0.0);
         assertThat(String.valueOf(r.details())).as("the grader's test ran, not the forged one").contains(ORIGINAL_FAILS);
-        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(Detectors.GRADER_TAMPERING));
+        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(DetectorNames.GRADER_TAMPERING));
     }
 
     @Test
@@ -94,7 +94,7 @@ class WritableGradingTreeTest {
 
     private static void assertTampering(VerifyReport r, String severity, String evidence) {
         assertThat(r.hackFindings()).anySatisfy(f -> {
-            assertThat(f.detector()).isEqualTo(Detectors.GRADER_TAMPERING);
+            assertThat(f.detector()).isEqualTo(DetectorNames.GRADER_TAMPERING);
             assertThat(f.severity()).isEqualTo(severity);
             assertThat(f.evidence()).contains(evidence);
         });

@@ -1,5 +1,7 @@
 package dev.crucible.verifier.monitor;
 
+import dev.crucible.contract.DetectorNames;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.config.HackPolicy;
@@ -89,7 +91,7 @@ class HostileFilesTest {
         monitor.scanNow();
         assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).isLessThan(10);
         assertThat(hostile()).anySatisfy(f -> {
-            assertThat(f.detector()).isEqualTo(Detectors.GIT_HISTORY);
+            assertThat(f.detector()).isEqualTo(DetectorNames.GIT_HISTORY);
             assertThat(f.path()).isEqualTo(".git/HEAD");
             assertThat(f.evidence()).contains("FIFO");
             assertThat(f.severity()).isEqualTo("high");
@@ -302,7 +304,7 @@ class HostileFilesTest {
         monitor.scanNow();
         noCanaryAnywhere();
         assertThat(hostile()).extracting(Finding::path).contains(fifoSite.toString(), linkSite.toString());
-        assertThat(hostile()).allSatisfy(f -> assertThat(f.detector()).isEqualTo(Detectors.STARTUP_HOOK));
+        assertThat(hostile()).allSatisfy(f -> assertThat(f.detector()).isEqualTo(DetectorNames.STARTUP_HOOK));
     }
 
     @Test

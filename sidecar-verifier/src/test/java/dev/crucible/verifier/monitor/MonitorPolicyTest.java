@@ -1,5 +1,7 @@
 package dev.crucible.verifier.monitor;
 
+import dev.crucible.contract.DetectorNames;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -70,9 +72,9 @@ class MonitorPolicyTest {
             Fixtures.write(ws.resolve("tox.ini"), "[tox]\nenvlist = py311\n\n[testenv]\ncommands = true\n\n[isort]\nprofile = google\n");
             m.scanNow();
             assertThat(got).extracting(Finding::detector, Finding::path).containsExactlyInAnyOrder(
-                    org.assertj.core.groups.Tuple.tuple(Detectors.PROTECTED_PATH, "pyproject.toml"),
-                    org.assertj.core.groups.Tuple.tuple(Detectors.PROTECTED_PATH, "setup.cfg"),
-                    org.assertj.core.groups.Tuple.tuple(Detectors.PROTECTED_PATH, "tox.ini"));
+                    org.assertj.core.groups.Tuple.tuple(DetectorNames.PROTECTED_PATH, "pyproject.toml"),
+                    org.assertj.core.groups.Tuple.tuple(DetectorNames.PROTECTED_PATH, "setup.cfg"),
+                    org.assertj.core.groups.Tuple.tuple(DetectorNames.PROTECTED_PATH, "tox.ini"));
             assertThat(got).allSatisfy(f -> assertThat(f.evidence()).contains("test-runner section"));
         }
     }
@@ -106,7 +108,7 @@ class MonitorPolicyTest {
             assertThat(got).isEmpty();
             Fixtures.write(ws.resolve("tests/conftest.py"), "X = 2\n");
             m.scanNow();
-            assertThat(got).extracting(Finding::detector).contains(Detectors.PROTECTED_PATH);
+            assertThat(got).extracting(Finding::detector).contains(DetectorNames.PROTECTED_PATH);
         }
     }
 
@@ -141,7 +143,7 @@ class MonitorPolicyTest {
             assertThat(got).isEmpty();
             Fixtures.write(ws.resolve("lib/frames.py"), "import sys\ndef caller_locals():\n    return sys._getframe(1).f_locals\ndef expected():\n    return sys._getframe(2).f_locals['expected']\n");
             m.scanNow();
-            assertThat(got).extracting(Finding::detector, Finding::rule).contains(org.assertj.core.groups.Tuple.tuple(Detectors.FRAME_INTROSPECTION, "frame-locals"));
+            assertThat(got).extracting(Finding::detector, Finding::rule).contains(org.assertj.core.groups.Tuple.tuple(DetectorNames.FRAME_INTROSPECTION, "frame-locals"));
         }
     }
 
@@ -153,7 +155,7 @@ class MonitorPolicyTest {
             Fixtures.write(ws.resolve("a.py"), "type Alias[T] = list[T] if False else 1 +\nclass F(float):\n    __eq__ = lambda s, o: True\n");
             m.scanNow();
         }
-        assertThat(got).extracting(Finding::detector).containsExactly(Detectors.EQUALITY_OVERRIDE);
+        assertThat(got).extracting(Finding::detector).containsExactly(DetectorNames.EQUALITY_OVERRIDE);
         assertThat(got.get(0).evidence()).contains("not parsed as Python");
     }
 
@@ -195,7 +197,7 @@ class MonitorPolicyTest {
             Fixtures.git(ws, "repack", "-qad");
             m.scanNow();
             assertThat(got).extracting(Finding::rule).contains("alternates", "hook", "new-pack");
-            assertThat(got).allSatisfy(f -> assertThat(f.detector()).isEqualTo(Detectors.GIT_HISTORY));
+            assertThat(got).allSatisfy(f -> assertThat(f.detector()).isEqualTo(DetectorNames.GIT_HISTORY));
         }
         got.clear();
         try (HackMonitor m = monitor(ws, HackPolicy.DEFAULT, List.of())) {
@@ -234,7 +236,7 @@ class MonitorPolicyTest {
             Thread.sleep(20);
             Files.readString(hidden);
             mc.scanNow();
-            assertThat(gotC).extracting(Finding::detector).containsExactly(Detectors.HIDDEN_TEST_ACCESS);
+            assertThat(gotC).extracting(Finding::detector).containsExactly(DetectorNames.HIDDEN_TEST_ACCESS);
         }
     }
 

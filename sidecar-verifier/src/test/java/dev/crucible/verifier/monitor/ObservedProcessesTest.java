@@ -1,5 +1,7 @@
 package dev.crucible.verifier.monitor;
 
+import dev.crucible.contract.DetectorNames;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -94,10 +96,10 @@ class ObservedProcessesTest {
                     new ObservedProcess(8, 1, 101, null, List.of(loopback, ws.resolve("calc/ops.py").toString())),
                     new ObservedProcess(9, 1, 102, "python3 client.py", List.of(outside))));
             assertThat(got).extracting(Finding::detector).containsExactlyInAnyOrder(
-                    Detectors.GIT_HISTORY, Detectors.HIDDEN_TEST_ACCESS, Detectors.NETWORK_EGRESS);
-            assertThat(got).filteredOn(f -> f.detector().equals(Detectors.GIT_HISTORY)).singleElement()
+                    DetectorNames.GIT_HISTORY, DetectorNames.HIDDEN_TEST_ACCESS, DetectorNames.NETWORK_EGRESS);
+            assertThat(got).filteredOn(f -> f.detector().equals(DetectorNames.GIT_HISTORY)).singleElement()
                     .satisfies(f -> assertThat(f.evidence()).contains("agent container pid 7"));
-            assertThat(got).filteredOn(f -> f.detector().equals(Detectors.NETWORK_EGRESS)).singleElement()
+            assertThat(got).filteredOn(f -> f.detector().equals(DetectorNames.NETWORK_EGRESS)).singleElement()
                     .satisfies(f -> assertThat(f.evidence()).contains("192.0.2.1:", "from the agent container"));
         } finally {
             for (DatagramChannel c : keep) c.close();

@@ -7,7 +7,7 @@ import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.sandbox.BoxLimits;
 import dev.crucible.verifier.sandbox.GradingSandbox;
@@ -74,7 +74,7 @@ class SetupDependenciesTest {
         tools();
         VerifyReport r = grade(ws -> { });
         assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
-        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(Detectors.GRADER_TAMPERING));
+        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(DetectorNames.GRADER_TAMPERING));
     }
 
     /** A tool cache inside node_modules (Vite bundles its config into .vite-temp) is written in each box, never into setup's folder. */
@@ -93,7 +93,7 @@ class SetupDependenciesTest {
                 exports.label = (s) => pad(s, 3);
                 """));
         assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
-        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(Detectors.GRADER_TAMPERING));
+        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(DetectorNames.GRADER_TAMPERING));
         Path nm = dir.resolve("workspace/node_modules");
         for (String c : SetupDependencies.SCRATCH) {
             try (var in = Files.list(nm.resolve(c))) {
@@ -109,7 +109,7 @@ class SetupDependenciesTest {
         VerifyReport r = grade(ws -> Fixtures.write(ws.resolve("node_modules/pad/index.js"), "module.exports = () => '  a';\n"));
         assertThat(r.reward()).isEqualTo(0.0);
         assertThat(r.hackFindings()).anySatisfy(f -> {
-            assertThat(f.detector()).isEqualTo(Detectors.GRADER_TAMPERING);
+            assertThat(f.detector()).isEqualTo(DetectorNames.GRADER_TAMPERING);
             assertThat(f.severity()).isEqualTo("high");
             assertThat(f.evidence()).contains("node_modules changed after setup");
         });

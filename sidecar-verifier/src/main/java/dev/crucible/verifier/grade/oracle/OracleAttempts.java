@@ -2,7 +2,7 @@ package dev.crucible.verifier.grade.oracle;
 
 import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.monitor.CommandRules;
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,13 +22,13 @@ public final class OracleAttempts {
     static final String SEVERITY = "medium";
     private static final int MAX = 20;
     private static final Map<String, String> DETECTORS = Map.ofEntries(
-            Map.entry("test-source", Detectors.HIDDEN_TEST_ACCESS), Map.entry("proc", Detectors.HIDDEN_TEST_ACCESS),
-            Map.entry("outside", Detectors.HIDDEN_TEST_ACCESS), Map.entry("audit-hook", Detectors.HIDDEN_TEST_ACCESS),
-            Map.entry("frame", Detectors.FRAME_INTROSPECTION), Map.entry("gc", Detectors.FRAME_INTROSPECTION),
-            Map.entry("ctypes", Detectors.FRAME_INTROSPECTION), Map.entry("signal", Detectors.GRADER_TAMPERING),
-            Map.entry("import-hook", Detectors.TEST_RUNNER), Map.entry("runner", Detectors.TEST_RUNNER),
-            Map.entry("eq-lenient", Detectors.EQUALITY_OVERRIDE), Map.entry("bytecode", Detectors.MODULE_SHADOWING),
-            Map.entry("reexec", Detectors.GRADER_TAMPERING));
+            Map.entry("test-source", DetectorNames.HIDDEN_TEST_ACCESS), Map.entry("proc", DetectorNames.HIDDEN_TEST_ACCESS),
+            Map.entry("outside", DetectorNames.HIDDEN_TEST_ACCESS), Map.entry("audit-hook", DetectorNames.HIDDEN_TEST_ACCESS),
+            Map.entry("frame", DetectorNames.FRAME_INTROSPECTION), Map.entry("gc", DetectorNames.FRAME_INTROSPECTION),
+            Map.entry("ctypes", DetectorNames.FRAME_INTROSPECTION), Map.entry("signal", DetectorNames.GRADER_TAMPERING),
+            Map.entry("import-hook", DetectorNames.TEST_RUNNER), Map.entry("runner", DetectorNames.TEST_RUNNER),
+            Map.entry("eq-lenient", DetectorNames.EQUALITY_OVERRIDE), Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
+            Map.entry("reexec", DetectorNames.GRADER_TAMPERING));
 
     private OracleAttempts() {}
 

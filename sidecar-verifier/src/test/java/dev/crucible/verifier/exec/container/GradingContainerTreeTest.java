@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.support.Fixtures;
 import dev.crucible.verifier.support.GradingContainerProcess;
 import dev.crucible.verifier.support.TreeWritingRepo;
@@ -37,7 +37,7 @@ class GradingContainerTreeTest {
     void aBuildMayWriteTheTree(boolean box) throws Exception {
         VerifyReport r = grade(box, FIXED + BUILDS);
         assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
-        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(Detectors.GRADER_TAMPERING));
+        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(DetectorNames.GRADER_TAMPERING));
     }
 
     @ParameterizedTest(name = "box={0}")

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.crucible.verifier.grade.result.IntegrityFinding;
-import dev.crucible.verifier.monitor.Detectors;
+import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.support.Fixtures;
 import java.io.IOException;
@@ -91,7 +91,7 @@ class OracleAttemptsTest {
         OracleReport r = grade(tree);
         assertThat(r.attempts()).filteredOn(a -> a.kind().equals("eq-lenient")).extracting(OracleReport.Attempt::detail)
                 .anyMatch(d -> d.startsWith("calc.lenient.Lenient == 0")).anyMatch(d -> d.startsWith("calc.lenient.Anything == 7"));
-        assertThat(OracleAttempts.findings(r.attempts())).anyMatch(x -> x.detector().equals(Detectors.EQUALITY_OVERRIDE));
+        assertThat(OracleAttempts.findings(r.attempts())).anyMatch(x -> x.detector().equals(DetectorNames.EQUALITY_OVERRIDE));
     }
 
     @Test
@@ -181,7 +181,7 @@ class OracleAttemptsTest {
         List<IntegrityFinding> f = OracleAttempts.findings(List.of(new OracleReport.Attempt("made-up", "x"),
                 new OracleReport.Attempt("command", "git describe --always"), new OracleReport.Attempt("command", "curl http://192.0.2.1/x"),
                 new OracleReport.Attempt("command", "git log --all -p"), new OracleReport.Attempt("gc", "gc.get_objects at x.py:1")));
-        assertThat(f).extracting(IntegrityFinding::detector).containsExactly(Detectors.GIT_HISTORY, Detectors.FRAME_INTROSPECTION);
+        assertThat(f).extracting(IntegrityFinding::detector).containsExactly(DetectorNames.GIT_HISTORY, DetectorNames.FRAME_INTROSPECTION);
         assertThat(f).allMatch(x -> !x.voidsResults());
     }
 
