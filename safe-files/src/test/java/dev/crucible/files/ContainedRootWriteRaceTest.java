@@ -60,25 +60,7 @@ class ContainedRootWriteRaceTest {
         Path real = tmp.resolve("real");
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger swaps = new AtomicInteger();
-        Future<?> swapper = pool.submit(() -> {
-            while (!stop.get()) {
-                try { // a -> a link to the host folder, then back (the same two names throughout: nothing piles up)
-                    Files.move(a, real, StandardCopyOption.ATOMIC_MOVE);
-                    Files.createSymbolicLink(a, outside);
-                    swaps.incrementAndGet();
-                    Files.delete(a);
-                    Files.move(real, a, StandardCopyOption.ATOMIC_MOVE);
-                } catch (IOException raced) {
-                    try {
-                        putBack(a, real); // a write made "a" in a gap: remove it and put the real folder back
-                    } catch (IOException again) {
-                        // a write made it again meanwhile: the next round tries once more
-                    }
-                }
-            }
-            putBack(a, real);
-            return null;
-        });
+        Future<?> swapper = swapper(a, real, stop, swaps, ContainedRootWriteRaceTest::putBack);
         int wrote = 0;
         int refused = 0;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(12); // the old write went out within 6 s in 2 runs of 3, within 12 s in every run seen
@@ -114,25 +96,7 @@ class ContainedRootWriteRaceTest {
         Path real = tmp.resolve("real");
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger swaps = new AtomicInteger();
-        Future<?> swapper = pool.submit(() -> {
-            while (!stop.get()) {
-                try {
-                    Files.move(a, real, StandardCopyOption.ATOMIC_MOVE);
-                    Files.createSymbolicLink(a, outside);
-                    swaps.incrementAndGet();
-                    Files.delete(a);
-                    Files.move(real, a, StandardCopyOption.ATOMIC_MOVE);
-                } catch (IOException raced) {
-                    try {
-                        putBackTree(a, real);
-                    } catch (IOException again) {
-                        // the next round tries once more
-                    }
-                }
-            }
-            putBackTree(a, real);
-            return null;
-        });
+        Future<?> swapper = swapper(a, real, stop, swaps, ContainedRootWriteRaceTest::putBackTree);
         int made = 0;
         int refused = 0;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
@@ -164,6 +128,38 @@ class ContainedRootWriteRaceTest {
     }
 
     /** As putBack, where a write may have made "a" and folders in it during a gap. */
+    /** Puts the real folder back at {@code a} after a write made something there in a gap. */
+    private interface PutBack {
+        void run(Path a, Path real) throws IOException;
+    }
+
+    /**
+     * Swaps folder {@code a} for a link to the host folder and back until {@code stop} (the same two names throughout:
+     * nothing piles up), counting the swaps; when a write made "a" in a gap, {@code putBack} removes it and puts the
+     * real folder back (if a write made it again meanwhile, the next round tries once more).
+     */
+    private Future<?> swapper(Path a, Path real, AtomicBoolean stop, AtomicInteger swaps, PutBack putBack) {
+        return pool.submit(() -> {
+            while (!stop.get()) {
+                try {
+                    Files.move(a, real, StandardCopyOption.ATOMIC_MOVE);
+                    Files.createSymbolicLink(a, outside);
+                    swaps.incrementAndGet();
+                    Files.delete(a);
+                    Files.move(real, a, StandardCopyOption.ATOMIC_MOVE);
+                } catch (IOException raced) {
+                    try {
+                        putBack.run(a, real);
+                    } catch (IOException again) {
+                        // the next round tries once more
+                    }
+                }
+            }
+            putBack.run(a, real);
+            return null;
+        });
+    }
+
     private static void putBackTree(Path a, Path real) throws IOException {
         if (!Files.exists(real, LinkOption.NOFOLLOW_LINKS)) return;
         if (Files.isSymbolicLink(a)) Files.delete(a);
