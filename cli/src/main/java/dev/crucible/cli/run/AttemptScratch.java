@@ -83,6 +83,17 @@ final class AttemptScratch implements AutoCloseable {
     /** The attempt's 0700 state folder: on the volume when there is one. */
     Path stateDir() { return stateDir; }
 
+    /**
+     * When {@code message} (a grading error) is this attempt's volume out of room (ENOSPC), the run ends on the disk limit: notes it in
+     * {@code rec} (the agent's own reaching it first, if it did) and says so. The grading copies count against the limit too.
+     */
+    boolean noteFull(AttemptRecord rec, String message, Progress progress) {
+        if (volume == null || message == null || !message.contains("No space left on device")) return false;
+        if (rec.limitExceeded == null) rec.limitExceeded = "disk limit " + Quantities.human(bytes) + " reached by the grading copy of the workspace";
+        progress.info("grading could not copy the workspace: " + rec.limitExceeded);
+        return true;
+    }
+
     /** The volume the box's writable folders lie on, or null. */
     DiskVolume volume() { return volume; }
 

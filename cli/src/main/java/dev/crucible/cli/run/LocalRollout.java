@@ -22,7 +22,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One attempt of one rollout on this machine, through the operator's phases: Pending → Initializing
@@ -31,16 +34,11 @@ import java.util.concurrent.TimeUnit;
  * whatever happens ends in a {@link RolloutResult} written to {@code result.json}.
  */
 public final class LocalRollout {
-    /**
-     * {@code port}: 0 for an ephemeral port (interactive mode); {@code heartbeat}: how often a Running line is printed;
-     * {@code snapshots}: null for a plain run (bubblewrap), else the run is snapshot-able (see {@link SnapshotPolicy});
-     * {@code printToken}: the interactive API's token goes to standard output too (--print-token), else only to its 0600 file.
-     */
+    /** {@code port}: 0 for an ephemeral one (interactive); {@code heartbeat}: how often a Running line is printed; {@code snapshots}: null
+     * for a plain run (bubblewrap), else snapshot-able ({@link SnapshotPolicy}); {@code printToken}: the API's token to stdout too, not only its 0600 file. */
     public record Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots, boolean printToken) {
         public Options(boolean sandbox, int port, Duration heartbeat) { this(sandbox, port, heartbeat, null); }
-
         public Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots) { this(sandbox, port, heartbeat, snapshots, false); }
-
         public static Options defaults() { return new Options(true, 0, Duration.ofSeconds(5)); }
     }
 
@@ -59,18 +57,17 @@ public final class LocalRollout {
     private volatile EpisodeHolder holder;
     private volatile long setupPid;
     private volatile long agentPid;
-    /** The embedded agent's output pump (agent.log with a cap); null for a restored agent, which writes its own. */
-    private AgentLog agentLog;
+    private AgentLog agentLog; // the embedded agent's output pump (agent.log, capped); null for a restored agent, which writes its own
     private volatile AttemptTrajectory trajectory; // trajectory/ beside result.json (issue 36)
     private volatile Path stateDir;
     private volatile long verifyingSince; // System.nanoTime() when grading started, 0 before
     /** Set once, by whichever writes result.json first: the attempt's thread, or the watchdog or Ctrl-C abandoning it. */
-    private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
-    private final java.util.concurrent.atomic.AtomicBoolean scratchClosed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private final AtomicBoolean scratchClosed = new AtomicBoolean();
     private volatile boolean abandoned; // then abandon, not the (stuck) thread, hands out the result once it cleaned up
-    private final java.util.concurrent.CompletableFuture<RolloutResult> outcome = new java.util.concurrent.CompletableFuture<>();
+    private final CompletableFuture<RolloutResult> outcome = new CompletableFuture<>();
     /** The monitor's findings as they were reported, readable without the monitor's lock (which a stuck read may hold). */
-    private final List<dev.crucible.verifier.monitor.Finding> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<dev.crucible.verifier.monitor.Finding> seen = new CopyOnWriteArrayList<>();
 
     private final AttemptRecord rec = new AttemptRecord(); // what happened, filled in as the attempt goes
     private long t0 = System.nanoTime();
@@ -98,7 +95,7 @@ public final class LocalRollout {
     }
 
     /** The attempt's result once written and its state folder, sandbox and volume gone: by its own thread, or by {@link #abandon}. */
-    public java.util.concurrent.CompletableFuture<RolloutResult> outcome() { return outcome; }
+    public CompletableFuture<RolloutResult> outcome() { return outcome; }
 
     public RolloutResult run() {
         t0 = System.nanoTime(); // queued attempts start their clock (and deadline) when they start
@@ -133,8 +130,7 @@ public final class LocalRollout {
     }
 
     private void closeScratch() {
-        AttemptScratch s = scratch;
-        if (s != null && scratchClosed.compareAndSet(false, true)) s.close();
+        if (scratch != null && scratchClosed.compareAndSet(false, true)) scratch.close();
     }
 
     public boolean ended() { return ended.get(); }
@@ -150,10 +146,8 @@ public final class LocalRollout {
     }
 
     /**
-     * Ends the attempt while its thread is stuck (see {@link AttemptWatchdog}; Ctrl-C when the thread does not
-     * end in time): kills the agent by pid and closes its sandbox (processes, cgroups), writes result.json
-     * from what was seen (findings as reported, no grade), removes the state folder. Touches nothing the stuck
-     * thread may hold a lock on (the episode, its monitor). A no-op once the result is written.
+     * Ends the attempt while its thread is stuck ({@link AttemptWatchdog}; Ctrl-C not obeyed in time): kills the agent, closes its sandbox,
+     * writes result.json from what was seen (no grade), removes the state folder; takes no lock the stuck thread may hold. Once only.
      */
     public void abandon(boolean interrupted, String why) {
         if (!ended.compareAndSet(false, true)) return; // the attempt's thread wrote its result meanwhile
@@ -218,9 +212,8 @@ public final class LocalRollout {
     }
 
     /**
-     * Continues a rollout restored from snapshot {@code snapshotId} into this attempt's folder: the
-     * restored agent (root {@code pid}, no child of ours) is watched by a new live monitor with the
-     * rollout's remaining deadline, then graded and written to result.json exactly as {@link #run} does.
+     * Continues a rollout restored from snapshot {@code snapshotId}: the restored agent (root {@code pid}, no child of ours) is watched
+     * by a new live monitor with the remaining deadline, then graded and written to result.json exactly as {@link #run} does.
      */
     public RolloutResult resume(RunningRollout meta, String snapshotId, long pid) {
         Path stateDir = null;
@@ -349,10 +342,15 @@ public final class LocalRollout {
         progress.phase(PhaseName.Verifying, "grading in a separate tree with the pristine tests");
         long tv = System.nanoTime();
         verifyingSince = tv;
-        rec.report = AgentProcesses.gradeWhenFree(verify, () -> {
-            Episode e = episode != null ? episode : holder.currentOrNull();
-            if (e != null) e.killAgentProcesses();
-        });
+        try {
+            rec.report = AgentProcesses.gradeWhenFree(verify, () -> {
+                Episode e = episode != null ? episode : holder.currentOrNull();
+                if (e != null) e.killAgentProcesses();
+            });
+        } catch (java.io.UncheckedIOException e) { // the grading copies share the attempt's volume: once the agent filled it,
+            if (scratch == null || !scratch.noteFull(rec, e.getMessage(), progress)) throw e; // the run ends on that limit, not as a crash
+        }
+        if (scratch != null && rec.report != null && !dev.crucible.contract.Verdict.graded(rec.report.verdict())) scratch.noteFull(rec, rec.report.reason(), progress);
         rec.verifyMs = (System.nanoTime() - tv) / 1_000_000;
     }
 

@@ -26,6 +26,9 @@ class ResourceLimitAttacksTest {
     @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
             # Attack: fill the disk. Must hold: stopped near ephemeralStorage (64Mi), reason names the disk.
             disk-2GiB ¦ ephemeralStorage: 64Mi ¦  ¦ dd if=/dev/zero of=fill bs=1M count=2048 2>&1; sleep 20 ¦ (?i).*(disk|storage).*
+            # Attack: fill the disk to just under the limit and exit, so that grading's copy of the workspace is what fills it.
+            # Must hold: the run ends on the disk limit (no grade), not as a crash of the host side (LocalRunError).
+            disk-grading-copy ¦ ephemeralStorage: 64Mi ¦  ¦ head -c 40M /dev/urandom > fill ¦ (?i)disk limit 64Mi reached by the grading copy.*
             # Attack: allocate 4 GiB. Must hold: stopped at memory (256Mi), reason names memory.
             memory-4GiB ¦ memory: 256Mi ¦  ¦ python3 -c 'import time; b=[bytearray(256<<20) for _ in range(16)]; time.sleep(20)' ¦ (?i).*(memory|oom).*
             # Attack: 300 processes. Must hold: stopped at the process limit (64), reason names processes.

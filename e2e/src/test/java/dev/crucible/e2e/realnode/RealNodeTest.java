@@ -1,5 +1,6 @@
 package dev.crucible.e2e.realnode;
 
+import io.fabric8.kubernetes.client.utils.Serialization;
 import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
@@ -89,7 +90,8 @@ class RealNodeTest {
     void honestAgentSucceedsAndHackerIsCaughtGradedInTheSidecar() throws Exception {
         // One after the other: each pod asks for a CPU plus the sidecar's share, a small node holds one.
         Rollout honest = finish(create(exampleRollout("honest", "honest", 0)));
-        assertThat(honest.getStatus().phase).isEqualTo(PhaseName.Succeeded);
+        assertThat(honest.getStatus().phase).as("the honest Rollout's status (its findings say why): %s",
+                Serialization.asJson(honest.getStatus())).isEqualTo(PhaseName.Succeeded);
         assertThat(honest.getStatus().reward).isEqualTo(1.0);
         assertThat(honest.getStatus().members.get(0).node).isEqualTo("real-0");
         // pods have no box for the isolated oracle's worker yet: graded in-process, and the status says so

@@ -122,7 +122,7 @@ public final class HackMonitor implements AutoCloseable {
      * agent process is dead by then, so the workspace no longer changes and this may run beside grading.
      */
     public void finishFiles() {
-        scanFiles();
+        scanFiles(true);
         stop();
     }
 
@@ -230,15 +230,18 @@ public final class HackMonitor implements AutoCloseable {
         recordCpu();
     }
 
-    private void scanFiles() {
+    private void scanFiles() { scanFiles(false); }
+
+    /** {@code last}: the scan before grading, which judges what earlier scans could not (a config file being written). */
+    private void scanFiles(boolean last) {
         synchronized (scanLock) {
-            scanFilesLocked();
+            scanFilesLocked(last);
         }
     }
 
-    private void scanFilesLocked() {
+    private void scanFilesLocked(boolean last) {
         long t0 = System.nanoTime();
-        scanner.scan(this::report);
+        scanner.scan(this::report, last);
         siteDirs.check(this::report);
         synchronized (sentinels) {
             sentinels.readSinceArmed().forEach(p -> report(hiddenRead(p)));

@@ -101,7 +101,9 @@ final class WorkspaceScanner {
         git.baseline();
     }
 
-    void scan(Consumer<Raw> out) {
+    /** One pass over the changed files. A config file whose test-runner sections cannot be compared now (read mid-write, a read timed
+     * out under load) stays unseen for the next scan to judge; {@code last} (the scan before grading) judges it as it is. */
+    void scan(Consumer<Raw> out, boolean last) {
         Map<String, BasicFileAttributes> all = files.walk(out);
         if (all == null) return; // not listed whole this time: judging it would take the unlisted for deleted
         Set<String> present = all.keySet();
@@ -131,7 +133,7 @@ final class WorkspaceScanner {
                     }
                 }
             }
-            changed(Path.of(r), attrs, before == null && !baseline.contains(r), out, pending::add);
+            if (!changed(Path.of(r), attrs, before == null && !baseline.contains(r), out, pending::add, last)) return;
             seen.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), now));
         });
         for (String r : Set.copyOf(seen.keySet())) {
@@ -280,7 +282,8 @@ final class WorkspaceScanner {
     }
 
     /** {@code source}: findings that count only where graded execution runs the file (a new conftest.py). */
-    private void changed(Path rel, BasicFileAttributes attrs, boolean added, Consumer<Raw> out, Consumer<Raw> source) {
+    /** False when the file was left undecided for the next scan (see {@link #scan}); nothing is reported then. */
+    private boolean changed(Path rel, BasicFileAttributes attrs, boolean added, Consumer<Raw> out, Consumer<Raw> source, boolean last) {
         String r = rel.toString();
         String name = rel.getFileName().toString();
         if (pp.isProtected(rel) && pristine.links().containsKey(r)) { // a committed link, kept as a link: the same target text is no change
@@ -294,14 +297,16 @@ final class WorkspaceScanner {
             if (!same && pp.judgedBySections(rel)) {
                 String before = sectionsOf(pristineCopy(r), r);
                 String now = attrs.isRegularFile() ? sectionsOf(files.read(r, MAX_CONFIG_BYTES, out), r) : null;
-                if (before != null && before.equals(now)) return;
+                if (now == null && last && attrs.isRegularFile()) now = sectionsOf(files.read(r, MAX_CONFIG_BYTES, out), r); // once more: a slow read
+                if (before != null && before.equals(now)) return true;
+                if (!last && attrs.isRegularFile() && (before == null || now == null)) return false;
                 if (!pristine.contains(r)) {
                     out.accept(added(r, "test-runner section added"));
                 } else {
                     out.accept(new Raw(DetectorNames.PROTECTED_PATH, "critical", r, before == null || now == null
                             ? "changed, and its test-runner sections could not be compared" : "test-runner section changed", "test-runner-section"));
                 }
-                return;
+                return true;
             }
             if (!same) out.accept(pristine.contains(r) ? new Raw(DetectorNames.PROTECTED_PATH, "critical", r, "protected file modified") : added(r, "protected file added"));
         }
@@ -313,6 +318,7 @@ final class WorkspaceScanner {
         if (added && shadows(rel)) {
             out.accept(new Raw(DetectorNames.MODULE_SHADOWING, "high", r, "module '" + moduleName(rel) + "' shadows the standard library or the test runner"));
         }
+        return true;
     }
 
     /**

@@ -80,6 +80,28 @@ class MonitorPolicyTest {
     }
 
     @Test
+    void aConfigFileCaughtMidWriteIsJudgedWhenItIsWholeAndAtTheLastScanIfNever() {
+        Path ws = workspace("midwrite");
+        try (HackMonitor m = monitor(ws, HackPolicy.DEFAULT, List.of())) {
+            // a scan that reads pyproject.toml half-written (not TOML): no verdict yet, the next scan reads it again
+            Fixtures.write(ws.resolve("pyproject.toml"), "[project]\nname = 'calc'\nversion = '1.1'\ndependencies = [\n");
+            m.scanNow();
+            assertThat(got).isEmpty();
+            Fixtures.write(ws.resolve("pyproject.toml"), "[project]\nname = 'calc'\nversion = '1.1'\ndependencies = ['attrs']\n\n[tool.pytest.ini_options]\naddopts = '-q'\n");
+            m.scanNow();
+            assertThat(got).isEmpty();
+            // left unreadable as TOML to the end: the scan before grading judges it as it is
+            Fixtures.write(ws.resolve("pyproject.toml"), "[tool.pytest.ini_options\naddopts = '-p evil'\n");
+            m.scanNow();
+            assertThat(got).isEmpty();
+            m.finishProcesses();
+            m.finishFiles();
+            assertThat(got).extracting(Finding::path, Finding::evidence, Finding::severity).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("pyproject.toml", "changed, and its test-runner sections could not be compared", "critical"));
+        }
+    }
+
+    @Test
     void aConfigFileWithoutTestSectionsMayBeAddedAndDeleted() {
         Path ws = dir.resolve("plain");
         Fixtures.write(ws.resolve("a.py"), "x = 1\n");
