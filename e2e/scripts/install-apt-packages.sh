@@ -9,8 +9,9 @@ set -euo pipefail
 PACKAGES=(
   # component tests: verifier runs pytest in real workspaces, sandboxed with bubblewrap
   python3 python3-pytest bubblewrap git
-  # crucible run's per-attempt disk volume (mkfs.ext4; fstrim and fallocate come with util-linux)
-  e2fsprogs
+  # crucible run's per-attempt disk volume (mkfs.ext4; fstrim and fallocate come with util-linux); without root,
+  # a limit too large for a tmpfs is an ext4 image mounted with fuse2fs in the run's own namespace
+  e2fsprogs fuse2fs
   # workspace patches on restored branches (snapshot agent)
   patch
   # downloads (install-kube-binaries.sh, install-criu.sh)

@@ -66,7 +66,7 @@ final class AttemptScratch implements AutoCloseable {
         long bytes = Quantities.bytes(defaulted ? SpecDefaults.EPHEMERAL_STORAGE : resources.ephemeralStorage, "spec.resources.ephemeralStorage");
         if (wanted && SWEPT.compareAndSet(false, true)) dev.crucible.verifier.sandbox.OrphanVolumes.sweep(); // volumes of a killed run
         DiskVolume.Opened o = wanted ? (dev.crucible.verifier.sandbox.Box.ROOT ? DiskVolume.open(dir.root().resolve(IMAGE), dir.sandbox(), bytes)
-                : MountNamespace.tmpfs(dir.sandbox(), bytes))
+                : MountNamespace.volume(dir.root().resolve(IMAGE), dir.sandbox(), bytes))
                 : new DiskVolume.Opened(null, "a snapshot-able run keeps its folders on the host's disk (CRIU cannot move a mount)");
         Path state;
         if (o.volume() != null) {

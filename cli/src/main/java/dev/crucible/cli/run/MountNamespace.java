@@ -34,6 +34,8 @@ public final class MountNamespace {
     static final String HELPER_ENV = "CRUCIBLE_MOUNT_HELPER";
     /** CRUCIBLE_DISK_NAMESPACE=0 keeps a run without root in the host's namespaces (its disk limit is then polled). */
     static final String OFF_ENV = "CRUCIBLE_DISK_NAMESPACE";
+    /** CRUCIBLE_DISK_VOLUME=image puts the limit on an ext4 image (disk) even where a tmpfs (memory) would fit. */
+    static final String KIND_ENV = "CRUCIBLE_DISK_VOLUME";
     private static final String UNSHARE = "/usr/bin/unshare";
     private static final String SETPRIV = "/usr/bin/setpriv";
     /** Why this run has no namespace (null: it has one, or it is root's, which needs none). */
@@ -112,29 +114,84 @@ public final class MountNamespace {
     }
 
     /**
-     * A tmpfs of {@code bytes} on {@code mountPoint} (made if missing; must be empty), or why not: the run is not in
-     * a namespace, or the limit is more memory than may be given to one attempt's files.
+     * A size-capped volume of {@code bytes} on {@code mountPoint} (made if missing; must be empty), or why not: a tmpfs
+     * when the limit is at most half the memory available, else (or with {@value #KIND_ENV}=image) an ext4 image
+     * ({@code image}, sparse) mounted by fuse2fs, whose bytes are the host's disk, not memory.
      */
-    static DiskVolume.Opened tmpfs(Path mountPoint, long bytes) {
+    static DiskVolume.Opened volume(Path image, Path mountPoint, long bytes) {
         if (!inside()) return new DiskVolume.Opened(null, "not root, and no mount namespace of its own (" + (problem == null ? "not made" : problem) + ")");
         long avail = memAvailable();
-        if (avail > 0 && bytes > avail / 2) {
-            return new DiskVolume.Opened(null, "not root, and a tmpfs of " + Quantities.human(bytes) + " would hold it in memory: more than half of the "
-                    + Quantities.human(avail) + " available; set a smaller spec.resources.ephemeralStorage");
-        }
-        try {
-            Files.createDirectories(mountPoint);
-            try (var entries = Files.list(mountPoint)) {
-                if (entries.findAny().isPresent()) return new DiskVolume.Opened(null, mountPoint + " is not empty");
-            }
-        } catch (IOException e) {
-            return new DiskVolume.Opened(null, "could not make " + mountPoint + ": " + e.getMessage());
-        }
+        boolean fits = avail <= 0 || bytes <= avail / 2;
+        if (fits && !"image".equals(System.getenv(KIND_ENV))) return tmpfs(mountPoint, bytes);
+        DiskVolume.Opened o = fuseImage(image, mountPoint, bytes);
+        if (o.volume() != null || fits) return o;
+        return new DiskVolume.Opened(null, "not root, a tmpfs of " + Quantities.human(bytes) + " would hold it in memory (more than half of the "
+                + Quantities.human(avail) + " available), and " + o.problem() + "; set a smaller spec.resources.ephemeralStorage");
+    }
+
+    /** An ext4 image of {@code bytes} served by fuse2fs on {@code mountPoint} (through the helper), the image deleted at close. */
+    private static DiskVolume.Opened fuseImage(Path image, Path mountPoint, long bytes) {
+        if (DiskVolume.tool("fuse2fs") == null) return new DiskVolume.Opened(null, "fuse2fs is missing (apt-get install -y fuse2fs)");
+        String err = emptyFolder(mountPoint);
+        if (err != null) return new DiskVolume.Opened(null, err);
         Path at = mountPoint.toAbsolutePath().normalize();
-        String err = request("mount\t" + at + "\t" + bytes);
+        Path img = image.toAbsolutePath().normalize();
+        try {
+            // the volume's root is the user's (the box maps its root to this uid), not the image's uid 0, which is nobody here
+            err = DiskVolume.format(img, bytes, ",root_owner=" + uid() + ":" + gid());
+            // lost+found stays uid 0's, nobody's in here: no one could move or remove it (the root path deletes it once mounted)
+            Path debugfs = DiskVolume.tool("debugfs");
+            if (err == null && debugfs != null) err = DiskVolume.run(List.of(debugfs.toString(), "-w", "-R", "rmdir lost+found", img.toString()));
+        } catch (IOException e) {
+            err = "the image could not be made: " + e.getMessage();
+        }
+        if (err == null) err = request("fuse\t" + img + "\t" + at);
+        if (err != null) {
+            dev.crucible.verifier.TreeCopy.delete(img);
+            return new DiskVolume.Opened(null, "the ext4 image could not be mounted with fuse2fs: " + err);
+        }
+        return new DiskVolume.Opened(DiskVolume.mounted(at, bytes, "an ext4 image mounted by fuse2fs in the run's own mount namespace (disk, not memory)",
+                () -> {
+                    request("umount\t" + at);
+                    dev.crucible.verifier.TreeCopy.delete(img);
+                }), null);
+    }
+
+    /** A tmpfs of {@code bytes} on {@code mountPoint}. */
+    private static DiskVolume.Opened tmpfs(Path mountPoint, long bytes) {
+        String err = emptyFolder(mountPoint);
+        if (err != null) return new DiskVolume.Opened(null, err);
+        Path at = mountPoint.toAbsolutePath().normalize();
+        err = request("mount\t" + at + "\t" + bytes);
         if (err != null) return new DiskVolume.Opened(null, "the tmpfs could not be mounted: " + err);
         return new DiskVolume.Opened(DiskVolume.mounted(at, bytes, "a tmpfs in the run's own mount namespace (memory, not disk)",
                 () -> request("umount\t" + at)), null);
+    }
+
+    /** Makes {@code mountPoint} if missing: null when it is an empty folder, else why not. */
+    private static String emptyFolder(Path mountPoint) {
+        try {
+            Files.createDirectories(mountPoint);
+            try (var entries = Files.list(mountPoint)) {
+                return entries.findAny().isPresent() ? mountPoint + " is not empty" : null;
+            }
+        } catch (IOException e) {
+            return "could not make " + mountPoint + ": " + e.getMessage();
+        }
+    }
+
+    private static String uid() { return idOf("Uid:"); }
+
+    private static String gid() { return idOf("Gid:"); }
+
+    /** This process's effective uid or gid, from /proc (JAAS's UnixSystem answers 0 for a uid without a passwd entry). */
+    private static String idOf(String field) {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/self/status"))) if (l.startsWith(field)) return l.split("\\s+")[2];
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        throw new IllegalStateException("/proc/self/status has no " + field);
     }
 
     /** Null when the helper did it, else what it or the socket said. */

@@ -73,7 +73,14 @@ final class CliProcess {
      * for runs that may hang (the caller bounds them) or that are signalled while they run.
      */
     static Process start(Integer uid, Path home, List<String> args, String agentCmdWithPid, Path log) throws Exception {
-        return builder(uid, home, args, agentCmdWithPid).redirectErrorStream(true).redirectOutput(log.toFile())
+        return start(uid, home, args, agentCmdWithPid, log, Map.of());
+    }
+
+    /** As above, with these variables added to the CLI's environment. */
+    static Process start(Integer uid, Path home, List<String> args, String agentCmdWithPid, Path log, Map<String, String> env) throws Exception {
+        ProcessBuilder pb = builder(uid, home, args, agentCmdWithPid);
+        pb.environment().putAll(env);
+        return pb.redirectErrorStream(true).redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
     }
 

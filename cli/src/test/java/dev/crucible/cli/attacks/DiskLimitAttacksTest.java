@@ -73,7 +73,29 @@ class DiskLimitAttacksTest {
         attack(CliProcess.THROWAWAY_UID, name, stopped, agent);
     }
 
+    /**
+     * Without root, a limit the tmpfs should not hold in memory (more than half of what is available; forced here with
+     * CRUCIBLE_DISK_VOLUME=image) is an ext4 image on the host's disk mounted by fuse2fs in the run's namespace: the
+     * host's disk holds the limit, and its shared memory does not grow. Before it, such a limit was only polled.
+     */
+    @ParameterizedTest(name = "{0} (uid 64123, ext4 image by fuse2fs)")
+    @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
+            sparse-3GiB ¦ true ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 60
+            parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
+            """)
+    void aOneGibLimitHoldsWithoutRootOnADiskImage(String name, boolean stopped, String agent) throws Exception {
+        CliProcess.assumeRoot(); // to become the throwaway uid
+        CliProcess.assumeBubblewrapFor(CliProcess.THROWAWAY_UID);
+        Assumptions.assumeTrue(dev.crucible.verifier.sandbox.DiskVolume.tool("fuse2fs") != null,
+                "disk limit on an image without root: fuse2fs is missing; apt-get install -y fuse2fs");
+        attack(CliProcess.THROWAWAY_UID, name, stopped, agent, java.util.Map.of("CRUCIBLE_DISK_VOLUME", "image"));
+    }
+
     private void attack(Integer uid, String name, boolean stopped, String agent) throws Exception {
+        attack(uid, name, stopped, agent, java.util.Map.of());
+    }
+
+    private void attack(Integer uid, String name, boolean stopped, String agent, java.util.Map<String, String> cliEnv) throws Exception {
         try (AttackHost host = new AttackHost()) {
             Path env = AttackFixtures.attackEnvironment(host.base.resolve("env"), "hidden-tests-" + name, "");
             Path manifest = env.resolve("environment.yaml");
@@ -111,7 +133,7 @@ class DiskLimitAttacksTest {
                     output = new String(bytes, StandardCharsets.UTF_8);
                 } else {
                     Path log = host.base.resolve("cli.log");
-                    Process p = CliProcess.start(uid, host.home, args, null, log);
+                    Process p = CliProcess.start(uid, host.home, args, null, log, cliEnv);
                     exit = p.waitFor(600, TimeUnit.SECONDS) ? p.exitValue() : -1;
                     output = Files.readString(log);
                 }
@@ -124,7 +146,10 @@ class DiskLimitAttacksTest {
             long shmemGrew = shmemPeak.get() - shmemBefore;
             System.out.printf("disk limit attack %s (%s): host disk use grew by %d MiB at most, shared memory by %d MiB (limit 1024 MiB,"
                     + " slack 64 MiB)%n", name, uid == null ? "root" : "uid " + uid, grew >> 20, shmemGrew >> 20);
-            if (uid != null) {
+            if (!cliEnv.isEmpty()) {
+                assertThat(output).as("the first lines name the image").contains("an ext4 image mounted by fuse2fs");
+                assertThat(shmemGrew).as("an image's files are disk, not memory; output:\n" + output).isLessThanOrEqualTo(SLACK);
+            } else if (uid != null) {
                 assertThat(shmemGrew).as("the host's shared memory (a tmpfs's files) at its peak, over the start; output:\n" + output)
                         .isLessThanOrEqualTo(GIB + SLACK);
             }
@@ -141,7 +166,7 @@ class DiskLimitAttacksTest {
                 assertThat(Files.size(out.resolve("agent.log"))).as("agent.log keeps 16 MiB and a line of the 900 MiB printed")
                         .isLessThanOrEqualTo(17L << 20);
             }
-            assertThat(output).as("the first lines say what the disk limit is and how it is held").containsPattern("disk 1Gi \\(.*(volume|tmpfs)");
+            assertThat(output).as("the first lines say what the disk limit is and how it is held").containsPattern("disk 1Gi \\(.*(volume|tmpfs|image)");
             assertThat(Files.readString(Path.of("/proc/self/mounts"))).as("no mount of the attempt is left").doesNotContain(host.base.toString());
             try (var files = Files.walk(host.base)) {
                 assertThat(files.filter(f -> f.toFile().length() >= GIB).toList()).as("the volume's image is gone after the run").isEmpty();

@@ -66,12 +66,7 @@ public final class DiskVolume implements AutoCloseable {
             try (var entries = Files.list(mountPoint)) {
                 if (entries.findAny().isPresent()) return new Opened(null, mountPoint + " is not empty");
             }
-            Files.deleteIfExists(image);
-            try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
-                f.setLength(bytes); // sparse: the host gives blocks only as the volume writes them
-            }
-            String err = run(List.of(mkfs.toString(), "-q", "-F", "-m", "0", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard",
-                    image.toString()));
+            String err = format(image, bytes, "");
             if (err == null) err = run(List.of("mount", "-t", "ext4", "-o", "loop,nosuid,nodev,noinit_itable", image.toString(), mountPoint.toString()));
             if (err != null) {
                 Files.deleteIfExists(image);
@@ -89,6 +84,21 @@ public final class DiskVolume implements AutoCloseable {
             }
             return new Opened(null, "could not make the volume: " + e.getMessage());
         }
+    }
+
+    /**
+     * Makes {@code image} ({@code bytes} long, sparse: the host gives blocks only as the volume writes them) and formats it;
+     * {@code options}: more of mkfs's -E options (",root_owner=UID:GID"). Null, or what went wrong.
+     */
+    public static String format(Path image, long bytes, String options) throws IOException {
+        Path mkfs = tool("mkfs.ext4");
+        if (mkfs == null) return "mkfs.ext4 is missing (apt-get install -y e2fsprogs)";
+        Files.deleteIfExists(image);
+        try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
+            f.setLength(bytes);
+        }
+        return run(List.of(mkfs.toString(), "-q", "-F", "-m", "0", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard" + options,
+                image.toString()));
     }
 
     public Path mountPoint() { return mountPoint; }
@@ -170,7 +180,8 @@ public final class DiskVolume implements AutoCloseable {
         }
     }
 
-    private static Path tool(String name) {
+    /** The system tool {@code name} from the sbin and bin folders, or null. */
+    public static Path tool(String name) {
         List<Path> found = new ArrayList<>();
         for (String d : SBIN) {
             Path p = Path.of(d, name);
