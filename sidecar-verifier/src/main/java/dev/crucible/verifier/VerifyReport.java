@@ -9,6 +9,7 @@ import dev.crucible.contract.SpecDefaults;
 import dev.crucible.contract.TerminalOutcome;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.crucible.contract.FindingSeverity;
+import dev.crucible.contract.FindingsVerdict;
 import dev.crucible.contract.Reward;
 import dev.crucible.verifier.grade.Outcome;
 import dev.crucible.verifier.grade.result.TestCase;
@@ -23,7 +24,8 @@ import java.util.Map;
  * counted finding (any severity but info, {@link FindingSeverity}) floors it under every policy action
  * (flag, terminate, revert); {@code testReward} is the score from the tests alone. {@code verdict}: pass,
  * fail, error (grading could not run) or hacked (a counted finding under the terminate policy);
- * {@code flagged} is true when counted findings exist under the flag or revert policy.
+ * {@code flagged} is true when counted findings exist under the flag or revert policy: the rule of
+ * {@link FindingsVerdict}, which {@code RolloutFindings.withAll} applies too.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"environment", "phase", "phaseReason", "reward", "testReward", "verdict", "category", "reason", "flagged", "type", "rewardMode", "partialCredit", "tests",
@@ -96,11 +98,11 @@ public record VerifyReport(String environment, double reward, Double testReward,
     static VerifyReport of(String env, Outcome o, String rewardMode, boolean skippedAsPassed, List<Finding> findings,
                            String action, Tamper tamper, Timings timings) {
         int counted = counted(findings);
-        double reward = Reward.trainable(o.reward(), counted, rewardMode);
-        String verdict = counted > 0 && action.equals(PolicyAction.TERMINATE.wire()) ? Verdict.HACKED.wire() : o.verdict();
-        boolean flagged = counted > 0 && !action.equals(PolicyAction.TERMINATE.wire());
-        return new VerifyReport(env, reward, o.reward(), verdict, o.category(), o.reason(), flagged, o.type(), rewardMode, o.partialCredit(),
-                Tests.of(o.tests(), skippedAsPassed), o.details(), findings, tamper, timings);
+        // every counted finding of the episode ran under the episode's policy action
+        FindingsVerdict v = FindingsVerdict.judge(o.verdict(), false, o.reward(), o.reward(), rewardMode, counted,
+                counted > 0 ? List.of(action) : List.of());
+        return new VerifyReport(env, v.reward(), o.reward(), v.verdict(), o.category(), o.reason(), v.flagged(), o.type(), rewardMode,
+                o.partialCredit(), Tests.of(o.tests(), skippedAsPassed), o.details(), findings, tamper, timings);
     }
 
     static VerifyReport error(String env, String reason, List<Finding> findings, String rewardMode) {

@@ -1,8 +1,6 @@
 package dev.crucible.verifier.api;
 
-import dev.crucible.contract.PolicyAction;
-import dev.crucible.contract.Reward;
-import dev.crucible.contract.Verdict;
+import dev.crucible.contract.FindingsVerdict;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.monitor.Finding;
 import java.util.ArrayList;
@@ -13,10 +11,10 @@ import java.util.Set;
 /**
  * A rollout's result (the pod's termination message, a local interactive run's result.json) answers for
  * the whole rollout, not only its last episode: findings of episodes a {@code /v1/reset} ended are added
- * to the last report, under the rule {@code VerifyReport.of} applies to one episode: a counted finding
- * (any severity but info) floors {@code reward} under every policy action, the verdict is "hacked" when
- * one was found under the terminate action, "flagged" when one was found under another, and
- * {@code testReward} stays the tests' own score.
+ * to the last report, under the rule {@code VerifyReport.of} applies to one episode ({@link FindingsVerdict}):
+ * a counted finding (any severity but info) floors {@code reward} under every policy action, the verdict is
+ * "hacked" when one was found under the terminate action (after a grading error too), "flagged" when one was
+ * found under another, and {@code testReward} stays the tests' own score.
  */
 public final class RolloutFindings {
     private RolloutFindings() {}
@@ -30,16 +28,11 @@ public final class RolloutFindings {
         if (earlier.isEmpty()) return report;
         List<Finding> merged = new ArrayList<>(earlier);
         merged.addAll(last);
-        List<Finding> hacks = earlier.stream().filter(Finding::isHack).toList();
-        boolean terminate = hacks.stream().anyMatch(f -> PolicyAction.TERMINATE.wire().equals(f.action()));
-        boolean error = Verdict.ERROR.wire().equals(report.verdict());
-        // an error report has no tests' score: its reward is already the floor
-        double reward = report.testReward() == null ? report.reward()
-                : Reward.trainable(report.testReward(), VerifyReport.counted(merged), report.rewardMode());
-        String verdict = terminate && !error ? Verdict.HACKED.wire() : report.verdict();
-        boolean flagged = report.flagged() || hacks.stream().anyMatch(f -> !PolicyAction.TERMINATE.wire().equals(f.action()));
-        return new VerifyReport(report.environment(), reward, report.testReward(), verdict, report.category(), report.reason(),
-                flagged, report.type(), report.rewardMode(), report.partialCredit(), report.tests(), report.details(), merged,
+        // an error report has no tests' score (testReward null): its reward is already the floor and stays
+        FindingsVerdict v = FindingsVerdict.judge(report.verdict(), report.flagged(), report.testReward(), report.reward(), report.rewardMode(),
+                VerifyReport.counted(merged), earlier.stream().filter(Finding::isHack).map(Finding::action).toList());
+        return new VerifyReport(report.environment(), v.reward(), report.testReward(), v.verdict(), report.category(), report.reason(),
+                v.flagged(), report.type(), report.rewardMode(), report.partialCredit(), report.tests(), report.details(), merged,
                 report.tamper(), report.timings());
     }
 }

@@ -4,12 +4,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One running {@code source_rules.py --serve} process: a request line in, an answer line out. Starting
+ * One running {@code source_rules --serve} process: a request line in, an answer line out. Starting
  * Python and compiling the helper cost more than analysing a few changed files, so the monitor keeps
  * one per episode (started at reset) instead of one per scan. A reader thread collects answer lines; an
  * answer that does not come in time, a line over {@link #MAX_LINE_BYTES} or an exited process make the
@@ -31,9 +33,12 @@ final class SyntaxHelper {
         reader.start();
     }
 
-    /** Starts {@code python -I -S -B -c HELPER --serve} with an empty environment but PATH. */
-    static SyntaxHelper start(String python, String helperSource) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(python, "-I", "-S", "-B", "-c", helperSource, "--serve");
+    /** Starts {@code python -I -S -B HELPER --serve} ({@link SourceRulesFiles#commandLine}) with an empty environment but PATH. */
+    static SyntaxHelper start(String python, List<String> helper) throws IOException {
+        List<String> argv = new ArrayList<>(List.of(python, "-I", "-S", "-B"));
+        argv.addAll(helper);
+        argv.add("--serve");
+        ProcessBuilder pb = new ProcessBuilder(argv);
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/bin:/bin");
         pb.redirectError(ProcessBuilder.Redirect.DISCARD);

@@ -5,9 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Reward-hack rules on the syntax tree of Python files, and the test-runner sections of config files,
- * through the bundled helper {@code source_rules.py}, which is handed the contents the monitor read
- * (contained and bounded), never a path to open. The helper runs as {@code python -I -S -B -c}
+ * through the bundled helper package {@code source_rules} ({@link SourceRulesFiles}), which is handed the contents the
+ * monitor read (contained and bounded), never a path to open. The helper runs as {@code python -I -S -B -c}
  * (no site, no PYTHON* variables, no byte code), in the sidecar's own process space, never through
  * the agent's executor; it parses with {@code ast}, {@code tomllib} and {@code configparser} and
  * never imports or executes what it reads. Files it cannot parse get {@code ok=false}; the caller
@@ -28,7 +25,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SyntaxRules {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String HELPER = load();
     private static final long TIMEOUT_SECONDS = 60;
     private static final int BATCH = 400;
     private static final long BATCH_BYTES = 16 << 20;
@@ -162,7 +158,7 @@ public final class SyntaxRules {
     public synchronized void warm() {
         if (helper != null && helper.alive()) return;
         try {
-            helper = SyntaxHelper.start(python, HELPER);
+            helper = SyntaxHelper.start(python, SourceRulesFiles.commandLine());
         } catch (IOException e) {
             helper = null; // the next request tries again, and falls back to the text rules if that fails too
             return;
@@ -192,7 +188,7 @@ public final class SyntaxRules {
             boolean fresh = helper == null || !helper.alive();
             if (fresh) {
                 try {
-                    helper = SyntaxHelper.start(python, HELPER);
+                    helper = SyntaxHelper.start(python, SourceRulesFiles.commandLine());
                 } catch (IOException e) {
                     helper = null;
                     return null;
@@ -212,14 +208,5 @@ public final class SyntaxRules {
             if (fresh || System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(1)) return null;
         }
         return null;
-    }
-
-    private static String load() {
-        try (InputStream in = SyntaxRules.class.getResourceAsStream("source_rules.py")) {
-            if (in == null) throw new IllegalStateException("source_rules.py missing from the sidecar jar");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

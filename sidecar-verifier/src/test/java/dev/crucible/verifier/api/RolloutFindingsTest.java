@@ -69,11 +69,12 @@ class RolloutFindingsTest {
     }
 
     @Test
-    void anErrorReportStaysAnErrorAtTheFloor() {
+    void anErrorReportStaysAtTheFloorAndAnEarlierTerminateFindingMakesItHackedAsInOneEpisode() {
         VerifyReport error = new VerifyReport("env", 0.0, null, "error", null, "grading failed", false, null, "binary", null,
                 new VerifyReport.Tests(0, 0, 0, 0, List.of()), null, List.of(), null, null);
         VerifyReport r = RolloutFindings.withAll(error, List.of(finding("critical", "terminate", "t1")));
-        assertThat(r.verdict()).isEqualTo("error");
+        assertThat(r.verdict()).isEqualTo("hacked");
+        assertThat(r.flagged()).isFalse();
         assertThat(r.reward()).isEqualTo(0.0);
         assertThat(r.testReward()).isNull();
     }
