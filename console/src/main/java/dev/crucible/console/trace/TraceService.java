@@ -24,6 +24,7 @@ public final class TraceService {
     public static final int MAX_FINDINGS = 1000;
     static final int MAX_CAUSED = 100;
     static final int MAX_CAUSE_DEPTH = 4;
+    static final int RECENT = 4096;
 
     private TraceService() {}
 
@@ -73,9 +74,16 @@ public final class TraceService {
         TraceEvent[] found = {null};
         long[] count = {0, 0};
         List<EventDetail.Link> caused = new ArrayList<>();
+        // the events just before the target, with their causes: a cause chain is nearly always among them, so it is
+        // found in this one pass (bounded memory); an older cause costs one more pass per link
+        Map<Long, Recent> recent = new java.util.LinkedHashMap<>(256, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Recent> eldest) { return size() > RECENT; }
+        };
         read(dir, attempt, e -> {
             count[0]++;
             count[1] = Math.max(count[1], e.seq());
+            if (found[0] == null && e.seq() < seq) recent.put(e.seq(), new Recent(link(e), e.cause()));
             if (e.seq() == seq && found[0] == null) found[0] = e;
             if (e.cause() != null && e.cause() == seq && caused.size() < MAX_CAUSED) caused.add(link(e));
         }, problems);
@@ -88,7 +96,7 @@ public final class TraceService {
                     + (problems.isEmpty() ? " (the recorder did not store it)" : ": " + String.join("; ", problems)));
         }
         TraceEvent e = found[0];
-        List<EventDetail.Link> causes = causes(dir, attempt, e);
+        List<EventDetail.Link> causes = causes(dir, attempt, e, recent);
         Blobs blobs = new Blobs(dir, problems);
         Map<String, Object> data = whole(e, blobs, problems);
         data = blobs.resolve(data, "", 0);
@@ -109,11 +117,19 @@ public final class TraceService {
         }
     }
 
-    private static List<EventDetail.Link> causes(Path dir, Path attempt, TraceEvent e) {
+    private record Recent(EventDetail.Link link, Long cause) {}
+
+    private static List<EventDetail.Link> causes(Path dir, Path attempt, TraceEvent e, Map<Long, Recent> recent) {
         List<EventDetail.Link> chain = new ArrayList<>();
         Long next = e.cause();
         for (int depth = 0; depth < MAX_CAUSE_DEPTH && next != null && next < e.seq(); depth++) {
             long want = next;
+            Recent near = recent.get(want);
+            if (near != null) {
+                chain.add(near.link());
+                next = near.cause() != null && near.cause() < want ? near.cause() : null;
+                continue;
+            }
             TraceEvent[] hit = {null};
             read(dir, attempt, x -> {
                 if (x.seq() == want && hit[0] == null) hit[0] = x;
