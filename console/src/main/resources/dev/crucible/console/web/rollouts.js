@@ -57,6 +57,8 @@ function renderFilters(s, values) {
   }
   document.getElementById('f-minReward').value = s.minReward || '';
   document.getElementById('f-maxReward').value = s.maxReward || '';
+  document.getElementById('f-since').value = s.since || '';
+  document.getElementById('f-until').value = s.until || '';
   const chip = document.getElementById('f-pattern');
   chip.hidden = !s.pattern;
   chip.replaceChildren();
@@ -134,7 +136,8 @@ function renderGroups(g) {
   env.replaceChildren();
   for (const e of g.environments) {
     env.append(el('tr', {}, el('td', {text: e.environment}), el('td', {class: 'num', text: e.rollouts}),
-      el('td', {class: 'num', text: Math.round(e.solveRate * 100) + '%'}), el('td', {class: 'num', text: fmtReward(e.meanReward)})));
+      el('td', {class: 'num', text: Math.round(e.solveRate * 100) + '%'}), el('td', {class: 'num', text: fmtReward(e.meanReward)}),
+      el('td', {class: 'rewards', text: Object.entries(e.rewards).map(([r, n]) => fmtReward(Number(r)) + '×' + n).join('  ')})));
   }
 }
 
