@@ -14,8 +14,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code crucible console --dir RUNS}: the web console over crucible run's result folders, until Ctrl-C. */
 @Command(name = "console", mixinStandardHelpOptions = true,
-        description = {"Serve the console (a web page) over the crucible run result folders under DIR: every rollout, filtered and",
-            "grouped by detector and finding pattern, and each rollout's trace (timeline, findings, diffs, grading).",
+        description = {"Serve the console (a web page) over the crucible run result folders under DIR: every rollout, filtered and "
+                + "grouped by detector and finding pattern, and each rollout's trace (timeline, findings, diffs, grading).",
             "Everything is served by Crucible itself (no CDN). Runs until Ctrl-C."})
 public final class ConsoleCommand implements Callable<Integer> {
     public static final int DEFAULT_PORT = 8470;
@@ -30,8 +30,8 @@ public final class ConsoleCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
-            description = {"Address to listen on. Default: ${DEFAULT-VALUE} (this machine only: the local console has no login,",
-                "and the traces hold the agents' output)."})
+            description = "Address to listen on. Default: ${DEFAULT-VALUE} (this machine only: the local console has no login, "
+                    + "and the traces hold the agents' output).")
     String bind;
 
     /** Counted down by Ctrl-C (a shutdown hook), or by a test that started the command in-process. */

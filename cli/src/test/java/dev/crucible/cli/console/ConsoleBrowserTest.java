@@ -76,7 +76,7 @@ class ConsoleBrowserTest {
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driverBin.get().toFile()).usingAnyFreePort().build();
         WebDriver d = new ChromeDriver(service, options);
         try {
-            WebDriverWait wait = new WebDriverWait(d, Duration.ofSeconds(20));
+            WebDriverWait wait = new WebDriverWait(d, Duration.ofSeconds(60)); // generous: the shared build machine runs at load 20-30
             Files.createDirectories(SHOTS);
 
             d.get(base);
@@ -115,6 +115,11 @@ class ConsoleBrowserTest {
             assertThat(d.findElements(By.cssSelector("#tests tbody tr"))).hasSize(4);
             shot(d, "trace-view.png");
 
+            // the honest rollout: no findings, so nothing to jump to, and nothing missing shown as "null"
+            d.get(base + "trace?rollout=honest");
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("finding-pos"), "no findings"));
+            assertThat(d.findElement(By.id("rollout")).getText()).contains("Succeeded", "reward 1").doesNotContain("null");
+            assertThat(d.findElement(By.id("first-finding")).isEnabled()).isFalse();
             // a step's URL opens that step on its own
             d.get(base + "trace?rollout=hacker&event=" + changeSeq);
             wait.until(ExpectedConditions.presenceOfElementLocated(By.id("diff")));

@@ -19,6 +19,12 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+/** Replaces a node's children (null, undefined and false are left out, not shown as text). */
+function fill(node, ...children) {
+  node.replaceChildren(...children.flat().filter(c => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
 /** GET an API path; resolves to its JSON, or rejects with the server's message (status and text) for a 4xx/5xx. */
 async function api(path, params) {
   const q = new URLSearchParams();
@@ -54,7 +60,7 @@ function showProblems(title, problems) {
   box.replaceChildren();
   box.hidden = !problems || problems.length === 0;
   if (box.hidden) return;
-  box.append(el('strong', {text: title + ' (' + problems.length + '):'}),
+  fill(box, el('strong', {text: title + ' (' + problems.length + '):'}),
     el('ul', {}, problems.slice(0, 50).map(p => el('li', {text: p}))),
     problems.length > 50 ? el('p', {text: '… and ' + (problems.length - 50) + ' more'}) : null);
 }

@@ -49,6 +49,7 @@ async function load() {
     setUrl({at: null, detector: null, event: f.seq}, true);
     return load();
   }
+  updateFindingNav(event || 0);
   if (event && event >= 1) await select(event, false);
 }
 
@@ -115,7 +116,7 @@ async function select(seq, push) {
     return;
   }
   showError(null);
-  box.replaceChildren(...[
+  fill(box,
     el('h2', {id: 'step-title'}, '#' + d.seq + ' ', el('span', {class: 'kind', text: d.kind}), d.step !== null && d.step !== undefined ? ' · step ' + d.step : ''),
     el('p', {class: 'time', text: fmtTime(d.time)}),
     el('p', {class: 'sum', text: d.summary}),
@@ -125,7 +126,7 @@ async function select(seq, push) {
     d.call ? block('Call', d.call, 'call') : null,
     d.output ? block(d.kind === 'finding' ? 'Evidence' : 'Output', d.output, 'output') : null,
     d.diff ? diffBlock(d.diff) : null,
-    causeDiff(d, p.rollout)].filter(x => x !== null));
+    causeDiff(d, p.rollout));
 }
 
 function links(title, list, id) {
@@ -169,7 +170,7 @@ function updateFindingNav(seq) {
 function renderHead(info) {
   const r = info.summary;
   const head = document.getElementById('rollout');
-  head.replaceChildren(
+  fill(head,
     el('h1', {text: r.id}),
     el('p', {}, phaseBadge(r.phase), ' ', r.reason || '', ' · reward ', el('strong', {text: fmtReward(r.reward)}),
       r.tests ? ' · tests ' + r.tests.passed + '/' + r.tests.total + ' passed' : '', ' · environment ', r.environment || '—',
