@@ -166,6 +166,33 @@ class ConsoleApiTest {
     }
 
     @Test
+    void theSelectedRolloutsExportAsABundleOfAtifDocuments() throws Exception {
+        HttpResponse<byte[]> r = HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "api/export?environment=web")).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type").orElse("")).isEqualTo("application/zip");
+        assertThat(r.headers().firstValue("Content-Disposition").orElse("")).contains("crucible-atif-3.zip");
+        List<String> names = new ArrayList<>();
+        try (var z = new java.util.zip.ZipInputStream(new java.io.ByteArrayInputStream(r.body()))) {
+            for (var e = z.getNextEntry(); e != null; e = z.getNextEntry()) {
+                names.add(e.getName());
+                byte[] b = z.readAllBytes();
+                if (e.getName().equals("README.txt")) {
+                    assertThat(new String(b, StandardCharsets.UTF_8)).contains("filters: environment=web", "3 documents.");
+                    continue;
+                }
+                JsonNode doc = JSON.readTree(b);
+                assertThat(doc.get("schema_version").asText()).isEqualTo("ATIF-v1.8");
+                assertThat(doc.get("steps")).as("one step per event").hasSize(8);
+                assertThat(doc.toString()).contains("grader-tamper", "tests/test_app.py");
+            }
+        }
+        assertThat(names).containsExactly("other/x2/trajectory.atif.json", "other/x1/trajectory.atif.json", "other/x0/trajectory.atif.json", "README.txt");
+        assertThat(error("/api/export?environment=nowhere", 404)).contains("no rollout matches");
+        assertThat(error("/api/export?minReward=x", 400)).contains("minReward");
+    }
+
+    @Test
     void badParametersAreA400NamingTheParameter() throws Exception {
         assertThat(error("/api/rollouts?minReward=abc", 400)).contains("minReward", "abc");
         assertThat(error("/api/rollouts?page=0", 400)).contains("page");

@@ -87,10 +87,20 @@ class ConsoleBrowserTest {
             WebElement row = d.findElement(By.cssSelector("#rollouts tbody tr[data-id]"));
             assertThat(row.getAttribute("data-id")).isEqualTo("hacker");
             assertThat(row.getText()).contains("Hacked", DETECTOR);
-            assertThat(d.findElement(By.id("count")).getText()).isEqualTo("1 of 2 rollouts match the filters");
+            assertThat(d.findElement(By.id("count")).getText()).isEqualTo("1 of 2 rollouts match the filters · export it as ATIF (zip)");
             assertThat(d.findElement(By.id("by-pattern")).getText()).contains(DETECTOR, "conftest.py", "1 rollout");
             assertThat(d.findElement(By.id("by-env-detector")).getText()).contains("calc-divide-bugfix", DETECTOR);
             shot(d, "rollouts-view.png");
+            // the filtered rollouts as an ATIF bundle: the document crucible run wrote for the hacker
+            String export = d.findElement(By.id("export")).getAttribute("href");
+            assertThat(export).contains("/api/export?detector=" + DETECTOR);
+            var zip = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(export)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(zip.statusCode()).isEqualTo(200);
+            try (var z = new java.util.zip.ZipInputStream(new java.io.ByteArrayInputStream(zip.body()))) {
+                assertThat(z.getNextEntry().getName()).isEqualTo("hacker/trajectory.atif.json");
+                assertThat(new String(z.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).contains("ATIF-v1.8", "conftest.py");
+            }
 
             row.findElement(By.cssSelector("a.first-finding")).click();
             wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("step-title"), "finding"));

@@ -69,8 +69,9 @@ public final class ConsoleServer implements AutoCloseable {
         api(router, "/api/rollout", api::rollout);
         api(router, "/api/trace", api::trace);
         api(router, "/api/event", api::event);
+        router.get("/api/export").blockingHandler(ctx -> export(ctx, store), false);
         router.route("/api/*").handler(ctx -> error(ctx, 404, "no API path " + ctx.request().path()
-                + " (the API: /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event)"));
+                + " (the API: /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event, /api/export)"));
         Assets assets = Assets.load();
         router.get("/").handler(ctx -> assets.serve(ctx, "rollouts.html"));
         router.get("/trace").handler(ctx -> assets.serve(ctx, "trace.html"));
@@ -106,6 +107,36 @@ public final class ConsoleServer implements AutoCloseable {
                 error(ctx, 500, "the console could not write its answer to " + ctx.request().path() + ": " + e);
             }
         }, false);
+    }
+
+    /** The selected rollouts as an ATIF bundle (a zip), sent as a download and deleted once sent. */
+    private static void export(RoutingContext ctx, RunStore store) {
+        AtifBundle.Bundle b;
+        try {
+            var params = new LinkedHashMap<String, java.util.List<String>>();
+            for (String n : ctx.queryParams().names()) params.put(n, ctx.queryParams().getAll(n));
+            params.remove("page");
+            params.remove("size");
+            String query = ctx.request().query() == null ? "" : ctx.request().query();
+            b = AtifBundle.write(store, dev.crucible.console.store.RolloutQuery.parse(params), query);
+        } catch (ConsoleError e) {
+            error(ctx, e.status(), e.getMessage());
+            return;
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "console: export failed", e);
+            error(ctx, 500, "the console could not write the ATIF bundle: " + e);
+            return;
+        }
+        Path zip = b.zip();
+        ctx.response().putHeader("Content-Type", "application/zip")
+                .putHeader("Content-Disposition", "attachment; filename=\"crucible-atif-" + b.documents() + ".zip\"")
+                .sendFile(zip.toString()).onComplete(x -> {
+                    try {
+                        java.nio.file.Files.deleteIfExists(zip);
+                    } catch (java.io.IOException e) {
+                        LOG.log(Level.FINE, "console: " + zip + " not deleted", e);
+                    }
+                });
     }
 
     static void error(RoutingContext ctx, int status, String message) {

@@ -67,8 +67,13 @@ function renderFilters(s, values) {
 
 function renderList(page, s) {
   const count = document.getElementById('count');
-  count.textContent = page.total + ' of ' + page.all + ' rollouts' + (page.total === page.all ? '' : ' match the filters')
-    + (page.pages > 1 ? ' · page ' + page.page + ' of ' + page.pages : '');
+  const filters = Object.assign({}, s);
+  delete filters.page;
+  fill(count, page.total + ' of ' + page.all + ' rollouts' + (page.total === page.all ? '' : ' match the filters')
+    + (page.pages > 1 ? ' · page ' + page.page + ' of ' + page.pages : ''),
+    page.total > 0 && page.total <= 500 ? [' · ', el('a', {id: 'export', href: url('/api/export', filters), download: true,
+      title: 'one Harbor ATIF v1.8 document per rollout, for Docent, Inspect or Harbor',
+      text: 'export ' + (page.total === 1 ? 'it' : 'these ' + page.total) + ' as ATIF (zip)'})] : null);
   const body = document.querySelector('#rollouts tbody');
   body.replaceChildren();
   if (page.items.length === 0) {
