@@ -30,6 +30,8 @@ PACKAGES=(
   libseccomp-dev
   # Crucible's images (images/build-base.sh: base images from Debian packages) and up's certificates
   debootstrap openssl
+  # the console's browser test (cli ConsoleBrowserTest): headless chromium driven by Selenium through its chromedriver
+  chromium chromium-driver
 )
 PACKAGES+=("$@")
 

@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
 @Command(name = "crucible", mixinStandardHelpOptions = true, version = "crucible 0.1.0",
         description = "Run and check RL environments for coding agents, locally or on Kubernetes.",
         subcommands = {DemoCommand.class, RunCommand.class, ValidateCommand.class, VerifyCommand.class,
-            DeriveCommand.class, SnapshotCommand.class, RestoreCommand.class, ProbeCommand.class, dev.crucible.cli.integrity.IntegrityCommand.class, dev.crucible.cli.trace.TraceCommand.class, CommandLine.HelpCommand.class})
+            DeriveCommand.class, SnapshotCommand.class, RestoreCommand.class, ProbeCommand.class, dev.crucible.cli.integrity.IntegrityCommand.class, dev.crucible.cli.trace.TraceCommand.class,
+            dev.crucible.cli.console.ConsoleCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     /** Exit status for invalid input (bad manifest, bad flag): distinct from a failed run. */

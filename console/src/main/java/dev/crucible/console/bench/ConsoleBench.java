@@ -1,0 +1,165 @@
+package dev.crucible.console.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.console.http.ConsoleServer;
+import dev.crucible.console.store.RunStore;
+import dev.crucible.trajectory.TraceFilter;
+import dev.crucible.trajectory.TraceText;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * The console's latencies over a generated store, as the pages see them (real HTTP, one client):
+ * {@code list_p95_ms} (a page of the rollouts view: /api/rollouts + /api/groups), {@code filter_p95_ms} (the same with
+ * random environment/detector/severity/reward filters), {@code open_trace_first_paint_ms} (p95 of what the trace
+ * view waits for before its first paint on a long trace: /api/rollout, the first 200 timeline rows, the first
+ * event; and the process's CPU time for it, which other load does not stretch), {@code console_rss_mib} and the heap after GC with half and all of the store indexed. Peers in the same run:
+ * reading and filtering every result.json with Jackson on each request (no index), and {@code crucible trace}'s
+ * timeline text of the same long trace. Usage: {@code ConsoleBench [ROLLOUTS] [EVENTS] [DIR]} (1,000 and 10,000).
+ */
+public final class ConsoleBench {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private ConsoleBench() {}
+
+    public static void main(String[] args) throws Exception {
+        int rollouts = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        int events = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
+        boolean temp = args.length < 3;
+        Path runs = temp ? Files.createTempDirectory("console-bench-") : Path.of(args[2]);
+        try {
+            long g0 = System.nanoTime();
+            if (!Files.exists(runs.resolve("a"))) BenchStore.generate(runs, rollouts, 3, events, 42);
+            System.out.printf("store: %d rollouts (3 with %d events, the rest 20) in %s, generated in %.1f s%n", rollouts, events, runs,
+                    (System.nanoTime() - g0) / 1e9);
+            double heapHalf = heapWith(runs.resolve("a"));
+            double heapAll = heapWith(runs);
+            try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+                Random rnd = new Random(7);
+                int pages = (rollouts + 49) / 50;
+                for (int i = 0; i < 30; i++) get(s, "api/rollouts?page=" + (1 + i % pages)); // warm-up (JIT, first scan)
+                double[] list = times(200, () -> {
+                    String page = "page=" + (1 + rnd.nextInt(pages));
+                    get(s, "api/rollouts?" + page);
+                    get(s, "api/groups");
+                });
+                double[] filter = times(200, () -> {
+                    String q = filter(rnd);
+                    get(s, "api/rollouts?" + q);
+                    get(s, "api/groups?" + q);
+                });
+                Path longest = runs.resolve("a/env-0/r0");
+                String id = s.store().root().relativize(longest.toRealPath()).toString();
+                long cpu0 = cpuNanos();
+                double[] open = times(30, () -> {
+                    get(s, "api/rollout?id=" + id);
+                    get(s, "api/trace?id=" + id + "&from=1&limit=200");
+                    get(s, "api/event?id=" + id + "&seq=1");
+                });
+                double openCpu = (cpuNanos() - cpu0) / 1e6 / 30;
+                double[] peerList = times(20, () -> peerScan(runs, rnd));
+                double[] peerTrace = times(10, () -> peerTimeline(longest.resolve("trajectory")));
+                System.out.printf("list_p95_ms=%.1f filter_p95_ms=%.1f search_p95_ms=n/a open_trace_first_paint_ms=%.1f console_rss_mib=%.1f%n",
+                        p95(list), p95(filter), p95(open), rssMib());
+                System.out.printf("list_p50_ms=%.1f filter_p50_ms=%.1f open_trace_p50_ms=%.1f open_trace_cpu_ms_mean=%.1f heap_mib_half_store=%.1f heap_mib_whole_store=%.1f%n",
+                        p50(list), p50(filter), p50(open), openCpu, heapHalf, heapAll);
+                System.out.printf("peer_scan_every_result_p95_ms=%.1f list_vs_peer=%.3f peer_trace_text_p95_ms=%.1f open_trace_vs_peer=%.3f%n",
+                        p95(peerList), p95(list) / p95(peerList), p95(peerTrace), p95(open) / p95(peerTrace));
+            }
+        } finally {
+            if (temp) delete(runs);
+        }
+    }
+
+    static String filter(Random rnd) {
+        List<String> q = new ArrayList<>();
+        if (rnd.nextBoolean()) q.add("environment=env-" + rnd.nextInt(8));
+        if (rnd.nextBoolean()) q.add("detector=" + BenchStore.DETECTORS[rnd.nextInt(BenchStore.DETECTORS.length)]);
+        if (rnd.nextInt(3) == 0) q.add("severity=critical");
+        if (rnd.nextInt(3) == 0) q.add("maxReward=0.5");
+        if (q.isEmpty()) q.add("phase=Hacked");
+        return String.join("&", q);
+    }
+
+    /** The peer: what each request would cost without the index, reading and filtering every result.json. */
+    static void peerScan(Path runs, Random rnd) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        String detector = BenchStore.DETECTORS[rnd.nextInt(BenchStore.DETECTORS.length)];
+        int[] hits = {0};
+        try (Stream<Path> s = Files.walk(runs, 4)) {
+            for (Path p : s.filter(p -> p.getFileName().toString().equals("result.json")).toList()) {
+                var r = json.readTree(p.toFile());
+                for (var f : r.path("hackFindings")) if (detector.equals(f.path("detector").asText())) hits[0]++;
+            }
+        }
+    }
+
+    static void peerTimeline(Path trajectory) throws IOException {
+        StringBuilder b = new StringBuilder();
+        TraceFilter.all().select(trajectory, e -> b.append(e.seq()).append(' ').append(TraceText.summary(e)).append('\n'), p -> { });
+    }
+
+    static double heapWith(Path dir) throws IOException {
+        RunStore store = new RunStore(dir, Long.MAX_VALUE);
+        store.index();
+        System.gc();
+        System.gc();
+        Runtime rt = Runtime.getRuntime();
+        double mib = (rt.totalMemory() - rt.freeMemory()) / 1048576.0;
+        if (store.index().rollouts().isEmpty()) throw new IllegalStateException("no rollouts in " + dir);
+        return mib;
+    }
+
+    interface Step {
+        void run() throws Exception;
+    }
+
+    static double[] times(int n, Step step) throws Exception {
+        double[] t = new double[n];
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            step.run();
+            t[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(t);
+        return t;
+    }
+
+    static double p95(double[] sorted) { return sorted[(int) Math.ceil(sorted.length * 0.95) - 1]; }
+
+    static double p50(double[] sorted) { return sorted[sorted.length / 2]; }
+
+    static void get(ConsoleServer s, String pathAndQuery) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(s.url() + pathAndQuery)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) throw new IllegalStateException(pathAndQuery + " → " + r.statusCode() + " " + r.body());
+    }
+
+    /** CPU time of this whole process (server and client): unlike wall time, not stretched by other load on the machine. */
+    static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    static double rssMib() throws IOException {
+        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (l.startsWith("VmRSS:")) return Long.parseLong(l.replaceAll("\\D", "")) / 1024.0;
+        }
+        return -1;
+    }
+
+    static void delete(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package dev.crucible.console.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.crucible.console.store.ConsoleError;
+import dev.crucible.console.store.RunStore;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The console's HTTP server (local mode): the two pages, their assets (all from this jar: no CDN, so it works without a
+ * network) and the JSON API the pages read. API handlers read files, so they run on Vert.x's worker threads. Every
+ * error is JSON with a message the page shows: 400 for a bad parameter, 404 for an unknown rollout, event or path;
+ * a 500 only for a bug, and it says what failed.
+ */
+public final class ConsoleServer implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ConsoleServer.class.getName());
+    static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+    /** The browser may load nothing from anywhere but this server, and run no inline script (agent text is shown as text). */
+    static final String CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+    private final Vertx vertx;
+    private final HttpServer server;
+    private final RunStore store;
+    private final String host;
+
+    private ConsoleServer(Vertx vertx, HttpServer server, RunStore store, String host) {
+        this.vertx = vertx;
+        this.server = server;
+        this.store = store;
+        this.host = host;
+    }
+
+    /** Serves the rollouts under {@code runs} on {@code host:port} (0: a free port); throws when the port cannot be bound. */
+    public static ConsoleServer start(Path runs, String host, int port) throws Exception {
+        RunStore store = new RunStore(runs, 2000);
+        Vertx vertx = Vertx.vertx();
+        try {
+            Router router = router(vertx, store);
+            HttpServer server = vertx.createHttpServer().requestHandler(router).listen(port, host)
+                    .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            return new ConsoleServer(vertx, server, store, host);
+        } catch (Exception e) {
+            vertx.close();
+            throw e;
+        }
+    }
+
+    static Router router(Vertx vertx, RunStore store) {
+        Router router = Router.router(vertx);
+        ApiHandlers api = new ApiHandlers(store);
+        router.route().handler(ctx -> {
+            ctx.response().putHeader("Content-Security-Policy", CSP).putHeader("X-Content-Type-Options", "nosniff")
+                    .putHeader("Referrer-Policy", "no-referrer");
+            ctx.next();
+        });
+        api(router, "/api/rollouts", api::rollouts);
+        api(router, "/api/groups", api::groups);
+        api(router, "/api/rollout", api::rollout);
+        api(router, "/api/trace", api::trace);
+        api(router, "/api/event", api::event);
+        router.get("/api/export").blockingHandler(ctx -> export(ctx, store), false);
+        router.route("/api/*").handler(ctx -> error(ctx, 404, "no API path " + ctx.request().path()
+                + " (the API: /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event, /api/export)"));
+        Assets assets = Assets.load();
+        router.get("/").handler(ctx -> assets.serve(ctx, "rollouts.html"));
+        router.get("/trace").handler(ctx -> assets.serve(ctx, "trace.html"));
+        router.get("/assets/:name").handler(ctx -> assets.serve(ctx, ctx.pathParam("name")));
+        router.route().last().handler(ctx -> assets.notFound(ctx));
+        router.route().failureHandler(ctx -> {
+            LOG.log(Level.WARNING, "console: " + ctx.request().path() + " failed", ctx.failure());
+            if (!ctx.response().ended()) {
+                int status = ctx.statusCode() > 0 && ctx.statusCode() != 500 ? ctx.statusCode() : 500;
+                error(ctx, status, status == 500 ? "the console failed on " + ctx.request().path() + ": " + ctx.failure() : "bad request");
+            }
+        });
+        return router;
+    }
+
+    private static void api(Router router, String path, Function<MultiMap, Object> handler) {
+        router.get(path).blockingHandler(ctx -> {
+            Object body;
+            try {
+                body = handler.apply(ctx.queryParams());
+            } catch (ConsoleError e) {
+                error(ctx, e.status(), e.getMessage());
+                return;
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "console: " + ctx.request().uri() + " failed", e);
+                error(ctx, 500, "the console failed on " + ctx.request().path() + ": " + e);
+                return;
+            }
+            try {
+                ctx.response().putHeader("Content-Type", "application/json; charset=utf-8").putHeader("Cache-Control", "no-store")
+                        .end(JSON.writeValueAsString(body));
+            } catch (Exception e) {
+                error(ctx, 500, "the console could not write its answer to " + ctx.request().path() + ": " + e);
+            }
+        }, false);
+    }
+
+    /** The selected rollouts as an ATIF bundle (a zip), sent as a download and deleted once sent. */
+    private static void export(RoutingContext ctx, RunStore store) {
+        AtifBundle.Bundle b;
+        try {
+            var params = new LinkedHashMap<String, java.util.List<String>>();
+            for (String n : ctx.queryParams().names()) params.put(n, ctx.queryParams().getAll(n));
+            params.remove("page");
+            params.remove("size");
+            String query = ctx.request().query() == null ? "" : ctx.request().query();
+            b = AtifBundle.write(store, dev.crucible.console.store.RolloutQuery.parse(params), query);
+        } catch (ConsoleError e) {
+            error(ctx, e.status(), e.getMessage());
+            return;
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "console: export failed", e);
+            error(ctx, 500, "the console could not write the ATIF bundle: " + e);
+            return;
+        }
+        Path zip = b.zip();
+        ctx.response().putHeader("Content-Type", "application/zip")
+                .putHeader("Content-Disposition", "attachment; filename=\"crucible-atif-" + b.documents() + ".zip\"")
+                .sendFile(zip.toString()).onComplete(x -> {
+                    try {
+                        java.nio.file.Files.deleteIfExists(zip);
+                    } catch (java.io.IOException e) {
+                        LOG.log(Level.FINE, "console: " + zip + " not deleted", e);
+                    }
+                });
+    }
+
+    static void error(RoutingContext ctx, int status, String message) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", message);
+        body.put("status", status);
+        String text;
+        try {
+            text = JSON.writeValueAsString(body);
+        } catch (Exception e) {
+            text = "{\"error\":\"unwritable error\"}";
+        }
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json; charset=utf-8").putHeader("Cache-Control", "no-store").end(text);
+    }
+
+    public int port() { return server.actualPort(); }
+
+    public String url() {
+        String h = host.contains(":") ? "[" + host + "]" : host;
+        return "http://" + ("0.0.0.0".equals(host) ? "127.0.0.1" : h) + ":" + port() + "/";
+    }
+
+    public RunStore store() { return store; }
+
+    @Override
+    public void close() {
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(Level.FINE, "console: close", e);
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.crucible.console.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reads one attempt folder's result.json (as {@code crucible run} writes it) into a {@link RolloutSummary}. */
+public final class ResultFile {
+    /** Far above any result.json crucible run writes (tests' messages are cut); a larger one is refused, not read. */
+    public static final int MAX_BYTES = 16 << 20;
+    public static final String NAME = "result.json";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private ResultFile() {}
+
+    /** The whole document, for the trace view's grading and findings; throws naming the file when it is not JSON. */
+    public static JsonNode read(Path attemptDir) throws IOException {
+        Path f = attemptDir.resolve(NAME);
+        byte[] b = SafeFiles.read(f, MAX_BYTES + 1);
+        if (b.length > MAX_BYTES) throw new IOException(f + " is larger than " + MAX_BYTES + " bytes, not read");
+        try {
+            JsonNode n = JSON.readTree(b);
+            if (n == null || !n.isObject()) throw new IOException(f + " is not a JSON object");
+            return n;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IOException(f + ": not JSON: " + e.getOriginalMessage()
+                    + (e.getLocation() != null ? " (line " + e.getLocation().getLineNr() + ")" : ""));
+        }
+    }
+
+    public static RolloutSummary summary(String id, Path attemptDir) throws IOException {
+        JsonNode r = read(attemptDir);
+        List<FindingSummary> findings = new ArrayList<>();
+        for (JsonNode f : r.path("hackFindings")) {
+            String detector = text(f, "detector");
+            String rule = text(f, "rule");
+            String path = text(f, "path");
+            String evidence = text(f, "evidence");
+            findings.add(new FindingSummary(detector, rule, text(f, "severity"), path, evidence, text(f, "action"),
+                    FindingPattern.id(detector, rule, path, evidence)));
+        }
+        JsonNode t = r.path("tests");
+        RolloutSummary.Tests tests = t.isObject()
+                ? new RolloutSummary.Tests(t.path("passed").asInt(), t.path("failed").asInt(), t.path("skipped").asInt(), t.path("total").asInt())
+                : null;
+        JsonNode tr = r.path("trajectory");
+        boolean present = SafeFiles.isDirectory(attemptDir.resolve("trajectory").resolve("segments"));
+        RolloutSummary.Trajectory trajectory = new RolloutSummary.Trajectory(present,
+                tr.has("complete") ? tr.get("complete").asBoolean() : null, tr.has("events") ? tr.get("events").asLong() : null);
+        return new RolloutSummary(id, text(r, "rollout"), text(r, "environment"), text(r, "group"),
+                r.has("attempt") && r.get("attempt").isInt() ? r.get("attempt").asInt() : null, text(r, "mode"),
+                text(r, "phase"), text(r, "reason"), text(r, "message"), number(r, "reward"), number(r, "testReward"),
+                text(r, "verdict"), text(r.path("timings"), "startedAt"),
+                r.path("timings").path("totalMs").isNumber() ? r.path("timings").path("totalMs").asLong() : null,
+                tests, List.copyOf(findings), trajectory);
+    }
+
+    static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() || v.isContainerNode() ? null : v.asText();
+    }
+
+    static Double number(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v != null && v.isNumber() ? v.asDouble() : null;
+    }
+}

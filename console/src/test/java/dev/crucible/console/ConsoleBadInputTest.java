@@ -1,0 +1,101 @@
+package dev.crucible.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crucible.console.http.ConsoleServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a damaged or hostile RUNS folder does to the console: each case is a clear message in the answer, the rest of
+ * the store still served, never a 500.
+ */
+class ConsoleBadInputTest {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static JsonNode get(ConsoleServer s, String q, int status) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(s.url() + q.substring(1))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(q + " → " + r.body()).isEqualTo(status);
+        return JSON.readTree(r.body());
+    }
+
+    @Test
+    void aBrokenSegmentIsNamedByFileAndLineAndTheRestOfTheTraceIsShown(@TempDir Path runs) throws Exception {
+        Path a = RunsFixture.attempt(runs, "a", "calc", "2026-11-29T10:00:00Z", List.of(RunsFixture.conftestHack(9)));
+        Path seg = a.resolve("trajectory/segments/000001.jsonl");
+        List<String> lines = Files.readAllLines(seg);
+        lines.set(1, "{\"seq\": 2, \"kind\": [not json");
+        Files.write(seg, lines);
+        Files.writeString(seg, "{\"seq\":99,\"time\":\"x\",\"kind\":\"output\",\"data\":{\"text\":\"torn", StandardOpenOption.APPEND);
+        try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            JsonNode t = get(s, "/api/trace?id=a", 200);
+            assertThat(t.get("events").asInt()).isEqualTo(7);
+            assertThat(t.get("problems").toString()).contains("trajectory/segments/000001.jsonl:2: malformed event",
+                    "000001.jsonl:9: torn last line");
+            assertThat(t.get("findings").get(0).get("seq").asInt()).isEqualTo(4);
+            JsonNode gone = get(s, "/api/event?id=a&seq=2", 404);
+            assertThat(gone.get("error").asText()).contains("event #2 of rollout 'a' could not be read", "000001.jsonl:2: malformed event");
+            assertThat(get(s, "/api/event?id=a&seq=3", 200).get("diff").asText()).contains("conftest.py");
+        }
+    }
+
+    @Test
+    void aMissingBlobLeavesTheHeadTheEventKeptAndSaysWhichBlobIsMissing(@TempDir Path runs) throws Exception {
+        Path a = RunsFixture.attempt(runs, "a", "calc", "2026-11-29T10:00:00Z", List.of());
+        try (Stream<Path> blobs = Files.walk(a.resolve("trajectory/blobs"))) {
+            for (Path b : blobs.filter(Files::isRegularFile).toList()) Files.delete(b);
+        }
+        try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            JsonNode e = get(s, "/api/event?id=a&seq=2", 200);
+            assertThat(e.get("output").asText()).startsWith("collected 4 items").doesNotContain("END-OF-OUTPUT");
+            assertThat(e.get("problems").toString()).contains("field 'text': blob sha256:", "is missing from trajectory/blobs");
+        }
+    }
+
+    @Test
+    void anUnreadableResultIsAProblemOfTheListAndAnAgentsPlantedResultIsNoRollout(@TempDir Path runs) throws Exception {
+        RunsFixture.attempt(runs, "good", "calc", "2026-11-29T10:00:00Z", List.of());
+        Path bad = Files.createDirectories(runs.resolve("bad"));
+        Files.writeString(bad.resolve("result.json"), "{\"phase\": \"Hacked\",");
+        Path link = Files.createDirectories(runs.resolve("linked"));
+        Files.createSymbolicLink(link.resolve("result.json"), runs.resolve("good/result.json"));
+        // the agent's workspace sits inside its attempt folder: a result.json it leaves there is not a rollout
+        Path planted = Files.createDirectories(runs.resolve("good/sandbox/workspace/fake"));
+        Files.writeString(planted.resolve("result.json"), "{\"rollout\":\"fake\",\"phase\":\"Succeeded\",\"reward\":1.0}");
+        Files.createSymbolicLink(runs.resolve("outside"), Files.createTempDirectory("console-outside"));
+        try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            JsonNode list = get(s, "/api/rollouts", 200);
+            assertThat(list.get("items")).extracting(i -> i.get("id").asText()).containsExactly("good");
+            assertThat(list.get("problems").toString()).contains("rollout bad:", "bad/result.json: not JSON", "rollout linked:", "symbolic link");
+            assertThat(get(s, "/api/rollout?id=good%2Fsandbox%2Fworkspace%2Ffake", 404).get("error").asText()).contains("no rollout");
+        }
+    }
+
+    @Test
+    void aRolloutWithoutATrajectoryIsShownWithItsGradingAndSaysWhy(@TempDir Path runs) throws Exception {
+        Path a = RunsFixture.attempt(runs, "old", "calc", "2026-11-29T10:00:00Z", List.of());
+        try (Stream<Path> t = Files.walk(a.resolve("trajectory"))) {
+            t.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            JsonNode t = get(s, "/api/trace?id=old", 200);
+            assertThat(t.get("present").asBoolean()).isFalse();
+            assertThat(t.get("message").asText()).contains("no trajectory");
+            assertThat(get(s, "/api/event?id=old&seq=1", 404).get("error").asText()).contains("has no trajectory");
+            assertThat(get(s, "/api/rollout?id=old", 200).at("/result/tests/total").asInt()).isEqualTo(2);
+            assertThat(get(s, "/api/rollouts", 200).at("/items/0/trajectory/present").asBoolean()).isFalse();
+        }
+    }
+}
