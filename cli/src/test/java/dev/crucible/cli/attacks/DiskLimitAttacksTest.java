@@ -80,6 +80,7 @@ class DiskLimitAttacksTest {
      */
     @ParameterizedTest(name = "{0} (uid 64123, ext4 image by fuse2fs)")
     @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
+            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 60
             sparse-3GiB ¦ true ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 60
             parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
             """)
