@@ -101,8 +101,8 @@ final class WorkspaceScanner {
         git.baseline();
     }
 
-    /** One pass over the changed files. A config file whose test-runner sections cannot be compared now (read mid-write, a read timed
-     * out under load) stays unseen for the next scan to judge; {@code last} (the scan before grading) judges it as it is. */
+    /** One pass over the changed files. A protected file that cannot be compared now (read mid-write, a read timed out under load)
+     * stays unseen for the next scan to judge; {@code last} (the scan before grading) judges it as it is. */
     void scan(Consumer<Raw> out, boolean last) {
         Map<String, BasicFileAttributes> all = files.walk(out);
         if (all == null) return; // not listed whole this time: judging it would take the unlisted for deleted
@@ -292,8 +292,11 @@ final class WorkspaceScanner {
                 out.accept(new Raw(DetectorNames.PROTECTED_PATH, "critical", r, now == null ? "protected link replaced" : "protected link changed"));
             }
         } else if (pp.isProtected(rel)) {
-            boolean same = pristine.contains(r) && attrs.isRegularFile() && attrs.size() == pristineSize(r)
-                    && pristine.hashes().get(r).equals(files.sha256(r, attrs.size(), out));
+            boolean hashable = pristine.contains(r) && attrs.isRegularFile() && attrs.size() == pristineSize(r);
+            String hash = hashable ? files.sha256(r, attrs.size(), out) : null;
+            if (hashable && hash == null && last) hash = files.sha256(r, attrs.size(), out); // once more: a read timed out under load
+            if (hashable && hash == null && !last) return false; // not read in time: the next scan judges it, never a guess of "modified"
+            boolean same = hash != null && pristine.hashes().get(r).equals(hash);
             if (!same && pp.judgedBySections(rel)) {
                 String before = sectionsOf(pristineCopy(r), r);
                 String now = attrs.isRegularFile() ? sectionsOf(files.read(r, MAX_CONFIG_BYTES, out), r) : null;
@@ -321,11 +324,8 @@ final class WorkspaceScanner {
         return true;
     }
 
-    /**
-     * A new file where protected files live (a new test module in tests/, a pytest.ini for the agent's
-     * own runs): grading leaves every protected file that was not there at reset out of its tree, so
-     * it cannot change the grade; recorded as info. A new conftest.py is a start-up hook, reported as such.
-     */
+    /** A new file where protected files live (a test module, a pytest.ini): grading leaves it out, so it cannot change the grade;
+     * recorded as info. A new conftest.py is a start-up hook, reported as such. */
     private static Raw added(String r, String what) {
         return new Raw(DetectorNames.PROTECTED_PATH, "info", r, what + " (left out of grading)", "protected-added");
     }
