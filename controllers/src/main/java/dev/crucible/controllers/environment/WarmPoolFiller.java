@@ -10,6 +10,7 @@ import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.rollout.EgressPolicyBuilder;
 import dev.crucible.controllers.rollout.EnvApiTokenSecretBuilder;
 import dev.crucible.controllers.rollout.EnvironmentConfigMapBuilder;
+import dev.crucible.controllers.rollout.ParallelWrites;
 import dev.crucible.controllers.rollout.WarmPodBuilder;
 import dev.crucible.controllers.rollout.WarmPoolClaim;
 import dev.crucible.controllers.status.Conditions;
@@ -114,10 +115,15 @@ final class WarmPoolFiller {
             if (allowed > 0) {
                 writeSideObjects(env, template, client);
             }
+            // Sent together (ParallelWrites), not one after another: under load a pod create takes hundreds of
+            // milliseconds, and twenty in a row held this reconcile, and the pool's status, for seconds.
+            List<java.util.function.Supplier<Pod>> creates = new java.util.ArrayList<>();
             for (int i = 0; i < allowed; i++) {
-                client.pods().inNamespace(env.getMetadata().getNamespace()).resource(builder.build(env)).create();
-                starting++;
+                Pod pod = builder.build(env);
+                creates.add(() -> client.pods().inNamespace(env.getMetadata().getNamespace()).resource(pod).create());
             }
+            ParallelWrites.all(creates);
+            starting += allowed;
             status.starting = starting;
             if (allowed < missing) {
                 requeue = Duration.ofMillis(Math.max(100, 1000 / Math.max(1, spec.refillPerSecond == null ? 5 : spec.refillPerSecond)));
