@@ -138,6 +138,29 @@ class WarmPoolOnApiServerTest {
         }
     }
 
+    /** A pool no node can hold says why in its condition, and makes no more pods while it cannot place one. */
+    @Test
+    void aPoolTheClusterCannotHoldSaysWhy() {
+        String ns = SharedCluster.namespace("warm-toobig");
+        RLEnvironment env = Manifests.environment(client, ns, "huge", """
+                resources: {cpu: "100", memory: 512Mi}
+                warmPool: {min: 2, max: 2, refillPerSecond: 20}""");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            RLEnvironment e = client.resources(RLEnvironment.class).inNamespace(ns).withName("huge").get();
+            assertThat(e.getStatus()).isNotNull();
+            assertThat(e.getStatus().conditions).anySatisfy(c -> {
+                assertThat(c.getType()).isEqualTo("WarmPool");
+                assertThat(c.getStatus()).isEqualTo("False");
+                assertThat(c.getReason()).isEqualTo("Unschedulable");
+                assertThat(c.getMessage()).contains("huge-warm-").contains("Insufficient cpu");
+            });
+            assertThat(e.getStatus().warmPool.ready).isZero();
+        });
+        assertThat(WarmPoolFixtures.free(client, ns, "huge")).hasSize(2);
+        client.resource(env).delete();
+        await().atMost(Duration.ofSeconds(30)).until(() -> WarmPoolFixtures.free(client, ns, "huge").isEmpty());
+    }
+
     @Test
     void deletingTheEnvironmentDeletesItsPoolAndAnEditReplacesIt() {
         String ns = SharedCluster.namespace("warm-delete");
