@@ -14,16 +14,18 @@ import jakarta.inject.Inject;
 import java.util.concurrent.TimeUnit;
 
 /** The RLEnvironment reconciler as a Quarkus bean (see {@link RolloutController} for the repeated interface). */
-@ControllerConfiguration(name = RLEnvironmentReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER)
+@ControllerConfiguration(name = RLEnvironmentReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
+        triggerReconcilerOnAllEvents = true)
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 @RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)
 @jakarta.inject.Singleton
 public class EnvironmentController extends RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
 
     @Inject
-    public EnvironmentController(EnvironmentValidation validation, ControllerMetrics metrics) {
+    public EnvironmentController(EnvironmentValidation validation, ControllerMetrics metrics,
+                                 dev.crucible.controllers.config.OperatorSettings settings) {
         // Derivation reads workflow files at a commit; remote repositories are fetched into this cache.
         super(validation, metrics, new SourceDerivation(
-                java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources")));
+                java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources")), settings);
     }
 }

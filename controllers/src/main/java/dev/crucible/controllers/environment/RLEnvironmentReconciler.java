@@ -25,6 +25,9 @@ import io.javaoperatorsdk.operator.processing.event.rate.RateLimited;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import dev.crucible.controllers.common.WarmPoolLabels;
+import dev.crucible.controllers.config.OperatorSettings;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -33,10 +36,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * Reconciles an RLEnvironment: validates it with the shared validator (Valid condition), and keeps
- * statistics over the Rollouts that reference it. It owns nothing, so it needs no finalizer.
+ * Reconciles an RLEnvironment: validates it with the shared validator (Valid condition), keeps
+ * statistics over the Rollouts that reference it, and keeps its warm pool filled ({@link WarmPoolFiller}).
+ * No finalizer: its pool's unclaimed pods are deleted on its delete event, and by the garbage collector
+ * (they are owned by it) when the operator was down.
  */
-@ControllerConfiguration(name = RLEnvironmentReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER)
+@ControllerConfiguration(name = RLEnvironmentReconciler.NAME, fieldManager = ServerSideApply.FIELD_MANAGER,
+        triggerReconcilerOnAllEvents = true)
 @GradualRetry(maxAttempts = 10, initialInterval = 500, intervalMultiplier = 2.0, maxInterval = 60_000)
 // Statistics follow every rollout's phase; two passes a second per environment are plenty.
 @RateLimited(maxReconciliations = 2, within = 1, unit = TimeUnit.SECONDS)
@@ -57,16 +63,23 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
     private final ControllerMetrics metrics;
     private final SourceDerivation derivation;
     private final EventRecorder.Lazy events = new EventRecorder.Lazy();
+    private final WarmPoolFiller pool;
+    private volatile InformerEventSource<Pod, RLEnvironment> poolPods;
 
     public RLEnvironmentReconciler(EnvironmentValidation validation, ControllerMetrics metrics) {
-        this(validation, metrics, null);
+        this(validation, metrics, null, OperatorSettings.defaults());
     }
 
-    /** @param derivation derives spec.source workflows into status.derived; null turns derivation off */
-    public RLEnvironmentReconciler(EnvironmentValidation validation, ControllerMetrics metrics, SourceDerivation derivation) {
+    /**
+     * @param derivation derives spec.source workflows into status.derived; null turns derivation off
+     * @param settings   the Rollout reconciler's: a pool pod is the pod a Rollout would get, so both build it alike
+     */
+    public RLEnvironmentReconciler(EnvironmentValidation validation, ControllerMetrics metrics, SourceDerivation derivation,
+                                   OperatorSettings settings) {
         this.validation = validation;
         this.metrics = metrics;
         this.derivation = derivation;
+        this.pool = new WarmPoolFiller(settings);
     }
 
     @Override
@@ -79,7 +92,20 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
                         .withOnUpdateFilter((updated, old) -> !Objects.equals(outcome(updated), outcome(old)))
                         .withItemStore(new dev.crucible.controllers.cache.LeanItemStore<>())
                         .build(), context);
-        return List.of(rollouts);
+        // The pool's pods, claimed or not, by the environment named on them (claimed ones are owned by their Rollout).
+        InformerEventSource<Pod, RLEnvironment> poolPods = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(Pod.class, RLEnvironment.class)
+                        .withName("environment-pool-pods")
+                        .withLabelSelector(WarmPoolLabels.POOL)
+                        .withSecondaryToPrimaryMapper(p -> p.getMetadata().getAnnotations() == null
+                                || p.getMetadata().getAnnotations().get(WarmPoolLabels.ENVIRONMENT_ANNOTATION) == null ? Set.of()
+                                : Set.of(new ResourceID(p.getMetadata().getAnnotations().get(WarmPoolLabels.ENVIRONMENT_ANNOTATION),
+                                p.getMetadata().getNamespace())))
+                        .withPrimaryToSecondaryMapper((RLEnvironment e) -> Set.of())
+                        .withItemStore(new dev.crucible.controllers.cache.LeanItemStore<>())
+                        .build(), context);
+        this.poolPods = poolPods;
+        return List.of(rollouts, poolPods);
     }
 
     private static RolloutOutcome outcome(Rollout r) {
@@ -94,6 +120,16 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
 
     @Override
     public UpdateControl<RLEnvironment> reconcile(RLEnvironment env, Context<RLEnvironment> context) {
+        if (context.isPrimaryResourceDeleted()) {
+            if (env.getSpec() != null && env.getSpec().warmPool != null) {
+                PermissionReporter.afterDeletion(events.of(context.getClient()), env, "warm pool cleanup",
+                        () -> pool.deleted(env, context.getClient()));
+            }
+            return UpdateControl.noUpdate();
+        }
+        if (env.isMarkedForDeletion()) {
+            return UpdateControl.noUpdate();
+        }
         return PermissionReporter.reconcile(env, context, events, CONDITIONS,
                 () -> metrics.timeReconcile(NAME, () -> reconcileObserved(env, context)));
     }
@@ -127,6 +163,9 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
         } else {
             status.conditions = Conditions.remove(status.conditions, CONDITION_DERIVED);
         }
+        WarmPoolFiller.Result filled = pool.fill(env, poolPods(env), valid, status.conditions, context.getClient(), now);
+        status.warmPool = filled.status();
+        status.conditions = filled.conditions();
         if (dev.crucible.controllers.status.StatusWriter.writeIfChanged(env, status, RLEnvironment::new, context)) {
             boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);
             boolean hadValidity = old != null && Conditions.find(old.conditions, ConditionTypes.VALID) != null;
@@ -142,7 +181,18 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
                 events.of(context.getClient()).warning(env, "DerivationFailed", derived.error());
             }
         }
-        return UpdateControl.noUpdate();
+        UpdateControl<RLEnvironment> control = UpdateControl.noUpdate();
+        return filled.requeue() == null ? control : control.rescheduleAfter(filled.requeue().toMillis());
     }
 
+    /** The pods of this environment's pool from the cache (the label holds the name cut to 63 characters). */
+    private java.util.Collection<Pod> poolPods(RLEnvironment env) {
+        var source = poolPods;
+        if (source == null) {
+            return List.of();
+        }
+        String name = env.getMetadata().getName();
+        return source.list(env.getMetadata().getNamespace(), p -> p.getMetadata().getAnnotations() != null
+                && name.equals(p.getMetadata().getAnnotations().get(WarmPoolLabels.ENVIRONMENT_ANNOTATION))).toList();
+    }
 }

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  * NetworkPolicy, Service and PodGroup; then its members): the reconciler thread waits for the slowest, not
  * for the sum. Every write runs even when another fails; the first failure is then thrown.
  */
-final class ParallelWrites {
+public final class ParallelWrites {
     /** Bounded: at most this many writes in flight for all reconcilers together. */
     private static final ExecutorService POOL = Executors.newFixedThreadPool(8, r -> {
         Thread t = new Thread(r, "crucible-parallel-writes");
@@ -25,7 +25,7 @@ final class ParallelWrites {
     }
 
     /** The writes' results, in order. None or a single write runs on the calling thread. */
-    static <T> List<T> all(List<Supplier<T>> writes) {
+    public static <T> List<T> all(List<Supplier<T>> writes) {
         if (writes.size() <= 1) {
             return writes.stream().map(Supplier::get).toList();
         }

@@ -59,6 +59,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
     private final SnapshotPolicy snapshotPolicy;
     private final BranchRestore branchRestore;
     private final RolloutTransitions transitions;
+    private final WarmStart warmStart;
 
     public RolloutReconciler(OperatorSettings settings, ControllerMetrics metrics) {
         this(settings, metrics, null);
@@ -72,6 +73,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         this.snapshotPolicy = new SnapshotPolicy(() -> sources.snapshots, events);
         this.branchRestore = new BranchRestore(() -> sources.snapshots, agents);
         this.transitions = new RolloutTransitions(metrics, events);
+        this.warmStart = new WarmStart(settings, () -> sources.pods);
     }
 
     @Override
@@ -115,7 +117,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         RLEnvironment env = context.getSecondaryResource(RLEnvironment.class).orElse(null);
         Map<String, Pod> observed = new HashMap<>();
         for (Pod p : context.getSecondaryResources(Pod.class)) {
-            observed.put(p.getMetadata().getName(), p);
+            observed.put(WarmStart.memberName(p), p); // a claimed pool pod stands for the member it was claimed as
         }
         int planned = env == null ? 0 : TopologyPlanner.plan(env.getSpec()).size();
         boolean releasing = GangAdmission.awaitingRelease(observed.values(), planned)
@@ -151,6 +153,14 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         BranchRestore.Restored restore = branchRestore.whenPlaced(rollout, gate, d, old, env, observed);
         d = restore.decision();
         String restored = restore.what();
+        Pod warm = d.create().isEmpty() || gate != null ? null : warmStart.claim(rollout, env, d, client, now);
+        if (warm != null) {
+            // Decided again with the claimed pod: it is usually running and ready already.
+            observed.put(WarmStart.memberName(warm), warm);
+            metrics.firstSight().podsCreated(rollout, now);
+            d = RolloutStateMachine.decide(new Observed(rollout, env, RolloutEventSources.validity(env), observed, fit, null,
+                    snapshotPolicy.hackSnapshotPending(rollout), now));
+        }
         if (!d.create().isEmpty()) {
             String rejected = actuator.createMembers(rollout, env, d, client, gate);
             if (rejected != null) {
@@ -184,6 +194,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         if (status.timings != null && status.timings.runningAt != null || d.phase().isTerminal()) {
             metrics.firstSight().forget(rollout);
         }
+        status.start = WarmStart.start(observed, rollout.getStatus() == null ? null : rollout.getStatus().start);
         return RolloutStatusBuilder.withRestoreAndEndpoint(status, rollout, d, observed, restored, settings.verifierPort(), now);
     }
 

@@ -294,6 +294,7 @@ public final class RolloutStateMachine {
             rm.gpus = m.gpus() > 0 ? m.gpus() : null;
             Pod p = pods.get(rm.pod);
             if (p != null) {
+                rm.pod = p.getMetadata().getName(); // a claimed pool pod keeps its own name
                 rm.node = p.getSpec().getNodeName();
                 rm.podPhase = phaseOf(p);
             }

@@ -133,7 +133,8 @@ public final class RolloutStatusBuilder {
         }
         if (rollout.getSpec().mode == dev.crucible.api.v1alpha1.rollout.RolloutMode.INTERACTIVE && d.members() != null
                 && !d.members().isEmpty()) {
-            var leader = observed.get(d.members().get(0).pod);
+            String leaderPod = d.members().get(0).pod; // a claimed pool pod's own name, not the member name it stands for
+            var leader = observed.values().stream().filter(p -> leaderPod.equals(p.getMetadata().getName())).findFirst().orElse(null);
             if (leader != null && leader.getStatus() != null && leader.getStatus().getPodIP() != null && !d.phase().isTerminal()) {
                 status.endpoint = "http://" + leader.getStatus().getPodIP() + ":" + verifierPort;
             }

@@ -21,6 +21,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Verifier", jsonPath = ".spec.verifier.type", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Rollouts", jsonPath = ".status.statistics.rollouts", type = Type.INTEGER)
 @AdditionalPrinterColumn(name = "Solve-Rate", jsonPath = ".status.statistics.solveRate", type = Type.NUMBER)
+@AdditionalPrinterColumn(name = "Pool-Ready", jsonPath = ".status.warmPool.ready", type = Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Pool-Starting", jsonPath = ".status.warmPool.starting", type = Type.INTEGER, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class RLEnvironment extends CustomResource<RLEnvironmentSpec, RLEnvironmentStatus> implements Namespaced {
 

@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Verdict", jsonPath = ".status.verdict", type = Type.STRING, priority = 1)
 @AdditionalPrinterColumn(name = "Node", jsonPath = ".status.members[0].node", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Group", jsonPath = ".spec.group.id", type = Type.STRING, priority = 1)
+@AdditionalPrinterColumn(name = "Start", jsonPath = ".status.start", type = Type.STRING, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class Rollout extends CustomResource<RolloutSpec, RolloutStatus> implements Namespaced {
 

@@ -42,6 +42,11 @@ final class WriteCounter implements Interceptor {
         return start + 2 < parts.length ? kind + "/" + parts[start + 2] : kind;
     }
 
+    /** Writes whose key contains {@code part} ("rlenvironments", "DELETE pods"). */
+    long writesMatching(String part) {
+        return counts.entrySet().stream().filter(e -> e.getKey().contains(part)).mapToLong(e -> e.getValue().get()).sum();
+    }
+
     long total() {
         return counts.values().stream().mapToLong(AtomicLong::get).sum();
     }

@@ -65,7 +65,7 @@ public final class InProcessOperator implements AutoCloseable {
         });
         register(new RolloutReconciler(settings, metrics, agents), namespaces);
         register(new RLEnvironmentReconciler(new EnvironmentValidation(validator()), metrics,
-                new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources"))), namespaces);
+                new SourceDerivation(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "crucible-sources")), settings), namespaces);
         if (agents != null) {
             register(new RolloutSnapshotReconciler(agents, metrics), namespaces);
         }

@@ -7,6 +7,8 @@ public final class ConditionTypes {
     public static final String PROGRESSING = "Progressing";
     public static final String DEGRADED = "Degraded";
     public static final String HACK_DETECTED = "HackDetected";
+    /** RLEnvironment with spec.warmPool: True when the pool holds its target of ready pods. */
+    public static final String WARM_POOL = "WarmPool";
 
     private ConditionTypes() {
     }

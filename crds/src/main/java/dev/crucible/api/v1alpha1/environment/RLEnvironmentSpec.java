@@ -50,4 +50,7 @@ public class RLEnvironmentSpec {
 
     @JsonPropertyDescription("Solve rates that make a group learnable in status statistics.")
     public LearnableBand learnableBand;
+
+    @JsonPropertyDescription("Pods set up ahead of demand that Rollouts of this environment claim; absent means every Rollout starts cold.")
+    public WarmPoolSpec warmPool;
 }

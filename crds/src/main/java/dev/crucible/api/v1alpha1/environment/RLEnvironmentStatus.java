@@ -16,4 +16,5 @@ public class RLEnvironmentStatus {
     public List<Condition> conditions = new ArrayList<>();
     public DerivedStatus derived;
     public EnvironmentStatistics statistics;
+    public WarmPoolStatus warmPool;
 }

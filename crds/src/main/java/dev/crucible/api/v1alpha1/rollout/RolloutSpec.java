@@ -32,6 +32,8 @@ import io.fabric8.generator.annotation.*;
         message = "patches is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".patches")
 @ValidationRule(value = "has(self.placement) == has(oldSelf.placement) && (!has(self.placement) || self.placement == oldSelf.placement)",
         message = "placement is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".placement")
+@ValidationRule(value = "has(self.warmPool) == has(oldSelf.warmPool) && (!has(self.warmPool) || self.warmPool == oldSelf.warmPool)",
+        message = "warmPool is immutable: it is fixed when the attempt starts; create a new Rollout to change it", fieldPath = ".warmPool")
 public class RolloutSpec {
     @Required
     @ValidationRule(value = "self == oldSelf",
@@ -56,6 +58,9 @@ public class RolloutSpec {
     public List<PatchSpec> patches;
 
     public PlacementSpec placement;
+
+    @JsonPropertyDescription("ifAvailable (default): take a ready pod of the environment's warm pool when one exists, else start cold; never: always start cold.")
+    public WarmPoolUse warmPool;
 
     @JsonPropertyDescription("Delete this rollout's snapshots when it is deleted.")
     @Default("false")

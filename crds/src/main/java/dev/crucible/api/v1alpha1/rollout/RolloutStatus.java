@@ -36,6 +36,8 @@ public class RolloutStatus {
     @JsonPropertyDescription("Address of the environment API (interactive mode).")
     public String endpoint;
     public RolloutTimings timings;
+    @JsonPropertyDescription("Warm: the attempt took a ready pod of its environment's warm pool; Cold: its pods were created for it.")
+    public String start;
     public String restoredFrom;
     public String lastSnapshot;
 }
