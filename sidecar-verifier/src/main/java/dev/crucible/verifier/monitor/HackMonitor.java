@@ -166,8 +166,11 @@ public final class HackMonitor implements AutoCloseable {
 
     /** One synchronous pass over everything (before grading, and from tests); the monitor's lock is not held. */
     public void scanNow() {
+        long t0 = System.nanoTime();
         tickProcesses();
+        t0 = dev.crucible.verifier.sandbox.GradingPhases.since("scan_processes", t0);
         scanFiles();
+        dev.crucible.verifier.sandbox.GradingPhases.since("scan_files", t0);
     }
 
     /**
