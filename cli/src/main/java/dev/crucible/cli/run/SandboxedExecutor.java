@@ -16,7 +16,7 @@ import java.util.function.LongConsumer;
  * agent's); grading has its own executor (a fresh grading box per command).
  */
 final class SandboxedExecutor implements Executor {
-    private final Executor inner = new LocalExecutor();
+    private final LocalExecutor inner = new LocalExecutor();
     private final Sandbox sandbox;
     private final Path workspace;
 
@@ -40,6 +40,6 @@ final class SandboxedExecutor implements Executor {
         ExecRequest wrapped = new ExecRequest(sandbox.wrap(req.argv(), req.cwd(), env), req.cwd(), env, req.clearEnv(),
                 req.timeout(), req.maxOutputBytes(), req.stdin(), req.mergeStderr());
         dev.crucible.verifier.sandbox.GradingPhases.since("box_wrap", t0);
-        return inner.run(wrapped, onStart);
+        return inner.run(wrapped, onStart, sandbox::nothingLeft);
     }
 }

@@ -22,8 +22,17 @@ public final class LocalExecutor implements Executor {
 
     @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
+        return run(req, onStart, null);
+    }
+
+    /**
+     * As {@link #run(ExecRequest, LongConsumer)}; {@code nothingLeft} (may be null), asked once the command has ended
+     * by itself, says whether its sandbox can prove that no process of it is left (its cgroup is empty): the session
+     * sweep, a walk of all of /proc, then has nothing to find and is skipped. Asked after a timeout, never: the sweep runs.
+     */
+    public ExecResult run(ExecRequest req, LongConsumer onStart, java.util.function.BooleanSupplier nothingLeft) {
         Started s = start(req, onStart);
-        return s.finish(req.stdin(), req.timeout());
+        return s.finish(req.stdin(), req.timeout(), nothingLeft);
     }
 
     /**
@@ -84,6 +93,10 @@ public final class LocalExecutor implements Executor {
 
         /** Writes {@code stdin} (may be null) and closes it, waits up to {@code timeout}, then kills what is left. */
         public ExecResult finish(String stdin, Duration timeout) {
+            return finish(stdin, timeout, null);
+        }
+
+        private ExecResult finish(String stdin, Duration timeout, java.util.function.BooleanSupplier nothingLeft) {
             if (p == null) return new ExecResult(127, "", failure, false, false, 0, -1);
             long start = System.nanoTime();
             feedStdin(p, stdin);
@@ -99,7 +112,7 @@ public final class LocalExecutor implements Executor {
             long waited = dev.crucible.verifier.sandbox.GradingPhases.since("exec_wait", start);
             // Kill the whole session either way: a command that exits but leaves a background child
             // behind must not keep running (or keep our output pipes open).
-            ProcessTreeKiller.killAll(List.of(p.pid()));
+            if (timedOut || nothingLeft == null || !nothingLeft.getAsBoolean()) ProcessTreeKiller.killAll(List.of(p.pid()));
             waited = dev.crucible.verifier.sandbox.GradingPhases.since("exec_kill", waited);
             join(to);
             join(te);

@@ -166,8 +166,22 @@ public final class HackMonitor implements AutoCloseable {
 
     /** One synchronous pass over everything (before grading, and from tests); the monitor's lock is not held. */
     public void scanNow() {
-        long t0 = System.nanoTime();
         tickProcesses();
+        scanFiles();
+    }
+
+    /**
+     * The pass that ends each step, before its response: what {@link #scanNow} sees and reports, every file change
+     * the step made included, without pruning dead process roots (a walk of /proc that the step's just-killed
+     * root would cost every step; the timer's next sample prunes it).
+     */
+    public void scanAfterStep() {
+        long t0 = System.nanoTime();
+        try {
+            processes.sample(this::report, false);
+        } catch (RuntimeException e) {
+            // a process vanished mid-read; the timer's next sample tries again
+        }
         t0 = dev.crucible.verifier.sandbox.GradingPhases.since("scan_processes", t0);
         scanFiles();
         dev.crucible.verifier.sandbox.GradingPhases.since("scan_files", t0);
