@@ -96,6 +96,20 @@ async def direct(workspaces: list[str], steps: int) -> list[float]:
     return latencies
 
 
+def server_phases(path: Path) -> str:
+    """p50 / p99 ms of each phase the server timed per step: queue (to a worker), step (all of Episode.step), the box's
+    preparation and argv, the launch (exec_spawn), the box's start-up plus the command (exec_wait), the kill sweep
+    (exec_kill), the monitor's post-step scan (scan_processes, scan_files)."""
+    if not path.exists():
+        return "  server phases: none recorded (a CLI without CRUCIBLE_STEP_PHASES support)"
+    by: dict[str, list[float]] = {}
+    for line in path.read_text().splitlines():
+        for kv in line.split():
+            k, _, v = kv.partition("=")
+            by.setdefault(k, []).append(float(v))
+    return "  server phases ms p50/p99: " + " ".join(f"{k}={quantile(v, 0.5):.1f}/{quantile(v, 0.99):.1f}" for k, v in by.items())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="environment API step overhead, 64 concurrent episodes")
     ap.add_argument("--episodes", type=int, default=64)
@@ -104,6 +118,8 @@ def main() -> int:
     a = ap.parse_args()
     env = REPO / "examples" / "python-bugfix" / "environment.yaml"
     out = Path(tempfile.mkdtemp(prefix="crucible-bench-"))
+    phases = out / "step-phases.txt"  # the server's split of each step (EnvironmentApi's StepPhases), read after the run
+    os.environ["CRUCIBLE_STEP_PHASES"] = str(phases)
     t0 = time.perf_counter()
     with LocalRun(env, attempts=a.episodes, parallel=a.episodes, out=out, crucible=a.crucible) as run:
         try:
@@ -124,6 +140,7 @@ def main() -> int:
           f" the rest (monitor scan, HTTP, SDK): p50={quantile(rest, 0.5):.1f} p99={quantile(rest, 0.99):.1f}")
     print(f"  direct subprocess ms (peer, same concurrency): p50={quantile(peer, 0.5):.1f} p99={quantile(peer, 0.99):.1f}")
     print(own)
+    print(server_phases(phases))
     print(f"  time to {a.episodes} ready episodes (setup of every attempt): {ready_s:.1f} s; cpus={os.cpu_count()}; load={os.getloadavg()[0]:.1f}")
     return 0
 

@@ -174,7 +174,7 @@ public final class Episode implements AutoCloseable {
                 steps = index; // a refused call (a 400) ran nothing: it does not use up a step
                 throw e;
             }
-            monitor.scanNow();
+            monitor.scanAfterStep();
             List<Finding> all = monitor.findings();
             return new StepResult(index, r.observation(), r.exitCode(), r.truncated(), r.elapsedMs(),
                     all.subList(before, all.size()), state == State.TERMINATED, VerifyReport.counted(all) > 0);

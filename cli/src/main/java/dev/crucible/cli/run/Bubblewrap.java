@@ -45,6 +45,10 @@ public final class Bubblewrap implements Sandbox {
     @Override
     public void prepare() throws IOException { box.handOver(workspace); }
 
+    /** The box's cgroups are empty (none without root: then false, and the executor sweeps /proc as before). */
+    @Override
+    public boolean nothingLeft() { return box.emptied(); }
+
     @Override
     public java.util.Optional<String> limitExceeded(int exitCode) {
         box.noteExit(exitCode);

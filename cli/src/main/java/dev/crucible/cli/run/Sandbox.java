@@ -28,6 +28,9 @@ public sealed interface Sandbox extends AutoCloseable permits Bubblewrap, Namesp
     /** Called before agent commands run: makes the workspace writable for the sandbox's user. */
     default void prepare() throws IOException { }
 
+    /** Whether the sandbox proves that no process of its commands is left (then no sweep of /proc is needed). */
+    default boolean nothingLeft() { return false; }
+
     /** After the agent ended with {@code exitCode}: the resource limit that ended it, if one did. */
     default Optional<String> limitExceeded(int exitCode) { return Optional.empty(); }
 

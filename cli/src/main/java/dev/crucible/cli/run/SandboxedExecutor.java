@@ -16,7 +16,7 @@ import java.util.function.LongConsumer;
  * agent's); grading has its own executor (a fresh grading box per command).
  */
 final class SandboxedExecutor implements Executor {
-    private final Executor inner = new LocalExecutor();
+    private final LocalExecutor inner = new LocalExecutor();
     private final Sandbox sandbox;
     private final Path workspace;
 
@@ -28,15 +28,18 @@ final class SandboxedExecutor implements Executor {
     @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
         if (!req.cwd().toAbsolutePath().normalize().startsWith(workspace)) return inner.run(req, onStart);
+        long t0 = System.nanoTime();
         try {
             sandbox.prepare(); // write_file and edit ran as this user: hand their files to the box
         } catch (IOException e) {
             return new ExecResult(126, "", "could not prepare the workspace for the sandbox: " + e.getMessage() + "\n", false, false, 0, -1);
         }
+        t0 = dev.crucible.verifier.sandbox.GradingPhases.since("box_prepare", t0);
         Map<String, String> env = new LinkedHashMap<>(req.env());
         env.put("HOME", sandbox.home());
         ExecRequest wrapped = new ExecRequest(sandbox.wrap(req.argv(), req.cwd(), env), req.cwd(), env, req.clearEnv(),
                 req.timeout(), req.maxOutputBytes(), req.stdin(), req.mergeStderr());
-        return inner.run(wrapped, onStart);
+        dev.crucible.verifier.sandbox.GradingPhases.since("box_wrap", t0);
+        return inner.run(wrapped, onStart, sandbox::nothingLeft);
     }
 }

@@ -140,6 +140,26 @@ class EnvironmentApiAttacksTest {
         assertWriteRefused(step("write_file", Map.of("path", "linkdir/new/deeper", "content", "pwned")), host.hostDir.resolve("new"));
     }
 
+    // Attack: a bash step leaves processes behind: one in the background, one that double-forked into a session of its own.
+    // Must hold: once the step's response has come, none is left (the files they append to stop growing), whether the
+    // executor swept /proc for them or the box's empty cgroup proved there was nothing to sweep.
+    @Test
+    void aStepLeavesNoProcessBehind() throws Exception {
+        HttpResponse<String> r = post("/v1/reset", Map.of(), true);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        Path ws = Path.of(new ObjectMapper().readTree(r.body()).path("workspace").asText());
+        HttpResponse<String> s = step("bash", Map.of("command", "(setsid sh -c 'while :; do echo beat >> beat.log; sleep 0.05; done' &); "
+                + "(while :; do echo bg >> bg.log; sleep 0.05; done) & sleep 0.5; echo spawned"));
+        assertThat(s.body()).contains("spawned");
+        long beat = Files.size(ws.resolve("beat.log"));
+        long bg = Files.size(ws.resolve("bg.log"));
+        assertThat(beat).as("the setsid'd writer ran").isPositive();
+        assertThat(bg).as("the background writer ran").isPositive();
+        Thread.sleep(1500);
+        assertThat(Files.size(ws.resolve("beat.log"))).as("the setsid'd writer outlived its step").isEqualTo(beat);
+        assertThat(Files.size(ws.resolve("bg.log"))).as("the background writer outlived its step").isEqualTo(bg);
+    }
+
     // Attack: a NUL byte in a tool path (InvalidPathException inside the server).
     // Must hold: 400 naming args.path, never 500.
     @Test

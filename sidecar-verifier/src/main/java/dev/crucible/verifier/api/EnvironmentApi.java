@@ -133,7 +133,7 @@ public final class EnvironmentApi {
         blocking(ctx, traced("step", call, () -> {
             String outcome = "error";
             try {
-                var r = episodes.current().step(call);
+                var r = StepPhases.record(t0, () -> episodes.current().step(call));
                 outcome = r.exitCode() == 0 ? "ok" : "nonzero";
                 r.findings().forEach(f -> metrics.finding(f.detector()));
                 return r;

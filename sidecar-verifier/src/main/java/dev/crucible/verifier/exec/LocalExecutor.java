@@ -22,8 +22,17 @@ public final class LocalExecutor implements Executor {
 
     @Override
     public ExecResult run(ExecRequest req, LongConsumer onStart) {
+        return run(req, onStart, null);
+    }
+
+    /**
+     * As {@link #run(ExecRequest, LongConsumer)}; {@code nothingLeft} (may be null), asked once the command has ended
+     * by itself, says whether its sandbox can prove that no process of it is left (its cgroup is empty): the session
+     * sweep, a walk of all of /proc, then has nothing to find and is skipped. Asked after a timeout, never: the sweep runs.
+     */
+    public ExecResult run(ExecRequest req, LongConsumer onStart, java.util.function.BooleanSupplier nothingLeft) {
         Started s = start(req, onStart);
-        return s.finish(req.stdin(), req.timeout());
+        return s.finish(req.stdin(), req.timeout(), nothingLeft);
     }
 
     /**
@@ -47,8 +56,10 @@ public final class LocalExecutor implements Executor {
         env.putAll(req.env());
         pb.redirectErrorStream(req.mergeStderr());
         Process p;
+        long t0 = System.nanoTime();
         try {
             p = pb.start();
+            dev.crucible.verifier.sandbox.GradingPhases.since("exec_spawn", t0);
         } catch (IOException e) {
             return new Started(null, null, null, null, null, "cannot start " + req.argv().get(0) + ": " + e.getMessage());
         }
@@ -82,6 +93,10 @@ public final class LocalExecutor implements Executor {
 
         /** Writes {@code stdin} (may be null) and closes it, waits up to {@code timeout}, then kills what is left. */
         public ExecResult finish(String stdin, Duration timeout) {
+            return finish(stdin, timeout, null);
+        }
+
+        private ExecResult finish(String stdin, Duration timeout, java.util.function.BooleanSupplier nothingLeft) {
             if (p == null) return new ExecResult(127, "", failure, false, false, 0, -1);
             long start = System.nanoTime();
             feedStdin(p, stdin);
@@ -94,11 +109,14 @@ public final class LocalExecutor implements Executor {
                 Thread.currentThread().interrupt();
                 timedOut = true;
             }
+            long waited = dev.crucible.verifier.sandbox.GradingPhases.since("exec_wait", start);
             // Kill the whole session either way: a command that exits but leaves a background child
             // behind must not keep running (or keep our output pipes open).
-            ProcessTreeKiller.killAll(List.of(p.pid()));
+            if (timedOut || nothingLeft == null || !nothingLeft.getAsBoolean()) ProcessTreeKiller.killAll(List.of(p.pid()));
+            waited = dev.crucible.verifier.sandbox.GradingPhases.since("exec_kill", waited);
             join(to);
             join(te);
+            dev.crucible.verifier.sandbox.GradingPhases.since("exec_join", waited);
             long ms = (System.nanoTime() - start) / 1_000_000;
             int code = timedOut ? -1 : p.exitValue();
             return new ExecResult(code, out.text(), err.text(), out.truncated() || err.truncated(), timedOut, ms, p.pid());

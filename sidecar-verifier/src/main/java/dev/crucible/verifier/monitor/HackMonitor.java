@@ -171,6 +171,23 @@ public final class HackMonitor implements AutoCloseable {
     }
 
     /**
+     * The pass that ends each step, before its response: what {@link #scanNow} sees and reports, every file change
+     * the step made included, without pruning dead process roots (a walk of /proc that the step's just-killed
+     * root would cost every step; the timer's next sample prunes it).
+     */
+    public void scanAfterStep() {
+        long t0 = System.nanoTime();
+        try {
+            processes.sample(this::report, false);
+        } catch (RuntimeException e) {
+            // a process vanished mid-read; the timer's next sample tries again
+        }
+        t0 = dev.crucible.verifier.sandbox.GradingPhases.since("scan_processes", t0);
+        scanFiles();
+        dev.crucible.verifier.sandbox.GradingPhases.since("scan_files", t0);
+    }
+
+    /**
      * Stops watching read-sentinels: grading is about to read hidden tests itself. Other monitors in
      * this process that watch the same files (parallel attempts sharing hidden tests) stop trusting
      * their access times from here on: this grading's reads are not their agents'.

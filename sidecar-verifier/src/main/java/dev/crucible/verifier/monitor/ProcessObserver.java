@@ -118,7 +118,17 @@ final class ProcessObserver {
     }
 
     void sample(Consumer<WorkspaceScanner.Raw> out) {
-        roots.removeIf(r -> ProcessHandle.of(r).map(h -> !h.isAlive()).orElse(true) && !sessionAlive(r));
+        sample(out, true);
+    }
+
+    /**
+     * {@code prune}: first drops roots that are dead with no live process in their session, which costs a walk of
+     * all of /proc per dead root. Without it the sample sees and reports exactly the same: {@link #tree} skips a
+     * dead root either way (its session's survivors were never sampled through it); only the dropping waits for
+     * the next pruning sample. The sample right after a step, whose root was just killed, skips it.
+     */
+    void sample(Consumer<WorkspaceScanner.Raw> out, boolean prune) {
+        if (prune) roots.removeIf(r -> ProcessHandle.of(r).map(h -> !h.isAlive()).orElse(true) && !sessionAlive(r));
         Set<Long> pids = tree();
         announce(pids);
         Map<String, Set<String>> socketsByNetns = new HashMap<>();

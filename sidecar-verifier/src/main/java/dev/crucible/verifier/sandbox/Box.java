@@ -236,6 +236,9 @@ public final class Box implements AutoCloseable {
         else if (code == 128 + 25 && spec.limits().diskBytes() > 0) exceeded = "file size limit " + Quantities.human(spec.limits().diskBytes()) + " reached (SIGXFSZ)";
     }
 
+    /** No process in the box's cgroups (joined first thing by each launcher, never left from inside); false without cgroups. */
+    public boolean emptied() { return cgroups != null && cgroups.members().isEmpty(); }
+
     /** The uid the box's root maps to outside. */
     public int uid() { return uid; }
 
