@@ -9,11 +9,12 @@ import java.util.List;
 /**
  * The pod contract of a rollout pod's oracle-worker container (issue 33): the isolated oracle's untrusted
  * workers run there, from the environment's image, started by {@code oracle_spawner.py} when the grading
- * process asks. The oracle volume holds three folders: {@link #IO} (the FIFOs and scratch folder of each
- * grading, mounted at the same path in the sidecar, the grading container and this one), {@link #TREES}
- * (the sidecar's copies of the grading trees without their trusted test files, shown to this container
- * read-only at {@link GradingContainer#TREES}, the path the grading container sees the real ones at) and
- * {@link #CTL} (the spawner's socket, in the sidecar and this container only).
+ * process asks. The oracle volume holds {@link #IO} (the FIFOs and scratch folder of each grading, mounted at the
+ * same path in the sidecar, the grading container and this one) and {@link #CTL} (the spawner's socket, in the
+ * sidecar and this container only). The sidecar's copies of the grading trees without their trusted test files,
+ * {@link #TREES}, are on the grading volume (hard links to the trees' files: one file system, so a copy costs a
+ * link per file), and only that folder of it is shown to this container, read-only, at {@link GradingContainer#TREES},
+ * the path the grading container sees the real trees at.
  */
 public final class OracleContainer {
     /** Where the sidecar mounts the whole oracle volume. */
@@ -22,10 +23,10 @@ public final class OracleContainer {
     public static final String IO = MOUNT + "/io";
     /** The volume's sub-path of {@link #IO}. */
     public static final String IO_SUBPATH = "io";
-    /** The sidecar's copies of the grading trees (in the sidecar); the worker container sees them at GradingContainer.TREES. */
-    public static final String TREES = MOUNT + "/trees";
-    /** The volume's sub-path of {@link #TREES}. */
-    public static final String TREES_SUBPATH = "trees";
+    /** The grading volume's sub-path holding the sidecar's copies of the grading trees, beside GradingContainer.TREES. */
+    public static final String TREES_SUBPATH = "oracle-trees";
+    /** The copies in the sidecar; the worker container sees them at GradingContainer.TREES. */
+    public static final String TREES = GradingContainer.MOUNT + "/" + TREES_SUBPATH;
     /** The spawner's socket folder (sidecar and worker container only; the socket is removed once the spawner connected). */
     public static final String CTL = MOUNT + "/ctl";
     /** The volume's sub-path of {@link #CTL}. */

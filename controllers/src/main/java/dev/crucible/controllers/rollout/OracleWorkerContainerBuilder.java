@@ -26,10 +26,11 @@ import java.util.List;
  * a bubblewrap box under RuntimeDefault seccomp (no new user namespace), so the box is this container: the
  * environment's image, the grading container's uid (the scratch folder both sides share holds 0700 folders
  * pytest makes), no capabilities, a read-only root, its own PID namespace. It mounts only the oracle volume's
- * FIFO-and-scratch folder, the sidecar's copies of the grading trees without their trusted test files (read-only,
- * where the grading container sees the real trees), the spawner's socket folder, its own /tmp, the two scripts,
+ * FIFO-and-scratch folder, the grading volume's folder of the sidecar's copies of the grading trees without their
+ * trusted test files (read-only, where the grading container sees the real trees), the spawner's socket folder, its own /tmp, the two scripts,
  * and an empty read-only folder over the workspace's place, so the image's own copy of the task's files (its
- * tests) is not shown either. No grading, pristine, workspace, run or token volume; no variables of the rollout.
+ * tests) is not shown either. Nothing else of the grading volume; no pristine, workspace, run or token volume; no
+ * variables of the rollout.
  * Like the grading container it may use the environment's CPU and memory but requests only the sidecar's share.
  */
 final class OracleWorkerContainerBuilder {
@@ -37,11 +38,13 @@ final class OracleWorkerContainerBuilder {
     static final String TMP_VOLUME = "crucible-oracle-tmp";
     /** An empty sub-path of the oracle volume, mounted read-only over the workspace's place. */
     static final String VOID_SUBPATH = "void";
-    /** Where the init container mounts the oracle volume to make its folders. */
+    /** Where the init container mounts the oracle volume and the grading volume to make their folders. */
     static final String INIT_MOUNT = "/mnt/oracle";
+    static final String INIT_GRADING_MOUNT = "/mnt/grading";
     /** The folders the init container makes (shell words). */
-    static final String INIT_FOLDERS = String.join(" ", java.util.stream.Stream.of(OracleContainer.IO_SUBPATH, OracleContainer.TREES_SUBPATH,
-            OracleContainer.CTL_SUBPATH, VOID_SUBPATH).map(d -> INIT_MOUNT + "/" + d).toList());
+    static final String INIT_FOLDERS = String.join(" ", java.util.stream.Stream.concat(java.util.stream.Stream.of(OracleContainer.IO_SUBPATH,
+            OracleContainer.CTL_SUBPATH, VOID_SUBPATH).map(d -> INIT_MOUNT + "/" + d), java.util.stream.Stream.of(INIT_GRADING_MOUNT + "/"
+            + OracleContainer.TREES_SUBPATH)).toList());
 
     private OracleWorkerContainerBuilder() {}
 
@@ -67,7 +70,9 @@ final class OracleWorkerContainerBuilder {
         security.setRunAsGroup(settings.runAsUser());
         List<VolumeMount> mounts = List.of(
                 sub(OracleContainer.IO_SUBPATH, OracleContainer.IO, false),
-                sub(OracleContainer.TREES_SUBPATH, GradingContainer.TREES, true),
+                // only the copies' folder of the grading volume: not the trees, results, support files or socket
+                new VolumeMountBuilder().withName(PodLayout.GRADING_VOLUME).withMountPath(GradingContainer.TREES)
+                        .withSubPath(OracleContainer.TREES_SUBPATH).withReadOnly(true).build(),
                 sub(OracleContainer.CTL_SUBPATH, OracleContainer.CTL, true), // connecting needs no write access
                 sub(VOID_SUBPATH, workspaceMount, true),
                 mount(TMP_VOLUME, "/tmp", false),

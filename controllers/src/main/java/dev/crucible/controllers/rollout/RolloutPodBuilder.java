@@ -206,7 +206,8 @@ public final class RolloutPodBuilder {
                 .withEnv(new EnvVar("SRC", mountPath, null))
                 .withVolumeMounts(mount(WORKSPACE_VOLUME, "/mnt/workspace", false),
                         mount(PRISTINE_VOLUME, "/mnt/pristine", false),
-                        mount(OracleWorkerContainerBuilder.VOLUME, OracleWorkerContainerBuilder.INIT_MOUNT, false))
+                        mount(OracleWorkerContainerBuilder.VOLUME, OracleWorkerContainerBuilder.INIT_MOUNT, false),
+                        mount(GRADING_VOLUME, OracleWorkerContainerBuilder.INIT_GRADING_MOUNT, false))
                 .withResources(ContainerResources.guaranteed("100m", "128Mi", 0))
                 .withSecurityContext(SecurityDefaults.container(true))
                 .build();

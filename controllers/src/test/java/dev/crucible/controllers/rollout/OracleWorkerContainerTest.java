@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The oracle-worker container (issue 33): the code under test runs there, apart from the grading process, with the
- * pod's safety defaults and nothing that holds a test: only the oracle volume's FIFO folder, the tree copies
- * (read-only, where the grading container has the real trees), the spawner's socket folder, its /tmp, the two
+ * pod's safety defaults and nothing that holds a test: only the oracle volume's FIFO folder, the grading volume's
+ * folder of tree copies (read-only, where the grading container has the real trees), the spawner's socket folder, its /tmp, the two
  * scripts and an empty read-only folder over the workspace's place.
  */
 class OracleWorkerContainerTest {
@@ -46,7 +46,7 @@ class OracleWorkerContainerTest {
         String v = OracleWorkerContainerBuilder.VOLUME;
         assertThat(w.getVolumeMounts()).extracting(VolumeMount::getName, VolumeMount::getMountPath, VolumeMount::getSubPath, VolumeMount::getReadOnly)
                 .containsExactlyInAnyOrder(tuple(v, OracleContainer.IO, OracleContainer.IO_SUBPATH, null),
-                        tuple(v, GradingContainer.TREES, OracleContainer.TREES_SUBPATH, true),
+                        tuple(PodLayout.GRADING_VOLUME, GradingContainer.TREES, OracleContainer.TREES_SUBPATH, true),
                         tuple(v, OracleContainer.CTL, OracleContainer.CTL_SUBPATH, true),
                         tuple(v, workspace, OracleWorkerContainerBuilder.VOID_SUBPATH, true),
                         tuple(OracleWorkerContainerBuilder.TMP_VOLUME, "/tmp", null, null),
@@ -81,9 +81,11 @@ class OracleWorkerContainerTest {
                 .containsExactly(tuple(OracleContainer.MOUNT, null));
         assertThat(oracle.get(RolloutLabels.GRADING_CONTAINER)).extracting(VolumeMount::getMountPath, VolumeMount::getSubPath)
                 .containsExactly(tuple(OracleContainer.IO, OracleContainer.IO_SUBPATH));
-        // nothing of the grading volume (the real trees, hidden tests, results) reaches the worker container
+        // of the grading volume only the copies' folder (not the real trees, hidden tests, results) reaches the worker container
         assertThat(container(pod, RolloutLabels.ORACLE_WORKER_CONTAINER).getVolumeMounts())
-                .noneMatch(m -> m.getName().equals(PodLayout.GRADING_VOLUME) || m.getName().equals(PodLayout.PRISTINE_VOLUME)
+                .filteredOn(m -> m.getName().equals(PodLayout.GRADING_VOLUME)).extracting(VolumeMount::getSubPath).containsExactly(OracleContainer.TREES_SUBPATH);
+        assertThat(container(pod, RolloutLabels.ORACLE_WORKER_CONTAINER).getVolumeMounts())
+                .noneMatch(m -> m.getName().equals(PodLayout.PRISTINE_VOLUME)
                         || m.getName().equals(PodLayout.WORKSPACE_VOLUME) || m.getName().equals(PodLayout.API_TOKEN_VOLUME)
                         || m.getName().equals(PodLayout.RUN_VOLUME));
         var vars = container(pod, RolloutLabels.VERIFIER_CONTAINER).getEnv().stream()

@@ -239,7 +239,14 @@ class RolloutPodBuilderTest {
             List<Container> all = new java.util.ArrayList<>(pod.getSpec().getContainers());
             all.addAll(pod.getSpec().getInitContainers());
             assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(PodLayout.GRADING_VOLUME)))
-                    .extracting(Container::getName).containsExactlyInAnyOrder(RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER);
+                    .extracting(Container::getName).containsExactlyInAnyOrder(RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER,
+                            RolloutLabels.INIT_CONTAINER, RolloutLabels.ORACLE_WORKER_CONTAINER);
+            // the init container (before any agent code) makes the tree copies' folder; the oracle worker sees only that folder
+            assertThat(all).filteredOn(c -> c.getName().equals(RolloutLabels.ORACLE_WORKER_CONTAINER)).flatExtracting(Container::getVolumeMounts)
+                    .filteredOn(m -> m.getName().equals(PodLayout.GRADING_VOLUME)).extracting(VolumeMount::getSubPath)
+                    .containsExactly(dev.crucible.contract.OracleContainer.TREES_SUBPATH);
+            assertThat(all).filteredOn(c -> c.getName().equals(RolloutLabels.AGENT_CONTAINER)).flatExtracting(Container::getVolumeMounts)
+                    .noneMatch(m -> m.getName().equals(PodLayout.GRADING_VOLUME));
             assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(PodLayout.GRADING_TMP_VOLUME)))
                     .extracting(Container::getName).containsExactly(RolloutLabels.GRADING_CONTAINER);
             Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);

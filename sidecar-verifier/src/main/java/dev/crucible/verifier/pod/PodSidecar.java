@@ -67,8 +67,9 @@ public final class PodSidecar {
             Files.createDirectories(settings.gradingDir());
             if (settings.oracleSocket() != null) {
                 // the isolated oracle's workers run the code under test in a container of their own (issue 33)
+                // the tree copies are on the grading volume, beside the trees: a copy is a hard link per file
                 grading.withOracle(OracleContainerHost.listen(settings.oracleSocket(), settings.oracleDir(), settings.gradingDir(),
-                        Duration.ofSeconds(CONNECT_WAIT_SECONDS)));
+                        settings.gradingDir().resolveSibling(dev.crucible.contract.OracleContainer.TREES_SUBPATH), Duration.ofSeconds(CONNECT_WAIT_SECONDS)));
             }
             options = options.withGradingDir(settings.gradingDir()).withGradingExecutor(grading).withProbeExecutor(grading);
         }

@@ -45,7 +45,8 @@ class OracleContainerHostTest {
         Files.writeString(script, OracleContainer.script());
         Files.writeString(runner, GradingContainer.script());
         Path socket = volume.resolve("ctl/spawner.sock");
-        try (OracleContainerHost host = OracleContainerHost.listen(socket, volume, trees, Duration.ofSeconds(30))) {
+        Path copies = dir.resolve("grading/oracle-trees");
+        try (OracleContainerHost host = OracleContainerHost.listen(socket, volume, trees, copies, Duration.ofSeconds(30))) {
             Process spawner = new ProcessBuilder("/usr/bin/python3", "-I", "-S", script.toString(), "--socket", socket.toString(),
                     "--runner", runner.toString(), "--wait-seconds", "30").redirectErrorStream(true)
                     .redirectOutput(dir.resolve("spawner.log").toFile()).start();
@@ -58,12 +59,13 @@ class OracleContainerHostTest {
                 WorkerHost.Workers workers = host.start(fifo, tree, List.of("tests/test_ops.py"), base.resolve("tmp"), "/usr/bin/python3",
                         Map.of("PATH", "/usr/bin:/bin"));
                 assertThat(workers.problem()).isNull();
-                Path copy = volume.resolve("trees/grade-1");
+                Path copy = copies.resolve("grade-1");
                 assertThat(Files.readString(copy.resolve("calc/ops.py"))).contains("def add");
                 assertThat(Files.size(copy.resolve("tests/test_ops.py"))).as("the trusted test file, empty in the copy").isZero();
+                assertThat(Files.readString(tree.resolve("tests/test_ops.py"))).as("the tree's own, untouched").contains("def test_add");
+                assertThat(Files.getAttribute(copy.resolve("calc/ops.py"), "unix:nlink")).as("a hard link, not a copy of the bytes").isEqualTo(2);
                 assertThat(Files.readString(copy.resolve("tests/data.txt"))).contains("test data");
-                assertThat(Files.getPosixFilePermissions(copy.resolve("calc/ops.py"))).contains(PosixFilePermission.OTHERS_READ)
-                        .doesNotContain(PosixFilePermission.OTHERS_WRITE, PosixFilePermission.GROUP_WRITE);
+                assertThat(Files.getPosixFilePermissions(copy.resolve("calc/ops.py"))).contains(PosixFilePermission.OTHERS_READ);
                 // the workers can add nothing to the FIFO folder: no FIFO of a later worker can be a link or a file
                 assertThat(Files.getPosixFilePermissions(fifo)).doesNotContain(PosixFilePermission.OTHERS_WRITE, PosixFilePermission.GROUP_WRITE);
                 assertThat(Files.exists(fifo.resolve("w64.in"), LinkOption.NOFOLLOW_LINKS)).isTrue();
