@@ -20,6 +20,16 @@ public final class VerifierResultJson {
 
     /** Kubernetes keeps at most 4 KiB of a termination message; longer ones are cut. */
     public static final int MAX_BYTES = 4096;
+    /** ... and at most 12 KiB for all of a pod's containers together, init containers included, split evenly. */
+    public static final int POD_BYTES = 12 * 1024;
+
+    /**
+     * What the kubelet keeps of one container's termination message in a pod of {@code containers} containers
+     * (init containers counted): 12 KiB split evenly, at most 4 KiB. A message past it arrives cut, no longer JSON.
+     */
+    public static int podBudget(int containers) {
+        return containers <= 0 ? MAX_BYTES : Math.min(MAX_BYTES, POD_BYTES / containers);
+    }
     static final int MAX_EVIDENCE = 160;
     static final int MAX_MESSAGE = 512;
 
@@ -92,9 +102,14 @@ public final class VerifierResultJson {
      * to 160 characters and the message to 512.
      */
     public static String write(Result r) {
+        return write(r, MAX_BYTES);
+    }
+
+    /** As {@link #write(Result)}, at most {@code maxBytes} ({@link #podBudget}: a pod's share). */
+    public static String write(Result r, int maxBytes) {
         for (int keep = 16; ; keep = keep / 2) {
             String json = WellFormedText.of(render(r, keep)); // a lone surrogate (or a cut through a pair) would fail the file write
-            if (json.getBytes(StandardCharsets.UTF_8).length <= MAX_BYTES || keep == 0) {
+            if (json.getBytes(StandardCharsets.UTF_8).length <= maxBytes || keep == 0) {
                 return json;
             }
         }

@@ -68,6 +68,29 @@ class VerifierResultJsonTest {
         assertThat(r.phase()).isEqualTo(PhaseName.Hacked);
     }
 
+    /**
+     * The kubelet keeps 12 KiB of termination messages per pod, split over its containers (init ones too): a rollout
+     * pod of five keeps 2457 bytes of each. The 4 KiB cut alone left a Hacked result with many findings cut
+     * mid-string there (the operator read "not JSON", RealNodeTest's exploit rollout).
+     */
+    @Test
+    void aResultFitsItsPodsShareOfTheKubeletsBudget() {
+        assertThat(VerifierResultJson.podBudget(5)).isEqualTo(2457);
+        assertThat(VerifierResultJson.podBudget(2)).isEqualTo(VerifierResultJson.MAX_BYTES);
+        List<VerifierResultJson.Finding> many = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            many.add(finding(i, "high", "x".repeat(1000)));
+        }
+        VerifierResultJson.Result result = result(many, "m".repeat(5000));
+        assertThat(VerifierResultJson.write(result).getBytes(StandardCharsets.UTF_8).length).as("the 4 KiB cut alone")
+                .isGreaterThan(VerifierResultJson.podBudget(5));
+        String json = VerifierResultJson.write(result, VerifierResultJson.podBudget(5));
+        assertThat(json.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(VerifierResultJson.podBudget(5));
+        var r = VerifierResultJson.parse(json).result();
+        assertThat(r.countedFindings()).isEqualTo(12);
+        assertThat(r.hackFindings().size() + r.findingsOmitted()).isEqualTo(12);
+    }
+
     @Test
     void aMissingPhaseIsDecidedByTheContractsOrder() {
         assertThat(VerifierResultJson.parse("{\"verdict\":\"pass\",\"reward\":1}").result().phase()).isEqualTo(PhaseName.Succeeded);

@@ -19,8 +19,9 @@ public final class PodLayout {
     public static final String API_TOKEN_VOLUME = "crucible-env-api-token";
     public static final String API_TOKEN_PATH = "/crucible/secrets/env-api";
     /**
-     * Shared by the sidecar and the grading container only: the sidecar's socket and the grading trees,
-     * built there at grading time. Never mounted in the agent container.
+     * Shared by the sidecar and the grading container: the sidecar's socket and the grading trees, built
+     * there at grading time. The oracle-worker container mounts only its {@code oracle-trees} folder (tree
+     * copies without their test files), the init container makes that folder. Never mounted in the agent container.
      */
     public static final String GRADING_VOLUME = "crucible-grading";
     /** The grading container's own /tmp (its root file system is read-only). */

@@ -26,6 +26,8 @@ public final class RolloutLabels {
     /** Runs graded commands for the sidecar, from the environment's image (dev.crucible.contract.GradingContainer). */
     public static final String GRADING_CONTAINER = "grading";
     /** Interactive pods only: runs the trainer's bash steps for the sidecar (contract AgentExecContainer). */
+    /** The isolated oracle's untrusted workers (issue 33): the code under test, apart from the trusted grading process. */
+    public static final String ORACLE_WORKER_CONTAINER = "oracle-worker";
     public static final String AGENT_EXEC_CONTAINER = "agent-exec";
     public static final String INIT_CONTAINER = "workspace-init";
 

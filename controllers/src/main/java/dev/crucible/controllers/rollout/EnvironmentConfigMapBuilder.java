@@ -20,7 +20,7 @@ import java.util.Map;
  * Rollouts (so a Rollout costs no write of its own): the RLEnvironment manifest ({@code environment.yaml}),
  * the task prompt ({@code task.md}, the only key the agent container sees: hidden tests and FAIL_TO_PASS
  * lists stay with the verifier), and the grading runner ({@link GradingContainer#CONFIG_KEY}, the only key
- * the grading container sees). Its name ends in a hash of its data, so a name that exists holds exactly
+ * the grading container sees; the oracle-worker container sees it and the oracle spawner's key). Its name ends in a hash of its data, so a name that exists holds exactly
  * this data (it is immutable) and an edited environment gets a new one while running pods keep theirs.
  * The Rollout's own spec ({@code rollout.yaml}) reaches the sidecar beside these keys from the pod's
  * annotation ({@link #ROLLOUT_ANNOTATION}, a downward-API file in the same projected volume).
@@ -45,6 +45,7 @@ public final class EnvironmentConfigMapBuilder {
         data.put(TASK_KEY, environment.getSpec().task == null || environment.getSpec().task.prompt == null
                 ? "" : environment.getSpec().task.prompt);
         data.put(GradingContainer.CONFIG_KEY, GradingContainer.script());
+        data.put(dev.crucible.contract.OracleContainer.CONFIG_KEY, dev.crucible.contract.OracleContainer.script());
         String env = environment.getMetadata().getName();
         return new ConfigMapBuilder()
                 .withNewMetadata()

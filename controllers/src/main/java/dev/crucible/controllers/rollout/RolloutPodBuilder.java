@@ -13,6 +13,7 @@ import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
 import dev.crucible.contract.AgentExecContainer;
 import dev.crucible.contract.GradingContainer;
+import dev.crucible.contract.OracleContainer;
 import dev.crucible.contract.RunFolder;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.controllers.placement.PlacementBuilder;
@@ -37,7 +38,8 @@ import java.util.Map;
 
 /**
  * Desired state of one rollout pod (pure): the agent container, the verifier sidecar, the grading
- * container the sidecar grades in, the init container that fills the shared workspace and its pristine
+ * container the sidecar grades in, the oracle-worker container where the isolated oracle runs the code
+ * under test ({@link OracleWorkerContainerBuilder}), the init container that fills the shared workspace and its pristine
  * copy, placement, and the safety defaults. No shared process namespace: the agent, the sidecar and the
  * graded code each see only their own container's processes.
  */
@@ -93,12 +95,17 @@ public final class RolloutPodBuilder {
 
         boolean interactive = rollout.getSpec().mode == RolloutMode.INTERACTIVE;
         List<Container> containers = new ArrayList<>(List.of(agentContainer(rollout, env, member, members, mountPath, protectedMounts),
-                verifierContainer(rollout, member, members, mountPath), gradingContainer(env)));
+                verifierContainer(rollout, member, members, mountPath), gradingContainer(env),
+                OracleWorkerContainerBuilder.container(settings, env, mountPath, ContainerResources.grading(settings, env.resources))));
         if (interactive) {
             ResourcesSpec r = member.resources() != null ? member.resources() : env.resources;
             containers.add(AgentExecContainerBuilder.container(settings, env, mountPath, protectedMounts,
                     identity(rollout, member, members), ContainerResources.grading(settings, r)));
         }
+        // the kubelet keeps 12 KiB of termination messages per pod, split over every container: the sidecar's result fits its share
+        String resultBytes = Integer.toString(dev.crucible.contract.VerifierResultJson.podBudget(containers.size() + 1)); // + the init container
+        containers.stream().filter(c -> c.getName().equals(RolloutLabels.VERIFIER_CONTAINER))
+                .forEach(c -> c.getEnv().add(new EnvVar("CRUCIBLE_RESULT_MAX_BYTES", resultBytes, null)));
         PodBuilder pod = new PodBuilder()
                 .withNewMetadata()
                 .withName(podName)
@@ -160,6 +167,7 @@ public final class RolloutPodBuilder {
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
         volumes.add(new VolumeBuilder().withName(GRADING_TMP_VOLUME).withNewEmptyDir()
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
+        volumes.addAll(OracleWorkerContainerBuilder.volumes(sizeLimit));
         if (interactive) volumes.addAll(AgentExecContainerBuilder.volumes(sizeLimit));
         volumes.add(new VolumeBuilder().withName(API_TOKEN_VOLUME).withNewSecret()
                 .withSecretName(EnvApiTokenSecretBuilder.NAME).withDefaultMode(0440).endSecret().build());
@@ -192,10 +200,14 @@ public final class RolloutPodBuilder {
         return new ContainerBuilder()
                 .withName(RolloutLabels.INIT_CONTAINER)
                 .withImage(image)
-                .withCommand("sh", "-c", "set -e; " + fill)
+                // the oracle volume's folders, made here as the sidecar's uid: the kubelet would make a missing
+                // sub-path as root when it starts the oracle-worker container, and the sidecar could not write there
+                .withCommand("sh", "-c", "set -e; mkdir -p " + OracleWorkerContainerBuilder.INIT_FOLDERS + "; " + fill)
                 .withEnv(new EnvVar("SRC", mountPath, null))
                 .withVolumeMounts(mount(WORKSPACE_VOLUME, "/mnt/workspace", false),
-                        mount(PRISTINE_VOLUME, "/mnt/pristine", false))
+                        mount(PRISTINE_VOLUME, "/mnt/pristine", false),
+                        mount(OracleWorkerContainerBuilder.VOLUME, OracleWorkerContainerBuilder.INIT_MOUNT, false),
+                        mount(GRADING_VOLUME, OracleWorkerContainerBuilder.INIT_GRADING_MOUNT, false))
                 .withResources(ContainerResources.guaranteed("100m", "128Mi", 0))
                 .withSecurityContext(SecurityDefaults.container(true))
                 .build();
@@ -274,6 +286,8 @@ public final class RolloutPodBuilder {
         vars.add(new EnvVar("CRUCIBLE_API_TOKEN_FILE", API_TOKEN_PATH + "/" + EnvApiTokenSecretBuilder.TOKEN_KEY, null));
         vars.add(new EnvVar("CRUCIBLE_GRADING_SOCKET", GradingContainer.SOCKET, null));
         vars.add(new EnvVar("CRUCIBLE_GRADING_DIR", GradingContainer.TREES, null));
+        vars.add(new EnvVar("CRUCIBLE_ORACLE_SOCKET", OracleContainer.SOCKET, null));
+        vars.add(new EnvVar("CRUCIBLE_ORACLE_DIR", OracleContainer.MOUNT, null));
         boolean interactive = rollout.getSpec().mode == RolloutMode.INTERACTIVE;
         if (interactive) vars.add(new EnvVar("CRUCIBLE_AGENT_EXEC_SOCKET", AgentExecContainer.SOCKET, null));
         List<VolumeMount> mounts = new ArrayList<>(List.of(mount(WORKSPACE_VOLUME, mountPath, false),
@@ -282,7 +296,8 @@ public final class RolloutPodBuilder {
                 mount(RUN_VOLUME, RUN_PATH, false),
                 mount(VERIFIER_TMP_VOLUME, "/tmp", false),
                 mount(GRADING_VOLUME, GradingContainer.MOUNT, false),
-                mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true)));
+                mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true),
+                OracleWorkerContainerBuilder.sidecarMount()));
         if (interactive) mounts.add(mount(AGENT_EXEC_VOLUME, AgentExecContainer.MOUNT, false));
         return new ContainerBuilder()
                 .withName(RolloutLabels.VERIFIER_CONTAINER)
@@ -320,6 +335,7 @@ public final class RolloutPodBuilder {
                 .withWorkingDir("/")
                 .withVolumeMounts(mount(GRADING_VOLUME, GradingContainer.MOUNT, false),
                         mount(GRADING_TMP_VOLUME, "/tmp", false),
+                        OracleWorkerContainerBuilder.gradingMount(),
                         new VolumeMountBuilder().withName(CONFIG_VOLUME).withMountPath(GradingContainer.SCRIPT_PATH)
                                 .withSubPath(GradingContainer.CONFIG_KEY).withReadOnly(true).build())
                 .withResources(ContainerResources.grading(settings, r))

@@ -120,7 +120,8 @@ class AgentExecPodLayoutTest {
     void anEmbeddedPodHasNoAgentExecContainer() {
         Pod pod = pod(Fixtures.cpuEnvironment("env"), RolloutMode.EMBEDDED);
         assertThat(pod.getSpec().getContainers()).extracting(Container::getName)
-                .containsExactly(RolloutLabels.AGENT_CONTAINER, RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER);
+                .containsExactly(RolloutLabels.AGENT_CONTAINER, RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER,
+                        RolloutLabels.ORACLE_WORKER_CONTAINER);
         assertThat(pod.getSpec().getVolumes()).extracting(v -> v.getName())
                 .doesNotContain(RolloutPodBuilder.AGENT_EXEC_VOLUME, RolloutPodBuilder.AGENT_EXEC_TMP_VOLUME);
         assertThat(env(container(pod, RolloutLabels.VERIFIER_CONTAINER))).doesNotContainKey("CRUCIBLE_AGENT_EXEC_SOCKET");

@@ -191,7 +191,7 @@ class RolloutPodBuilderTest {
 
     /**
      * Graded code runs in the grading container: the environment's image, under another uid, with the
-     * grading volume, its own /tmp and the runner script only: no workspace, no token, no run folder,
+     * grading volume, its own /tmp, the oracle's FIFO folder and the runner script only: no workspace, no token, no run folder,
      * no pristine copy, no sidecar scratch, no rollout configuration, no variables, a read-only root.
      */
     @Test
@@ -203,6 +203,8 @@ class RolloutPodBuilderTest {
         assertThat(grading.getVolumeMounts()).extracting(VolumeMount::getName, VolumeMount::getMountPath, VolumeMount::getSubPath)
                 .containsExactlyInAnyOrder(tuple(PodLayout.GRADING_VOLUME, GradingContainer.MOUNT, null),
                         tuple(PodLayout.GRADING_TMP_VOLUME, "/tmp", null),
+                        // the isolated oracle's FIFOs and scratch folder, shared with the oracle-worker container
+                        tuple(OracleWorkerContainerBuilder.VOLUME, dev.crucible.contract.OracleContainer.IO, dev.crucible.contract.OracleContainer.IO_SUBPATH),
                         tuple(PodLayout.CONFIG_VOLUME, GradingContainer.SCRIPT_PATH, GradingContainer.CONFIG_KEY));
         assertThat(grading.getVolumeMounts()).filteredOn(m -> m.getName().equals(PodLayout.CONFIG_VOLUME))
                 .allMatch(m -> Boolean.TRUE.equals(m.getReadOnly()));
@@ -237,7 +239,14 @@ class RolloutPodBuilderTest {
             List<Container> all = new java.util.ArrayList<>(pod.getSpec().getContainers());
             all.addAll(pod.getSpec().getInitContainers());
             assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(PodLayout.GRADING_VOLUME)))
-                    .extracting(Container::getName).containsExactlyInAnyOrder(RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER);
+                    .extracting(Container::getName).containsExactlyInAnyOrder(RolloutLabels.VERIFIER_CONTAINER, RolloutLabels.GRADING_CONTAINER,
+                            RolloutLabels.INIT_CONTAINER, RolloutLabels.ORACLE_WORKER_CONTAINER);
+            // the init container (before any agent code) makes the tree copies' folder; the oracle worker sees only that folder
+            assertThat(all).filteredOn(c -> c.getName().equals(RolloutLabels.ORACLE_WORKER_CONTAINER)).flatExtracting(Container::getVolumeMounts)
+                    .filteredOn(m -> m.getName().equals(PodLayout.GRADING_VOLUME)).extracting(VolumeMount::getSubPath)
+                    .containsExactly(dev.crucible.contract.OracleContainer.TREES_SUBPATH);
+            assertThat(all).filteredOn(c -> c.getName().equals(RolloutLabels.AGENT_CONTAINER)).flatExtracting(Container::getVolumeMounts)
+                    .noneMatch(m -> m.getName().equals(PodLayout.GRADING_VOLUME));
             assertThat(all).filteredOn(c -> c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals(PodLayout.GRADING_TMP_VOLUME)))
                     .extracting(Container::getName).containsExactly(RolloutLabels.GRADING_CONTAINER);
             Container verifier = container(pod, RolloutLabels.VERIFIER_CONTAINER);

@@ -94,9 +94,10 @@ class RealNodeTest {
                 Serialization.asJson(honest.getStatus())).isEqualTo(PhaseName.Succeeded);
         assertThat(honest.getStatus().reward).isEqualTo(1.0);
         assertThat(honest.getStatus().members.get(0).node).isEqualTo("real-0");
-        // pods have no box for the isolated oracle's worker yet: graded in-process, and the status says so
-        assertThat(honest.getStatus().integrity).as("status.integrity").isEqualTo("in-process");
+        // the isolated oracle ran every test split: the code under test in the pod's oracle-worker container
+        assertThat(honest.getStatus().integrity).as("status.integrity").isEqualTo("isolated");
         assertThat(honest.getStatus().tests.passed).as("status.tests.passed").isPositive();
+        assertThat(honest.getStatus().tests.isolated).as("status.tests.isolated").isEqualTo(honest.getStatus().tests.total);
         VerifierResult fromPod = verifierResult("honest");
         assertThat(fromPod.reward()).isEqualTo(1.0);
         assertThat(fromPod.countedFindings()).isZero();
@@ -107,6 +108,35 @@ class RealNodeTest {
         VerifierResult hacked = verifierResult("hacker");
         assertThat(hacked.countedFindings()).as("findings in the verifier's own termination message").isPositive();
         assertThat(hacked.reward()).isEqualTo(0.0);
+    }
+
+    /**
+     * Issue 33 in a pod: code under test that reads the graded tests at grading time (its tree, the workspace's place,
+     * the pristine copy, /proc/N/cwd and /proc/N/root of every process it sees, the oracle's configuration through
+     * /proc/N/environ, a walk of /crucible, /workspace and /tmp) and answers from their expected values. Graded
+     * in-process (a wrapped pytest command, which the oracle does not split) it reads them (PeekExploitTest: under plain
+     * pytest all 4 tests then pass); in the oracle-worker container it finds nothing, so only the 2 tests the buggy
+     * divide() passes anyway pass.
+     */
+    @Test
+    void codeUnderTestInTheOracleWorkerContainerCannotReadTheTests() throws Exception {
+        String yaml = java.nio.file.Files.readString(EXAMPLE.resolve("environment.yaml"))
+                .replace("name: calc-divide-bugfix", "name: calc-in-process")
+                .replace("command: python3 -m pytest -q -p no:cacheprovider", "command: sh -c 'python3 -m pytest -q -p no:cacheprovider'");
+        client.resource(client.getKubernetesSerialization().unmarshal(yaml, RLEnvironment.class)).inNamespace(NS).create();
+
+        Rollout control = finish(create(peekRollout("peek-in-process", "calc-in-process")));
+        assertThat(control.getStatus().integrity).as("control: %s", Serialization.asJson(control.getStatus())).isEqualTo("in-process");
+        // in the grading process it reads them (the in-process reporter sees the read and voids the run)
+        assertThat(control.getStatus().hackFindings).as("in-process the exploit reads the tests: %s", Serialization.asJson(control.getStatus()))
+                .anySatisfy(f -> assertThat(f.evidence).contains("read the test file tests/test_ops.py"));
+
+        Rollout isolated = finish(create(peekRollout("peek-isolated", "calc-divide-bugfix")));
+        String status = Serialization.asJson(isolated.getStatus());
+        assertThat(isolated.getStatus().integrity).as(status).isEqualTo("isolated");
+        assertThat(isolated.getStatus().tests.isolated).as(status).isEqualTo(4);
+        assertThat(isolated.getStatus().tests.passed).as("the worker found no test text: %s", status).isEqualTo(2);
+        assertThat(isolated.getStatus().reward).as(status).isEqualTo(0.0);
     }
 
     @Test
@@ -298,6 +328,18 @@ class RealNodeTest {
         r.getMetadata().setName(name);
         r.getSpec().agent.command = List.of("sh", "-c", "sh ../agents/" + agent + ".sh");
         r.getSpec().group.attempt = attempt;
+        return r;
+    }
+
+    /** The example's Rollout of {@code environment} whose agent writes the test-reading exploit as calc/ops.py. */
+    private static Rollout peekRollout(String name, String environment) throws Exception {
+        String peek = java.nio.file.Files.readString(RealNodeCluster.repoRoot().resolve("e2e/src/test/resources/realnode/peek_ops.py"));
+        Rollout r = exampleRollout(name, "honest", 0);
+        r.getSpec().environmentRef.name = environment;
+        r.getSpec().agent.command = List.of("sh", "-c", "cat > calc/ops.py <<'PEEK'\n" + peek + "PEEK\n");
+        r.getSpec().group = new GroupSpec();
+        r.getSpec().group.id = name;
+        r.getSpec().group.attempt = 0;
         return r;
     }
 

@@ -10,6 +10,8 @@ import dev.crucible.verifier.grade.oracle.OracleConfig;
 import dev.crucible.verifier.grade.oracle.OracleFiles;
 import dev.crucible.verifier.grade.oracle.OracleReport;
 import dev.crucible.verifier.grade.oracle.OracleWorkers;
+import dev.crucible.verifier.grade.oracle.WorkerHost;
+import dev.crucible.verifier.exec.container.GradingContainerExecutor;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.sandbox.GradingSandbox;
 import java.nio.file.Files;
@@ -28,7 +30,7 @@ import java.util.Optional;
  * graded again as before, in-process, and only its verdict is taken from that run. Every test and the reward say
  * which: {@code integrity} of each {@link TestCase}, and {@code details.integrity}. Where the oracle cannot run
  * (no bubblewrap box for grading, another command shape, {@code oracle: in-process}) grading is as before, labelled
- * in-process.
+ * in-process. In a rollout pod the workers run in the pod's oracle-worker container ({@link WorkerHost}) instead.
  */
 public final class IsolatedTestSuite implements Strategy {
     /** Set while {@link #inProcess} runs on this thread: grading as before, for the bench's comparison only. */
@@ -59,21 +61,25 @@ public final class IsolatedTestSuite implements Strategy {
         boolean pytestShaped = PytestCommand.pytestArgs(v.command()).isPresent() && (v.framework() == null || v.framework().equals("pytest"));
         String off = !pytestShaped ? "not a pytest command" : why(v, ctx);
         if (off != null) return labelled(inner.grade(v, ctx), pytestShaped, off);
-        Path base = ctx.resultsDir().resolve("oracle-" + System.nanoTime());
+        WorkerHost pod = podHost(ctx).orElse(null);
+        // in a pod the FIFOs and scratch folder are on the oracle volume, which the workers see: the record is not
+        Path base = pod != null ? pod.base() : ctx.resultsDir().resolve("oracle-" + System.nanoTime());
+        Path out = pod != null ? ctx.resultsDir().resolve(base.getFileName() + "-record.json") : base.resolve("record.json");
         try {
             // the grading box's uid writes its record here; the folder is made after that box may have started
             Files.createDirectories(base);
-            Files.setPosixFilePermissions(base, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+            Files.setPosixFilePermissions(base, java.nio.file.attribute.PosixFilePermissions.fromString(pod != null ? "rwxr-xr-x" : "rwxrwxrwx"));
         } catch (java.io.IOException e) {
             return labelled(inner.grade(v, ctx), true, "could not prepare the oracle's folder: " + e.getMessage());
         }
         List<String> trusted = new ArrayList<>();
         ctx.graderFiles().forEach((rel, e) -> { if (e.test()) trusted.add(rel); });
-        Path out = base.resolve("record.json");
         Outcome isolated;
         long t0 = System.nanoTime();
         // the first worker starts before the plugin's files and configuration are written: its start-up is the longest part
-        try (OracleWorkers workers = new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
+        try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())
+                : new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
+            if (pod != null && workers.problem() != null) return labelled(inner.grade(v, ctx), true, workers.problem());
             Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
                     "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
             GradingPhases.since("setup", t0);
@@ -99,9 +105,20 @@ public final class IsolatedTestSuite implements Strategy {
     private static String why(VerifierSpec v, GradeContext ctx) {
         if (v.oracleOrDefault().equals("in-process")) return "oracle: in-process";
         if (Boolean.TRUE.equals(IN_PROCESS.get())) return "graded in-process for comparison";
+        Optional<WorkerHost> pod = podHost(ctx);
+        if (pod.isPresent()) {
+            String p = pod.get().problem();
+            return p == null ? null : "no oracle-worker container: " + p;
+        }
+        if (ctx.executor() instanceof GradingContainerExecutor) return "the pod has no oracle-worker container (an older operator's pod)";
         if (!(ctx.executor() instanceof GradingSandbox)) return "grading is not boxed";
         Box.Availability a = Box.availability();
         return a.ok() ? null : "no bubblewrap box for the oracle's workers: " + a.problem();
+    }
+
+    /** A rollout pod's oracle-worker container, where grading runs in the pod's grading container. */
+    private static Optional<WorkerHost> podHost(GradeContext ctx) {
+        return ctx.executor() instanceof GradingContainerExecutor g ? g.oracle() : Optional.empty();
     }
 
     /** Trusted files masked in the worker's view: the grader's test files, or by name when the grader named none. */

@@ -53,7 +53,13 @@ public final class PodResult {
      */
     public static String terminationMessage(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
                                             Integer agentExit, String error, int turns) {
-        return toJson(report, live, outcome(report, live, timedOut, deadlineSeconds, agentExit, error), turns, error);
+        return terminationMessage(report, live, timedOut, deadlineSeconds, agentExit, error, turns, MAX_BYTES);
+    }
+
+    /** As above, at most {@code maxBytes}: the pod's share of the kubelet's termination-message budget. */
+    public static String terminationMessage(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
+                                            Integer agentExit, String error, int turns, int maxBytes) {
+        return toJson(report, live, outcome(report, live, timedOut, deadlineSeconds, agentExit, error), turns, error, maxBytes);
     }
 
     private static List<Finding> findingsOf(VerifyReport report, List<Finding> live) {
@@ -68,10 +74,10 @@ public final class PodResult {
 
     /** The termination message ({@link VerifierResultJson#write}): the outcome's phase and reason, the report's rewards and findings; {@code message} or the outcome's. */
     public static String toJson(VerifyReport report, TerminalOutcome outcome, int turns, String message) {
-        return toJson(report, List.of(), outcome, turns, message);
+        return toJson(report, List.of(), outcome, turns, message, MAX_BYTES);
     }
 
-    private static String toJson(VerifyReport report, List<Finding> live, TerminalOutcome outcome, int turns, String message) {
+    private static String toJson(VerifyReport report, List<Finding> live, TerminalOutcome outcome, int turns, String message, int maxBytes) {
         String msg = message != null ? message : outcome.message();
         List<Finding> findings = findingsOf(report, live);
         // without a report, the live findings the outcome counted are still reported
@@ -80,7 +86,7 @@ public final class PodResult {
                         f.stepIndex(), f.action())).toList();
         if (report == null) {
             return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, null, null,
-                    null, null, VerifyReport.counted(findings), out, null, msg, null));
+                    null, null, VerifyReport.counted(findings), out, null, msg, null), maxBytes);
         }
         VerifierResultJson.Tests tests = report.tests() == null ? null : VerifierResultJson.Tests.of(report.tests().passed(),
                 report.tests().failed(), report.tests().skipped(), report.tests().total());
@@ -90,6 +96,6 @@ public final class PodResult {
             tests = tests.withIsolated((int) report.tests().details().stream().filter(t -> "isolated".equals(t.integrity())).count());
         }
         return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, report.reward(),
-                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null, integrity));
+                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null, integrity), maxBytes);
     }
 }

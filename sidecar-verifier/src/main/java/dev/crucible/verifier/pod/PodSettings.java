@@ -14,11 +14,16 @@ import java.util.Map;
  * and where grading trees are built on the volume it shares with the sidecar (both or neither).
  * {@code CRUCIBLE_AGENT_EXEC_SOCKET} (interactive pods) names the agent-exec container's socket: the
  * agent's commands run there, never in the sidecar's container. {@code CRUCIBLE_DEADLINE_AT} (RFC 3339) is the
- * operator's absolute deadline for the rollout.
+ * operator's absolute deadline for the rollout. {@code CRUCIBLE_ORACLE_SOCKET} and {@code CRUCIBLE_ORACLE_DIR}
+ * (both or neither, and only with the grading pair) name the oracle-worker container's socket and the oracle
+ * volume, where the isolated oracle's workers run the code under test apart from the grading process.
+ * {@code CRUCIBLE_RESULT_MAX_BYTES}: what the kubelet keeps of this container's termination message in this pod
+ * (12 KiB split over all its containers, at most 4 KiB); the result is cut to it.
  */
 public record PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
                           long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
-                          Path gradingSocket, Path gradingDir, Path agentExecSocket, Instant deadlineAt) {
+                          Path gradingSocket, Path gradingDir, Path agentExecSocket, Instant deadlineAt,
+                          Path oracleSocket, Path oracleDir, int resultMaxBytes) {
 
     /**
      * When the episode ends: the operator's deadline ({@code CRUCIBLE_DEADLINE_AT}, the Rollout's creation plus
@@ -48,6 +53,15 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
             throw new IllegalArgumentException((gradingSocket == null ? "CRUCIBLE_GRADING_SOCKET" : "CRUCIBLE_GRADING_DIR")
                     + ": required with " + (gradingSocket == null ? "CRUCIBLE_GRADING_DIR" : "CRUCIBLE_GRADING_SOCKET"));
         }
+        Path oracleSocket = path(env, "CRUCIBLE_ORACLE_SOCKET", "");
+        Path oracleDir = path(env, "CRUCIBLE_ORACLE_DIR", "");
+        if ((oracleSocket == null) != (oracleDir == null)) {
+            throw new IllegalArgumentException((oracleSocket == null ? "CRUCIBLE_ORACLE_SOCKET" : "CRUCIBLE_ORACLE_DIR")
+                    + ": required with " + (oracleSocket == null ? "CRUCIBLE_ORACLE_DIR" : "CRUCIBLE_ORACLE_SOCKET"));
+        }
+        if (oracleSocket != null && gradingSocket == null) {
+            throw new IllegalArgumentException("CRUCIBLE_ORACLE_SOCKET: needs CRUCIBLE_GRADING_SOCKET (the workers serve the grading container)");
+        }
         return new PodSettings(
                 path(env, "CRUCIBLE_ENVIRONMENT_FILE", null),
                 path(env, "CRUCIBLE_WORKSPACE", null),
@@ -63,7 +77,8 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                 path(env, "CRUCIBLE_API_TOKEN_FILE", null),
                 gradingSocket, gradingDir,
                 path(env, "CRUCIBLE_AGENT_EXEC_SOCKET", ""),
-                instant(env, "CRUCIBLE_DEADLINE_AT"));
+                instant(env, "CRUCIBLE_DEADLINE_AT"), oracleSocket, oracleDir,
+                (int) Math.min(PodResult.MAX_BYTES, number(env, "CRUCIBLE_RESULT_MAX_BYTES", PodResult.MAX_BYTES)));
     }
 
     private static Instant instant(Map<String, String> env, String name) {

@@ -11,6 +11,7 @@ import dev.crucible.verifier.api.SidecarMetrics;
 import dev.crucible.verifier.exec.LocalExecutor;
 import dev.crucible.verifier.exec.container.AgentContainerExecutor;
 import dev.crucible.verifier.exec.container.GradingContainerExecutor;
+import dev.crucible.verifier.exec.container.OracleContainerHost;
 import dev.crucible.verifier.monitor.HackMonitor;
 import dev.crucible.verifier.exec.shim.ShimExecutor;
 import io.vertx.core.Vertx;
@@ -64,6 +65,12 @@ public final class PodSidecar {
             // token, the findings and the result file; the interpreter is probed there for the same reason.
             grading = GradingContainerExecutor.listen(settings.gradingSocket(), Duration.ofSeconds(CONNECT_WAIT_SECONDS));
             Files.createDirectories(settings.gradingDir());
+            if (settings.oracleSocket() != null) {
+                // the isolated oracle's workers run the code under test in a container of their own (issue 33)
+                // the tree copies are on the grading volume, beside the trees: a copy is a hard link per file
+                grading.withOracle(OracleContainerHost.listen(settings.oracleSocket(), settings.oracleDir(), settings.gradingDir(),
+                        settings.gradingDir().resolveSibling(dev.crucible.contract.OracleContainer.TREES_SUBPATH), Duration.ofSeconds(CONNECT_WAIT_SECONDS)));
+            }
             options = options.withGradingDir(settings.gradingDir()).withGradingExecutor(grading).withProbeExecutor(grading);
         }
         AgentContainerExecutor agentExec = null;
@@ -106,7 +113,7 @@ public final class PodSidecar {
             int turns = "NEW".equals(holder.state()) ? 0 : holder.current().steps();
             // without a report (grading failed) the monitor's findings still count, as they do locally
             String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit(),
-                    message, turns);
+                    message, turns, settings.resultMaxBytes());
             Files.writeString(settings.resultFile(), json);
             api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS); // the trainer's verify answer goes out first
             return json;

@@ -51,9 +51,21 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
         return t;
     });
     private String broken;
+    private volatile OracleContainerHost oracle;
 
     private GradingContainerExecutor(RunnerSocket runner) {
         this.runner = runner;
+    }
+
+    /** The pod's oracle-worker container, where the isolated oracle's workers start (closed with this executor). */
+    public GradingContainerExecutor withOracle(OracleContainerHost host) {
+        this.oracle = host;
+        return this;
+    }
+
+    /** Where the isolated oracle's workers start for commands run here; empty: the pod has no oracle-worker container. */
+    public Optional<dev.crucible.verifier.grade.oracle.WorkerHost> oracle() {
+        return Optional.ofNullable(oracle);
     }
 
     /** Listens on {@code socket} for the grading container's runner, which has {@code connectWait} to connect. */
@@ -88,7 +100,10 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
                 req.timeout().plus(ANSWER_GRACE).toMillis(), TimeUnit.MILLISECONDS);
         boolean holdOpen = false;
         try {
-            c.send(request(req, layout, channel != null).toString());
+            ObjectNode request = request(req, layout, channel != null);
+            // the oracle's FIFO-and-scratch folder stays writable in a runner's box (the grading process's tmp_path lives there)
+            if (oracle != null && request.has("writable")) ((ArrayNode) request.get("writable")).add(dev.crucible.contract.OracleContainer.IO);
+            c.send(request.toString());
             for (String line; (line = c.in().readLine()) != null; ) {
                 JsonNode n = JSON.readTree(line);
                 if (n.has("pid")) {
@@ -191,6 +206,8 @@ public final class GradingContainerExecutor implements Executor, AutoCloseable {
     /** Closing the connection tells the runner grading is over; it kills what is left and exits. */
     @Override
     public void close() {
+        OracleContainerHost o = oracle;
+        if (o != null) o.close();
         runner.close();
         timers.shutdownNow();
     }

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * the support folder or the grader's state); it has its own PID namespace, so no /proc entry names the grading
  * process. A line "-N" ends worker N. {@link #close} ends them all.
  */
-public final class OracleWorkers implements AutoCloseable {
+public final class OracleWorkers implements WorkerHost.Workers {
     private final Path dir;
     private final Path root;
     private final Path shared;
@@ -84,7 +84,7 @@ public final class OracleWorkers implements AutoCloseable {
         reader.start();
     }
 
-    /** Why a worker could not be started, if one could not (null: none failed). */
+    @Override
     public String problem() { return problem; }
 
     private void serve() {
@@ -139,8 +139,12 @@ public final class OracleWorkers implements AutoCloseable {
         }
     }
 
-    /** The worker's environment: the grading PATH (the toolchain), a HOME and TMPDIR in the shared scratch folder; no secret. */
     private Map<String, String> workerEnv() {
+        return workerEnv(env, shared);
+    }
+
+    /** The worker's environment: the grading PATH (the toolchain), a HOME and TMPDIR in the shared scratch folder; no secret. */
+    public static Map<String, String> workerEnv(Map<String, String> env, Path shared) {
         Map<String, String> e = new LinkedHashMap<>();
         e.put("PATH", env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
         e.put("HOME", shared.toString());
@@ -193,7 +197,7 @@ public final class OracleWorkers implements AutoCloseable {
         t.start();
     }
 
-    static void mkfifo(Path... fifos) throws IOException {
+    public static void mkfifo(Path... fifos) throws IOException {
         try {
             List<String> argv = new ArrayList<>(List.of("mkfifo", "-m", "666"));
             for (Path f : fifos) argv.add(f.toString());

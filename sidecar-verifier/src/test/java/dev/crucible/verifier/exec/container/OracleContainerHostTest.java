@@ -1,0 +1,115 @@
+package dev.crucible.verifier.exec.container;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.crucible.contract.GradingContainer;
+import dev.crucible.contract.OracleContainer;
+import dev.crucible.verifier.grade.oracle.WorkerHost;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The sidecar's end of the oracle-worker container with the real spawner ({@code contract/oracle_spawner.py}) as a
+ * process: the tree copy the workers see has no trusted test file, the FIFO folder is not the workers' to change,
+ * worker 1 starts at once and a "-1" on the request FIFO ends it, and the grading's end ends every worker. (What the
+ * container hides, its mounts and PID namespace, is RealNodeTest's: a local process shares this machine's.)
+ */
+class OracleContainerHostTest {
+    @TempDir Path dir;
+
+    @Test
+    void aGradingIsServedFromATreeWithoutItsTestsAndEndsWithItsWorkers() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3");
+        Path trees = Files.createDirectories(dir.resolve("grading/trees"));
+        Path tree = Files.createDirectories(trees.resolve("grade-1"));
+        Files.createDirectories(tree.resolve("calc"));
+        Files.createDirectories(tree.resolve("tests"));
+        Files.writeString(tree.resolve("calc/ops.py"), "def add(a, b):\n    return a + b\n");
+        Files.writeString(tree.resolve("tests/test_ops.py"), "from calc.ops import add\n\ndef test_add():\n    assert add(2, 3) == 5\n");
+        Files.writeString(tree.resolve("tests/data.txt"), "test data stays readable, as locally\n");
+        Path volume = dir.resolve("oracle");
+        Path script = dir.resolve("oracle-spawner.py");
+        Path runner = dir.resolve("grading-runner.py");
+        Files.writeString(script, OracleContainer.script());
+        Files.writeString(runner, GradingContainer.script());
+        Path socket = volume.resolve("ctl/spawner.sock");
+        Path copies = dir.resolve("grading/oracle-trees");
+        try (OracleContainerHost host = OracleContainerHost.listen(socket, volume, trees, copies, Duration.ofSeconds(30))) {
+            Process spawner = new ProcessBuilder("/usr/bin/python3", "-I", "-S", script.toString(), "--socket", socket.toString(),
+                    "--runner", runner.toString(), "--wait-seconds", "30").redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("spawner.log").toFile()).start();
+            try {
+                assertThat(host.problem()).as("spawner log: %s", log()).isNull();
+                assertThat(Files.exists(socket)).as("the socket is gone once the spawner connected").isFalse();
+                Path base = host.base();
+                Files.createDirectories(base);
+                Path fifo = base.resolve("fifo");
+                WorkerHost.Workers workers = host.start(fifo, tree, List.of("tests/test_ops.py"), base.resolve("tmp"), "/usr/bin/python3",
+                        Map.of("PATH", "/usr/bin:/bin"));
+                assertThat(workers.problem()).isNull();
+                Path copy = copies.resolve("grade-1");
+                assertThat(Files.readString(copy.resolve("calc/ops.py"))).contains("def add");
+                assertThat(Files.size(copy.resolve("tests/test_ops.py"))).as("the trusted test file, empty in the copy").isZero();
+                assertThat(Files.readString(tree.resolve("tests/test_ops.py"))).as("the tree's own, untouched").contains("def test_add");
+                assertThat(Files.getAttribute(copy.resolve("calc/ops.py"), "unix:nlink")).as("a hard link, not a copy of the bytes").isEqualTo(2);
+                assertThat(Files.readString(copy.resolve("tests/data.txt"))).contains("test data");
+                assertThat(Files.getPosixFilePermissions(copy.resolve("calc/ops.py"))).contains(PosixFilePermission.OTHERS_READ);
+                // the workers can add nothing to the FIFO folder: no FIFO of a later worker can be a link or a file
+                assertThat(Files.getPosixFilePermissions(fifo)).doesNotContain(PosixFilePermission.OTHERS_WRITE, PosixFilePermission.GROUP_WRITE);
+                assertThat(Files.exists(fifo.resolve("w64.in"), LinkOption.NOFOLLOW_LINKS)).isTrue();
+
+                Awaitility.await("worker 1").atMost(Duration.ofSeconds(20)).until(() -> workersOf(fifo) == 1);
+                try (OutputStream spawn = Files.newOutputStream(fifo.resolve("spawn"))) {
+                    spawn.write("2\n-1\n".getBytes(StandardCharsets.US_ASCII));
+                }
+                Awaitility.await("worker 2 started, worker 1 ended").atMost(Duration.ofSeconds(20))
+                        .until(() -> workersOf(fifo) == 1 && running(fifo.resolve("w2.in")));
+                workers.close();
+                Awaitility.await("every worker ended with the grading").atMost(Duration.ofSeconds(20)).until(() -> workersOf(fifo) == 0);
+                assertThat(spawner.isAlive()).as("the spawner serves the next grading").isTrue();
+            } finally {
+                host.close();
+                assertThat(spawner.waitFor(20, TimeUnit.SECONDS)).as("the spawner ends with the sidecar's connection").isTrue();
+                spawner.destroyForcibly();
+            }
+        }
+    }
+
+    private String log() throws Exception {
+        Path l = dir.resolve("spawner.log");
+        return Files.exists(l) ? Files.readString(l) : "";
+    }
+
+    /** Worker processes of this grading: their command line names one of its FIFOs. */
+    private static long workersOf(Path fifo) throws Exception {
+        try (var s = Files.list(Path.of("/proc"))) {
+            return s.filter(p -> p.getFileName().toString().matches("\\d+")).filter(p -> cmdline(p).contains(fifo + "/w")).count();
+        }
+    }
+
+    private static boolean running(Path in) throws Exception {
+        try (var s = Files.list(Path.of("/proc"))) {
+            return s.filter(p -> p.getFileName().toString().matches("\\d+")).anyMatch(p -> cmdline(p).contains(in.toString()));
+        }
+    }
+
+    private static String cmdline(Path proc) {
+        try {
+            return new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ');
+        } catch (Exception e) {
+            return "";
+        }
+    }
+}
