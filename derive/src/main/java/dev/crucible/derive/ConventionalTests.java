@@ -20,7 +20,8 @@ import java.util.function.Function;
  * convention was used. Nothing is chosen when the repository holds none of these.
  */
 final class ConventionalTests {
-    static final String PATH = ".github/workflows/(none: conventional test job)";
+    /** Stands for the workflow in spec.source (which must name a YAML file); no such file is in the repository. */
+    static final String PATH = ".github/workflows/crucible-conventional-tests.yml";
 
     private ConventionalTests() {
     }
@@ -56,8 +57,8 @@ final class ConventionalTests {
     /** @param convention what was chosen, for the note; @param workflow the one-job workflow text */
     record Choice(String convention, String workflow) {
         String note() {
-            return "no workflow at the commit runs tests: derived the conventional test job " + convention
-                    + ", which CI does not run";
+            return "no workflow at the commit runs tests that derive can read: derived the conventional test job "
+                    + convention + " (not a file of the repository; CI does not run it)";
         }
     }
 

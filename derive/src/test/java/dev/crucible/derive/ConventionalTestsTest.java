@@ -42,6 +42,7 @@ class ConventionalTestsTest {
         assertThat(d.notes().get(0)).contains("no workflow at the commit runs tests").contains("go test ./...")
                 .contains("golangci-lint.yml: only lints");
         assertThat(d.manifestYaml()).contains("no workflow at the commit runs tests");
+        assertThat(d.workflowPath()).as("spec.source.workflow names a YAML file").matches("^[^/].*\\.ya?ml$");
     }
 
     @Test
