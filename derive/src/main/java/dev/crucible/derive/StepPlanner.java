@@ -228,7 +228,41 @@ final class StepPlanner {
         if (onlyInstallsBefore && p.shellTemplate == null && !CommandClassifier.isStructured(p.script)) {
             p.setupLines.addAll(lines.subList(0, first));
             p.commandScript = String.join("\n", lines.subList(first, lines.size()));
+        } else if (first > 0 && p.shellTemplate == null && !CommandClassifier.isStructured(p.script)) {
+            splitInstallsAmongSteps(p, lines, kinds, first);
         }
+    }
+
+    private static final java.util.regex.Pattern CD = java.util.regex.Pattern.compile("cd\\s+[^;&|<>`$()]+");
+
+    /**
+     * tauri's test step: {@code cd ./packages/cli}, {@code pnpm i --frozen-lockfile}, {@code pnpm build}, {@code pnpm test}.
+     * Its install lines need the network, which grading does not have, so they run in setup (inside the folders the
+     * step's {@code cd} lines chose); the {@code cd} and build lines stay in the test command, so grading builds the
+     * agent's code. Only when every line up to the last install is an install or a plain {@code cd}: a line that
+     * could make what an install reads (a generator, a configure) keeps the step as it is.
+     */
+    private static void splitInstallsAmongSteps(PlannedStep p, List<String> lines, List<CommandClassifier.Classified> kinds, int first) {
+        int lastInstall = -1;
+        for (int i = 0; i < first; i++) if (kinds.get(i).kind() == CommandKind.INSTALL) lastInstall = i;
+        if (lastInstall < 0) return;
+        for (int i = 0; i < lastInstall; i++) {
+            if (kinds.get(i).kind() != CommandKind.INSTALL && !CD.matcher(lines.get(i).strip()).matches()) return;
+        }
+        List<String> cds = new ArrayList<>();
+        List<String> setup = new ArrayList<>();
+        List<String> command = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (i <= lastInstall && kinds.get(i).kind() == CommandKind.INSTALL) {
+                setup.add(cds.isEmpty() ? line : "(" + String.join(" && ", cds) + " && " + line + ")");
+            } else {
+                if (i < lastInstall) cds.add(line);
+                command.add(lines.get(i));
+            }
+        }
+        p.setupLines.addAll(setup);
+        p.commandScript = String.join("\n", command);
     }
 
     static int rank(CommandKind k) {

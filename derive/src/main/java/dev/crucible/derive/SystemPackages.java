@@ -11,8 +11,9 @@ import java.util.function.Predicate;
  * {@code sudo apt-get install …} in a kept step. Setup runs as the user, without root, so it cannot install
  * system packages. Where derive knows what the machine has (the local {@code crucible derive} installs a
  * {@code dpkg-query} check), a step or line that only runs apt is left out when every package it installs is
- * already there, with that reason; when one is missing, setup fails at that step with the packages it lacks
- * named, so the environment is reported unusable here for that reason. Without such a check (a cluster image) the step stays as CI has it.
+ * already there, with that reason; when one is missing, the apt lines are left out too and setup says which
+ * packages it lacks and goes on (the baseline decides whether the tests needed them). Without such a check (a
+ * cluster image) the step stays as CI has it.
  */
 final class SystemPackages {
     private static volatile Predicate<String> installed;
@@ -67,22 +68,24 @@ final class SystemPackages {
     }
 
     /**
-     * A missing package makes the step fail setup with the packages named: the
-     * environment is unusable here for that reason (a cluster image that has them can still use the manifest's
-     * other steps). Not a refusal: the workflow and job stay the ones that test.
+     * A missing package is named in setup's output and setup goes on without it: CI often installs packages only
+     * some paths need (a library for a wheel that has a binary build, a documentation tool). Whether the tests
+     * need them is what the baseline run finds out; when setup or the tests fail later, this line in the log says
+     * what the machine lacked. (It used to fail setup here: TheAlgorithms/Python was unusable for libhdf5-dev that
+     * none of its tests need.)
      */
     private static boolean failsForMissing(Result r, PlannedStep p) {
         if (r.missing().isEmpty()) return false;
         String why = "step " + p.step.number() + " installs system packages with apt (" + String.join(" ", r.missing())
-                + " not installed on this machine, dpkg-query); setup runs without root and cannot install them";
-        String fail = "echo " + ShellScripts.quote("crucible: " + why) + " >&2; exit 1";
-        p.notes.add(why + ": setup fails here with that reason");
+                + " not installed on this machine, dpkg-query); setup runs without root and goes on without them";
+        String warn = "echo " + ShellScripts.quote("crucible: " + why) + " >&2";
+        p.notes.add(why + ": the baseline shows whether the tests need them");
+        String rest = r.rest().isBlank() ? warn : warn + "\n" + r.rest();
         if (p.disposition == Disposition.SETUP) {
-            p.script = fail;
-            p.shellTemplate = null;
+            p.script = rest;
         } else {
             p.setupLines.clear();
-            p.setupLines.add(fail);
+            rest.lines().filter(l -> !l.isBlank()).forEach(p.setupLines::add);
         }
         return true;
     }

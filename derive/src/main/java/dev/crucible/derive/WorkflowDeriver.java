@@ -109,6 +109,30 @@ public final class WorkflowDeriver {
         return derive(request, workflowText, request.commit(), path -> files == null ? null : files.readQuietly(path));
     }
 
+    /**
+     * The conventional test job ({@link ConventionalTests}) when no workflow tests: derived like a workflow, with
+     * a note saying CI runs no tests and why each workflow was passed over ({@code why}).
+     */
+    static java.util.Optional<Derivation> conventional(Path repo, String commit, List<String> why) throws DerivationException {
+        String sha;
+        try {
+            sha = commit == null ? null : new RepositoryFiles(repo, commit).resolveCommit();
+        } catch (IOException e) {
+            return java.util.Optional.empty();
+        }
+        RepositoryFiles files = new RepositoryFiles(repo, sha);
+        commit = sha;
+        java.util.Optional<ConventionalTests.Choice> c = ConventionalTests.choose(repo, commit, files::readQuietly);
+        if (c.isEmpty()) return java.util.Optional.empty();
+        DerivationRequest r = new DerivationRequest(repo, commit, ConventionalTests.PATH, null, Map.of(), null);
+        Derivation d = new WorkflowDeriver().derive(r, c.get().workflow(), commit, files::readQuietly);
+        List<String> notes = new ArrayList<>(d.notes());
+        notes.add(0, c.get().note() + (why.isEmpty() ? "" : " (" + String.join("; ", why) + ")"));
+        return java.util.Optional.of(new Derivation(d.workflowPath(), d.commit(), d.jobId(), d.jobLine(), d.matrix(),
+                d.matrixCombinations(), d.setupScript(), d.toolchains(), d.env(), d.secretEnv(), d.containerImage(),
+                d.verifier(), d.lint(), d.steps(), List.copyOf(notes), d.manifest()));
+    }
+
     private Derivation derive(DerivationRequest request, String text, String commit, Function<String, String> readFile)
             throws DerivationException {
         String file = request.workflowPath();

@@ -53,6 +53,10 @@ public final class WorkflowFinder {
         if (elsewhere != null) {
             return elsewhere;
         }
+        java.util.Optional<Derivation> conventional = WorkflowDeriver.conventional(repo, commit, why);
+        if (conventional.isPresent()) {
+            return conventional.get();
+        }
         throw new DerivationException(".github/workflows", job, 0, "no workflow runs tests at commit " + commit
                 + " (" + String.join("; ", why) + "): name one with --workflow");
     }

@@ -173,9 +173,10 @@ public final class TestSuiteStrategy implements Strategy {
             opts.addAll(List.of("-p", PytestReporter.MODULE));
             env.put("PYTEST_ADDOPTS", String.join(" ", opts.stream().map(ShellQuote::quote).toList()));
             env.put("PYTHONPATH", ctx.supportDir().toString());
+            env.put(dev.crucible.verifier.toolchain.GraderPath.VAR, ctx.supportDir().toString()); // a script that sets PYTHONPATH itself
             if (TestCommand.parse(v.command()).map(c -> c.program().equals("tox")).orElse(false)) {
                 // tox 4 passes only listed variables on to pytest (TOX_OVERRIDE: tox 4.11.1 and later)
-                env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=PYTEST_ADDOPTS,PYTHONPATH," + PytestReporter.NONCE_VAR);
+                env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=PYTEST_ADDOPTS,PYTHONPATH," + dev.crucible.verifier.toolchain.GraderPath.VAR + "," + PytestReporter.NONCE_VAR);
             }
             run = ctx.withEnv(env).shell(v.command(), timeout, null, channel.path());
         }

@@ -10,6 +10,7 @@ import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.grade.runner.TestCommand;
 import dev.crucible.verifier.grade.runner.WrappedRunners;
+import dev.crucible.verifier.toolchain.GraderPath;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +31,7 @@ import java.util.Map;
  */
 final class WrappedGrading {
     /** Variables tox 4 must pass on to the commands it runs (it passes only listed ones). */
-    private static final List<String> PASSED_ON = List.of("PYTEST_ADDOPTS", "PYTHONPATH", PytestReporter.NONCE_VAR,
+    private static final List<String> PASSED_ON = List.of("PYTEST_ADDOPTS", "PYTHONPATH", GraderPath.VAR, PytestReporter.NONCE_VAR,
             "PYTHONDONTWRITEBYTECODE", "NODE_OPTIONS", "CARGO_TERM_COLOR", "NO_COLOR");
 
     private WrappedGrading() {}
@@ -63,6 +64,7 @@ final class WrappedGrading {
         env.put("PYTEST_ADDOPTS", prior == null || prior.isBlank() ? own : prior + " " + own);
         String path = ctx.env().get("PYTHONPATH");
         env.put("PYTHONPATH", WrappedRunners.pythonPath(out) + ":" + ctx.supportDir() + (path == null || path.isBlank() ? "" : ":" + path));
+        env.put(GraderPath.VAR, WrappedRunners.pythonPath(out) + ":" + ctx.supportDir()); // for a wrapper that sets PYTHONPATH itself
         env.put("PYTHONDONTWRITEBYTECODE", "1"); // a writable tree: byte code there would be a finding, and is not needed
         if (TestCommand.parse(v.command()).map(c -> c.program().equals("tox")).orElse(false)) {
             env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=" + String.join(",", PASSED_ON)); // tox 4.11.1 and later

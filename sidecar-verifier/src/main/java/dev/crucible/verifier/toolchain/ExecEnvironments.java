@@ -176,6 +176,7 @@ public final class ExecEnvironments {
             String own = e.prefix().toString();
             sites = o.text().lines().map(String::strip).filter(s -> s.startsWith(own)).map(Path::of).toList();
         }
+        GraderPath.install(sites); // grading's reporter survives a wrapper that sets PYTHONPATH itself
         for (String c : EditableInstalls.relocate(sites, workspace)) {
             log.append("editable install made tree-relative (grading and other attempts run elsewhere): ").append(c).append('\n');
         }

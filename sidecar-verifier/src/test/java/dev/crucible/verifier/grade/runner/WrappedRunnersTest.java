@@ -48,6 +48,21 @@ class WrappedRunnersTest {
     }
 
     @Test
+    void aPythonScriptStartingPytestThroughSubprocessIsGradedPerTest() {
+        // yt-dlp's devscripts/run_tests.py: subprocess closes descriptors above 2, and with them the grader's channel
+        Map<String, String> repo = Map.of(
+                "run_tests.py", "import subprocess, sys\n\nsys.exit(subprocess.call([sys.executable, '-m', 'pytest', '-q', 'tests']))\n",
+                "calc.py", "def add(a, b):\n    return a + b\n",
+                "tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+                        + "def test_wrong():\n    assert add(1, 1) == 3\n");
+        VerifyReport r = grade(dir.resolve("script"), verifier("python3 run_tests.py", ""), repo);
+        assertThat(statuses(r)).containsEntry("tests/test_calc.py::test_add", "passed")
+                .containsEntry("tests/test_calc.py::test_wrong", "failed").hasSize(2);
+        assertThat(r.details()).containsEntry("runner", "pytest").containsEntry("perTest", true);
+        assertThat(r.hackFindings()).isEmpty();
+    }
+
+    @Test
     void makeRunningUnittestIsGradedPerTest() {
         tool("make", "/usr/bin/make");
         Map<String, String> repo = Map.of(
