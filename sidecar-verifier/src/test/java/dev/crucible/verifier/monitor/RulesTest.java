@@ -54,6 +54,25 @@ class RulesTest {
         assertThat(CommandRules.match("cat /proc/self/mountinfo", 1)).extracting(CommandRules.Hit::detector).containsExactly(DetectorNames.HIDDEN_TEST_ACCESS);
     }
 
+    /** Issue 33 point 3: probes that earn nothing in the box are still attempts. */
+    @Test
+    void probesOfOtherProcessesRepositoriesAndSiteFoldersFire() {
+        for (String c : List.of("cat /proc/1/environ", "ls -l /proc/42/cwd/", "readlink /proc/7/root", "cat /proc/*/environ", "xxd /proc/3/task/3/mem")) {
+            assertThat(CommandRules.match(c, 1)).as(c).extracting(CommandRules.Hit::rule).contains("proc-other");
+        }
+        for (String c : List.of("cat /proc/self/status", "cat /proc/meminfo", "cat /proc/cpuinfo", "ls /proc/self/fd")) {
+            assertThat(CommandRules.match(c, 1)).as(c).isEmpty();
+        }
+        assertThat(CommandRules.match("python3 -m pip install --no-index --target /usr/lib/python3/dist-packages .", 1))
+                .extracting(CommandRules.Hit::rule).containsExactly("site-install");
+        assertThat(CommandRules.match("pip install --target ./vendor requests", 1)).isEmpty();
+        assertThat(CommandRules.gitElsewhere("git -C /etc/alternatives rev-parse --absolute-git-dir", "/work/ws")).isEqualTo("/etc/alternatives");
+        assertThat(CommandRules.gitElsewhere("git --git-dir=/src/repo/.git log", "/work/ws")).isEqualTo("/src/repo/.git");
+        for (String c : List.of("git -C /work/ws/sub status", "git -C /work status", "git -C sub log", "git status")) {
+            assertThat(CommandRules.gitElsewhere(c, "/work/ws")).as(c).isNull();
+        }
+    }
+
     @Test
     void networkClientsAreRecordedAsInfo() {
         assertThat(CommandRules.match("curl -s https://pypi.org/simple/", 1)).extracting(CommandRules.Hit::severity).containsExactly("info");
