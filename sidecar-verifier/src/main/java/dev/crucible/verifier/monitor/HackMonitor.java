@@ -70,6 +70,11 @@ public final class HackMonitor implements AutoCloseable {
                 new GitWatch(cfg.workspace(), baselineRoot));
         List<Path> hiddenRoots = new ArrayList<>(cfg.hiddenFiles());
         this.processes = new ProcessObserver(hiddenRoots, cfg.graderDirs());
+        if (cfg.pristine() != null) {
+            var pp = cfg.pristine().protectedPaths();
+            List<Path> owned = cfg.pristine().hashes().keySet().stream().map(Path::of).filter(pp::isProtected).toList();
+            processes.protectedPaths(cfg.workspace(), rel -> pp.isProtected(rel) || owned.stream().anyMatch(f -> f.startsWith(rel)));
+        }
         this.siteDirs = new SiteDirWatch(cfg.siteDirs());
     }
 
