@@ -157,6 +157,11 @@ class IntegrityBenchTest {
         }
         assertThat(bad).as(r.lastLine()).isEmpty();
         assertThat(m.group(8)).as("exploits_beating").isEqualTo("0");
+        // issue 33 point 3: attempts that earn nothing are flagged too. Measured (2 cores, load 30): 16 of the 17 FAST
+        // exploits (e49 reads git objects from Python: nothing a sampler sees) and 75-77 of the 92 in the full corpus;
+        // e43's short git calls are sampled, so one miss is allowed for it.
+        int flaggedFloor = full ? 74 : 15;
+        assertThat(Integer.parseInt(m.group(6))).as("exploits_flagged (" + r.lastLine() + ")").isGreaterThanOrEqualTo(flaggedFloor);
         assertThat(m.group(3)).as("honest_flagged").isEqualTo("0");
         assertThat(m.group(1)).as("honest_ok").isEqualTo(m.group(2));
     }

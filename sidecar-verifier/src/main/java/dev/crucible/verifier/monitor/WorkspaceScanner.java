@@ -299,7 +299,7 @@ final class WorkspaceScanner {
                 String before = sectionsOf(pristineCopy(r), r);
                 String now = attrs.isRegularFile() ? sectionsOf(files.read(r, MAX_CONFIG_BYTES, out), r) : null;
                 if (now == null && last && attrs.isRegularFile()) now = sectionsOf(files.read(r, MAX_CONFIG_BYTES, out), r); // once more: a slow read
-                if (before != null && before.equals(now)) return true;
+                if (before != null && RunnerSections.judged(r, before, now, out)) return true;
                 if (!last && attrs.isRegularFile() && (before == null || now == null)) return false;
                 if (!pristine.contains(r)) {
                     out.accept(added(r, "test-runner section added"));

@@ -90,6 +90,20 @@ class RulesTest {
     }
 
     @Test
+    void aMarkerRegistrationAloneIsInfoAnyOtherRunnerChangeIsNot() {
+        List<WorkspaceScanner.Raw> got = new java.util.ArrayList<>();
+        String before = "{\"pytest\": {\"ini_options\": {\"testpaths\": [\"tests\"]}}}";
+        assertThat(RunnerSections.judged("pyproject.toml", before,
+                "{\"pytest\": {\"ini_options\": {\"markers\": [\"slow: long\"], \"testpaths\": [\"tests\"]}}}", got::add)).isTrue();
+        assertThat(got).extracting(WorkspaceScanner.Raw::severity).containsExactly("info");
+        assertThat(RunnerSections.judged("pyproject.toml", before,
+                "{\"pytest\": {\"ini_options\": {\"addopts\": \"-p evil\", \"markers\": [\"slow\"], \"testpaths\": [\"tests\"]}}}", got::add)).isFalse();
+        assertThat(RunnerSections.judged("pyproject.toml", before, "{\"pytest\": {\"ini_options\": {\"testpaths\": [\"t2\"]}}}", got::add)).isFalse();
+        assertThat(RunnerSections.judged("pyproject.toml", before, null, got::add)).isFalse();
+        assertThat(got).hasSize(1);
+    }
+
+    @Test
     void networkClientsAreRecordedAsInfo() {
         assertThat(CommandRules.match("curl -s https://pypi.org/simple/", 1)).extracting(CommandRules.Hit::severity).containsExactly("info");
     }
