@@ -157,6 +157,12 @@ class IntegrityBenchTest {
         }
         assertThat(bad).as(r.lastLine()).isEmpty();
         assertThat(m.group(8)).as("exploits_beating").isEqualTo("0");
+        // issue 33 point 3: attempts that earn nothing are flagged too (before: 12 of the 17 FAST, 63 of the 92). Measured
+        // in two whole-corpus runs at --parallel 3 on 2 cores under load ~30: 15 and 16 of the FAST exploits (e49 reads git
+        // objects from Python, which no sampler sees; e43's git calls last milliseconds and are sampled; one run missed
+        // e14), 75 and 76 of the 92. The floors are the lowest of those, minus one for the sampling in the full corpus.
+        int flaggedFloor = full ? 74 : 15;
+        assertThat(Integer.parseInt(m.group(6))).as("exploits_flagged (" + r.lastLine() + ")").isGreaterThanOrEqualTo(flaggedFloor);
         assertThat(m.group(3)).as("honest_flagged").isEqualTo("0");
         assertThat(m.group(1)).as("honest_ok").isEqualTo(m.group(2));
     }

@@ -51,9 +51,15 @@ public final class HackMonitor implements AutoCloseable {
     private ScheduledExecutorService timer;
     private volatile MonitorObserver observer;
     private volatile long threadId = -1;
+    /** The children walk runs on a thread of its own: a file scan (seconds on a big tree) must not hold it up. */
+    private ScheduledExecutorService discoverer;
+    private volatile long discoverThreadId = -1;
+    private final AtomicLong discoverNanos = new AtomicLong();
     private long lastScanNanos;
     private long nextScanAt;
     private static final long SCAN_BUDGET_FACTOR = 100;
+    /** Period of the children walk between full process samples: most commands live longer than this. */
+    private static final long DISCOVER_MS = 5;
 
     public HackMonitor(MonitorConfig cfg, Consumer<Finding> listener) {
         this.cfg = cfg;
@@ -64,6 +70,11 @@ public final class HackMonitor implements AutoCloseable {
                 new GitWatch(cfg.workspace(), baselineRoot));
         List<Path> hiddenRoots = new ArrayList<>(cfg.hiddenFiles());
         this.processes = new ProcessObserver(hiddenRoots, cfg.graderDirs());
+        if (cfg.pristine() != null) {
+            var pp = cfg.pristine().protectedPaths();
+            List<Path> owned = cfg.pristine().hashes().keySet().stream().map(Path::of).filter(pp::isProtected).toList();
+            processes.protectedPaths(cfg.workspace(), rel -> pp.isProtected(rel) || owned.stream().anyMatch(f -> f.startsWith(rel)));
+        }
         this.siteDirs = new SiteDirWatch(cfg.siteDirs());
     }
 
@@ -87,6 +98,14 @@ public final class HackMonitor implements AutoCloseable {
             return t;
         });
         timer.scheduleWithFixedDelay(this::tickProcesses, 0, cfg.processInterval().toMillis(), TimeUnit.MILLISECONDS);
+        long fast = Math.min(DISCOVER_MS, cfg.processInterval().toMillis());
+        discoverer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "crucible-hack-monitor-procs");
+            t.setDaemon(true);
+            discoverThreadId = t.getId();
+            return t;
+        });
+        discoverer.scheduleWithFixedDelay(this::tickDiscover, 0, fast, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(this::tickFiles, cfg.scanInterval().toMillis(), cfg.scanInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -97,6 +116,15 @@ public final class HackMonitor implements AutoCloseable {
     }
 
     private void haltTimer() {
+        if (discoverer != null) {
+            discoverer.shutdownNow();
+            try {
+                discoverer.awaitTermination(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            discoverer = null;
+        }
         if (timer == null) return;
         timer.shutdownNow();
         try {
@@ -214,12 +242,23 @@ public final class HackMonitor implements AutoCloseable {
     /** CPU time the monitor's own thread has used. */
     public long cpuNanos() {
         long live = threadId < 0 ? 0 : Math.max(0, mx.getThreadCpuTime(threadId));
-        return Math.max(cpuNanos.get(), live);
+        long walk = discoverThreadId < 0 ? 0 : Math.max(0, mx.getThreadCpuTime(discoverThreadId));
+        return Math.max(cpuNanos.get(), live) + Math.max(discoverNanos.get(), walk);
     }
 
     public long scans() { return scans.get(); }
 
     public long lastScanNanos() { return lastScanNanos; }
+
+    /** Short commands between full samples (the cheap children walk of {@link ProcessObserver#discover}). */
+    private void tickDiscover() {
+        try {
+            processes.discover(this::report);
+        } catch (RuntimeException e) {
+            // a process vanished mid-read; the next walk tries again
+        }
+        discoverNanos.set(Math.max(0, mx.getCurrentThreadCpuTime()));
+    }
 
     private void tickProcesses() {
         try {

@@ -147,6 +147,7 @@ final class WorkspaceScanner {
                 }
             }
         }
+        TreeShapes.check(ws, files, changedFiles, pristine::contains, last ? present : null, out);
         judge(pending, out);
         git.check(out);
     }
@@ -281,8 +282,8 @@ final class WorkspaceScanner {
         return c;
     }
 
-    /** {@code source}: findings that count only where graded execution runs the file (a new conftest.py). */
-    /** False when the file was left undecided for the next scan (see {@link #scan}); nothing is reported then. */
+    /** {@code source}: findings that count only where graded execution runs the file (a new conftest.py). False when the
+     * file was left undecided for the next scan (see {@link #scan}); nothing is reported then. */
     private boolean changed(Path rel, BasicFileAttributes attrs, boolean added, Consumer<Raw> out, Consumer<Raw> source, boolean last) {
         String r = rel.toString();
         String name = rel.getFileName().toString();
@@ -301,7 +302,7 @@ final class WorkspaceScanner {
                 String before = sectionsOf(pristineCopy(r), r);
                 String now = attrs.isRegularFile() ? sectionsOf(files.read(r, MAX_CONFIG_BYTES, out), r) : null;
                 if (now == null && last && attrs.isRegularFile()) now = sectionsOf(files.read(r, MAX_CONFIG_BYTES, out), r); // once more: a slow read
-                if (before != null && before.equals(now)) return true;
+                if (before != null && RunnerSections.judged(r, before, now, out)) return true;
                 if (!last && attrs.isRegularFile() && (before == null || now == null)) return false;
                 if (!pristine.contains(r)) {
                     out.accept(added(r, "test-runner section added"));
@@ -392,8 +393,7 @@ final class WorkspaceScanner {
         return null;
     }
 
-    /** A detector hit before the monitor stamps it with time, step and action. */
-    record Raw(String detector, String severity, String path, String evidence, String rule) {
+    /** A detector hit before the monitor stamps it with time, step and action. */ record Raw(String detector, String severity, String path, String evidence, String rule) {
         Raw(String detector, String severity, String path, String evidence) { this(detector, severity, path, evidence, null); }
     }
 }

@@ -29,8 +29,22 @@ class Analyzer(EqualityRules, HookAndWriteRules, NameRules, CallRules, ast.NodeV
         self.docstrings = set()
         self.parents = {}
         self._collect(tree)
-        self.fold = Fold(self.consts)
+        self._default_aliases(tree)
+        self.fold = Fold(self.consts, self.aliases)
         self.links = Links(self)
+
+    def _default_aliases(self, tree):
+        """A parameter whose default is a module function (def __del__(self, _e=getattr(os, "_exit"))) stands for it."""
+        for n in ast.walk(tree):
+            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            params = n.args.posonlyargs + n.args.args
+            pairs = list(zip(params[len(params) - len(n.args.defaults):], n.args.defaults))
+            pairs += [(a, d) for a, d in zip(n.args.kwonlyargs, n.args.kw_defaults) if d is not None]
+            for a, d in pairs:
+                r = self.resolve(d, collecting=True) if isinstance(d, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else None
+                if r and "." in r and a.arg not in self.aliases:
+                    self.aliases[a.arg] = r
 
     # ---- set-up passes -------------------------------------------------------------------------
     def _collect(self, tree):

@@ -10,8 +10,13 @@ from .rule_tables import MAX_FOLD
 class Fold:
     """Best-effort constant folding of string expressions built to dodge text rules ("__e" + "q__")."""
 
-    def __init__(self, consts):
+    def __init__(self, consts, aliases=None):
         self.consts = consts  # module-level NAME = "constant"
+        self.aliases = aliases or {}  # import aliases: "import base64 as _b" decodes as base64 does
+
+    def _canon(self, name):
+        head, dot, rest = (name or "").partition(".")
+        return self.aliases.get(head, head) + dot + rest if name else name
 
     def value(self, e, depth=0):
         if depth > 40:
@@ -97,7 +102,7 @@ class Fold:
                 return None
             if not isinstance(f, ast.Attribute):
                 return None
-            name = dotted(f)
+            name = self._canon(dotted(f))
             if name in ("base64.b64decode", "base64.b32decode", "base64.b16decode", "base64.urlsafe_b64decode") and len(args) == 1:
                 return getattr(base64, name.split(".")[1])(args[0])
             if name == "binascii.unhexlify" and len(args) == 1:

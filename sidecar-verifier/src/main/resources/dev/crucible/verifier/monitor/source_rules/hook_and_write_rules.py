@@ -2,7 +2,7 @@
 # setattr targets, sys.modules, builtins, globals()) that patch the runner, timing or comparison helpers.
 import ast
 
-from .rule_tables import (COMPARE_HELPERS, COMPARE_PREFIXES, DANGEROUS_HOOKS, EQ_NAMES, RUNNER_PREFIXES, SKIP_CALLS,
+from .rule_tables import (COMPARE_HELPERS, COMPARE_PREFIXES, DANGEROUS_HOOKS, EQ_NAMES, RUNNER_PREFIXES, RUNNER_STDLIB, SKIP_CALLS,
                           TIMING)
 
 
@@ -74,6 +74,8 @@ class HookAndWriteRules:
             self.hit(node, "compare-patch", "equality-override", "critical", "replaces comparison/assertion helper %s" % target)
         elif target.startswith(RUNNER_PREFIXES) or target in ("pytest", "_pytest", "unittest"):
             self.hit(node, "runner-patch", "test-runner-tampering", "critical", "patches the test runner: %s" % target)
+        elif target.startswith(RUNNER_STDLIB):
+            self.hit(node, "runner-patch", "test-runner-tampering", "high", "patches %s, which the test runner uses to load tests" % target)
         elif target.startswith("builtins."):
             self.hit(node, "builtins-write", "test-runner-tampering", "high", "writes builtins: %s" % target)
         elif target == "sys.excepthook":  # runs only when the process dies of an uncaught error: no verdict comes from it

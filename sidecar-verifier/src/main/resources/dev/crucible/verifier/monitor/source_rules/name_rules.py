@@ -1,7 +1,7 @@
 # Rules on attribute reads, names and string constants: runner internals, frames, test-file paths, built dunder names.
 import ast
 
-from .rule_tables import EQ_NAMES, FRAME_ATTRS_HIGH, RUNNER_ATTRS, STRONG_TEST_PATH, WEAK_GIT_PATH, glob_reaches_tests
+from .rule_tables import EQ_NAMES, FRAME_ATTRS_HIGH, RUNNER_ATTRS, RUNNER_REPORT_OPTION, STRONG_TEST_PATH, WEAK_GIT_PATH, glob_reaches_tests
 
 
 class NameRules:
@@ -71,3 +71,5 @@ class NameRules:
                 self.hit(node, "git-dir-name", "git-history-mining", "info", "names the .git directory")
             elif node.value == "PYTEST_CURRENT_TEST":
                 self.hit(node, "test-detection", "test-runner-tampering", "high", "behaves differently under pytest (PYTEST_CURRENT_TEST)")
+            elif RUNNER_REPORT_OPTION.match(node.value):
+                self.hit(node, "report-path", "grader-tampering", "high", "looks for the test runner's report file (%s)" % node.value[:40])

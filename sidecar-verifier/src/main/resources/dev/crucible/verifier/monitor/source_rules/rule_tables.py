@@ -3,6 +3,10 @@ import re
 
 EQ_NAMES = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 RUNNER_PREFIXES = ("pytest.", "_pytest.", "pluggy.", "unittest.")
+# the options that name a runner's result file: code under test has no use for where the verdict is written
+RUNNER_REPORT_OPTION = re.compile(r"--(junit-?xml|result-?log|report-?log|json-report-file)=?$")
+# what pytest parses, compiles and imports test modules with: a write to one changes how tests are read
+RUNNER_STDLIB = ("ast.", "importlib.", "tokenize.", "linecache.", "py_compile.", "marshal.")
 TIMING = {"time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic", "time.monotonic_ns",
           "time.process_time", "time.process_time_ns", "time.thread_time", "timeit.default_timer", "torch.cuda.synchronize",
           "time.sleep", "datetime.datetime", "time.clock_gettime"}
