@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class LeanPodStoreTest {
 
     @Test
-    void cachedPodsLeaveOutWhatOnlyTheirSidecarReads() {
+    void cachedPodsLeaveOutWhatOnlyTheirSidecarReads() { // agent, verifier, grading, oracle-worker
         var env = Fixtures.cpuEnvironment("env");
         List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
         Pod pod = new RolloutPodBuilder(OperatorSettings.defaults()).build(Fixtures.rollout("r1", "env"), env, plan.get(0), plan, false, null);
@@ -26,7 +26,7 @@ class LeanPodStoreTest {
         assertThat(cached.getMetadata().getAnnotations()).doesNotContainKey(EnvironmentConfigMapBuilder.ROLLOUT_ANNOTATION)
                 .containsEntry("example.com/kept", "yes");
         assertThat(cached.getMetadata().getManagedFields()).isNull();
-        assertThat(cached.getSpec().getContainers()).hasSize(3).allSatisfy(c -> {
+        assertThat(cached.getSpec().getContainers()).hasSize(4).allSatisfy(c -> {
             assertThat(c.getName()).isNotBlank();
             assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory"); // the gang capacity check reads them
             assertThat(c.getEnv()).isNull();
