@@ -22,10 +22,16 @@ public final class GraderPath {
 
     private GraderPath() {}
 
-    /** Writes the {@code .pth} file into each of {@code sites} (the venv's own site folders). */
+    /**
+     * Writes the {@code .pth} file into each of {@code sites} (the venv's own site folders), only where it is not there
+     * already: the prefix is shared by the attempts of an environment, and a rewrite during another attempt's run is a
+     * start-up hook changed under that attempt's monitor (an honest attempt was flagged that way).
+     */
     static void install(List<Path> sites) throws IOException {
         for (Path site : sites) {
-            if (Files.isDirectory(site)) Files.writeString(site.resolve(FILE), LINE);
+            Path f = site.resolve(FILE);
+            if (!Files.isDirectory(site) || Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) && LINE.equals(Files.readString(f))) continue;
+            Files.writeString(f, LINE);
         }
     }
 }
