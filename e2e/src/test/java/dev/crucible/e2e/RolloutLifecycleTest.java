@@ -82,7 +82,7 @@ class RolloutLifecycleTest {
                 assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
                 assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
             }
-            assertThat(pod.getSpec().getContainers()).extracting(Container::getName).containsExactly("agent", "verifier", "grading");
+            assertThat(pod.getSpec().getContainers()).extracting(Container::getName).containsExactly("agent", "verifier", "grading", "oracle-worker");
             assertThat(pod.getSpec().getContainers().get(1).getImage()).isEqualTo(SharedCluster.SETTINGS.verifierImage());
             assertThat(pod.getMetadata().getOwnerReferences()).singleElement()
                     .satisfies(o -> assertThat(o.getKind()).isEqualTo("Rollout"));
