@@ -11,7 +11,7 @@ import dev.crucible.verifier.exec.ProcessTable;
 import dev.crucible.verifier.exec.ProcessTreeKiller;
 import dev.crucible.verifier.grade.GradeContext;
 import dev.crucible.verifier.grade.GraderFiles;
-import dev.crucible.verifier.sandbox.GradingPhases;
+import dev.crucible.verifier.exec.GradingPhases;
 import dev.crucible.verifier.grade.Outcome;
 import dev.crucible.verifier.grade.Strategy;
 import dev.crucible.contract.DetectorNames;

@@ -1,6 +1,6 @@
 package dev.crucible.verifier.api;
 
-import dev.crucible.verifier.sandbox.GradingPhases;
+import dev.crucible.verifier.exec.GradingPhases;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

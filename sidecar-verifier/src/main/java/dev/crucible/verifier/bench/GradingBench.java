@@ -8,7 +8,7 @@ import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.LocalExecutor;
-import dev.crucible.verifier.sandbox.GradingPhases;
+import dev.crucible.verifier.exec.GradingPhases;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.sandbox.BoxLimits;
 import dev.crucible.verifier.sandbox.GradingSandbox;

@@ -1,6 +1,6 @@
 package dev.crucible.verifier.bench;
 
-import dev.crucible.verifier.sandbox.GradingPhases;
+import dev.crucible.verifier.exec.GradingPhases;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -59,7 +59,7 @@ public final class LocalExecutor implements Executor {
         long t0 = System.nanoTime();
         try {
             p = pb.start();
-            dev.crucible.verifier.sandbox.GradingPhases.since("exec_spawn", t0);
+            dev.crucible.verifier.exec.GradingPhases.since("exec_spawn", t0);
         } catch (IOException e) {
             return new Started(null, null, null, null, null, "cannot start " + req.argv().get(0) + ": " + e.getMessage());
         }
@@ -109,14 +109,14 @@ public final class LocalExecutor implements Executor {
                 Thread.currentThread().interrupt();
                 timedOut = true;
             }
-            long waited = dev.crucible.verifier.sandbox.GradingPhases.since("exec_wait", start);
+            long waited = dev.crucible.verifier.exec.GradingPhases.since("exec_wait", start);
             // Kill the whole session either way: a command that exits but leaves a background child
             // behind must not keep running (or keep our output pipes open).
             if (timedOut || nothingLeft == null || !nothingLeft.getAsBoolean()) ProcessTreeKiller.killAll(List.of(p.pid()));
-            waited = dev.crucible.verifier.sandbox.GradingPhases.since("exec_kill", waited);
+            waited = dev.crucible.verifier.exec.GradingPhases.since("exec_kill", waited);
             join(to);
             join(te);
-            dev.crucible.verifier.sandbox.GradingPhases.since("exec_join", waited);
+            dev.crucible.verifier.exec.GradingPhases.since("exec_join", waited);
             long ms = (System.nanoTime() - start) / 1_000_000;
             int code = timedOut ? -1 : p.exitValue();
             return new ExecResult(code, out.text(), err.text(), out.truncated() || err.truncated(), timedOut, ms, p.pid());

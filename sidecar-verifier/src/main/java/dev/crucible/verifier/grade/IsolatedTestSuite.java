@@ -2,7 +2,7 @@ package dev.crucible.verifier.grade;
 
 import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.grade.result.TestCase;
-import dev.crucible.verifier.sandbox.GradingPhases;
+import dev.crucible.verifier.exec.GradingPhases;
 import dev.crucible.verifier.config.VerifierSpec;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.grade.oracle.OracleAttempts;

@@ -1,6 +1,6 @@
 package dev.crucible.verifier.grade;
 
-import dev.crucible.verifier.sandbox.GradingPhases;
+import dev.crucible.verifier.exec.GradingPhases;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;

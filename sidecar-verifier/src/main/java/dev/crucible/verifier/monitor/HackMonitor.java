@@ -210,9 +210,9 @@ public final class HackMonitor implements AutoCloseable {
         } catch (RuntimeException e) {
             // a process vanished mid-read; the timer's next sample tries again
         }
-        t0 = dev.crucible.verifier.sandbox.GradingPhases.since("scan_processes", t0);
+        t0 = dev.crucible.verifier.exec.GradingPhases.since("scan_processes", t0);
         scanFiles();
-        dev.crucible.verifier.sandbox.GradingPhases.since("scan_files", t0);
+        dev.crucible.verifier.exec.GradingPhases.since("scan_files", t0);
     }
 
     /**

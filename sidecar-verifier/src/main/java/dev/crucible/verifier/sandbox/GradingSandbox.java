@@ -4,7 +4,7 @@ import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.exec.Executor;
 import dev.crucible.verifier.exec.LocalExecutor;
-import dev.crucible.verifier.sandbox.GradingPhases;
+import dev.crucible.verifier.exec.GradingPhases;
 import dev.crucible.verifier.pristine.SetupDependencies;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.crucible.verifier.sandbox;
+package dev.crucible.verifier.exec;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
