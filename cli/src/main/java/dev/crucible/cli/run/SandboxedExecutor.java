@@ -34,12 +34,12 @@ final class SandboxedExecutor implements Executor {
         } catch (IOException e) {
             return new ExecResult(126, "", "could not prepare the workspace for the sandbox: " + e.getMessage() + "\n", false, false, 0, -1);
         }
-        t0 = dev.crucible.verifier.sandbox.GradingPhases.since("box_prepare", t0);
+        t0 = dev.crucible.verifier.exec.GradingPhases.since("box_prepare", t0);
         Map<String, String> env = new LinkedHashMap<>(req.env());
         env.put("HOME", sandbox.home());
         ExecRequest wrapped = new ExecRequest(sandbox.wrap(req.argv(), req.cwd(), env), req.cwd(), env, req.clearEnv(),
                 req.timeout(), req.maxOutputBytes(), req.stdin(), req.mergeStderr());
-        dev.crucible.verifier.sandbox.GradingPhases.since("box_wrap", t0);
+        dev.crucible.verifier.exec.GradingPhases.since("box_wrap", t0);
         return inner.run(wrapped, onStart, sandbox::nothingLeft);
     }
 }
