@@ -17,7 +17,20 @@ set -euo pipefail
 
 CRIU_VERSION="4.1.1"
 CRIU_ORIG_SHA256="f80a66cb3726bb2116266d4759ce3bcbfab7abdb6b6d430bf20dd41911717afe"
-DEBIAN_MIRROR="${CRUCIBLE_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The Debian archive this machine's apt already uses (a mirror, behind a company proxy too): the first main
+# archive URI in its sources (deb822 .sources files or one-line .list files), not the security archive.
+apt_mirror() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -f "$f" ]] || continue
+    sed -n -e 's/^URIs:[[:space:]]*//p' -e 's/^deb\(-src\)\{0,1\}[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]*\).*/\3/p' "$f"
+  done | tr ' ' '\n' | grep -E '^https?://' | grep -v -- '-security' | head -n 1
+}
+DEBIAN_MIRROR="${CRUCIBLE_DEBIAN_MIRROR:-$(apt_mirror)}"
+if [[ -z "$DEBIAN_MIRROR" ]]; then
+  echo "[install-criu] no Debian archive found in apt's sources (/etc/apt/sources.list*); set CRUCIBLE_DEBIAN_MIRROR" >&2
+  exit 1
+fi
 
 CACHE="${CRUCIBLE_CACHE:-$HOME/.cache/crucible}"
 DEST="$CACHE/criu/$CRIU_VERSION"

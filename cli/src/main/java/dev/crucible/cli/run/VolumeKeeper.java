@@ -4,18 +4,18 @@ import dev.crucible.verifier.sandbox.DiskVolume;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * Moves an attempt's folders off its {@link DiskVolume} before the volume goes, so that a person still finds
@@ -32,67 +32,70 @@ final class VolumeKeeper {
 
     private VolumeKeeper() {}
 
-    /** Moves the volume's tree (but {@code state}, deleted first) to the attempt's {@code .sandbox-kept}. */
+    /**
+     * Moves the volume's tree (but {@code state}, deleted first) to the attempt's {@code .sandbox-kept}, one folder at a
+     * time: no folder or file of the volume is held open while it is trimmed (an image volume is unmounted to compact it).
+     */
     static void keep(DiskVolume volume, AttemptDir dir, String state) {
         Path from = volume.mountPoint();
         Path to = dir.root().resolve(KEPT);
         List<String> notKept = new ArrayList<>();
-        long[] untrimmed = {0}; // bytes moved since the volume was last trimmed: many small files add up too
+        long untrimmed = 0; // bytes moved since the volume was last trimmed: many small files add up too
         // a file with hard links is moved once and linked for its other names: moving each name would punch the
         // shared data out from under the names still to come (and copy it once per name)
-        java.util.Map<Object, Path> movedInodes = new java.util.HashMap<>();
+        Map<Object, Path> movedInodes = new HashMap<>();
+        List<Path> folders = new ArrayList<>(); // their modes and owners are set last, once nothing more goes in them
         dev.crucible.verifier.TreeCopy.delete(from.resolve(state));
         volume.trim();
         try {
             dev.crucible.verifier.TreeCopy.delete(to);
             Files.createDirectories(to);
-            Files.walkFileTree(from, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
-                    Files.createDirectories(to.resolve(from.relativize(d).toString()));
-                    return FileVisitResult.CONTINUE;
+            Deque<Path> pending = new ArrayDeque<>(List.of(from));
+            while (!pending.isEmpty()) {
+                Path d = pending.pop();
+                folders.add(d);
+                List<Path> entries;
+                try (var list = Files.list(d)) {
+                    entries = list.sorted().toList();
+                } catch (IOException e) {
+                    notKept.add(from.relativize(d) + "/ (" + e.getMessage() + ")");
+                    continue;
                 }
-
-                @Override
-                public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                for (Path f : entries) {
                     Path t = to.resolve(from.relativize(f).toString());
-                    if (a.isSymbolicLink()) {
-                        Files.createSymbolicLink(t, Files.readSymbolicLink(f));
-                        sameOwner(f, t);
-                    } else if (a.isRegularFile()) {
-                        Path earlier = a.fileKey() == null ? null : movedInodes.get(a.fileKey());
-                        if (earlier != null) {
-                            Files.createLink(t, earlier);
+                    try {
+                        BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                        if (a.isDirectory()) {
+                            Files.createDirectories(t);
+                            pending.push(f);
+                        } else if (a.isSymbolicLink()) {
+                            Files.createSymbolicLink(t, Files.readSymbolicLink(f));
+                            sameOwner(f, t);
+                        } else if (!a.isRegularFile()) {
+                            notKept.add(from.relativize(f) + " (not a regular file, folder or link)");
+                        } else if (a.fileKey() != null && movedInodes.containsKey(a.fileKey())) {
+                            Files.createLink(t, movedInodes.get(a.fileKey()));
                             Files.delete(f);
                         } else {
                             boolean linked = ((Number) Files.getAttribute(f, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).intValue() > 1;
-                            untrimmed[0] += move(f, t, volume, linked);
+                            untrimmed += move(f, t, volume, linked);
                             if (linked && a.fileKey() != null) movedInodes.put(a.fileKey(), t);
                         }
+                    } catch (IOException e) {
+                        notKept.add(from.relativize(f) + " (" + e.getMessage() + ")");
                     }
-                    else notKept.add(from.relativize(f) + " (not a regular file, folder or link)");
-                    if (untrimmed[0] >= PIECE) {
+                    if (untrimmed >= PIECE) {
                         volume.trim();
-                        untrimmed[0] = 0;
+                        untrimmed = 0;
                     }
-                    return FileVisitResult.CONTINUE;
                 }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path f, IOException e) {
-                    notKept.add(from.relativize(f) + " (" + e.getMessage() + ")");
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    Path t = to.resolve(from.relativize(d).toString());
-                    Set<PosixFilePermission> p = Files.getPosixFilePermissions(d, LinkOption.NOFOLLOW_LINKS);
-                    Files.setPosixFilePermissions(t, p);
-                    sameOwner(d, t);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            }
+            for (int i = folders.size() - 1; i >= 0; i--) {
+                Path d = folders.get(i);
+                Path t = to.resolve(from.relativize(d).toString());
+                Files.setPosixFilePermissions(t, Files.getPosixFilePermissions(d, LinkOption.NOFOLLOW_LINKS));
+                sameOwner(d, t);
+            }
         } catch (IOException | RuntimeException e) {
             notKept.add("(the rest: " + e.getMessage() + ")");
         }
@@ -128,22 +131,32 @@ final class VolumeKeeper {
         ByteBuffer buf = ByteBuffer.allocate(BLOCK);
         long pos = 0;
         long pieceStart = 0;
-        try (FileChannel in = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-             FileChannel out = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            long size = in.size();
-            while (pos < size) {
-                buf.clear();
-                int n = in.read(buf, pos);
-                if (n <= 0) break;
-                buf.flip();
-                if (!zeros(buf)) while (buf.hasRemaining()) out.write(buf, pos + buf.position());
-                pos += n;
+        long size;
+        try (FileChannel out = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            do {
+                // the source is opened for one piece at a time: an image volume is unmounted to be trimmed
+                try (FileChannel in = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+                    size = in.size();
+                    while (pos < size && pos - pieceStart < PIECE) {
+                        buf.clear();
+                        int n = in.read(buf, pos);
+                        if (n <= 0) {
+                            size = pos;
+                            break;
+                        }
+                        buf.flip();
+                        if (!zeros(buf)) while (buf.hasRemaining()) out.write(buf, pos + buf.position());
+                        pos += n;
+                    }
+                }
                 if (!keepSource && pos - pieceStart >= PIECE && pos < size) {
                     punch(f, pieceStart, pos - pieceStart);
                     volume.trim();
                     pieceStart = pos;
+                } else if (pos - pieceStart >= PIECE) {
+                    pieceStart = pos; // its data stays (other names share it): nothing to give back yet
                 }
-            }
+            } while (pos < size);
             if (out.size() < pos) out.write(ByteBuffer.wrap(new byte[1]), pos - 1); // a file ending in zeros keeps its length
         }
         sameOwner(f, t); // before the mode: a change of owner would clear it

@@ -30,14 +30,16 @@ public final class DiskVolume implements AutoCloseable {
     private final long bytes;
     private final String kind;
     private final Runnable unmount;
+    private final Runnable compact;
     private volatile boolean closed;
 
-    private DiskVolume(Path image, Path mountPoint, long bytes, String kind, Runnable unmount) {
+    private DiskVolume(Path image, Path mountPoint, long bytes, String kind, Runnable unmount, Runnable compact) {
         this.image = image;
         this.mountPoint = mountPoint;
         this.bytes = bytes;
         this.kind = kind;
         this.unmount = unmount;
+        this.compact = compact;
     }
 
     /**
@@ -45,7 +47,16 @@ public final class DiskVolume implements AutoCloseable {
      * namespace); {@code kind} says what it is on the run's first lines, {@code unmount} undoes it at {@link #close}.
      */
     public static DiskVolume mounted(Path mountPoint, long bytes, String kind, Runnable unmount) {
-        return new DiskVolume(null, mountPoint, bytes, kind, unmount);
+        return new DiskVolume(null, mountPoint, bytes, kind, unmount, null);
+    }
+
+    /**
+     * As above, for a mount that cannot trim while mounted (fuse2fs has no FITRIM): {@code compact} unmounts it, gives
+     * the host back its free blocks (e2fsck -E discard punches them out of the image) and mounts it again on the same
+     * folder. {@link #trim} runs it, so a caller must hold nothing open under the mount point then.
+     */
+    public static DiskVolume mounted(Path mountPoint, long bytes, String kind, Runnable unmount, Runnable compact) {
+        return new DiskVolume(null, mountPoint, bytes, kind, unmount, compact);
     }
 
     /** What holds the limit, for the run's first lines: "a loop-mounted ext4 volume", "a tmpfs ...". */
@@ -72,7 +83,7 @@ public final class DiskVolume implements AutoCloseable {
                 Files.deleteIfExists(image);
                 return new Opened(null, err);
             }
-            DiskVolume v = new DiskVolume(image, mountPoint, bytes, "a loop-mounted ext4 volume", null);
+            DiskVolume v = new DiskVolume(image, mountPoint, bytes, "a loop-mounted ext4 volume", null, null);
             OrphanVolumes.claim(image); // a later run unmounts it if this process dies without closing it (SIGKILL)
             Files.deleteIfExists(mountPoint.resolve("lost+found"));
             return new Opened(v, null);
@@ -132,7 +143,11 @@ public final class DiskVolume implements AutoCloseable {
 
     /** Gives the host back the blocks of files deleted on the volume (the image's holes are punched again). */
     public void trim() {
-        if (closed || image == null) return; // a tmpfs gives its pages back on unlink
+        if (closed) return;
+        if (image == null) {
+            if (compact != null) compact.run(); // else a tmpfs: it gives its pages back on unlink
+            return;
+        }
         run(List.of("sync", "-f", mountPoint.toString()));
         Path fstrim = tool("fstrim");
         if (fstrim != null) run(List.of(fstrim.toString(), mountPoint.toString()));
