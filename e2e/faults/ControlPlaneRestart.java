@@ -83,6 +83,9 @@ public class ControlPlaneRestart {
             InProcessOperator op = new InProcessOperator(c.newClient(),
                     OperatorSettings.defaults().withVerifierImage(OperatorKill.VERIFIER_IMAGE)).start();
             ExecutorService pool = Executors.newFixedThreadPool(16);
+            var retries = new java.util.concurrent.atomic.AtomicInteger();
+            var kubelet = Executors.newSingleThreadScheduledExecutor();
+            kubelet.scheduleWithFixedDelay(kubeletRetry(k, retries), 5, 3, TimeUnit.SECONDS);
             try (FaultTally tally = new FaultTally(k, NS)) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
                 List<Future<?>> created = new ArrayList<>();
@@ -126,13 +129,47 @@ public class ControlPlaneRestart {
                 awaitAll(k, n, r -> r.getStatus() != null && r.getStatus().phase != null && r.getStatus().phase.isTerminal(), deadline);
                 double recoveryS = (System.nanoTime() - lastKill) / 1e9;
                 FaultTally.Counts counts = tally.count(n, i -> i % 2 == 0 ? 1.0 : 0.0);
-                System.out.println(FaultTally.line(fault, n, counts, recoveryS));
+                System.out.println(FaultTally.line(fault, n, counts, recoveryS) + " kubelet_retries=" + retries.get());
                 return counts.clean();
             } finally {
+                kubelet.shutdownNow();
                 pool.shutdownNow();
                 op.close();
             }
         }
+    }
+
+    /**
+     * The kubelet's status retry, which kwok lacks: kwok 0.7 applies a pod's "pod-ready" stage once, and
+     * when that patch fails (the API server answered Unavailable while its etcd restarted) the pod stays
+     * bound and Pending for good. A real kubelet's status manager syncs again. So a pod bound for over
+     * 10 s with no container status gets an annotation, a watch event that makes kwok play its stage
+     * again. It touches only pods the fake kubelet left behind; the operator's objects are not touched.
+     */
+    static Runnable kubeletRetry(KubernetesClient k, java.util.concurrent.atomic.AtomicInteger retries) {
+        return () -> {
+            try {
+                java.time.Instant old = java.time.Instant.now().minusSeconds(10);
+                for (var p : k.pods().inNamespace(NS).list().getItems()) {
+                    var st = p.getStatus();
+                    boolean started = st != null && st.getContainerStatuses() != null && !st.getContainerStatuses().isEmpty();
+                    if (p.getSpec().getNodeName() != null && !started
+                            && java.time.Instant.parse(p.getMetadata().getCreationTimestamp()).isBefore(old)) {
+                        k.pods().inNamespace(NS).withName(p.getMetadata().getName()).edit(x -> {
+                            if (x.getMetadata().getAnnotations() == null) {
+                                x.getMetadata().setAnnotations(new java.util.HashMap<>());
+                            }
+                            x.getMetadata().getAnnotations().put("faults.crucible.dev/kubelet-retry", Integer.toString(retries.incrementAndGet()));
+                            return x;
+                        });
+                        System.err.println("kubelet retry: " + p.getMetadata().getName() + " bound to " + p.getSpec().getNodeName()
+                                + " but never started (kwok's stage patch failed)");
+                    }
+                }
+            } catch (RuntimeException e) {
+                // the server is down: next round
+            }
+        };
     }
 
     /** SIGKILL, {@code downS} seconds down, then the same command line again; logs the times. */
