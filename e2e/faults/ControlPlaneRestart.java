@@ -85,7 +85,7 @@ public class ControlPlaneRestart {
             ExecutorService pool = Executors.newFixedThreadPool(16);
             var retries = new java.util.concurrent.atomic.AtomicInteger();
             var kubelet = Executors.newSingleThreadScheduledExecutor();
-            kubelet.scheduleWithFixedDelay(kubeletRetry(k, retries), 5, 3, TimeUnit.SECONDS);
+            kubelet.scheduleWithFixedDelay(kubeletRetry(k, c.workDir().resolve("kwok.log"), retries), 5, 3, TimeUnit.SECONDS);
             try (FaultTally tally = new FaultTally(k, NS)) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
                 List<Future<?>> created = new ArrayList<>();
@@ -142,32 +142,42 @@ public class ControlPlaneRestart {
     /**
      * The kubelet's status retry, which kwok lacks: kwok 0.7 applies a pod's "pod-ready" stage once, and
      * when that patch fails (the API server answered Unavailable while its etcd restarted) the pod stays
-     * bound and Pending for good. A real kubelet's status manager syncs again. So a pod bound for over
-     * 10 s with no container status gets an annotation, a watch event that makes kwok play its stage
-     * again. It touches only pods the fake kubelet left behind; the operator's objects are not touched.
+     * bound and Pending for good; a real kubelet's status manager syncs again. So a pod that kwok's log
+     * names in "failed to apply stage" and that still has no container status gets an annotation, a
+     * watch event on which kwok plays its stage again. Only those pods are touched; nothing of the
+     * operator's is.
      */
-    static Runnable kubeletRetry(KubernetesClient k, java.util.concurrent.atomic.AtomicInteger retries) {
+    static Runnable kubeletRetry(KubernetesClient k, java.nio.file.Path kwokLog, java.util.concurrent.atomic.AtomicInteger retries) {
+        java.util.regex.Pattern failed = java.util.regex.Pattern.compile(
+                "\"msg\":\"failed to apply stage\".*?\"pod\":\"" + NS + "/([^\"]+)\"");
         return () -> {
             try {
-                java.time.Instant old = java.time.Instant.now().minusSeconds(10);
-                for (var p : k.pods().inNamespace(NS).list().getItems()) {
-                    var st = p.getStatus();
-                    boolean started = st != null && st.getContainerStatuses() != null && !st.getContainerStatuses().isEmpty();
-                    if (p.getSpec().getNodeName() != null && !started
-                            && java.time.Instant.parse(p.getMetadata().getCreationTimestamp()).isBefore(old)) {
-                        k.pods().inNamespace(NS).withName(p.getMetadata().getName()).edit(x -> {
-                            if (x.getMetadata().getAnnotations() == null) {
-                                x.getMetadata().setAnnotations(new java.util.HashMap<>());
-                            }
-                            x.getMetadata().getAnnotations().put("faults.crucible.dev/kubelet-retry", Integer.toString(retries.incrementAndGet()));
-                            return x;
-                        });
-                        System.err.println("kubelet retry: " + p.getMetadata().getName() + " bound to " + p.getSpec().getNodeName()
-                                + " but never started (kwok's stage patch failed)");
+                java.util.Set<String> named = new java.util.HashSet<>();
+                for (String line : java.nio.file.Files.readAllLines(kwokLog)) {
+                    var m = failed.matcher(line);
+                    if (m.find()) {
+                        named.add(m.group(1));
                     }
                 }
-            } catch (RuntimeException e) {
-                // the server is down: next round
+                for (String name : named) {
+                    var p = k.pods().inNamespace(NS).withName(name).get();
+                    var st = p == null ? null : p.getStatus();
+                    boolean started = st != null && st.getContainerStatuses() != null && !st.getContainerStatuses().isEmpty();
+                    if (p == null || started || p.getSpec().getNodeName() == null) {
+                        continue;
+                    }
+                    k.pods().inNamespace(NS).withName(name).edit(x -> {
+                        if (x.getMetadata().getAnnotations() == null) {
+                            x.getMetadata().setAnnotations(new java.util.HashMap<>());
+                        }
+                        x.getMetadata().getAnnotations().put("faults.crucible.dev/kubelet-retry", Integer.toString(retries.incrementAndGet()));
+                        return x;
+                    });
+                    System.err.println("kubelet retry: " + name + " bound to " + p.getSpec().getNodeName()
+                            + ", never started: kwok's stage patch failed");
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                // no log yet, or the server is down: next round
             }
         };
     }
