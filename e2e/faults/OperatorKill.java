@@ -8,19 +8,13 @@ import dev.crucible.e2e.cluster.InProcessOperator;
 import dev.crucible.e2e.cluster.KubeBinaries;
 import dev.crucible.e2e.cluster.LocalCluster;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -79,20 +73,7 @@ public class OperatorKill {
             k.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
             Manifests.environment(k, NS, "calc", "resources: {cpu: 10m, memory: 32Mi}"); // small enough for kwok nodes
 
-            // every pod UID ever created, per pod name: a second UID for one name is a duplicated member
-            Map<String, Set<String>> uids = new ConcurrentHashMap<>();
-            var watch = k.pods().inNamespace(NS).watch(new Watcher<Pod>() {
-                @Override
-                public void eventReceived(Action action, Pod p) {
-                    uids.computeIfAbsent(p.getMetadata().getName(), x -> ConcurrentHashMap.newKeySet()).add(p.getMetadata().getUid());
-                }
-
-                @Override
-                public void onClose(WatcherException e) {
-                    System.err.println("pod watch closed: " + e);
-                }
-            });
-
+            FaultTally tally = new FaultTally(k, NS);
             Process op = startOperator(c.kubeconfig());
             ExecutorService pool = Executors.newFixedThreadPool(16);
             List<java.util.concurrent.Future<?>> created = new ArrayList<>();
@@ -102,10 +83,10 @@ public class OperatorKill {
             }
             // killed once it has created a quarter of the pods: creations and status writes are in flight
             long burstEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
-            while (uids.size() < Math.max(1, n / 4) && System.nanoTime() < burstEnd) {
+            while (tally.podNames() < Math.max(1, n / 4) && System.nanoTime() < burstEnd) {
                 Thread.sleep(20);
             }
-            op = kill9AndRestart(op, c.kubeconfig(), "during the creation burst (" + uids.size() + " of " + n + " pods created)");
+            op = kill9AndRestart(op, c.kubeconfig(), "during the creation burst (" + tally.podNames() + " of " + n + " pods created)");
             for (var f : created) {
                 f.get();
             }
@@ -141,43 +122,12 @@ public class OperatorKill {
             awaitAll(k, n, r -> r.getStatus() != null && r.getStatus().phase != null && r.getStatus().phase.isTerminal(), deadline);
             double recoveryS = (System.nanoTime() - restarted) / 1e9;
 
-            List<Rollout> all = k.resources(Rollout.class).inNamespace(NS).list().getItems();
-            Map<String, Rollout> byName = new ConcurrentHashMap<>();
-            all.forEach(r -> byName.put(r.getMetadata().getName(), r));
-            int lost = 0, duplicated = 0, wrong = 0, stuck = 0;
-            for (int i = 0; i < n; i++) {
-                String name = "r" + i;
-                Rollout r = byName.get(name);
-                Set<String> podUids = uids.getOrDefault(name + "-main-0", Set.of());
-                long podNames = uids.keySet().stream().filter(p -> p.startsWith(name + "-")).count();
-                if (r == null || podUids.isEmpty()) {
-                    lost++;
-                    System.err.println("lost: " + name);
-                    continue;
-                }
-                if (podUids.size() > 1 || podNames > 1) {
-                    duplicated++;
-                    System.err.println("duplicated: " + name + " pods " + uids.entrySet().stream()
-                            .filter(e -> e.getKey().startsWith(name + "-")).toList());
-                }
-                if (r.getStatus() == null || r.getStatus().phase == null || !r.getStatus().phase.isTerminal()) {
-                    stuck++;
-                    System.err.println("stuck: " + name + " " + (r.getStatus() == null ? "no status" : r.getStatus().phase + "/" + r.getStatus().reason));
-                    continue;
-                }
-                double expected = i % 2 == 0 ? 1.0 : 0.0;
-                if (r.getStatus().reward == null || r.getStatus().reward != expected) {
-                    wrong++;
-                    System.err.println("wrong_reward: " + name + " reward " + r.getStatus().reward + " expected " + expected
-                            + " (" + r.getStatus().phase + "/" + r.getStatus().reason + ")");
-                }
-            }
-            watch.close();
+            FaultTally.Counts counts = tally.count(n, i -> i % 2 == 0 ? 1.0 : 0.0);
+            tally.close();
             op.destroyForcibly();
             pool.shutdownNow();
-            System.out.printf("fault=operator-sigkill rollouts=%d lost=%d duplicated=%d wrong_reward=%d stuck=%d recovery_s=%.1f%n",
-                    n, lost, duplicated, wrong, stuck, recoveryS);
-            return lost + duplicated + wrong + stuck == 0;
+            System.out.println(FaultTally.line("operator-sigkill", n, counts, recoveryS));
+            return counts.clean();
         }
     }
 

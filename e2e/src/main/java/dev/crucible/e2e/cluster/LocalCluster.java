@@ -27,6 +27,7 @@ public final class LocalCluster implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final Path kubeconfig;
     private final KubernetesClient client;
+    private ControlPlaneRestarts restarts;
 
     private LocalCluster(KubeBinaries binaries, Path workDir, KubeAPIServer apiServer, Path kubeconfig) {
         this.binaries = binaries;
@@ -189,6 +190,14 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** Kills and restarts kube-apiserver or etcd (fault runs); what it restarts is stopped with the cluster. */
+    public synchronized ControlPlaneRestarts restarts() {
+        if (restarts == null) {
+            restarts = new ControlPlaneRestarts(apiServer, workDir, readKubeconfig());
+        }
+        return restarts;
+    }
+
     public Path workDir() {
         return workDir;
     }
@@ -224,6 +233,9 @@ public final class LocalCluster implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (restarts != null) {
+            restarts.close();
         }
         apiServer.stop();
     }

@@ -21,6 +21,7 @@ import dev.crucible.snapshot.gpu.GpuSuspension;
 import dev.crucible.snapshot.metrics.SnapshotMetrics;
 import dev.crucible.snapshot.store.DirectoryDigests;
 import dev.crucible.snapshot.store.ImageStore;
+import dev.crucible.snapshot.store.PageCache;
 import dev.crucible.snapshot.client.store.Manifest;
 import dev.crucible.snapshot.client.store.SnapshotId;
 import dev.crucible.snapshot.store.SnapshotVerification;
@@ -34,6 +35,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the snapshot phases write: before the freeze, GPU suspension and iterative CRIU pre-dumps
@@ -221,6 +223,14 @@ final class DumpPhases {
         long t0 = System.nanoTime();
         Path dir = store.snapshotDir(SnapshotId.of(s.id));
         m.files = DirectoryDigests.compute(dir, NOT_CHECKSUMMED);
+        // written and just read in full, then not again until a restore: out of the agent's memory
+        // cgroup, or its working set grows by each snapshot's size (issue 41, soak finding)
+        try {
+            PageCache.drop(dir);
+        } catch (RuntimeException e) {
+            LoggerFactory.getLogger(DumpPhases.class).warn("snapshot " + s.id
+                    + ": its files stay in the page cache (counted against this agent's memory limit): " + e.getMessage());
+        }
         m.imageBytes = (Files.isDirectory(dir.resolve("images")) ? ImageStore.sizeOf(dir.resolve("images")) : 0L)
                 + (Files.isDirectory(dir.resolve("checkpoint")) ? ImageStore.sizeOf(dir.resolve("checkpoint")) : 0L);
         metrics.phase("checksum", Duration.ofNanos(System.nanoTime() - t0));

@@ -56,7 +56,7 @@ class FreezeLeaseWatchdogTest {
             agent.kill9();
             long killed = System.nanoTime();
             long thawedMs = awaitRunning(w, cgroup, killed);
-            System.out.println("fault=agent-sigkill-while-frozen thawed_ms=" + thawedMs + " bound_ms=" + BOUND_MS);
+            System.out.println(faultLine("agent-sigkill-while-frozen", thawedMs, BOUND_MS));
             assertThat(thawedMs).as("ms from SIGKILL of the agent to the tree running again").isLessThanOrEqualTo(BOUND_MS);
             // nothing of the dead agent's is frozen any more: the watchdog exits by itself
             await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(watchdogPid).map(p -> !p.isAlive()).orElse(true));
@@ -86,7 +86,7 @@ class FreezeLeaseWatchdogTest {
             long stopped = System.nanoTime();
             try {
                 long thawedMs = awaitRunning(w, cgroup, stopped);
-                System.out.println("fault=agent-hung-while-frozen lease_ms=1000 thawed_ms=" + thawedMs);
+                System.out.println(faultLine("agent-hung-while-frozen", thawedMs, 3_000 + BOUND_MS) + " lease_ms=1000");
                 // lease (1 s) + grace (2 s) + the bound
                 assertThat(thawedMs).isLessThanOrEqualTo(3_000 + BOUND_MS);
                 assertThat(thawedMs).as("not before the lease ran out").isGreaterThanOrEqualTo(900);
@@ -95,6 +95,17 @@ class FreezeLeaseWatchdogTest {
             }
             assertThat(Files.readString(tmp.resolve("agent.log"))).contains("the agent did not thaw");
         }
+    }
+
+    /**
+     * The suite's line (e2e/faults/README.md) for one frozen tree: stuck when it ran again only after
+     * {@code boundMs}; recovery_s from the fault to the tree running. Nothing here can be lost,
+     * duplicated or mis-rewarded: those stay 0.
+     */
+    static String faultLine(String fault, long thawedMs, long boundMs) {
+        return String.format(java.util.Locale.ROOT,
+                "fault=%s rollouts=1 lost=0 duplicated=0 wrong_reward=0 stuck=%d recovery_s=%.3f bound_s=%.0f",
+                fault, thawedMs > boundMs ? 1 : 0, thawedMs / 1000.0, boundMs / 1000.0);
     }
 
     /** Waits until the cgroup is thawed and the workload counts again; returns ms since {@code since}. */
