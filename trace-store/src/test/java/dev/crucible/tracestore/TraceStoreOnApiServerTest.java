@@ -45,7 +45,7 @@ class TraceStoreOnApiServerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        k8s = TwoTeamsCluster.start();
+        k8s = TwoTeamsCluster.shared();
         Path dir = Files.createTempDirectory("trace-store-");
         StoreSettings s = StoreSettings.defaults(dir).withPort(0).withLimits(64 << 10, 256 << 10, 1 << 20);
         service = new TraceService(s, k8s.admin, Clock.systemUTC());
@@ -64,7 +64,6 @@ class TraceStoreOnApiServerTest {
         for (AutoCloseable c : CLOSE) c.close();
         if (server != null) server.close();
         if (service != null) service.close();
-        if (k8s != null) k8s.close();
     }
 
     static byte[] segmentA() {

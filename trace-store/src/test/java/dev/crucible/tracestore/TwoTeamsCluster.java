@@ -33,7 +33,18 @@ final class TwoTeamsCluster implements AutoCloseable {
         this.admin = cluster.client();
     }
 
-    static TwoTeamsCluster start() {
+    private static TwoTeamsCluster shared;
+
+    /** One cluster for every test class of this module (an API server takes ~20 s to start on 2 busy cores). */
+    static synchronized TwoTeamsCluster shared() {
+        if (shared == null) {
+            shared = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
+        }
+        return shared;
+    }
+
+    private static TwoTeamsCluster start() {
         KubeBinaries bin = KubeBinaries.find();
         Assumptions.assumeTrue(bin != null, KubeBinaries.MISSING);
         TwoTeamsCluster c = new TwoTeamsCluster(LocalCluster.start(bin));

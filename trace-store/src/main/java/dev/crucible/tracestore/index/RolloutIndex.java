@@ -123,6 +123,19 @@ public final class RolloutIndex implements AutoCloseable {
         }
     }
 
+    /** The bytes of every ended rollout but {@code ns/name}: what size retention could free for its write. */
+    public synchronized long endedBytesExcept(String ns, String name) throws SQLException {
+        try (PreparedStatement p = db.prepareStatement(
+                "SELECT COALESCE(SUM(bytes), 0) FROM rollout WHERE ended AND NOT (namespace = ? AND name = ?)")) {
+            p.setString(1, ns);
+            p.setString(2, name);
+            try (ResultSet r = p.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        }
+    }
+
     /** A rollout as {namespace, name} with its bytes, for retention. */
     public record Key(String namespace, String name, long bytes) {}
 

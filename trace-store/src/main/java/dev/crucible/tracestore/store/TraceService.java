@@ -155,6 +155,9 @@ public final class TraceService implements AutoCloseable {
 
     /** Counts {@code add} bytes against the store, first removing the oldest ended rollouts; 507 when they do not fit. */
     private synchronized void reserve(String ns, String name, long add) throws IOException, SQLException {
+        long over = used + add - settings.retentionMaxBytes();
+        // Nothing is removed for a write that would be refused anyway.
+        if (over > 0 && index.endedBytesExcept(ns, name) < over) throw full(add);
         while (used + add > settings.retentionMaxBytes()) {
             boolean removed = false;
             for (RolloutIndex.Key k : index.endedOldestFirst(64)) {
@@ -164,13 +167,15 @@ public final class TraceService implements AutoCloseable {
                     break;
                 }
             }
-            if (!removed) {
-                throw StoreException.full("the trace store is full: " + used + " bytes stored + " + add
-                        + " would pass retentionMaxBytes=" + settings.retentionMaxBytes()
-                        + ", and no ended rollout is left to remove");
-            }
+            if (!removed) throw full(add);
         }
         used += add;
+    }
+
+    private StoreException full(long add) {
+        return StoreException.full("the trace store is full: " + used + " bytes stored + " + add
+                + " would pass retentionMaxBytes=" + settings.retentionMaxBytes()
+                + ", and the ended rollouts that retention may remove do not free enough");
     }
 
     private synchronized void release(long bytes) {
