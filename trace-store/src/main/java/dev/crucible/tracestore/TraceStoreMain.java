@@ -1,5 +1,6 @@
 package dev.crucible.tracestore;
 
+import dev.crucible.tracestore.common.StoreSettings;
 import dev.crucible.tracestore.auth.KubeAuth;
 import dev.crucible.tracestore.http.TraceStoreServer;
 import dev.crucible.tracestore.store.TraceService;

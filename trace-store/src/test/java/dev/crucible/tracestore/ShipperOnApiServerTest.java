@@ -1,5 +1,6 @@
 package dev.crucible.tracestore;
 
+import dev.crucible.tracestore.common.StoreSettings;
 import static dev.crucible.tracestore.TwoTeamsCluster.A;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,6 @@
 package dev.crucible.tracestore;
 
+import dev.crucible.tracestore.common.StoreSettings;
 import dev.crucible.e2e.cluster.CrdInstaller;
 import dev.crucible.e2e.cluster.KubeBinaries;
 import dev.crucible.e2e.cluster.LocalCluster;

@@ -1,6 +1,6 @@
 package dev.crucible.tracestore.auth;
 
-import dev.crucible.tracestore.store.StoreException;
+import dev.crucible.tracestore.common.StoreException;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;

@@ -1,11 +1,11 @@
 package dev.crucible.tracestore.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.crucible.tracestore.StoreSettings;
+import dev.crucible.tracestore.common.StoreSettings;
 import dev.crucible.tracestore.auth.Caller;
 import dev.crucible.tracestore.auth.KubeAuth;
 import dev.crucible.tracestore.index.RolloutFilter;
-import dev.crucible.tracestore.store.StoreException;
+import dev.crucible.tracestore.common.StoreException;
 import dev.crucible.tracestore.store.TraceService;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;

@@ -1,6 +1,6 @@
 package dev.crucible.tracestore.index;
 
-import dev.crucible.tracestore.store.StoreException;
+import dev.crucible.tracestore.common.StoreException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package dev.crucible.tracestore.store;
 
+import dev.crucible.tracestore.common.StoreException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crucible.trajectory.BlobStore;

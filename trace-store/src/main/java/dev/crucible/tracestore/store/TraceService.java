@@ -1,7 +1,8 @@
 package dev.crucible.tracestore.store;
 
+import dev.crucible.tracestore.common.StoreException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.crucible.tracestore.StoreSettings;
+import dev.crucible.tracestore.common.StoreSettings;
 import dev.crucible.tracestore.index.RolloutFilter;
 import dev.crucible.tracestore.index.RolloutIndex;
 import dev.crucible.tracestore.index.RolloutRow;

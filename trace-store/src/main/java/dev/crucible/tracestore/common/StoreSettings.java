@@ -1,4 +1,4 @@
-package dev.crucible.tracestore;
+package dev.crucible.tracestore.common;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.crucible.tracestore.store;
+package dev.crucible.tracestore.common;
 
 /** A refused request: the HTTP status it answers with and a message that names the field, the limit or the object. */
 public final class StoreException extends RuntimeException {
