@@ -49,8 +49,11 @@ class TraceStoreOnApiServerTest {
         k8s = TwoTeamsCluster.shared();
         Path dir = Files.createTempDirectory("trace-store-");
         StoreSettings s = StoreSettings.defaults(dir).withPort(0).withLimits(64 << 10, 256 << 10, 1 << 20);
-        service = new TraceService(s, k8s.admin, Clock.systemUTC());
-        server = TraceStoreServer.start(s, service, new KubeAuth(k8s.admin, Duration.ofSeconds(1), s.writerServiceAccount(), s.writerAudience()));
+        // The store runs as its own ServiceAccount with the chart's ClusterRole, not as the cluster's admin.
+        var storeClient = k8s.storeClient();
+        CLOSE.add(storeClient);
+        service = new TraceService(s, storeClient, Clock.systemUTC());
+        server = TraceStoreServer.start(s, service, new KubeAuth(storeClient, Duration.ofSeconds(1), s.writerServiceAccount(), s.writerAudience()));
         http = new StoreHttp(server.port());
         k8s.rollout(A, "run-a", "calc-divide-bugfix", Map.of("team", "a", "model", "m1"));
         k8s.rollout(B, "run-b", "calc-divide-bugfix", Map.of("team", "b"));

@@ -68,6 +68,34 @@ final class TwoTeamsCluster implements AutoCloseable {
         return c;
     }
 
+    /**
+     * A client of the store's own identity, {@code system:serviceaccount:crucible-system:crucible-trace-store}, holding
+     * exactly the chart's ClusterRole for it (helm/crucible/templates/trace-store.yaml; e2e's ChartTraceStoreTest checks
+     * the chart has these three rules): the store must work with no more.
+     */
+    synchronized KubernetesClient storeClient() {
+        String ns = "crucible-system";
+        if (admin.namespaces().withName(ns).get() == null) {
+            admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+            admin.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata().withName("crucible-trace-store")
+                    .endMetadata().build()).create();
+            admin.rbac().clusterRoles().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder().withNewMetadata()
+                    .withName("crucible-trace-store").endMetadata()
+                    .addNewRule().withApiGroups("authentication.k8s.io").withResources("tokenreviews").withVerbs("create").endRule()
+                    .addNewRule().withApiGroups("authorization.k8s.io").withResources("subjectaccessreviews").withVerbs("create").endRule()
+                    .addNewRule().withApiGroups("crucible.dev").withResources("rollouts").withVerbs("get").endRule().build()).create();
+            admin.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                    .withNewMetadata().withName("crucible-trace-store").endMetadata()
+                    .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "crucible-trace-store")
+                    .addNewSubject().withKind("ServiceAccount").withName("crucible-trace-store").withNamespace(ns).endSubject()
+                    .build()).create();
+        }
+        io.fabric8.kubernetes.client.Config c = io.fabric8.kubernetes.client.Config.fromKubeconfig(cluster.readKubeconfig());
+        c.setImpersonateUsername("system:serviceaccount:" + ns + ":crucible-trace-store");
+        c.setImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated");
+        return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(c).build();
+    }
+
     /** A token of {@code namespace/serviceAccount} for {@code audience} (null: the API server's own). */
     String token(String namespace, String serviceAccount, String audience) {
         var spec = new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L);
