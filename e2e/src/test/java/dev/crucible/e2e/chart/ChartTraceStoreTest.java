@@ -1,0 +1,79 @@
+package dev.crucible.e2e.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * traceStore.*: off by default; on, a Deployment of one store (Recreate: one volume, one H2 file lock) on a kept PVC,
+ * its Service, and a ClusterRole with exactly the reviews and the Rollout read the store needs; retention and limits
+ * reach the container as the variables trace-store's StoreSettings reads.
+ */
+class ChartTraceStoreTest {
+
+    @Test
+    void offByDefault() throws Exception {
+        assertThat(StrictDecoding.decode(ChartRendering.render(Map.of())))
+                .noneMatch(o -> o.getMetadata().getName().endsWith("-trace-store"));
+    }
+
+    @Test
+    void onItIsADeploymentOnAKeptVolumeWithItsSettings() throws Exception {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.retention.maxAge", "P7D", "traceStore.retention.maxBytes", "1073741824",
+                "traceStore.persistence.size", "2Gi")));
+        Deployment d = one(objects, Deployment.class, "crucible-trace-store");
+        assertThat(d.getSpec().getReplicas()).isEqualTo(1);
+        assertThat(d.getSpec().getStrategy().getType()).isEqualTo("Recreate");
+        var c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<String, String> env = c.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+        assertThat(env).containsEntry("CRUCIBLE_TRACE_STORE_RETENTION_MAX_AGE", "P7D")
+                .containsEntry("CRUCIBLE_TRACE_STORE_RETENTION_MAX_BYTES", "1073741824")
+                .containsEntry("CRUCIBLE_TRACE_STORE_MAX_SEGMENT_BYTES", "67108864")
+                .containsEntry("CRUCIBLE_TRACE_STORE_WRITER_SERVICE_ACCOUNT", "crucible-trace-writer")
+                .containsEntry("CRUCIBLE_TRACE_STORE_DIR", c.getVolumeMounts().get(0).getMountPath());
+        assertThat(c.getImage()).startsWith("crucible/trace-store:");
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(d.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("crucible-trace-store");
+        assertThat(d.getSpec().getTemplate().getSpec().getVolumes().get(0).getPersistentVolumeClaim().getClaimName())
+                .isEqualTo("crucible-trace-store");
+
+        PersistentVolumeClaim pvc = one(objects, PersistentVolumeClaim.class, "crucible-trace-store");
+        assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("2Gi");
+        assertThat(pvc.getMetadata().getAnnotations()).containsEntry("helm.sh/resource-policy", "keep");
+        Service svc = one(objects, Service.class, "crucible-trace-store");
+        assertThat(svc.getSpec().getSelector()).containsEntry("app.kubernetes.io/component", "trace-store");
+        assertThat(d.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(svc.getSpec().getSelector());
+
+        ClusterRole role = one(objects, ClusterRole.class, "crucible-trace-store");
+        assertThat(role.getRules()).extracting(r -> r.getApiGroups().get(0) + "/" + r.getResources().get(0) + ":" + r.getVerbs())
+                .containsExactlyInAnyOrder("authentication.k8s.io/tokenreviews:[create]",
+                        "authorization.k8s.io/subjectaccessreviews:[create]", "crucible.dev/rollouts:[get]");
+        ClusterRoleBinding binding = one(objects, ClusterRoleBinding.class, "crucible-trace-store");
+        assertThat(binding.getSubjects().get(0).getName()).isEqualTo("crucible-trace-store");
+    }
+
+    @Test
+    void anExistingClaimReplacesTheChartsOwn() throws Exception {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.persistence.existingClaim", "traces")));
+        assertThat(objects).noneMatch(PersistentVolumeClaim.class::isInstance);
+        assertThat(one(objects, Deployment.class, "crucible-trace-store").getSpec().getTemplate().getSpec().getVolumes().get(0)
+                .getPersistentVolumeClaim().getClaimName()).isEqualTo("traces");
+    }
+
+    private static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {
+        return objects.stream().filter(type::isInstance).map(type::cast).filter(o -> o.getMetadata().getName().equals(name))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
+    }
+}
