@@ -5,7 +5,7 @@
 function node(n, current) {
   if (n.type === 'snapshot') {
     return el('li', {class: 'node-snapshot'},
-      el('span', {class: 'label'}, '📷 snapshot ', el('a', {class: 'snapshot', href: n.link, text: n.id}),
+      el('span', {class: 'label'}, '◆ snapshot ', el('a', {class: 'snapshot', href: n.link, text: n.id}),
         n.seq ? ' at event #' + n.seq : '', n.trigger ? ' (' + n.trigger + ')' : '', n.note ? el('span', {class: 'muted', text: ' · ' + n.note}) : null),
       n.children.length ? el('ul', {}, n.children.map(c => node(c, current))) : null);
   }
