@@ -111,6 +111,20 @@ class ConsoleViewsTest {
             found = ok("/api/search?q=zebra_unique").get("rollouts").asInt();
         }
         assertThat(found).isEqualTo(1);
+        // and a rollout whose folder is gone is dropped from the index
+        try (var files = java.nio.file.Files.walk(runs.resolve("late"))) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(f);
+        }
+        until = System.currentTimeMillis() + 20_000;
+        while (found > 0 && System.currentTimeMillis() < until) {
+            Thread.sleep(300);
+            found = ok("/api/search?q=zebra_unique").get("rollouts").asInt();
+        }
+        assertThat(found).isZero();
+        // the index is never written under RUNS (the agent's folders): no Lucene file there
+        try (var files = java.nio.file.Files.walk(runs)) {
+            assertThat(files.map(f -> f.getFileName().toString())).noneMatch(n -> n.equals("write.lock") || n.startsWith("segments_"));
+        }
     }
 
     @Test
