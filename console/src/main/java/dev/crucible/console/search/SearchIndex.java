@@ -54,7 +54,7 @@ public final class SearchIndex implements AutoCloseable {
     private final FSDirectory directory;
     private final IndexWriter writer;
     private final SearcherManager searchers;
-    private final Map<String, String> stamps = new HashMap<>();
+    private final Map<String, Long> stamps = new HashMap<>(); // id (the summary's own string) → a 64-bit hash of its files' sizes and times
     private volatile int indexed;
     private volatile int known;
     private volatile long events;
@@ -83,8 +83,9 @@ public final class SearchIndex implements AutoCloseable {
             if (stopping) return changed; // closing: what is left is not needed (the index is rebuilt at the next start)
             seen.add(r.id());
             Path folder = store.root().resolve(r.id());
-            String stamp = stamp(folder);
-            if (stamp.equals(stamps.get(r.id()))) continue;
+            long stamp = hash(stamp(folder));
+            Long before = stamps.get(r.id());
+            if (before != null && before == stamp) continue;
             try {
                 writer.deleteDocuments(new Term("rollout", r.id()));
                 events += index(r, folder);
@@ -160,6 +161,13 @@ public final class SearchIndex implements AutoCloseable {
             }
         }
         return b.toString();
+    }
+
+    /** 64 bits: a collision would only leave one changed rollout as it was indexed, until it changes again. */
+    static long hash(String s) {
+        long h = 1125899906842597L;
+        for (int i = 0; i < s.length(); i++) h = 31 * h + s.charAt(i);
+        return h;
     }
 
     private static void attrs(Path p, StringBuilder b) {
