@@ -145,10 +145,59 @@ class ConsoleBrowserTest {
             d.get(base + "?since=yesterday");
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("error")));
             assertThat(d.findElement(By.id("error")).getText()).contains("since: not an RFC 3339 time", "'yesterday'");
+            moreViews(d, wait, base);
         } finally {
             d.quit();
             console.stop.countDown();
             serving.join(10_000);
+        }
+    }
+
+    /** Search, the false-alarm policy change, the lineage and the side-by-side view: each its own URL, each the same after a reload. */
+    private static void moreViews(WebDriver d, WebDriverWait wait, String base) throws Exception {
+        d.get(base);
+        WebElement box = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-q")));
+        box.sendKeys("rep.outcome passed");
+        box.submit();
+        wait.until(x -> x.getCurrentUrl().contains("/search?q=rep.outcome+passed") && !x.findElements(By.cssSelector("a.hit")).isEmpty());
+        assertThat(d.findElements(By.cssSelector("a.rollout")).stream().map(WebElement::getText).toList()).containsExactly("hacker");
+        shot(d, "search-view.png");
+        d.navigate().refresh(); // a deep link reloads to the same view
+        wait.until(x -> !x.findElements(By.cssSelector("a.hit")).isEmpty());
+        WebElement fileHit = d.findElements(By.cssSelector("a.hit")).stream().filter(a -> a.getText().contains(" file ")).findFirst().orElseThrow();
+        fileHit.click();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("diff")));
+        assertThat(d.findElement(By.id("diff")).getText()).contains("rep.outcome = \"passed\"");
+
+        d.get(base + "trace?rollout=hacker&at=first-finding&detector=" + DETECTOR);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("step-title"), "finding"));
+        d.findElement(By.id("false-alarm")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("severity-yaml"), "hackPolicy"));
+        assertThat(d.getCurrentUrl()).contains("/false-alarm?rollout=hacker&event=");
+        assertThat(d.findElement(By.id("severity-yaml")).getText()).contains("spec:", "severity:", DETECTOR, ": info");
+        assertThat(d.findElement(By.id("ignore-yaml")).getText()).contains("ignore:", "- " + DETECTOR);
+        assertThat(d.findElement(By.id("affected-count")).getText()).contains("in 1 rollout");
+        shot(d, "false-alarm-view.png");
+
+        d.get(base + "lineage?rollout=hacker");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#tree li.node-rollout")));
+        assertThat(d.findElement(By.id("tree")).getText()).contains("root hacker", "Hacked", "no snapshots");
+        shot(d, "lineage-view.png");
+
+        d.get(base + "compare?a=hacker&b=honest");
+        wait.until(x -> !x.findElements(By.cssSelector("#compare tbody tr[id^=step-]")).isEmpty());
+        assertThat(d.findElement(By.id("head-a")).getText()).contains("hacker", "Hacked");
+        assertThat(d.findElement(By.id("head-b")).getText()).contains("honest", "Succeeded");
+        assertThat(d.findElement(By.id("compare")).getText()).contains("hacker.sh", "honest.sh", "conftest.py");
+        shot(d, "compare-view.png");
+        d.navigate().refresh();
+        wait.until(x -> !x.findElements(By.cssSelector("#compare tbody tr[id^=step-]")).isEmpty());
+
+        for (String[] bad : new String[][] {{"compare?a=hacker&b=nope", "no rollout 'nope'"}, {"search?q=%21%21%21", "no letters or digits"},
+            {"false-alarm?rollout=hacker&event=1", "not a finding"}, {"lineage?rollout=nope", "no rollout 'nope'"}}) {
+            d.get(base + bad[0]);
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("error")));
+            assertThat(d.findElement(By.id("error")).getText()).as(bad[0]).contains(bad[1]);
         }
     }
 

@@ -45,8 +45,13 @@ public final class ConsoleBench {
                     (System.nanoTime() - g0) / 1e9);
             double heapHalf = heapWith(runs.resolve("a"));
             double heapAll = heapWith(runs);
+            double[] searchHalf = heapWithSearch(runs.resolve("a"));
+            double[] searchAll = heapWithSearch(runs);
             try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
                 Random rnd = new Random(7);
+                long i0 = System.nanoTime();
+                while (!s.search().progress().done() || s.search().progress().rollouts() == 0) Thread.sleep(100); // steady state first
+                double indexS = (System.nanoTime() - i0) / 1e9;
                 int pages = (rollouts + 49) / 50;
                 for (int i = 0; i < 30; i++) get(s, "api/rollouts?page=" + (1 + i % pages)); // warm-up (JIT, first scan)
                 double[] list = times(200, () -> {
@@ -68,14 +73,23 @@ public final class ConsoleBench {
                     get(s, "api/event?id=" + id + "&seq=1");
                 });
                 double openCpu = (cpuNanos() - cpu0) / 1e6 / 30;
+                String[] words = {"pytest", "rewritten+at+line", "conftest.py&detector=test-skip-injection", "%22x+%3D+17%22",
+                    "src%2Fmod55.py&kind=file", "agent%27s+output&environment=env-3", "critical&kind=finding", "test_4135"};
+                for (String w : words) get(s, "api/search?q=" + w); // warm-up
+                double[] search = times(200, () -> get(s, "api/search?q=" + words[rnd.nextInt(words.length)]
+                        + (rnd.nextInt(4) == 0 ? "&page=2" : "")));
                 double[] peerList = times(20, () -> peerScan(runs, rnd));
+                double[] peerGrep = times(5, () -> peerGrep(runs, "rewritten at line"));
                 double[] peerTrace = times(10, () -> peerTimeline(longest.resolve("trajectory")));
-                System.out.printf("list_p95_ms=%.1f filter_p95_ms=%.1f search_p95_ms=n/a open_trace_first_paint_ms=%.1f console_rss_mib=%.1f%n",
-                        p95(list), p95(filter), p95(open), rssMib());
+                System.out.printf("list_p95_ms=%.1f filter_p95_ms=%.1f search_p95_ms=%.1f open_trace_first_paint_ms=%.1f console_rss_mib=%.1f%n",
+                        p95(list), p95(filter), p95(search), p95(open), rssMib());
                 System.out.printf("list_p50_ms=%.1f filter_p50_ms=%.1f open_trace_p50_ms=%.1f open_trace_cpu_ms_mean=%.1f heap_mib_half_store=%.1f heap_mib_whole_store=%.1f%n",
                         p50(list), p50(filter), p50(open), openCpu, heapHalf, heapAll);
                 System.out.printf("peer_scan_every_result_p95_ms=%.1f list_vs_peer=%.3f peer_trace_text_p95_ms=%.1f open_trace_vs_peer=%.3f%n",
                         p95(peerList), p95(list) / p95(peerList), p95(peerTrace), p95(open) / p95(peerTrace));
+                System.out.printf("search_p50_ms=%.1f index_build_s=%.1f index_disk_mib=%.1f heap_mib_search_half_store=%.1f heap_mib_search_whole_store=%.1f "
+                        + "peer_grep_every_trajectory_p95_ms=%.1f search_vs_peer=%.4f%n", p50(search), indexS, searchAll[1], searchHalf[0], searchAll[0],
+                        p95(peerGrep), p95(search) / p95(peerGrep));
             }
         } finally {
             if (temp) delete(runs);
@@ -102,6 +116,36 @@ public final class ConsoleBench {
                 var r = json.readTree(p.toFile());
                 for (var f : r.path("hackFindings")) if (detector.equals(f.path("detector").asText())) hits[0]++;
             }
+        }
+    }
+
+    /** The search peer: no index, every trajectory read and its events' text matched on each request. */
+    static void peerGrep(Path runs, String words) throws IOException {
+        int[] hits = {0};
+        try (Stream<Path> s = Files.walk(runs, 4)) {
+            for (Path t : s.filter(p -> p.getFileName().toString().equals("trajectory")).toList()) {
+                dev.crucible.trajectory.TrajectoryReader.read(t, e -> {
+                    if (dev.crucible.console.trace.SearchText.of(e, t).contains(words)) hits[0]++;
+                }, p -> { });
+            }
+        }
+    }
+
+    /** Heap after GC with the search index of {@code dir} built (the index is on disk), and the index's size on disk. */
+    static double[] heapWithSearch(Path dir) throws Exception {
+        RunStore store = new RunStore(dir, Long.MAX_VALUE);
+        Path idx = Files.createTempDirectory("console-bench-index-");
+        try (dev.crucible.console.search.SearchIndex search = new dev.crucible.console.search.SearchIndex(store, idx, true)) {
+            search.sync();
+            System.gc();
+            System.gc();
+            Runtime rt = Runtime.getRuntime();
+            double mib = (rt.totalMemory() - rt.freeMemory()) / 1048576.0;
+            long bytes;
+            try (Stream<Path> s = Files.walk(idx)) {
+                bytes = s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            }
+            return new double[] {mib, bytes / 1048576.0};
         }
     }
 

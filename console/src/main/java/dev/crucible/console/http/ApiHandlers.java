@@ -76,7 +76,7 @@ final class ApiHandlers {
     }
 
     /** The query's parameters; with {@code allowed} not empty, any other is a 400 naming it. */
-    private static Map<String, List<String>> params(MultiMap q, Set<String> allowed) {
+    static Map<String, List<String>> params(MultiMap q, Set<String> allowed) {
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (String name : q.names()) {
             if (!allowed.isEmpty() && !allowed.contains(name)) {
@@ -87,14 +87,14 @@ final class ApiHandlers {
         return out;
     }
 
-    private static String one(Map<String, List<String>> p, String name) {
+    static String one(Map<String, List<String>> p, String name) {
         List<String> v = p.get(name);
         if (v == null || v.isEmpty() || v.get(0).isBlank()) return null;
         if (v.size() > 1) throw ConsoleError.badRequest(name + ": given " + v.size() + " times, at most once");
         return v.get(0).strip();
     }
 
-    private static long whole(Map<String, List<String>> p, String name, long dflt) {
+    static long whole(Map<String, List<String>> p, String name, long dflt) {
         String s = one(p, name);
         if (s == null) return dflt;
         try {

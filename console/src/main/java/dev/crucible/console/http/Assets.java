@@ -14,13 +14,17 @@ import java.util.Map;
  */
 final class Assets {
     static final String ROOT = "dev/crucible/console/web/";
-    private static final Map<String, String> TYPES = Map.of(
-            "rollouts.html", "text/html; charset=utf-8",
-            "trace.html", "text/html; charset=utf-8",
-            "console.css", "text/css; charset=utf-8",
-            "common.js", "text/javascript; charset=utf-8",
-            "rollouts.js", "text/javascript; charset=utf-8",
-            "trace.js", "text/javascript; charset=utf-8");
+    private static final Map<String, String> TYPES = types("console.css", "common.js", "rollouts.html", "rollouts.js", "trace.html",
+            "trace.js", "search.html", "search.js", "lineage.html", "lineage.js", "compare.html", "compare.js", "false-alarm.html",
+            "false-alarm.js");
+
+    private static Map<String, String> types(String... names) {
+        Map<String, String> t = new HashMap<>();
+        for (String n : names) {
+            t.put(n, (n.endsWith(".html") ? "text/html" : n.endsWith(".css") ? "text/css" : "text/javascript") + "; charset=utf-8");
+        }
+        return Map.copyOf(t);
+    }
 
     private final Map<String, Buffer> bodies;
 

@@ -3,6 +3,7 @@ package dev.crucible.console.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.crucible.console.store.ConsoleError;
+import dev.crucible.console.search.SearchIndex;
 import dev.crucible.console.store.RunStore;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -12,6 +13,8 @@ import io.vertx.ext.web.RoutingContext;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -33,32 +36,56 @@ public final class ConsoleServer implements AutoCloseable {
     private final HttpServer server;
     private final RunStore store;
     private final String host;
+    private final SearchIndex search;
+    private final ScheduledExecutorService indexer;
 
-    private ConsoleServer(Vertx vertx, HttpServer server, RunStore store, String host) {
+    private ConsoleServer(Vertx vertx, HttpServer server, RunStore store, String host, SearchIndex search, ScheduledExecutorService indexer) {
         this.vertx = vertx;
         this.server = server;
         this.store = store;
         this.host = host;
+        this.search = search;
+        this.indexer = indexer;
     }
 
     /** Serves the rollouts under {@code runs} on {@code host:port} (0: a free port); throws when the port cannot be bound. */
     public static ConsoleServer start(Path runs, String host, int port) throws Exception {
         RunStore store = new RunStore(runs, 2000);
+        // the search index lives on disk beside this process (rebuilt from RUNS at each start), never under RUNS
+        SearchIndex search = new SearchIndex(store, java.nio.file.Files.createTempDirectory("crucible-console-index-"), true);
+        ScheduledExecutorService indexer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "console-search-indexer");
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY); // the pages' requests come first
+            return t;
+        });
         Vertx vertx = Vertx.vertx();
         try {
-            Router router = router(vertx, store);
+            Router router = router(vertx, store, search);
             HttpServer server = vertx.createHttpServer().requestHandler(router).listen(port, host)
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-            return new ConsoleServer(vertx, server, store, host);
+            // incremental: each pass indexes only the rollouts that appeared or changed since the last
+            indexer.scheduleWithFixedDelay(() -> {
+                try {
+                    search.sync();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "console search: indexing pass failed", e);
+                }
+            }, 0, 2, TimeUnit.SECONDS);
+            return new ConsoleServer(vertx, server, store, host, search, indexer);
         } catch (Exception e) {
+            search.stop();
+            indexer.shutdown();
+            search.close();
             vertx.close();
             throw e;
         }
     }
 
-    static Router router(Vertx vertx, RunStore store) {
+    static Router router(Vertx vertx, RunStore store, SearchIndex search) {
         Router router = Router.router(vertx);
         ApiHandlers api = new ApiHandlers(store);
+        ViewHandlers views = new ViewHandlers(store, search);
         router.route().handler(ctx -> {
             ctx.response().putHeader("Content-Security-Policy", CSP).putHeader("X-Content-Type-Options", "nosniff")
                     .putHeader("Referrer-Policy", "no-referrer");
@@ -69,12 +96,21 @@ public final class ConsoleServer implements AutoCloseable {
         api(router, "/api/rollout", api::rollout);
         api(router, "/api/trace", api::trace);
         api(router, "/api/event", api::event);
+        api(router, "/api/search", views::search);
+        api(router, "/api/lineage", views::lineage);
+        api(router, "/api/compare", views::compare);
+        api(router, "/api/false-alarm", views::falseAlarm);
         router.get("/api/export").blockingHandler(ctx -> export(ctx, store), false);
         router.route("/api/*").handler(ctx -> error(ctx, 404, "no API path " + ctx.request().path()
-                + " (the API: /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event, /api/export)"));
+                + " (the API: /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event, /api/search, /api/lineage, /api/compare, "
+                + "/api/false-alarm, /api/export)"));
         Assets assets = Assets.load();
         router.get("/").handler(ctx -> assets.serve(ctx, "rollouts.html"));
         router.get("/trace").handler(ctx -> assets.serve(ctx, "trace.html"));
+        router.get("/search").handler(ctx -> assets.serve(ctx, "search.html"));
+        router.get("/lineage").handler(ctx -> assets.serve(ctx, "lineage.html"));
+        router.get("/compare").handler(ctx -> assets.serve(ctx, "compare.html"));
+        router.get("/false-alarm").handler(ctx -> assets.serve(ctx, "false-alarm.html"));
         router.get("/assets/:name").handler(ctx -> assets.serve(ctx, ctx.pathParam("name")));
         router.route().last().handler(ctx -> assets.notFound(ctx));
         router.route().failureHandler(ctx -> {
@@ -161,8 +197,18 @@ public final class ConsoleServer implements AutoCloseable {
 
     public RunStore store() { return store; }
 
+    public SearchIndex search() { return search; }
+
     @Override
     public void close() {
+        search.stop();
+        indexer.shutdown(); // not shutdownNow: an interrupt in the middle of a Lucene write closes its files under it
+        try {
+            indexer.awaitTermination(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        search.close();
         try {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         } catch (Exception e) {

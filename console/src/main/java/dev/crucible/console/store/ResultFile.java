@@ -56,7 +56,13 @@ public final class ResultFile {
                 text(r, "phase"), text(r, "reason"), text(r, "message"), number(r, "reward"), number(r, "testReward"),
                 text(r, "verdict"), text(r.path("timings"), "startedAt"),
                 r.path("timings").path("totalMs").isNumber() ? r.path("timings").path("totalMs").asLong() : null,
-                tests, List.copyOf(findings), trajectory);
+                tests, List.copyOf(findings), trajectory, text(r, "restoredFrom"), snapshotIds(r.path("snapshots")));
+    }
+
+    private static List<String> snapshotIds(JsonNode list) {
+        List<String> ids = new ArrayList<>();
+        for (JsonNode s : list) if (text(s, "id") != null && ids.size() < 1000) ids.add(text(s, "id"));
+        return List.copyOf(ids);
     }
 
     static String text(JsonNode n, String field) {
