@@ -83,17 +83,27 @@ public final class WarmPoolClaim {
     }
 
     /**
-     * Running, with every container running. Not the Ready condition: a pool pod's sidecar becomes ready only once
-     * it has taken a claim (its environment API listens from then on, {@link WarmPodBuilder}), so an unclaimed pod
-     * is never Ready, and a claimed one is Ready once its attempt can start.
+     * Running, with every container started and the sidecar running. Not the Ready condition: a pool pod's sidecar
+     * becomes ready only once it has taken a claim (its environment API listens from then on, {@link WarmPodBuilder}),
+     * so an unclaimed pod is never Ready. An interactive pod's agent container has no command of its own and ends at
+     * once (exit 0, as in a cold pod); any container waiting (image, crash loop) or failed makes the pod unclaimable.
      */
     public static boolean ready(Pod p) {
         if (p.getStatus() == null || !"Running".equals(p.getStatus().getPhase()) || p.getStatus().getContainerStatuses() == null
-                || p.getStatus().getContainerStatuses().isEmpty()) {
+                || p.getStatus().getContainerStatuses().size() < p.getSpec().getContainers().size()) {
             return false;
         }
-        return p.getStatus().getContainerStatuses().stream().allMatch(c -> c.getState() != null && c.getState().getRunning() != null)
-                && p.getStatus().getContainerStatuses().size() >= p.getSpec().getContainers().size();
+        boolean sidecar = false;
+        for (var c : p.getStatus().getContainerStatuses()) {
+            var state = c.getState();
+            boolean running = state != null && state.getRunning() != null;
+            boolean ended = state != null && state.getTerminated() != null && Integer.valueOf(0).equals(state.getTerminated().getExitCode());
+            if (!running && !(ended && !RolloutLabels.VERIFIER_CONTAINER.equals(c.getName()))) {
+                return false;
+            }
+            sidecar |= running && RolloutLabels.VERIFIER_CONTAINER.equals(c.getName());
+        }
+        return sidecar;
     }
 
     /** A claimed pool pod whose sidecar has not taken the claim yet (its readiness probe has not passed). */

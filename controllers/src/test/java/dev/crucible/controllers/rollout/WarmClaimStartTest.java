@@ -67,6 +67,14 @@ class WarmClaimStartTest {
         running(pool, false);
         assertThat(WarmPoolClaim.ready(pool)).as("containers running, sidecar waiting for a claim").isTrue();
         assertThat(WarmPoolClaim.claimNotTaken(pool)).as("an unclaimed pod has no claim to take").isFalse();
+        // an interactive pod's agent container ends at once, exit 0 (seen on the real-node tier): still claimable
+        var agent = pool.getStatus().getContainerStatuses().stream().filter(c -> c.getName().equals(RolloutLabels.AGENT_CONTAINER)).findFirst().orElseThrow();
+        agent.getState().setRunning(null);
+        agent.getState().setTerminated(new io.fabric8.kubernetes.api.model.ContainerStateTerminatedBuilder().withExitCode(0).build());
+        assertThat(WarmPoolClaim.ready(pool)).isTrue();
+        agent.getState().getTerminated().setExitCode(1);
+        assertThat(WarmPoolClaim.ready(pool)).as("a container that failed").isFalse();
+        agent.getState().getTerminated().setExitCode(0);
 
         Rollout r = interactive("r1");
         String member = TopologyPlanner.plan(env.getSpec()).get(0).podName("r1");
