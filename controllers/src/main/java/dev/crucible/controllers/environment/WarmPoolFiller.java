@@ -176,21 +176,23 @@ final class WarmPoolFiller {
      * pod; written once per environment template (the same intent again changes nothing).
      */
     private void writeSideObjects(RLEnvironment env, String template, KubernetesClient client) {
-        if (!sideObjectsWritten.add(env.getMetadata().getUid() + "/" + template)) {
+        String key = env.getMetadata().getUid() + "/" + template;
+        if (sideObjectsWritten.contains(key)) {
             return;
         }
         String ns = env.getMetadata().getNamespace();
         ServerSideApply.apply(client, EnvironmentConfigMapBuilder.build(env));
         ServerSideApply.apply(client, EgressPolicyBuilder.shared(ns, env));
-        if (client.secrets().inNamespace(ns).withName(EnvApiTokenSecretBuilder.NAME).get() == null) {
-            try {
-                client.secrets().inNamespace(ns).resource(EnvApiTokenSecretBuilder.build(ns)).create();
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409) {
-                    throw e;
-                }
+        // Create, never read: the chart's Role may create Secrets but not get them (a get was refused on the
+        // real-node tier, and the pool pod then waited for its token mount forever); 409 means it is there.
+        try {
+            client.secrets().inNamespace(ns).resource(EnvApiTokenSecretBuilder.build(ns)).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
             }
         }
+        sideObjectsWritten.add(key); // only once all three are written: a refused write is tried again next reconcile
     }
 
     private static void deleteUnclaimed(KubernetesClient client, Pod p) {

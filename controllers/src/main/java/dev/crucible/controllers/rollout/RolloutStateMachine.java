@@ -233,6 +233,10 @@ public final class RolloutStateMachine {
             return RolloutDecision.waiting(PhaseName.Initializing, Reasons.STARTING, "workspace set-up and containers starting",
                     members, untilDeadline);
         }
+        if (pods.values().stream().anyMatch(WarmPoolClaim::claimNotTaken)) {
+            return RolloutDecision.waiting(PhaseName.Initializing, Reasons.STARTING, "claimed a warm pod; its sidecar is taking the claim",
+                    members, untilDeadline);
+        }
         boolean embedded = rollout.getSpec().mode != RolloutMode.INTERACTIVE;
         if (embedded && terminated(leader, RolloutLabels.AGENT_CONTAINER) != null) {
             return RolloutDecision.waiting(PhaseName.Verifying, Reasons.AGENT_FINISHED, "the agent exited; the verifier is grading",

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeProjection;
 import io.fabric8.kubernetes.api.model.VolumeProjectionBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -144,6 +145,10 @@ public final class WarmPodBuilder {
             c.getEnv().removeIf(v -> ATTEMPT_VARIABLES.contains(v.getName()));
             if (RolloutLabels.VERIFIER_CONTAINER.equals(c.getName())) {
                 c.getEnv().add(new EnvVar(WarmPoolLabels.WARM_POOL_ENV, PodLayout.CONFIG_PATH + "/" + WarmPoolLabels.CLAIM_FILE, null));
+                // The sidecar listens only once it has taken a claim: ready = the attempt can start. The Rollout is
+                // Running only then, so a pod lost before it sends the Rollout to a cold start, not a second run.
+                c.setReadinessProbe(new ProbeBuilder().withNewHttpGet().withPath("/healthz").withNewPort("env-api").endHttpGet()
+                        .withPeriodSeconds(1).withFailureThreshold(1).withTimeoutSeconds(1).build());
             }
             if (!RolloutLabels.VERIFIER_CONTAINER.equals(c.getName())) {
                 // No task where the agent's commands run (agent, agent-exec): a file mounted by subPath cannot change

@@ -9,7 +9,6 @@ import dev.crucible.controllers.common.OwnerReferences;
 import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.controllers.common.WarmPoolLabels;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -83,17 +82,39 @@ public final class WarmPoolClaim {
         return ready(p) && !expired(p, env, now);
     }
 
-    /** Running, with every container ready (the sidecar's readiness: the environment API answers). */
+    /**
+     * Running, with every container started and the sidecar running. Not the Ready condition: a pool pod's sidecar
+     * becomes ready only once it has taken a claim (its environment API listens from then on, {@link WarmPodBuilder}),
+     * so an unclaimed pod is never Ready. An interactive pod's agent container has no command of its own and ends at
+     * once (exit 0, as in a cold pod); any container waiting (image, crash loop) or failed makes the pod unclaimable.
+     */
     public static boolean ready(Pod p) {
-        if (p.getStatus() == null || !"Running".equals(p.getStatus().getPhase()) || p.getStatus().getConditions() == null) {
+        if (p.getStatus() == null || !"Running".equals(p.getStatus().getPhase()) || p.getStatus().getContainerStatuses() == null
+                || p.getStatus().getContainerStatuses().size() < p.getSpec().getContainers().size()) {
             return false;
         }
-        for (PodCondition c : p.getStatus().getConditions()) {
-            if ("Ready".equals(c.getType())) {
-                return "True".equals(c.getStatus());
+        boolean sidecar = false;
+        for (var c : p.getStatus().getContainerStatuses()) {
+            var state = c.getState();
+            boolean running = state != null && state.getRunning() != null;
+            boolean ended = state != null && state.getTerminated() != null && Integer.valueOf(0).equals(state.getTerminated().getExitCode());
+            if (!running && !(ended && !RolloutLabels.VERIFIER_CONTAINER.equals(c.getName()))) {
+                return false;
             }
+            sidecar |= running && RolloutLabels.VERIFIER_CONTAINER.equals(c.getName());
         }
-        return false;
+        return sidecar;
+    }
+
+    /** A claimed pool pod whose sidecar has not taken the claim yet (its readiness probe has not passed). */
+    public static boolean claimNotTaken(Pod p) {
+        Map<String, String> labels = p.getMetadata().getLabels();
+        if (labels == null || !WarmPoolLabels.CLAIMED.equals(labels.get(WarmPoolLabels.STATE))) {
+            return false;
+        }
+        return p.getStatus() == null || p.getStatus().getContainerStatuses() == null
+                || p.getStatus().getContainerStatuses().stream().noneMatch(c -> RolloutLabels.VERIFIER_CONTAINER.equals(c.getName())
+                        && Boolean.TRUE.equals(c.getReady()));
     }
 
     /** Waited past the pool's TTL since it was created. */

@@ -39,6 +39,9 @@ final class WarmStart {
         if (d.create().size() != 1 || WarmPodBuilder.coldBecause(rollout, env) != null) {
             return null;
         }
+        if (rollout.getStatus() != null && WARM.equals(rollout.getStatus().start)) {
+            return null; // its warm pod was lost before the attempt started: one cold start, never a second claim
+        }
         String key = env.getMetadata().getUid() + "/" + env.getMetadata().getGeneration();
         String template = templates.computeIfAbsent(key, k -> builder.templateHash(env));
         if (templates.size() > 10_000) {

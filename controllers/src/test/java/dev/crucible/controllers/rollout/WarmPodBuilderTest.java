@@ -93,6 +93,49 @@ class WarmPodBuilderTest {
         }
     }
 
+    /**
+     * The whole pod spec, not a list of fields: the cold pod's spec with the attempt taken out must equal the warm
+     * pod's with its pool-only parts taken out, so any field added to one builder and not the other (a capability,
+     * a host namespace, a mount made writable, a service account) fails here.
+     */
+    @Test
+    void theWholeSpecDiffersOnlyByTheAttempt() {
+        for (OperatorSettings settings : List.of(OperatorSettings.defaults().withVerifierImage("verifier:test"),
+                OperatorSettings.defaults().withVerifierImage("verifier:test").withUserNamespaces(true))) {
+            RLEnvironment env = pooled();
+            List<MemberPlan> plan = TopologyPlanner.plan(env.getSpec());
+            var json = io.fabric8.kubernetes.client.utils.Serialization.jsonMapper();
+            var cold = (com.fasterxml.jackson.databind.node.ObjectNode) json.valueToTree(
+                    new RolloutPodBuilder(settings).build(interactive("r1"), env, plan.get(0), plan, false, null).getSpec());
+            var warm = (com.fasterxml.jackson.databind.node.ObjectNode) json.valueToTree(new WarmPodBuilder(settings).build(env).getSpec());
+            assertThat(warm.path("activeDeadlineSeconds").asLong()).as("room for a TTL's wait plus any attempt, lowered at claim")
+                    .isGreaterThan(cold.path("activeDeadlineSeconds").asLong());
+            cold.remove("activeDeadlineSeconds");
+            warm.remove("activeDeadlineSeconds");
+            for (var c : cold.withArray("containers")) {
+                ((com.fasterxml.jackson.databind.node.ArrayNode) c.withArray("env")).removeIf(v -> ATTEMPT.contains(v.path("name").asText()));
+                if (!RolloutLabels.VERIFIER_CONTAINER.equals(c.path("name").asText())) {
+                    ((com.fasterxml.jackson.databind.node.ArrayNode) c.withArray("volumeMounts"))
+                            .removeIf(m -> PodLayout.TASK_FILE.equals(m.path("mountPath").asText()));
+                }
+            }
+            for (var c : warm.withArray("containers")) {
+                ((com.fasterxml.jackson.databind.node.ArrayNode) c.withArray("env")).removeIf(v -> ATTEMPT.contains(v.path("name").asText()));
+                if (RolloutLabels.VERIFIER_CONTAINER.equals(c.path("name").asText())) {
+                    assertThat(c.path("readinessProbe").path("httpGet").path("path").asText()).as("ready once the claim is taken")
+                            .isEqualTo("/healthz");
+                    ((com.fasterxml.jackson.databind.node.ObjectNode) c).remove("readinessProbe");
+                }
+            }
+            for (var v : warm.withArray("volumes")) {
+                if (PodLayout.CONFIG_VOLUME.equals(v.path("name").asText())) {
+                    ((com.fasterxml.jackson.databind.node.ArrayNode) v.path("projected").withArray("sources")).remove(2);
+                }
+            }
+            assertThat(warm).as("the warm pod's spec less the pool's parts").isEqualTo(cold);
+        }
+    }
+
     @Test
     void theTemplateFollowsTheEnvironmentsSpecAndTwoPodsGetTwoNames() {
         WarmPodBuilder builder = new WarmPodBuilder(OperatorSettings.defaults());

@@ -19,11 +19,18 @@ import java.util.Map;
  * volume, where the isolated oracle's workers run the code under test apart from the grading process.
  * {@code CRUCIBLE_RESULT_MAX_BYTES}: what the kubelet keeps of this container's termination message in this pod
  * (12 KiB split over all its containers, at most 4 KiB); the result is cut to it.
+ * {@code CRUCIBLE_WARM_POOL} (a warm-pool pod, issue 39) names the claim file: the pod has no Rollout yet, and the
+ * Rollout's identity, deadline and limits come from the claim ({@link WarmClaim}) instead of the variables above.
  */
 public record PodSettings(Path environmentFile, Path workspace, Path pristine, Path runDir, int port, Path resultFile,
                           long maxDurationSeconds, int maxTurns, boolean interactive, Path execSocket, Path apiTokenFile,
                           Path gradingSocket, Path gradingDir, Path agentExecSocket, Instant deadlineAt,
-                          Path oracleSocket, Path oracleDir, int resultMaxBytes) {
+                          Path oracleSocket, Path oracleDir, int resultMaxBytes, Path claimFile) {
+
+    /** A warm-pool pod ({@code CRUCIBLE_WARM_POOL} names its claim file): it waits for a claim before the attempt. */
+    public boolean warm() {
+        return claimFile != null;
+    }
 
     /**
      * When the episode ends: the operator's deadline ({@code CRUCIBLE_DEADLINE_AT}, the Rollout's creation plus
@@ -78,7 +85,8 @@ public record PodSettings(Path environmentFile, Path workspace, Path pristine, P
                 gradingSocket, gradingDir,
                 path(env, "CRUCIBLE_AGENT_EXEC_SOCKET", ""),
                 instant(env, "CRUCIBLE_DEADLINE_AT"), oracleSocket, oracleDir,
-                (int) Math.min(PodResult.MAX_BYTES, number(env, "CRUCIBLE_RESULT_MAX_BYTES", PodResult.MAX_BYTES)));
+                (int) Math.min(PodResult.MAX_BYTES, number(env, "CRUCIBLE_RESULT_MAX_BYTES", PodResult.MAX_BYTES)),
+                path(env, "CRUCIBLE_WARM_POOL", ""));
     }
 
     private static Instant instant(Map<String, String> env, String name) {

@@ -49,10 +49,9 @@ public final class PodSidecar {
 
     /** Runs the episode to its end and returns the result JSON it wrote. */
     public String run() throws Exception {
+        PodSettings settings = this.settings;
         Environment env = Environment.load(settings.environmentFile());
-        EpisodeOptions options = EpisodeOptions.defaults()
-                .withStepLimits(EpisodeOptions.defaults().maxStepOutputBytes(), Duration.ofSeconds(60),
-                        Duration.ofSeconds(600), settings.maxTurns());
+        EpisodeOptions options = EpisodeOptions.defaults();
         if (settings.pristine() != null && Files.isDirectory(settings.pristine())) {
             options = options.withPristineSource(settings.pristine());
         }
@@ -83,6 +82,16 @@ public final class PodSidecar {
                 options = options.withGradingExecutor(new LocalExecutor()).withProbeExecutor(new LocalExecutor());
             }
         }
+        if (settings.warm()) {
+            // A pool pod: its containers are up and connected; the attempt comes with the claim. The API listens
+            // only after it, so no episode (and no monitor baseline) can start in a pod no Rollout has claimed.
+            WarmClaim claim = WarmClaim.await(settings.claimFile(), poll);
+            settings = claim.applyTo(settings);
+            System.err.println("crucible-sidecar: claimed by rollout " + claim.namespace() + "/" + claim.rollout()
+                    + ", claim seen " + Duration.between(claim.claimedAt(), Instant.now()).toMillis() + " ms after it was made");
+        }
+        options = options.withStepLimits(EpisodeOptions.defaults().maxStepOutputBytes(), Duration.ofSeconds(60),
+                Duration.ofSeconds(600), settings.maxTurns());
         Instant deadline = settings.deadline(Instant.now());
         Vertx vertx = Vertx.vertx();
         try (GradingContainerExecutor closeGrading = grading; AgentContainerExecutor closeAgent = agentExec;
@@ -97,7 +106,7 @@ public final class PodSidecar {
                 holder.reset(); // the monitor watches the workspace while the agent container works
                 Files.writeString(settings.episodeStartedFile(), Instant.now() + "\n"); // the agent's wrapper starts it now
             }
-            boolean timedOut = !awaitEnd(holder, deadline);
+            boolean timedOut = !awaitEnd(settings, holder, deadline);
             VerifyReport report = null;
             String message = null;
             try {
@@ -112,7 +121,7 @@ public final class PodSidecar {
             report = RolloutFindings.withAll(report, holder.findings()); // a reset never takes a finding back
             int turns = "NEW".equals(holder.state()) ? 0 : holder.current().steps();
             // without a report (grading failed) the monitor's findings still count, as they do locally
-            String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit(),
+            String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit(settings),
                     message, turns, settings.resultMaxBytes());
             Files.writeString(settings.resultFile(), json);
             api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS); // the trainer's verify answer goes out first
@@ -127,7 +136,7 @@ public final class PodSidecar {
     }
 
     /** The agent container's exit status from its marker file (embedded mode), or null. */
-    private Integer agentExit() {
+    private static Integer agentExit(PodSettings settings) {
         if (settings.interactive()) return null;
         try {
             return Integer.valueOf(Files.readString(settings.agentExitFile()).strip());
@@ -137,7 +146,7 @@ public final class PodSidecar {
     }
 
     /** True when the episode ended before the deadline. */
-    private boolean awaitEnd(EpisodeHolder holder, Instant deadline) throws InterruptedException, IOException {
+    private boolean awaitEnd(PodSettings settings, EpisodeHolder holder, Instant deadline) throws InterruptedException, IOException {
         while (Instant.now().isBefore(deadline)) {
             if (settings.interactive() ? "GRADED".equals(holder.state()) : Files.exists(settings.agentExitFile())) {
                 return true;
