@@ -147,11 +147,7 @@ public final class Box implements AutoCloseable {
     public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env, Path channel) {
         String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
         List<Path> tools = HostView.toolchains(path, env);
-        List<Bind> binds = new ArrayList<>();
-        for (Path t : tools) binds.add(new Bind(t, t, false));
-        for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
-        for (Path r : spec.readOnly()) if (bindable(r)) binds.add(new Bind(r, r, false));
-        binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
+        List<Bind> binds = binds(tools);
 
         List<String> script = new ArrayList<>();
         script.add("set -e");
@@ -171,7 +167,7 @@ public final class Box implements AutoCloseable {
         int staged = 0;
         for (Bind b : binds) {
             String src = b.src().toString();
-            if (ROOT && !reachable(b.src(), b.writable())) {
+            if (ROOT && !BoxHost.reachable(b.src(), b.writable(), uid)) {
                 // The mount point is made here, not by the launcher: each mkdir there would be a process of its
                 // own. The staged mount stays writable in the launcher's private namespace, which the box never
                 // sees (bwrap leaves it behind at pivot_root); bwrap's own --ro-bind is what the box gets.
@@ -216,6 +212,33 @@ public final class Box implements AutoCloseable {
         out.addAll(argv);
         return out;
     }
+
+    private List<Bind> binds(List<Path> tools) {
+        List<Bind> binds = new ArrayList<>();
+        for (Path t : tools) binds.add(new Bind(t, t, false));
+        for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
+        for (Path r : spec.readOnly()) if (bindable(r)) binds.add(new Bind(r, r, false));
+        binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
+        return binds;
+    }
+
+    /** The PATH a command launched by {@link #wrap} with {@code env} sees inside the box (bwrap's {@code --setenv PATH}). */
+    public String insidePath(Map<String, String> env) {
+        String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+        List<Path> tools = HostView.toolchains(path, env);
+        return HostView.boxPath(path, tools, binds(tools).stream().map(Bind::dest).toList());
+    }
+
+    /** What {@link #wrap} would bind read-only and copy in now, each with its identity: see {@link BoxSession#bindState}. */
+    List<String> bindState() {
+        List<String> out = new ArrayList<>();
+        for (Path r : spec.readOnly()) out.add(r + "=" + (bindable(r) ? BoxSession.identity(r) : "-"));
+        for (Path f : spec.files().keySet()) out.add(f + "<" + (Files.isRegularFile(f) ? BoxSession.identity(f) : "-"));
+        return out;
+    }
+
+    /** The processes in the box's cgroups now; null without cgroups. */
+    public List<Long> members() { return cgroups == null ? null : cgroups.members(); }
 
     /** The launcher's pid (for rlimit-only boxes, whose processes are found by their tree). */
     public void attach(long pid) { attached.add(pid); }
@@ -360,29 +383,6 @@ public final class Box implements AutoCloseable {
     private void end() {
         if (cgroups != null) cgroups.killAll();
         if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
-    }
-
-    /**
-     * Can the box's uid (gid the same, no other groups) open {@code p} by name: every parent searchable by
-     * it (as others, or as group when the parent's group is the box's, see {@link #letThrough}), and the
-     * path itself usable.
-     */
-    private boolean reachable(Path p, boolean writable) {
-        try {
-            Path real = p.toRealPath();
-            for (Path d = real.getParent(); d != null; d = d.getParent()) {
-                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(d);
-                if (perms.contains(PosixFilePermission.OTHERS_EXECUTE)) continue;
-                if (!perms.contains(PosixFilePermission.GROUP_EXECUTE) || ((Integer) Files.getAttribute(d, "unix:gid")) != uid
-                        || ((Integer) Files.getAttribute(d, "unix:uid")) == uid) return false; // an owner is judged by the owner bits
-            }
-            if (writable) return true; // handed over to the box's uid
-            Set<PosixFilePermission> own = Files.getPosixFilePermissions(real);
-            return own.contains(PosixFilePermission.OTHERS_READ) && (!Files.isDirectory(real) || own.contains(PosixFilePermission.OTHERS_EXECUTE))
-                    || ((Integer) Files.getAttribute(real, "unix:uid")) == uid;
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        }
     }
 
     private void own(Path p) throws IOException {
