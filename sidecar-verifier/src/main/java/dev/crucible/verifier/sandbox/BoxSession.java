@@ -132,7 +132,7 @@ public final class BoxSession implements AutoCloseable {
     public synchronized ExecResult run(ExecRequest req, LongConsumer onStart) {
         final long start = System.nanoTime();
         long t0 = start;
-        if (ended != null) return failed("the episode's box has ended (" + ended + ")", start, -1);
+        if (ended != null) return failed(req, "the episode's box has ended (" + ended + ")", start, -1);
         ObjectNode r = JSON.createObjectNode();
         r.putPOJO("argv", req.argv());
         r.put("cwd", req.cwd().toAbsolutePath().normalize().toString());
@@ -149,7 +149,7 @@ public final class BoxSession implements AutoCloseable {
             requests.flush();
         } catch (IOException e) {
             end("its exec server is gone: " + e.getMessage());
-            return failed("the episode's box ended before the step (" + ended + "); the next step starts a new box", start, -1);
+            return failed(req, "the episode's box ended before the step (" + ended + "); the next step starts a new box", start, -1);
         }
         t0 = GradingPhases.since("session_send", t0);
         long pid = -1;
@@ -164,7 +164,7 @@ public final class BoxSession implements AutoCloseable {
             boolean hung = ended == null;
             end(hung ? "its exec server did not answer within the step's timeout" : ended);
             return hung ? new ExecResult(-1, "", "", false, true, ms(start), pid)
-                    : failed("the episode's box ended during the step (" + ended + "); the next step starts a new box", start, pid);
+                    : failed(req, "the episode's box ended during the step (" + ended + "); the next step starts a new box", start, pid);
         }
         Base64.Decoder b64 = Base64.getDecoder();
         int max = req.maxOutputBytes();
@@ -205,8 +205,10 @@ public final class BoxSession implements AutoCloseable {
         }
     }
 
-    private static ExecResult failed(String why, long t0, long pid) {
-        return new ExecResult(137, "", "[" + why + "]\n", false, false, ms(t0), pid);
+    /** A step the box could not finish: exit 137 (killed), the reason where the caller reads output (stdout when merged). */
+    private static ExecResult failed(ExecRequest req, String why, long t0, long pid) {
+        String text = "[" + why + "]\n";
+        return new ExecResult(137, req.mergeStderr() ? text : "", req.mergeStderr() ? "" : text, false, false, ms(t0), pid);
     }
 
     /** The environment a launcher started with {@code env} has: this JVM's (or only its locale and zone when cleared) plus {@code env}. */
