@@ -160,14 +160,14 @@ class EnvironmentApiAttacksTest {
         assertThat(Files.size(ws.resolve("bg.log"))).as("the background writer outlived its step").isEqualTo(bg);
     }
 
-    // Attack: a step kills everything it can signal in its box, the episode's exec server included, then asks for more.
-    // Must hold: that step says the box ended; the next step runs in a new box (confined: no capability), never outside one.
+    // Attack: a step signals everything it can in its box, the episode's exec server (the box's PID 1) included.
+    // Must hold: the server is out of its reach, and the next step runs confined (no capability) in the same box.
     @Test
-    void aStepThatKillsTheBoxsServerEndsTheBoxAndTheNextStepRunsInANewOne() throws Exception {
+    void aStepCannotKillTheBoxsExecServer() throws Exception {
         reset();
-        HttpResponse<String> k = step("bash", Map.of("command", "kill -9 -1; sleep 3; echo survived"));
+        HttpResponse<String> k = step("bash", Map.of("command", "kill -9 -1; kill -9 1; pkill -9 python3; sleep 1; echo survived"));
         assertThat(k.statusCode()).as(k.body()).isEqualTo(200);
-        assertThat(k.body()).doesNotContain("survived").contains("box ended during the step");
+        assertThat(k.body()).contains("survived").doesNotContain("box ended");
         HttpResponse<String> next = step("bash", Map.of("command", "grep CapEff /proc/self/status; echo next"));
         assertThat(next.body()).as(next.body()).contains("next").contains("0000000000000000");
         assertThat(new ObjectMapper().readTree(next.body()).path("exitCode").asInt()).isZero();

@@ -127,7 +127,7 @@ public final class Box implements AutoCloseable {
      * between commands: bound only while it still lies inside that folder, never through a link out of it
      * (the box would show the host folder the link names).
      */
-    private boolean bindable(Path r) {
+    boolean bindable(Path r) {
         if (!Files.exists(r)) return false;
         for (Path w : spec.writable()) {
             if (!r.startsWith(w)) continue;
@@ -145,10 +145,16 @@ public final class Box implements AutoCloseable {
      * writing as fd 3, which passes into the box: the executor then needs no shell of its own to open it.
      */
     public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env, Path channel) {
+        return launcher(argv, cwd, env, channel, false);
+    }
+
+    /** As {@link #wrap(List, Path, Map)} with {@code argv} as the box's PID 1 (bwrap's {@code --as-pid-1}): see {@link BoxSession}. */
+    List<String> wrapAsInit(List<String> argv, Path cwd, Map<String, String> env) { return launcher(argv, cwd, env, null, true); }
+
+    private List<String> launcher(List<String> argv, Path cwd, Map<String, String> env, Path channel, boolean init) {
         String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
         List<Path> tools = HostView.toolchains(path, env);
         List<Bind> binds = binds(tools);
-
         List<String> script = new ArrayList<>();
         script.add("set -e");
         if (channel != null) script.add("exec 3>" + q(channel.toString()));
@@ -156,6 +162,7 @@ public final class Box implements AutoCloseable {
         List<String> bw = new ArrayList<>(List.of(bwrap.bwrap().toString(), "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",
                 "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "crucible"));
         if (spec.network()) bw.add("--share-net");
+        if (init) bw.add("--as-pid-1");
         bw.addAll(HostView.systemArgs());
         // Every tmpfs the box gets is sized: tmpfs is host RAM, and without a memory limit nothing else bounds it. bwrap's /dev
         // is an unsized tmpfs, so its /dev/shm gets a sized tmpfs of its own and /dev itself is read-only (its device nodes
@@ -229,14 +236,7 @@ public final class Box implements AutoCloseable {
         return HostView.boxPath(path, tools, binds(tools).stream().map(Bind::dest).toList());
     }
 
-    /** What {@link #wrap} would bind read-only and copy in now, each with its identity: see {@link BoxSession#bindState}. */
-    List<String> bindState() {
-        List<String> out = new ArrayList<>();
-        for (Path r : spec.readOnly()) out.add(r + "=" + (bindable(r) ? BoxSession.identity(r) : "-"));
-        for (Path f : spec.files().keySet()) out.add(f + "<" + (Files.isRegularFile(f) ? BoxSession.identity(f) : "-"));
-        return out;
-    }
-
+    BoxSpec spec() { return spec; }
     /** The processes in the box's cgroups now; null without cgroups. */
     public List<Long> members() { return cgroups == null ? null : cgroups.members(); }
 

@@ -35,8 +35,9 @@ import java.util.function.LongConsumer;
  *
  * <p>What keeps it equal to a per-step box: the server is reached only through its stdin/stdout, pipes this JVM
  * holds and no command gets; it makes itself non-dumpable (refused otherwise), so nothing in the box can open them
- * through /proc or ptrace it. After each command it kills every other process of the box's PID namespace, and this
- * side checks the box's cgroups hold only the launcher, bwrap's init and the server: anything else ends the box.
+ * through /proc or ptrace it; it is the box's PID 1, which no signal from inside reaches. After each command it kills
+ * every other process of the box's PID namespace, and this side checks the box's cgroups hold only bwrap and the
+ * server: anything else ends the box.
  * A box launched earlier shows what a new one would only while the read-only binds are unchanged
  * ({@link #bindState}): the file tools replacing a protected file (a new inode the old bind no longer covers) makes
  * the caller start a new one. A server that dies, hangs past the step's timeout or answers out of bounds ends the
@@ -90,7 +91,7 @@ public final class BoxSession implements AutoCloseable {
     public static BoxSession start(Box box, Path cwd, Map<String, String> env) throws IOException {
         Path py = python().orElseThrow(() -> new IOException("no system python3 for the box's exec server"));
         Map<String, String> launchEnv = hostEnv(env, true);
-        ProcessBuilder pb = new ProcessBuilder(box.wrap(List.of(py.toString(), "-I", "-S", "-c", SERVER), cwd, launchEnv)).directory(cwd.toFile());
+        ProcessBuilder pb = new ProcessBuilder(box.wrapAsInit(List.of(py.toString(), "-I", "-S", "-c", SERVER), cwd, launchEnv)).directory(cwd.toFile());
         pb.environment().clear();
         pb.environment().putAll(launchEnv);
         Process p = startHeld(pb);
@@ -106,7 +107,7 @@ public final class BoxSession implements AutoCloseable {
             long pid = hostPid(p.pid(), h.path("ready").asLong(), false);
             if (pid <= 0) throw new IOException("the box's exec server is not among the box's processes");
             List<Long> m = box.members();
-            return new BoxSession(box, p, q, err, pid, m == null ? null : new HashSet<>(m), box.bindState(), env.get("PATH"), box.insidePath(launchEnv));
+            return new BoxSession(box, p, q, err, pid, m == null ? null : new HashSet<>(m), bindState(box), env.get("PATH"), box.insidePath(launchEnv));
         } catch (IOException | RuntimeException e) {
             kill(p);
             throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
@@ -119,7 +120,7 @@ public final class BoxSession implements AutoCloseable {
 
     /** Whether the next step may run here: the box is up and shows what a new box for {@code env} would. */
     public boolean current(Map<String, String> env) {
-        return ended == null && launcher.isAlive() && java.util.Objects.equals(env.get("PATH"), pathKey) && binds.equals(box.bindState());
+        return ended == null && launcher.isAlive() && java.util.Objects.equals(env.get("PATH"), pathKey) && binds.equals(bindState(box));
     }
 
     /** Why the box ended (null while it is up). */
@@ -256,8 +257,16 @@ public final class BoxSession implements AutoCloseable {
         return new String[0];
     }
 
+    /** What {@link Box#wrap} would bind read-only and copy in now, each with its {@link #identity}. */
+    static List<String> bindState(Box box) {
+        List<String> out = new ArrayList<>();
+        for (Path r : box.spec().readOnly()) out.add(r + "=" + (box.bindable(r) ? identity(r) : "-"));
+        for (Path f : box.spec().files().keySet()) out.add(f + "<" + (Files.isRegularFile(f) ? identity(f) : "-"));
+        return out;
+    }
+
     /**
-     * A file's identity for {@link Box#bindState}: device and inode. A bind holds the inode, so a change in place shows
+     * A file's identity for {@link #bindState}: device and inode. A bind holds the inode, so a change in place shows
      * through it; a file replaced (renamed over, deleted and made anew) is a new inode the old bind no longer covers.
      */
     static String identity(Path p) {

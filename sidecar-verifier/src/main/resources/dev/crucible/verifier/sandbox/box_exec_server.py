@@ -2,14 +2,17 @@
 # launcher as a per-step box, it runs each step's command as its own child and answers over its stdin/stdout,
 # pipes that only the JVM holds. A step's command never gets them (close_fds, its own stdio); the server is made
 # non-dumpable, so that nothing in the box (no capabilities) can open them through /proc/<pid>/fd or ptrace it.
-# Whatever it answers, the JVM bounds and checks again (output size, the cgroup's members): a command that
-# subverts or kills it gains nothing the box did not already give it, and a dead server ends the box.
+# It is the box's PID 1 (bwrap --as-pid-1): the kernel delivers no signal from inside the namespace to its init
+# unless init handles it, and this one handles none, so a step's kill -9 -1 or pkill python cannot end it. As init
+# it also reaps what the steps orphaned. Whatever it answers, the JVM bounds and checks again (output size, the
+# cgroup's members): a command that subverts it gains nothing the box did not already give it, and a server that
+# dies all the same (killed from the host) ends the box.
 #
 # One JSON line per request: {"argv", "cwd", "env", "timeout" (s), "max" (bytes per stream), "stdin", "merge"}.
 # Answers: {"started": pid} as soon as the child exists, then {"exit", "timedOut", "out", "err" (base64),
 # "truncated", "left"}. After the command ends (or its timeout), its process group and then every other
-# process of the box's PID namespace but pid 1 (bwrap's init) and this one are killed: kill(-1) from inside
-# the namespace reaches every process in it, setsid'd or in a nested namespace too.
+# process of the box's PID namespace are killed: kill(-1) from its init reaches every process in it, setsid'd or
+# in a nested namespace too.
 import base64
 import json
 import os
@@ -42,20 +45,20 @@ def others():
     me = os.getpid()
     out = []
     for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) in (1, me):
+        if not d.isdigit() or int(d) in (1, me):  # me is 1: the box's init
             continue
         try:
             with open("/proc/" + d + "/stat", "rb") as f:
                 state = f.read().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
-        if state != b"Z":  # a zombie is already dead; pid 1 reaps it
+        if state != b"Z":  # a zombie is already dead; reap() collects it
             out.append(int(d))
     return out
 
 
 def sweep():
-    """Kills every process of the box but pid 1 and this one; returns how many are still there after 2 s."""
+    """Kills every process of the box but this one (its init); returns how many are still there after 2 s."""
     end = time.monotonic() + 2
     while True:
         try:
@@ -66,6 +69,16 @@ def sweep():
         if not left or time.monotonic() > end:
             return len(left)
         time.sleep(0.001)
+
+
+def reap():
+    """Collects every exited child, the steps' orphans included (they are this init's)."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
 
 
 def run(req):
@@ -79,8 +92,10 @@ def run(req):
     except OSError as e:
         code = 127 if isinstance(e, FileNotFoundError) and e.filename == req["argv"][0] else 126
         msg = "cannot start " + str(req["argv"][0]) + ": " + str(e) + "\n"
+        left = sweep()
+        reap()
         return {"exit": code, "timedOut": False, "out": "", "err": base64.b64encode(msg.encode()).decode(),
-                "truncated": False, "left": sweep()}
+                "truncated": False, "left": left}
     send({"started": p.pid})
     if data:
         try:
@@ -138,7 +153,8 @@ def run(req):
     except OSError:
         pass
     left = sweep()
-    p.wait()
+    p.wait()  # before reap(): the step's own status must be Popen's, not reap()'s
+    reap()
     if pidfd is not None:
         sel.unregister(pidfd)
         os.close(pidfd)
@@ -157,7 +173,9 @@ def run(req):
 
 
 def main():
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the JVM gone: end at once
+    # No handler at all: a signal from inside the box then never reaches this init (SIGPIPE: the JVM gone, end).
+    for s in (signal.SIGPIPE, signal.SIGINT):
+        signal.signal(s, signal.SIG_DFL)
     send({"ready": os.getpid(), "dumpable": nondumpable(), "seccomp": seccomp()})
     while True:
         line = CTL_IN.readline()
