@@ -173,6 +173,9 @@ def run(req):
 
 
 def main():
+    if os.getpid() != 1:  # kill(-1) outside a PID namespace of its own would reach every process of the user
+        sys.stderr.write("box_exec_server: not the init of a PID namespace of its own; refusing to run\n")
+        sys.exit(3)
     # No handler at all: a signal from inside the box then never reaches this init (SIGPIPE: the JVM gone, end).
     for s in (signal.SIGPIPE, signal.SIGINT):
         signal.signal(s, signal.SIG_DFL)
