@@ -160,6 +160,19 @@ class EnvironmentApiAttacksTest {
         assertThat(Files.size(ws.resolve("bg.log"))).as("the background writer outlived its step").isEqualTo(bg);
     }
 
+    // Attack: a step signals everything it can in its box, the episode's exec server (the box's PID 1) included.
+    // Must hold: the server is out of its reach, and the next step runs confined (no capability) in the same box.
+    @Test
+    void aStepCannotKillTheBoxsExecServer() throws Exception {
+        reset();
+        HttpResponse<String> k = step("bash", Map.of("command", "kill -9 -1; kill -9 1; pkill -9 python3; sleep 1; echo survived"));
+        assertThat(k.statusCode()).as(k.body()).isEqualTo(200);
+        assertThat(k.body()).contains("survived").doesNotContain("box ended");
+        HttpResponse<String> next = step("bash", Map.of("command", "grep CapEff /proc/self/status; echo next"));
+        assertThat(next.body()).as(next.body()).contains("next").contains("0000000000000000");
+        assertThat(new ObjectMapper().readTree(next.body()).path("exitCode").asInt()).isZero();
+    }
+
     // Attack: a NUL byte in a tool path (InvalidPathException inside the server).
     // Must hold: 400 naming args.path, never 500.
     @Test

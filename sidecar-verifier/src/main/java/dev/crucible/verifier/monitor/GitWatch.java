@@ -88,6 +88,15 @@ final class GitWatch {
     }
 
     void check(Consumer<WorkspaceScanner.Raw> out) {
+        long t0 = System.nanoTime();
+        try {
+            checkNow(out);
+        } finally {
+            dev.crucible.verifier.exec.GradingPhases.since("scan_git", t0);
+        }
+    }
+
+    private void checkNow(Consumer<WorkspaceScanner.Raw> out) {
         // Without a baseline repository (post-hoc grading of a clone) there is nothing to compare with.
         if (files == null || !gitDir(out) || !java.nio.file.Files.isDirectory(baselineRoot.resolve(".git"))) return;
         Map<String, Long> now = snapshot(out);

@@ -290,7 +290,9 @@ public final class HackMonitor implements AutoCloseable {
 
     /** {@code last}: the scan before grading, which judges what earlier scans could not (a config file being written). */
     private void scanFiles(boolean last) {
+        long w = System.nanoTime();
         synchronized (scanLock) {
+            dev.crucible.verifier.exec.GradingPhases.since("scan_lock", w); // a scan of the timer's still running
             scanFilesLocked(last);
         }
     }
@@ -298,7 +300,9 @@ public final class HackMonitor implements AutoCloseable {
     private void scanFilesLocked(boolean last) {
         long t0 = System.nanoTime();
         scanner.scan(this::report, last);
+        long t1 = dev.crucible.verifier.exec.GradingPhases.since("scan_tree", t0);
         siteDirs.check(this::report);
+        t1 = dev.crucible.verifier.exec.GradingPhases.since("scan_site", t1);
         synchronized (sentinels) {
             sentinels.readSinceArmed().forEach(p -> report(hiddenRead(p)));
         }
@@ -308,7 +312,9 @@ public final class HackMonitor implements AutoCloseable {
                 e.setValue("reported");
             }
         }
+        t1 = dev.crucible.verifier.exec.GradingPhases.since("scan_grader", t1);
         List<String> bad = cfg.pristine().corruptedQuick();
+        dev.crucible.verifier.exec.GradingPhases.since("scan_pristine", t1);
         for (String b : bad) report(new WorkspaceScanner.Raw(DetectorNames.GRADER_TAMPERING, "critical", b, "pristine copy of a protected file changed"));
         scans.incrementAndGet();
         lastScanNanos = System.nanoTime() - t0;

@@ -49,7 +49,9 @@ final class TreeReads {
         if (reader == null) return Map.of();
         Map<String, BasicFileAttributes> all;
         try {
+            long t0 = System.nanoTime();
             all = reader.tree("", MAX_TREE_ENTRIES, WorkspaceWalker.SKIP_DIRS);
+            dev.crucible.verifier.exec.GradingPhases.since("scan_walk", t0);
         } catch (FileRefusal f) {
             refused(f, out);
             return null;

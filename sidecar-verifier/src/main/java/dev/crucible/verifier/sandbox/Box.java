@@ -127,7 +127,7 @@ public final class Box implements AutoCloseable {
      * between commands: bound only while it still lies inside that folder, never through a link out of it
      * (the box would show the host folder the link names).
      */
-    private boolean bindable(Path r) {
+    boolean bindable(Path r) {
         if (!Files.exists(r)) return false;
         for (Path w : spec.writable()) {
             if (!r.startsWith(w)) continue;
@@ -145,14 +145,16 @@ public final class Box implements AutoCloseable {
      * writing as fd 3, which passes into the box: the executor then needs no shell of its own to open it.
      */
     public List<String> wrap(List<String> argv, Path cwd, Map<String, String> env, Path channel) {
+        return launcher(argv, cwd, env, channel, false);
+    }
+
+    /** As {@link #wrap(List, Path, Map)} with {@code argv} as the box's PID 1 (bwrap's {@code --as-pid-1}): see {@link BoxSession}. */
+    List<String> wrapAsInit(List<String> argv, Path cwd, Map<String, String> env) { return launcher(argv, cwd, env, null, true); }
+
+    private List<String> launcher(List<String> argv, Path cwd, Map<String, String> env, Path channel, boolean init) {
         String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
         List<Path> tools = HostView.toolchains(path, env);
-        List<Bind> binds = new ArrayList<>();
-        for (Path t : tools) binds.add(new Bind(t, t, false));
-        for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
-        for (Path r : spec.readOnly()) if (bindable(r)) binds.add(new Bind(r, r, false));
-        binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
-
+        List<Bind> binds = binds(tools);
         List<String> script = new ArrayList<>();
         script.add("set -e");
         if (channel != null) script.add("exec 3>" + q(channel.toString()));
@@ -160,6 +162,7 @@ public final class Box implements AutoCloseable {
         List<String> bw = new ArrayList<>(List.of(bwrap.bwrap().toString(), "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",
                 "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "crucible"));
         if (spec.network()) bw.add("--share-net");
+        if (init) bw.add("--as-pid-1");
         bw.addAll(HostView.systemArgs());
         // Every tmpfs the box gets is sized: tmpfs is host RAM, and without a memory limit nothing else bounds it. bwrap's /dev
         // is an unsized tmpfs, so its /dev/shm gets a sized tmpfs of its own and /dev itself is read-only (its device nodes
@@ -171,7 +174,7 @@ public final class Box implements AutoCloseable {
         int staged = 0;
         for (Bind b : binds) {
             String src = b.src().toString();
-            if (ROOT && !reachable(b.src(), b.writable())) {
+            if (ROOT && !BoxHost.reachable(b.src(), b.writable(), uid)) {
                 // The mount point is made here, not by the launcher: each mkdir there would be a process of its
                 // own. The staged mount stays writable in the launcher's private namespace, which the box never
                 // sees (bwrap leaves it behind at pivot_root); bwrap's own --ro-bind is what the box gets.
@@ -216,6 +219,26 @@ public final class Box implements AutoCloseable {
         out.addAll(argv);
         return out;
     }
+
+    private List<Bind> binds(List<Path> tools) {
+        List<Bind> binds = new ArrayList<>();
+        for (Path t : tools) binds.add(new Bind(t, t, false));
+        for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
+        for (Path r : spec.readOnly()) if (bindable(r)) binds.add(new Bind(r, r, false));
+        binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
+        return binds;
+    }
+
+    /** The PATH a command launched by {@link #wrap} with {@code env} sees inside the box (bwrap's {@code --setenv PATH}). */
+    public String insidePath(Map<String, String> env) {
+        String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+        List<Path> tools = HostView.toolchains(path, env);
+        return HostView.boxPath(path, tools, binds(tools).stream().map(Bind::dest).toList());
+    }
+
+    BoxSpec spec() { return spec; }
+    /** The processes in the box's cgroups now; null without cgroups. */
+    public List<Long> members() { return cgroups == null ? null : cgroups.members(); }
 
     /** The launcher's pid (for rlimit-only boxes, whose processes are found by their tree). */
     public void attach(long pid) { attached.add(pid); }
@@ -360,29 +383,6 @@ public final class Box implements AutoCloseable {
     private void end() {
         if (cgroups != null) cgroups.killAll();
         if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
-    }
-
-    /**
-     * Can the box's uid (gid the same, no other groups) open {@code p} by name: every parent searchable by
-     * it (as others, or as group when the parent's group is the box's, see {@link #letThrough}), and the
-     * path itself usable.
-     */
-    private boolean reachable(Path p, boolean writable) {
-        try {
-            Path real = p.toRealPath();
-            for (Path d = real.getParent(); d != null; d = d.getParent()) {
-                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(d);
-                if (perms.contains(PosixFilePermission.OTHERS_EXECUTE)) continue;
-                if (!perms.contains(PosixFilePermission.GROUP_EXECUTE) || ((Integer) Files.getAttribute(d, "unix:gid")) != uid
-                        || ((Integer) Files.getAttribute(d, "unix:uid")) == uid) return false; // an owner is judged by the owner bits
-            }
-            if (writable) return true; // handed over to the box's uid
-            Set<PosixFilePermission> own = Files.getPosixFilePermissions(real);
-            return own.contains(PosixFilePermission.OTHERS_READ) && (!Files.isDirectory(real) || own.contains(PosixFilePermission.OTHERS_EXECUTE))
-                    || ((Integer) Files.getAttribute(real, "unix:uid")) == uid;
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        }
     }
 
     private void own(Path p) throws IOException {

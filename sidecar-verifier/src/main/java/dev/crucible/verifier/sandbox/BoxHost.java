@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,5 +90,28 @@ final class BoxHost {
             // fall through
         }
         return "root".equals(System.getProperty("user.name")) ? 0 : 1000;
+    }
+
+    /**
+     * Can the box's uid (gid the same, no other groups) open {@code p} by name: every parent searchable by
+     * it (as others, or as group when the parent's group is the box's, see {@link Box#letThrough}), and the
+     * path itself usable.
+     */
+    static boolean reachable(Path p, boolean writable, int uid) {
+        try {
+            Path real = p.toRealPath();
+            for (Path d = real.getParent(); d != null; d = d.getParent()) {
+                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(d);
+                if (perms.contains(PosixFilePermission.OTHERS_EXECUTE)) continue;
+                if (!perms.contains(PosixFilePermission.GROUP_EXECUTE) || ((Integer) Files.getAttribute(d, "unix:gid")) != uid
+                        || ((Integer) Files.getAttribute(d, "unix:uid")) == uid) return false; // an owner is judged by the owner bits
+            }
+            if (writable) return true; // handed over to the box's uid
+            Set<PosixFilePermission> own = Files.getPosixFilePermissions(real);
+            return own.contains(PosixFilePermission.OTHERS_READ) && (!Files.isDirectory(real) || own.contains(PosixFilePermission.OTHERS_EXECUTE))
+                    || ((Integer) Files.getAttribute(real, "unix:uid")) == uid;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
     }
 }
