@@ -93,6 +93,16 @@ class DeriveBaselineTest {
         JsonNode baseline = new ObjectMapper().readTree(report.toFile()).path("baseline");
         assertThat(baseline.path("usable").asBoolean()).isTrue();
         assertThat(baseline.path("passToPass").asInt()).isEqualTo(2);
+        // the runs' results stay beside the manifest; their scratch (workspaces, the venv) is gone
+        Path kept = dir.resolve("env.baseline");
+        assertThat(kept.resolve("baseline-1/result.json")).isRegularFile();
+        assertThat(kept.resolve("baseline-2/result.json")).isRegularFile();
+        assertThat(kept.resolve("baseline-1/setup.log")).isRegularFile();
+        assertThat(kept.resolve("baseline-1/sandbox")).doesNotExist();
+        java.util.regex.Matcher scratch = java.util.regex.Pattern.compile("\\(scratch (\\S+);").matcher(derive.err());
+        assertThat(scratch.find()).as(derive.err()).isTrue();
+        assertThat(Path.of(scratch.group(1))).doesNotExist();
+        assertThat(derive.err()).contains("result.json and logs are in " + kept);
 
         assertThat(cli("validate", "-f", manifest.toString()).exit()).isZero();
         JsonNode noOp = run(manifest, "true", "noop");
