@@ -82,8 +82,14 @@ public final class WorkflowFinder {
             return out;
         }
         java.util.Map<String, Integer> filtered = new java.util.HashMap<>();
-        for (String f : out) filtered.put(f, pathFiltered(show(repo, commit, f)) ? 1 : 0);
-        out.sort(Comparator.comparingInt(WorkflowFinder::rank).thenComparing(filtered::get).thenComparing(Comparator.naturalOrder()));
+        java.util.Map<String, Integer> offPush = new java.util.HashMap<>();
+        for (String f : out) {
+            String text = show(repo, commit, f);
+            filtered.put(f, pathFiltered(text) ? 1 : 0);
+            offPush.put(f, text == null || runsOnPushOrPullRequest(text) ? 0 : 1);
+        }
+        out.sort(Comparator.<String, Integer>comparing(offPush::get).thenComparingInt(WorkflowFinder::rank).thenComparing(filtered::get)
+                .thenComparing(Comparator.naturalOrder()));
         return out;
     }
 
@@ -98,6 +104,21 @@ public final class WorkflowFinder {
         java.util.regex.Matcher jobs = java.util.regex.Pattern.compile("(?m)^jobs\\s*:").matcher(text);
         String triggers = jobs.find() ? text.substring(0, jobs.start()) : text;
         return java.util.regex.Pattern.compile("(?m)^\\s+paths\\s*:").matcher(triggers).find();
+    }
+
+    /**
+     * Whether a push or a pull request starts the workflow. One that only a schedule, a dispatch or a release starts
+     * is a chore (sherlock's exclusions.yml: a nightly list update that runs some tests to build it), not the checks
+     * a change must pass; it comes after every workflow that runs on push or pull request, whatever its name.
+     */
+    static boolean runsOnPushOrPullRequest(String text) {
+        String noComments = text.replaceAll("(?m)^\\s*#.*$", "").replaceAll("\\s#.*", "");
+        java.util.regex.Matcher jobs = java.util.regex.Pattern.compile("(?m)^jobs\\s*:").matcher(noComments);
+        String triggers = jobs.find() ? noComments.substring(0, jobs.start()) : noComments;
+        java.util.regex.Matcher on = java.util.regex.Pattern.compile("(?m)^['\"]?(on|true)['\"]?\\s*:").matcher(triggers);
+        if (!on.find()) return true; // no trigger block found: nothing to rank it down for
+        return java.util.regex.Pattern.compile("(?<![\\w-])(push|pull_request|pull_request_target|merge_group)(?![\\w-])")
+                .matcher(triggers.substring(on.start())).find();
     }
 
     private static String show(Path repo, String commit, String file) {
