@@ -77,4 +77,23 @@ class SystemPackagesTest {
         assertThat(SystemPackages.aptPackages("apt-get install $(cat pkgs.txt)")).isNull();
         assertThat(SystemPackages.aptPackages("pip install x")).isNull();
     }
+
+    @Test
+    void linesAddingAnAptSourceGoWithTheAptLines() {
+        // fzf's linux.yml: a keyring and a source list written as root, then the install
+        String script = """
+                sudo install -d -m 0755 /etc/apt/keyrings
+                wget -qO- https://apt.example.org/gpg.key | sudo gpg --dearmor -o /etc/apt/keyrings/x.gpg
+                echo "deb [signed-by=/etc/apt/keyrings/x.gpg] https://apt.example.org/ /" | sudo tee /etc/apt/sources.list.d/x.list
+                sudo apt-get update
+                sudo apt-get install --yes bash %s
+                make build
+                """.formatted(ABSENT);
+        SystemPackages.Result r = SystemPackages.strip(script, n -> n.equals("bash"));
+        assertThat(r.rest()).isEqualTo("make build");
+        assertThat(r.packages()).containsExactly("bash", ABSENT);
+        assertThat(r.missing()).containsExactly(ABSENT);
+        assertThat(SystemPackages.aptSourceSetup("cp config /etc/apt/x")).as("no sudo: not a root-only apt line").isFalse();
+        assertThat(SystemPackages.aptSourceSetup("sudo add-apt-repository ppa:deadsnakes/ppa")).isTrue();
+    }
 }
