@@ -141,6 +141,40 @@ class WorkflowReadingTest {
     }
 
     @Test
+    void toxDepsTakenFromAnotherSectionStillRunWithoutTox() throws Exception {
+        // scrapy: deps = {[test-requirements]deps} with ini comments; tox kept, it built envs at grading (one execution)
+        write("tox.ini", """
+                [tox]
+                envlist = lint,py
+
+                [test-requirements]
+                deps =
+                    attrs
+                    sybil >= 1.3.0  # https://github.com/cjw296/sybil/issues/20
+
+                [testenv]
+                deps =
+                    {[test-requirements]deps}
+                    pytest >= 8.4.1
+                commands =
+                    pytest {posargs} tests
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pip install tox
+                      - run: tox
+                """);
+        assertThat(d.verifier().command()).isEqualTo("pytest tests");
+        assertThat(d.setupScript()).contains("python -m pip install attrs 'sybil >= 1.3.0' 'pytest >= 8.4.1'");
+        assertThat(ToxFlattening.references("{[a]x} {[nope]y}", java.util.Map.of("a", java.util.Map.of("x", "{[b]z}"),
+                "b", java.util.Map.of("z", "deep")))).isEqualTo("deep {[nope]y}");
+    }
+
+    @Test
     void poeTasksAreReadFromPyproject() throws Exception {
         write("pyproject.toml", """
                 [project]
