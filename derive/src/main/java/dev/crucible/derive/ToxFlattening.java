@@ -31,7 +31,10 @@ final class ToxFlattening {
             return;
         }
         Map<String, Map<String, String>> sections = parse(ini);
-        String env = chosenEnv(p.recognised, sections);
+        // TOXENV from the step's env (scrapy: env: ${{ matrix.env }} with TOXENV: py) picks the env as -e would
+        String toxenv = p.env.get("TOXENV");
+        String env = chosenEnv(p.recognised.equals("tox") && toxenv != null && toxenv.matches("[\\w.-]+(,[\\w.-]+)*")
+                ? "tox -e " + toxenv : p.recognised, sections);
         Map<String, String> base = sections.getOrDefault("testenv", Map.of());
         Map<String, String> own = new LinkedHashMap<>(base);
         own.putAll(sections.getOrDefault("testenv:" + env, Map.of()));

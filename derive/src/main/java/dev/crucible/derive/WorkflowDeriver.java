@@ -260,6 +260,7 @@ public final class WorkflowDeriver {
     private static Map<String, String> resolveEnv(Map<String, String> raw, Map<String, String> outer,
             Map<String, Object> matrix, String commit, Set<String> userEnv, List<String> notes, String level) {
         Map<String, String> env = new LinkedHashMap<>(outer);
+        raw = WholeEnv.resolve(raw, new ExpressionContext(matrix, env, commit), notes, level + " ");
         for (Map.Entry<String, String> e : raw.entrySet()) {
             ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(),
                     new ExpressionContext(matrix, env, commit));

@@ -63,4 +63,13 @@ class RustCiShapesTest {
         assertThat(d.toolchains()).containsEntry("rust", "stable");
         assertThat(d.verifier().command()).isEqualTo("cargo test --locked");
     }
+
+    @Test
+    void aGoBuildScriptsTestTargetIsATestRun() {
+        // syncthing's build-test job: `go run build.go test`; its meta job's `go test -v ./meta` was taken instead
+        assertThat(CommandClassifier.classifyLine("go run build.go test").kind()).isEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("go run build.go -race test").kind()).isEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("go run build.go assets").kind()).isNotEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("go run ./cmd/tool").kind()).isNotEqualTo(CommandKind.TEST);
+    }
 }

@@ -175,6 +175,41 @@ class WorkflowReadingTest {
     }
 
     @Test
+    void aStepEnvWrittenAsOneMatrixExpressionPicksTheToxEnv() throws Exception {
+        // scrapy's tests-ubuntu.yml: env: ${{ matrix.env }} ("step 6.env must be a mapping" before)
+        write("tox.ini", """
+                [testenv]
+                deps = pytest
+                commands = pytest tests
+
+                [testenv:no-reactor]
+                deps = pytest
+                commands = pytest --reactor=none tests
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    strategy:
+                      matrix:
+                        include:
+                        - python-version: "3.12"
+                          env:
+                            TOXENV: no-reactor
+                    steps:
+                      - uses: actions/setup-python@v5
+                        with:
+                          python-version: ${{ matrix.python-version }}
+                      - run: pip install tox
+                      - name: Run tests
+                        env: ${{ matrix.env }}
+                        run: tox
+                """);
+        assertThat(d.verifier().command()).isEqualTo("TOXENV=no-reactor pytest --reactor=none tests");
+    }
+
+    @Test
     void poeTasksAreReadFromPyproject() throws Exception {
         write("pyproject.toml", """
                 [project]
