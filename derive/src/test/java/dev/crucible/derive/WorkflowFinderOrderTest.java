@@ -76,6 +76,15 @@ class WorkflowFinderOrderTest {
     }
 
     @Test
+    void aCommitWithoutWorkflowsSaysSoAndOnlyGitsNoSuchPathMeansThat() throws Exception {
+        Files.writeString(repo.resolve("README.md"), "no CI\n");
+        commit();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> WorkflowFinder.derive(repo, "HEAD", null))
+                .isInstanceOf(DerivationException.class).hasMessageContaining("no workflow files at commit HEAD");
+        assertThat(WorkflowFinder.workflowFiles(repo, "HEAD")).isEmpty();
+    }
+
+    @Test
     void aWorkflowThatTestsOnlyOnWindowsIsStillTakenWhenNoneTestsOnLinux() throws Exception {
         write("test-windows.yml", workflow("windows-latest", "python -m pytest win"));
         write("docs.yml", "on: push\njobs:\n  docs:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo docs\n");
