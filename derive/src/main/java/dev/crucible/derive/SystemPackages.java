@@ -44,6 +44,7 @@ final class SystemPackages {
         if (check == null) return;
         for (PlannedStep p : steps) {
             if (p.disposition == Disposition.DROPPED) continue;
+            AbsentInstallers.apply(p);
             if (p.disposition == Disposition.SETUP && p.script != null) {
                 Result r = strip(p.script, check);
                 if (r == null) continue;
