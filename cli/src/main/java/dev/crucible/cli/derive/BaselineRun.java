@@ -36,6 +36,10 @@ final class BaselineRun {
                     + " (the scratch with its workspaces is deleted)");
             err.flush();
         }
+        if (!r.usable()) { // "see SCRATCH/baseline-1/setup.log": the log is kept, the scratch is not
+            r = new Baseline.Result(r.unusable().replace(runs.toString(), results.toString()), r.perTest(), r.passToPass(),
+                    r.excluded(), r.tests(), r.seconds());
+        }
         if (!r.usable() && r.tests() == 0) {
             return r; // nothing was graded (setup failed): derive's "unusable" line says why
         }
