@@ -178,6 +178,7 @@ public final class WorkflowDeriver {
             CoverageWrappers.strip(roles.verifier());
             NodeScripts.adjust(roles.verifier(), readFile);
             UnittestSteps.recognise(roles.verifier(), readFile);
+            XdistWorkers.apply(env, roles.verifier(), notes);
         }
         SystemPackages.apply(steps);
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
