@@ -149,6 +149,13 @@ final class ActionMapping {
         if (version != null) {
             version = version.strip().lines().findFirst().orElse("").strip();
         }
+        if ((version == null || version.isBlank()) && name.equals("rust")) {
+            // bat's MSRV job: toolchain: ${{ needs.crate_metadata.outputs.msrv }}, computed by another job. Whatever
+            // it is, today's stable builds it (GitHub's runners carry stable); "any" took this machine's rustup default
+            // (1.85), older than the crate's rust-version 1.88
+            return new Outcome(Disposition.TOOLCHAIN, uses + ": needs rust (no version known here: stable, as GitHub's runners carry)",
+                    name, "stable", null, null);
+        }
         if (version == null || version.isBlank()) {
             return new Outcome(Disposition.TOOLCHAIN, uses + ": needs " + name + " (no version given: any)",
                     name, "*", null, null);

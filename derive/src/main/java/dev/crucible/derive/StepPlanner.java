@@ -69,7 +69,7 @@ final class StepPlanner {
         }
         Map<String, String> env = new LinkedHashMap<>(jobEnv);
         ExpressionContext stepEnvContext = jobContext.withEnv(env);
-        for (Map.Entry<String, String> e : s.env().entrySet()) {
+        for (Map.Entry<String, String> e : WholeEnv.resolve(s.env(), stepEnvContext, p.notes, "").entrySet()) {
             ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(), stepEnvContext);
             if (r.variables().stream().anyMatch(StepPlanner::userProvided)) {
                 p.userEnv.add(e.getKey());

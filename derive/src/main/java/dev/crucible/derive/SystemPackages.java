@@ -44,6 +44,7 @@ final class SystemPackages {
         if (check == null) return;
         for (PlannedStep p : steps) {
             if (p.disposition == Disposition.DROPPED) continue;
+            AbsentInstallers.apply(p);
             if (p.disposition == Disposition.SETUP && p.script != null) {
                 Result r = strip(p.script, check);
                 if (r == null) continue;
@@ -100,7 +101,7 @@ final class SystemPackages {
         Set<String> packages = new LinkedHashSet<>();
         boolean any = false;
         for (String line : joined.split("\n", -1)) {
-            List<String> segments = List.of(line.split("&&|;|\\|\\|"));
+            List<String> segments = aptSourceSetup(line) ? List.of() : List.of(line.split("&&|;|\\|\\|"));
             boolean aptOnly = !line.isBlank();
             List<String> found = new ArrayList<>();
             for (String seg : segments) {
@@ -121,6 +122,17 @@ final class SystemPackages {
         if (!any) return null;
         List<String> missing = packages.stream().filter(n -> !check.test(n)).toList();
         return new Result(rest.toString().strip().isEmpty() ? "" : rest.toString().stripTrailing(), List.copyOf(packages), missing);
+    }
+
+    /**
+     * A line that adds an apt source as root for the install that follows (fzf: {@code sudo install -d
+     * /etc/apt/keyrings}, {@code wget … | sudo gpg --dearmor -o /etc/apt/keyrings/…}, {@code echo … | sudo tee
+     * /etc/apt/sources.list.d/…}, {@code sudo add-apt-repository}, {@code … | sudo apt-key add -}): it belongs to
+     * the apt lines, and without root it fails with "sudo: command not found" before the check can say anything.
+     */
+    static boolean aptSourceSetup(String line) {
+        return line.matches(".*(^|[\\s|;&(])sudo\\s.*")
+                && line.matches(".*(/etc/apt/|\\badd-apt-repository\\b|\\bapt-key\\b).*");
     }
 
     /** The packages an apt command installs ([] for update, upgrade, …), or null when it is no apt command. */

@@ -31,10 +31,15 @@ final class ToxFlattening {
             return;
         }
         Map<String, Map<String, String>> sections = parse(ini);
-        String env = chosenEnv(p.recognised, sections);
+        // TOXENV from the step's env (scrapy: env: ${{ matrix.env }} with TOXENV: py) picks the env as -e would
+        String toxenv = p.env.get("TOXENV");
+        String env = chosenEnv(p.recognised.equals("tox") && toxenv != null && toxenv.matches("[\\w.-]+(,[\\w.-]+)*")
+                ? "tox -e " + toxenv : p.recognised, sections);
         Map<String, String> base = sections.getOrDefault("testenv", Map.of());
         Map<String, String> own = new LinkedHashMap<>(base);
         own.putAll(sections.getOrDefault("testenv:" + env, Map.of()));
+        // {[section]key}: scrapy's deps = {[test-requirements]deps}; what is left unresolved still keeps tox
+        own.replaceAll((k, v) -> references(v, sections));
         String commands = own.get("commands");
         if (commands == null || (commands + own.getOrDefault("deps", "")).contains("{[")) {
             return;
@@ -52,6 +57,7 @@ final class ToxFlattening {
         }
         List<String> install = new ArrayList<>();
         List<String> deps = CommandClassifier.logicalLines(own.getOrDefault("deps", "")).stream()
+                .map(d -> d.replaceAll("\\s+#.*$", "")) // "sybil >= 1.3.0  # https://…": an ini comment, not pip's
                 .map(ToxFlattening::substitute).filter(d -> !d.isBlank()).toList();
         if (!deps.isEmpty()) {
             install.add("python -m pip install " + String.join(" ", deps.stream().map(ShellScripts::quote).toList()));
@@ -87,6 +93,26 @@ final class ToxFlattening {
             }
         }
         return "py";
+    }
+
+    /** Replaces {@code {[section]key}} with that section's value (nested ones too, a few levels); unknown ones stay. */
+    static String references(String value, Map<String, Map<String, String>> sections) {
+        java.util.regex.Pattern ref = java.util.regex.Pattern.compile("\\{\\[([^\\]]+)\\]([A-Za-z_][\\w-]*)\\}");
+        String v = value;
+        for (int depth = 0; depth < 4 && v.contains("{["); depth++) {
+            java.util.regex.Matcher m = ref.matcher(v);
+            StringBuilder b = new StringBuilder();
+            boolean changed = false;
+            while (m.find()) {
+                String found = sections.getOrDefault(m.group(1).strip(), Map.of()).get(m.group(2));
+                changed |= found != null;
+                m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(found != null ? found : m.group()));
+            }
+            m.appendTail(b);
+            v = b.toString();
+            if (!changed) break;
+        }
+        return v;
     }
 
     /** Tox's substitutions for what a plain run needs; {posargs} goes, temp dirs go to $TMPDIR. */

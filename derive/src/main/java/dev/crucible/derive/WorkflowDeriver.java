@@ -178,6 +178,7 @@ public final class WorkflowDeriver {
             CoverageWrappers.strip(roles.verifier());
             NodeScripts.adjust(roles.verifier(), readFile);
             UnittestSteps.recognise(roles.verifier(), readFile);
+            XdistWorkers.apply(env, roles.verifier(), notes);
         }
         SystemPackages.apply(steps);
         steps.stream().filter(p -> p.disposition != Disposition.DROPPED).forEach(p -> userEnv.addAll(p.userEnv));
@@ -260,6 +261,7 @@ public final class WorkflowDeriver {
     private static Map<String, String> resolveEnv(Map<String, String> raw, Map<String, String> outer,
             Map<String, Object> matrix, String commit, Set<String> userEnv, List<String> notes, String level) {
         Map<String, String> env = new LinkedHashMap<>(outer);
+        raw = WholeEnv.resolve(raw, new ExpressionContext(matrix, env, commit), notes, level + " ");
         for (Map.Entry<String, String> e : raw.entrySet()) {
             ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(),
                     new ExpressionContext(matrix, env, commit));

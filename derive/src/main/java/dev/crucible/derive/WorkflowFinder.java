@@ -27,7 +27,12 @@ public final class WorkflowFinder {
     /** As {@link #derive(Path, String, String)}, with a matrix choice and test steps as a named workflow takes them. */
     public static Derivation derive(Path repo, String commit, String job, java.util.Map<String, String> matrix, String testStep)
             throws DerivationException {
-        List<String> files = workflowFiles(repo, commit);
+        List<String> files;
+        try {
+            files = workflowFiles(repo, commit);
+        } catch (IllegalStateException e) {
+            throw new DerivationException(".github/workflows", null, 0, e.getMessage());
+        }
         if (files.isEmpty()) {
             throw new DerivationException(".github/workflows", null, 0, "no workflow files at commit " + commit
                     + ": name one with --workflow");
@@ -64,11 +69,22 @@ public final class WorkflowFinder {
     static List<String> workflowFiles(Path repo, String commit) {
         List<String> out = new ArrayList<>();
         try {
-            Process p = new ProcessBuilder("git", "-C", repo.toString(), "ls-tree", "--name-only", commit + ":.github/workflows")
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                return out;
+            String text = null;
+            int exit = -1;
+            // git exited 127 (its exec failed) for ripgrep and svelte under load, and derive said "no workflow
+            // files": only git's own "no such path" (128) means none; anything else is retried, then named
+            for (int attempt = 0; attempt < 3 && text == null; attempt++) {
+                if (attempt > 0) Thread.sleep(2000L * attempt);
+                Process p = new ProcessBuilder("git", "-C", repo.toString(), "ls-tree", "--name-only", commit + ":.github/workflows")
+                        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                String t = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                exit = p.waitFor(60, TimeUnit.SECONDS) ? p.exitValue() : -1;
+                if (exit == 0) text = t;
+                else if (exit == 128) return out;
+            }
+            if (text == null) {
+                throw new IllegalStateException("git ls-tree " + commit + ":.github/workflows in " + repo + " failed (exit "
+                        + exit + ", three tries): not a statement that there are no workflows");
             }
             for (String name : text.split("\n")) {
                 if (name.endsWith(".yml") || name.endsWith(".yaml")) {
@@ -82,8 +98,14 @@ public final class WorkflowFinder {
             return out;
         }
         java.util.Map<String, Integer> filtered = new java.util.HashMap<>();
-        for (String f : out) filtered.put(f, pathFiltered(show(repo, commit, f)) ? 1 : 0);
-        out.sort(Comparator.comparingInt(WorkflowFinder::rank).thenComparing(filtered::get).thenComparing(Comparator.naturalOrder()));
+        java.util.Map<String, Integer> offPush = new java.util.HashMap<>();
+        for (String f : out) {
+            String text = show(repo, commit, f);
+            filtered.put(f, pathFiltered(text) ? 1 : 0);
+            offPush.put(f, text == null || runsOnPushOrPullRequest(text) ? 0 : 1);
+        }
+        out.sort(Comparator.<String, Integer>comparing(offPush::get).thenComparingInt(WorkflowFinder::rank).thenComparing(filtered::get)
+                .thenComparing(Comparator.naturalOrder()));
         return out;
     }
 
@@ -98,6 +120,21 @@ public final class WorkflowFinder {
         java.util.regex.Matcher jobs = java.util.regex.Pattern.compile("(?m)^jobs\\s*:").matcher(text);
         String triggers = jobs.find() ? text.substring(0, jobs.start()) : text;
         return java.util.regex.Pattern.compile("(?m)^\\s+paths\\s*:").matcher(triggers).find();
+    }
+
+    /**
+     * Whether a push or a pull request starts the workflow. One that only a schedule, a dispatch or a release starts
+     * is a chore (sherlock's exclusions.yml: a nightly list update that runs some tests to build it), not the checks
+     * a change must pass; it comes after every workflow that runs on push or pull request, whatever its name.
+     */
+    static boolean runsOnPushOrPullRequest(String text) {
+        String noComments = text.replaceAll("(?m)^\\s*#.*$", "").replaceAll("\\s#.*", "");
+        java.util.regex.Matcher jobs = java.util.regex.Pattern.compile("(?m)^jobs\\s*:").matcher(noComments);
+        String triggers = jobs.find() ? noComments.substring(0, jobs.start()) : noComments;
+        java.util.regex.Matcher on = java.util.regex.Pattern.compile("(?m)^['\"]?(on|true)['\"]?\\s*:").matcher(triggers);
+        if (!on.find()) return true; // no trigger block found: nothing to rank it down for
+        return java.util.regex.Pattern.compile("(?<![\\w-])(push|pull_request|pull_request_target|merge_group)(?![\\w-])")
+                .matcher(triggers.substring(on.start())).find();
     }
 
     private static String show(Path repo, String commit, String file) {

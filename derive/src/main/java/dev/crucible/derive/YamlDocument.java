@@ -125,12 +125,21 @@ final class YamlDocument {
     /** A mapping of names to scalar values (env:, with:), values as written. */
     Map<String, String> stringMap(Map<String, Node> parent, String key, String what) throws DerivationException {
         Map<String, String> out = new LinkedHashMap<>();
+        Node whole = parent.get(key);
+        if (key.equals("env") && whole instanceof ScalarNode s && s.getValue().strip().matches("\\$\\{\\{.*}}")) {
+            // env: ${{ matrix.env }} (scrapy): a mapping an expression gives, resolved with the matrix (WorkflowDeriver)
+            out.put(WHOLE_ENV, s.getValue().strip());
+            return out;
+        }
         for (Map.Entry<String, Node> e : optionalMapping(parent, key, what).entrySet()) {
             String v = scalar(e.getValue(), what + "." + e.getKey());
             out.put(e.getKey(), v == null ? "" : v);
         }
         return out;
     }
+
+    /** The key under which an env block written as one expression is kept until the matrix is known. */
+    static final String WHOLE_ENV = "${{ env block }}";
 
     /** Plain Java values (String, List, Map) for data that expressions read, such as matrix entries. */
     Object plain(Node node) throws DerivationException {

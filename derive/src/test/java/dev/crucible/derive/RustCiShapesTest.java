@@ -34,4 +34,42 @@ class RustCiShapesTest {
         assertThat(CommandClassifier.classifyLine("cargo hack check --each-feature").kind()).isNotEqualTo(CommandKind.TEST);
         assertThat(CommandClassifier.classifyLine("cargo +nightly clippy").kind()).isEqualTo(CommandKind.LINT);
     }
+
+    @Test
+    void aToolchainAnotherJobComputesIsStableNotThisMachinesDefault() throws Exception {
+        // sharkdp/bat's MSRV job: the version is crate_metadata's output; "any" took rustup's default 1.85 < rust-version 1.88
+        String text = """
+                on: push
+                jobs:
+                  crate_metadata:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - id: meta
+                        run: cargo metadata --no-deps --format-version 1 | jq -r '"msrv=" + .packages[0].rust_version' >> $GITHUB_OUTPUT
+                    outputs:
+                      msrv: ${{ steps.meta.outputs.msrv }}
+                  min_version:
+                    runs-on: ubuntu-latest
+                    needs: crate_metadata
+                    steps:
+                      - uses: actions/checkout@v6
+                      - uses: dtolnay/rust-toolchain@master
+                        with:
+                          toolchain: ${{ needs.crate_metadata.outputs.msrv }}
+                      - run: cargo test --locked
+                """;
+        Derivation d = new WorkflowDeriver().deriveFromText(
+                new DerivationRequest(repo, null, ".github/workflows/ci.yml", "min_version", java.util.Map.of(), null), text);
+        assertThat(d.toolchains()).containsEntry("rust", "stable");
+        assertThat(d.verifier().command()).isEqualTo("cargo test --locked");
+    }
+
+    @Test
+    void aGoBuildScriptsTestTargetIsATestRun() {
+        // syncthing's build-test job: `go run build.go test`; its meta job's `go test -v ./meta` was taken instead
+        assertThat(CommandClassifier.classifyLine("go run build.go test").kind()).isEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("go run build.go -race test").kind()).isEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("go run build.go assets").kind()).isNotEqualTo(CommandKind.TEST);
+        assertThat(CommandClassifier.classifyLine("go run ./cmd/tool").kind()).isNotEqualTo(CommandKind.TEST);
+    }
 }

@@ -77,4 +77,54 @@ class SystemPackagesTest {
         assertThat(SystemPackages.aptPackages("apt-get install $(cat pkgs.txt)")).isNull();
         assertThat(SystemPackages.aptPackages("pip install x")).isNull();
     }
+
+    @Test
+    void linesAddingAnAptSourceGoWithTheAptLines() {
+        // fzf's linux.yml: a keyring and a source list written as root, then the install
+        String script = """
+                sudo install -d -m 0755 /etc/apt/keyrings
+                wget -qO- https://apt.example.org/gpg.key | sudo gpg --dearmor -o /etc/apt/keyrings/x.gpg
+                echo "deb [signed-by=/etc/apt/keyrings/x.gpg] https://apt.example.org/ /" | sudo tee /etc/apt/sources.list.d/x.list
+                sudo apt-get update
+                sudo apt-get install --yes bash %s
+                make build
+                """.formatted(ABSENT);
+        SystemPackages.Result r = SystemPackages.strip(script, n -> n.equals("bash"));
+        assertThat(r.rest()).isEqualTo("make build");
+        assertThat(r.packages()).containsExactly("bash", ABSENT);
+        assertThat(r.missing()).containsExactly(ABSENT);
+        assertThat(SystemPackages.aptSourceSetup("cp config /etc/apt/x")).as("no sudo: not a root-only apt line").isFalse();
+        assertThat(SystemPackages.aptSourceSetup("sudo add-apt-repository ppa:deadsnakes/ppa")).isTrue();
+    }
+
+    @Test
+    void anInstallerThisMachineLacksIsNamedAndSetupGoesOn() throws Exception {
+        // fzf: `bundle install` (rubocop, Ruby integration tests) stopped setup before the Go unit tests
+        assumeTrue(!AbsentInstallers.onPath("crucible-no-such-installer"), "bash can say a program is absent");
+        SystemPackages.use(SystemPackages::installedHere);
+        String text = """
+                on: push
+                jobs:
+                  build:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: actions/checkout@v4
+                      - name: Install Ruby gems
+                        run: bundle install
+                      - run: pip install -e .
+                      - run: python -m pytest -q
+                """;
+        Derivation d = new WorkflowDeriver().deriveFromText(
+                new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), text);
+        if (AbsentInstallers.onPath("bundle")) {
+            assertThat(commands(d)).contains("bundle install"); // a machine with Ruby runs it as CI does
+            return;
+        }
+        assertThat(commands(d)).doesNotContain("\nbundle install").contains("bundle is not installed on this machine");
+        assertThat(WorkflowFixtures.step(d, 2).notes()).anyMatch(n -> n.contains("installs with bundle"));
+        BashRunner.Result r = BashRunner.run(repo, commands(d).lines().filter(l -> l.contains("bundle")).findFirst().orElseThrow(),
+                Map.of("PATH", "/usr/bin:/bin"));
+        assertThat(r.exit()).isZero();
+        assertThat(AbsentInstallers.program("sudo GEM_HOME=x gem install rake")).isEqualTo("gem");
+    }
 }

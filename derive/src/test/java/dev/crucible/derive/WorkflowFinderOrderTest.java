@@ -57,6 +57,34 @@ class WorkflowFinderOrderTest {
     }
 
     @Test
+    void aScheduledChoreComesAfterTheWorkflowsAChangeMustPass() throws Exception {
+        // sherlock: exclusions.yml (a nightly list update that runs some tests) sorted before regression.yml (pull requests)
+        write("exclusions.yml", workflow("ubuntu-latest", "python -m pytest -m validate_targets_fp").replace("on: push\n",
+                "on:\n  schedule:\n    #- cron: '0 5 * * 0'  # push to main\n    - cron: '0 5 * * *'\n  workflow_dispatch:\n"));
+        write("regression.yml", workflow("ubuntu-latest", "python -m pytest tests").replace("on: push\n",
+                "on:\n  pull_request:\n    branches: [main]\n"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).isEqualTo(".github/workflows/regression.yml");
+        assertThat(WorkflowFinder.runsOnPushOrPullRequest("name: x\n'on': [push, pull_request]\njobs: {}\n")).isTrue();
+        assertThat(WorkflowFinder.runsOnPushOrPullRequest("on:\n  release:\n    types: [published]\njobs:\n  a:\n    steps:\n"
+                + "      - run: git push\n")).isFalse();
+
+        Files.delete(repo.resolve(".github/workflows/regression.yml"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).as("still taken when nothing else tests")
+                .isEqualTo(".github/workflows/exclusions.yml");
+    }
+
+    @Test
+    void aCommitWithoutWorkflowsSaysSoAndOnlyGitsNoSuchPathMeansThat() throws Exception {
+        Files.writeString(repo.resolve("README.md"), "no CI\n");
+        commit();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> WorkflowFinder.derive(repo, "HEAD", null))
+                .isInstanceOf(DerivationException.class).hasMessageContaining("no workflow files at commit HEAD");
+        assertThat(WorkflowFinder.workflowFiles(repo, "HEAD")).isEmpty();
+    }
+
+    @Test
     void aWorkflowThatTestsOnlyOnWindowsIsStillTakenWhenNoneTestsOnLinux() throws Exception {
         write("test-windows.yml", workflow("windows-latest", "python -m pytest win"));
         write("docs.yml", "on: push\njobs:\n  docs:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo docs\n");

@@ -14,13 +14,32 @@ final class BaselineRun {
 
     private BaselineRun() {}
 
-    static Baseline.Result run(String manifest, PrintWriter err) throws IOException {
+    /**
+     * Runs the baseline in a scratch folder; each run's result.json and logs are then kept under {@code keep} (null: a
+     * {@code -results} folder beside the scratch) and the scratch, with its workspaces and venvs, deleted.
+     */
+    static Baseline.Result run(String manifest, PrintWriter err, Path keep) throws IOException {
         Path runs = Files.createTempDirectory("crucible-baseline-");
+        Path results = keep != null ? keep.toAbsolutePath().normalize() : runs.resolveSibling(runs.getFileName() + "-results");
         Path file = runs.resolve("environment.yaml");
         Files.writeString(file, manifest);
-        err.println("crucible derive: baseline: running the environment twice with a no-op agent (results under " + runs + ")");
+        // both folders named: a batch that stops this derive keeps the scratch's results itself (RepoBatch)
+        err.println("crucible derive: baseline: running the environment twice with a no-op agent (scratch " + runs
+                + "; results under " + results + ")");
         err.flush();
-        Baseline.Result r = Baseline.run(file, runs);
+        Baseline.Result r;
+        try {
+            r = Baseline.run(file, runs);
+        } finally {
+            RunResults.keep(runs, results);
+            err.println("crucible derive: baseline: each run's result.json and logs are in " + results
+                    + " (the scratch with its workspaces is deleted)");
+            err.flush();
+        }
+        if (!r.usable()) { // "see SCRATCH/baseline-1/setup.log": the log is kept, the scratch is not
+            r = new Baseline.Result(r.unusable().replace(runs.toString(), results.toString()), r.perTest(), r.passToPass(),
+                    r.excluded(), r.tests(), r.seconds());
+        }
         if (!r.usable() && r.tests() == 0) {
             return r; // nothing was graded (setup failed): derive's "unusable" line says why
         }

@@ -159,7 +159,7 @@ public final class DeriveCommand implements Callable<Integer> {
         Baseline.Result base = null;
         if (baseline) {
             try {
-                base = BaselineRun.run(manifestText, err);
+                base = BaselineRun.run(manifestText, err, keepFolder());
                 manifestText = BaselineManifest.with(manifestText, base);
                 reportText = BaselineRun.report(reportText, base);
             } catch (IOException | RuntimeException e) {
@@ -192,6 +192,12 @@ public final class DeriveCommand implements Callable<Integer> {
             return 1;
         }
         return 0;
+    }
+
+    /** Where the baseline's results stay: beside {@code -o} (or {@code --report}); null without either. */
+    private Path keepFolder() {
+        Path beside = output != null ? output : report;
+        return beside == null ? null : RunResults.besides(beside, "baseline");
     }
 
     /** The workflow as a path inside the repository, whichever way the user wrote it. */

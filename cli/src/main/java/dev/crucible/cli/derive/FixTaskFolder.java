@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -118,14 +117,8 @@ final class FixTaskFolder {
                 + "do not change the existing tests.\n";
     }
 
+    /** Deletes a folder without following links, read-only folders too (a Go module cache is 0555). */
     static void delete(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        dev.crucible.files.TreeDelete.delete(dir);
     }
 }

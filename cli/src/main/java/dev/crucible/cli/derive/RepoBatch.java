@@ -109,14 +109,28 @@ final class RepoBatch {
             else stop(p);
         } catch (InterruptedException ex) {
             stop(p);
+            keepStopped(log);
             throw ex;
         }
+        if (exit == null) keepStopped(log);
         RepoOutcome o = RepoOutcome.read(e, exit, limitSeconds, log, report, (System.nanoTime() - t0) / 1e9);
         synchronized (err) {
             err.println("crucible derive: done " + RepoTable.row(o));
             err.flush();
         }
         return o;
+    }
+
+    private static final java.util.regex.Pattern SCRATCH = java.util.regex.Pattern.compile("\\(scratch (\\S+); results under (\\S+)\\)");
+
+    /** A derive stopped at the limit leaves its baseline scratch: keep its results as derive would have, delete the rest. */
+    private static void keepStopped(Path log) {
+        try (java.util.stream.Stream<String> lines = Files.lines(log)) {
+            java.util.Optional<java.util.regex.Matcher> m = lines.map(SCRATCH::matcher).filter(java.util.regex.Matcher::find).findFirst();
+            if (m.isPresent()) RunResults.keep(Path.of(m.get().group(1)), Path.of(m.get().group(2)));
+        } catch (IOException | java.io.UncheckedIOException ex) {
+            // the row still says timeout; a scratch not cleaned is named in the log
+        }
     }
 
     /** Stops a derive and whatever it started (crucible run's setup, sandboxes, test runners). */

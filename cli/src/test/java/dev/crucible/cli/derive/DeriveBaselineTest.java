@@ -93,6 +93,16 @@ class DeriveBaselineTest {
         JsonNode baseline = new ObjectMapper().readTree(report.toFile()).path("baseline");
         assertThat(baseline.path("usable").asBoolean()).isTrue();
         assertThat(baseline.path("passToPass").asInt()).isEqualTo(2);
+        // the runs' results stay beside the manifest; their scratch (workspaces, the venv) is gone
+        Path kept = dir.resolve("env.baseline");
+        assertThat(kept.resolve("baseline-1/result.json")).isRegularFile();
+        assertThat(kept.resolve("baseline-2/result.json")).isRegularFile();
+        assertThat(kept.resolve("baseline-1/setup.log")).isRegularFile();
+        assertThat(kept.resolve("baseline-1/sandbox")).doesNotExist();
+        java.util.regex.Matcher scratch = java.util.regex.Pattern.compile("\\(scratch (\\S+);").matcher(derive.err());
+        assertThat(scratch.find()).as(derive.err()).isTrue();
+        assertThat(Path.of(scratch.group(1))).doesNotExist();
+        assertThat(derive.err()).contains("result.json and logs are in " + kept);
 
         assertThat(cli("validate", "-f", manifest.toString()).exit()).isZero();
         JsonNode noOp = run(manifest, "true", "noop");
@@ -114,6 +124,25 @@ class DeriveBaselineTest {
                 "-o", dir.resolve("broken.yaml").toString());
         assertThat(derive.exit()).as(derive.err()).isEqualTo(1);
         assertThat(derive.err()).contains("unusable at HEAD: no test passes at the task commit in both baseline runs");
+    }
+
+    @Test
+    void aSetupThatFailsNamesTheKeptLogNotTheDeletedScratch() throws Exception {
+        Path repo = dir.resolve("nosetup");
+        write(repo, ".github/workflows/ci.yml", WORKFLOW.replace("      - run: make test", "      - run: ./scripts/bootstrap.sh\n      - run: make test"));
+        write(repo, "Makefile", ".PHONY: test\ntest:\n\tpython -m pytest -q tests\n");
+        write(repo, "tests/test_x.py", "def test_x():\n    assert True\n");
+        git(repo, "init", "-q", "-b", "main");
+        git(repo, "add", "-A");
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial");
+        Result derive = cli("derive", "--repo", repo.toString(), "--commit", "HEAD", "--workflow", "ci.yml", "--baseline",
+                "-o", dir.resolve("nosetup.yaml").toString());
+        assertThat(derive.exit()).as(derive.err()).isEqualTo(1);
+        Path kept = dir.resolve("nosetup.baseline");
+        java.util.regex.Matcher see = java.util.regex.Pattern.compile("see (\\S+setup\\.log)").matcher(derive.err());
+        assertThat(see.find()).as(derive.err()).isTrue();
+        assertThat(Path.of(see.group(1))).startsWith(kept).isRegularFile();
+        assertThat(Files.readString(Path.of(see.group(1)))).contains("bootstrap.sh");
     }
 
     private JsonNode run(Path manifest, String agent, String name) throws IOException {

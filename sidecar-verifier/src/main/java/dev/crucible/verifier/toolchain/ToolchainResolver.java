@@ -141,6 +141,13 @@ public final class ToolchainResolver {
             } else {
                 warning = "rust " + wanted + ": no " + channel + " toolchain is installed (rustup's dist server is not reachable here): used " + def.channel() + " " + def.version();
             }
+        } else if (w.equals("stable") || w.equals("latest")) {
+            // the stable channel, not rustup's default: a machine's default may be pinned older (1.85 here) than a
+            // crate's rust-version, while CI's "stable" is today's
+            chosen = m.rusts().stream().filter(x -> x.channel().equals("stable")).findFirst()
+                    .or(() -> m.rusts().stream().filter(x -> !x.channel().startsWith("nightly") && !x.channel().startsWith("beta"))
+                            .max(java.util.Comparator.comparing(InstalledToolchains.Rust::version)))
+                    .orElse(def);
         } else if (!w.isEmpty() && !Version.any(w)) {
             Optional<Version> v = Version.parse(w);
             List<InstalledToolchains.Rust> stable = m.rusts().stream().filter(x -> !x.channel().startsWith("nightly") && !x.channel().startsWith("beta")).toList();

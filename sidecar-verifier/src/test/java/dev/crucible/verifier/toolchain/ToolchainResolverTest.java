@@ -65,6 +65,20 @@ class ToolchainResolverTest {
     }
 
     @Test
+    void rustStableIsTheStableChannelEvenWhenRustupsDefaultIsPinnedOlder() {
+        // this machine's rustup default is 1.85.0; bat needs rust-version 1.88 and CI's "stable" is today's
+        Path dir = Path.of("/nonexistent");
+        InstalledToolchains pinned = new InstalledToolchains(M.pythons(), M.defaultPython(), M.go(), List.of(
+                new InstalledToolchains.Rust("1.85.0-x86_64-unknown-linux-gnu", "1.85.0", Version.parse("1.85.0").orElseThrow(), dir),
+                new InstalledToolchains.Rust("stable-x86_64-unknown-linux-gnu", "stable", Version.parse("1.95.0").orElseThrow(), dir)),
+                "1.85.0-x86_64-unknown-linux-gnu", dir, M.nodes());
+        assertThat(choice(ToolchainResolver.resolve(Map.of("rust", "stable"), pinned), "rust").env().get("RUSTUP_TOOLCHAIN"))
+                .isEqualTo("stable-x86_64-unknown-linux-gnu");
+        assertThat(choice(ToolchainResolver.resolve(Map.of("rust", "*"), pinned), "rust").env().get("RUSTUP_TOOLCHAIN"))
+                .as("any: the machine's default, as before").isEqualTo("1.85.0-x86_64-unknown-linux-gnu");
+    }
+
+    @Test
     void nodeAndUnknownToolchains() {
         assumeTrue(!M.nodes().isEmpty(), "node not installed");
         ToolchainResolver.Resolution r = ToolchainResolver.resolve(Map.of("node", "4.x", "pnpm", "9"), M);

@@ -1,0 +1,120 @@
+package dev.crucible.derive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Python test commands graded per test through what wraps them in CI (issue 35 point 1, h-derive2's sample): tox
+ * environments that reference other sections or come from the matrix's env, and pytest-xdist workers.
+ */
+class PythonWrapperShapesTest {
+    @TempDir
+    Path repo;
+
+    private Derivation derive(String workflow) throws DerivationException {
+        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, "ci.yml", null, Map.of(), null),
+                workflow);
+    }
+
+    private void write(String path, String text) throws IOException {
+        Path f = repo.resolve(path);
+        Files.createDirectories(f.getParent());
+        Files.writeString(f, text);
+    }
+
+    @Test
+    void toxDepsTakenFromAnotherSectionStillRunWithoutTox() throws Exception {
+        // scrapy: deps = {[test-requirements]deps} with ini comments; tox kept, it built envs at grading (one execution)
+        write("tox.ini", """
+                [tox]
+                envlist = lint,py
+
+                [test-requirements]
+                deps =
+                    attrs
+                    sybil >= 1.3.0  # https://github.com/cjw296/sybil/issues/20
+
+                [testenv]
+                deps =
+                    {[test-requirements]deps}
+                    pytest >= 8.4.1
+                commands =
+                    pytest {posargs} tests
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pip install tox
+                      - run: tox
+                """);
+        assertThat(d.verifier().command()).isEqualTo("pytest tests");
+        assertThat(d.setupScript()).contains("python -m pip install attrs 'sybil >= 1.3.0' 'pytest >= 8.4.1'");
+        assertThat(ToxFlattening.references("{[a]x} {[nope]y}", java.util.Map.of("a", java.util.Map.of("x", "{[b]z}"),
+                "b", java.util.Map.of("z", "deep")))).isEqualTo("deep {[nope]y}");
+    }
+
+    @Test
+    void aStepEnvWrittenAsOneMatrixExpressionPicksTheToxEnv() throws Exception {
+        // scrapy's tests-ubuntu.yml: env: ${{ matrix.env }} ("step 6.env must be a mapping" before)
+        write("tox.ini", """
+                [testenv]
+                deps = pytest
+                commands = pytest tests
+
+                [testenv:no-reactor]
+                deps = pytest
+                commands = pytest --reactor=none tests
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    strategy:
+                      matrix:
+                        include:
+                        - python-version: "3.12"
+                          env:
+                            TOXENV: no-reactor
+                    steps:
+                      - uses: actions/setup-python@v5
+                        with:
+                          python-version: ${{ matrix.python-version }}
+                      - run: pip install tox
+                      - name: Run tests
+                        env: ${{ matrix.env }}
+                        run: tox
+                """);
+        assertThat(d.verifier().command()).isEqualTo("TOXENV=no-reactor pytest --reactor=none tests");
+    }
+
+    @Test
+    void xdistWorkersAreTakenOutSoTheGraderCanFollowEachTest() throws Exception {
+        // fastapi (pytest -n auto) and scrapy (job env PYTEST_ADDOPTS: -n auto --no-cov): "never reached the end of its session"
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    env:
+                      PYTEST_ADDOPTS: -n auto --no-cov
+                    steps:
+                      - run: pip install -e .
+                      - run: pytest -n 4 --dist=loadfile tests
+                """);
+        assertThat(d.verifier().command()).isEqualTo("pytest tests");
+        assertThat(d.manifestYaml()).contains("PYTEST_ADDOPTS: --no-cov").doesNotContain("PYTEST_ADDOPTS: -n auto");
+        assertThat(d.notes()).anyMatch(n -> n.contains("pytest-xdist workers taken out"));
+        assertThat(XdistWorkers.strip("pytest -q -n auto --numprocesses=2 -x")).isEqualTo("pytest -q -x");
+        assertThat(XdistWorkers.strip("pytest -k not-n")).isEqualTo("pytest -k not-n");
+    }
+}
