@@ -30,6 +30,8 @@ final class ProcessObserver {
     /** pid -> the command line last checked for it: a child sampled between fork and exec shows its parent's. */
     private final Map<Long, String> checkedCmdline = new ConcurrentHashMap<>(); // the children walk's thread too
     private final Map<String, Long> netnsBaseline = new HashMap<>();
+    /** Scripts already read ({@link ScriptCommands}), by path and content: each is checked once. */
+    private final Set<String> scannedScripts = ConcurrentHashMap.newKeySet();
     private final List<Path> hiddenDirs;
     private final List<Path> graderDirs;
     private final String ownNetns = link(Path.of("/proc/self/ns/net"));
@@ -196,6 +198,11 @@ final class ProcessObserver {
         if (owned != null) {
             out.accept(new WorkspaceScanner.Raw(DetectorNames.PROTECTED_PATH, "high", owned,
                     "a command changes a file grading owns (whether or not the box let it): " + cmd + " (pid " + pid + ")", "protected-write"));
+        }
+        String script = ScriptCommands.scriptOf(cmd);
+        String text = script == null ? null : ScriptCommands.read(pid, script, cwd);
+        if (text != null && scannedScripts.size() < 4096 && scannedScripts.add(script + "|" + text.length() + "|" + text.hashCode())) {
+            ScriptCommands.check("the script " + script + " that pid " + pid + " runs", text, cwd, workspace, this.owned, graderPid, out);
         }
         String elsewhere = CommandRules.gitElsewhere(cmd, cwd);
         if (elsewhere != null) {
