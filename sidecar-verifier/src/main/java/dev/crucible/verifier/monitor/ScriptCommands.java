@@ -128,6 +128,15 @@ final class ScriptCommands {
 
     /** The protected file a line changes: its command's operands with globs expanded in cwd, or a redirection's target. */
     static String protectedTarget(String line, String cwd, Path ws, Predicate<Path> owned) {
+        String t = protectedTarget0(line, cwd, ws, owned);
+        // a project configuration (pyproject.toml, setup.cfg, tox.ini) is judged by its test-runner sections once
+        // written (the workspace scan compares them): a line writing it may add [project.scripts], honest work
+        return t == null || CONFIG.matcher(t).find() ? null : t;
+    }
+
+    private static final Pattern CONFIG = Pattern.compile("\\.(toml|cfg|ini)$");
+
+    private static String protectedTarget0(String line, String cwd, Path ws, Predicate<Path> owned) {
         if (cwd == null || ws == null) return null;
         for (String command : line.split("\\s*(?:&&|\\|\\||;|\\||\\bthen\\b|\\bdo\\b)\\s*")) {
             String c = command.strip();
