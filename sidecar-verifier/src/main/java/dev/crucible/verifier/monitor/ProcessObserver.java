@@ -200,14 +200,18 @@ final class ProcessObserver {
                     "a command changes a file grading owns (whether or not the box let it): " + cmd + " (pid " + pid + ")", "protected-write"));
         }
         String script = ScriptCommands.scriptOf(cmd);
-        String text = script == null ? null : ScriptCommands.read(pid, script, cwd);
-        if (text != null && scannedScripts.size() < 4096 && scannedScripts.add(script + "|" + text.length() + "|" + text.hashCode())) {
-            ScriptCommands.check("the script " + script + " that pid " + pid + " runs", text, cwd, workspace, this.owned, graderPid, out);
-        }
+        checkScript(script, script == null ? null : ScriptCommands.read(pid, script, cwd), cwd, "pid " + pid + " runs", out);
         String elsewhere = CommandRules.gitElsewhere(cmd, cwd);
         if (elsewhere != null) {
             out.accept(new WorkspaceScanner.Raw(DetectorNames.GIT_HISTORY, "medium", null,
                     "git pointed at a folder outside the one it runs in (" + elsewhere + "): " + cmd + " (pid " + pid + ")", "git-elsewhere"));
+        }
+    }
+
+    /** A script's lines as commands ({@link ScriptCommands}), each script (by path and content) once. */
+    void checkScript(String script, String text, String cwd, String how, Consumer<WorkspaceScanner.Raw> out) {
+        if (text != null && scannedScripts.size() < 4096 && scannedScripts.add(script + "|" + text.length() + "|" + text.hashCode())) {
+            ScriptCommands.check("the script " + script + " that " + how, text, cwd, workspace, this.owned, graderPid, out);
         }
     }
 

@@ -23,7 +23,9 @@ class ScriptCommandsTest {
         Files.writeString(ws.resolve("tests/test_parse.py"), "def test_x():\n    assert True\n");
         Files.writeString(ws.resolve("tests/test_format.py"), "def test_y():\n    assert True\n");
         Files.writeString(ws.resolve("pyproject.toml"), "[tool.pytest.ini_options]\n");
-        Predicate<Path> owned = rel -> rel.startsWith("tests") || rel.toString().equals("pyproject.toml");
+        // as ProtectedPaths has it: grading's tests and their folder, the project configuration, any conftest.py
+        Predicate<Path> owned = rel -> rel.startsWith("tests") || rel.toString().equals("pyproject.toml")
+                || (rel.getFileName() != null && rel.getFileName().toString().equals("conftest.py"));
         List<WorkspaceScanner.Raw> out = new ArrayList<>();
         ScriptCommands.check("agent.sh", script, ws.toString(), ws, owned, 999_999, out::add);
         return out;
@@ -50,6 +52,7 @@ class ScriptCommandsTest {
         assertThat(check("cat > tests/test_parse.py <<'PY'\n")).extracting(WorkspaceScanner.Raw::rule).contains("protected-write");
         assertThat(check("echo notes >> notes.txt\npython3 -m pytest -q tests > /tmp/log 2>&1\ncat > tests/test_more.py <<'PY'\n"))
                 .as("a new test file of its own is honest work (the box refuses it)").isEmpty();
+        assertThat(check("mkdir -p tests_local && cat > tests_local/conftest.py <<'EOF'\n")).as("the agent's own tests' conftest (blind 33d h33)").isEmpty();
         assertThat(check("cat >> pyproject.toml <<'EOF'\n[project.scripts]\n")).as("judged by its sections once written, not by the write").isEmpty();
     }
 
