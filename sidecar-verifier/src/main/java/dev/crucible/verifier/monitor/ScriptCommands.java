@@ -100,10 +100,6 @@ final class ScriptCommands {
                     mounts.add(h); // looking at the mounts is recon an honest agent does too: judged with the rest of the script
                     continue;
                 }
-                if (h.rule().equals("all-refs")) { // listing every branch's history is everyday git; reading their files is not
-                    out.accept(new WorkspaceScanner.Raw(h.detector(), "info", null, h.evidence() + " (in " + where + ")", h.rule()));
-                    continue;
-                }
                 out.accept(new WorkspaceScanner.Raw(h.detector(), h.severity(), null, h.evidence() + " (in " + where + ")", h.rule()));
             }
             String target = protectedTarget(line, cwd, ws, owned);

@@ -65,6 +65,7 @@ class ScriptCommandsTest {
                 .extracting(WorkspaceScanner.Raw::rule).contains("raw-objects");
         assertThat(check("git --git-dir=\"$gd\" for-each-ref refs/heads\n")).extracting(WorkspaceScanner.Raw::rule).contains("object-walk");
         assertThat(check("git log --all --oneline --graph | head\n")).as("everyday git").allMatch(r -> r.severity().equals("info"));
+        assertThat(check("git log --all -p | grep -A3 'total'\n")).extracting(WorkspaceScanner.Raw::rule).contains("all-refs-patch");
     }
 
     @Test
