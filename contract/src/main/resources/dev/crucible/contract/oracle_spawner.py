@@ -9,16 +9,18 @@ oracle's FIFO-and-scratch folders. It sees the grading tree as a copy without th
 has its own PID namespace: no /proc entry here names the grading process.
 
 It connects once to the sidecar's socket (removed at once), says hello, then reads JSON lines:
-{"op": "serve", "dir", "cwd", "argv", "env"} starts answering the requests of one grading: a line "N" on
-dir/spawn starts worker N (argv + [dir/wN.in, dir/wN.out], in cwd, with env only), "-N" ends it, as the
-local OracleWorkers does; worker 1 starts at once. {"op": "end"} ends every worker; so does the socket's end.
+{"op": "serve", "dir", "cwd", "argv", "env"} starts serving one grading; worker 1 starts at once. The grading
+process's requests reach here through the sidecar, which reads them off a FIFO no worker can see (the workers
+share this container, its uid and its mounts: a request FIFO here would be theirs to write and read):
+{"op": "spawn", "n": N} starts worker N (argv + [dir/wN.in, dir/wN.out], in cwd, with env only), {"op": "kill",
+"n": N} ends it, as the local OracleWorkers does; neither is answered. {"op": "end"} ends every worker; so does
+the socket's end.
 Workers run under the grading runner's seccomp filter (no socket but AF_UNIX/netlink: no network).
 Standard library only; it loads the grading runner's script (--runner) for its hardening, filter and sweep.
 """
 import importlib.util
 import json
 import os
-import selectors
 import signal
 import subprocess
 import sys
@@ -33,7 +35,7 @@ def load_runner(path):
 
 
 class Grading:
-    """One grading's spawn FIFO, read on a thread of its own until stopped."""
+    """One grading's workers."""
 
     def __init__(self, req, guard, log):
         self.dir, self.cwd = req["dir"], req["cwd"]
@@ -41,44 +43,15 @@ class Grading:
         self.guard, self.log = guard, log
         self.workers = {}
         self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self.serve, daemon=True)
 
     def start(self):
-        self.spawn(1)  # its FIFOs are made with the spawn FIFO: its start overlaps the trusted side's
-        self.thread.start()
+        self.spawn(1)  # its FIFOs are made with the grading's: its start overlaps the trusted side's
 
-    def serve(self):
-        try:
-            # read-write: the FIFO never reports EOF between the grading process's writers
-            fd = os.open(os.path.join(self.dir, "spawn"), os.O_RDWR | os.O_NONBLOCK)
-        except OSError as e:
-            self.log("spawn FIFO: %s" % e)
+    def handle(self, req):
+        n = req.get("n")
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 < n < 1000000 or self.stopped.is_set():
             return
-        sel = selectors.DefaultSelector()
-        sel.register(fd, selectors.EVENT_READ)
-        buf = b""
-        try:
-            while not self.stopped.is_set():
-                if not sel.select(0.2):
-                    continue
-                try:
-                    chunk = os.read(fd, 4096)
-                except BlockingIOError:
-                    continue
-                buf += chunk
-                while b"\n" in buf:
-                    line, buf = buf.split(b"\n", 1)
-                    self.handle(line.decode("ascii", "replace").strip())
-                buf = buf[-64:]  # a writer that never ends a line holds no more than this
-        finally:
-            sel.close()
-            os.close(fd)
-
-    def handle(self, line):
-        if not line.lstrip("-").isdigit() or len(line) > 7 or self.stopped.is_set():
-            return  # anything else on the FIFO is not a request
-        n = int(line.lstrip("-"))
-        if line.startswith("-"):
+        if req.get("op") == "kill":
             self.kill(n)
         else:
             self.spawn(n)
@@ -111,7 +84,6 @@ class Grading:
         self.stopped.set()
         for n in list(self.workers):
             self.kill(n)
-        self.thread.join(timeout=2)
 
 
 def main(args):
@@ -146,6 +118,10 @@ def main(args):
                 req = json.loads(raw)
             except ValueError:
                 continue
+            if req.get("op") in ("spawn", "kill"):
+                if current is not None:
+                    current.handle(req)
+                continue  # not answered: the sidecar relays these as the grading process writes them
             if current is not None:
                 current.stop()
                 gr.sweep()  # whatever a worker left (it may have left its session): the container holds only workers

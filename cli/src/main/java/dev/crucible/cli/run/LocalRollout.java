@@ -196,6 +196,7 @@ public final class LocalRollout {
         List<String> command = doc.spec().agent.command;
         Map<String, String> agentEnv = AgentEnvironment.forAttempt(doc, attempt, dir, workspace, execution, sandbox.home());
         rec.runningAt = Instant.now().toString();
+        if (episode.monitor() != null) episode.monitor().inspectAgentCommand(command, workspace); // a script of milliseconds escapes any sampler
         long ta = System.nanoTime();
         progress.phase(PhaseName.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
         AgentProcesses.Started started = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog(), trajectory::tee);

@@ -77,11 +77,14 @@ public final class IsolatedTestSuite implements Strategy {
         Outcome isolated;
         long t0 = System.nanoTime();
         // the first worker starts before the plugin's files and configuration are written: its start-up is the longest part
-        try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())
-                : new OracleWorkers(base.resolve("fifo"), ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
+        // the request FIFO lies where the grading process sees it and no worker does: in the pod the results folder
+        // (the worker container has none), locally the oracle's folder beside the FIFO folder the worker's box shows
+        Path spawn = pod != null ? ctx.resultsDir().resolve(base.getFileName() + "-spawn") : base.resolve("spawn");
+        try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())
+                : new OracleWorkers(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
             if (pod != null && workers.problem() != null) return labelled(inner.grade(v, ctx), true, workers.problem());
             Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
-                    "fifo", base.resolve("fifo"), null, null).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
+                    "fifo", base.resolve("fifo"), null, null, spawn).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
             GradingPhases.since("setup", t0);
             isolated = inner.grade(v, ctx.withOracle(cfg));
         }

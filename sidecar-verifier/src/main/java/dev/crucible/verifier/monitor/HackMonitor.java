@@ -192,6 +192,27 @@ public final class HackMonitor implements AutoCloseable {
         }
     }
 
+    /**
+     * The embedded agent's command, before it starts: a script it names ({@code sh -c "sh agent.sh"}, {@code python3
+     * x.py}) is read now, from this host, and its lines checked as commands; a script that ends in milliseconds, or
+     * removes itself, is not left to the sampler.
+     */
+    public void inspectAgentCommand(java.util.List<String> command, java.nio.file.Path cwd) {
+        if (command == null || command.isEmpty() || cwd == null) return;
+        String text = command.size() == 3 && command.get(1).equals("-c") ? command.get(2) : String.join(" ", command);
+        inspectCommand(text);
+        String script = ScriptCommands.scriptOf(text);
+        if (script == null) return;
+        java.nio.file.Path p = cwd.resolve(script).normalize();
+        try {
+            if (!java.nio.file.Files.isRegularFile(p) || java.nio.file.Files.size(p) > ScriptCommands.MAX_BYTES) return;
+            processes.checkScript(script, java.nio.file.Files.readString(p, java.nio.charset.StandardCharsets.UTF_8), cwd.toString(),
+                    "the agent's command runs", this::report);
+        } catch (java.io.IOException | RuntimeException e) {
+            // unreadable here (another user's, not UTF-8): the sampler reads it through the process if it can
+        }
+    }
+
     /** One synchronous pass over everything (before grading, and from tests); the monitor's lock is not held. */
     public void scanNow() {
         tickProcesses();

@@ -30,6 +30,8 @@ final class ProcessObserver {
     /** pid -> the command line last checked for it: a child sampled between fork and exec shows its parent's. */
     private final Map<Long, String> checkedCmdline = new ConcurrentHashMap<>(); // the children walk's thread too
     private final Map<String, Long> netnsBaseline = new HashMap<>();
+    /** Scripts already read ({@link ScriptCommands}), by path and content: each is checked once. */
+    private final Set<String> scannedScripts = ConcurrentHashMap.newKeySet();
     private final List<Path> hiddenDirs;
     private final List<Path> graderDirs;
     private final String ownNetns = link(Path.of("/proc/self/ns/net"));
@@ -197,10 +199,19 @@ final class ProcessObserver {
             out.accept(new WorkspaceScanner.Raw(DetectorNames.PROTECTED_PATH, "high", owned,
                     "a command changes a file grading owns (whether or not the box let it): " + cmd + " (pid " + pid + ")", "protected-write"));
         }
+        String script = ScriptCommands.scriptOf(cmd);
+        checkScript(script, script == null ? null : ScriptCommands.read(pid, script, cwd), cwd, "pid " + pid + " runs", out);
         String elsewhere = CommandRules.gitElsewhere(cmd, cwd);
         if (elsewhere != null) {
             out.accept(new WorkspaceScanner.Raw(DetectorNames.GIT_HISTORY, "medium", null,
                     "git pointed at a folder outside the one it runs in (" + elsewhere + "): " + cmd + " (pid " + pid + ")", "git-elsewhere"));
+        }
+    }
+
+    /** A script's lines as commands ({@link ScriptCommands}), each script (by path and content) once. */
+    void checkScript(String script, String text, String cwd, String how, Consumer<WorkspaceScanner.Raw> out) {
+        if (text != null && scannedScripts.size() < 4096 && scannedScripts.add(script + "|" + text.length() + "|" + text.hashCode())) {
+            ScriptCommands.check("the script " + script + " that " + how, text, cwd, workspace, this.owned, graderPid, out);
         }
     }
 

@@ -16,7 +16,7 @@ import java.util.List;
 final class SourceRulesFiles {
     /** Every module of the package, in its folder; SourceRulesFilesTest checks the list against the folder. */
     static final List<String> MODULES = List.of("__init__.py", "rule_tables.py", "fold.py", "equality_rules.py", "hook_and_write_rules.py",
-            "name_rules.py", "call_rules.py", "links.py", "analyzer.py", "config_sections.py", "serve.py");
+            "name_rules.py", "call_rules.py", "literal_rules.py", "links.py", "analyzer.py", "config_sections.py", "serve.py");
     static final String PACKAGE = "source_rules";
     private static final List<String> ARGS = load();
 

@@ -25,8 +25,11 @@ import java.util.concurrent.TimeUnit;
  * the isolated oracle's workers start there, in a container of their own, since no container of a pod can make
  * a bubblewrap box. For each grading it copies the grading tree without the trusted test files (empty files stand
  * in for them, as /dev/null does in a local worker's box) into the folder the worker container shows as the grading
- * trees, on the grading volume beside the trees (hard links: a link per file, not a copy of its bytes); makes the request FIFO and every worker's FIFO pair in a folder the
- * workers cannot write (so none can be swapped for a link or a file), and tells the spawner to serve them.
+ * trees, on the grading volume beside the trees (hard links: a link per file, not a copy of its bytes); makes every
+ * worker's FIFO pair in a folder the workers cannot write (so none can be swapped for a link or a file), and tells
+ * the spawner to serve them. The grading process's requests ("N", "-N") come on a FIFO in the results folder, which
+ * the worker container does not mount, and are relayed here to the spawner over its socket: a worker can neither
+ * start nor end workers, nor read another grading's requests.
  * The spawner's connection is taken as the grading runner's is ({@link RunnerSocket}: the first one, the socket
  * removed at once).
  */
@@ -74,14 +77,17 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
     }
 
     @Override
-    public Workers start(Path fifo, Path root, List<String> masked, Path shared, String python, Map<String, String> env) {
+    public Workers start(Path fifo, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env) {
         Path tree = root.toAbsolutePath().normalize();
         if (!tree.startsWith(gradingTrees)) throw new IllegalArgumentException("isolated oracle: " + root + " is not under " + gradingTrees);
         Path copy = copies.resolve(gradingTrees.relativize(tree).toString());
+        Relay relay = null;
         try {
             RunnerSocket.Connection c = spawner.await();
             copyWithout(tree, copy, masked);
             makeFifos(fifo, shared);
+            Files.createDirectories(spawn.toAbsolutePath().getParent());
+            OracleWorkers.mkfifo(spawn);
             ObjectNode req = RunnerSocket.JSON.createObjectNode().put("op", "serve").put("dir", fifo.toString()).put("cwd", tree.toString());
             var argv = req.putArray("argv");
             List.of(python, "-I", "-B", "-c", OracleFiles.workerSource()).forEach(argv::add);
@@ -90,11 +96,12 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
             c.send(req.toString());
             String ok = answer(c, Duration.ofSeconds(30)); // the spawner answers once worker 1 started
             if (ok == null || !ok.contains("\"ok\"")) throw new IOException("the oracle spawner did not take the grading: " + ok);
-            return new Served(c, copy, null);
+            relay = new Relay(spawn, c);
+            return new Served(c, copy, relay, null);
         } catch (IOException | RuntimeException ex) {
             deleteLater(copy);
             String why = "the oracle-worker container: " + ex.getMessage();
-            return new Served(null, copy, why);
+            return new Served(null, copy, relay, why);
         }
     }
 
@@ -130,7 +137,7 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
         }
     }
 
-    /** The request FIFO and every worker's pair, made here: the folder stays the sidecar's, the workers cannot add to it. */
+    /** Every worker's FIFO pair, made here: the folder stays the sidecar's, the workers cannot add to it. */
     private static void makeFifos(Path fifo, Path shared) throws IOException {
         Files.createDirectories(fifo.getParent());
         Files.setPosixFilePermissions(fifo.getParent(), PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -138,7 +145,7 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
         Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.createDirectories(shared);
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
-        List<Path> all = new ArrayList<>(List.of(fifo.resolve("spawn")));
+        List<Path> all = new ArrayList<>();
         for (int n = 1; n <= MAX_WORKERS; n++) {
             all.add(fifo.resolve("w" + n + ".in"));
             all.add(fifo.resolve("w" + n + ".out"));
@@ -190,9 +197,10 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
         t.start();
     }
 
-    private record Served(RunnerSocket.Connection connection, Path copy, String problem) implements Workers {
+    private record Served(RunnerSocket.Connection connection, Path copy, Relay relay, String problem) implements Workers {
         @Override
         public void close() {
+            if (relay != null) relay.close();
             if (connection != null) {
                 try {
                     connection.send("{\"op\": \"end\"}");
@@ -208,5 +216,60 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
     @Override
     public void close() {
         spawner.close();
+    }
+
+    /**
+     * Reads the grading process's requests off the spawn FIFO and sends each well-formed one to the spawner
+     * ({"op": "spawn"|"kill", "n": N}; the spawner answers none). Opened read-write: no end of file between the
+     * grading process's writers, and the open does not wait for one.
+     */
+    private static final class Relay implements AutoCloseable {
+        private final java.nio.channels.FileChannel channel;
+        private final Path spawn;
+        private volatile boolean closed;
+
+        Relay(Path spawn, RunnerSocket.Connection c) throws IOException {
+            this.spawn = spawn;
+            channel = java.nio.channels.FileChannel.open(spawn, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE);
+            Thread t = new Thread(() -> relay(c), "oracle-spawn-relay");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void relay(RunnerSocket.Connection c) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4096);
+            StringBuilder line = new StringBuilder();
+            try {
+                while (!closed && channel.read(b) >= 0) {
+                    b.flip();
+                    while (b.hasRemaining()) {
+                        char ch = (char) (b.get() & 0xff);
+                        if (ch != '\n') {
+                            if (line.length() < 16) line.append(ch); // a longer line is no request
+                            continue;
+                        }
+                        String l = line.toString().strip();
+                        line.setLength(0);
+                        if (l.matches("-?\\d{1,6}")) {
+                            c.send("{\"op\": \"" + (l.startsWith("-") ? "kill" : "spawn") + "\", \"n\": " + l.replace("-", "") + "}");
+                        }
+                    }
+                    b.clear();
+                }
+            } catch (IOException ended) {
+                // closed at the grading's end, or the spawner's connection is gone (the grading's calls then fail)
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            try {
+                channel.close(); // ends a read in progress
+                Files.deleteIfExists(spawn);
+            } catch (IOException ignored) {
+                // already closed
+            }
+        }
     }
 }

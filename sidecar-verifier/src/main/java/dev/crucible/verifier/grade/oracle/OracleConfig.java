@@ -15,10 +15,17 @@ import java.util.Map;
  * that are trusted test code (null: by name, {@code test_*.py}, {@code *_test.py}, {@code conftest.py} and files
  * under {@code tests/}), the scratch folder both sides see, the per-call deadline, where the per-test record goes,
  * and how a worker is started: {@code bwrap} (the plugin runs bubblewrap itself) or {@code fifo} (the grader's
- * OracleWorkers starts each one in a box of its own, asked through {@code launcherDir}/spawn).
+ * OracleWorkers starts each one in a box of its own, asked through the FIFO {@code launcherSpawn}, which no worker
+ * sees; the workers' FIFOs are in {@code launcherDir}).
  */
 public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Duration callTimeout, Path out,
-                           String launcher, Path launcherDir, Path bwrap, Path workerStderr) {
+                           String launcher, Path launcherDir, Path bwrap, Path workerStderr, Path launcherSpawn) {
+
+    /** A {@code bwrap} launcher's configuration (no spawn FIFO). */
+    public OracleConfig(Path root, List<String> trusted, Path sharedTmp, Duration callTimeout, Path out,
+                        String launcher, Path launcherDir, Path bwrap, Path workerStderr) {
+        this(root, trusted, sharedTmp, callTimeout, out, launcher, launcherDir, bwrap, workerStderr, null);
+    }
 
     public OracleConfig {
         if (root == null) throw new IllegalArgumentException("oracle config: root is required");
@@ -26,6 +33,7 @@ public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Dura
             throw new IllegalArgumentException("oracle config: launcher must be bwrap or fifo, got " + launcher);
         }
         if ("fifo".equals(launcher) && launcherDir == null) throw new IllegalArgumentException("oracle config: launcherDir is required for fifo");
+        if ("fifo".equals(launcher) && launcherSpawn == null) throw new IllegalArgumentException("oracle config: launcherSpawn is required for fifo");
         trusted = trusted == null ? null : List.copyOf(trusted);
         if (callTimeout == null || callTimeout.isNegative() || callTimeout.isZero()) callTimeout = Duration.ofSeconds(60);
     }
@@ -35,6 +43,7 @@ public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Dura
         Map<String, Object> launch = new LinkedHashMap<>();
         launch.put("kind", launcher);
         if (launcherDir != null) launch.put("dir", launcherDir.toString());
+        if (launcherSpawn != null) launch.put("spawn", launcherSpawn.toString());
         if (bwrap != null) launch.put("bwrap", bwrap.toString());
         if (workerStderr != null) launch.put("stderr", workerStderr.toString());
         Map<String, Object> m = new LinkedHashMap<>();

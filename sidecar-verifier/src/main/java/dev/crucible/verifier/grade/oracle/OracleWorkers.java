@@ -23,15 +23,17 @@ import java.util.concurrent.TimeUnit;
 /**
  * Starts the isolated oracle's untrusted workers for one grading, each in a {@link Box} of its own: the grading
  * process runs in a box without capabilities and cannot make another, so it asks here, one line "N" on the
- * {@code spawn} FIFO of {@code dir}; the worker then reads requests from {@code wN.in} and answers on {@code wN.out} there
+ * {@code spawn} FIFO; the worker then reads requests from {@code wN.in} and answers on {@code wN.out} in {@code dir}
  * (it opens them itself once its interpreter is up, so that start-up overlaps the trusted side's).
- * The worker's box shows the grading tree read-only with every trusted test file replaced by an empty one, this
+ * The worker's box shows the grading tree read-only with every trusted test file replaced by an empty one, the
  * FIFO folder, the shared scratch folder and the toolchain, nothing else (not the results folder, the channel,
- * the support folder or the grader's state); it has its own PID namespace, so no /proc entry names the grading
+ * the support folder, the grader's state or the spawn FIFO, which lies outside the FIFO folder: a worker that could
+ * write there could start and end workers); it has its own PID namespace, so no /proc entry names the grading
  * process. A line "-N" ends worker N. {@link #close} ends them all.
  */
 public final class OracleWorkers implements WorkerHost.Workers {
     private final Path dir;
+    private final Path spawn;
     private final Path root;
     private final Path shared;
     private final String python;
@@ -50,12 +52,14 @@ public final class OracleWorkers implements WorkerHost.Workers {
     }
 
     /**
-     * {@code dir}: a fresh folder for the FIFOs; {@code root}: the grading tree; {@code masked}: its trusted files
+     * {@code dir}: a fresh folder for the workers' FIFOs; {@code spawn}: where the request FIFO is made, outside
+     * {@code dir} and every folder the worker's box shows; {@code root}: the grading tree; {@code masked}: its trusted files
      * (relative); {@code shared}: the scratch folder both sides see; {@code env}: the grading environment (its PATH
      * names the toolchain the box shows).
      */
-    public OracleWorkers(Path dir, Path root, List<String> masked, Path shared, String python, Map<String, String> env) {
+    public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env) {
         this.dir = dir.toAbsolutePath().normalize();
+        this.spawn = spawn.toAbsolutePath().normalize();
         this.root = root.toAbsolutePath().normalize();
         this.shared = shared.toAbsolutePath().normalize();
         this.python = python;
@@ -66,13 +70,17 @@ public final class OracleWorkers implements WorkerHost.Workers {
             if (p.startsWith(this.root) && Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) m.add(p);
         }
         this.masked = List.copyOf(m);
+        for (Path shown : List.of(this.dir, this.root, this.shared)) {
+            if (this.spawn.startsWith(shown)) throw new IllegalArgumentException("isolated oracle: the spawn FIFO " + spawn + " is in " + shown + ", which the workers see");
+        }
         try {
             Files.createDirectories(this.dir);
             Files.setPosixFilePermissions(this.dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.createDirectories(this.shared);
             Files.setPosixFilePermissions(this.shared, PosixFilePermissions.fromString("rwxrwxrwx"));
             // the first worker's FIFOs with the request FIFO, in one process: it is started now, beside pytest's start
-            mkfifo(this.dir.resolve("spawn"), this.dir.resolve("w1.in"), this.dir.resolve("w1.out"));
+            Files.createDirectories(this.spawn.getParent());
+            mkfifo(this.spawn, this.dir.resolve("w1.in"), this.dir.resolve("w1.out"));
         } catch (IOException e) {
             throw new UncheckedIOException("isolated oracle: preparing " + this.dir + ": " + e.getMessage(), e);
         }
@@ -90,7 +98,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
     private void serve() {
         while (!closed) {
             // each open waits for the grading process to open the FIFO for writing; it ends at its close
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(dir.resolve("spawn")), StandardCharsets.US_ASCII))) {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(spawn), StandardCharsets.US_ASCII))) {
                 String line;
                 while ((line = in.readLine()) != null && !closed) handle(line.strip());
             } catch (IOException e) {
@@ -186,7 +194,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
         Thread t = new Thread(() -> {
             all.forEach(Running::stop);
             if (reader.isAlive()) {
-                try (OutputStream o = Files.newOutputStream(dir.resolve("spawn"), java.nio.file.StandardOpenOption.WRITE)) {
+                try (OutputStream o = Files.newOutputStream(spawn, java.nio.file.StandardOpenOption.WRITE)) {
                     o.write('\n'); // wakes the reader if it still waits for a writer
                 } catch (IOException ignored) {
                     // the reader already ended

@@ -20,10 +20,11 @@ public interface WorkerHost {
     Path base();
 
     /**
-     * Starts serving one grading: the request FIFO {@code fifo/spawn}, workers that see {@code root} without the
-     * trusted files {@code masked} (relative), {@code shared} as their scratch folder, run by {@code python}.
+     * Starts serving one grading: the request FIFO {@code spawn} (where the grading process sees it and no worker
+     * does), the workers' FIFOs in {@code fifo}, workers that see {@code root} without the trusted files
+     * {@code masked} (relative), {@code shared} as their scratch folder, run by {@code python}.
      */
-    Workers start(Path fifo, Path root, List<String> masked, Path shared, String python, Map<String, String> env);
+    Workers start(Path fifo, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env);
 
     /** One grading's workers. */
     interface Workers extends AutoCloseable {

@@ -93,14 +93,17 @@ def bwrap_launcher(cfg, tree):
 
 
 def fifo_launcher(cfg):
-    """Asks the grader for a worker: one line 'N\\n' on the request FIFO; the worker's pair is wN.in/wN.out."""
+    """Asks the grader for a worker: one line 'N\\n' on the request FIFO; the worker's pair is wN.in/wN.out.
+
+    The request FIFO lies outside the workers' FIFO folder (cfg "spawn"), where no worker can reach it."""
     d = cfg["dir"]
+    spawn = cfg["spawn"]
     counter = [0]
 
     def launch():
         counter[0] += 1
         n = counter[0]
-        fd = os.open(os.path.join(d, "spawn"), os.O_WRONLY)
+        fd = os.open(spawn, os.O_WRONLY)
         os.write(fd, b"%d\n" % n)
         os.close(fd)
         deadline = time.monotonic() + float(cfg.get("start_timeout", 30))
@@ -110,7 +113,7 @@ def fifo_launcher(cfg):
 
         def kill():
             try:
-                k = os.open(os.path.join(d, "spawn"), os.O_WRONLY | os.O_NONBLOCK)
+                k = os.open(spawn, os.O_WRONLY | os.O_NONBLOCK)
                 os.write(k, b"-%d\n" % n)
                 os.close(k)
             except OSError:

@@ -1,5 +1,6 @@
 # One file's analysis: the visitor that collects aliases, constants and functions, resolves dotted names and
-# records hits; the rules themselves are its mixins (equality_rules, hook_and_write_rules, name_rules, call_rules).
+# records hits; the rules themselves are its mixins (equality_rules, hook_and_write_rules, name_rules, call_rules,
+# literal_rules).
 import ast
 import re
 
@@ -8,11 +9,12 @@ from .equality_rules import EqualityRules
 from .fold import Fold
 from .hook_and_write_rules import HookAndWriteRules
 from .links import Links
+from .literal_rules import LiteralRules
 from .name_rules import NameRules
 from .rule_tables import BUILD_SCRIPTS
 
 
-class Analyzer(EqualityRules, HookAndWriteRules, NameRules, CallRules, ast.NodeVisitor):
+class Analyzer(EqualityRules, HookAndWriteRules, NameRules, CallRules, LiteralRules, ast.NodeVisitor):
     def __init__(self, rel, source, tree):
         self.rel = rel
         self.lines = source.splitlines()

@@ -144,6 +144,9 @@ class EqualityRules:
         why = self._fake_comparison(fn)
         if why:
             self.hit(fn, "eq-constant", "equality-override", "critical", "%s %s" % (fn.name, why))
+        elif fn.name in EQ_NAMES and not (self.is_test or self.is_conftest) and self._deferred_truth(fn):
+            self.hit(fn, "eq-deferred-truth", "equality-override", "high",
+                     "%s returns a %s, whose truth its own __bool__ decides later, not a bool" % (fn.name, self._deferred_truth(fn)))
         elif fn.name in EQ_NAMES and not (self.is_test or self.is_conftest):
             state = self._eq_state(fn, 0)
             if state:
@@ -158,6 +161,27 @@ class EqualityRules:
                     and not ref.endswith(".wraps") and not ref.endswith("_recursive_repr"):
                 sev = "info" if self._plain_wrapper(ref) else "medium"
                 self.hit(fn, "eq-decorated", "equality-override", sev, "%s wrapped by decorator %s" % (fn.name, ref or "?"))
+
+    def _deferred_truth(self, fn):
+        """The class of this module a comparison returns an instance of, when that class decides its own truth
+        (__bool__ or __len__) other than by refusing (an element-wise result whose __bool__ only raises is honest)."""
+        classes = getattr(self, "_module_classes", None)
+        if classes is None:
+            classes = self._module_classes = {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef)}
+        for r in ast.walk(fn):
+            if not (isinstance(r, ast.Return) and isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Name)):
+                continue
+            seen, name = set(), r.value.func.id
+            while name in classes and name not in seen:
+                seen.add(name)
+                cls = classes[name]
+                for m in cls.body:
+                    if isinstance(m, ast.FunctionDef) and m.name in ("__bool__", "__len__") and \
+                            not all(isinstance(s, (ast.Raise, ast.Expr)) for s in m.body):
+                        return r.value.func.id
+                bases = [b.id for b in cls.bases if isinstance(b, ast.Name)]
+                name = bases[0] if bases else None
+        return None
 
     def _plain_wrapper(self, ref):
         """A decorator of this file whose wrappers compare like any __eq__ (no constant answer, no state read): the

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The sidecar's end of the oracle-worker container with the real spawner ({@code contract/oracle_spawner.py}) as a
  * process: the tree copy the workers see has no trusted test file, the FIFO folder is not the workers' to change,
- * worker 1 starts at once and a "-1" on the request FIFO ends it, and the grading's end ends every worker. (What the
+ * worker 1 starts at once and a "-1" on the request FIFO (in the results folder, relayed by the sidecar) ends it, and the grading's end ends every worker. (What the
  * container hides, its mounts and PID namespace, is RealNodeTest's: a local process shares this machine's.)
  */
 class OracleContainerHostTest {
@@ -56,7 +56,8 @@ class OracleContainerHostTest {
                 Path base = host.base();
                 Files.createDirectories(base);
                 Path fifo = base.resolve("fifo");
-                WorkerHost.Workers workers = host.start(fifo, tree, List.of("tests/test_ops.py"), base.resolve("tmp"), "/usr/bin/python3",
+                Path spawn = dir.resolve("grading/results-1/oracle-spawn"); // the results folder: the worker container has none
+                WorkerHost.Workers workers = host.start(fifo, spawn, tree, List.of("tests/test_ops.py"), base.resolve("tmp"), "/usr/bin/python3",
                         Map.of("PATH", "/usr/bin:/bin"));
                 assertThat(workers.problem()).isNull();
                 Path copy = copies.resolve("grade-1");
@@ -69,15 +70,22 @@ class OracleContainerHostTest {
                 // the workers can add nothing to the FIFO folder: no FIFO of a later worker can be a link or a file
                 assertThat(Files.getPosixFilePermissions(fifo)).doesNotContain(PosixFilePermission.OTHERS_WRITE, PosixFilePermission.GROUP_WRITE);
                 assertThat(Files.exists(fifo.resolve("w64.in"), LinkOption.NOFOLLOW_LINKS)).isTrue();
+                // the workers share the spawner's container, uid and mounts: no request FIFO may be where they see the oracle
+                // volume (red-team round 5, y17, wrote guessed requests into one found beside its scratch folder)
+                try (var seen = Files.walk(volume)) {
+                    assertThat(seen.filter(p -> p.getFileName().toString().contains("spawn") && !p.getFileName().toString().endsWith(".sock")).toList())
+                            .as("a request FIFO on the oracle volume, which the worker container mounts").isEmpty();
+                }
 
                 Awaitility.await("worker 1").atMost(Duration.ofSeconds(20)).until(() -> workersOf(fifo) == 1);
-                try (OutputStream spawn = Files.newOutputStream(fifo.resolve("spawn"))) {
-                    spawn.write("2\n-1\n".getBytes(StandardCharsets.US_ASCII));
+                try (OutputStream requests = Files.newOutputStream(spawn)) {
+                    requests.write("junk\n2\n-1\n".getBytes(StandardCharsets.US_ASCII));
                 }
                 Awaitility.await("worker 2 started, worker 1 ended").atMost(Duration.ofSeconds(20))
                         .until(() -> workersOf(fifo) == 1 && running(fifo.resolve("w2.in")));
                 workers.close();
                 Awaitility.await("every worker ended with the grading").atMost(Duration.ofSeconds(20)).until(() -> workersOf(fifo) == 0);
+                Awaitility.await("the request FIFO goes with the grading").atMost(Duration.ofSeconds(5)).until(() -> !Files.exists(spawn, LinkOption.NOFOLLOW_LINKS));
                 assertThat(spawner.isAlive()).as("the spawner serves the next grading").isTrue();
             } finally {
                 host.close();

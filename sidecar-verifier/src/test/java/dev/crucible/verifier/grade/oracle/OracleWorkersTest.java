@@ -33,7 +33,7 @@ class OracleWorkersTest {
         Path tree = Files.createDirectories(dir.resolve("tree"));
         Files.writeString(tree.resolve("calc.py"), "def add(a, b):\n    return a + b\n");
         Path python = Path.of(python3()).toRealPath();
-        try (OracleWorkers w = new OracleWorkers(dir.resolve("fifo"), tree, List.of(), dir.resolve("tmp"), python.toString(),
+        try (OracleWorkers w = new OracleWorkers(dir.resolve("fifo"), dir.resolve("spawn"), tree, List.of(), dir.resolve("tmp"), python.toString(),
                 Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin")))) {
             Optional<ProcessHandle> interpreter = Optional.empty();
             for (int i = 0; i < 600 && interpreter.isEmpty(); i++) { // 60 s at most on a loaded machine
@@ -47,6 +47,39 @@ class OracleWorkersTest {
             assertThat(interpreter).as("the worker's interpreter, started with its FIFOs' paths, while nobody opened them; running: %s",
                     ProcessHandle.current().descendants().map(p -> p.info().command().orElse("?")).toList()).isPresent();
         }
+    }
+
+    /**
+     * The request FIFO starts and ends workers: a worker that could open it could start up to 64 more or end the
+     * others (red-team round 5, y17, found it writable inside the worker's box, which bound the whole FIFO folder).
+     * Read from the worker's own bubblewrap command line: no folder the box binds holds the spawn FIFO.
+     */
+    @Test
+    void theWorkersBoxShowsNoSpawnFifo() throws IOException, InterruptedException {
+        Path tree = Files.createDirectories(dir.resolve("tree"));
+        Files.writeString(tree.resolve("calc.py"), "def add(a, b):\n    return a + b\n");
+        Path spawn = dir.resolve("spawn");
+        Path in = dir.resolve("fifo").resolve("w1.in");
+        try (OracleWorkers w = new OracleWorkers(dir.resolve("fifo"), spawn, tree, List.of(), dir.resolve("tmp"), python3(),
+                Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin")))) {
+            List<String> box = List.of();
+            for (int i = 0; i < 600 && box.isEmpty(); i++) { // 60 s at most on a loaded machine
+                box = ProcessHandle.current().descendants().map(OracleWorkersTest::cmdline)
+                        .filter(a -> a.contains("--ro-bind") && a.contains(in.toString())).findFirst().orElse(List.of());
+                if (box.isEmpty()) Thread.sleep(100);
+            }
+            assertThat(w.problem()).isNull();
+            assertThat(box).as("the worker's bubblewrap command line").isNotEmpty();
+            assertThat(Files.getAttribute(spawn, "unix:mode")).as("the spawn FIFO is made where asked").matches(m -> ((Integer) m & 0170000) == 0010000);
+            List<Path> shown = new java.util.ArrayList<>();
+            for (int i = 0; i + 2 < box.size(); i++) {
+                if (List.of("--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try").contains(box.get(i))) shown.add(Path.of(box.get(i + 2)));
+            }
+            assertThat(shown).as("the box shows the worker's FIFO folder").contains(dir.resolve("fifo"));
+            assertThat(shown).as("no bind of the worker's box holds the spawn FIFO %s", spawn).noneMatch(spawn::startsWith);
+        }
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new OracleWorkers(dir.resolve("fifo2"),
+                dir.resolve("fifo2").resolve("spawn"), tree, List.of(), dir.resolve("tmp"), "python3", Map.of()), "a spawn FIFO in the workers' folder is refused");
     }
 
     /** A process's arguments, NUL-separated as /proc has them (ProcessHandle gives none for another user's process). */
