@@ -1,7 +1,6 @@
 package dev.crucible.e2e.bench;
 
 import dev.crucible.contract.PhaseName;
-import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.e2e.cluster.CrdInstaller;
@@ -106,7 +105,7 @@ public final class ControlPlaneBenchmark {
 
         Map<String, Integer> expectedPods = new HashMap<>();
         for (int i = 0; i < load.total(); i++) {
-            expectedPods.put(name(i), load.environmentOf(i).equals("gang") ? load.gangReplicas() : 1);
+            expectedPods.put(BenchmarkObjects.name(i), load.environmentOf(i).equals("gang") ? load.gangReplicas() : 1);
         }
         Map<String, Long> sentAt = new ConcurrentHashMap<>();
         Map<String, Long> podsSeenAt = new ConcurrentHashMap<>();
@@ -186,7 +185,7 @@ public final class ControlPlaneBenchmark {
                 String probe = "probe-" + i;
                 expectedPods.put(probe, 1);
                 long sent = System.nanoTime();
-                client.resource(rollout(client, ns, probe, "cpu")).create();
+                client.resource(BenchmarkObjects.rollout(client, ns, probe, "cpu")).create();
                 long until = sent + TimeUnit.SECONDS.toNanos(30);
                 if (awaitKey(podsSeenAt, probe, until)) {
                     live.add(TimeUnit.NANOSECONDS.toMillis(podsSeenAt.get(probe) - sent));
@@ -324,7 +323,7 @@ public final class ControlPlaneBenchmark {
         cluster.startKwok();
         FakeNodes.create(client, cpuNodes, gpuNodes, gpusPerNode);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(BENCH_NAMESPACE).endMetadata().build()).create();
-        environments(client, BENCH_NAMESPACE, load);
+        BenchmarkObjects.environments(client, BENCH_NAMESPACE, load);
         return client;
     }
 
@@ -335,8 +334,8 @@ public final class ControlPlaneBenchmark {
         for (int i = 0; i < load.total(); i++) {
             final int n = i;
             creators.submit(() -> {
-                Rollout r = rollout(client, BENCH_NAMESPACE, name(n), load.environmentOf(n));
-                beforeCreate.accept(name(n));
+                Rollout r = BenchmarkObjects.rollout(client, BENCH_NAMESPACE, BenchmarkObjects.name(n), load.environmentOf(n));
+                beforeCreate.accept(BenchmarkObjects.name(n));
                 client.resource(r).create();
                 return null;
             });
@@ -367,45 +366,5 @@ public final class ControlPlaneBenchmark {
             Thread.sleep(200);
         }
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    }
-
-    static String name(int i) {
-        return String.format("ro-%05d", i);
-    }
-
-    static void environments(KubernetesClient client, String ns, BenchmarkWorkload load) {
-        String common = """
-                apiVersion: crucible.dev/v1alpha1
-                kind: RLEnvironment
-                metadata:
-                  name: %s
-                  namespace: %s
-                spec:
-                  image: example/env:1
-                  task: {prompt: fix the bug}
-                  verifier: {type: test-suite, framework: pytest, command: pytest -q, protectedPaths: ["tests/**"]}
-                  sandbox: {runtimeClassName: gvisor}
-                """;
-        client.resource(client.getKubernetesSerialization().unmarshal(common.formatted("cpu", ns)
-                + "  resources: {cpu: 100m, memory: 128Mi}\n", RLEnvironment.class)).create();
-        client.resource(client.getKubernetesSerialization().unmarshal(common.formatted("gpu", ns)
-                + "  resources: {cpu: 100m, memory: 128Mi, gpus: 1}\n", RLEnvironment.class)).create();
-        client.resource(client.getKubernetesSerialization().unmarshal(common.formatted("gang", ns)
-                + "  resources: {cpu: 100m, memory: 128Mi}\n"
-                + "  topology: {roles: [{name: trainer, replicas: " + load.gangReplicas() + ", gpusPerReplica: "
-                + load.gpusPerGangMember() + "}]}\n", RLEnvironment.class)).create();
-    }
-
-    static Rollout rollout(KubernetesClient client, String ns, String name, String environment) {
-        return client.getKubernetesSerialization().unmarshal("""
-                apiVersion: crucible.dev/v1alpha1
-                kind: Rollout
-                metadata: {name: %s, namespace: %s}
-                spec:
-                  environmentRef: {name: %s}
-                  mode: embedded
-                  agent: {command: [agent, --task, /crucible/task.md]}
-                  limits: {maxDurationSeconds: 86400}
-                """.formatted(name, ns, environment), Rollout.class);
     }
 }

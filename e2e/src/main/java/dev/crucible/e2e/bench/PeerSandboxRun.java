@@ -127,7 +127,7 @@ final class PeerSandboxRun {
         ExecutorService creators = Executors.newFixedThreadPool(16);
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            String name = ControlPlaneBenchmark.name(i);
+            String name = BenchmarkObjects.name(i);
             creators.submit(() -> {
                 GenericKubernetesResource s = sandbox(name, podTemplate);
                 sentAt.put(name, System.nanoTime());
