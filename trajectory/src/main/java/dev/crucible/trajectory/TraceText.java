@@ -32,7 +32,8 @@ public final class TraceText {
                     + opt(", problems ", e.text("problems"), "");
             default -> oneLine(String.valueOf(e.data()), 200);
         };
-        return s;
+        // every field is the agent's (a file name, a tool's argument): the whole line is made printable, not only the long ones
+        return oneLine(s, Integer.MAX_VALUE);
     }
 
     /** A long command line by its start and its end (a sandbox wrapper's end is the agent's own command). */
@@ -55,7 +56,11 @@ public final class TraceText {
         return h == null ? null : h.length() > 19 ? h.substring(0, 19) + "…" : h;
     }
 
-    /** Printable on one line: control characters (an agent's terminal escapes) shown as \\xNN, newlines as ⏎. */
+    /**
+     * Printable on one line: control characters (an agent's terminal escapes: OSC 52 clipboard writes, title changes,
+     * screen clears) shown as \\xNN, newlines as ⏎, the Unicode line separators and bidirectional overrides (a name
+     * that reads backwards) as \\uNNNN.
+     */
     public static String oneLine(String s, int max) {
         if (s == null) return null;
         StringBuilder b = new StringBuilder();
@@ -63,6 +68,8 @@ public final class TraceText {
             char c = s.charAt(i);
             if (c == '\n') b.append('⏎');
             else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) b.append(String.format("\\x%02x", (int) c));
+            else if (c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e
+                    || c == 0x200f || c == 0x061c) b.append(String.format("\\u%04x", (int) c));
             else b.append(c);
         }
         if (b.length() >= max && s.length() > max) b.append('…');

@@ -106,7 +106,7 @@ public final class TraceCommand implements Callable<Integer> {
             new TraceFilter(kinds, from, to, finding).select(t, e -> print(out, e, withDiffs), problems::add);
         }
         out.flush();
-        problems.forEach(p -> err.println("crucible trace: " + p));
+        problems.forEach(p -> err.println("crucible trace: " + TraceText.oneLine(p, 1000)));
         return problems.isEmpty() ? 0 : 1;
     }
 
@@ -122,7 +122,7 @@ public final class TraceCommand implements Callable<Integer> {
         if (diffs && EventKind.FILE.equals(e.kind())) {
             String d = e.text("diff");
             if (d != null) d.lines().forEach(l -> out.println("         │ " + TraceText.oneLine(l, 240)));
-            else if (e.text("diffNote") != null) out.println("         │ (" + e.text("diffNote") + ")");
+            else if (e.text("diffNote") != null) out.println("         │ (" + TraceText.oneLine(e.text("diffNote"), 240) + ")");
         }
     }
 }
