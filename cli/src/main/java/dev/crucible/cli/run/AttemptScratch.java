@@ -34,8 +34,29 @@ final class AttemptScratch implements AutoCloseable {
     /** Open scratches: a JVM exit (System.exit after the results, Ctrl-C) closes them, so no mount or image outlives the CLI. */
     private static final java.util.Set<AttemptScratch> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /**
+     * Released once a run's results are written (RolloutRunner). The JVM runs its shutdown hooks at once, side by side: on
+     * SIGTERM this hook would otherwise take an attempt's state folder (its pristine copy) away while the attempt's monitor
+     * still scans it, and the monitor read the vanished copy as tampering (blind host-side red team: 3 of 7 SIGTERMs gave an
+     * untouched workspace two critical grader-tampering findings).
+     */
+    private static volatile java.util.concurrent.CountDownLatch resultsWritten;
+
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> List.copyOf(OPEN).forEach(AttemptScratch::close), "crucible-attempt-disks"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            java.util.concurrent.CountDownLatch l = resultsWritten;
+            try {
+                if (l != null) l.await(Interruption.GRACE_S + 15, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            List.copyOf(OPEN).forEach(AttemptScratch::close);
+        }, "crucible-attempt-disks"));
+    }
+
+    /** Until {@code written} is released, the exit hook leaves open scratches to their attempts (see {@link #resultsWritten}). */
+    static void closeAfter(java.util.concurrent.CountDownLatch written) {
+        resultsWritten = written;
     }
 
     private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();

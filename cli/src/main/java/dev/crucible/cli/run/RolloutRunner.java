@@ -72,6 +72,7 @@ public final class RolloutRunner {
             Interruption.await(jobs.stream().map(Job::rollout).toList(), written, this.out);
         }, "crucible-run-interrupt");
         Runtime.getRuntime().addShutdownHook(hook);
+        AttemptScratch.closeAfter(written);
         Dispatcher dispatcher = new Dispatcher(Math.max(1, Math.min(parallel, jobs.size())));
         try {
             List<java.util.concurrent.CompletableFuture<RolloutResult>> futures = new ArrayList<>();

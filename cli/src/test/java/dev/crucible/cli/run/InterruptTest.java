@@ -12,12 +12,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Ctrl-C: the CLI in its own JVM gets SIGINT while the agent runs; the agent dies and result.json is still written. */
+/**
+ * Ctrl-C and SIGTERM: the CLI in its own JVM gets the signal while the agent runs; the agent dies and result.json is still
+ * written, with no finding against an agent that touched nothing (SIGTERM's exit hooks once removed the attempt's pristine
+ * copy under its monitor: critical grader-tampering findings on an untouched workspace, in 3 of 7 tries).
+ */
 @Timeout(180)
 class InterruptTest {
 
     @Test
     void sigintStopsTheAgentAndStillWritesTheResult(@TempDir Path dir) throws Exception {
+        interrupt(dir, "INT", 130);
+    }
+
+    @Test
+    void sigtermStopsTheAgentAndStillWritesTheResultWithoutFindings(@TempDir Path dir) throws Exception {
+        interrupt(dir, "TERM", 143);
+    }
+
+    private static void interrupt(Path dir, String signal, int exit) throws Exception {
         String marker = "876.543" + ProcessHandle.current().pid();
         Path out = dir.resolve("out");
         Path log = dir.resolve("cli.log");
@@ -36,15 +49,17 @@ class InterruptTest {
                 assertThat(System.nanoTime()).as("agent never started: " + Files.readString(log)).isLessThan(until);
                 Thread.sleep(100);
             }
-            new ProcessBuilder("kill", "-INT", Long.toString(cli.pid())).start().waitFor();
+            new ProcessBuilder("kill", "-" + signal, Long.toString(cli.pid())).start().waitFor();
             assertThat(cli.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(log)).isTrue();
-            assertThat(cli.exitValue()).as(Files.readString(log)).isEqualTo(130);
+            assertThat(cli.exitValue()).as(Files.readString(log)).isEqualTo(exit);
         } finally {
             cli.destroyForcibly();
         }
         JsonNode res = LocalRuns.json(out.resolve("result.json"));
         assertThat(res.path("phase").asText()).isEqualTo("Failed");
         assertThat(res.path("reason").asText()).isEqualTo("Interrupted");
+        assertThat(res.path("findings").findValuesAsText("detector")).as("an idle agent's findings: " + res.path("findings"))
+                .doesNotContain("grader-tampering");
         assertThat(LocalRuns.processesWith(marker)).isZero();
         assertThat(Files.readString(log)).contains("interrupted: stopping the agents");
     }
