@@ -68,11 +68,16 @@ public final class TraceText {
             char c = s.charAt(i);
             if (c == '\n') b.append('⏎');
             else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) b.append(String.format("\\x%02x", (int) c));
-            else if (c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e
-                    || c == 0x200f || c == 0x061c) b.append(String.format("\\u%04x", (int) c));
+            else if (reordersOrBreaks(c)) b.append(String.format("\\u%04x", (int) c));
             else b.append(c);
         }
         if (b.length() >= max && s.length() > max) b.append('…');
         return b.toString();
+    }
+
+    /** The Unicode line and paragraph separators and the bidirectional marks and overrides: text that reads in another order or on another line. */
+    public static boolean reordersOrBreaks(char c) {
+        return c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f
+                || c == 0x061c;
     }
 }

@@ -46,10 +46,7 @@ public final class Text {
             default: break;
         }
         if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) return String.format("\\x%02x", (int) c);
-        if (c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f
-                || c == 0x061c) {
-            return String.format("\\u%04x", (int) c);
-        }
+        if (dev.crucible.trajectory.TraceText.reordersOrBreaks(c)) return String.format("\\u%04x", (int) c);
         return null;
     }
 
