@@ -46,7 +46,7 @@ class FindOfflineTest {
                 const test = require('node:test');
                 const assert = require('node:assert');
                 test('adds', () => { assert.strictEqual(1 + 1, 2); });
-                test('fetches', async () => { await require('node:dns').promises.lookup('registry.npmjs.org'); });
+                test('fetches', async () => { await require('node:dns').promises.lookup('example.com'); });
                 """);
         Path manifest = dir.resolve("env.yaml");
         Files.writeString(manifest, MANIFEST);
