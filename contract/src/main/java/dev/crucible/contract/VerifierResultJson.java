@@ -69,12 +69,27 @@ public final class VerifierResultJson {
     }
 
     /**
+     * What the sidecar kept of the rollout's trajectory (issue 36): {@code complete} false when the recorder's cap was
+     * hit, a write failed or the trace store refused or could not be reached; {@code problem} the first reason.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Trajectory(boolean complete, Long events, String problem) {
+    }
+
+    /**
      * The result. {@code countedFindings} is the whole count even when {@code hackFindings} was cut to fit;
      * {@code report} is the raw JSON it was parsed from (null when built to be written).
      */
     public record Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
                          Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted,
-                         String message, String report, String integrity) {
+                         String message, String report, String integrity, Trajectory trajectory) {
+        /** The shape before {@code trajectory}. */
+        public Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
+                      Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted, String message, String report,
+                      String integrity) {
+            this(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report, integrity, null);
+        }
+
         /** The shape before {@code integrity}. */
         public Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
                       Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted, String message, String report) {
@@ -86,7 +101,14 @@ public final class VerifierResultJson {
          * counted test ran split by the isolated oracle) or {@code in-process}; null where no test suite was graded.
          */
         public Result withIntegrity(String i) {
-            return new Result(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report, i);
+            return new Result(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report, i,
+                    trajectory);
+        }
+
+        /** This result with what was kept of its trajectory. */
+        public Result withTrajectory(Trajectory t) {
+            return new Result(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report,
+                    integrity, t);
         }
     }
 
@@ -137,6 +159,10 @@ public final class VerifierResultJson {
             if (omitted > 0) root.put("findingsOmitted", omitted);
         }
         if (r.message() != null) root.put("message", cut(r.message(), MAX_MESSAGE));
+        if (r.trajectory() != null) {
+            Trajectory t = r.trajectory();
+            root.set("trajectory", JSON.valueToTree(new Trajectory(t.complete(), t.events(), cut(t.problem(), keepFindings == 0 ? 0 : MAX_EVIDENCE))));
+        }
         return root.toString();
     }
 
@@ -188,8 +214,9 @@ public final class VerifierResultJson {
             if (integrity != null && !integrity.equals("isolated") && !integrity.equals("in-process")) {
                 return error("integrity must be isolated or in-process, got " + root.get("integrity"));
             }
+            Trajectory trajectory = root.hasNonNull("trajectory") ? read(root.get("trajectory"), Trajectory.class, "trajectory") : null;
             return new Parsed(new Result(phase, reason, turns, reward, testReward, verdict, tests, counted,
-                    findings.isEmpty() ? null : findings, omitted, msg, message.strip(), integrity), null);
+                    findings.isEmpty() ? null : findings, omitted, msg, message.strip(), integrity, trajectory), null);
         } catch (IllegalArgumentException e) {
             return error(e.getMessage());
         } catch (Exception e) {

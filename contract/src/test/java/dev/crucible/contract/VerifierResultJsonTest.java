@@ -53,6 +53,18 @@ class VerifierResultJsonTest {
     }
 
     @Test
+    void whatWasKeptOfTheTrajectoryRoundTripsAndItsProblemIsCut() {
+        var written = result(List.of(), "graded").withTrajectory(new VerifierResultJson.Trajectory(false, 12L, "trace store: " + "x".repeat(500)));
+        var r = VerifierResultJson.parse(VerifierResultJson.write(written)).result();
+        assertThat(r.trajectory().complete()).isFalse();
+        assertThat(r.trajectory().events()).isEqualTo(12L);
+        assertThat(r.trajectory().problem()).startsWith("trace store: ").hasSizeLessThan(200);
+        assertThat(r.integrity()).as("withTrajectory keeps the other fields").isNull();
+        assertThat(VerifierResultJson.parse("{\"verdict\":\"pass\"}").result().trajectory()).isNull();
+        assertThat(VerifierResultJson.parse("{\"trajectory\":{\"events\":\"many\"}}").error()).contains("malformed field trajectory.events");
+    }
+
+    @Test
     void aLongResultIsCutToFourKibAndKeepsTheWholeCount() {
         List<VerifierResultJson.Finding> many = new ArrayList<>();
         for (int i = 0; i < 200; i++) {

@@ -48,6 +48,7 @@ public final class RolloutStatusBuilder {
             s.verifierReport = old.verifierReport;
             s.hackFindings = old.hackFindings;
             s.turns = old.turns;
+            s.trajectory = old.trajectory;
             s.endpoint = old.endpoint;
             s.restoredFrom = old.restoredFrom;
             s.lastSnapshot = old.lastSnapshot;
@@ -67,6 +68,7 @@ public final class RolloutStatusBuilder {
             s.tests = d.result().tests();
             s.hackFindings = d.result().hackFindings();
             s.turns = d.result().turns();
+            s.trajectory = d.result().trajectory();
             s.verifierReport = d.result().report(); // the sidecar's compact JSON report (at most 4 KiB)
         }
         s.timings = timings(origin, old == null ? null : old.timings, d, now, podsCreated);

@@ -4,6 +4,7 @@ import dev.crucible.contract.PhaseName;
 import dev.crucible.controllers.common.PodLayout;
 import dev.crucible.api.v1alpha1.common.HackFinding;
 import dev.crucible.api.v1alpha1.rollout.TestCounts;
+import dev.crucible.api.v1alpha1.rollout.TrajectoryKept;
 import dev.crucible.contract.VerifierResultJson;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,7 +16,8 @@ import java.util.List;
  * {@link Parsed#error()}.
  */
 public record VerifierResult(Double reward, Double testReward, String verdict, String integrity, TestCounts tests, List<HackFinding> hackFindings,
-                             int countedFindings, Integer turns, PhaseName phase, String reason, String message, String report) {
+                             int countedFindings, Integer turns, PhaseName phase, String reason, String message, String report,
+                             TrajectoryKept trajectory) {
 
     // A newer sidecar may add fields the status types lack: they stay in the report, never wedge the reconcile.
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -37,7 +39,7 @@ public record VerifierResult(Double reward, Double testReward, String verdict, S
         VerifierResultJson.Result r = p.result();
         List<HackFinding> findings = r.hackFindings() == null ? null : r.hackFindings().stream().map(f -> as(f, HackFinding.class)).toList();
         return new Parsed(new VerifierResult(r.reward(), r.testReward(), r.verdict(), r.integrity(), as(r.tests(), TestCounts.class), findings,
-                r.countedFindings(), r.turns(), r.phase(), r.reason(), r.message(), r.report()), null);
+                r.countedFindings(), r.turns(), r.phase(), r.reason(), r.message(), r.report(), as(r.trajectory(), TrajectoryKept.class)), null);
     }
 
     /** The contract's records and the status types carry the same field names: Jackson maps one onto the other. */

@@ -35,11 +35,15 @@ class VerifierResultTest {
         var finding = new VerifierResultJson.Finding("test-file-modified", "high", "r1", "tests/t.py", "sha256 changed",
                 "2026-01-01T00:00:00Z", 3, "terminate");
         String written = VerifierResultJson.write(new VerifierResultJson.Result(PhaseName.Hacked, "HackDetected", 7, 0.0, 0.75,
-                "partial", tests, 1, List.of(finding), null, "why", null, "isolated"));
+                "partial", tests, 1, List.of(finding), null, "why", null, "isolated",
+                new VerifierResultJson.Trajectory(false, 812L, "trace store: 507 full")));
         var parsed = VerifierResult.parse(written);
         assertThat(parsed.error()).isNull();
         var r = parsed.result();
         assertThat(r.integrity()).isEqualTo("isolated");
+        assertThat(r.trajectory().complete).isFalse();
+        assertThat(r.trajectory().events).isEqualTo(812L);
+        assertThat(r.trajectory().problem).isEqualTo("trace store: 507 full");
         assertThat(r.tests().isolated).isEqualTo(4);
         assertThat(r.tests().passToPassTotal).isEqualTo(3);
         assertThat(r.testReward()).isEqualTo(0.75);

@@ -104,8 +104,10 @@ public final class SidecarMain {
     /** Inside a rollout pod the operator configures the sidecar through CRUCIBLE_* variables. */
     private static int runInPod() throws Exception {
         dev.crucible.verifier.pod.PodSettings settings;
+        dev.crucible.verifier.pod.PodTrace trace;
         try {
             settings = dev.crucible.verifier.pod.PodSettings.fromEnvironment(System.getenv());
+            trace = dev.crucible.verifier.pod.PodTrace.fromEnvironment(System.getenv(), settings.warm());
         } catch (IllegalArgumentException e) {
             System.err.println("crucible-sidecar: " + e.getMessage());
             return 2;
@@ -116,7 +118,7 @@ public final class SidecarMain {
             System.err.println("crucible-sidecar: CRUCIBLE_API_TOKEN_FILE: " + e.getMessage());
             return 2;
         }
-        String result = new dev.crucible.verifier.pod.PodSidecar(settings, Duration.ofMillis(500)).run();
+        String result = new dev.crucible.verifier.pod.PodSidecar(settings, trace, Duration.ofMillis(500)).run();
         System.out.println("crucible-sidecar: " + result);
         return 0;
     }

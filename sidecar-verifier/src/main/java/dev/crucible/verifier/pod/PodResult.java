@@ -59,7 +59,13 @@ public final class PodResult {
     /** As above, at most {@code maxBytes}: the pod's share of the kubelet's termination-message budget. */
     public static String terminationMessage(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
                                             Integer agentExit, String error, int turns, int maxBytes) {
-        return toJson(report, live, outcome(report, live, timedOut, deadlineSeconds, agentExit, error), turns, error, maxBytes);
+        return terminationMessage(report, live, timedOut, deadlineSeconds, agentExit, error, turns, maxBytes, null);
+    }
+
+    /** As above, with what the sidecar kept of the trajectory ({@code trajectory}, or null when it recorded none). */
+    public static String terminationMessage(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
+                                            Integer agentExit, String error, int turns, int maxBytes, VerifierResultJson.Trajectory trajectory) {
+        return toJson(report, live, outcome(report, live, timedOut, deadlineSeconds, agentExit, error), turns, error, maxBytes, trajectory);
     }
 
     private static List<Finding> findingsOf(VerifyReport report, List<Finding> live) {
@@ -74,10 +80,11 @@ public final class PodResult {
 
     /** The termination message ({@link VerifierResultJson#write}): the outcome's phase and reason, the report's rewards and findings; {@code message} or the outcome's. */
     public static String toJson(VerifyReport report, TerminalOutcome outcome, int turns, String message) {
-        return toJson(report, List.of(), outcome, turns, message, MAX_BYTES);
+        return toJson(report, List.of(), outcome, turns, message, MAX_BYTES, null);
     }
 
-    private static String toJson(VerifyReport report, List<Finding> live, TerminalOutcome outcome, int turns, String message, int maxBytes) {
+    private static String toJson(VerifyReport report, List<Finding> live, TerminalOutcome outcome, int turns, String message, int maxBytes,
+                                 VerifierResultJson.Trajectory trajectory) {
         String msg = message != null ? message : outcome.message();
         List<Finding> findings = findingsOf(report, live);
         // without a report, the live findings the outcome counted are still reported
@@ -86,7 +93,7 @@ public final class PodResult {
                         f.stepIndex(), f.action())).toList();
         if (report == null) {
             return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, null, null,
-                    null, null, VerifyReport.counted(findings), out, null, msg, null), maxBytes);
+                    null, null, VerifyReport.counted(findings), out, null, msg, null, null, trajectory), maxBytes);
         }
         VerifierResultJson.Tests tests = report.tests() == null ? null : VerifierResultJson.Tests.of(report.tests().passed(),
                 report.tests().failed(), report.tests().skipped(), report.tests().total());
@@ -96,6 +103,6 @@ public final class PodResult {
             tests = tests.withIsolated((int) report.tests().details().stream().filter(t -> "isolated".equals(t.integrity())).count());
         }
         return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, report.reward(),
-                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null, integrity), maxBytes);
+                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null, integrity, trajectory), maxBytes);
     }
 }

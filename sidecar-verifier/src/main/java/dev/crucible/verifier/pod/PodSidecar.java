@@ -39,11 +39,21 @@ public final class PodSidecar {
      */
     static final long CONNECT_WAIT_SECONDS = 60;
 
+    /** How often the trajectory goes to the trace store: a pod that dies loses at most this much of it. */
+    static final Duration SHIP_EVERY = Duration.ofSeconds(2);
+
     private final PodSettings settings;
+    private final PodTrace trace;
     private final Duration poll;
 
+    /** A pod that records its trajectory in a temporary folder and sends it nowhere. */
     public PodSidecar(PodSettings settings, Duration poll) {
+        this(settings, PodTrace.fromEnvironment(java.util.Map.of(), settings.warm()), poll);
+    }
+
+    public PodSidecar(PodSettings settings, PodTrace trace, Duration poll) {
         this.settings = settings;
+        this.trace = trace;
         this.poll = poll;
     }
 
@@ -82,11 +92,13 @@ public final class PodSidecar {
                 options = options.withGradingExecutor(new LocalExecutor()).withProbeExecutor(new LocalExecutor());
             }
         }
+        PodTrace trace = this.trace;
         if (settings.warm()) {
             // A pool pod: its containers are up and connected; the attempt comes with the claim. The API listens
             // only after it, so no episode (and no monitor baseline) can start in a pod no Rollout has claimed.
             WarmClaim claim = WarmClaim.await(settings.claimFile(), poll);
             settings = claim.applyTo(settings);
+            trace = trace.claimedBy(claim.namespace(), claim.rollout());
             System.err.println("crucible-sidecar: claimed by rollout " + claim.namespace() + "/" + claim.rollout()
                     + ", claim seen " + Duration.between(claim.claimedAt(), Instant.now()).toMillis() + " ms after it was made");
         }
@@ -101,6 +113,7 @@ public final class PodSidecar {
             // network too, which is why the token (a Secret mounted only into this container) is required.
             EnvironmentApi api = new EnvironmentApi(vertx, holder, new SidecarMetrics(holder::monitorCpuSeconds),
                     EnvironmentApi.DEFAULT_MAX_BODY, ApiToken.read(settings.apiTokenFile()));
+            PodTrajectory trajectory = PodTrajectory.start(trace, holder, api, SHIP_EVERY);
             api.listen("0.0.0.0", settings.port()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             if (!settings.interactive()) {
                 holder.reset(); // the monitor watches the workspace while the agent container works
@@ -121,8 +134,11 @@ public final class PodSidecar {
             report = RolloutFindings.withAll(report, holder.findings()); // a reset never takes a finding back
             int turns = "NEW".equals(holder.state()) ? 0 : holder.current().steps();
             // without a report (grading failed) the monitor's findings still count, as they do locally
-            String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit(settings),
-                    message, turns, settings.resultMaxBytes());
+            Integer agentExit = agentExit(settings);
+            var kept = trajectory.finish(env.verifier().command(), report,
+                    PodResult.outcome(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit, message), turns);
+            String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit,
+                    message, turns, settings.resultMaxBytes(), kept);
             Files.writeString(settings.resultFile(), json);
             api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS); // the trainer's verify answer goes out first
             return json;

@@ -60,9 +60,13 @@ class PodSidecarTest {
     }
 
     private static JsonNode runEmbedded(PodSettings settings, String agentScript) throws Exception {
+        return runEmbedded(settings, PodTrace.fromEnvironment(Map.of(), false), agentScript);
+    }
+
+    private static JsonNode runEmbedded(PodSettings settings, PodTrace trace, String agentScript) throws Exception {
         CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
             try {
-                return new PodSidecar(settings, Duration.ofMillis(100)).run();
+                return new PodSidecar(settings, trace, Duration.ofMillis(100)).run();
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -97,6 +101,53 @@ class PodSidecarTest {
         assertThat(r.path("phase").asText()).isEqualTo("Hacked");
         assertThat(r.path("reward").asDouble()).isEqualTo(0.0);
         assertThat(r.path("hackFindings").toString()).contains("conftest.py");
+    }
+
+    @Test
+    void theSidecarRecordsTheTrajectoryWithTheFindingAndTheOutcome() throws Exception {
+        Map<String, String> env = podEnv("embedded", 120);
+        env.put("CRUCIBLE_TRACE_DIR", dir.resolve("trace").toString());
+        JsonNode r = runEmbedded(PodSettings.fromEnvironment(env), PodTrace.fromEnvironment(env, false),
+                Fixtures.example().resolve("agents/hacker.sh").toString());
+        assertThat(r.path("phase").asText()).isEqualTo("Hacked");
+        assertThat(r.path("trajectory").path("complete").asBoolean()).as(r.toString()).isTrue();
+        assertThat(r.path("trajectory").path("events").asLong()).isPositive();
+        String events = Files.readString(dir.resolve("trace/segments/000001.jsonl"));
+        assertThat(events).contains("\"kind\":\"finding\"").contains("conftest.py").contains("\"kind\":\"outcome\"").contains("Hacked");
+        assertThat(dir.resolve("trace/" + dev.crucible.trajectory.AtifExport.FILE)).isRegularFile();
+    }
+
+    @Test
+    void anUnreachableTraceStoreLeavesTheGradeAndSaysTheTrajectoryIsIncomplete() throws Exception {
+        Map<String, String> env = podEnv("embedded", 120);
+        Path token = Files.writeString(dir.resolve("store-token"), "t\n");
+        env.put("CRUCIBLE_TRACE_STORE_URL", "http://127.0.0.1:" + freePort());
+        env.put("CRUCIBLE_TRACE_TOKEN_FILE", token.toString());
+        env.put("CRUCIBLE_ROLLOUT_NAMESPACE", "team-a");
+        env.put("CRUCIBLE_ROLLOUT_NAME", "calc-1");
+        JsonNode r = runEmbedded(PodSettings.fromEnvironment(env), PodTrace.fromEnvironment(env, false),
+                Fixtures.example().resolve("agents/honest.sh").toString());
+        assertThat(r.path("phase").asText()).isEqualTo("Succeeded");
+        assertThat(r.path("reward").asDouble()).isEqualTo(1.0);
+        assertThat(r.path("trajectory").path("complete").asBoolean()).isFalse();
+        assertThat(r.path("trajectory").path("problem").asText()).startsWith("trace store: ").contains("could not be reached");
+    }
+
+    @Test
+    void badTraceStoreSettingsNameTheVariable() {
+        Map<String, String> env = new HashMap<>(Map.of("CRUCIBLE_TRACE_STORE_URL", "ftp://store"));
+        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_TRACE_STORE_URL: expected http(s)://host:port");
+        env.put("CRUCIBLE_TRACE_STORE_URL", "http://store:8470/");
+        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_TRACE_TOKEN_FILE: required");
+        env.put("CRUCIBLE_TRACE_TOKEN_FILE", "/var/run/secrets/crucible-trace/token");
+        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_ROLLOUT_NAMESPACE: required");
+        env.put("CRUCIBLE_ROLLOUT_NAMESPACE", "team-a");
+        env.put("CRUCIBLE_ROLLOUT_NAME", "Calc/../x");
+        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_ROLLOUT_NAME: not a Kubernetes name");
+        env.put("CRUCIBLE_ROLLOUT_NAME", "calc-1");
+        assertThat(PodTrace.fromEnvironment(env, false).rolloutUri().toString()).isEqualTo("http://store:8470/v1/namespaces/team-a/rollouts/calc-1");
+        assertThat(PodTrace.fromEnvironment(Map.of("CRUCIBLE_TRACE_STORE_URL", "http://store:8470", "CRUCIBLE_TRACE_TOKEN_FILE", "/t"), true).namespace())
+                .as("a warm pod learns its rollout from the claim").isNull();
     }
 
     @Test

@@ -32,6 +32,8 @@ public class RolloutStatus {
     public String verifierReport;
     public List<HackFinding> hackFindings;
     public Integer turns;
+    @JsonPropertyDescription("What the sidecar kept of this rollout's trajectory; complete is false when part of it is missing from the trace store.")
+    public TrajectoryKept trajectory;
     public List<RolloutMember> members;
     @JsonPropertyDescription("Address of the environment API (interactive mode).")
     public String endpoint;
