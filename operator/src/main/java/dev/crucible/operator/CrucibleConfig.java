@@ -45,6 +45,13 @@ public interface CrucibleConfig {
     @WithDefault(OperatorSettings.DEFAULT_USER_NAMESPACES)
     boolean userNamespaces();
 
+    /**
+     * The cluster trace store's URL (the chart sets it with {@code traceStore.enabled}): rollout pods then run as the
+     * trace writer and their sidecars stream trajectories there (issue 36). Unset: pods record, nothing is shipped.
+     */
+    @WithName("trace-store.url")
+    Optional<String> traceStoreUrl();
+
     LeaderElection leaderElection();
 
     Probe probe();

@@ -30,7 +30,7 @@ public class OperatorBeans {
                 config.gpu().nodeSelector().isEmpty() ? OperatorSettings.defaults().gpuNodeSelector() : config.gpu().nodeSelector(), OperatorSettings.tolerations(config.gpu().tolerations()),
                 config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort(),
                 config.verifier().cpuLimit().orElse(null), config.verifier().memoryLimit().orElse(config.verifier().memory()),
-                config.failWhenNoNodeFits(), config.userNamespaces());
+                config.failWhenNoNodeFits(), config.userNamespaces()).withTraceStore(config.traceStoreUrl().orElse(null));
     }
 
     /** Compiling the CRD schemas and CEL rules takes a moment; do it once. */

@@ -27,6 +27,8 @@ import java.util.Map;
  *                             uids map to unprivileged host uids, so an escape lands as nobody on the node; the
  *                             node needs Kubernetes 1.33+ (or the gate), a runtime with idmapped mounts (runc 1.2+).
  *                             Off by default: CRIU cannot yet restore such a pod's processes (memory branches)
+ * @param traceStoreUrl        the cluster trace store's URL (the chart's {@code traceStore}), or null: with it each rollout
+ *                             pod's sidecar streams its trajectory there as {@link #TRACE_WRITER} of the Rollout's namespace
  */
 public record OperatorSettings(
         String verifierImage,
@@ -42,7 +44,21 @@ public record OperatorSettings(
         String verifierCpuLimit,
         String verifierMemoryLimit,
         boolean failWhenNoNodeFits,
-        boolean userNamespaces) {
+        boolean userNamespaces,
+        String traceStoreUrl) {
+
+    /** The ServiceAccount rollout pods run as when a trace store is set: the store accepts this name's tokens as writers. */
+    public static final String TRACE_WRITER = "crucible-trace-writer";
+    /** The audience of the projected token the sidecar sends the store (useless against the API server). */
+    public static final String TRACE_AUDIENCE = "crucible-trace-store";
+
+    public OperatorSettings(String verifierImage, String verifierCpu, String verifierMemory, int verifierPort,
+                            Map<String, String> gpuNodeSelector, List<Toleration> gpuTolerations, String gpuNodeLabel,
+                            long runAsUser, String gangSchedulerName, int rendezvousPort, String verifierCpuLimit,
+                            String verifierMemoryLimit, boolean failWhenNoNodeFits, boolean userNamespaces) {
+        this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, failWhenNoNodeFits, userNamespaces, null);
+    }
 
     public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
     // The defaults, written once: the operator's @WithDefault annotations (CrucibleConfig) name these
@@ -122,18 +138,25 @@ public record OperatorSettings(
     public OperatorSettings withFailWhenNoNodeFits(boolean fail) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, fail,
-                userNamespaces);
+                userNamespaces, traceStoreUrl);
     }
 
     public OperatorSettings withUserNamespaces(boolean on) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, on);
+                failWhenNoNodeFits, on, traceStoreUrl);
     }
 
     public OperatorSettings withVerifierImage(String image) {
         return new OperatorSettings(image, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, userNamespaces);
+                failWhenNoNodeFits, userNamespaces, traceStoreUrl);
+    }
+
+    /** With the trace store at {@code url} (null: none). */
+    public OperatorSettings withTraceStore(String url) {
+        return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
+                failWhenNoNodeFits, userNamespaces, url == null || url.isBlank() ? null : url.strip());
     }
 }

@@ -52,6 +52,9 @@ final class RolloutActuator {
         String scope = String.valueOf(env.getMetadata().getUid());
         shared.unlessRemembered(scope, EnvironmentConfigMapBuilder.build(env), o -> beside.add(write(() -> shared.apply(scope, client, o))));
         shared.unlessRemembered(scope, EnvApiTokenSecretBuilder.build(ns), o -> beside.add(write(() -> shared.createOnce(scope, client, o))));
+        if (TraceStoreWiring.on(settings)) { // the pod runs as the trace writer: the API server refuses it until the account exists
+            shared.unlessRemembered(scope, TraceStoreWiring.writer(ns), o -> beside.add(write(() -> shared.createOnce(scope, client, o))));
+        }
         if (!gang) {
             shared.unlessRemembered(scope, EgressPolicyBuilder.shared(ns, env), o -> beside.add(write(() -> shared.apply(scope, client, o))));
         } else {

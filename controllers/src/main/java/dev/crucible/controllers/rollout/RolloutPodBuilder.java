@@ -117,6 +117,7 @@ public final class RolloutPodBuilder {
                 .withNewSpec()
                 .withRestartPolicy("Never")
                 .withAutomountServiceAccountToken(false)
+                .withServiceAccountName(TraceStoreWiring.serviceAccountName(settings))
                 .withShareProcessNamespace(false) // graded code never sees the sidecar's or the agent's processes
                 .withHostUsers(settings.userNamespaces() ? false : null) // uid 1000 in the pod is an unmapped nobody on the node
                 .withEnableServiceLinks(false)
@@ -169,6 +170,7 @@ public final class RolloutPodBuilder {
                 .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit)).endEmptyDir().build());
         volumes.addAll(OracleWorkerContainerBuilder.volumes(sizeLimit));
         if (interactive) volumes.addAll(AgentExecContainerBuilder.volumes(sizeLimit));
+        volumes.addAll(TraceStoreWiring.volumes(settings));
         volumes.add(new VolumeBuilder().withName(API_TOKEN_VOLUME).withNewSecret()
                 .withSecretName(EnvApiTokenSecretBuilder.NAME).withDefaultMode(0440).endSecret().build());
         // The environment version's shared ConfigMap and this Rollout's spec (from the pod's annotation) as one directory.
@@ -299,6 +301,8 @@ public final class RolloutPodBuilder {
                 mount(API_TOKEN_VOLUME, API_TOKEN_PATH, true),
                 OracleWorkerContainerBuilder.sidecarMount()));
         if (interactive) mounts.add(mount(AGENT_EXEC_VOLUME, AgentExecContainer.MOUNT, false));
+        mounts.addAll(TraceStoreWiring.sidecarMounts(settings));
+        vars.addAll(TraceStoreWiring.sidecarEnv(settings));
         return new ContainerBuilder()
                 .withName(RolloutLabels.VERIFIER_CONTAINER)
                 .withImage(settings.verifierImage())

@@ -23,8 +23,24 @@ class ChartTraceStoreTest {
 
     @Test
     void offByDefault() throws Exception {
-        assertThat(StrictDecoding.decode(ChartRendering.render(Map.of())))
-                .noneMatch(o -> o.getMetadata().getName().endsWith("-trace-store"));
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of()));
+        assertThat(objects).noneMatch(o -> o.getMetadata().getName().endsWith("-trace-store"));
+        assertThat(one(objects, Deployment.class, "crucible").getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .noneMatch(e -> e.getName().equals("CRUCIBLE_TRACE_STORE_URL"));
+        assertThat(one(objects, ClusterRole.class, "crucible").getRules()).noneMatch(r -> r.getResources().contains("serviceaccounts"));
+    }
+
+    @Test
+    void onTheOperatorSendsRolloutPodsToTheStoresServiceAndMayMakeTheirWriterAccount() throws Exception {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true")));
+        Service svc = one(objects, Service.class, "crucible-trace-store");
+        var env = one(objects, Deployment.class, "crucible").getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+        assertThat(env).filteredOn(e -> e.getName().equals("CRUCIBLE_TRACE_STORE_URL")).singleElement()
+                .satisfies(e -> assertThat(e.getValue()).isEqualTo("http://crucible-trace-store." + svc.getMetadata().getNamespace()
+                        + ".svc:" + svc.getSpec().getPorts().get(0).getPort()));
+        assertThat(one(objects, ClusterRole.class, "crucible").getRules())
+                .filteredOn(r -> r.getResources().contains("serviceaccounts")).singleElement()
+                .satisfies(r -> assertThat(r.getVerbs()).containsExactly("create"));
     }
 
     @Test

@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
  *       read nor rewrite its trajectory).</li>
  *   <li>{@code CRUCIBLE_TRACE_STORE_URL} (optional, {@code http(s)://host:port}): the store. With it,
  *       {@code CRUCIBLE_TRACE_TOKEN_FILE} (a projected ServiceAccount token for the store's audience, read again at
- *       each request since the kubelet rotates it) and the rollout's identity, {@code CRUCIBLE_ROLLOUT_NAMESPACE} and
- *       {@code CRUCIBLE_ROLLOUT_NAME}, are required; a warm pool pod learns its identity from the claim instead.</li>
+ *       each request since the kubelet rotates it) and the rollout's identity, {@code CRUCIBLE_NAMESPACE} and
+ *       {@code CRUCIBLE_ROLLOUT}, are required; a warm pool pod learns its identity from the claim instead.</li>
  * </ul>
  */
 public record PodTrace(Path dir, URI store, Path tokenFile, String namespace, String rollout) {
@@ -43,14 +43,14 @@ public record PodTrace(Path dir, URI store, Path tokenFile, String namespace, St
         String token = env.get("CRUCIBLE_TRACE_TOKEN_FILE");
         if (blank(token)) throw new IllegalArgumentException("CRUCIBLE_TRACE_TOKEN_FILE: required with CRUCIBLE_TRACE_STORE_URL");
         PodTrace t = new PodTrace(dir, store, Path.of(token), null, null);
-        return warm ? t : t.claimedBy(env.get("CRUCIBLE_ROLLOUT_NAMESPACE"), env.get("CRUCIBLE_ROLLOUT_NAME"));
+        return warm ? t : t.claimedBy(env.get("CRUCIBLE_NAMESPACE"), env.get("CRUCIBLE_ROLLOUT"));
     }
 
     /** The same, for the rollout {@code namespace/name} (a warm pool pod's claim names it). */
     public PodTrace claimedBy(String namespace, String name) {
         if (store == null) return this;
-        check("CRUCIBLE_ROLLOUT_NAMESPACE", namespace);
-        check("CRUCIBLE_ROLLOUT_NAME", name);
+        check("CRUCIBLE_NAMESPACE", namespace);
+        check("CRUCIBLE_ROLLOUT", name);
         return new PodTrace(dir, store, tokenFile, namespace, name);
     }
 

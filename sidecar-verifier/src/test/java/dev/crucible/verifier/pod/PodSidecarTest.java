@@ -123,8 +123,8 @@ class PodSidecarTest {
         Path token = Files.writeString(dir.resolve("store-token"), "t\n");
         env.put("CRUCIBLE_TRACE_STORE_URL", "http://127.0.0.1:" + freePort());
         env.put("CRUCIBLE_TRACE_TOKEN_FILE", token.toString());
-        env.put("CRUCIBLE_ROLLOUT_NAMESPACE", "team-a");
-        env.put("CRUCIBLE_ROLLOUT_NAME", "calc-1");
+        env.put("CRUCIBLE_NAMESPACE", "team-a");
+        env.put("CRUCIBLE_ROLLOUT", "calc-1");
         JsonNode r = runEmbedded(PodSettings.fromEnvironment(env), PodTrace.fromEnvironment(env, false),
                 Fixtures.example().resolve("agents/honest.sh").toString());
         assertThat(r.path("phase").asText()).isEqualTo("Succeeded");
@@ -140,11 +140,11 @@ class PodSidecarTest {
         env.put("CRUCIBLE_TRACE_STORE_URL", "http://store:8470/");
         assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_TRACE_TOKEN_FILE: required");
         env.put("CRUCIBLE_TRACE_TOKEN_FILE", "/var/run/secrets/crucible-trace/token");
-        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_ROLLOUT_NAMESPACE: required");
-        env.put("CRUCIBLE_ROLLOUT_NAMESPACE", "team-a");
-        env.put("CRUCIBLE_ROLLOUT_NAME", "Calc/../x");
-        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_ROLLOUT_NAME: not a Kubernetes name");
-        env.put("CRUCIBLE_ROLLOUT_NAME", "calc-1");
+        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_NAMESPACE: required");
+        env.put("CRUCIBLE_NAMESPACE", "team-a");
+        env.put("CRUCIBLE_ROLLOUT", "Calc/../x");
+        assertThatThrownBy(() -> PodTrace.fromEnvironment(env, false)).hasMessageStartingWith("CRUCIBLE_ROLLOUT: not a Kubernetes name");
+        env.put("CRUCIBLE_ROLLOUT", "calc-1");
         assertThat(PodTrace.fromEnvironment(env, false).rolloutUri().toString()).isEqualTo("http://store:8470/v1/namespaces/team-a/rollouts/calc-1");
         assertThat(PodTrace.fromEnvironment(Map.of("CRUCIBLE_TRACE_STORE_URL", "http://store:8470", "CRUCIBLE_TRACE_TOKEN_FILE", "/t"), true).namespace())
                 .as("a warm pod learns its rollout from the claim").isNull();
