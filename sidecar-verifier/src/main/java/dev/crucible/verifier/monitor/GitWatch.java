@@ -70,9 +70,8 @@ final class GitWatch {
     private boolean live;
     /** This check's one listing of .git (relative paths), or null: each entry is then read on its own. */
     private java.util.NavigableMap<String, BasicFileAttributes> listing;
-    /** HEAD, config, packed-refs: the listing's size/mtime/inode when last read, and what was read. */
+    /** HEAD, config, packed-refs: the listing's size/mtime/inode when last read. */
     private final Map<String, Object> readKeys = new HashMap<>();
-    private final Map<String, byte[]> readBytes = new HashMap<>();
 
     /** The repository is {@code workspace/.git}; {@code baselineRoot/.git} is its state before the episode. */
     GitWatch(Path workspace, Path baselineRoot) {
@@ -303,17 +302,18 @@ final class GitWatch {
                 + "the monitor opens no FIFO, device or socket, follows no link out of the workspace and bounds every read)", HOSTILE);
     }
 
-    /** A small file of .git; with a listing, read again only when its size, modification time or inode moved. */
+    /**
+     * A small file of .git; with a listing, read again only when its size, modification time or inode moved, and null
+     * when they did not: HEAD, config and packed-refs are each compared with what was kept of them, and unchanged they
+     * hold nothing new (their bytes are not kept: a packed-refs may be megabytes, times every episode).
+     */
     private byte[] read(String rel, int max, Consumer<WorkspaceScanner.Raw> out) {
         if (listing == null) return safely(rel, out, (r, p) -> r.read(p, max));
         BasicFileAttributes a = listing.get(rel);
         Object key = a == null ? "absent" : List.of(a.size(), a.lastModifiedTime().toMillis(), String.valueOf(a.fileKey()));
-        if (key.equals(readKeys.get(rel))) return readBytes.get(rel);
+        if (key.equals(readKeys.get(rel))) return null;
         byte[] b = safely(rel, out, (r, p) -> r.read(p, max));
-        if (b != null || a == null) { // a failed read is tried again next time
-            readKeys.put(rel, key);
-            readBytes.put(rel, b);
-        }
+        if (b != null || a == null) readKeys.put(rel, key); // a failed read is tried again next time
         return b;
     }
 
