@@ -1,6 +1,7 @@
 """Runs an environment on this machine: ``crucible run -f ENV --attempts N --port 0 --out DIR`` as a child
 process, one environment API per attempt. Each attempt's address comes from the run's own progress line
-(``[ 6.9s NAME#i] Running: environment API on http://127.0.0.1:PORT ...``; attempt i's folder is OUT, or
+(``[ 1.2s NAME#i] environment API listening at http://127.0.0.1:PORT: ...`` before setup, ``Running: environment API
+on ...`` after it; attempt i's folder is OUT, or
 OUT/attempt-i when N > 1); it is ready once its token file (0600) exists and /healthz answers. ``stop()``
 ends the run's whole process group (the launcher is a shell script over a JVM): SIGTERM first, so the run
 writes every result.json, then SIGKILL after ``grace``."""
@@ -29,7 +30,8 @@ from ._errors import LaunchError
 from ._models import RolloutResult
 
 # the API listens from before setup (answering 503 until ready), announced then and again once Running
-_SERVING = re.compile(r"^\[\s*[0-9.]+s ([^\]]+)\] (?:Running: )?environment API on (http://127\.0\.0\.1:[0-9]+)[ :]")
+_SERVING = re.compile(r"^\[\s*[0-9.]+s ([^\]]+)\] (?:Running: environment API on|environment API listening at) "
+                      r"(http://127\.0\.0\.1:[0-9]+)[ :]")
 
 
 def find_crucible(explicit: str | os.PathLike[str] | None = None) -> str:

@@ -58,7 +58,8 @@ final class LocalEnvironmentApi implements AutoCloseable {
         progress.info(printToken
                 ? "environment API token: " + token.value() + " (send Authorization: Bearer <token>; also in " + tokenFile + ", mode 0600)"
                 : "environment API token in " + tokenFile + " (mode 0600; send Authorization: Bearer <its content>; --print-token prints it)");
-        progress.info("environment API on " + local.endpoint() + ": answers 503 \"setting up\" (GET /healthz too) until setup is done");
+        // not "environment API on": that line, once Running, is what tools wait for before their first call
+        progress.info("environment API listening at " + local.endpoint() + ": answers 503 \"setting up\" (GET /healthz too) until setup is done");
         return local;
     }
 
