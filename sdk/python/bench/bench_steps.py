@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -110,7 +111,12 @@ def server_phases(path: Path) -> str:
     return "  server phases ms p50/p99: " + " ".join(f"{k}={quantile(v, 0.5):.1f}/{quantile(v, 0.99):.1f}" for k, v in by.items())
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # unwinds through LocalRun's exit, which stops the run (its own session, else orphaned)
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _stop)  # `timeout` sends SIGTERM
     ap = argparse.ArgumentParser(description="environment API step overhead, 64 concurrent episodes")
     ap.add_argument("--episodes", type=int, default=64)
     ap.add_argument("--steps", type=int, default=20, help="steps per episode")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from crucible_sdk import BadRequest, Conflict, CrucibleError, EnvClient, LocalRun, Unauthorized
-from conftest import BUGGY, CONFTEST_HACK, FIX
+from conftest import BUGGY, CONFTEST_HACK, ENV, FIX
 
 
 def test_honest_fix_scores_one(crucible: str, environment: Path, tmp_path: Path) -> None:
@@ -86,3 +89,28 @@ def test_token_file_readable_by_others_is_refused(tmp_path: Path) -> None:
         EnvClient("http://127.0.0.1:1", token_file=f)
     os.chmod(f, 0o600)
     EnvClient("http://127.0.0.1:1", token_file=f).close()
+
+
+def test_token_before_setup_and_findings_after_verify(crucible: str, tmp_path: Path) -> None:
+    """The token file is there while setup runs (the client waits out 503 "setting up" on its own); after verify the
+    findings still answer until the client ends the episode's API (which it does on close)."""
+    env = tmp_path / "env"
+    shutil.copytree(ENV.parent, env)
+    manifest = env / "environment.yaml"
+    manifest.write_text(manifest.read_text().replace("python3 -m pip --version >/dev/null 2>&1 || true", "sleep 8"))
+    with LocalRun(manifest, crucible=crucible, out=tmp_path / "run") as run:
+        ep = run.endpoint(setup_done=False)
+        assert httpx.get(ep.url + "/healthz").status_code == 503, "setup (sleep 8) should still be running"
+        with EnvClient(ep.url, token_file=ep.token_file) as c:
+            c.reset()  # answered once setup is done
+            hack = c.write_file("calc/conftest.py", CONFTEST_HACK)
+            report = c.verify()
+            assert report.phase is not None
+            assert c.findings().findings == report.hackFindings, "findings after verify"
+            assert run.running()
+            with pytest.raises(Conflict):
+                c.bash("true")
+            assert hack.findings
+        t0 = time.monotonic()
+        assert run.wait(30) == 0
+        assert time.monotonic() - t0 < 8, "closing the client ends the API at once, not after its grace period"

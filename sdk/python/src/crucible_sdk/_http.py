@@ -21,6 +21,18 @@ T = TypeVar("T")
 
 RETRIES = 3
 BACKOFF_S = 0.2
+SETUP_WAIT_S = 900.0  # how long a call waits out 503 "setting up" (the API listens while the environment's setup runs)
+
+
+def setting_up(r: httpx.Response, waited: float) -> float | None:
+    """Seconds to wait before sending again when the API is still setting up (503: nothing ran, so any call may be
+    sent again), or None to answer now."""
+    if r.status_code != 503 or waited >= SETUP_WAIT_S:
+        return None
+    try:
+        return min(5.0, max(0.1, float(r.headers.get("Retry-After", "1"))))
+    except ValueError:
+        return 1.0
 
 
 def read_token(token_file: str | os.PathLike[str]) -> str:

@@ -7,15 +7,24 @@ import asyncio
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
 
 from . import _http
+from ._errors import CrucibleError
 from ._models import FindingsResponse, Health, ResetResult, StepResult, VerifyReport
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Closing:
+    """The answer of POST /v1/close."""
+
+    closing: bool
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=None)  # a step may run as long as its own timeout
 
 
@@ -38,6 +47,7 @@ class EnvClient:
         self._own = http is None
         self._http = http or httpx.Client(timeout=timeout or DEFAULT_TIMEOUT)
         self._headers = _http.headers(_token(token, token_file))
+        self._verified = self._ended = False
 
     def __enter__(self) -> EnvClient:
         return self
@@ -46,14 +56,32 @@ class EnvClient:
         self.close()
 
     def close(self) -> None:
-        if self._own:
-            self._http.close()
+        """Closes the client; after :meth:`verify` it first tells the server it is done (:meth:`end`)."""
+        try:
+            if self._verified and not self._ended:
+                self.end()
+        except CrucibleError:
+            pass  # the server already went: nothing left to end
+        finally:
+            if self._own:
+                self._http.close()
+
+    def end(self) -> None:
+        """POST /v1/close: after verify, the API stops answering now instead of at its grace period's end."""
+        self._call(Closing, "POST", "/v1/close")
+        self._ended = True
 
     def _call(self, cls: type[T], method: str, path: str, body: Any = None) -> T:
         attempt = 0
+        waited = 0.0
         while True:
             try:
                 r = self._http.request(method, self.base_url + path, headers=self._headers, json=body)
+                delay = _http.setting_up(r, waited)
+                if delay is not None:
+                    time.sleep(delay)
+                    waited += delay
+                    continue
                 return _http.answer(cls, r, self._strict)
             except httpx.TransportError as e:
                 attempt += 1
@@ -86,7 +114,9 @@ class EnvClient:
         return self.step("list", path=path)
 
     def verify(self) -> VerifyReport:
-        return self._call(VerifyReport, "POST", "/v1/verify")
+        report = self._call(VerifyReport, "POST", "/v1/verify")
+        self._verified = True
+        return report
 
     def findings(self) -> FindingsResponse:
         return self._call(FindingsResponse, "GET", "/v1/findings")
@@ -103,6 +133,7 @@ class AsyncEnvClient:
         self._own = http is None
         self._http = http or httpx.AsyncClient(timeout=timeout or DEFAULT_TIMEOUT)
         self._headers = _http.headers(_token(token, token_file))
+        self._verified = self._ended = False
 
     async def __aenter__(self) -> AsyncEnvClient:
         return self
@@ -111,14 +142,32 @@ class AsyncEnvClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        if self._own:
-            await self._http.aclose()
+        """Closes the client; after :meth:`verify` it first tells the server it is done (:meth:`end`)."""
+        try:
+            if self._verified and not self._ended:
+                await self.end()
+        except CrucibleError:
+            pass
+        finally:
+            if self._own:
+                await self._http.aclose()
+
+    async def end(self) -> None:
+        """POST /v1/close: after verify, the API stops answering now instead of at its grace period's end."""
+        await self._call(Closing, "POST", "/v1/close")
+        self._ended = True
 
     async def _call(self, cls: type[T], method: str, path: str, body: Any = None) -> T:
         attempt = 0
+        waited = 0.0
         while True:
             try:
                 r = await self._http.request(method, self.base_url + path, headers=self._headers, json=body)
+                delay = _http.setting_up(r, waited)
+                if delay is not None:
+                    await asyncio.sleep(delay)
+                    waited += delay
+                    continue
                 return _http.answer(cls, r, self._strict)
             except httpx.TransportError as e:
                 attempt += 1
@@ -151,7 +200,9 @@ class AsyncEnvClient:
         return await self.step("list", path=path)
 
     async def verify(self) -> VerifyReport:
-        return await self._call(VerifyReport, "POST", "/v1/verify")
+        report = await self._call(VerifyReport, "POST", "/v1/verify")
+        self._verified = True
+        return report
 
     async def findings(self) -> FindingsResponse:
         return await self._call(FindingsResponse, "GET", "/v1/findings")

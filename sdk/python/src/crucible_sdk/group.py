@@ -133,6 +133,8 @@ async def _attempt(run: LocalRun, policy: Policy, a: Attempt, http: httpx.AsyncC
             a.reward, a.phase, a.findings = a.report.reward, a.report.phase, list(a.report.hackFindings or [])
         except Exception as e:
             a.error = a.error or e
+        finally:
+            await episode.aclose()  # after a verify, POST /v1/close: the attempt ends now, not after the API's grace period
 
 
 async def run_groups(environments: Sequence[str | os.PathLike[str]], policy: Policy, *, attempts: int = 8,

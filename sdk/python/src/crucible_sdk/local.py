@@ -1,6 +1,7 @@
 """Runs an environment on this machine: ``crucible run -f ENV --attempts N --port 0 --out DIR`` as a child
 process, one environment API per attempt. Each attempt's address comes from the run's own progress line
-(``[ 6.9s NAME#i] Running: environment API on http://127.0.0.1:PORT ...``; attempt i's folder is OUT, or
+(``[ 1.2s NAME#i] environment API listening at http://127.0.0.1:PORT: ...`` before setup, ``Running: environment API
+on ...`` after it; attempt i's folder is OUT, or
 OUT/attempt-i when N > 1); it is ready once its token file (0600) exists and /healthz answers. ``stop()``
 ends the run's whole process group (the launcher is a shell script over a JVM): SIGTERM first, so the run
 writes every result.json, then SIGKILL after ``grace``."""
@@ -28,7 +29,9 @@ from ._decode import decode
 from ._errors import LaunchError
 from ._models import RolloutResult
 
-_SERVING = re.compile(r"^\[\s*[0-9.]+s ([^\]]+)\] Running: environment API on (http://127\.0\.0\.1:[0-9]+) ")
+# the API listens from before setup (answering 503 until ready), announced then and again once Running
+_SERVING = re.compile(r"^\[\s*[0-9.]+s ([^\]]+)\] (?:Running: environment API on|environment API listening at) "
+                      r"(http://127\.0\.0\.1:[0-9]+)[ :]")
 
 
 def find_crucible(explicit: str | os.PathLike[str] | None = None) -> str:
@@ -129,12 +132,16 @@ class LocalRun:
             raise LaunchError(f"attempt {attempt}: its API was not ready within {timeout:.0f} s", self.output())
         return url, self.folder(attempt) / "api-token"
 
-    def endpoint(self, attempt: int = 0, timeout: float = 300.0) -> Endpoint:
-        """Waits until attempt ``attempt`` serves its API (token file present, /healthz answering)."""
+    def endpoint(self, attempt: int = 0, timeout: float = 300.0, *, setup_done: bool = True) -> Endpoint:
+        """Waits until attempt ``attempt`` serves its API (token file present, /healthz answering). With
+        ``setup_done=False`` it returns once the API listens, before the environment's setup ends: the clients wait
+        out its 503 "setting up" answers themselves."""
         t0 = time.monotonic()
         while True:
             url, token = self._ready(attempt, t0, timeout)
             if url is not None and token.is_file() and token.stat().st_size > 0:
+                if not setup_done:
+                    return Endpoint(attempt, url, token, self.folder(attempt))
                 try:
                     if httpx.get(url + "/healthz", timeout=5.0).status_code == 200:
                         return Endpoint(attempt, url, token, self.folder(attempt))

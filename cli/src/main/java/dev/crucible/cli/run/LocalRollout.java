@@ -9,11 +9,9 @@ import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.ResetResult;
 import dev.crucible.verifier.TreeCopy;
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.RolloutFindings;
 import dev.crucible.verifier.exec.ProcessTreeKiller;
-import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,6 +53,8 @@ public final class LocalRollout {
     private volatile boolean cancelled;
     private volatile Episode episode;
     private volatile EpisodeHolder holder;
+    private volatile LocalEnvironmentApi api; // interactive: listens from before setup until the attempt ends
+    private volatile boolean verified; // interactive: the trainer's /v1/verify graded (then the API answers a while longer)
     private volatile long setupPid;
     private volatile long agentPid;
     private AgentLog agentLog; // the embedded agent's output pump (agent.log, capped); null for a restored agent, which writes its own
@@ -110,6 +110,7 @@ public final class LocalRollout {
             if ((rec.refusal = Unconfined.refusal(opt.sandbox())) != null) return finish(null); // nothing runs, not even setup
             scratch = AttemptScratch.open(dir, doc.environment().spec().resources, opt.snapshots() == null || doc.interactive());
             Path stateDir = this.stateDir = scratch.stateDir();
+            if (doc.interactive()) rec.endpoint = (api = LocalEnvironmentApi.open(dir, opt.port() == 0 ? 0 : opt.port() + attempt, opt.printToken(), progress)).endpoint();
             initialize(stateDir);
             if (rec.setupError == null && !cancelled && !rec.timedOut) {
                 if (doc.interactive()) serve(stateDir);
@@ -125,6 +126,7 @@ public final class LocalRollout {
             if (holder != null) holder.close();
             if (sandbox != null) sandbox.close();
             closeScratch(); // the state folder, and the volume with it
+            if (api != null) api.end(verified, () -> cancelled || remaining().isNegative()); // result.json is written: findings stay readable
             if (!abandoned) outcome.complete(result);
         }
     }
@@ -295,47 +297,43 @@ public final class LocalRollout {
         if (!cancelled) grade(() -> episode.verify());
     }
 
-    /** Interactive mode: the environment API on a local port until the trainer verifies or the deadline passes. */
+    /** Interactive mode: the environment API (listening since before setup) serves the episode until the trainer verifies or the deadline passes. */
     private void serve(Path stateDir) throws Exception {
         holder = new EpisodeHolder(AttemptEpisodes.graderEnv(doc, execution, stateDir), workspace, episodeOptions(stateDir));
-        Vertx vertx = Vertx.vertx();
-        try {
-            EnvironmentApi api = LocalEnvironmentApi.open(vertx, holder, dir, opt.port() == 0 ? 0 : opt.port() + attempt, opt.printToken(), progress);
-            trajectory.observe(holder, api);
-            rec.endpoint = "http://127.0.0.1:" + api.port();
-            rec.runningAt = Instant.now().toString();
-            long ta = System.nanoTime();
-            progress.phase(PhaseName.Running, "environment API on " + rec.endpoint + " (POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings);"
-                    + " waiting for /v1/verify or the deadline in " + doc.deadlineSeconds() + " s");
-            long nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
-            while (!"GRADED".equals(holder.state()) && !cancelled) {
-                if (remaining().isNegative()) {
-                    rec.timedOut = true;
-                    progress.info("deadline of " + doc.deadlineSeconds() + " s reached: closing the environment API");
-                    break;
-                }
-                rec.limitExceeded = sandbox.limitExceeded(0).orElse(null);
-                if (rec.limitExceeded != null) {
-                    progress.info("the sandbox stopped the steps: " + rec.limitExceeded + "; closing the environment API");
-                    break;
-                }
-                Thread.sleep(100);
-                if (System.nanoTime() > nextBeat) {
-                    Episode e = holder.currentOrNull();
-                    int steps = e == null ? 0 : e.steps();
-                    progress.heartbeat(e == null ? "waiting for /v1/reset" : steps + " step" + (steps == 1 ? "" : "s"),
-                            holder.findings().size(), remaining(), null);
-                    nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
-                }
+        api.ready(holder);
+        trajectory.observe(holder, api.api());
+        rec.runningAt = Instant.now().toString();
+        long ta = System.nanoTime();
+        progress.phase(PhaseName.Running, "environment API on " + rec.endpoint + " (POST /v1/reset, /v1/step, /v1/verify; GET /v1/findings);"
+                + " waiting for /v1/verify or the deadline in " + doc.deadlineSeconds() + " s");
+        long nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
+        while (!"GRADED".equals(holder.state()) && !cancelled) {
+            if (remaining().isNegative()) {
+                rec.timedOut = true;
+                progress.info("deadline of " + doc.deadlineSeconds() + " s reached: closing the environment API");
+                break;
             }
-            api.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            rec.agentMs = (System.nanoTime() - ta) / 1_000_000;
-            Episode e = holder.currentOrNull();
-            // the trainer's own report when it verified, else grade what is there; with every earlier episode's findings
-            if (e != null && !cancelled) grade(() -> RolloutFindings.withAll(e.verify(), holder.findings()));
-        } finally {
-            vertx.close();
+            rec.limitExceeded = sandbox.limitExceeded(0).orElse(null);
+            if (rec.limitExceeded != null) {
+                progress.info("the sandbox stopped the steps: " + rec.limitExceeded + "; closing the environment API");
+                break;
+            }
+            Thread.sleep(100);
+            if (System.nanoTime() > nextBeat) {
+                Episode e = holder.currentOrNull();
+                int steps = e == null ? 0 : e.steps();
+                progress.heartbeat(e == null ? "waiting for /v1/reset" : steps + " step" + (steps == 1 ? "" : "s"),
+                        holder.findings().size(), remaining(), null);
+                nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
+            }
         }
+        verified = "GRADED".equals(holder.state()) && !cancelled;
+        if (verified) api.verified();
+        else api.close(); // no step may run while what is there is graded
+        rec.agentMs = (System.nanoTime() - ta) / 1_000_000;
+        Episode e = holder.currentOrNull();
+        // the trainer's own report when it verified, else grade what is there; with every earlier episode's findings
+        if (e != null && !cancelled) grade(() -> RolloutFindings.withAll(e.verify(), holder.findings()));
     }
 
     private void grade(java.util.function.Supplier<VerifyReport> verify) {

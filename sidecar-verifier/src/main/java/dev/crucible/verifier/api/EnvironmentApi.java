@@ -29,13 +29,20 @@ import java.util.concurrent.Callable;
  * the body is read). /metrics too: its per-detector finding counters would tell an agent on the
  * pod network which of its tricks were seen. /healthz says only whether the API is up and the
  * episode's state, which probes need without a credential.
+ *
+ * <p>Without an episode holder yet ({@link #settingUp}) the API listens while the environment's setup runs, so a
+ * client can read its token at once: every endpoint answers 503 "setting up" until {@link #ready}. After the
+ * trainer verified, the host may keep it up {@link #readOnly}: reset and step answer 409, verify (the same
+ * report) and findings still answer, and POST /v1/close tells the host the trainer is done.
  */
 public final class EnvironmentApi {
     public static final long DEFAULT_MAX_BODY = 2L * 1024 * 1024;
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() { };
 
     private final Vertx vertx;
-    private final EpisodeHolder episodes;
+    private volatile EpisodeHolder episodes; // null while the environment is set up
+    private volatile String readOnly; // why reset and step are refused now, or null
+    private volatile Callable<Object> onClose; // POST /v1/close; null: no such endpoint
     private volatile ApiObserver observer;
     private final SidecarMetrics metrics;
     private final long maxBody;
@@ -52,6 +59,20 @@ public final class EnvironmentApi {
         this.token = java.util.Objects.requireNonNull(token, "token: the environment API always needs one");
     }
 
+    /** An API that answers 503 "setting up" (but /healthz, with state SETTING_UP) until {@link #ready}. */
+    public static EnvironmentApi settingUp(Vertx vertx, SidecarMetrics metrics, long maxBody, ApiToken token) {
+        return new EnvironmentApi(vertx, null, metrics, maxBody, token);
+    }
+
+    /** Setup is done: requests reach {@code holder}'s episode from now on. */
+    public void ready(EpisodeHolder holder) { episodes = java.util.Objects.requireNonNull(holder); }
+
+    /** Reset and step answer 409 with {@code why} from now on; verify, findings and /v1/close still answer. */
+    public void readOnly(String why) { readOnly = why; }
+
+    /** What POST /v1/close runs (its answer the body; an {@link EpisodeStateException} a 409). */
+    public void onClose(Callable<Object> c) { onClose = c; }
+
     public Router router() {
         Router r = Router.router(vertx);
         r.route().handler(ctx -> {
@@ -60,6 +81,7 @@ public final class EnvironmentApi {
             ctx.next();
         });
         r.route().handler(this::authenticate);
+        r.route().handler(this::gate);
         r.route().handler(BodyHandler.create(false).setBodyLimit(maxBody));
         r.post("/v1/reset").handler(ctx -> blocking(ctx, traced("reset", null, () -> episodes.reset())));
         r.post("/v1/step").handler(this::step);
@@ -70,6 +92,11 @@ public final class EnvironmentApi {
             return report;
         })));
         r.get("/v1/findings").handler(ctx -> blocking(ctx, () -> Map.of("findings", episodes.findings())));
+        r.post("/v1/close").handler(ctx -> {
+            Callable<Object> c = onClose;
+            if (c == null) error(ctx, 404, "no such endpoint: POST /v1/close (the host ends this API itself)");
+            else blocking(ctx, c);
+        });
         r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", "text/plain; version=0.0.4").end(metrics.scrape()));
         r.get("/healthz").handler(ctx -> json(ctx, 200, Map.of("status", "ok", "state", episodes.state())));
         r.route().last().handler(ctx -> error(ctx, 404, "no such endpoint: " + ctx.request().method() + " " + ctx.request().path()));
@@ -118,6 +145,24 @@ public final class EnvironmentApi {
         metrics.rejected("unauthorized");
         ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"crucible\"");
         error(ctx, 401, "missing or wrong bearer token (Authorization: Bearer <token>)");
+    }
+
+    /** 503 while setting up (a client retries; nothing ran), 409 for reset and step once read-only. */
+    private void gate(RoutingContext ctx) {
+        String path = ctx.normalizedPath();
+        if (episodes == null && !"/metrics".equals(path)) {
+            ctx.response().putHeader("Retry-After", "1");
+            if ("/healthz".equals(path)) json(ctx, 503, Map.of("status", "setting-up", "state", "SETTING_UP"));
+            else error(ctx, 503, "setting up: the environment's setup is still running; retry (GET /healthz answers 200 once ready)");
+            return;
+        }
+        String ro = readOnly;
+        if (ro != null && ("/v1/reset".equals(path) || "/v1/step".equals(path))) {
+            metrics.rejected("state");
+            error(ctx, 409, ro);
+            return;
+        }
+        ctx.next();
     }
 
     private void step(RoutingContext ctx) {

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -33,6 +34,11 @@ import java.util.zip.InflaterInputStream;
  * workspace, no FIFO, device or socket is opened, each read has a byte bound and a deadline. What it
  * refuses is itself a finding ({@link #HOSTILE}, high, as other tampering with .git): the file was made
  * to stall or misdirect the monitor. Findings quote HEAD only when it looks like a ref or an object id.
+ *
+ * <p>When it looks: a scan after a step lists .git once ({@link #listing}) and takes every entry it needs from that
+ * listing (a dozen separate reads each waited for a core under load: most of a step's overhead at 64 episodes), and
+ * reads HEAD, config and packed-refs again only when their size, modification time or inode moved, the rule the
+ * workspace scan applies to every file. The scan before grading ({@code full}) reads everything, as before.
  */
 final class GitWatch {
     static final String HOSTILE = "hostile-file";
@@ -62,6 +68,10 @@ final class GitWatch {
     private String config;
     private long baselineEpochSeconds;
     private boolean live;
+    /** This check's one listing of .git (relative paths), or null: each entry is then read on its own. */
+    private java.util.NavigableMap<String, BasicFileAttributes> listing;
+    /** HEAD, config, packed-refs: the listing's size/mtime/inode when last read. */
+    private final Map<String, Object> readKeys = new HashMap<>();
 
     /** The repository is {@code workspace/.git}; {@code baselineRoot/.git} is its state before the episode. */
     GitWatch(Path workspace, Path baselineRoot) {
@@ -87,18 +97,21 @@ final class GitWatch {
         files = reader(workspace);
     }
 
-    void check(Consumer<WorkspaceScanner.Raw> out) {
+    /** {@code full}: every file read on its own (the scan before grading); else from one listing where it can. */
+    void check(Consumer<WorkspaceScanner.Raw> out, boolean full) {
         long t0 = System.nanoTime();
         try {
-            checkNow(out);
+            checkNow(out, full);
         } finally {
+            listing = null;
             dev.crucible.verifier.exec.GradingPhases.since("scan_git", t0);
         }
     }
 
-    private void checkNow(Consumer<WorkspaceScanner.Raw> out) {
+    private void checkNow(Consumer<WorkspaceScanner.Raw> out, boolean full) {
         // Without a baseline repository (post-hoc grading of a clone) there is nothing to compare with.
         if (files == null || !gitDir(out) || !java.nio.file.Files.isDirectory(baselineRoot.resolve(".git"))) return;
+        if (!full && live) listing = listing();
         Map<String, Long> now = snapshot(out);
         for (var e : now.entrySet()) {
             Long before = marks.get(e.getKey());
@@ -167,6 +180,31 @@ final class GitWatch {
                         "commit " + o.substring(0, 12) + " from before the episode appeared (history brought in, not the agent's work)", "old-commit"));
             }
         }
+    }
+
+    /**
+     * All of .git in one bounded listing, or null (refused, too big, or a folder read through a link, which the listing
+     * does not follow): then this check reads each entry on its own, which reports what it refuses as before.
+     */
+    private java.util.NavigableMap<String, BasicFileAttributes> listing() {
+        Map<String, BasicFileAttributes> m = safely("", null, (r, p) -> r.tree(p, MAX_ENTRIES));
+        if (m == null) return null;
+        java.util.TreeMap<String, BasicFileAttributes> t = new java.util.TreeMap<>(m);
+        for (String d : new String[] {"refs", "refs/remotes", "refs/replace", "objects", "objects/pack", "objects/info", "hooks", "info"}) {
+            BasicFileAttributes a = t.get(d);
+            if (a != null && !a.isDirectory()) return null;
+        }
+        return t;
+    }
+
+    /** The listing's entries below {@code rel} (all levels, or only its own when {@code oneLevel}), by path relative to it. */
+    private Map<String, BasicFileAttributes> below(String rel, boolean oneLevel) {
+        Map<String, BasicFileAttributes> m = new HashMap<>();
+        listing.subMap(rel + "/", true, rel + "0", false).forEach((k, v) -> {
+            String r = k.substring(rel.length() + 1);
+            if (!oneLevel || r.indexOf('/') < 0) m.put(r, v);
+        });
+        return m;
     }
 
     /** .git is a directory of the workspace; a .git link is looked through once, so one leading out is reported. */
@@ -264,18 +302,35 @@ final class GitWatch {
                 + "the monitor opens no FIFO, device or socket, follows no link out of the workspace and bounds every read)", HOSTILE);
     }
 
-    private byte[] read(String rel, int max, Consumer<WorkspaceScanner.Raw> out) { return safely(rel, out, (r, p) -> r.read(p, max)); }
+    /**
+     * A small file of .git; with a listing, read again only when its size, modification time or inode moved, and null
+     * when they did not: HEAD, config and packed-refs are each compared with what was kept of them, and unchanged they
+     * hold nothing new (their bytes are not kept: a packed-refs may be megabytes, times every episode).
+     */
+    private byte[] read(String rel, int max, Consumer<WorkspaceScanner.Raw> out) {
+        if (listing == null) return safely(rel, out, (r, p) -> r.read(p, max));
+        BasicFileAttributes a = listing.get(rel);
+        Object key = a == null ? "absent" : List.of(a.size(), a.lastModifiedTime().toMillis(), String.valueOf(a.fileKey()));
+        if (key.equals(readKeys.get(rel))) return null;
+        byte[] b = safely(rel, out, (r, p) -> r.read(p, max));
+        if (b != null || a == null) readKeys.put(rel, key); // a failed read is tried again next time
+        return b;
+    }
 
     private byte[] head(String rel, Consumer<WorkspaceScanner.Raw> out) { return safely(rel, out, (r, p) -> r.head(p, MAX_OBJECT_HEAD)); }
 
-    private BasicFileAttributes lstat(String rel, Consumer<WorkspaceScanner.Raw> out) { return safely(rel, out, BoundedRead::lstat); }
+    private BasicFileAttributes lstat(String rel, Consumer<WorkspaceScanner.Raw> out) {
+        return listing != null ? listing.get(rel) : safely(rel, out, BoundedRead::lstat);
+    }
 
     private Map<String, BasicFileAttributes> list(String rel, Consumer<WorkspaceScanner.Raw> out) {
+        if (listing != null) return below(rel, true);
         Map<String, BasicFileAttributes> m = safely(rel, out, (r, p) -> r.list(p, MAX_ENTRIES));
         return m == null ? Map.of() : m;
     }
 
     private Map<String, BasicFileAttributes> tree(String rel, Consumer<WorkspaceScanner.Raw> out) {
+        if (listing != null) return below(rel, false);
         Map<String, BasicFileAttributes> m = safely(rel, out, (r, p) -> r.tree(p, MAX_ENTRIES));
         return m == null ? Map.of() : m;
     }

@@ -149,7 +149,7 @@ final class WorkspaceScanner {
         }
         TreeShapes.check(ws, files, changedFiles, pristine::contains, last ? present : null, out);
         judge(pending, out);
-        git.check(out);
+        git.check(out, last);
     }
 
     /** A link named .py is not read, so what it makes Python run is unknown (a conftest.py linked to a helper). */
