@@ -165,21 +165,29 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         }
     }
 
-    /** The process alive at {@code t} that started last (the one most likely to have written then), else the last one started before it. */
+    /**
+     * The process alive at {@code t} that started last (the one most likely to have written then), else the last one started
+     * before it. Start times have 10 ms ticks, so a process whose recorded start is in the tick of {@code t} may have started
+     * just after the write (a shell's next command): one that surely started before it is preferred.
+     */
     private synchronized Long attribute(Instant t) {
+        Instant sure = t.minusMillis(10);
         Proc alive = null;
+        Proc aliveSure = null;
         Proc before = null;
         List<Proc> all = new ArrayList<>(live.values());
         all.addAll(ended);
         for (Proc p : all) {
-            if (p.seq() <= 0 || p.start().isAfter(t.plusMillis(10))) continue; // start times have 10 ms ticks
+            if (p.seq() <= 0 || p.start().isAfter(t.plusMillis(10))) continue;
             if (p.end() == null || !p.end().isBefore(t)) {
                 if (alive == null || p.start().isAfter(alive.start())) alive = p;
+                if (p.start().isBefore(sure) && (aliveSure == null || p.start().isAfter(aliveSure.start()))) aliveSure = p;
             } else if (before == null || p.end().isAfter(before.end())) {
                 before = p;
             }
         }
-        return alive != null ? Long.valueOf(alive.seq()) : before != null ? Long.valueOf(before.seq()) : null;
+        Proc pick = aliveSure != null ? aliveSure : alive;
+        return pick != null ? Long.valueOf(pick.seq()) : before != null ? Long.valueOf(before.seq()) : null;
     }
 
     @Override
