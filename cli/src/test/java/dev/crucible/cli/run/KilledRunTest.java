@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.OrphanVolumes;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -64,6 +65,8 @@ class KilledRunTest {
             // a failed run's leftovers are ended here, not left to the machine
             ProcessHandle.allProcesses().filter(h -> cmdline(h.pid()).contains(dir.toString()) && h.pid() != ProcessHandle.current().pid())
                     .forEach(ProcessHandle::destroyForcibly);
+            OrphanVolumes.sweep(); // the killed CLI's disk volume (a loop mount under OUT), as its next start would
+
         }
     }
 
