@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A SIGKILLed {@code crucible run} leaves no isolated-oracle worker behind (issue 33). The real CLI in its own JVM
+ * A SIGKILLed {@code crucible run} or {@code crucible verify} leaves no isolated-oracle worker behind (issue 33). The real CLI in its own JVM
  * grades an agent's tree whose import sleeps, so grading is in progress with the worker busy when the CLI is killed;
  * then no process whose command line names the run's folders may survive (the worker's box, its interpreter, the
  * grading box). Before, the workers' bubblewrap was re-parented to init: its --die-with-parent followed the JVM
@@ -25,21 +25,36 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 class KilledRunTest {
     @Test
-    void sigkillMidGradeLeavesNoWorker(@TempDir Path dir) throws Exception {
+    void sigkillOfRunMidGradeLeavesNoWorker(@TempDir Path dir) throws Exception {
         assumeTrue(Box.availability().ok(), "the oracle's workers run in bubblewrap boxes: " + Box.availability().problem());
         // the tree's package sleeps at import: the worker is in that import when the CLI dies
-        String agent = "echo 'import time; time.sleep(876.875)' >> calc/__init__.py";
+        String agent = "echo '" + SLEEP + "' >> calc/__init__.py";
         Path env = LocalRuns.withoutSetup(LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("killed", "embedded", agent, 120)));
+        killMidGrade(dir, List.of(RunCommand.class.getName(), "-f", env.toString(), "--out", dir.resolve("out").toString()));
+    }
+
+    @Test
+    void sigkillOfVerifyMidGradeLeavesNoWorker(@TempDir Path dir) throws Exception {
+        assumeTrue(Box.availability().ok(), "the oracle's workers run in bubblewrap boxes: " + Box.availability().problem());
+        Path env = LocalRuns.withoutSetup(LocalRuns.copyExample(dir.resolve("env"), null));
+        Path ws = env.resolve("workspace");
+        Files.writeString(ws.resolve("calc/__init__.py"), SLEEP + "\n", java.nio.file.StandardOpenOption.APPEND);
+        killMidGrade(dir, List.of(dev.crucible.cli.Main.class.getName(), "verify", "-f", env.resolve("environment.yaml").toString(), "--workspace", ws.toString()));
+    }
+
+    private static final String SLEEP = "import time; time.sleep(876.875)";
+
+    /** Starts the CLI ({@code args}: main class and arguments) in its own JVM, SIGKILLs it once a worker serves, checks nothing is left. */
+    private static void killMidGrade(Path dir, List<String> args) throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         for (Path d : List.of(dir, tmp)) {
             Files.setPosixFilePermissions(d, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         }
-        Path out = dir.resolve("out");
         Path log = dir.resolve("cli.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(List.of(java, "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
-                RunCommand.class.getName(), "-f", env.toString(), "--out", out.toString()))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
+        List<String> argv = new java.util.ArrayList<>(List.of(java, "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path")));
+        argv.addAll(args);
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
         try {
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
             while (workers(dir).isEmpty()) {
@@ -60,13 +75,12 @@ class KilledRunTest {
             Thread.sleep(100);
         }
         try {
-            assertThat(left).as("processes of the SIGKILLed run still alive 10 s later; log:\n%s", read(log)).isEmpty();
+            assertThat(left).as("processes of the SIGKILLed CLI still alive 10 s later; log:\n%s", read(log)).isEmpty();
         } finally {
             // a failed run's leftovers are ended here, not left to the machine
             ProcessHandle.allProcesses().filter(h -> cmdline(h.pid()).contains(dir.toString()) && h.pid() != ProcessHandle.current().pid())
                     .forEach(ProcessHandle::destroyForcibly);
             OrphanVolumes.sweep(); // the killed CLI's disk volume (a loop mount under OUT), as its next start would
-
         }
     }
 
