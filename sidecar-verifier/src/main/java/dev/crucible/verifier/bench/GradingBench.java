@@ -156,6 +156,7 @@ public final class GradingBench {
             List<Double> cold = new ArrayList<>();
             List<Double> inProcess = new ArrayList<>();
             List<GradingPhases> phases = new ArrayList<>();
+            List<GradingPhases> inProcessPhases = new ArrayList<>();
             List<Double> bareStart = new ArrayList<>();
             List<Double> boxedBare = new ArrayList<>();
             double load0 = loadAverage();
@@ -175,7 +176,7 @@ public final class GradingBench {
                     agentEdit(ws, edited);
                     sleep(AGENT_WORK);
                     long t2 = System.nanoTime();
-                    dev.crucible.verifier.grade.IsolatedTestSuite.inProcess(ep::verify);
+                    inProcessPhases.add(GradingPhases.record(() -> dev.crucible.verifier.grade.IsolatedTestSuite.inProcess(ep::verify)).phases());
                     inProcess.add((System.nanoTime() - t2) / 1e9);
                 }
                 if (sandbox != null) { // the same grading with nothing started early
@@ -194,6 +195,9 @@ public final class GradingBench {
                 if (i % 2 == 1) bare.add(bare(env, ws, bareEnv));
             }
             PhaseBreakdown pb = PhaseBreakdown.of(phases).with("bare_start", PhaseBreakdown.median(bareStart));
+            // the in-process grading's own phases where the isolated one differs (its pytest, its exit), to see the oracle's cost apart
+            PhaseBreakdown ip = PhaseBreakdown.of(inProcessPhases);
+            for (String k : List.of("box_start", "pytest", "exit")) pb = pb.with("inprocess_" + k, ip.ms().getOrDefault(k, Double.NaN));
             if (!boxedBare.isEmpty()) pb = pb.with("boxed_bare", 1000 * PhaseBreakdown.median(boxedBare));
             double coldMedian = cold.isEmpty() ? Double.NaN : PhaseBreakdown.median(cold);
             return new Suite(name, tests, PhaseBreakdown.median(bare), PhaseBreakdown.median(graded), coldMedian, pb, runs, load0, loadAverage(),

@@ -29,13 +29,14 @@ import java.util.function.ToDoubleFunction;
  *     the grading tree, comparing protected files;</li>
  * <li>{@code oracle_wait}: of {@code pytest}, how long the isolated oracle's calls waited for a worker to come up
  *     (the start-up not hidden behind pytest's own; from the trusted side's record); {@code oracle_fallback}: the
- *     in-process run of tests that could not run split (0 when none).</li>
+ *     in-process run of tests that could not run split (0 when none); {@code inprocess_box_start}, {@code inprocess_pytest},
+ *     {@code inprocess_exit}: those phases of the same suite graded in-process (the bench's comparison run).</li>
  * </ul>
  * {@code box_start}, {@code pytest} and {@code exit} come from the graded process's clock: shown, never graded.
  */
 public record PhaseBreakdown(Map<String, Double> ms) {
     static final List<String> ORDER = List.of("kill", "scan", "scan_bg", "scan_wait", "tree", "setup", "box_open", "box_start", "bare_start", "pytest", "reporter", "exit",
-            "box_close", "parse", "other", "cleanup", "boxed_bare", "oracle_wait", "oracle_fallback");
+            "box_close", "parse", "other", "cleanup", "boxed_bare", "oracle_wait", "oracle_fallback", "inprocess_box_start", "inprocess_pytest", "inprocess_exit");
 
     static PhaseBreakdown of(List<GradingPhases> runs) {
         Map<String, ToDoubleFunction<GradingPhases>> f = new LinkedHashMap<>();

@@ -127,10 +127,12 @@ public final class OracleWorkers implements WorkerHost.Workers {
             box = Box.open(spec);
             // the worker opens its FIFOs itself once its interpreter is up (a redirect here would hold the exec until
             // the trusted side's first call): its start-up overlaps the trusted side's
-            List<String> argv = box.wrap(List.of(python, "-I", "-B", "-c", OracleFiles.workerSource(), in.toString(), out.toString()),
+            // --tied: its stdin is a pipe only this JVM holds the other end of; the worker ends when it closes, so a
+            // SIGKILLed CLI leaves no worker (bwrap's --die-with-parent misses a CLI that died while the launcher ran)
+            List<String> argv = box.wrap(List.of(python, "-I", "-B", "-c", OracleFiles.workerSource(), in.toString(), out.toString(), "--tied"),
                     root, workerEnv(), null);
             argv = withMasks(argv, masked);
-            ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.PIPE)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
             pb.environment().clear();
             pb.environment().putAll(workerEnv());

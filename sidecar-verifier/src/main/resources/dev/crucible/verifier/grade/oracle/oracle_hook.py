@@ -62,7 +62,7 @@ class StandInModule(types.ModuleType):
     def __dict__(self):
         # vars(mod), mod.__dict__, `from mod import *` without __all__: the worker's module namespace, its answer
         session = _own(self).get("_oracle_session")
-        if session is None:
+        if session is None or session.conn.ended:  # after the session (the reporter's teardown): its own
             return _own(self)
         return session.request({"op": "get", "o": ["r", session.standin_ref(self)], "name": "__dict__"})
 

@@ -139,7 +139,7 @@ class Oracle:
 
     def pytest_sessionfinish(self, session, exitstatus):
         self._lenient_equality()
-        self.conn.close()
+        self.conn.end()
         out = self.cfg.get("out")
         if out:
             doc = {"tests": self.results, "modules": self.modules, "worker": {"starts": self.conn.starts, "calls": self.conn.calls,

@@ -256,8 +256,29 @@ def _state(v):
     return [type(v), {str(k): x for k, x in out.items()}]
 
 
+def _tie_to_grader(fd):
+    """stdin is a pipe whose other end only the grader (the CLI's JVM) holds: when it closes, even because the CLI was
+    SIGKILLed, the worker ends, and its box with it (bwrap ends when its child does). bwrap's --die-with-parent misses a
+    grader that died before bwrap set it (while its launcher ran) and follows the thread that started it, not the CLI.
+    A thread of its own from before any of the tree's code: a tree that closes or replaces the descriptor leaves the
+    blocked read on the pipe itself."""
+    import _thread
+
+    def watch():
+        try:
+            while _os.read(fd, 4096):
+                pass
+        except OSError:
+            pass
+        _os._exit(0)
+    _thread.start_new_thread(watch, ())
+
+
 def main():
     # the protocol keeps fds of its own; the tree's prints go to stderr and its reads of stdin see nothing
+    if len(_sys.argv) == 4 and _sys.argv[3] == "--tied":
+        _tie_to_grader(_os.dup(0))
+        del _sys.argv[3]
     if len(_sys.argv) == 3:
         # the request and answer FIFOs, opened only now that the interpreter is up: a shell's redirect would block
         # its exec until the trusted side's first call, and the interpreter's start would not overlap pytest's
