@@ -124,6 +124,7 @@ final class WorkspaceScanner {
             Map<String, Integer> counts = before == null ? Map.of() : before.counts();
             Map<String, Integer> now = counts;
             List<Match> m = matches.get(r);
+            if (m == null /* a source not read in time (load) stays unseen: the next scan analyses it */ && !last && r.endsWith(".py") && attrs.isRegularFile() && attrs.size() <= MAX_SOURCE_BYTES) return;
             if (m != null) {
                 now = counts(m);
                 Set<String> reported = new HashSet<>();
@@ -325,8 +326,7 @@ final class WorkspaceScanner {
         return true;
     }
 
-    /** A new file where protected files live (a test module, a pytest.ini): grading leaves it out, so it cannot change the grade;
-     * recorded as info. A new conftest.py is a start-up hook, reported as such. */
+    /** A new file where protected files live (a test module, a pytest.ini): grading leaves it out; info (a new conftest.py is a start-up hook). */
     private static Raw added(String r, String what) {
         return new Raw(DetectorNames.PROTECTED_PATH, "info", r, what + " (left out of grading)", "protected-added");
     }
