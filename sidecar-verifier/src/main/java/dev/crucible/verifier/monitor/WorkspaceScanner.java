@@ -118,6 +118,7 @@ final class WorkspaceScanner {
         Map<String, Reachability.Links> found = new HashMap<>();
         Map<String, List<Match>> matches = analyse(files, changedFiles, out, found);
         List<Raw> pending = new ArrayList<>(); // source findings: judged once the import closure is known
+        Map<String, Seen> settled = new HashMap<>(); // seen only once its findings are out: a scan that throws midway loses none
         changedFiles.forEach((r, attrs) -> {
             noteLinks(r, attrs, found);
             Seen before = seen.get(r);
@@ -135,7 +136,7 @@ final class WorkspaceScanner {
                 }
             }
             if (!changed(Path.of(r), attrs, before == null && !baseline.contains(r), out, pending::add, last)) return;
-            seen.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), now));
+            settled.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), now));
         });
         for (String r : Set.copyOf(seen.keySet())) {
             if (!present.contains(r)) {
@@ -150,6 +151,7 @@ final class WorkspaceScanner {
         }
         TreeShapes.check(ws, files, changedFiles, pristine::contains, last ? present : null, out);
         judge(pending, out);
+        seen.putAll(settled);
         git.check(out);
     }
 
@@ -333,11 +335,7 @@ final class WorkspaceScanner {
 
     /** The target text of the link at {@code p} (never followed), or null when it is not a link. */
     private static String linkText(Path p) {
-        try {
-            return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null;
-        } catch (IOException e) {
-            return null;
-        }
+        try { return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null; } catch (IOException e) { return null; }
     }
 
     private Path pristineCopy(String r) { return pristine.contains(r) ? pristine.dir().resolve(r) : null; }
