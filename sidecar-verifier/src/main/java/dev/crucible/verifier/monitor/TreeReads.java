@@ -96,7 +96,7 @@ final class TreeReads {
             refused(f, out);
         } catch (IOException | RuntimeException e) {
             // the batch failed as a whole (its deadline passed under load): once more, then the next scan reads them
-            if (retry) return readMany(rels, max, out, false);
+            if (retry && !Thread.currentThread().isInterrupted()) return readMany(rels, max, out, false);
         }
         return got;
     }
