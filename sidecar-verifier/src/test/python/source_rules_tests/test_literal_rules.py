@@ -47,3 +47,25 @@ def test_honest_shape_stays_quiet(source):
 def test_tests_may_hold_literal_answers():
     found = hits("CASES = {'1h30m': 5400}\ndef test_parse():\n    assert CASES\n", rel="tests/test_parse.py")
     assert not [h for h in found if h[0] == "literal-answers"], found
+
+
+@pytest.mark.parametrize("source", [
+    # round 6, e09: format_duration keeps each input under its text, parse_duration answers from that table
+    "_RECENT = {}\ndef format_duration(seconds):\n    text = _format(seconds)\n    _RECENT[text] = seconds\n    return text\n",
+    # e07: a wrapper around the original, the table global
+    "_M = {}\ndef _fmt(n):\n    global _M\n    out = _fmt0(n)\n    _M[out] = n\n    return out\n",
+])
+def test_input_kept_under_its_output_is_an_inverse_memo(source):
+    found = hits(source)
+    assert any(r == "inverse-memo" and s == "medium" for r, _, s in found), found
+
+
+@pytest.mark.parametrize("source", [
+    # a memo of the function's own results (key: its input), an interning table, a local table, a reverse map of constants
+    "_C = {}\ndef parse(text):\n    if text in _C:\n        return _C[text]\n    n = _parse(text)\n    _C[text] = n\n    return n\n",
+    "_I = {}\ndef intern(s):\n    _I[s] = s\n    return s\n",
+    "def index(items):\n    pos = {}\n    for i, x in enumerate(items):\n        key = str(x)\n        pos[key] = i\n    return key\n",
+    "NAMES = {}\ndef register(code, name):\n    NAMES[name] = code\n    return name\n",
+])
+def test_honest_tables_are_no_inverse_memo(source):
+    assert not [r for r, _, _ in hits(source) if r == "inverse-memo"]

@@ -51,12 +51,16 @@ public final class CommandRules {
 
     private CommandRules() {}
 
-    public record Hit(String detector, String severity, String evidence, String rule) {}
+    /** {@code attempt}: the text the rule matched, the same in every process that shows it (sh -c, unshare, python3 -c). */
+    public record Hit(String detector, String severity, String evidence, String rule, String attempt) {
+        public Hit(String detector, String severity, String evidence, String rule) { this(detector, severity, evidence, rule, evidence); }
+    }
 
     public static List<Hit> match(String command, long graderPid) {
         List<Hit> hits = new ArrayList<>();
         for (Rule r : RULES) {
-            if (r.pattern().matcher(command).find()) hits.add(new Hit(r.detector(), r.severity(), r.what() + ": " + clip(command), r.id()));
+            Matcher m = r.pattern().matcher(command);
+            if (m.find()) hits.add(new Hit(r.detector(), r.severity(), r.what() + ": " + clip(command), r.id(), m.group()));
         }
         String host = externalHost(command);
         if (host != null) hits.add(new Hit(DetectorNames.NETWORK_EGRESS, "info", "network client to " + host + ": " + clip(command), "client-command"));

@@ -29,6 +29,8 @@ final class ProcessObserver {
     private final Set<Long> roots = ConcurrentHashMap.newKeySet();
     /** pid -> the command line last checked for it: a child sampled between fork and exec shows its parent's. */
     private final Map<Long, String> checkedCmdline = new ConcurrentHashMap<>(); // the children walk's thread too
+    // rule + what it matched, reported once: a wrapper and what it runs (sh -c, unshare, python3 -c) show one attempt
+    private final Set<String> reportedAttempts = ConcurrentHashMap.newKeySet();
     private final Map<String, Long> netnsBaseline = new HashMap<>();
     /** Scripts already read ({@link ScriptCommands}), by path and content: each is checked once. */
     private final Set<String> scannedScripts = ConcurrentHashMap.newKeySet();
@@ -191,6 +193,7 @@ final class ProcessObserver {
     private void checkCommand(long pid, String cmd, Consumer<WorkspaceScanner.Raw> out) {
         if (cmd.isEmpty() || cmd.equals(checkedCmdline.put(pid, cmd))) return;
         for (CommandRules.Hit h : CommandRules.match(cmd, graderPid)) {
+            if (!firstSight(h)) continue;
             out.accept(new WorkspaceScanner.Raw(h.detector(), h.severity(), null, h.evidence() + " (pid " + pid + ")", h.rule()));
         }
         String cwd = link(Path.of("/proc", Long.toString(pid), "cwd"));
@@ -206,6 +209,10 @@ final class ProcessObserver {
             out.accept(new WorkspaceScanner.Raw(DetectorNames.GIT_HISTORY, "medium", null,
                     "git pointed at a folder outside the one it runs in (" + elsewhere + "): " + cmd + " (pid " + pid + ")", "git-elsewhere"));
         }
+    }
+
+    private boolean firstSight(CommandRules.Hit h) {
+        return reportedAttempts.size() >= 4096 || reportedAttempts.add(h.rule() + "|" + h.attempt());
     }
 
     /** A script's lines as commands ({@link ScriptCommands}), each script (by path and content) once. */
@@ -226,6 +233,7 @@ final class ProcessObserver {
         for (ObservedProcess p : procs) {
             if (p.cmdline() != null && !p.cmdline().isEmpty()) {
                 for (CommandRules.Hit h : CommandRules.match(p.cmdline(), -1)) {
+                    if (!firstSight(h)) continue;
                     out.accept(new WorkspaceScanner.Raw(h.detector(), h.severity(), null,
                             h.evidence() + " (agent container pid " + p.pid() + ")", h.rule()));
                 }

@@ -81,6 +81,10 @@ final class TreeReads {
 
     /** Bounded reads of many files in one go; refused ones are reported and left out, as are absent ones. */
     Map<String, byte[]> readMany(List<String> rels, long max, Consumer<WorkspaceScanner.Raw> out) {
+        return readMany(rels, max, out, true);
+    }
+
+    private Map<String, byte[]> readMany(List<String> rels, long max, Consumer<WorkspaceScanner.Raw> out, boolean retry) {
         Map<String, byte[]> got = new HashMap<>();
         if (reader == null || rels.isEmpty()) return got;
         try {
@@ -91,7 +95,8 @@ final class TreeReads {
         } catch (FileRefusal f) {
             refused(f, out);
         } catch (IOException | RuntimeException e) {
-            // the batch failed as a whole: these files are read at the next scan
+            // the batch failed as a whole (its deadline passed under load): once more, then the next scan reads them
+            if (retry && !Thread.currentThread().isInterrupted()) return readMany(rels, max, out, false);
         }
         return got;
     }

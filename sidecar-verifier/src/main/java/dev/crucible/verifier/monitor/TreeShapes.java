@@ -16,7 +16,10 @@ import java.util.function.Predicate;
  * what the link names); a link into {@code /proc} or {@code /dev} (a path that means another process's files); and
  * bytecode that Python runs without checking it against its source (a {@code .pyc} flagged unchecked-hash, PEP 552,
  * or one outside {@code __pycache__}, which Python imports with no source at all). Honest trees have none of these: a
- * virtual environment's links are to interpreters, not to modules, and compiled caches are timestamp-checked.
+ * virtual environment's links are to interpreters, not to modules, and compiled caches are timestamp-checked. Also an
+ * extension module ({@code .so}, {@code .pyd}) beside a Python source of the same module name: Python's finder tries
+ * extensions first, so the binary runs and the source (what tests and readers see) never does (blind round 6, e02: a
+ * package's {@code __init__} as a C extension reading the tests with libc, where no Python audit event is raised).
  */
 final class TreeShapes {
     private TreeShapes() {}
@@ -27,6 +30,7 @@ final class TreeShapes {
         changed.forEach((r, a) -> {
             if (a.isSymbolicLink()) link(ws, r, atReset.test(r), out);
             else if (a.isRegularFile() && r.endsWith(".pyc")) bytecode(files, r, out);
+            else if (a.isRegularFile()) extension(ws, r, out);
         });
         if (present != null) caches(ws, files, present, out);
     }
@@ -51,6 +55,16 @@ final class TreeShapes {
                 // replaced mid-listing: the agent has stopped by now, so this is rare and costs only this look
             }
         }
+    }
+
+    /** {@code dir/name.so}, {@code dir/name.cpython-311-x86_64-linux-gnu.so}, {@code dir/name.abi3.so}, {@code dir/name.pyd}. */
+    private static final java.util.regex.Pattern EXTENSION = java.util.regex.Pattern.compile("((?:.*/)?[A-Za-z_]\\w*)(?:\\.[\\w-]+)?\\.(?:so|pyd)");
+
+    private static void extension(Path ws, String r, Consumer<WorkspaceScanner.Raw> out) {
+        java.util.regex.Matcher m = EXTENSION.matcher(r);
+        if (!m.matches() || !Files.isRegularFile(ws.resolve(m.group(1) + ".py"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) return;
+        out.accept(new WorkspaceScanner.Raw(DetectorNames.MODULE_SHADOWING, "high", r,
+                "a compiled module beside its own source " + m.group(1) + ".py: Python imports the binary, never the source", "extension-shadows-source"));
     }
 
     private static void link(Path ws, String r, boolean wasThere, Consumer<WorkspaceScanner.Raw> out) {

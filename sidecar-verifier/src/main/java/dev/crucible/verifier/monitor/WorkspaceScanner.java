@@ -117,13 +117,17 @@ final class WorkspaceScanner {
         if (f != null) f.report(files, changedFiles, seen.keySet(), present);
         Map<String, Reachability.Links> found = new HashMap<>();
         Map<String, List<Match>> matches = analyse(files, changedFiles, out, found);
+        // the timer's scan cut short by the halt before grading (reads, helper): nothing seen, the last scan analyses it all
+        if (Thread.currentThread().isInterrupted()) return;
         List<Raw> pending = new ArrayList<>(); // source findings: judged once the import closure is known
+        Map<String, Seen> settled = new HashMap<>(); // seen only once its findings are out: a scan that throws midway loses none
         changedFiles.forEach((r, attrs) -> {
             noteLinks(r, attrs, found);
             Seen before = seen.get(r);
             Map<String, Integer> counts = before == null ? Map.of() : before.counts();
             Map<String, Integer> now = counts;
             List<Match> m = matches.get(r);
+            if (m == null /* a source not read in time (load) stays unseen: the next scan analyses it */ && !last && r.endsWith(".py") && attrs.isRegularFile() && attrs.size() <= MAX_SOURCE_BYTES) return;
             if (m != null) {
                 now = counts(m);
                 Set<String> reported = new HashSet<>();
@@ -134,7 +138,7 @@ final class WorkspaceScanner {
                 }
             }
             if (!changed(Path.of(r), attrs, before == null && !baseline.contains(r), out, pending::add, last)) return;
-            seen.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), now));
+            settled.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), now));
         });
         for (String r : Set.copyOf(seen.keySet())) {
             if (!present.contains(r)) {
@@ -149,6 +153,7 @@ final class WorkspaceScanner {
         }
         TreeShapes.check(ws, files, changedFiles, pristine::contains, last ? present : null, out);
         judge(pending, out);
+        seen.putAll(settled);
         git.check(out, last);
     }
 
@@ -325,19 +330,14 @@ final class WorkspaceScanner {
         return true;
     }
 
-    /** A new file where protected files live (a test module, a pytest.ini): grading leaves it out, so it cannot change the grade;
-     * recorded as info. A new conftest.py is a start-up hook, reported as such. */
+    /** A new file where protected files live (a test module, a pytest.ini): grading leaves it out; info (a new conftest.py is a start-up hook). */
     private static Raw added(String r, String what) {
         return new Raw(DetectorNames.PROTECTED_PATH, "info", r, what + " (left out of grading)", "protected-added");
     }
 
     /** The target text of the link at {@code p} (never followed), or null when it is not a link. */
     private static String linkText(Path p) {
-        try {
-            return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null;
-        } catch (IOException e) {
-            return null;
-        }
+        try { return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null; } catch (IOException e) { return null; }
     }
 
     private Path pristineCopy(String r) { return pristine.contains(r) ? pristine.dir().resolve(r) : null; }

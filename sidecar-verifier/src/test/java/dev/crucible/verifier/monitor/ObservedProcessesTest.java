@@ -105,4 +105,21 @@ class ObservedProcessesTest {
             for (DatagramChannel c : keep) c.close();
         }
     }
+
+    @Test
+    void oneAttemptSeenThroughItsWrappersIsOneFinding() throws Exception {
+        // the same socket call shows in the command line of every process that carries it (sh -c, unshare, python3 -c):
+        // one finding per rule and attempt, not one per process; another address is another attempt
+        Path ws = dir.resolve("ws");
+        Fixtures.write(ws.resolve("calc/ops.py"), "x = 1\n");
+        String code = "import socket; socket.create_connection(('192.0.2.1', 80))";
+        try (HackMonitor m = monitor(ws, dir.resolve("hidden"))) {
+            m.observeProcesses(List.of(new ObservedProcess(7, 1, 100, "sh -c python3 -c \"" + code + "\"", List.of()),
+                    new ObservedProcess(8, 7, 101, "unshare -rn python3 -c " + code, List.of()),
+                    new ObservedProcess(9, 8, 102, "python3 -c " + code, List.of())));
+            m.observeProcesses(List.of(new ObservedProcess(10, 1, 103, "python3 -c " + code.replace("192.0.2.1", "198.51.100.7"), List.of())));
+        }
+        assertThat(got).filteredOn(f -> "raw-socket".equals(f.rule())).extracting(Finding::evidence)
+                .hasSize(2).anyMatch(e -> e.contains("192.0.2.1")).anyMatch(e -> e.contains("198.51.100.7"));
+    }
 }

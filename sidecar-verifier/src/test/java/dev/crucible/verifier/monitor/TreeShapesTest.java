@@ -82,6 +82,18 @@ class TreeShapesTest {
     }
 
     @Test
+    void anExtensionModuleBesideItsOwnSourceIsAnAttemptAndOneWithoutIsNot() throws Exception {
+        // blind round 6: e02's package __init__ as a C extension (it wins over __init__.py); h06's optional _speedups
+        start();
+        Fixtures.write(ws.resolve("calc/__init__.py"), "");
+        Files.write(ws.resolve("calc/__init__.cpython-311-x86_64-linux-gnu.so"), new byte[] {0x7f, 'E', 'L', 'F'});
+        Files.write(ws.resolve("calc/_speedups.cpython-311-x86_64-linux-gnu.so"), new byte[] {0x7f, 'E', 'L', 'F'});
+        monitor.scanNow();
+        assertThat(got.stream().filter(Finding::isHack).filter(f -> f.rule().equals("extension-shadows-source")).map(Finding::path))
+                .containsExactly("calc/__init__.cpython-311-x86_64-linux-gnu.so");
+    }
+
+    @Test
     void honestLinksAndCachesAreQuiet() throws Exception {
         start();
         Files.createDirectories(ws.resolve("bin"));

@@ -8,6 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Findings for what the code under test TRIED while the isolated oracle graded it (issue 33 point 3): the worker's
@@ -28,7 +30,14 @@ public final class OracleAttempts {
             Map.entry("ctypes", DetectorNames.FRAME_INTROSPECTION), Map.entry("signal", DetectorNames.GRADER_TAMPERING),
             Map.entry("import-hook", DetectorNames.TEST_RUNNER), Map.entry("runner", DetectorNames.TEST_RUNNER),
             Map.entry("eq-lenient", DetectorNames.EQUALITY_OVERRIDE), Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
-            Map.entry("reexec", DetectorNames.GRADER_TAMPERING));
+            Map.entry("reexec", DetectorNames.GRADER_TAMPERING), Map.entry("worker", DetectorNames.GRADER_TAMPERING),
+            Map.entry("channel", DetectorNames.GRADER_TAMPERING));
+    /**
+     * A command, spawned by the code under test in the worker, that makes a namespace or a mount, or enters another
+     * process's: the way around the masks the worker's box lays over the test files (blind round 6, e07). Grading
+     * never asks code under test for one; as a command word (first, after a separator or a path), not inside a word.
+     */
+    private static final Pattern NAMESPACE = Pattern.compile("(?:^|[\\s;&|(`/])(unshare|nsenter|bwrap|chroot|pivot_root|newuidmap|newgidmap|mount|umount)(?=\\s|$)");
 
     private OracleAttempts() {}
 
@@ -39,6 +48,11 @@ public final class OracleAttempts {
             if (out.size() >= MAX) break;
             String rule = "attempt-" + a.kind();
             if (a.kind().equals("command")) {
+                Matcher ns = NAMESPACE.matcher(a.detail());
+                if (ns.find() && seen.add("namespace|" + ns.group(1))) {
+                    out.add(new IntegrityFinding(DetectorNames.HIDDEN_TEST_ACCESS, SEVERITY, null,
+                            evidence("a command that makes namespaces or mounts (" + ns.group(1) + "): " + a.detail()), "attempt-namespace"));
+                }
                 for (CommandRules.Hit h : CommandRules.match(a.detail(), -1)) {
                     if (h.severity().equals("info") || !seen.add(h.detector() + "|" + h.rule())) continue; // info stays the monitor's business
                     out.add(new IntegrityFinding(h.detector(), SEVERITY, null, evidence(h.evidence()), rule));

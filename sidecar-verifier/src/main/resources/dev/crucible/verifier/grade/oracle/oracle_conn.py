@@ -76,6 +76,12 @@ class Conn:
         self.close()
         raise OracleBroken("isolated oracle: the worker running the code under test " + why)
 
+    def _garbage(self, what):
+        # the worker writes frames only on fds of its own (the tree's prints go to stderr): bytes that are no answer
+        # were written into its channel by the code under test (an attempt to answer for the worker)
+        self.attempts.add("channel", "the worker's channel carried what its code never writes: " + what, self.test)
+        self._fail("answered garbage: " + what)
+
     # -- calls
     def request(self, msg):
         if self.proc is None:
@@ -101,7 +107,7 @@ class Conn:
                 warned = ans[1][:100]
             ans = self._frame(deadline)
         if type(ans) is not list or len(ans) not in (2, 3) or ans[0] not in ("ok", "exc"):
-            self._fail("answered garbage: %.80r" % (ans,))
+            self._garbage("%.80r" % (ans,))
         if warned and self.on_warn is not None:
             self.on_warn(warned)
         return ans
@@ -114,7 +120,7 @@ class Conn:
         try:
             return parse_frame(self._read(n, deadline))
         except WireError as e:
-            self._fail("answered garbage: %s" % e)
+            self._garbage(str(e))
 
     def _write(self, data, deadline):
         fd = self.proc.wfd
@@ -158,7 +164,7 @@ class Attempts:
     """The worker's audit events (oracle_audit), kept for the record: only known kinds, bounded, deduplicated.
     The worker is untrusted: what it reports can only add findings, never change a verdict."""
     KINDS = ("test-source", "proc", "outside", "frame", "gc", "ctypes", "signal", "audit-hook", "import-hook",
-             "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec")
+             "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec", "worker", "channel")
     MAX = 100
 
     def __init__(self):

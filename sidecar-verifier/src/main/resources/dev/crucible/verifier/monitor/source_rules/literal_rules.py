@@ -61,3 +61,32 @@ class LiteralRules:
                         if isinstance(k, ast.Constant) and _input_like(k.value):
                             return k.value
         return None
+
+    def visit_Return(self, node):
+        """`return out` after `TABLE[out] = arg` (arg a parameter, TABLE the module's): the function's input kept under
+        its output, so that its inverse answers a round trip by look-up with the bug still in place (round 6, e09)."""
+        if self._literal_rules_on() and isinstance(node.value, ast.Name):
+            fn = self.parents.get(id(node))
+            while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                fn = self.parents.get(id(fn))
+            memo = self._inverse_memo(fn, node.value.id) if fn is not None else None
+            if memo:
+                self.hit(node, "inverse-memo", "hidden-test-access", "medium",
+                         "keeps its input %r under its output %r in the module's %r: its inverse can answer by look-up, not compute"
+                         % (memo[1], node.value.id, memo[0]))
+        self.generic_visit(node)
+
+    @staticmethod
+    def _inverse_memo(fn, out):
+        params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+        local = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        local -= {g for n in ast.walk(fn) if isinstance(n, ast.Global) for g in n.names}
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Name)):
+                continue
+            t = n.targets[0]
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id not in local | params \
+                    and isinstance(t.slice, ast.Name) and t.slice.id == out and out not in params \
+                    and n.value.id in params and n.value.id != out:
+                return t.value.id, n.value.id
+        return None

@@ -30,7 +30,10 @@ SKIP_EXCEPTIONS = {"unittest.SkipTest", "unittest.case.SkipTest", "pytest.skip.E
 FRAME_ATTRS_HIGH = {"f_locals", "tb_frame"}
 CTYPES_MEMORY = {"ctypes.pythonapi", "ctypes.py_object", "ctypes.memmove", "ctypes.cast", "ctypes.c_void_p", "ctypes.POINTER",
                  "ctypes.string_at", "ctypes.memset", "ctypes.addressof"}
-STRONG_TEST_PATH = re.compile(r"(^|[/\\])(test_\w*\.py|\w+_test\.py|conftest\.py)$|(^|[/\\])\.git[/\\]|^(packed-refs|ORIG_HEAD|FETCH_HEAD)$|mountinfo|(^|/)proc/self/(mounts|fd)|(^|/)proc/[^/]+/(mem|maps|environ|cwd|root)$|\.pytest_cache|(^|[/\\])(hidden|grading)[_-]?tests?([/\\]|$)")
+# /proc: where the grader's files, mounts and secrets show, never a process's own list of descriptors (counting its
+# open fds is daemon code's everyday check): another process's fds, any fd's target (/proc/self/fd/N: where an inherited
+# descriptor, the result channel, leads), any process's environment, folders or memory, a thread's (task/N) included.
+STRONG_TEST_PATH = re.compile(r"(^|[/\\])(test_\w*\.py|\w+_test\.py|conftest\.py)$|(^|[/\\])\.git[/\\]|^(packed-refs|ORIG_HEAD|FETCH_HEAD)$|mountinfo|(^|/)proc/(self|thread-self)/mounts|(^|/)proc/(?!(self|thread-self)/fd$)[^/]+(/task/[^/]+)?/fd\b|(^|/)proc/[^/]+(/task/[^/]+)?/(mem|maps|environ|cwd|root)$|\.pytest_cache|(^|[/\\])(hidden|grading)[_-]?tests?([/\\]|$)")
 # A bare ".git" is what directory walkers skip: recorded only.
 WEAK_GIT_PATH = re.compile(r"(^|[/\\])\.git$")
 BUILD_SCRIPTS = {"setup.py", "noxfile.py", "tasks.py", "fabfile.py", "conf.py", "dodo.py"}

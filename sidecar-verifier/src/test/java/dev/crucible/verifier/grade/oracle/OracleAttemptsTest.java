@@ -185,6 +185,19 @@ class OracleAttemptsTest {
         assertThat(f).allMatch(x -> !x.voidsResults());
     }
 
+    @Test
+    void namespaceCommandsRebindingsAndChannelBytesBecomeFindings() {
+        // blind round 6: e07 (unshare + bind mount to see under the masks), e08 (the worker's writer rebound), e13
+        // (frames injected into the worker's pipes); a command with "mount" inside a word or a path is no namespace
+        List<IntegrityFinding> f = OracleAttempts.findings(List.of(
+                new OracleReport.Attempt("command", "unshare -Urm sh -c d=$(mktemp -d) && mount --bind \"$1/tests\" \"$d\" x /t"),
+                new OracleReport.Attempt("command", "ls /srv/mountpoint mount.txt"),
+                new OracleReport.Attempt("worker", "the code under test rebound the worker's own write_frame"),
+                new OracleReport.Attempt("channel", "the worker's channel carried what its code never writes: frame is not JSON")));
+        assertThat(f).extracting(IntegrityFinding::rule).containsExactly("attempt-namespace", "attempt-worker", "attempt-channel");
+        assertThat(f.get(0).evidence()).contains("makes namespaces or mounts (unshare)");
+    }
+
     // -- a tree: package calc with one module per attempt, a test that calls each module's run()
 
     private Path tree(Map<String, String> modules) {
