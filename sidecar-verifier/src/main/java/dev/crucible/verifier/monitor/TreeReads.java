@@ -79,9 +79,14 @@ final class TreeReads {
      * {@link #UNKNOWN} where it cannot be had (an undecodable name, gone): size and mtime decide then, as before.
      */
     long changeTime(String rel, BasicFileAttributes a) {
-        if (reader == null || a.fileKey() == null) return UNKNOWN;
+        return reader == null ? UNKNOWN : changeTime(reader.root(), rel, a);
+    }
+
+    /** As above, for the entry {@code rel} of the tree at {@code root} that a contained listing gave as {@code a}. */
+    static long changeTime(Path root, String rel, BasicFileAttributes a) {
+        if (a == null || a.fileKey() == null) return UNKNOWN;
         try {
-            Map<String, Object> m = Files.readAttributes(reader.root().resolve(rel), "unix:fileKey,ctime", LinkOption.NOFOLLOW_LINKS);
+            Map<String, Object> m = Files.readAttributes(root.resolve(rel), "unix:fileKey,ctime", LinkOption.NOFOLLOW_LINKS);
             if (!a.fileKey().equals(m.get("fileKey"))) return CHANGED;
             FileTime ct = (FileTime) m.get("ctime");
             return ct.to(TimeUnit.NANOSECONDS);

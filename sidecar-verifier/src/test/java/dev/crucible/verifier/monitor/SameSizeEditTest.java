@@ -56,6 +56,28 @@ class SameSizeEditTest {
                 org.assertj.core.groups.Tuple.tuple(DetectorNames.PROTECTED_PATH, "tests/test_a.py"));
     }
 
+    @Test
+    void aSameSizeHookEditWithItsMtimePutBackIsSeen() throws Exception {
+        Path ws = dir.resolve("ws");
+        Fixtures.write(ws.resolve("a.py"), "x = 1\n");
+        Fixtures.git(ws, "init", "-q");
+        Path hook = ws.resolve(".git/hooks/pre-commit");
+        Fixtures.write(hook, "#!/bin/sh\nexit 0 # a harmless hook\n");
+        PristineSnapshot p = PristineSnapshot.take(ws, new ProtectedPaths(List.of("tests/**")), dir.resolve("pristine"));
+        List<Finding> got = new CopyOnWriteArrayList<>();
+        MonitorConfig cfg = new MonitorConfig(ws, null, p, HackPolicy.DEFAULT, List.of(), List.of(), List.of(), List.of(), Set.of("json"),
+                Duration.ofMillis(100), Duration.ofMillis(100));
+        try (HackMonitor m = new HackMonitor(cfg, got::add)) {
+            m.start();
+            m.scanNow();
+            assertThat(got).as("an honest tree is quiet").isEmpty();
+            Thread.sleep(50); // as above: a later kernel tick than the hook's creation
+            sameSizeKeepingMtime(hook, "#!/bin/sh\ncp /x/ops.py calc/ #evil\n");
+            m.scanNow();
+        }
+        assertThat(got).extracting(Finding::detector, Finding::rule).contains(org.assertj.core.groups.Tuple.tuple(DetectorNames.GIT_HISTORY, "hook"));
+    }
+
     /** What {@code printf … > f; touch -r ref f} does: same size, the old mtime back. */
     private static void sameSizeKeepingMtime(Path f, String content) throws Exception {
         FileTime before = Files.getLastModifiedTime(f);
