@@ -137,10 +137,15 @@ final class VolumeKeeper {
             this.budget = budget;
         }
 
-        /** Trims now, then allows what the volume's free room allows. */
+        /**
+         * Trims now, then allows what the volume's free room allows. Its use is read before the trim, which does not change it:
+         * a volume just mounted again (fuse2fs, compacted) may not answer statvfs yet. No figure (0): a trim every piece.
+         */
         static Trims afterTrim(DiskVolume volume) {
+            long used = volume.used();
             volume.trim();
-            return new Trims(volume, Math.max(PIECE, volume.bytes() - volume.used() - 2 * PIECE)).counted();
+            long budget = used <= 0 ? PIECE : Math.max(PIECE, volume.bytes() - used - 2 * PIECE);
+            return new Trims(volume, budget).counted();
         }
 
         /** A trim every piece (what the image holds is not known: it was not trimmed first). */
