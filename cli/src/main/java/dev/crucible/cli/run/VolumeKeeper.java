@@ -20,8 +20,9 @@ import java.util.Map;
 /**
  * Moves an attempt's folders off its {@link DiskVolume} before the volume goes, so that a person still finds
  * the workspace in {@code sandbox/} after the run, without the host ever holding much more than the limit:
- * each file is copied in 16 MiB pieces, and each piece copied is punched out of the volume's file and the
- * volume trimmed (its image gives the blocks back) before the next. Runs of zeros stay holes in the copy.
+ * each file is copied in 16 MiB pieces, each piece copied is punched out of the volume's file, and the volume is
+ * trimmed (its image gives the blocks back) before the bytes moved since the last trim could take the host past the
+ * limit ({@link Trims}). Runs of zeros stay holes in the copy.
  * Links are kept as links (never followed); FIFOs, sockets and devices are not kept (listed in
  * {@code not-kept.txt}). The agent has ended by then: nothing changes the tree while it is moved.
  */
@@ -35,18 +36,18 @@ final class VolumeKeeper {
     /**
      * Moves the volume's tree (but {@code state}, deleted first) to the attempt's {@code .sandbox-kept}, one folder at a
      * time: no folder or file of the volume is held open while it is trimmed (an image volume is unmounted to compact it).
+     * Returns the trims it took.
      */
-    static void keep(DiskVolume volume, AttemptDir dir, String state) {
+    static int keep(DiskVolume volume, AttemptDir dir, String state) {
         Path from = volume.mountPoint();
         Path to = dir.root().resolve(KEPT);
         List<String> notKept = new ArrayList<>();
-        long untrimmed = 0; // bytes moved since the volume was last trimmed: many small files add up too
         // a file with hard links is moved once and linked for its other names: moving each name would punch the
         // shared data out from under the names still to come (and copy it once per name)
         Map<Object, Path> movedInodes = new HashMap<>();
         List<Path> folders = new ArrayList<>(); // their modes and owners are set last, once nothing more goes in them
         dev.crucible.verifier.TreeCopy.delete(from.resolve(state));
-        volume.trim();
+        Trims trims = Trims.afterTrim(volume);
         try {
             dev.crucible.verifier.TreeCopy.delete(to);
             Files.createDirectories(to);
@@ -76,17 +77,14 @@ final class VolumeKeeper {
                         } else if (a.fileKey() != null && movedInodes.containsKey(a.fileKey())) {
                             Files.createLink(t, movedInodes.get(a.fileKey()));
                             Files.delete(f);
+                            trims.moved(a.size()); // its data goes with its last name: counted at each (more trims, never fewer)
                         } else {
                             boolean linked = ((Number) Files.getAttribute(f, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).intValue() > 1;
-                            untrimmed += move(f, t, volume, linked);
+                            move(f, t, trims, linked);
                             if (linked && a.fileKey() != null) movedInodes.put(a.fileKey(), t);
                         }
                     } catch (IOException e) {
                         notKept.add(from.relativize(f) + " (" + e.getMessage() + ")");
-                    }
-                    if (untrimmed >= PIECE) {
-                        volume.trim();
-                        untrimmed = 0;
                     }
                 }
             }
@@ -106,6 +104,7 @@ final class VolumeKeeper {
                 // the list is a courtesy; the run's result does not depend on it
             }
         }
+        return trims.done();
     }
 
     /** After the volume is unmounted: the kept tree takes the sandbox folder's place (left as .sandbox-kept if that is not empty). */
@@ -121,13 +120,63 @@ final class VolumeKeeper {
     }
 
     /**
-     * Copies {@code f} to {@code t} piece by piece, each piece punched out of {@code f} and trimmed from the volume once
-     * copied, then deletes {@code f}; returns the bytes of its last piece, not trimmed yet.
+     * When to trim. The host holds the volume's image plus the copy: right after a trim the image holds about what the volume
+     * uses ({@code used}), and each byte moved since adds one to the copy while the image keeps its block until the next
+     * trim, so the host holds {@code used + untrimmed}. Trimming once {@code untrimmed} reaches {@code bytes - used} (less a
+     * margin for the file system's own blocks) keeps that at the limit; a full volume trims every piece, as before, and a
+     * small kept tree is moved with no trim at all (a fuse2fs image is unmounted, checked and mounted again for each).
      */
-    static long move(Path f, Path t, DiskVolume volume) throws IOException { return move(f, t, volume, false); }
+    static final class Trims {
+        private final DiskVolume volume;
+        private final long budget;
+        private long untrimmed;
+        private int done;
+
+        private Trims(DiskVolume volume, long budget) {
+            this.volume = volume;
+            this.budget = budget;
+        }
+
+        /**
+         * Trims now, then allows what the volume's free room allows. Its use is read before the trim, which does not change it:
+         * a volume just mounted again (fuse2fs, compacted) may not answer statvfs yet. No figure (0): a trim every piece.
+         */
+        static Trims afterTrim(DiskVolume volume) {
+            long used = volume.used();
+            volume.trim();
+            long budget = used <= 0 ? PIECE : Math.max(PIECE, volume.bytes() - used - 2 * PIECE);
+            return new Trims(volume, budget).counted();
+        }
+
+        /** A trim every piece (what the image holds is not known: it was not trimmed first). */
+        static Trims everyPiece(DiskVolume volume) { return new Trims(volume, PIECE); }
+
+        private Trims counted() {
+            done++;
+            return this;
+        }
+
+        /** {@code n} more bytes are off the volume (punched or deleted) but still in its image. */
+        void moved(long n) {
+            untrimmed += n;
+            if (untrimmed < budget) return;
+            volume.trim();
+            done++;
+            untrimmed = 0;
+        }
+
+        /** Trims done so far (the first included). */
+        int done() { return done; }
+    }
+
+    /**
+     * Copies {@code f} to {@code t} piece by piece, each piece punched out of {@code f} once copied and counted by {@code trims},
+     * then deletes {@code f}.
+     */
+    static void move(Path f, Path t, DiskVolume volume) throws IOException { move(f, t, Trims.everyPiece(volume), false); }
 
     /** As above; {@code keepSource}: its data is not punched out piece by piece (other names share it), only its name goes. */
-    static long move(Path f, Path t, DiskVolume volume, boolean keepSource) throws IOException {
+    static void move(Path f, Path t, Trims trims, boolean keepSource) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(BLOCK);
         long pos = 0;
         long pieceStart = 0;
@@ -151,7 +200,7 @@ final class VolumeKeeper {
                 }
                 if (!keepSource && pos - pieceStart >= PIECE && pos < size) {
                     punch(f, pieceStart, pos - pieceStart);
-                    volume.trim();
+                    trims.moved(pos - pieceStart);
                     pieceStart = pos;
                 } else if (pos - pieceStart >= PIECE) {
                     pieceStart = pos; // its data stays (other names share it): nothing to give back yet
@@ -163,7 +212,7 @@ final class VolumeKeeper {
         Files.setPosixFilePermissions(t, Files.getPosixFilePermissions(f, LinkOption.NOFOLLOW_LINKS));
         Files.setLastModifiedTime(t, Files.getLastModifiedTime(f, LinkOption.NOFOLLOW_LINKS));
         Files.delete(f);
-        return pos - pieceStart;
+        trims.moved(pos - pieceStart);
     }
 
     /**

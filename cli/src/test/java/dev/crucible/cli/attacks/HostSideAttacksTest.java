@@ -53,6 +53,10 @@ class HostSideAttacksTest {
         if (on.test("snapshot-root")) tests.addAll(snapshotEveryAsRoot(uid, who));
         if (on.test("token-stdout")) tests.addAll(tokenOnStdout(uid, who));
         if (on.test("sealing-key")) tests.addAll(sealingKeyFromTheBox(uid, who));
+        if (on.test("samesize-mtime")) tests.addAll(sameSizeEditMtimeBack(uid, who));
+        if (on.test("sigterm")) tests.addAll(sigterm(uid, who));
+        if (on.test("sealing-key-interactive")) tests.addAll(sealingKeyFromAStep(uid, who));
+        if (on.test("hostile-files")) tests.addAll(hostileFiles(uid, who));
         return tests.stream();
     }
 
@@ -100,6 +104,77 @@ class HostSideAttacksTest {
                 assertThat(output).as("the attack ran: " + ctx).contains("PLANTED: .git/HEAD ->");
                 assertThat(output).as("the CLI's terminal output and the API's answers").doesNotContain(marker);
                 assertThat(leaks).as("files of the attempt folder that quote the secret: " + ctx).isEmpty();
+            }));
+        }
+    }
+
+    /**
+     * Point 1 (the monitor reads what the agent made): a same-size edit of calc/ops.py with its mtime put back must reach the
+     * live monitor. Before the change time was compared only grading's oracle noticed (medium, no path): no live finding.
+     */
+    private List<DynamicTest> sameSizeEditMtimeBack(Integer uid, String who) throws Exception {
+        try (HostSideRun r = new HostSideRun(uid, "samesize-mtime")) {
+            r.rollout("samesize-mtime", 90);
+            HostSideRun.Ended end = r.run(List.of(), 240, false);
+            String ctx = r.context(end);
+            String log = r.agentLog();
+            JsonNode res = r.result();
+            return List.of(DynamicTest.dynamicTest("samesize-mtime: the live monitor judges a same-size edit whose mtime was put back ("
+                    + who + ")", () -> {
+                assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: same-size edit");
+                assertThat(res).as("result.json: " + ctx).isNotNull();
+                List<String> live = new ArrayList<>();
+                res.path("hackFindings").forEach(f -> {
+                    if (f.path("path").asText().equals("calc/ops.py") && f.path("severity").asText().equals("critical")) live.add(f.toString());
+                });
+                assertThat(live).as("critical findings on calc/ops.py in %s: %s", res.path("hackFindings"), ctx).isNotEmpty();
+            }));
+        }
+    }
+
+    /** Point 2: SIGTERM to the CLI while its monitor may be at a FIFO and a setsid process ignores TERM. */
+    private List<DynamicTest> sigterm(Integer uid, String who) throws Exception {
+        try (HostSideRun r = new HostSideRun(uid, "sigterm")) {
+            String marker = "877." + ProcessHandle.current().pid() + (uid == null ? "0" : "1");
+            r.env("ATTACK_MARKER", marker);
+            r.rollout("sigterm", 300);
+            HostSideRun.Ended end = r.runSignalled("PLANTED", "TERM", 240);
+            String ctx = r.context(end);
+            JsonNode res = r.result();
+            List<String> left = r.leftovers(marker);
+            String log = r.agentLog();
+            return List.of(DynamicTest.dynamicTest("sigterm: an Interrupted result, and no process, state folder, cgroup or mount left ("
+                    + who + ")", () -> {
+                assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: FIFO at .git/HEAD");
+                assertThat(end.exit()).as(ctx).isEqualTo(128 + 15);
+                assertThat(res).as("result.json: " + ctx).isNotNull();
+                assertThat(res.path("reason").asText()).as(ctx).isEqualTo("Interrupted");
+                assertThat(left).as("left on the host: " + ctx).isEmpty();
+            }));
+        }
+    }
+
+    /** Point 1 in an embedded run: links to /dev/zero and to a host file, a 2 GiB sparse file, a file flipping kinds mid-read. */
+    private List<DynamicTest> hostileFiles(Integer uid, String who) throws Exception {
+        try (HostSideRun r = new HostSideRun(uid, "hostile-files")) {
+            String marker = "SX" + String.format("%07x", System.nanoTime() & 0xfffffff);
+            Path secret = r.host.home.resolve("secret.txt");
+            r.ownFile(secret, marker + "\n");
+            r.env("ATTACK_SECRET", secret.toString());
+            r.environment(e -> e.replace("    timeoutSeconds: 120\n", "    timeoutSeconds: 60\n"));
+            r.rollout("hostile-files", 60);
+            HostSideRun.Ended end = r.run(List.of(), 60 + 60 + 90, false);
+            String ctx = r.context(end);
+            String log = r.agentLog();
+            JsonNode res = r.result();
+            List<String> leaks = r.filesContaining(marker);
+            return List.of(DynamicTest.dynamicTest("hostile-files: the run ends with a result and quotes no host file (" + who + ")", () -> {
+                assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: links to /dev/zero");
+                assertThat(end.killedByTest()).as("still running at the bound: " + ctx).isFalse();
+                assertThat(res).as("result.json: " + ctx).isNotNull();
+                assertThat(res.path("phase").asText()).as(ctx).isIn("Succeeded", "Failed", "Hacked", "TimedOut");
+                assertThat(end.output()).as("the CLI's output").doesNotContain(marker).doesNotContain("OutOfMemoryError");
+                assertThat(leaks).as("files of the attempt folder that quote the host file: " + ctx).isEmpty();
             }));
         }
     }
@@ -201,6 +276,27 @@ class HostSideAttacksTest {
                 assertThat(log).as("the attack ran: " + ctx).contains("SAW: CapEff=0000000000000000").contains("SAW: key unreadable")
                         .contains("SAW: host write refused");
                 assertThat(forged).as("a file written beside the sealing key").isFalse();
+            }));
+        }
+    }
+
+    /** Point 4, "in any mode": an interactive run's steps (a trainer's bash tool) see the key no more than an embedded agent. */
+    private List<DynamicTest> sealingKeyFromAStep(Integer uid, String who) throws Exception {
+        try (HostSideRun r = new HostSideRun(uid, "sealing-key-interactive")) {
+            Path key = r.host.home.resolve(".config/crucible/snapshot-hmac.key");
+            String secret = Long.toHexString(System.nanoTime()) + "00112233445566778899aabbccddeeff";
+            r.ownFile(key, secret + "\n");
+            r.env("ATTACK_KEY", key.toString());
+            r.interactiveRollout("host-sealing-key-interactive", 240);
+            HostSideRun.Ended end = r.drive(List.of("sh .host-attacks/snapshot-root.sh"), 300);
+            String ctx = r.context(end);
+            boolean forged = Files.exists(key.resolveSibling("forged"));
+            List<String> leaks = r.filesContaining(secret);
+            return List.of(DynamicTest.dynamicTest("sealing-key-interactive: a step cannot read or write beside the key (" + who + ")", () -> {
+                assertThat(end.output()).as("the attack ran: " + ctx).contains("SAW: CapEff=0000000000000000").contains("SAW: key unreadable")
+                        .contains("SAW: host write refused").doesNotContain(secret);
+                assertThat(forged).as("a file written beside the sealing key").isFalse();
+                assertThat(leaks).as("files of the attempt folder that quote the key: " + ctx).isEmpty();
             }));
         }
     }

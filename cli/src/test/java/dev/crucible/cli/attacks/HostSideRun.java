@@ -41,12 +41,16 @@ final class HostSideRun implements AutoCloseable {
     final Path envDir;
     final Path out;
     private final Map<String, String> envSh = new LinkedHashMap<>();
+    /** The CLI's java.io.tmpdir in {@link #runSignalled}, where its state folders would be left. */
+    final Path tmp;
+    private long cliPid;
 
     HostSideRun(Integer uid, String name) throws Exception {
         this.uid = uid;
         this.host = new AttackHost();
         this.envDir = host.base.resolve("env");
         this.out = host.base.resolve("out");
+        this.tmp = host.base.resolve("tmp");
         AttackFixtures.attackEnvironment(envDir, "hidden-tests-" + name, "");
         Path scripts = Files.createDirectories(envDir.resolve("workspace/.host-attacks"));
         try (Stream<Path> s = Files.list(AttackFixtures.repo().resolve("attacks/host"))) {
@@ -134,6 +138,62 @@ final class HostSideRun implements AutoCloseable {
         }
         String output = Files.exists(log) ? Files.readString(log) : "";
         return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0, shmemPeak - shmemBefore);
+    }
+
+    /**
+     * Runs the CLI (its temporary folder {@link #tmp}), sends it {@code signal} once the agent has printed {@code planted}, and
+     * waits up to {@code limitSeconds} in all (then kills it: killedByTest).
+     */
+    Ended runSignalled(String planted, String signal, long limitSeconds) throws Exception {
+        Files.createDirectories(tmp);
+        if (uid != null) CliProcess.chown(tmp, uid);
+        Path log = host.base.resolve("cli.log");
+        long t0 = System.nanoTime();
+        long until = t0 + TimeUnit.SECONDS.toNanos(limitSeconds);
+        Process p = CliProcess.start(uid, host.home, List.of("run", "-f", envDir.toString(), "--out", out.toString()), null, log,
+                Map.of("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + tmp));
+        cliPid = p.pid();
+        // without root agent.log lies on the run's own mount until the run ends: its progress lines quote the agent's last output
+        while (p.isAlive() && System.nanoTime() < until && !agentLog().contains(planted)
+                && !(Files.exists(log) && Files.readString(log).contains(planted))) {
+            Thread.sleep(200);
+        }
+        Thread.sleep(3000); // the monitor scans every second or two: it is now at (or past) the FIFO
+        new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor();
+        boolean ended = p.waitFor(Math.max(1, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (!ended) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+        String output = Files.exists(log) ? Files.readString(log) : "";
+        return new Ended(ended ? p.exitValue() : -1, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), output, !ended, 0);
+    }
+
+    /** What a run started by {@link #runSignalled} left on the host: processes naming {@code marker}, state folders, cgroups, mounts. */
+    List<String> leftovers(String marker) throws IOException {
+        List<String> left = new ArrayList<>();
+        ProcessHandle.allProcesses().filter(h -> h.info().commandLine().orElse("").contains(marker))
+                .forEach(h -> left.add("process " + h.pid() + ": " + h.info().commandLine().orElse("")));
+        if (Files.isDirectory(tmp)) {
+            try (Stream<Path> s = Files.list(tmp)) {
+                s.filter(f -> f.getFileName().toString().startsWith("crucible-state-")).forEach(f -> left.add("state folder " + f));
+            }
+        }
+        try (Stream<Path> s = Files.walk(out)) {
+            s.filter(f -> f.getFileName().toString().equals(".crucible-state")).forEach(f -> left.add("state folder " + f));
+        }
+        // LeftoverBoxes' names: (crucible-)box-<cli pid>-<n>, in each hierarchy or its crucible/ folder (v1 and v2)
+        java.util.regex.Pattern box = java.util.regex.Pattern.compile("(crucible-)?box-" + cliPid + "-\\d+");
+        try (Stream<Path> s = Files.walk(Path.of("/sys/fs/cgroup"), 3)) {
+            s.filter(d -> box.matcher(d.getFileName().toString()).matches()).forEach(d -> left.add("cgroup " + d));
+        } catch (IOException | java.io.UncheckedIOException unreadable) {
+            // no cgroup file system here
+        }
+        for (String l : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+            if (l.contains(" " + out + "/") || l.contains(" " + out + " ") || l.contains(" " + tmp + "/")) left.add("mount " + l);
+        }
+        return left;
     }
 
     /** The host's shared memory in bytes (tmpfs and shm files): Shmem of /proc/meminfo. */

@@ -7,7 +7,11 @@ import dev.crucible.files.FileRefusal;
 import dev.crucible.verifier.pristine.ProtectedPaths;
 import dev.crucible.verifier.pristine.WorkspaceWalker;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.concurrent.TimeUnit;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -65,6 +69,35 @@ final class TreeReads {
         });
         return files;
     }
+
+    /**
+     * The change time (ctime, in nanoseconds) of the entry {@code rel} that {@link #walk} listed as {@code a}. Size and mtime
+     * alone miss a same-size edit whose mtime was put back ({@code touch -r}); the agent cannot set ctime. Java's openat-based
+     * streams expose no ctime, so it is an lstat by path, which opens nothing and reads no content, and it counts only when that
+     * entry is the one the contained walk saw (same device and inode): a component swapped for a link since then yields
+     * {@link #CHANGED}, so the file is read again through the contained reader, which refuses the link.
+     * {@link #UNKNOWN} where it cannot be had (an undecodable name, gone): size and mtime decide then, as before.
+     */
+    long changeTime(String rel, BasicFileAttributes a) {
+        return reader == null ? UNKNOWN : changeTime(reader.root(), rel, a);
+    }
+
+    /** As above, for the entry {@code rel} of the tree at {@code root} that a contained listing gave as {@code a}. */
+    static long changeTime(Path root, String rel, BasicFileAttributes a) {
+        if (a == null || a.fileKey() == null) return UNKNOWN;
+        try {
+            Map<String, Object> m = Files.readAttributes(root.resolve(rel), "unix:fileKey,ctime", LinkOption.NOFOLLOW_LINKS);
+            if (!a.fileKey().equals(m.get("fileKey"))) return CHANGED;
+            FileTime ct = (FileTime) m.get("ctime");
+            return ct.to(TimeUnit.NANOSECONDS);
+        } catch (IOException | RuntimeException e) {
+            return UNKNOWN;
+        }
+    }
+
+    static final long UNKNOWN = -1;
+    /** Never equal to a recorded change time: the file counts as changed. */
+    static final long CHANGED = Long.MIN_VALUE;
 
     /** One bounded read; a refusal is reported (when {@code out} is given) and reads as absent. */
     byte[] read(String rel, long max, Consumer<WorkspaceScanner.Raw> out) {
@@ -126,6 +159,15 @@ final class TreeReads {
         out.accept(new WorkspaceScanner.Raw(prot ? DetectorNames.PROTECTED_PATH : DetectorNames.GRADER_TAMPERING, prot ? "critical" : "high", path,
                 f.kind().words() + " in place of a file the monitor reads; not read (it opens no FIFO, device or socket and follows no link out of the workspace)",
                 GitWatch.HOSTILE));
+    }
+
+    /** The target text of the link at {@code p} (never followed), or null when it is not a link. */
+    static String linkText(Path p) {
+        try {
+            return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     static String sha256(byte[] b) {

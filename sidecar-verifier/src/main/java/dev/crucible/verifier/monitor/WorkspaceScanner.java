@@ -20,8 +20,8 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Periodic scan of the workspace. Size and mtime pick out changed files, so only those are read:
- * a quiet workspace costs one directory walk per scan. Python sources go through {@link SyntaxRules}
+ * Periodic scan of the workspace. Size, mtime and change time pick out changed files, so only those are read:
+ * a quiet workspace costs one directory walk (and an lstat per file) per scan. Python sources go through {@link SyntaxRules}
  * (the syntax tree; {@link SourceRules}' text patterns where a file does not parse or no interpreter
  * is usable), and a rule is reported only when its count in a file grew over the file's count at
  * reset. pyproject.toml, setup.cfg and tox.ini, when protected by default, are judged by their
@@ -39,7 +39,12 @@ final class WorkspaceScanner {
     private static final Map<String, SyntaxRules.FileResult> CACHE = new ConcurrentHashMap<>();
     private static final int CACHE_MAX = 50_000;
 
-    private record Seen(long size, long mtime, Map<String, Integer> counts) {}
+    /** {@code ctime}: {@link TreeReads#changeTime}; the agent can put back a file's mtime ({@code touch -r}), never its ctime. */
+    private record Seen(long size, long mtime, long ctime, Map<String, Integer> counts) {
+        boolean same(BasicFileAttributes a, long ct) {
+            return size == a.size() && mtime == a.lastModifiedTime().toMillis() && ctime == ct && ct != TreeReads.CHANGED;
+        }
+    }
 
     /** A rule's hit in a file (from the syntax tree or the text fallback). */
     private record Match(String countKey, String rule, String detector, String severity, String evidence) {}
@@ -97,7 +102,7 @@ final class WorkspaceScanner {
         Map<String, List<Match>> matches = analyse(baselineFiles, files, null, found);
         files.forEach((r, attrs) -> noteLinks(r, attrs, found));
         files.forEach((r, attrs) -> seen.put(r, new Seen(attrs.size(), sameTree ? attrs.lastModifiedTime().toMillis() : -1,
-                counts(matches.getOrDefault(r, List.of())))));
+                sameTree ? baselineFiles.changeTime(r, attrs) : TreeReads.CHANGED, counts(matches.getOrDefault(r, List.of())))));
         git.baseline();
     }
 
@@ -108,9 +113,12 @@ final class WorkspaceScanner {
         if (all == null) return; // not listed whole this time: judging it would take the unlisted for deleted
         Set<String> present = all.keySet();
         Map<String, BasicFileAttributes> changedFiles = new HashMap<>();
+        Map<String, Long> ctimes = new HashMap<>(); // taken before any read: a write after it shows at the next scan
         all.forEach((r, attrs) -> {
+            long ct = files.changeTime(r, attrs);
             Seen before = seen.get(r);
-            if (before != null && before.size() == attrs.size() && before.mtime() == attrs.lastModifiedTime().toMillis()) return;
+            if (before != null && before.same(attrs, ct)) return;
+            ctimes.put(r, ct);
             changedFiles.put(r, attrs);
         });
         ChangeFeed f = feed; // before the findings, so each finding can name the change that caused it
@@ -124,8 +132,7 @@ final class WorkspaceScanner {
         changedFiles.forEach((r, attrs) -> {
             noteLinks(r, attrs, found);
             Seen before = seen.get(r);
-            Map<String, Integer> counts = before == null ? Map.of() : before.counts();
-            Map<String, Integer> now = counts;
+            Map<String, Integer> counts = before == null ? Map.of() : before.counts(), now = counts;
             List<Match> m = matches.get(r);
             if (m == null /* a source not read in time (load) stays unseen: the next scan analyses it */ && !last && r.endsWith(".py") && attrs.isRegularFile() && attrs.size() <= MAX_SOURCE_BYTES) return;
             if (m != null) {
@@ -138,14 +145,11 @@ final class WorkspaceScanner {
                 }
             }
             if (!changed(Path.of(r), attrs, before == null && !baseline.contains(r), out, pending::add, last)) return;
-            settled.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), now));
+            settled.put(r, new Seen(attrs.size(), attrs.lastModifiedTime().toMillis(), ctimes.get(r), now));
         });
         for (String r : Set.copyOf(seen.keySet())) {
             if (!present.contains(r)) {
-                seen.remove(r);
-                links.remove(r);
-                configNames.remove(r);
-                deferred.remove(r);
+                seen.remove(r); links.remove(r); configNames.remove(r); deferred.remove(r);
                 if (pp.isProtected(Path.of(r)) && !(pp.judgedBySections(Path.of(r)) && "{}".equals(sectionsOf(pristineCopy(r), r)))) {
                     out.accept(new Raw(DetectorNames.PROTECTED_PATH, "critical", r, "protected file deleted"));
                 }
@@ -293,7 +297,7 @@ final class WorkspaceScanner {
         String r = rel.toString();
         String name = rel.getFileName().toString();
         if (pp.isProtected(rel) && pristine.links().containsKey(r)) { // a committed link, kept as a link: the same target text is no change
-            String now = linkText(ws.resolve(r));
+            String now = TreeReads.linkText(ws.resolve(r));
             if (!pristine.links().get(r).equals(now)) {
                 out.accept(new Raw(DetectorNames.PROTECTED_PATH, "critical", r, now == null ? "protected link replaced" : "protected link changed"));
             }
@@ -333,11 +337,6 @@ final class WorkspaceScanner {
     /** A new file where protected files live (a test module, a pytest.ini): grading leaves it out; info (a new conftest.py is a start-up hook). */
     private static Raw added(String r, String what) {
         return new Raw(DetectorNames.PROTECTED_PATH, "info", r, what + " (left out of grading)", "protected-added");
-    }
-
-    /** The target text of the link at {@code p} (never followed), or null when it is not a link. */
-    private static String linkText(Path p) {
-        try { return Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null; } catch (IOException e) { return null; }
     }
 
     private Path pristineCopy(String r) { return pristine.contains(r) ? pristine.dir().resolve(r) : null; }
