@@ -137,6 +137,19 @@ class Name:  # honest: a case-blind name
         return self.text
 
 
+class Blob:  # honest and unhashable: bytes() is its value
+    def __init__(self, parts):
+        self.parts = parts
+
+    def __eq__(self, other):
+        return bytes(self) == other
+
+    def __bytes__(self):
+        return b"".join(self.parts)
+
+    __hash__ = None
+
+
 class Level(enum.IntEnum):
     LOW = 1
     HIGH = 7
@@ -230,6 +243,7 @@ def test_honest_value_objects_are_equal_to_their_value_with_no_finding(tree, rec
     assert m.EqOnly(8100) == 8100 and m.EqOnly(2.5) == 2.5
     assert m.Frozen(8100) == 8100
     assert m.Name("Alice") == "alice" and m.Name("Alice") == "Alice" and not (m.Name("Alice") == "bob")
+    assert m.Blob([b"ab", b"cd"]) == b"abcd" and not (m.Blob([b"ab"]) == b"abcd")
     assert m.Level.HIGH == 7 and m.Level(1) == 1
     assert m.Seconds(8100) == 8100
     assert _kinds(rec) == ([], []), (rec.attempts(), rec.events)
