@@ -29,9 +29,11 @@
 # recorded (eq-unbacked, info: an unusual honest class may do that) and still not equal. Honest value objects keep
 # passing: a Duration with hash(seconds) or __int__, a frozen dataclass holding the number, IntEnum and int/str
 # subclasses (value mirrors, compared by their base value), Decimal/Fraction/numpy scalars (cross by value).
-# Limits: tree code that was handed the value earlier (an argument of another call) can hold it, as it could return
-# it as a plain value; an unhashable object that answers "unequal", keeps the value and is compared with it again
-# holds it by then; evidence in another form (a timedelta field against seconds) is not read.
+# Limits: the worker keeps every value it was sent (arguments of calls, the value and decoys of earlier comparisons),
+# so tree code can find among them one its __eq__ verifies and hold it before a later comparison of that value (as
+# code that memorizes values could return it plain); a value's first time in the worker cannot be backed that way.
+# Evidence in another form (a timedelta field against seconds) is not read; each comparison reads it again (1 round
+# trip for a hashable object whose hash is the value, up to 4 otherwise).
 import math
 import os
 import random
