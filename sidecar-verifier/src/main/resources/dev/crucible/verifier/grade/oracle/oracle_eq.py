@@ -23,6 +23,7 @@
 #    str, bytes() for bytes (a str in either case when only the case differs: a case-blind __eq__ is honest); or
 #  - one of its own plain fields (__dict__, slots: what structural equality reads) is the value and none is a decoy
 #    (a field for every candidate backs the decoys too).
+# A decoy the object holds is its own value, not lenience (an honest 8100 compared with 8200 may meet 8100 there).
 # Not backed: not equal. A hashable object whose hash is not the value's (the data model broken; a str's hash is
 # asked of the worker only after the verdict, so it can only lower this to info), or whose int()/float() is another
 # number, is an attempt (eq-unbacked, medium); an unhashable one with no projection or field of that value is
@@ -142,6 +143,7 @@ def tree_equal(ask, name, v, attempt, probe=None):
             lenient.append(x)
     if raised is not None:
         raise raised
+    lenient = [x for x in lenient if ev is None or not ev.holds(x)]  # a decoy that is its own value: not lenient
     if lenient:
         attempt("eq-lenient", "%s == %.80r: its __eq__ also says equal to %.80r" % (name, v, lenient[0]))
         return False
@@ -181,24 +183,31 @@ class _Evidence:
     _PROJ = {int: ("int", "float"), float: ("float", "int"), str: ("str",), bytes: ("bytes",)}
 
     def __init__(self, probe, v, others):
-        self.probe, self.v = probe, v
-        self.hash, self.proj, self.backed = self._read("hash"), _NONE, False
+        self.probe, self.v, self.members = probe, v, [v] + others
+        self.hash, self.proj, self.fields, self.backed = self._read("hash"), _NONE, [], True
         if type(self.hash) is not int:
             self.hash = None  # unhashable (or its __hash__ raised)
-        elif type(v) in _NUM and self.hash == hash(v):
-            self.backed = True
+        if self.holds(v):
             return
         for kind in self._PROJ[type(v)]:
             p = self._read(kind)
             if p is not _NONE and (type(v) not in _NUM or type(p) in _NUM):
                 self.proj = p
                 break
-        if self.proj is not _NONE and _same(self.proj, v):
-            self.backed = True
+        if self.holds(v):
             return
         fields = self._read("state")
-        plain = [x for x in (fields.values() if type(fields) is dict else ()) if type(x) in (int, float, str, bytes)]
-        self.backed = any(_same(x, v) for x in plain) and not any(_same(x, d) for x in plain for d in others)
+        self.fields = [x for x in (fields.values() if type(fields) is dict else ()) if type(x) in (int, float, str, bytes)]
+        self.backed = self.holds(v)
+
+    def holds(self, x):
+        """x (the value or a decoy) is the object's own: its hash (a number's), its projection, or the one member
+        of the set its fields hold."""
+        if self.hash is not None and type(x) in _NUM and self.hash == hash(x):
+            return True
+        if self.proj is not _NONE and _same(self.proj, x):
+            return True
+        return any(_same(f, x) for f in self.fields) and not any(_same(f, y) for f in self.fields for y in self.members if y != x)
 
     def _read(self, kind, *plain):
         try:
