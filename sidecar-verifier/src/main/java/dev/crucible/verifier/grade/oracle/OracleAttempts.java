@@ -29,7 +29,8 @@ public final class OracleAttempts {
             Map.entry("frame", DetectorNames.FRAME_INTROSPECTION), Map.entry("gc", DetectorNames.FRAME_INTROSPECTION),
             Map.entry("ctypes", DetectorNames.FRAME_INTROSPECTION), Map.entry("signal", DetectorNames.GRADER_TAMPERING),
             Map.entry("import-hook", DetectorNames.TEST_RUNNER), Map.entry("runner", DetectorNames.TEST_RUNNER),
-            Map.entry("eq-lenient", DetectorNames.EQUALITY_OVERRIDE), Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
+            Map.entry("eq-lenient", DetectorNames.EQUALITY_OVERRIDE), Map.entry("eq-unbacked", DetectorNames.EQUALITY_OVERRIDE),
+            Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
             Map.entry("reexec", DetectorNames.GRADER_TAMPERING), Map.entry("worker", DetectorNames.GRADER_TAMPERING),
             Map.entry("channel", DetectorNames.GRADER_TAMPERING));
     /**

@@ -12,6 +12,30 @@
 # Limits: an __eq__ that guesses which of the 1 + DECOYS values is the test's is right once in that many tries per
 # comparison, and caught on a wrong guess; a prior on values (round numbers) is not hidden; "" and a value other
 # than int/float/str/bytes keep the older decoys or the oracle's rule (not equal).
+# Backing (blind red team, round 7: an __eq__ that *verifies* a candidate, by formatting it back with the tree's own
+# correct inverse or by splitting it with divmod, says equal to the test's value and to no decoy, with no value of
+# its own behind it; decoys cannot catch what is checked rather than guessed). The tree's "equal" is believed only
+# when the object itself holds that value, read from the object BEFORE any value is sent to the worker in this
+# comparison (so it is a commitment, not an answer; the worker's process can read every request it gets):
+#  - its hash (Python's data model: objects that compare equal have equal hashes) equals hash(value), computed
+#    here for an int or float (not salted; a str's hash is the worker's secret and a worker can lie about it); or
+#  - its projection to the value's type is the value: int()/float() for a number (float within 1e-9), str() for a
+#    str, bytes() for bytes (a str in either case when only the case differs: a case-blind __eq__ is honest); or
+#  - one of its own plain fields (__dict__, slots: what structural equality reads) is the value and none is a decoy
+#    (a field for every candidate backs the decoys too).
+# A decoy the object holds is its own value, not lenience (an honest 8100 compared with 8200 may meet 8100 there).
+# Not backed: not equal. A hashable object whose hash is not the value's (the data model broken; a str's hash is
+# asked of the worker only after the verdict, so it can only lower this to info), or whose int()/float() is another
+# number, is an attempt (eq-unbacked, medium); an unhashable one with no projection or field of that value is
+# recorded (eq-unbacked, info: an unusual honest class may do that) and still not equal. Honest value objects keep
+# passing: a Duration with hash(seconds) or __int__, a frozen dataclass holding the number, IntEnum and int/str
+# subclasses (value mirrors, compared by their base value), Decimal/Fraction/numpy scalars (cross by value).
+# Limits: the worker keeps every value it was sent (arguments of calls, the value and decoys of earlier comparisons),
+# so tree code can find among them one its __eq__ verifies and hold it before a later comparison of that value (as
+# code that memorizes values could return it plain); a value's first time in the worker cannot be backed that way.
+# Evidence in another form (a timedelta field against seconds) is not read; each comparison reads it again (1 round
+# trip for a hashable object whose hash is the value, up to 4 otherwise).
+import math
 import os
 import random
 
@@ -92,12 +116,15 @@ def _words(kind):
     return [w if kind is str else w.encode() for w in out]
 
 
-def tree_equal(ask, name, v, attempt):
-    """ask(x): the tree's `ref == x` (True, False, or raises). Returns the verdict for the test's value v, or None
-    where no decoy can be made (the caller keeps its own rule)."""
+def tree_equal(ask, name, v, attempt, probe=None):
+    """ask(x): the tree's `ref == x` (True, False, or raises). attempt(kind, detail): records an attempt ("eq-lenient",
+    "eq-unbacked") or a note ("info"). probe(kind, *plain): the worker's answer about the object ("hash", "int",
+    "float", "str", "bytes", "state": its fields), or hash(plain) there; None: no backing asked (the decoys only).
+    Returns the verdict for the test's value v, or None where no decoy can be made (the caller keeps its own rule)."""
     others = decoys(v)
     if not others:
         return None
+    ev = _Evidence(probe, v, others) if probe is not None else None  # before the worker sees v
     order = [(v, True)] + [(d, False) for d in others]
     _RNG.shuffle(order)
     said, raised, lenient = False, None, []
@@ -116,7 +143,87 @@ def tree_equal(ask, name, v, attempt):
             lenient.append(x)
     if raised is not None:
         raise raised
+    lenient = [x for x in lenient if ev is None or not ev.holds(x)]  # a decoy that is its own value: not lenient
     if lenient:
-        attempt("%s == %.80r: its __eq__ also says equal to %.80r" % (name, v, lenient[0]))
+        attempt("eq-lenient", "%s == %.80r: its __eq__ also says equal to %.80r" % (name, v, lenient[0]))
+        return False
+    if said and ev is not None and not ev.backed:
+        kind, why = ev.unbacked()
+        attempt(kind, "%s == %.80r: its __eq__ says equal, but %s" % (name, v, why))
         return False
     return said
+
+
+def probe_of(session, ref):
+    """probe for tree_equal: the worker's hash, projection or fields of ref (an oracle_remote reference)."""
+    def probe(kind, *plain):
+        if kind == "state":
+            return session.request({"op": "state", "o": session.tag(ref)})[1]
+        return session.call(ref, "__bytes__", (), {}) if kind == "bytes" else session.op(kind, *(plain or (ref,)))
+    return probe
+
+
+_NUM = (int, float)
+_NONE = object()
+
+
+def _same(p, v):
+    """p, the object's own value, is v: numbers by value (a float within 1e-9), str/bytes exactly or by case."""
+    if type(v) in _NUM:
+        return type(p) in _NUM and (p == v or (float in (type(p), type(v)) and math.isclose(p, v, rel_tol=1e-9)))
+    if type(p) is not type(v):
+        return False
+    return p == v or (p.lower() == v.lower() and p.lower() != p.upper())
+
+
+class _Evidence:
+    """What the object holds, read before the worker is sent v (see the header): its hash, then its projection to
+    v's type, then its plain fields, each read only while the earlier ones did not back v."""
+
+    _PROJ = {int: ("int", "float"), float: ("float", "int"), str: ("str",), bytes: ("bytes",)}
+
+    def __init__(self, probe, v, others):
+        self.probe, self.v, self.members = probe, v, [v] + others
+        self.hash, self.proj, self.fields, self.backed = self._read("hash"), _NONE, [], True
+        if type(self.hash) is not int:
+            self.hash = None  # unhashable (or its __hash__ raised)
+        if self.holds(v):
+            return
+        for kind in self._PROJ[type(v)]:
+            p = self._read(kind)
+            if p is not _NONE and (type(v) not in _NUM or type(p) in _NUM):
+                self.proj = p
+                break
+        if self.holds(v):
+            return
+        fields = self._read("state")
+        self.fields = [x for x in (fields.values() if type(fields) is dict else ()) if type(x) in (int, float, str, bytes)]
+        self.backed = self.holds(v)
+
+    def holds(self, x):
+        """x (the value or a decoy) is the object's own: its hash (a number's), its projection, or the one member
+        of the set its fields hold."""
+        if self.hash is not None and type(x) in _NUM and self.hash == hash(x):
+            return True
+        if self.proj is not _NONE and _same(self.proj, x):
+            return True
+        return any(_same(f, x) for f in self.fields) and not any(_same(f, y) for f in self.fields for y in self.members if y != x)
+
+    def _read(self, kind, *plain):
+        try:
+            return self.probe(kind, *plain)
+        except (OracleBroken, NeedsInProcess):
+            raise
+        except Exception:  # noqa: BLE001 - the tree's own exception: no such evidence
+            return _NONE
+
+    def unbacked(self):
+        """(kind, why) for an "equal" nothing of the object backs: eq-unbacked where the object contradicts it."""
+        v = self.v
+        if self.hash is not None:
+            hv = hash(v) if type(v) in _NUM else self._read("hash", v)  # a str's: the worker's, after the verdict
+            if hv != self.hash:
+                return "eq-unbacked", "its hash is not the value's (equal objects hash equal)"
+        if type(v) in _NUM and type(self.proj) in _NUM:
+            return "eq-unbacked", "its own %s() is %.40r" % (type(v).__name__, self.proj)
+        return "info", "it holds no such value (no hash, %s() or field of it)" % type(v).__name__

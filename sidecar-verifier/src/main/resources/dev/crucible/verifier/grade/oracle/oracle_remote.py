@@ -4,7 +4,8 @@
 #    subclass (IntEnum, namedtuple, str subclass...) compares by its base value (sent as data); two other
 #    references are equal when they are of the same class and their fields (__dict__, slots) are equal,
 #    compared here; a reference against a plain int/float/str/bytes is the tree's __eq__, believed only when it
-#    says unequal to decoys of that value (oracle_eq); against another plain value False (remote-eq-plain).
+#    says unequal to decoys of that value and the object's own hash, projection or field holds the value (oracle_eq);
+#    against another plain value False (remote-eq-plain).
 #  - hash: the base value's, else the class name's (consistent with the rule above).
 #  - Ordering and arithmetic of a value-type subclass run here on its base value. Otherwise they run in the
 #    worker: with a trusted plain operand that sends a test's value to the tree, recorded (remote-with-plain),
@@ -16,7 +17,7 @@ import operator as _op
 import weakref
 
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
-from oracle_eq import tree_equal
+from oracle_eq import probe_of, tree_equal
 from oracle_mirror import Classes, ValueRef, by_identity
 from oracle_wire import WireError, decode, encode
 
@@ -312,13 +313,15 @@ class Session:
                 self._keep_unequal(a, b)
             return same
         if not by_identity(a._o_info):
-            said = tree_equal(lambda x: self.op("eq", a, x), a._o_info.get("n"), b,
-                              lambda d: self.conn.attempts.add("eq-lenient", d, self.conn.test))
+            said = tree_equal(lambda x: self.op("eq", a, x), a._o_info.get("n"), b, self._eq_found, probe_of(self, a))
             if said is not None:
                 return said
         self.record("remote-eq-plain", "%s compared with a %s" % (a._o_info.get("n"), type(b).__name__))
         self._keep_unequal(a, b)
         return False
+
+    def _eq_found(self, kind, detail):  # oracle_eq's attempts (eq-lenient, eq-unbacked) and notes (info)
+        self.record("eq-unbacked", detail) if kind == "info" else self.conn.attempts.add(kind, detail, self.conn.test)
 
     def _keep_unequal(self, a, b):
         # a few per class: after the last verdict the tree's own __eq__ is asked about them (oracle_plugin, eq-lenient)
