@@ -64,6 +64,8 @@ final class GitWatch {
     private final Set<String> packs = new HashSet<>();
     private final Set<String> looseObjects = new HashSet<>();
     private final Map<String, Long> watched = new HashMap<>();
+    /** The live tree's change times of the watched files: `touch -r` puts back an mtime, never a ctime (host-side red team B3). */
+    private final Map<String, Long> watchedCtimes = new HashMap<>();
     private String head;
     private String config;
     private long baselineEpochSeconds;
@@ -147,7 +149,10 @@ final class GitWatch {
         }
         for (var e : watchedFiles(out).entrySet()) {
             Long before = watched.put(e.getKey(), e.getValue());
-            if (before != null && before.equals(e.getValue())) continue;
+            long ct = TreeReads.changeTime(files.root(), ".git/" + e.getKey(), lstat(e.getKey(), null));
+            Long ctBefore = watchedCtimes.put(e.getKey(), ct);
+            boolean ctMoved = ctBefore != null && ct != TreeReads.UNKNOWN && ctBefore != ct;
+            if (before != null && before.equals(e.getValue()) && !ctMoved) continue;
             String k = e.getKey();
             if (k.startsWith("objects/info/")) {
                 out.accept(new WorkspaceScanner.Raw(DetectorNames.GIT_HISTORY, "critical", ".git/" + k, "object alternates point the repository at another object store", "alternates"));
