@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * CI grades a checkout with git metadata; fzf's Makefile stops with "Not on git repository" before its tests when
  * {@code git describe} finds no tag, and the grading tree had no .git. A repository made here, tagged, whose
  * {@code make test} reads the tag the same way: graded with the task repository's .git as it was before the agent
- * ran, so an agent that deletes the tag in its own .git changes nothing for grading.
+ * ran, so an agent that deletes the tag in its own .git changes nothing for grading. {@code git describe} without
+ * {@code --tags}, as fzf's, sees only annotated tags: the task repository carries the source's annotated tag as one.
  */
 @Timeout(600)
 class GradingGitTest {
@@ -30,7 +31,7 @@ class GradingGitTest {
         Path ws = Files.createDirectories(dir.resolve("workspace"));
         Files.createDirectories(ws.resolve("tests"));
         Files.writeString(ws.resolve("Makefile"), """
-                VERSION := $(shell git describe --tags --abbrev=0 2> /dev/null | sed "s/^v//")
+                VERSION := $(shell git describe --abbrev=0 2> /dev/null | sed "s/^v//")
                 ifeq ($(VERSION),)
                 $(error Not on git repository; cannot determine VERSION)
                 endif
