@@ -98,7 +98,11 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
         for (int n = 2; n >= 1; n--) {
             Path run = runs.resolve("baseline-" + n);
             if (!Files.isDirectory(run)) continue;
-            if (Files.isRegularFile(run.resolve("result.json"))) return "; baseline run " + n + " had finished";
+            JsonNode res = readJson(run.resolve("result.json"));
+            // a run the batch stops still writes result.json on its way out, saying so ("stopped by Ctrl-C before grading")
+            String said = res == null ? "" : res.path("message").asText("");
+            if (said.startsWith("stopped")) return "; baseline run " + n + " was " + said;
+            if (res != null) return "; baseline run " + n + " had finished";
             if (Files.exists(run.resolve("agent.log"))) return "; in baseline run " + n + ": grading (setup and the no-op agent done)";
             List<String> log = lines(run.resolve("setup.log")).stream().map(String::strip).filter(x -> !x.isEmpty()).toList();
             String last = log.isEmpty() ? "" : log.get(log.size() - 1);

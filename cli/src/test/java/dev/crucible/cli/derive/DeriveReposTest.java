@@ -127,6 +127,9 @@ class DeriveReposTest {
         Files.createDirectories(kept.resolve("baseline-2"));
         Files.writeString(kept.resolve("baseline-2/setup.log"), "");
         assertThat(RepoOutcome.stoppedIn(log)).isEqualTo("; in baseline run 2: setup");
+        Files.writeString(kept.resolve("baseline-2/result.json"), "{\"message\": \"stopped by Ctrl-C before grading\"}");
+        assertThat(RepoOutcome.stoppedIn(log)).as("bat: run 2 stopped mid-compile writes result.json too")
+                .isEqualTo("; baseline run 2 was stopped by Ctrl-C before grading");
     }
 
     @Test
