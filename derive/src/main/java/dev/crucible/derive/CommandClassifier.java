@@ -203,6 +203,9 @@ final class CommandClassifier {
             default -> {
             }
         }
+        if ((base.equals("playwright") || base.equals("cypress")) && (sub.startsWith("install") || sub.equals("verify"))) {
+            return other(); // the browser download that prepares browser tests, not a test run (BrowserInstalls)
+        }
         if (TEST_PROGRAMS.contains(base)) {
             return test(base);
         }

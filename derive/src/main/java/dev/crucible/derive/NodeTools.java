@@ -80,6 +80,7 @@ final class NodeTools {
         }
         List<String> vars = new ArrayList<>();
         if (deps.indexOf("puppeteer") >= 0) vars.addAll(List.of("PUPPETEER_SKIP_DOWNLOAD=1", "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1"));
+        if (deps.indexOf("playwright") >= 0) vars.add("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1");
         if (deps.indexOf("cypress") >= 0) vars.add("CYPRESS_INSTALL_BINARY=0");
         if (deps.indexOf("electron") >= 0) vars.add("ELECTRON_SKIP_BINARY_DOWNLOAD=1");
         if (vars.isEmpty()) return;

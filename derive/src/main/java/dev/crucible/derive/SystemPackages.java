@@ -45,6 +45,7 @@ final class SystemPackages {
         for (PlannedStep p : steps) {
             if (p.disposition == Disposition.DROPPED) continue;
             AbsentInstallers.apply(p);
+            BrowserInstalls.apply(p);
             if (p.disposition == Disposition.SETUP && p.script != null) {
                 Result r = strip(p.script, check);
                 if (r == null) continue;

@@ -188,6 +188,7 @@ public final class WorkflowDeriver {
         }
 
         Map<String, String> toolchains = toolchains(steps);
+        RunnerRust.add(toolchains, readFile, notes);
         Integer jobTimeout = minutes(job.timeoutMinutes(), context);
         DerivedVerifier verifier = VerifierShapes.verifier(roles.lintIsTheVerifier() ? "lint" : "tests",
                 roles.verifier(), roles.lintIsTheVerifier(), jobTimeout);

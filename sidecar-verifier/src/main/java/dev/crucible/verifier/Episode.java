@@ -58,6 +58,7 @@ public final class Episode implements AutoCloseable {
     private volatile State state = State.NEW;
     private Path initialCopy;
     private PristineSnapshot pristine;
+    private Path taskGit; // the task repository's .git before the agent ran (TaskGit), or null
     private SetupDependencies deps; // node_modules as setup left it: graded with only while unchanged
     private PythonInfo python = PythonInfo.NONE;
     private volatile HackMonitor monitor;
@@ -124,6 +125,7 @@ public final class Episode implements AutoCloseable {
             Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
             Path pdir = stateDir.resolve("pristine-" + resets);
             pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier(), env.spec().hackPolicy().protectsDefaults()), pdir);
+            taskGit = dev.crucible.verifier.pristine.TaskGit.snapshot(source, stateDir.resolve("task-git-" + resets));
             // a grading container cannot see the workspace a link would lead to: there the folder is not graded with
             deps = opt.grader() instanceof dev.crucible.verifier.sandbox.GradingSandbox || opt.grader() instanceof dev.crucible.verifier.exec.LocalExecutor
                     ? SetupDependencies.capture(workspace) : SetupDependencies.none(workspace);
@@ -230,6 +232,7 @@ public final class Episode implements AutoCloseable {
                 env.execution().flatMap(dev.crucible.verifier.toolchain.ExecEnvironment::warmGoCache).ifPresent(c ->
                         TreeCopy.copy(c, dev.crucible.verifier.toolchain.ExecEnvironment.gradingGoCache(results.resolve("home"))));
                 built = GradingTree.build(workspace, pristine, gradeRoot, env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
+                dev.crucible.verifier.pristine.TaskGit.into(taskGit, gradeRoot);
                 deps.linkInto(gradeRoot).forEach(c -> monitor.report(DetectorNames.GRADER_TAMPERING, "high", c.split(" ")[0], c));
             } catch (IOException | RuntimeException e) {
                 monitor.finishFiles();

@@ -31,7 +31,8 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
     static RepoOutcome read(RepoList.Entry e, Integer exit, long limitSeconds, Path log, Path report, double seconds) {
         List<String> lines = lines(log);
         if (exit == null) { // a run stopped mid-setup records a setupMs that is not its setup's length: none shown
-            return new RepoOutcome(e, "timeout", "stopped after the " + limitSeconds + " s limit, at: " + lastSaid(lines), "-", -1, seconds);
+            return new RepoOutcome(e, "timeout", "stopped after the " + limitSeconds + " s limit, at: " + lastSaid(lines) + stoppedIn(lines),
+                    "-", -1, seconds);
         }
         JsonNode first = firstResult(lines);
         JsonNode ms = first == null ? null : first.path("timings").get("setupMs");
@@ -80,6 +81,35 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
         if (log.isEmpty()) return reason;
         String last = log.get(log.size() - 1);
         return reason + " (last line: " + (last.length() > 200 ? last.substring(0, 200) + "…" : last) + ")";
+    }
+
+    /**
+     * Which baseline run and which of its phases a stopped derive was in, from the run folders the batch kept: a run
+     * without result.json is the one stopped; it was in setup until its agent.log exists (the no-op agent ends at
+     * once), grading after. Setup's last line says what it was doing (cargo or Go downloading, compiling ...).
+     */
+    static String stoppedIn(List<String> lines) {
+        Path runs = null;
+        for (String l : lines) {
+            Matcher m = RUNS.matcher(l);
+            if (m.find()) runs = Path.of(m.group(1));
+        }
+        if (runs == null) return "";
+        for (int n = 2; n >= 1; n--) {
+            Path run = runs.resolve("baseline-" + n);
+            if (!Files.isDirectory(run)) continue;
+            JsonNode res = readJson(run.resolve("result.json"));
+            // a run the batch stops still writes result.json on its way out, saying so ("stopped by Ctrl-C before grading")
+            String said = res == null ? "" : res.path("message").asText("");
+            if (said.startsWith("stopped")) return "; baseline run " + n + " was " + said;
+            if (res != null) return "; baseline run " + n + " had finished";
+            if (Files.exists(run.resolve("agent.log"))) return "; in baseline run " + n + ": grading (setup and the no-op agent done)";
+            List<String> log = lines(run.resolve("setup.log")).stream().map(String::strip).filter(x -> !x.isEmpty()).toList();
+            String last = log.isEmpty() ? "" : log.get(log.size() - 1);
+            return "; in baseline run " + n + ": setup" + (last.isEmpty() ? "" : " (setup.log's last line: "
+                    + (last.length() > 160 ? last.substring(0, 160) + "…" : last) + ")");
+        }
+        return "";
     }
 
     /** The first baseline run's result.json: its folder is the one derive names on stderr. */

@@ -69,7 +69,11 @@ final class TaskRepository {
         }
         if (tag.isEmpty() || tag.startsWith("-")) return null;
         String target = ancestry ? git(repo, "rev-parse", "--verify", "--end-of-options", tag + "^{commit}").strip() : "HEAD";
-        git(ws, "tag", "--end-of-options", tag, target);
+        // an annotated tag stays annotated: `git describe` without --tags sees only those (fzf's Makefile reads its
+        // version so, and stopped in grading on the lightweight copy); its tagger and date are the fixed identity
+        boolean annotated = git(repo, "cat-file", "-t", "--end-of-options", "refs/tags/" + tag).strip().equals("tag");
+        if (annotated) git(ws, "tag", "-a", "-m", tag, "--end-of-options", tag, target);
+        else git(ws, "tag", "--end-of-options", tag, target);
         return tag;
     }
 

@@ -111,6 +111,28 @@ class DeriveReposTest {
     }
 
     @Test
+    void aTimeoutRowSaysWhichBaselineRunAndPhaseItStoppedIn() throws IOException {
+        // bat and syncthing: "stopped after the 480 s limit" named the baseline but not whether setup (crates and Go
+        // modules downloading) or grading (the compile) took the time
+        Path kept = dir.resolve("bat.baseline");
+        List<String> log = List.of("crucible derive: baseline: running the environment twice with a no-op agent (scratch /tmp/x; results under "
+                + kept + ")");
+        assertThat(RepoOutcome.stoppedIn(log)).isEmpty(); // nothing kept yet: nothing said
+        Files.createDirectories(kept.resolve("baseline-1"));
+        Files.writeString(kept.resolve("baseline-1/setup.log"), "  Downloaded syn v2.0.117\n  Downloaded windows v0.56.0\n\n");
+        assertThat(RepoOutcome.stoppedIn(log)).isEqualTo("; in baseline run 1: setup (setup.log's last line: Downloaded windows v0.56.0)");
+        Files.writeString(kept.resolve("baseline-1/agent.log"), "");
+        assertThat(RepoOutcome.stoppedIn(log)).isEqualTo("; in baseline run 1: grading (setup and the no-op agent done)");
+        Files.writeString(kept.resolve("baseline-1/result.json"), "{}");
+        Files.createDirectories(kept.resolve("baseline-2"));
+        Files.writeString(kept.resolve("baseline-2/setup.log"), "");
+        assertThat(RepoOutcome.stoppedIn(log)).isEqualTo("; in baseline run 2: setup");
+        Files.writeString(kept.resolve("baseline-2/result.json"), "{\"message\": \"stopped by Ctrl-C before grading\"}");
+        assertThat(RepoOutcome.stoppedIn(log)).as("bat: run 2 stopped mid-compile writes result.json too")
+                .isEqualTo("; baseline run 2 was stopped by Ctrl-C before grading");
+    }
+
+    @Test
     void aSetupFailureSaysTheLogsLastLine() throws IOException {
         Path log = dir.resolve("setup.log");
         Files.writeString(log, "$ python3 -m venv venv\nbash: line 9: pnpm: command not found\n\n");

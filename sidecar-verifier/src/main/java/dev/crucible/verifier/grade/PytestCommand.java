@@ -110,6 +110,28 @@ public final class PytestCommand {
                 "--rootdir=" + root, "--confcutdir=" + root, "-c", iniFile(root, resultsDir).toString());
     }
 
+    /**
+     * Grading loads only the plugins installed at setup, one after another through PYTEST_PLUGINS (autoload off,
+     * {@code ExecEnvironment}). pytest marks each for assertion rewriting just before importing it, where its own
+     * autoload marks them all first; so a plugin that imports another (pytest-rerunfailures imports xdist) makes
+     * pytest warn "Module already imported so cannot be rewritten; xdist.plugin", and a project whose
+     * filterwarnings is "error" (scrapy) stops at start-up with no test run. CI never sees that warning: it is
+     * ignored, for those plugin modules only ({@code -W} comes after the ini's filters, so it wins).
+     */
+    public static List<String> pluginLoadFilters(java.util.Map<String, String> env) {
+        String plugins = env.get("PYTEST_PLUGINS");
+        if (plugins == null || !"1".equals(env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"))) return List.of();
+        List<String> out = new ArrayList<>();
+        for (String m : plugins.split(",")) {
+            String name = m.strip();
+            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*")) continue;
+            out.add("-W");
+            // a command-line filter's message is literal (pytest escapes it) and matched at the start
+            out.add("ignore:Module already imported so cannot be rewritten; " + name + ":pytest.PytestAssertRewriteWarning");
+        }
+        return out;
+    }
+
     /** The pristine config file at the root if there is one, else an empty one so no ancestor's is used. */
     static Path iniFile(Path root, Path resultsDir) {
         try {

@@ -165,12 +165,15 @@ public final class TestSuiteStrategy implements Strategy {
         Optional<List<String>> args = PytestCommand.pytestArgs(v.command());
         ExecResult run;
         if (args.isPresent()) {
+            List<String> pytestArgs = new ArrayList<>(args.get());
+            pytestArgs.addAll(PytestCommand.pluginLoadFilters(env));
             run = ctx.withEnv(env).argv(PytestCommand.argv(ctx.python(), ctx.supportDir()), timeout, channel.path(),
-                    PytestCommand.stdin(args.get(), ctx.root(), junit, ctx.resultsDir()));
+                    PytestCommand.stdin(pytestArgs, ctx.root(), junit, ctx.resultsDir()));
         } else {
             // Another shape (a script, a pipeline): pin pytest's options and load the reporter through the environment.
             List<String> opts = new ArrayList<>(PytestCommand.pinnedOptions(ctx.root(), junit, ctx.resultsDir()));
             opts.addAll(List.of("-p", PytestReporter.MODULE));
+            opts.addAll(PytestCommand.pluginLoadFilters(env));
             env.put("PYTEST_ADDOPTS", String.join(" ", opts.stream().map(ShellQuote::quote).toList()));
             env.put("PYTHONPATH", ctx.supportDir().toString());
             env.put(dev.crucible.verifier.toolchain.GraderPath.VAR, ctx.supportDir().toString()); // a script that sets PYTHONPATH itself

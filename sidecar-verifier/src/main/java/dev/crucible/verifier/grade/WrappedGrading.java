@@ -59,6 +59,7 @@ final class WrappedGrading {
         env.put(PytestReporter.NONCE_VAR, channel.nonce());
         List<String> opts = new ArrayList<>(PytestCommand.pinnedOptions(ctx.root(), junit, ctx.resultsDir()));
         opts.addAll(List.of("-p", PytestReporter.MODULE));
+        opts.addAll(PytestCommand.pluginLoadFilters(env));
         String own = String.join(" ", opts.stream().map(ShellQuote::quote).toList());
         String prior = ctx.env().get("PYTEST_ADDOPTS");
         env.put("PYTEST_ADDOPTS", prior == null || prior.isBlank() ? own : prior + " " + own);

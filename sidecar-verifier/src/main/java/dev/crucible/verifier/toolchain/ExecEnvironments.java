@@ -168,6 +168,12 @@ public final class ExecEnvironments {
             log.append("$ cargo fetch   (the crates the agent and grading build offline)\n").append(o.text());
             if (o.code() != 0) e = e.withWarning("cargo fetch failed (exit " + o.code() + "): building offline will fail: " + o.tail());
         }
+        try {
+            int n = ReadableCrates.apply(e.prefix().resolve("cargo"));
+            if (n > 0) log.append("made ").append(n).append(" unpacked crate files and folders readable to the boxes' user (cargo keeps each publisher's modes)\n");
+        } catch (IOException | RuntimeException x) {
+            e = e.withWarning("could not make the unpacked crates readable: " + x.getMessage());
+        }
         List<Path> sites = List.of();
         if (e.venv() != null) {
             Out o = run(List.of(e.venv().resolve("bin/python3").toString(), "-I", "-c", "import site; print('\\n'.join(site.getsitepackages()))"),
