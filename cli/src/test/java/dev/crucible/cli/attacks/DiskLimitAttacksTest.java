@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,14 +28,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * writes (the manifest's folder, --out, and the CLI's java.io.tmpdir, where its state and grading folders
  * would go), sampled every 200 ms while the real CLI runs. As root the limit is a loop-mounted volume;
  * without root a tmpfs in the run's own mount namespace (its files are memory: the host's Shmem is measured too).
- * <p>Its ten cases took ~9 min one after the other, mostly the agents' writes and sleeps. Its three tests run beside
- * one another and beside the module's other classes, each test's cases one after the other (each test's own lock):
- * each case measures its own folders, and only the tmpfs cases the host's shared memory, which the others do not
- * fill. Never beside a class holding {@link HostSideRun#HOST_DISK_AND_SHMEM} (the whole host's disk, a 64Mi tmpfs).
+ * <p>Its ten cases take ~9 min, mostly the agents' writes and sleeps: the class runs beside the other classes of
+ * the module (its cases one after the other), never beside another one holding {@link HostSideRun#HOST_DISK_AND_SHMEM}.
  */
 @Tag("attacks")
 @Timeout(1200)
 @Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(HostSideRun.HOST_DISK_AND_SHMEM)
 class DiskLimitAttacksTest {
     /** Standard output when the class starts: a class running meanwhile may swap System.out to read a command's output. */
     private static final java.io.PrintStream OUT = System.out;
@@ -56,8 +54,6 @@ class DiskLimitAttacksTest {
             # Four writers of 900 MiB at once: a check every 2 s let them reach 2,452 MiB.
             parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
             """)
-    @ResourceLock(value = HostSideRun.HOST_DISK_AND_SHMEM, mode = ResourceAccessMode.READ)
-    @ResourceLock("DiskLimitAttacksTest.root") // its cases one after the other
     void aOneGibLimitHoldsOnTheHost(String name, boolean stopped, String agent) throws Exception {
         CliProcess.assumeRoot();
         CliProcess.assumeBubblewrapFor(null);
@@ -77,8 +73,6 @@ class DiskLimitAttacksTest {
             many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 60
             parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
             """)
-    @ResourceLock(value = HostSideRun.HOST_DISK_AND_SHMEM, mode = ResourceAccessMode.READ)
-    @ResourceLock("DiskLimitAttacksTest.tmpfs") // its cases one after the other
     void aOneGibLimitHoldsWithoutRoot(String name, boolean stopped, String agent) throws Exception {
         CliProcess.assumeRoot(); // to become the throwaway uid
         CliProcess.assumeBubblewrapFor(CliProcess.THROWAWAY_UID);
@@ -99,8 +93,6 @@ class DiskLimitAttacksTest {
             sparse-750MiB ¦ true ¦ for i in 1 2 3; do truncate -s 250M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=250 conv=notrunc 2>&1; done; sleep 60
             parallel-4x225MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=225 2>&1 & done; wait; sleep 60
             """)
-    @ResourceLock(value = HostSideRun.HOST_DISK_AND_SHMEM, mode = ResourceAccessMode.READ)
-    @ResourceLock("DiskLimitAttacksTest.image") // its cases one after the other
     void aLimitHoldsWithoutRootOnADiskImage(String name, boolean stopped, String agent) throws Exception {
         CliProcess.assumeRoot(); // to become the throwaway uid
         CliProcess.assumeBubblewrapFor(CliProcess.THROWAWAY_UID);

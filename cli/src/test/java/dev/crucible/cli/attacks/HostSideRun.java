@@ -26,10 +26,9 @@ import java.util.stream.Stream;
 final class HostSideRun implements AutoCloseable {
     /**
      * The JUnit resource lock of the classes that measure the whole host (its disk's free space, its shared memory) or
-     * fill a volume or tmpfs that such a measure counts. DiskLimitAttacksTest's tests read it (they run beside one another
-     * and beside the other classes: cli's pom, JUnit parallel, classes on one thread by default); HostSideAttacksTest and
-     * ResourceLimitAttacksTest hold it alone, and run last (@Order), so that the one thread never waits on the lock while
-     * other classes are left.
+     * fill a volume or tmpfs that such a measure counts: DiskLimitAttacksTest runs beside the other classes (cli's pom:
+     * JUnit parallel, classes on one thread by default), these classes never beside one another, and the same-thread
+     * ones among them last (@Order), so that the main thread never waits on the lock with other classes still to run.
      */
     static final String HOST_DISK_AND_SHMEM = "dev.crucible.cli.attacks:host-disk-and-shared-memory";
 
