@@ -15,9 +15,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -28,16 +25,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * writes (the manifest's folder, --out, and the CLI's java.io.tmpdir, where its state and grading folders
  * would go), sampled every 200 ms while the real CLI runs. As root the limit is a loop-mounted volume;
  * without root a tmpfs in the run's own mount namespace (its files are memory: the host's Shmem is measured too).
- * <p>Its ten cases take ~9 min, mostly the agents' writes and sleeps: the class runs beside the other classes of
- * the module (its cases one after the other), never beside another one holding {@link HostSideRun#HOST_DISK_AND_SHMEM}.
  */
 @Tag("attacks")
 @Timeout(1200)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(HostSideRun.HOST_DISK_AND_SHMEM)
 class DiskLimitAttacksTest {
-    /** Standard output when the class starts: a class running meanwhile may swap System.out to read a command's output. */
-    private static final java.io.PrintStream OUT = System.out;
     static final long GIB = 1L << 30;
     static final long SLACK = 64L << 20;
 
@@ -157,7 +148,7 @@ class DiskLimitAttacksTest {
             peak.accumulateAndGet(du(host.base), Math::max);
             long grew = peak.get() - before;
             long shmemGrew = shmemPeak.get() - shmemBefore;
-            OUT.printf("disk limit attack %s (%s): host disk use grew by %d MiB at most, shared memory by %d MiB (limit %d MiB,"
+            System.out.printf("disk limit attack %s (%s): host disk use grew by %d MiB at most, shared memory by %d MiB (limit %d MiB,"
                     + " slack 64 MiB)%n", name, uid == null ? "root" : "uid " + uid, grew >> 20, shmemGrew >> 20, limitMiB);
             // an image served by fuse2fs cannot trim: as the workspace is moved off it after the run, it is unmounted, compacted
             // (e2fsck -E discard) and mounted again every 16 MiB, so the host holds the limit once, not twice

@@ -9,11 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 34: what the host does with the agent's files must be as safe as the box. Each case is a real
@@ -24,8 +22,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @Tag("attacks")
 @Timeout(1800)
-@ResourceLock(HostSideRun.HOST_DISK_AND_SHMEM)
-@Order(Integer.MAX_VALUE) // after every class that may run beside DiskLimitAttacksTest (see HostSideRun.HOST_DISK_AND_SHMEM)
 class HostSideAttacksTest {
     static final long GIB = 1L << 30;
     static final long MIB = 1L << 20;

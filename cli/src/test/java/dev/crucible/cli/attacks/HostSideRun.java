@@ -25,14 +25,6 @@ import java.util.stream.Stream;
  */
 final class HostSideRun implements AutoCloseable {
     /**
-     * The JUnit resource lock of the classes that measure the whole host (its disk's free space, its shared memory) or
-     * fill a volume or tmpfs that such a measure counts: DiskLimitAttacksTest runs beside the other classes (cli's pom:
-     * JUnit parallel, classes on one thread by default), these classes never beside one another, and the same-thread
-     * ones among them last (@Order), so that the main thread never waits on the lock with other classes still to run.
-     */
-    static final String HOST_DISK_AND_SHMEM = "dev.crucible.cli.attacks:host-disk-and-shared-memory";
-
-    /**
      * How the CLI ended: its exit code (-1 when the test killed it at the bound), seconds, output, peak disk growth, and
      * peak growth of the host's shared memory (Shmem in /proc/meminfo: where a tmpfs's files are) when the disk was sampled.
      */

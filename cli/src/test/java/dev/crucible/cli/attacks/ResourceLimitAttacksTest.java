@@ -7,10 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -21,8 +19,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Tag("attacks")
 @Timeout(300)
-@ResourceLock(HostSideRun.HOST_DISK_AND_SHMEM)
-@Order(Integer.MAX_VALUE) // after every class that may run beside DiskLimitAttacksTest (see HostSideRun.HOST_DISK_AND_SHMEM)
 class ResourceLimitAttacksTest {
 
     // name ¦ RLEnvironment spec.resources lines ¦ Rollout spec.limits lines ¦ agent (runs in the workspace) ¦ pattern for the message
