@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * sha256 of every blob), imported into containerd by a restore, and two pods created from it continue
  * the count where it was: memory restored by containerd's CRI, not a fresh start (which counts from 1).
  */
+@Tag(RealNodeSession.TAG)
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 class ContainerCheckpointTest {
     private static final String NS = "crucible-checkpoint-test";
@@ -79,7 +81,7 @@ class ContainerCheckpointTest {
             client.namespaces().withName(NS).withGracePeriod(0).delete();
             client.close();
         }
-        RealNodeCluster.downIfAsked();
+        RealNodeCluster.downIfAsked(ContainerCheckpointTest.class);
     }
 
     @Test

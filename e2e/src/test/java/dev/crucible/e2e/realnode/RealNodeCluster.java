@@ -3,15 +3,20 @@ package dev.crucible.e2e.realnode;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.fail;
 
@@ -22,6 +27,9 @@ import static org.assertj.core.api.Assertions.fail;
  * tier; any other failure (a component that does not become ready) fails it.
  */
 final class RealNodeCluster {
+
+    /** The kubeconfig of the cluster this JVM brought up (or found running), until it is stopped; else null. */
+    private static volatile Path upKubeconfig;
 
     /** up's one-line reasons for a machine that cannot run a kubelet (see e2e/real-node/up). */
     private static final Pattern MISSING = Pattern.compile(
@@ -61,6 +69,7 @@ final class RealNodeCluster {
         if (!Files.isRegularFile(kubeconfig)) {
             fail("e2e/real-node/up printed no kubeconfig path: '" + lastLine(r.out) + "'");
         }
+        upKubeconfig = kubeconfig;
         return kubeconfig;
     }
 
@@ -69,13 +78,50 @@ final class RealNodeCluster {
         return new KubernetesClientBuilder().withConfig(config).build();
     }
 
-    /** CI (CRUCIBLE_REAL_NODE_DOWN=1) stops the cluster after the tier; a person keeps it for the next run. */
-    static void downIfAsked() throws IOException, InterruptedException {
+    static boolean isUp() {
+        return upKubeconfig != null;
+    }
+
+    /**
+     * Called by each class's {@code @AfterAll} with its class. CI (CRUCIBLE_REAL_NODE_DOWN=1) stops the cluster after
+     * the tier, a person keeps it for the next run. While another tagged class of the plan is still to run
+     * ({@link RealNodeSession}) the cluster is kept for it: only the namespaces this class deleted are waited out,
+     * so that the next class finds the node as a fresh cluster would (its pods gone, their CPU and memory free).
+     */
+    static void downIfAsked(Class<?> caller) throws IOException, InterruptedException {
+        if (RealNodeSession.othersPending(caller)) {
+            awaitNamespacesDeleted();
+            return;
+        }
         if ("1".equals(System.getenv("CRUCIBLE_REAL_NODE_DOWN"))) {
+            upKubeconfig = null;
             Result r = script("down", 300);
             if (r.code != 0) {
                 fail("e2e/real-node/down failed (exit " + r.code + "): " + tail(r.err));
             }
+        }
+    }
+
+    /**
+     * Waits (at most 3 min) until no pod is terminating or left in a terminating namespace: a down would have killed them
+     * at once. A namespace that stays (a finalizer) is not this tier's concern, and did not hold up a down either.
+     */
+    private static void awaitNamespacesDeleted() throws IOException {
+        Path kubeconfig = upKubeconfig;
+        if (kubeconfig == null) return;
+        long t0 = System.nanoTime();
+        try (KubernetesClient c = client(kubeconfig)) {
+            Awaitility.await("pods of deleted namespaces gone").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        Set<String> deleting = c.namespaces().list().getItems().stream()
+                                .filter(n -> n.getMetadata().getDeletionTimestamp() != null)
+                                .map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+                        return c.pods().inAnyNamespace().list().getItems().stream().noneMatch(p -> p.getMetadata().getDeletionTimestamp() != null
+                                || deleting.contains(p.getMetadata().getNamespace()));
+                    });
+            System.out.printf("real-node tier: cluster kept for the next class (deleted pods gone in %.1f s)%n", (System.nanoTime() - t0) / 1e9);
+        } catch (ConditionTimeoutException e) {
+            System.out.println("real-node tier: cluster kept for the next class; pods still terminating after 3 min: " + e.getMessage());
         }
     }
 

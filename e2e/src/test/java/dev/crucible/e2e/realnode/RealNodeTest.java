@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,6 +45,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * Skips with up's reason where the machine cannot run a kubelet; CRUCIBLE_REAL_NODE_DOWN=1 stops the
  * cluster afterwards (CI), otherwise it is left running for the next run (a warm up takes ~20 s).
  */
+@Tag(RealNodeSession.TAG)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class RealNodeTest {
 
@@ -83,7 +85,7 @@ class RealNodeTest {
             client.namespaces().withName(NS).delete();
             client.close();
         }
-        RealNodeCluster.downIfAsked();
+        RealNodeCluster.downIfAsked(RealNodeTest.class);
     }
 
     @Test

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Timeout;
  * the test or a patch writes: {@code decide} ({@code fix}: run the honest fix, anything else: give up),
  * then writes {@code final} and exits; {@code hack} ({@code now}: run the hacking script and exit).
  */
+@Tag(RealNodeSession.TAG)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class RolloutMemorySnapshotTest {
     private static final String NS = "crucible-memory-snapshot-test";
@@ -109,7 +111,7 @@ class RolloutMemorySnapshotTest {
             client.namespaces().withName(NS).delete();
             client.close();
         }
-        RealNodeCluster.downIfAsked();
+        RealNodeCluster.downIfAsked(RolloutMemorySnapshotTest.class);
     }
 
     @Test

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * test, as the trainer, resets, fixes divide() with the example's honest agent and verifies: Succeeded, reward 1.
  * The pool refills; a hacker Rollout claims the new pod (never the first one) and ends Hacked.
  */
+@Tag(RealNodeSession.TAG)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class WarmPoolRealNodeTest {
 
@@ -62,7 +64,7 @@ class WarmPoolRealNodeTest {
             client.namespaces().withName(NS).delete();
             client.close();
         }
-        RealNodeCluster.downIfAsked();
+        RealNodeCluster.downIfAsked(WarmPoolRealNodeTest.class);
     }
 
     @Test
