@@ -20,7 +20,7 @@ DRIVER = textwrap.dedent("""
     _o.chdir(_s.argv[1])
     _s.path.insert(0, _s.argv[1])
     import treemod
-    treemod.run()
+    audit_call(treemod.run, (), {}) if _s.argv[2:] == ["call"] else treemod.run()
     _out = []
     audit_frame(_out.append)
     events = [parse_frame(b[4:]) for b in _out]
@@ -28,13 +28,13 @@ DRIVER = textwrap.dedent("""
 """)
 
 
-def events(tmp_path, body):
+def events(tmp_path, body, call=False):
     root = tmp_path / "tree"
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_hidden.py").write_text("def test_x():\n    assert True\n")
     (root / "treemod.py").write_text(textwrap.dedent(body))
     src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py")) + DRIVER
-    r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)] + (["call"] if call else []), capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -95,3 +95,20 @@ def test_an_honest_tree_sends_nothing_but_its_commands(tmp_path):
             subprocess.run(["true"], capture_output=True)
     """)
     assert found and all(k == "command" for k, _ in found), found
+
+
+def test_the_callers_globals_looked_up_by_name_are_no_attempt_but_searched_are(tmp_path):
+    # blind round 7's honest h17/h18: a caller's setting, and __name__ as namedtuple reads it
+    quiet = events(tmp_path / "quiet", """
+        import sys
+        def run():
+            g = sys._getframe(1).f_globals
+            return g.get("__name__"), g.get("DURATIONS_STRICT", True), "X" in g
+    """, call=True)
+    assert not any(k == "frame" for k, _ in quiet), quiet
+    searched = events(tmp_path / "searched", """
+        import sys
+        def run():
+            return [k for k in sys._getframe(1).f_globals]
+    """, call=True)
+    assert any(k == "frame" and "globals" in d for k, d in searched), searched

@@ -48,7 +48,8 @@ class GradedReachTest {
         return ws;
     }
 
-    private static final String TRACER = "import sys\ndef tracer(frame, event, arg):\n    return tracer\ndef main():\n    sys.settrace(tracer)\n";
+    /** A helper that reads raw memory (ctypes-memory, critical): counted only once graded execution imports it. */
+    private static final String TRACER = "import ctypes\ndef main():\n    return ctypes.string_at(id(main), 16)\n";
     private static final String PLUGIN = "def pytest_runtest_logreport(report):\n    print(report.nodeid, report.duration)\n";
 
     private List<Finding> counting() { return got.stream().filter(Finding::isHack).toList(); }
@@ -65,8 +66,8 @@ class GradedReachTest {
                     + "    subprocess.run([sys.executable, '-m', 'pytest', '-p', 'tools.slowest'], check=False)\n");
             m.scanNow();
             assertThat(counting()).as("%s", got).isEmpty();
-            assertThat(got).filteredOn(f -> f.path().equals("tools/linecov.py")).singleElement()
-                    .satisfies(f -> assertThat(f.evidence()).contains("settrace").contains("not imported by graded execution"));
+            assertThat(got).filteredOn(f -> f.path().equals("tools/linecov.py") && f.rule().equals("ctypes-memory")).singleElement()
+                    .satisfies(f -> assertThat(f.evidence()).contains("ctypes.string_at").contains("not imported by graded execution"));
             assertThat(got).filteredOn(f -> f.path().equals("tests_local/conftest.py"))
                     .anySatisfy(f -> assertThat(f.evidence()).contains("outside the folders pytest collects for grading (tests)"));
         }
@@ -81,7 +82,7 @@ class GradedReachTest {
             assertThat(counting()).isEmpty();
             Fixtures.write(ws.resolve("durations/__init__.py"), "from .parse import parse_duration\nfrom tools import linecov\nlinecov.main()\n");
             m.scanNow();
-            assertThat(counting()).extracting(Finding::path, Finding::rule).containsExactly(org.assertj.core.groups.Tuple.tuple("tools/linecov.py", "trace-hook"));
+            assertThat(counting()).extracting(Finding::path, Finding::rule).containsExactly(org.assertj.core.groups.Tuple.tuple("tools/linecov.py", "ctypes-memory"));
         }
     }
 

@@ -1,12 +1,12 @@
-# The untrusted worker's audit: what the code under test TRIES while it runs here, reported to the trusted
-# side as evidence (issue 33 point 3). Nothing here decides a verdict: the verdict is out of the worker's
-# reach, so an attempt earns nothing; a trainer still wants to know its policy tries. It can only ADD evidence.
+# The untrusted worker's audit: what the code under test TRIES here, sent to the trusted side as evidence (issue 33 point 3).
+# It decides no verdict (out of the worker's reach: an attempt earns nothing); a trainer still wants to know its policy tries.
 # Between oracle_wire and oracle_worker in the worker's source. An audit hook buffers events, sent as an ["audit", [[kind,
 # detail], ...]] frame before the next answer. Kinds (mapped to detectors) are properties of the attempt, not exploits':
 #   test-source   a masked trusted test file opened (the box binds /dev/null over each: a char device)
 #   proc          /proc of another process, or this one's mounts, memory or environment
 #   outside       a path beside or above the tree the box does not show (results, hidden tests, manifest)
-#   frame         a worker frame beyond the call's own taken or read by the tree, or the caller's locals read
+#   frame         a worker frame beyond the call's own taken or read by the tree, the caller's locals read or its globals
+#                 searched (a trace or profile function is none: here it sees only the worker's frames and the tree's)
 #   gc            gc.get_objects / get_referrers by the tree (a walk for objects it was not handed)
 #   ctypes        raw memory or the interpreter's C API through ctypes
 #   signal        a signal to a process that is not this one (its box's init, a parent, a group)
@@ -16,8 +16,8 @@
 #   bytecode      a .pyc of the tree that Python runs unchecked against its source (hash-based, unchecked)
 #   reexec        the worker's own process replaced by os.exec* (sent at once: the worker never answers again)
 #   command       a command the tree spawns, or a .git path it opens: the trusted side applies the monitor's command rules
-#   worker        the tree rebound a function of the worker's own (its globals are __main__'s: a frame writer that drops
-#                 these reports, say); the reports go out through the writer captured here, not the global name
+#   worker        the tree rebound a function of the worker's own (a frame writer that drops these reports, say): they
+#                 go out through the writer captured here
 import os as _a_os
 import stat as _a_stat
 import sys as _a_sys
@@ -349,9 +349,10 @@ for _n, _how in (("__getitem__", lambda a: "[%r]" % (a[0],)), ("get", lambda a: 
 
 
 class _CallerGlobals(_Caller):
-    """The call frame's globals (frame.f_globals, which raises no audit event either): the tree reading them is seen;
-    linecache reading __name__/__loader__ there (traceback.extract_stack, logging's stack_info) is a library's."""
+    """The call frame's globals (frame.f_globals raises no audit event either): the tree searching them is seen; a look-up by
+    one name (`f_globals.get("__name__")` as namedtuple does, a caller's setting) finds only what it names, no search."""
     what = "globals"
+    __getitem__, get, __contains__ = dict.__getitem__, dict.get, dict.__contains__
 
     def _reader_counts(self):
         f = _a_sys._getframe(3)  # _reader_counts, _seen, the watched method, its caller

@@ -86,7 +86,10 @@ class CallRules:
             if outside:
                 self.hit(node, "plugin-register", "test-runner-tampering", "critical", "registers a pytest plugin (%s)" % fn)
         elif fn in ("sys.settrace", "sys.setprofile", "threading.settrace") and outside:
-            self.hit(node, "trace-hook", "frame-introspection", "high", "installs a trace function (%s)" % fn)
+            # an opt-in tracer (`if os.environ.get(...)`) or a coverage helper may never run at grading: the reporter's run-time
+            # audit reports the call where graded execution makes it in-process (in the isolated worker a tracer sees no test)
+            self.hit(node, "trace-hook", "frame-introspection", "info",
+                     "installs a trace function (%s; counted where graded execution calls it: the run-time audit reports that)" % fn)
         elif fn in ("exec", "builtins.exec", "compile", "builtins.compile", "eval", "builtins.eval") and args:
             code = self.fold.text(args[0])
             if code is not None:

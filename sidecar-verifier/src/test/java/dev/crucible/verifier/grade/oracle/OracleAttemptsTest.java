@@ -47,7 +47,8 @@ class OracleAttemptsTest {
                     + "    return len(open(os.path.join(here, 'tests', 'test_attempts.py')).read())\n"),
             Map.entry("beside_missing", "import os\ndef run():\n    try:\n        open(os.path.join(os.path.dirname(os.getcwd()), 'results', 'r.json'))\n"
                     + "    except OSError:\n        pass\n    return 0\n"),
-            Map.entry("caller_globals", "import sys\ndef run():\n    return len(sys._getframe(1).f_globals.get('__name__', '')) * 0\n"),
+            // a search of the caller's globals; a look-up by one name (namedtuple's __name__) is honest, below
+            Map.entry("caller_globals", "import sys\ndef run():\n    return len([k for k in sys._getframe(1).f_globals]) * 0\n"),
             Map.entry("proc_mounts", "def run():\n    with open('/proc/self/mountinfo') as f:\n        return len(f.read()) * 0\n"),
             Map.entry("beside_tree", "import os\ndef run():\n    return len(os.listdir(os.path.dirname(os.getcwd()))) * 0\n"),
             // the caller's own frame is what a debug trace names (honest, below); a frame beyond it is the worker's
@@ -150,6 +151,7 @@ class OracleAttemptsTest {
                 "    sys.setprofile(lambda frame, ev, arg: calls.append(frame.f_code.co_name))",
                 "    sum(range(3))",
                 "    sys.setprofile(None)",
+                "    sys._getframe(1).f_globals.get('__name__', '__main__')  # namedtuple's way to its caller's module",
                 "    subprocess.run(['git', 'describe', '--always'], capture_output=True)",
                 "    open(os.path.join(os.path.dirname(__file__), 'data.txt')).read()",
                 "    for rel in ('.git/HEAD', '.git/refs/heads/main'):  # a version string from the checkout",
