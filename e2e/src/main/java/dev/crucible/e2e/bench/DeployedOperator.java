@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * ({@code operator/target/quarkus-app}) in its own process, with the chart's {@code operator.jvmOptions} in
  * {@code JAVA_TOOL_OPTIONS} and its memory limit as the JVM's physical memory ({@code -XX:MaxRAM}, which
  * a container's cgroup limit would be), the chart's settings in {@code config/application.properties}
- * (all namespaces, leader election, self-signed webhook, snapshot-agent TLS), and the chart's environment.
+ * (all namespaces, leader election, self-signed webhook, snapshot-agent TLS), and the chart's environment
+ * (with {@code operator.env}).
  * CPU and RSS are that process's alone; the heap is its {@code jvm_memory_used_bytes{area="heap"}} after a
  * {@code jcmd GC.run}; writes are read from the API server's audit log by the operator's user agent.
  * {@code CRUCIBLE_BENCH_NMT=1} adds Native Memory Tracking and prints its summary at the end.
@@ -37,16 +38,19 @@ final class DeployedOperator implements BenchOperator {
     static final String USER_AGENT = "crucible-operator-bench";
 
     private final Process process;
+    private final Path work;
     private final int httpPort;
     private final Path auditLog;
     private final String jvm;
-    private final HttpClient http = HttpClient.newHttpClient();
+    /** HTTP/1.1: Quarkus answered the JDK client's h2c upgrade with GOAWAY under load. */
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private Instant writesFrom = Instant.EPOCH;
     private long auditRead;
     private long activity;
 
-    private DeployedOperator(Process process, int httpPort, Path auditLog, String jvm) {
+    private DeployedOperator(Process process, Path work, int httpPort, Path auditLog, String jvm) {
         this.process = process;
+        this.work = work;
         this.httpPort = httpPort;
         this.auditLog = auditLog;
         this.jvm = jvm;
@@ -89,7 +93,7 @@ final class DeployedOperator implements BenchOperator {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:MaxRAM=" + limit));
         if (System.getenv("CRUCIBLE_BENCH_NMT") != null) {
-            command.add("-XX:NativeMemoryTracking=summary");
+            command.addAll(List.of("-XX:NativeMemoryTracking=summary", "-Xlog:gc:file=" + work.resolve("gc.log")));
         }
         command.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
@@ -97,15 +101,18 @@ final class DeployedOperator implements BenchOperator {
         pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
         pb.environment().put("KUBERNETES_USER_AGENT", USER_AGENT);
         pb.environment().put("JAVA_TOOL_OPTIONS", jvmOptions);
+        operator.path("env").fields().forEachRemaining(e -> pb.environment().put(e.getKey(), e.getValue().asText()));
         pb.environment().put("POD_NAME", "crucible-bench-0");
         pb.environment().put("POD_NAMESPACE", NAMESPACE);
         pb.environment().put("QUARKUS_OPERATOR_SDK_LEADER_ELECTION_ENABLED", "true");
         pb.environment().put("QUARKUS_OPERATOR_SDK_LEADER_ELECTION_LEASE_NAMESPACE", NAMESPACE);
         String jvm = jvmOptions + " -XX:MaxRAM=" + limit + " (the chart's limit " + operator.path("resources").path("limits")
                 .path("memory").asText() + ")";
-        System.err.println("deployed operator: JAVA_TOOL_OPTIONS=" + jvmOptions + "; log " + work.resolve("operator.log"));
+        System.err.println("deployed operator: JAVA_TOOL_OPTIONS=" + jvmOptions + ", env " + operator.path("env") + "; log "
+                + work.resolve("operator.log"));
         long t0 = System.nanoTime();
-        DeployedOperator op = new DeployedOperator(pb.start(), httpPort, cluster.auditLog(), jvm);
+        DeployedOperator op = new DeployedOperator(pb.start(), work, httpPort, cluster.auditLog(), jvm);
+        Runtime.getRuntime().addShutdownHook(new Thread(op.process::destroyForcibly));   // also when the benchmark fails
         op.awaitReady(TimeUnit.SECONDS.toNanos(240));
         System.err.printf("deployed operator (pid %d) ready in %.1f s, rss_mib=%d%n", op.process.pid(),
                 (System.nanoTime() - t0) / 1e9, ProcessStats.of(op.process.pid()).rssMib());
@@ -183,7 +190,15 @@ final class DeployedOperator implements BenchOperator {
 
     @Override
     public long queueDepth() {
-        return (long) sample(scrape(), "crucible_reconcile_queue_depth", "");
+        if (!process.isAlive()) {   // e.g. it lost its Lease on an overloaded API server and stopped, as a pod would
+            throw new IllegalStateException("the operator exited with " + process.exitValue() + "; see "
+                    + work.resolve("operator.log"));
+        }
+        try {
+            return (long) sample(scrape(), "crucible_reconcile_queue_depth", "");
+        } catch (RuntimeException e) {
+            return -1;   // a progress line only: a slow or refused scrape must not end the run
+        }
     }
 
     @Override
@@ -220,8 +235,47 @@ final class DeployedOperator implements BenchOperator {
     @Override
     public String describe() {
         String nmt = System.getenv("CRUCIBLE_BENCH_NMT") == null ? "" : "\n" + jcmd("VM.native_memory", "summary")
-                + "\nthreads by name: " + threadsByName();
+                + "\nthreads by name: " + threadsByName() + "\nRSS by mapping (KiB): " + rssByMapping() + "\n" + gcSummary();
         return "the operator's process alone (pid " + process.pid() + ", " + jvm + ")" + nmt;
+    }
+
+    /** Resident KiB per mapping name from /proc/PID/smaps (anonymous ones as "anon"), largest first. */
+    private String rssByMapping() {
+        java.util.Map<String, Long> rss = new java.util.HashMap<>();
+        String name = "anon";
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "smaps"))) {
+                String[] f = l.trim().split("\\s+");
+                if (f.length >= 5 && f[0].matches("[0-9a-f]+-[0-9a-f]+")) {
+                    name = f.length >= 6 ? f[5] : "anon";
+                } else if (f[0].equals("Rss:")) {
+                    rss.merge(name, Long.parseLong(f[1]), Long::sum);
+                }
+            }
+        } catch (IOException e) {
+            return e.toString();
+        }
+        return rss.entrySet().stream().sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(12)
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(" "));
+    }
+
+    /** GC pauses from the -Xlog:gc file: count and total milliseconds by kind. */
+    private String gcSummary() {
+        try {
+            java.util.Map<String, double[]> byKind = new java.util.TreeMap<>();
+            for (String l : Files.readAllLines(work.resolve("gc.log"))) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(Pause \\w+).* ([0-9.]+)ms$").matcher(l);
+                if (m.find()) {
+                    double[] a = byKind.computeIfAbsent(m.group(1), k -> new double[2]);
+                    a[0]++;
+                    a[1] += Double.parseDouble(m.group(2));
+                }
+            }
+            return "gc: " + byKind.entrySet().stream().map(e -> String.format("%s n=%d total_ms=%.0f", e.getKey(),
+                    (long) e.getValue()[0], e.getValue()[1])).collect(java.util.stream.Collectors.joining(", "));
+        } catch (IOException e) {
+            return "gc: " + e;
+        }
     }
 
     /** Live threads by name with digits dropped ("vert.x-eventloop-thread-#=2"), most first. */
