@@ -63,7 +63,8 @@ final class DeployedOperator implements BenchOperator {
         }
         JsonNode operator = new ObjectMapper(new YAMLFactory()).readTree(repoRoot.resolve("helm/crucible/values.yaml").toFile())
                 .path("operator");
-        String jvmOptions = operator.path("jvmOptions").asText().trim();
+        // CRUCIBLE_BENCH_JVM_OPTIONS replaces the chart's options, to compare candidates before changing the chart.
+        String jvmOptions = System.getenv().getOrDefault("CRUCIBLE_BENCH_JVM_OPTIONS", operator.path("jvmOptions").asText()).trim();
         long limit = Quantity.getAmountInBytes(new Quantity(operator.path("resources").path("limits").path("memory").asText()))
                 .longValueExact();
         cluster.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata()
@@ -236,7 +237,8 @@ final class DeployedOperator implements BenchOperator {
     public String describe() {
         String nmt = System.getenv("CRUCIBLE_BENCH_NMT") == null ? "" : "\n" + jcmd("VM.native_memory", "summary")
                 + "\nthreads by name: " + threadsByName() + "\nRSS by mapping (KiB): " + rssByMapping() + "\n" + gcSummary();
-        return "the operator's process alone (pid " + process.pid() + ", " + jvm + ")" + nmt;
+        return "the operator's process alone (pid " + process.pid() + ", " + jvm + "); rss_mib after the heap figure's "
+                + "full GC=" + stats().rssMib() + nmt;
     }
 
     /** Resident KiB per mapping name from /proc/PID/smaps (anonymous ones as "anon"), largest first. */
