@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code e2e/bench/control-plane --rollouts N}: a real kube-apiserver + kube-scheduler + kwok with 50
- * CPU nodes and 10 nodes of 8 GPUs, the operator in-process; creates N Rollouts (CPU, GPU and two-node
+ * CPU nodes and 10 nodes of 8 GPUs, the operator in-process (or, with {@code --deployed}, as the chart runs it:
+ * {@link DeployedOperator}); creates N Rollouts (CPU, GPU and two-node
  * GPU gangs), waits until all are Running, probes one-at-a-time creations with N live, and prints two
  * lines of figures. Latencies are measured on this side with millisecond clocks (creationTimestamp has
  * only second resolution): from just before the create request to when the watch shows the rollout's
