@@ -2,10 +2,8 @@ package dev.crucible.e2e.bench;
 
 import dev.crucible.contract.PhaseName;
 import dev.crucible.api.v1alpha1.Rollout;
-import dev.crucible.controllers.config.OperatorSettings;
 import dev.crucible.e2e.cluster.CrdInstaller;
 import dev.crucible.e2e.cluster.FakeNodes;
-import dev.crucible.e2e.cluster.InProcessOperator;
 import dev.crucible.e2e.cluster.KubeBinaries;
 import dev.crucible.e2e.cluster.LocalCluster;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -15,7 +13,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code e2e/bench/control-plane --rollouts N}: a real kube-apiserver + kube-scheduler + kwok with 50
- * CPU nodes and 10 nodes of 8 GPUs, the operator in-process; creates N Rollouts (CPU, GPU and two-node
+ * CPU nodes and 10 nodes of 8 GPUs, the operator in-process (or, with {@code --deployed}, as the chart runs it:
+ * {@link DeployedOperator}); creates N Rollouts (CPU, GPU and two-node
  * GPU gangs), waits until all are Running, probes one-at-a-time creations with N live, and prints two
  * lines of figures. Latencies are measured on this side with millisecond clocks (creationTimestamp has
  * only second resolution): from just before the create request to when the watch shows the rollout's
@@ -52,6 +50,7 @@ public final class ControlPlaneBenchmark {
         int timeoutSeconds = 900;
         String peerDir = null;
         boolean heapOnly = false;
+        boolean deployed = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rollouts" -> rollouts = Integer.parseInt(args[++i]);
@@ -61,9 +60,10 @@ public final class ControlPlaneBenchmark {
                 case "--gpus-per-node" -> gpusPerNode = Integer.parseInt(args[++i]);
                 case "--timeout-seconds" -> timeoutSeconds = Integer.parseInt(args[++i]);
                 case "--peer" -> peerDir = args[++i];
+                case "--deployed" -> deployed = true;
                 default -> {
                     System.err.println("usage: control-plane [--rollouts N] [--cpu-nodes 50] [--gpu-nodes 10] "
-                            + "[--gpus-per-node 8] [--timeout-seconds 900] [--peer AGENT_SANDBOX_DIR] [--heap-only]");
+                            + "[--gpus-per-node 8] [--timeout-seconds 900] [--peer AGENT_SANDBOX_DIR] [--heap-only] [--deployed]");
                     System.exit(2);
                 }
             }
@@ -83,9 +83,17 @@ public final class ControlPlaneBenchmark {
         }
         PeerSandboxRun peer = PeerSandboxRun.find(peerDir);
         int exit;
-        // The peer's writes are counted from the API server's audit log of its namespace (PeerSandboxRun).
-        try (LocalCluster cluster = LocalCluster.start(binaries, peer == null ? null : PeerSandboxRun.NAMESPACE)) {
-            exit = run(cluster, load, cpuNodes, gpuNodes, gpusPerNode, timeoutSeconds);
+        // The peer's writes are counted from the API server's audit log of its namespace (PeerSandboxRun), and
+        // so are those of the deployed operator (its own process) in the benchmark's and its own namespace.
+        List<String> audited = new ArrayList<>();
+        if (peer != null) {
+            audited.add(PeerSandboxRun.NAMESPACE);
+        }
+        if (deployed) {
+            audited.addAll(List.of(BENCH_NAMESPACE, DeployedOperator.NAMESPACE));
+        }
+        try (LocalCluster cluster = LocalCluster.start(binaries, audited)) {
+            exit = run(cluster, load, cpuNodes, gpuNodes, gpusPerNode, timeoutSeconds, deployed);
             if (peer != null && exit == 0) {
                 exit = peer.run(cluster, BENCH_NAMESPACE, "probe-0", load.total(), timeoutSeconds);
             }
@@ -94,14 +102,12 @@ public final class ControlPlaneBenchmark {
     }
 
     static int run(LocalCluster cluster, BenchmarkWorkload load, int cpuNodes, int gpuNodes, int gpusPerNode,
-                   int timeoutSeconds) throws Exception {
+                   int timeoutSeconds, boolean deployed) throws Exception {
         KubernetesClient client = prepare(cluster, load, cpuNodes, gpuNodes, gpusPerNode);
         String ns = BENCH_NAMESPACE;
 
-        long heapBefore = usedHeapAfterGc();
-        long cpuBefore = ProcessStats.jvmCpuNanos();
-        WriteCounter writes = new WriteCounter();
-        InProcessOperator operator = new InProcessOperator(cluster.newClient(writes), OperatorSettings.defaults()).start();
+        BenchOperator operator = deployed ? DeployedOperator.start(cluster, java.nio.file.Path.of("").toAbsolutePath())
+                : new InProcessBenchOperator(cluster);
 
         Map<String, Integer> expectedPods = new HashMap<>();
         for (int i = 0; i < load.total(); i++) {
@@ -166,7 +172,7 @@ public final class ControlPlaneBenchmark {
             if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(5)) {
                 lastReport = System.nanoTime();
                 System.err.printf("  t=%.0fs pods-complete=%d running=%d queue=%d%n", (lastReport - start) / 1e9,
-                        podsSeenAt.size(), running.size(), operator.queue().depth());
+                        podsSeenAt.size(), running.size(), operator.queueDepth());
             }
         }
         boolean complete = running.size() == load.total();
@@ -174,10 +180,11 @@ public final class ControlPlaneBenchmark {
         // the steady-state target is about one new Rollout while N are live: probe that, one at a time, each
         // until Running, with the write counter reset so the probes' writes are counted on their own. The
         // burst's trailing writes (Events are sent asynchronously) land before the reset, not among the probes'.
-        settle("operator writes", writes::total);
-        long burstWrites = writes.total();
-        String burstBreakdown = writes.breakdown();
-        writes.reset();
+        settle("operator writes", operator::writeActivity);
+        WriteCounter burst = operator.writes();
+        long burstWrites = burst.total();
+        String burstBreakdown = burst.breakdown();
+        operator.resetWrites();
         List<Long> live = new ArrayList<>();
         int probesRunning = 0;
         if (complete) {
@@ -196,10 +203,12 @@ public final class ControlPlaneBenchmark {
             System.err.printf("live_create_to_pods (one new Rollout at a time, %d live): p50_ms=%d p99_ms=%d max_ms=%d%n",
                     load.total(), percentile(live, 0.5), percentile(live, 0.99), live.isEmpty() ? -1 : live.get(live.size() - 1));
         }
-        settle("operator writes after the probes", writes::total);   // the last probe's trailing writes are its own
+        settle("operator writes after the probes", operator::writeActivity);   // the last probe's trailing writes are its own
+        WriteCounter writes = operator.writes();
         long probeWrites = writes.total();
         String probeBreakdown = writes.breakdown();
-        ProcessStats jvm = ProcessStats.self(cpuBefore);
+        ProcessStats jvm = operator.stats();
+        long peakRss = operator.peakRssMib();
 
         List<Long> latencies = new ArrayList<>();
         for (var e : podsSeenAt.entrySet()) {
@@ -216,19 +225,14 @@ public final class ControlPlaneBenchmark {
         // the heap is measured, or the operator's figure carries the benchmark's own copies.
         podWatch = null;
         rolloutWatch = null;
-        long heapMib = Math.max(0, usedHeapAfterGc() - heapBefore) / (1024 * 1024);
-        if (System.getenv("CRUCIBLE_BENCH_HISTOGRAM") != null) {
-            System.err.println(heapHistogram(30)); // what the operator's heap holds, its watches closed
-        }
-        var opSummary = operator.metrics().createToPodsSummary().takeSnapshot();
-        long series = operator.scrape().lines().filter(l -> !l.isBlank() && !l.startsWith("#")).count();
-        System.err.printf("operator-side create->pods (from its first sight, ms clock): mean %.0f ms, max %.0f ms; metrics_series=%d%n",
-                opSummary.mean(), opSummary.max(), series);
+        long heapMib = operator.heapMib();
+        long series = operator.metricsSeries();
+        System.err.println(operator.ownTimings());
         System.err.println("operator writes until all Running: " + burstBreakdown);
         System.err.printf("operator writes for %d probe Rollouts (single-pod CPU, each until Running): %s%n",
                 probesRunning, probeBreakdown);
-        System.err.printf("this JVM (operator in-process, plus the benchmark's own clients and watches): cpu_s=%.1f "
-                + "since the operator started, rss_mib=%d%n", jvm.cpuSeconds(), jvm.rssMib());
+        System.err.printf("cpu_s=%.1f since the operator started, rss_mib=%d, peak %d: %s%n", jvm.cpuSeconds(), jvm.rssMib(),
+                peakRss, operator.describe());
         System.out.printf("rollouts=%d create_to_pods_p50_ms=%d create_to_pods_p99_ms=%d all_running_s=%.1f "
                         + "operator_heap_mib=%d gpu_overcommit=%d misplaced=%d%n",
                 load.total(), percentile(latencies, 0.50), percentile(latencies, 0.99), allRunningSeconds, heapMib,
@@ -236,11 +240,12 @@ public final class ControlPlaneBenchmark {
         // steady_p99_ms: one new Rollout's create→pods with all N live; api_writes_per_rollout: every write the
         // operator's client sent (reconcilers, Events, Lease) until all were Running and through the probes,
         // over the Rollouts it started; single_pod_writes: the same for the probes alone, per probe;
-        // cpu_s and rss_mib: this JVM's (see the stderr line above).
+        // cpu_s and rss_mib: the operator's process (--deployed, plus its peak RSS) or this JVM (stderr line above).
         System.out.printf("steady_p99_ms=%d api_writes_per_rollout=%.2f metrics_series=%d single_pod_writes=%.2f "
-                        + "cpu_s=%.1f rss_mib=%d%n", percentile(live, 0.99),
+                        + "cpu_s=%.1f rss_mib=%d%s%n", percentile(live, 0.99),
                 (double) (burstWrites + writes.total()) / (load.total() + live.size()), series,
-                probesRunning == 0 ? -1.0 : (double) probeWrites / probesRunning, jvm.cpuSeconds(), jvm.rssMib());
+                probesRunning == 0 ? -1.0 : (double) probeWrites / probesRunning, jvm.cpuSeconds(), jvm.rssMib(),
+                peakRss < 0 ? "" : " rss_peak_mib=" + peakRss);
         if (!complete) {
             System.err.printf("TIMEOUT: only %d of %d rollouts Running after %d s%n", running.size(), load.total(), timeoutSeconds);
         }
@@ -350,21 +355,5 @@ public final class ControlPlaneBenchmark {
             Thread.sleep(1);
         }
         return seen.containsKey(key);
-    }
-
-    /** The top of the JVM's live-object histogram (jcmd GC.class_histogram), for CRUCIBLE_BENCH_HISTOGRAM=1. */
-    static String heapHistogram(int lines) throws Exception {
-        Object text = ManagementFactory.getPlatformMBeanServer().invoke(
-                new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
-                new Object[] {new String[0]}, new String[] {String[].class.getName()});
-        return text.toString().lines().limit(lines).collect(java.util.stream.Collectors.joining("\n"));
-    }
-
-    static long usedHeapAfterGc() throws InterruptedException {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(200);
-        }
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 }

@@ -24,7 +24,7 @@ final class OperatorHeapBenchmark {
                    int timeoutSeconds) throws Exception {
         KubernetesClient client = ControlPlaneBenchmark.prepare(cluster, load, cpuNodes, gpuNodes, gpusPerNode);
 
-        long heapBefore = ControlPlaneBenchmark.usedHeapAfterGc();
+        long heapBefore = InProcessBenchOperator.usedHeapAfterGc();
         InProcessOperator operator = new InProcessOperator(cluster.newClient(), OperatorSettings.defaults()).start();
         long start = System.nanoTime();
         ControlPlaneBenchmark.createAll(client, load, timeoutSeconds, name -> { });
@@ -36,9 +36,9 @@ final class OperatorHeapBenchmark {
             System.err.printf("  t=%.0fs running=%d queue=%d%n", (System.nanoTime() - start) / 1e9, running, operator.queue().depth());
         }
         double allRunning = (System.nanoTime() - start) / 1e9;
-        long heap = Math.max(0, ControlPlaneBenchmark.usedHeapAfterGc() - heapBefore);
+        long heap = Math.max(0, InProcessBenchOperator.usedHeapAfterGc() - heapBefore);
         if (System.getenv("CRUCIBLE_BENCH_HISTOGRAM") != null) {
-            System.err.println(ControlPlaneBenchmark.heapHistogram(30));
+            System.err.println(InProcessBenchOperator.heapHistogram(30));
         }
         System.out.printf("rollouts=%d running=%d all_running_s=%.1f operator_heap_mib=%d heap_kib_per_rollout=%.1f%n",
                 load.total(), running, allRunning, heap / (1024 * 1024), heap / 1024.0 / load.total());

@@ -39,10 +39,19 @@ record ProcessStats(double cpuSeconds, long rssMib) {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
+    /** Peak resident memory (VmHWM) of process {@code pid} since it started. */
+    static long peakRssMib(long pid) {
+        return statusMib(Path.of("/proc", Long.toString(pid)), "VmHWM:");
+    }
+
     private static long rssMib(Path proc) {
+        return statusMib(proc, "VmRSS:");
+    }
+
+    private static long statusMib(Path proc, String field) {
         try {
             for (String line : Files.readAllLines(proc.resolve("status"))) {
-                if (line.startsWith("VmRSS:")) {
+                if (line.startsWith(field)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;   // "VmRSS:   123456 kB"
                 }
             }

@@ -39,7 +39,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts etcd and kube-apiserver; call {@link #startScheduler()} and {@link #startKwok()} for pods. */
     public static LocalCluster start(KubeBinaries binaries) {
-        return start(binaries, null);
+        return start(binaries, List.of());
     }
 
     /**
@@ -49,14 +49,19 @@ public final class LocalCluster implements AutoCloseable {
      * writes by its user agent. Other namespaces are not logged, so the log costs them nothing.
      */
     public static LocalCluster start(KubeBinaries binaries, String auditedNamespace) {
+        return start(binaries, auditedNamespace == null ? List.of() : List.of(auditedNamespace));
+    }
+
+    /** As {@link #start(KubeBinaries, String)}, auditing the writes into each of {@code auditedNamespaces}. */
+    public static LocalCluster start(KubeBinaries binaries, List<String> auditedNamespaces) {
         try {
             Path work = Files.createTempDirectory("crucible-cluster-");
             // kube-api-test looks for <testDir>/k8s/<version>-linux-amd64/; a link keeps certs out of the cache.
             Path k8s = Files.createDirectories(work.resolve("k8s"));
             Files.createSymbolicLink(k8s.resolve(binaries.dir().getFileName()), binaries.dir());
             List<String> flags = new ArrayList<>(List.of("--max-requests-inflight=3000", "--max-mutating-requests-inflight=1500"));
-            if (auditedNamespace != null) {
-                flags.addAll(auditFlags(work, auditedNamespace));
+            if (!auditedNamespaces.isEmpty()) {
+                flags.addAll(auditFlags(work, auditedNamespaces));
             }
             KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
                     .withTestDir(work.toString())
@@ -74,7 +79,7 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private static List<String> auditFlags(Path work, String namespace) {
+    private static List<String> auditFlags(Path work, List<String> namespaces) {
         Path policy = work.resolve("audit-policy.yaml");
         // One event per request (ResponseComplete only); reads and other namespaces: none.
         write(policy, """
@@ -83,10 +88,10 @@ public final class LocalCluster implements AutoCloseable {
                 omitStages: [RequestReceived]
                 rules:
                 - level: Metadata
-                  namespaces: ["%s"]
+                  namespaces: [%s]
                   verbs: [create, update, patch, delete, deletecollection]
                 - level: None
-                """.formatted(namespace));
+                """.formatted(String.join(", ", namespaces.stream().map(n -> '"' + n + '"').toList())));
         return List.of("--audit-policy-file=" + policy, "--audit-log-path=" + work.resolve(AUDIT_LOG),
                 "--audit-log-format=json");
     }

@@ -76,6 +76,19 @@ class ChartJvmOptionsTest {
     }
 
     @Test
+    void memoryOptionsOfIssue42ReachTheContainer() {
+        // operator/README.md "Memory": a fixed young generation and bounded malloc arenas (operator.env).
+        Container c = operator(Map.of());
+        assertThat(javaToolOptions(c).orElseThrow().split("\\s+")).contains("-Xmn32m", "-XX:TrimNativeHeapInterval=5000");
+        assertThat(c.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("MALLOC_ARENA_MAX");
+            assertThat(e.getValue()).isEqualTo("2");
+        });
+        assertThat(operator(Map.of("operator.env.MALLOC_ARENA_MAX", "4")).getEnv())
+                .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("MALLOC_ARENA_MAX=4"));
+    }
+
+    @Test
     void aLimitTooSmallForTheHeapIsSeen() {
         // The check above is not vacuous: with 700Mi, 60% is 420 MiB, below the live set.
         Container c = operator(Map.of("operator.resources.limits.memory", "700Mi"));
