@@ -167,27 +167,28 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
 
     /**
      * The process alive at {@code t} that started last (the one most likely to have written then), else the last one started
-     * before it. Start times have 10 ms ticks, so a process whose recorded start is in the tick of {@code t} may have started
-     * just after the write (a shell's next command): one that surely started before it is preferred.
+     * before it, else the agent's root while it runs: a quick agent can write before any of its processes' recorded starts
+     * (10 ms ticks from a boot time read in 10 ms steps) comes out earlier than the file's coarse mtime.
      */
     private synchronized Long attribute(Instant t) {
-        Instant sure = t.minusMillis(10);
         Proc alive = null;
-        Proc aliveSure = null;
         Proc before = null;
+        Proc root = null;
         List<Proc> all = new ArrayList<>(live.values());
         all.addAll(ended);
         for (Proc p : all) {
-            if (p.seq() <= 0 || p.start().isAfter(t.plusMillis(10))) continue;
-            if (p.end() == null || !p.end().isBefore(t)) {
+            if (p.seq() <= 0) continue;
+            boolean running = p.end() == null || !p.end().isBefore(t);
+            if (running && roots.contains(p.pid()) && (root == null || p.start().isBefore(root.start()))) root = p;
+            if (p.start().isAfter(t.plusMillis(10))) continue; // start times have 10 ms ticks
+            if (running) {
                 if (alive == null || p.start().isAfter(alive.start())) alive = p;
-                if (p.start().isBefore(sure) && (aliveSure == null || p.start().isAfter(aliveSure.start()))) aliveSure = p;
             } else if (before == null || p.end().isAfter(before.end())) {
                 before = p;
             }
         }
-        Proc pick = aliveSure != null ? aliveSure : alive;
-        return pick != null ? Long.valueOf(pick.seq()) : before != null ? Long.valueOf(before.seq()) : null;
+        Proc pick = alive != null ? alive : before != null ? before : root;
+        return pick == null ? null : Long.valueOf(pick.seq());
     }
 
     @Override

@@ -15,29 +15,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Which process a file change is attributed to. Start times come in 10 ms ticks, so a command a shell starts right after
- * writing a file (the demo hacker's {@code sed} after its {@code cat > conftest.py}) can look alive at the write: a
- * process that surely started before the write wins over one in the write's tick.
+ * Which process a file change is attributed to when no sampled process looks alive at the write: the agent's root.
  */
 class WriterAttributionTest {
 
     @Test
-    void aProcessSurelyStartedBeforeTheWriteWinsOverOneStartedInItsTick(@TempDir Path dir) throws Exception {
+    void aWriteBeforeAnyProcessIsKnownGoesToTheAgentsRoot(@TempDir Path dir) throws Exception {
+        // a quiet machine: the demo hacker wrote conftest.py in its first milliseconds, and the root's recorded start
+        // (10 ms ticks from an estimated boot time) came out later than the file's coarse mtime
         Instant write = Instant.parse("2026-11-30T00:00:00.500Z");
-        RolloutTrace trace = new RolloutTrace(TrajectoryRecorder.open(dir, RecorderLimits.defaults()), false);
-        trace.processSeen(100, 1, "sh hacker.sh", "/w", write.minusSeconds(2), true);
-        trace.processSeen(101, 100, "python3 helper.py", "/w", write.minusMillis(300), false);
-        trace.processSeen(102, 100, "sed -i s/x/y/ tests/t.py", "/w", write.plusMillis(3), false);
+        RolloutTrace trace = new RolloutTrace(TrajectoryRecorder.open(dir, RecorderLimits.defaults()), true);
+        trace.processSeen(200, 1, "bwrap … sh hacker.sh", "/w", write.plusMillis(40), true);
         trace.fileChanged("conftest.py", "added", "file", 10, write, null, null);
-        // only the ambiguous one and a process that ended before the write
-        trace.processGone(101);
-        trace.fileChanged("late.py", "added", "file", 10, write.plusSeconds(5), null, null);
         trace.recorder().close();
-
         List<TraceEvent> all = new ArrayList<>();
         TrajectoryReader.read(dir, all::add, p -> { });
-        assertThat(writer(all, "conftest.py")).as("the latest process surely alive at the write").isEqualTo("python3 helper.py");
-        assertThat(writer(all, "late.py")).isIn("sh hacker.sh", "sed -i s/x/y/ tests/t.py");
+        assertThat(writer(all, "conftest.py")).isEqualTo("bwrap … sh hacker.sh");
     }
 
     private static String writer(List<TraceEvent> all, String path) {
