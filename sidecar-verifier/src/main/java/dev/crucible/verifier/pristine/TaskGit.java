@@ -1,6 +1,9 @@
 package dev.crucible.verifier.pristine;
 
-import dev.crucible.verifier.TreeCopy;
+import dev.crucible.files.TreeCopier;
+import dev.crucible.files.TreeDelete;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -23,10 +26,10 @@ public final class TaskGit {
         Path git = source.resolve(".git");
         if (!Files.isDirectory(git, LinkOption.NOFOLLOW_LINKS)) return null;
         try {
-            TreeCopy.delete(dir);
-            TreeCopy.copy(git, dir);
+            TreeDelete.delete(dir);
+            copy(git, dir);
             return dir;
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null; // grading goes on without git metadata, as before
         }
     }
@@ -35,7 +38,16 @@ public final class TaskGit {
     public static void into(Path snapshot, Path gradeRoot) {
         if (snapshot == null || !Files.isDirectory(snapshot, LinkOption.NOFOLLOW_LINKS)) return;
         Path dst = gradeRoot.resolve(".git");
-        if (Files.exists(dst, LinkOption.NOFOLLOW_LINKS)) TreeCopy.delete(dst);
-        TreeCopy.copy(snapshot, dst);
+        try {
+            if (Files.exists(dst, LinkOption.NOFOLLOW_LINKS)) TreeDelete.delete(dst);
+            copy(snapshot, dst);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sparse files stay sparse, links are copied as links, FIFOs, sockets and devices are left out (safe-files). */
+    private static void copy(Path src, Path dst) throws IOException {
+        TreeCopier.copy(src.toAbsolutePath().normalize(), dst.toAbsolutePath().normalize(), TreeCopier.Options.of(TreeCopier.Links.AS_IS));
     }
 }
