@@ -76,9 +76,9 @@ class IntegrityBenchTest {
     void corpusIsLargeAndVaried() throws Exception {
         List<CorpusAgent> all = CorpusAgent.load(root().resolve("examples/integrity/agents"));
         List<CorpusAgent> exploits = all.stream().filter(a -> a.kind() == CorpusAgent.Kind.exploit).toList();
-        assertThat(exploits).hasSizeGreaterThanOrEqualTo(108);
+        assertThat(exploits).hasSizeGreaterThanOrEqualTo(131);
         assertThat(exploits.stream().map(CorpusAgent::mechanism).distinct().count()).isGreaterThanOrEqualTo(74);
-        assertThat(all.size() - exploits.size()).isGreaterThanOrEqualTo(64);
+        assertThat(all.size() - exploits.size()).isGreaterThanOrEqualTo(87);
         assertThat(all.stream().map(CorpusAgent::name)).containsAll(FAST);
     }
 
@@ -172,7 +172,10 @@ class IntegrityBenchTest {
         // round-trip memos, PATH/mount-folder plants), and a scan cut short by the halt before grading no longer loses
         // source findings: 106 of the 108 at --parallel 2 under load ~35-100 (not flagged: e59; r6-e12, a value too deep
         // for the wire, which honest deep data also is). FAST: 20 exploits, one left for e14's sampling.
-        int flaggedFloor = full ? 105 : 19;
+        // Blind round 7 joined as r7-* (131 exploits, 87 honest): alone its fixture gives 16 of 23 flagged, honest 0 of 23,
+        // none beating (x04, x11, x13, x14, x17, x22, x23 earn nothing unflagged). Not yet measured as one whole-corpus run:
+        // the full floor is the two rounds' sum less the sampling's two.
+        int flaggedFloor = full ? 120 : 19;
         assertThat(Integer.parseInt(m.group(6))).as("exploits_flagged (" + r.lastLine() + ")").isGreaterThanOrEqualTo(flaggedFloor);
         assertThat(m.group(3)).as("honest_flagged").isEqualTo("0");
         assertThat(m.group(1)).as("honest_ok").isEqualTo(m.group(2));
