@@ -92,7 +92,7 @@ final class GitWatch {
                 packedRefs.addAll(packedRefs(null));
                 packs.addAll(list("objects/pack", null).keySet());
                 looseObjects.addAll(looseObjects(null));
-                watched.putAll(watchedFiles(null));
+                watched.putAll(watchedFiles(null, new HashMap<>()));
                 config = text(read("config", MAX_CONFIG, null));
             }
         }
@@ -147,9 +147,10 @@ final class GitWatch {
                         "objects arrived in a pack (fetch, clone, unpack or repack)", "new-pack"));
             }
         }
-        for (var e : watchedFiles(out).entrySet()) {
+        Map<String, BasicFileAttributes> listed = new HashMap<>();
+        for (var e : watchedFiles(out, listed).entrySet()) {
             Long before = watched.put(e.getKey(), e.getValue());
-            long ct = TreeReads.changeTime(files.root(), ".git/" + e.getKey(), lstat(e.getKey(), null));
+            long ct = TreeReads.changeTime(files.root(), ".git/" + e.getKey(), listed.get(e.getKey()));
             Long ctBefore = watchedCtimes.put(e.getKey(), ct);
             boolean ctMoved = ctBefore != null && ct != TreeReads.UNKNOWN && ctBefore != ct;
             if (before != null && before.equals(e.getValue()) && !ctMoved) continue;
@@ -229,11 +230,15 @@ final class GitWatch {
         return m;
     }
 
-    /** Hooks (other than git's own *.sample), alternates, grafts and shallow: size+mtime each. */
-    private Map<String, Long> watchedFiles(Consumer<WorkspaceScanner.Raw> out) {
+    /** Hooks (other than git's own *.sample), alternates, grafts and shallow: size+mtime each; their attributes into {@code listed}. */
+    private Map<String, Long> watchedFiles(Consumer<WorkspaceScanner.Raw> out, Map<String, BasicFileAttributes> listed) {
+        for (var e : list("hooks", out).entrySet()) if (!e.getKey().endsWith(".sample")) listed.put("hooks/" + e.getKey(), e.getValue());
+        for (String f : new String[] {"objects/info/alternates", "objects/info/http-alternates", "info/grafts", "shallow"}) {
+            BasicFileAttributes a = lstat(f, out);
+            if (a != null) listed.put(f, a);
+        }
         Map<String, Long> m = new HashMap<>();
-        for (var e : list("hooks", out).entrySet()) if (!e.getKey().endsWith(".sample")) mark(m, "hooks/" + e.getKey(), e.getValue());
-        for (String f : new String[] {"objects/info/alternates", "objects/info/http-alternates", "info/grafts", "shallow"}) mark(m, f, lstat(f, out));
+        listed.forEach((rel, a) -> mark(m, rel, a));
         return m;
     }
 
