@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -87,14 +86,8 @@ final class AttemptTrajectory {
         String gradeCommand = doc.environment().verifierEnv().verifier().command();
         List<String> agentCommand = doc.spec().agent == null ? null : doc.spec().agent.command;
         episode.mergeHandedIn(runFolder.resolve(HandedInTrajectory.FILE));
-        Map<String, Object> o = new LinkedHashMap<>();
-        o.put("phase", String.valueOf(r.phase()));
-        o.put("reason", r.reason());
-        o.put("message", r.message());
-        if (r.reward() != null) o.put("reward", r.reward());
-        if (r.testReward() != null) o.put("testReward", r.testReward());
-        if (r.verdict() != null) o.put("verdict", r.verdict());
-        o.put("findings", r.hackFindings() == null ? 0 : r.hackFindings().size());
+        Map<String, Object> o = EpisodeTrajectory.outcome(String.valueOf(r.phase()), r.reason(), r.message(), r.reward(), r.testReward(),
+                r.verdict(), r.hackFindings() == null ? 0 : r.hackFindings().size());
         AtifExport.AgentInfo agent = new AtifExport.AgentInfo(agentCommand == null || agentCommand.isEmpty()
                 ? "trainer (interactive)" : String.join(" ", agentCommand), "unknown", Map.of("mode", r.mode(), "rollout", r.rollout()));
         return r.withTrajectory(episode.finish(gradeCommand, r.verifierReport(), o, agent));

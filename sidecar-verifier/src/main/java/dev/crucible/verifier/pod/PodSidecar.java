@@ -136,7 +136,8 @@ public final class PodSidecar {
             // without a report (grading failed) the monitor's findings still count, as they do locally
             Integer agentExit = agentExit(settings);
             var kept = trajectory.finish(env.verifier().command(), report,
-                    PodResult.outcome(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit, message), turns);
+                    PodResult.outcome(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit, message), turns,
+                    report != null && report.hackFindings() != null ? report.hackFindings().size() : holder.findings().size());
             String json = PodResult.terminationMessage(report, holder.findings(), timedOut, settings.maxDurationSeconds(), agentExit,
                     message, turns, settings.resultMaxBytes(), kept);
             Files.writeString(settings.resultFile(), json);

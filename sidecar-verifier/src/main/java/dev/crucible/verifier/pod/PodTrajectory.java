@@ -10,7 +10,6 @@ import dev.crucible.verifier.api.EnvironmentApi;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.trace.EpisodeTrajectory;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -49,15 +48,11 @@ final class PodTrajectory {
      * Grading and the outcome recorded, the recorder closed, a last round sent to the store (which also sends the ATIF
      * document's source: every segment and blob). Returns what the result carries about it.
      */
-    VerifierResultJson.Trajectory finish(String gradeCommand, VerifyReport report, TerminalOutcome outcome, int turns) {
+    VerifierResultJson.Trajectory finish(String gradeCommand, VerifyReport report, TerminalOutcome outcome, int turns, int findings) {
         if (episode == null) return new VerifierResultJson.Trajectory(false, null, problem);
-        Map<String, Object> o = new LinkedHashMap<>();
-        o.put("phase", outcome.phase().name());
-        o.put("reason", outcome.reason());
-        o.put("message", outcome.message());
-        if (report != null) o.put("reward", report.reward());
-        if (report != null && report.testReward() != null) o.put("testReward", report.testReward());
-        if (report != null && report.verdict() != null) o.put("verdict", report.verdict());
+        Map<String, Object> o = EpisodeTrajectory.outcome(outcome.phase().name(), outcome.reason(), outcome.message(),
+                report == null ? null : report.reward(), report == null ? null : report.testReward(), report == null ? null : report.verdict(),
+                findings);
         o.put("turns", turns);
         TrajectoryStatus kept = episode.finish(gradeCommand, report, o, new AtifExport.AgentInfo("rollout pod", "unknown", Map.of("mode", "pod")));
         String first = kept.problems() == null || kept.problems().isEmpty() ? null : kept.problems().get(0);

@@ -63,6 +63,20 @@ public final class EpisodeTrajectory {
         }
     }
 
+    /** The outcome event's fields, the same for a local attempt and a pod (null rewards and verdict left out). */
+    public static Map<String, Object> outcome(String phase, String reason, String message, Double reward, Double testReward,
+                                              String verdict, int findings) {
+        Map<String, Object> o = new java.util.LinkedHashMap<>();
+        o.put("phase", phase);
+        o.put("reason", reason);
+        o.put("message", message);
+        if (reward != null) o.put("reward", reward);
+        if (testReward != null) o.put("testReward", testReward);
+        if (verdict != null) o.put("verdict", verdict);
+        o.put("findings", findings);
+        return o;
+    }
+
     /**
      * Grading ({@code report} may be null: grading did not run) and the outcome's {@code fields}, then the recorder is
      * closed and the ATIF document written beside its segments. Returns what was stored, complete or not and why.
