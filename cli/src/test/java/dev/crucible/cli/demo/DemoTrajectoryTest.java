@@ -51,9 +51,10 @@ class DemoTrajectoryTest {
         TraceEvent writer = hacker.get(change.cause());
         assertThat(writer).as("the process the change is attributed to").isNotNull();
         assertThat(writer.kind()).isEqualTo(EventKind.PROCESS_START);
-        // the sampled process nearest to the write: the sandbox's process running hacker.sh, or (when the script ended between
-        // two samples) the agent's root, which records the agent command it runs
-        assertThat(writer.text("command") + " " + writer.text("agentCommand")).contains("hacker.sh");
+        // the sampled process nearest to the write: the process running hacker.sh, one of its children (cat, or a zombie
+        // read as "[cat]"), or (when the script ended between two samples) the agent's root, which records the agent
+        // command it runs: hacker.sh is on the writer's line or on one of its parents'
+        assertThat(lineage(hacker, writer)).contains("hacker.sh");
         assertThat(writer.seq()).isLessThan(change.seq()).isLessThan(finding.seq());
         assertThat(hacker.values()).extracting(TraceEvent::kind).contains(EventKind.GRADING, EventKind.OUTCOME, EventKind.END);
 
@@ -82,6 +83,20 @@ class DemoTrajectoryTest {
         assertThat(trace.execute("trace", out.resolve("hacker").toString(), "--finding", "startup")).as(t.toString()).isZero();
         assertThat(t.toString()).contains("#" + writer.seq() + " ", "added conftest.py", "startup-hook-injection on conftest.py",
                 "← #" + change.seq()).doesNotContain("grading");
+    }
+
+    /** The commands of {@code p} and its recorded parents (by ppid, each the last start of that pid before {@code p}). */
+    private static String lineage(Map<Long, TraceEvent> events, TraceEvent p) {
+        StringBuilder line = new StringBuilder();
+        for (int depth = 0; p != null && depth < 32; depth++) {
+            line.append(p.text("command")).append(" | ").append(p.text("agentCommand")).append(" <- ");
+            String ppid = p.text("ppid");
+            long before = p.seq();
+            p = events.values().stream()
+                    .filter(e -> EventKind.PROCESS_START.equals(e.kind()) && e.seq() < before && ppid != null && ppid.equals(e.text("pid")))
+                    .max(java.util.Comparator.comparingLong(TraceEvent::seq)).orElse(null);
+        }
+        return line.toString();
     }
 
     private static Map<Long, TraceEvent> read(Path dir) throws Exception {

@@ -99,7 +99,10 @@ final class ProcessObserver {
             Long before = announced.put(pid, st.startTicks());
             if (before != null && before == st.startTicks()) return;
             if (before != null) o.processGone(pid);
-            o.processSeen(pid, st.ppid(), ProcessTable.cmdline(pid), link(Path.of("/proc", Long.toString(pid), "cwd")),
+            String cmd = ProcessTable.cmdline(pid);
+            // a zombie, or a process read as it exits, has an empty command line: its name, bracketed as ps shows it
+            if (cmd.isEmpty()) cmd = "[" + st.comm() + "]";
+            o.processSeen(pid, st.ppid(), cmd, link(Path.of("/proc", Long.toString(pid), "cwd")),
                     startOf(st.startTicks()), roots.contains(pid));
         });
     }
