@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * Issue 41 point 3, API-server tier: the verifier container is SIGKILLed during grading. The pod's
  * verifier uses {@code terminationMessagePolicy: File}, so the kubelet reports what the sidecar had
  * written to {@code /dev/termination-log} when it died, with exit code 137: nothing (killed while
- * grading), a torn write (killed while writing), or the whole result (killed after writing). kwok runs
+ * grading, or before it while the agent still runs), a torn write (killed while writing), or the whole
+ * result (killed after writing). kwok runs
  * no containers, so the test writes those container states as the kubelet does. The reward must be the
  * real one or none with a reason, never one read from a partial run. Prints the suite's line
  * (e2e/faults/README.md); wrong_reward counts a reward that is not the real one and a Rollout ended
@@ -33,14 +34,19 @@ class VerifierKillDuringGradingTest {
     private static final String RESULT = "{\"reward\":1.0,\"verdict\":\"pass\",\"turns\":3,\"tests\":{\"passed\":3,\"failed\":0}}";
 
     /** What the kubelet reports for the verifier: exit code, termination message, and the reward that is right. */
-    private record Kill(String name, int exitCode, String message, Double reward) {
+    private record Kill(String name, int exitCode, String message, Double reward, boolean agentStillRuns) {
+        Kill(String name, int exitCode, String message, Double reward) {
+            this(name, exitCode, message, reward, false);
+        }
     }
 
     private static final List<Kill> CASES = List.of(
             new Kill("graded", 0, RESULT, 1.0),
             new Kill("killed-after-result", 137, RESULT, 1.0),
             new Kill("killed-while-grading", 137, null, null),
-            new Kill("killed-while-writing", 137, RESULT.substring(0, RESULT.indexOf("\"tests\"") + 20), null));
+            new Kill("killed-while-writing", 137, RESULT.substring(0, RESULT.indexOf("\"tests\"") + 20), null),
+            // before grading: the agent still works when its verifier dies
+            new Kill("killed-before-grading", 137, null, null, true));
 
     @Test
     void aVerifierKilledDuringGradingGivesTheRealRewardOrNoneWithAReason() {
@@ -109,7 +115,7 @@ class VerifierKillDuringGradingTest {
             List<ContainerStatus> statuses = new ArrayList<>();
             for (ContainerStatus cs : p.getStatus().getContainerStatuses()) {
                 boolean verifier = cs.getName().equals("verifier");
-                if (verifier || cs.getName().equals("agent")) {
+                if (verifier || cs.getName().equals("agent") && !k.agentStillRuns()) {
                     int exit = verifier ? k.exitCode() : 0;
                     statuses.add(new ContainerStatusBuilder(cs).withReady(false).withStarted(false)
                             .withNewState().withNewTerminated().withExitCode(exit).withReason(exit == 0 ? "Completed" : "Error")
