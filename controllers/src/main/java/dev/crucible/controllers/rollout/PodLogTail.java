@@ -10,10 +10,18 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The last lines of each container's log, kept in the ConfigMap {@code <rollout>-logs} before the
@@ -24,7 +32,9 @@ import java.util.TreeMap;
  * is cut to the same byte budget again (the log is the untrusted agent's output). The budget per
  * container shrinks with the number of containers so the ConfigMap stays far below the API server's
  * 1 MiB object limit. A log that cannot be read (no kubelet, pod gone, no permission) is noted in its
- * key and never holds up the deletion.
+ * key and never holds up the deletion: the reads run in parallel off the reconcile thread and are given
+ * up after {@link #READ_BUDGET} (the API server dials the node's kubelet, which on a lost node takes
+ * its dial timeout, 30 s, per container).
  */
 final class PodLogTail {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PodLogTail.class);
@@ -33,6 +43,15 @@ final class PodLogTail {
     static final int TAIL_LINES = 200;
     /** All tails of one Rollout together stay under this (the API server refuses objects over 1 MiB). */
     static final int ROLLOUT_BUDGET_BYTES = 512 * 1024;
+    /** How long a reconcile waits for all tails of the pods it stops. */
+    static final Duration READ_BUDGET = Duration.ofSeconds(5);
+    /** Reads in flight, all Rollouts together; past it a tail is skipped, never queued behind a lost node. */
+    private static final ThreadPoolExecutor READERS = new ThreadPoolExecutor(0, 16, 30, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "crucible-log-tail");
+                t.setDaemon(true);
+                return t;
+            });
 
     private PodLogTail() {
     }
@@ -48,10 +67,30 @@ final class PodLogTail {
         }
         int containers = pods.stream().mapToInt(p -> p.getSpec().getContainers().size()).sum();
         int bytes = Math.max(1024, Math.min(bytesPerContainer, ROLLOUT_BUDGET_BYTES / Math.max(1, containers)));
+        Map<String, Future<String>> reads = new TreeMap<>();
         Map<String, String> data = new TreeMap<>();
         for (Pod p : pods) {
             for (Container c : p.getSpec().getContainers()) {
-                data.put(p.getMetadata().getName() + "." + c.getName() + ".log", read(p, c.getName(), bytes, client));
+                String key = p.getMetadata().getName() + "." + c.getName() + ".log";
+                try {
+                    reads.put(key, READERS.submit(() -> read(p, c.getName(), bytes, client)));
+                } catch (RejectedExecutionException e) {
+                    data.put(key, "(log not read: " + READERS.getMaximumPoolSize() + " reads already in flight)");
+                }
+            }
+        }
+        long deadline = System.nanoTime() + READ_BUDGET.toNanos();
+        for (var e : reads.entrySet()) {
+            try {
+                data.put(e.getKey(), e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (TimeoutException x) {
+                e.getValue().cancel(true);
+                data.put(e.getKey(), "(log not read within " + READ_BUDGET.toSeconds() + " s)");
+            } catch (ExecutionException x) {
+                data.put(e.getKey(), "(log not read: " + x.getCause() + ")");
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
         try {

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code pods/log} by calling the node's kubelet; kwok nodes have none, so the node here points at a
  * small HTTPS stand-in for the kubelet's {@code /containerLogs} endpoint (the real kubelet is the
  * real-node tier). The stand-in ignores the limits on purpose: the operator must bound an untrusted
- * agent's log itself.
+ * agent's log itself. A third container's log never comes in time: the pod is deleted anyway.
  */
 class PodLogTailOnApiServerTest {
 
@@ -63,8 +63,12 @@ class PodLogTailOnApiServerTest {
             Rollout r = Manifests.rollout(client, ns, "r1", "env", "");
             Pod first = client.resource(pod(ns, "r1-main-0", nodeName)).create();
 
+            long t0 = System.nanoTime();
             new RolloutActuator(SharedCluster.SETTINGS.withLogTailBytes(BYTES), () -> null)
                     .stopPods(r, Map.of(first.getMetadata().getName(), first), client);
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            // the hung container's kubelet answers after 60 s: the delete must not wait for it
+            assertThat(tookMs).as("ms stopPods took with one log hung").isLessThan(PodLogTail.READ_BUDGET.toMillis() + 10_000);
 
             Pod after = client.pods().inNamespace(ns).withName("r1-main-0").get();
             assertThat(after == null || after.getMetadata().getDeletionTimestamp() != null).as("pod deleted").isTrue();
@@ -79,6 +83,7 @@ class PodLogTailOnApiServerTest {
             assertThat(agentLog.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(BYTES + 64);
             assertThat(cm.getData().get("r1-main-0." + RolloutLabels.VERIFIER_CONTAINER + ".log"))
                     .isEqualTo("sidecar: graded, reward 1.0\n");
+            assertThat(cm.getData().get("r1-main-0.hung.log")).isEqualTo("(log not read within 5 s)");
             assertThat(asked).as("the kubelet was asked for a bounded tail")
                     .anySatisfy(q -> assertThat(q).contains("/containerLogs/" + ns + "/r1-main-0/agent")
                             .contains("tailLines=" + PodLogTail.TAIL_LINES).contains("limitBytes=" + BYTES));
@@ -104,6 +109,7 @@ class PodLogTailOnApiServerTest {
                 .withNewSpec().withNodeName(node)
                 .addNewContainer().withName(RolloutLabels.AGENT_CONTAINER).withImage("example/agent:1").endContainer()
                 .addNewContainer().withName(RolloutLabels.VERIFIER_CONTAINER).withImage("crucible/verifier:test").endContainer()
+                .addNewContainer().withName("hung").withImage("example/hung:1").endContainer()
                 .endSpec().build();
     }
 
@@ -146,10 +152,18 @@ class PodLogTailOnApiServerTest {
         ssl.init(kmf.getKeyManagers(), null, null);
         HttpsServer server = HttpsServer.create(new InetSocketAddress("0.0.0.0", 0), 0);
         server.setHttpsConfigurator(new HttpsConfigurator(ssl));
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool()); // the hung answer blocks no other
         server.createContext("/containerLogs/", ex -> {
             asked.add(ex.getRequestURI().toString());
             String path = ex.getRequestURI().getPath();
             StringBuilder body = new StringBuilder();
+            if (path.endsWith("/hung")) {
+                try {
+                    Thread.sleep(60_000); // a kubelet that never answers in time (a node going away)
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             if (path.endsWith("/" + RolloutLabels.AGENT_CONTAINER)) {
                 for (int i = 0; i < 3000; i++) { // ~100 KB, limits ignored: the operator must cut it
                     body.append("agent line ").append(i).append(' ').append("x".repeat(20)).append('\n');
