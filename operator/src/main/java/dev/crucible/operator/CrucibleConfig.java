@@ -52,6 +52,14 @@ public interface CrucibleConfig {
     @WithName("trace-store.url")
     Optional<String> traceStoreUrl();
 
+    /**
+     * Bytes of each container's log tail kept in the ConfigMap {@code <rollout>-logs} before the operator deletes a
+     * Rollout's pod (issue 41's soak: the sidecar's and agent's logs went with the pod); 0 turns it off.
+     */
+    @WithName("log-tail-bytes")
+    @WithDefault("16384")
+    int logTailBytes();
+
     LeaderElection leaderElection();
 
     Probe probe();

@@ -30,7 +30,8 @@ public class OperatorBeans {
                 config.gpu().nodeSelector().isEmpty() ? OperatorSettings.defaults().gpuNodeSelector() : config.gpu().nodeSelector(), OperatorSettings.tolerations(config.gpu().tolerations()),
                 config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort(),
                 config.verifier().cpuLimit().orElse(null), config.verifier().memoryLimit().orElse(config.verifier().memory()),
-                config.failWhenNoNodeFits(), config.userNamespaces()).withTraceStore(config.traceStoreUrl().orElse(null));
+                config.failWhenNoNodeFits(), config.userNamespaces()).withTraceStore(config.traceStoreUrl().orElse(null))
+                .withLogTailBytes(config.logTailBytes());
     }
 
     /** Compiling the CRD schemas and CEL rules takes a moment; do it once. */

@@ -45,7 +45,8 @@ public record OperatorSettings(
         String verifierMemoryLimit,
         boolean failWhenNoNodeFits,
         boolean userNamespaces,
-        String traceStoreUrl) {
+        String traceStoreUrl,
+        int logTailBytes) {
 
     /** The ServiceAccount rollout pods run as when a trace store is set: the store accepts this name's tokens as writers. */
     public static final String TRACE_WRITER = "crucible-trace-writer";
@@ -57,7 +58,7 @@ public record OperatorSettings(
                             long runAsUser, String gangSchedulerName, int rendezvousPort, String verifierCpuLimit,
                             String verifierMemoryLimit, boolean failWhenNoNodeFits, boolean userNamespaces) {
         this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
-                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, failWhenNoNodeFits, userNamespaces, null);
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, failWhenNoNodeFits, userNamespaces, null, 0);
     }
 
     public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
@@ -138,25 +139,36 @@ public record OperatorSettings(
     public OperatorSettings withFailWhenNoNodeFits(boolean fail) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, fail,
-                userNamespaces, traceStoreUrl);
+                userNamespaces, traceStoreUrl, logTailBytes);
     }
 
     public OperatorSettings withUserNamespaces(boolean on) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, on, traceStoreUrl);
+                failWhenNoNodeFits, on, traceStoreUrl, logTailBytes);
     }
 
     public OperatorSettings withVerifierImage(String image) {
         return new OperatorSettings(image, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, userNamespaces, traceStoreUrl);
+                failWhenNoNodeFits, userNamespaces, traceStoreUrl, logTailBytes);
     }
 
     /** With the trace store at {@code url} (null: none). */
     public OperatorSettings withTraceStore(String url) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, userNamespaces, url == null || url.isBlank() ? null : url.strip());
+                failWhenNoNodeFits, userNamespaces, url == null || url.isBlank() ? null : url.strip(), logTailBytes);
+    }
+
+    /**
+     * Keeping up to {@code bytes} of each container's log tail in {@code <rollout>-logs} before a pod is
+     * deleted (0: off; {@code crucible.log-tail-bytes}, on in the operator by default; off in the in-process
+     * operator of the API-server tier, whose kwok nodes serve no logs).
+     */
+    public OperatorSettings withLogTailBytes(int bytes) {
+        return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
+                failWhenNoNodeFits, userNamespaces, traceStoreUrl, Math.max(0, bytes));
     }
 }

@@ -116,12 +116,13 @@ final class RolloutActuator {
         }
     }
 
-    void stopPods(Map<String, Pod> observed, KubernetesClient client) {
-        for (Pod p : observed.values()) {
-            if (RolloutStateMachine.stillRunning(p)) {
-                Quietly.ignoreNotFound(() -> client.pods().inNamespace(p.getMetadata().getNamespace())
-                        .withName(p.getMetadata().getName()).delete());
-            }
+    void stopPods(Rollout rollout, Map<String, Pod> observed, KubernetesClient client) {
+        List<Pod> stopping = PodLogTail.toStop(observed);
+        // Their logs go with them: keep each container's tail with the Rollout first (issue 41's soak).
+        PodLogTail.keep(rollout, stopping, settings.logTailBytes(), client);
+        for (Pod p : stopping) {
+            Quietly.ignoreNotFound(() -> client.pods().inNamespace(p.getMetadata().getNamespace())
+                    .withName(p.getMetadata().getName()).delete());
         }
     }
 

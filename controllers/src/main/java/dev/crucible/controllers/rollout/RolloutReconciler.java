@@ -183,7 +183,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
             transitions.record(rollout, old, status, d, client);
         }
         if (d.stopPods()) {
-            actuator.stopPods(observed, client);
+            actuator.stopPods(rollout, observed, client);
         }
         return next(d, snapshotPlan, hold);
     }
