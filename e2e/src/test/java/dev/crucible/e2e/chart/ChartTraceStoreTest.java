@@ -88,6 +88,37 @@ class ChartTraceStoreTest {
                 .getPersistentVolumeClaim().getClaimName()).isEqualTo("traces");
     }
 
+    @Test
+    void withoutPersistenceItKeepsTrajectoriesInABoundedEmptyDirAndMakesNoClaim() throws Exception {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.persistence.enabled", "false", "traceStore.persistence.size", "3Gi")));
+        assertThat(objects).noneMatch(PersistentVolumeClaim.class::isInstance);
+        var spec = one(objects, Deployment.class, "crucible-trace-store").getSpec().getTemplate().getSpec();
+        var store = spec.getVolumes().stream().filter(v -> v.getName().equals("store")).findFirst().orElseThrow();
+        assertThat(store.getPersistentVolumeClaim()).isNull();
+        assertThat(store.getEmptyDir().getSizeLimit().toString()).isEqualTo("3Gi");
+        assertThat(spec.getContainers().get(0).getVolumeMounts()).anySatisfy(m -> assertThat(m.getName()).isEqualTo("store"));
+    }
+
+    @Test
+    void theStoreIsReadyOnlyWhenItAnswersAndLivenessWaitsForItsStart() throws Exception {
+        var c = one(StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true"))), Deployment.class,
+                "crucible-trace-store").getSpec().getTemplate().getSpec().getContainers().get(0);
+        for (var probe : List.of(c.getStartupProbe(), c.getReadinessProbe(), c.getLivenessProbe())) {
+            assertThat(probe.getHttpGet().getPath()).isEqualTo("/healthz");
+            assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("http");
+        }
+        assertThat(c.getStartupProbe().getPeriodSeconds() * c.getStartupProbe().getFailureThreshold())
+                .as("seconds a slow JVM has to start").isGreaterThanOrEqualTo(120);
+    }
+
+    @Test
+    void aSchemaRefusesANonBooleanPersistenceSwitch() {
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.persistence.enabled", "maybe")))).as("rendering with persistence.enabled=maybe").isNotNull()
+                .hasMessageContaining("enabled");
+    }
+
     private static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {
         return objects.stream().filter(type::isInstance).map(type::cast).filter(o -> o.getMetadata().getName().equals(name))
                 .findFirst().orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
