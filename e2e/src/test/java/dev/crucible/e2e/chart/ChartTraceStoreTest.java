@@ -43,6 +43,19 @@ class ChartTraceStoreTest {
                 .satisfies(r -> assertThat(r.getVerbs()).containsExactly("create"));
     }
 
+    /** A cluster without DNS (e2e's real node), or a pod whose egress policy allows no DNS, reaches the store by address. */
+    @Test
+    void aPinnedClusterIpIsTheServicesAddressAndWhatRolloutPodsAreGiven() throws Exception {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.clusterIP", "10.96.0.200")));
+        assertThat(one(objects, Service.class, "crucible-trace-store").getSpec().getClusterIP()).isEqualTo("10.96.0.200");
+        assertThat(one(objects, Deployment.class, "crucible").getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .filteredOn(e -> e.getName().equals("CRUCIBLE_TRACE_STORE_URL")).singleElement()
+                .satisfies(e -> assertThat(e.getValue()).isEqualTo("http://10.96.0.200:8470"));
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.clusterIP", "store.example.com")))).as("a name as clusterIP").isNotNull().hasMessageContaining("clusterIP");
+    }
+
     @Test
     void onItIsADeploymentOnAKeptVolumeWithItsSettings() throws Exception {
         List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
