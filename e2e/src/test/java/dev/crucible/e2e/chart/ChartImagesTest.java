@@ -49,6 +49,21 @@ class ChartImagesTest {
         assertThat(tagged.get("operator")).isEqualTo(build.reference("operator").replaceAll(":[^:]+$", ":1.2.3"));
     }
 
+    /** The trace store (off by default) names the image trace-store's -Pimages build writes, behind the same registry. */
+    @Test
+    void traceStoreNamesTheImageTheBuildWrites() throws Exception {
+        BuildImageNames build = BuildImageNames.fromRootPom();
+        assertThat(traceStoreImage(ChartRendering.render(Map.of("traceStore.enabled", "true")))).isEqualTo(build.reference("trace-store"));
+        assertThat(traceStoreImage(ChartRendering.render(Map.of("traceStore.enabled", "true", "image.registry", "registry.example.com:5000/ml/"))))
+                .isEqualTo("registry.example.com:5000/ml/" + build.reference("trace-store"));
+    }
+
+    private static String traceStoreImage(String rendered) {
+        return StrictDecoding.decode(rendered).stream().filter(Deployment.class::isInstance).map(Deployment.class::cast)
+                .filter(d -> d.getMetadata().getName().endsWith("-trace-store")).findFirst()
+                .orElseThrow(() -> new AssertionError("no trace-store Deployment")).getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+    }
+
     @Test
     void operatorDefaultsAreTheBuildsNames() throws Exception {
         BuildImageNames build = BuildImageNames.fromRootPom();

@@ -43,6 +43,19 @@ class ChartTraceStoreTest {
                 .satisfies(r -> assertThat(r.getVerbs()).containsExactly("create"));
     }
 
+    /** A cluster without DNS (e2e's real node), or a pod whose egress policy allows no DNS, reaches the store by address. */
+    @Test
+    void aPinnedClusterIpIsTheServicesAddressAndWhatRolloutPodsAreGiven() throws Exception {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.clusterIP", "10.96.0.200")));
+        assertThat(one(objects, Service.class, "crucible-trace-store").getSpec().getClusterIP()).isEqualTo("10.96.0.200");
+        assertThat(one(objects, Deployment.class, "crucible").getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .filteredOn(e -> e.getName().equals("CRUCIBLE_TRACE_STORE_URL")).singleElement()
+                .satisfies(e -> assertThat(e.getValue()).isEqualTo("http://10.96.0.200:8470"));
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.clusterIP", "store.example.com")))).as("a name as clusterIP").isNotNull().hasMessageContaining("clusterIP");
+    }
+
     @Test
     void onItIsADeploymentOnAKeptVolumeWithItsSettings() throws Exception {
         List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
@@ -86,6 +99,37 @@ class ChartTraceStoreTest {
         assertThat(objects).noneMatch(PersistentVolumeClaim.class::isInstance);
         assertThat(one(objects, Deployment.class, "crucible-trace-store").getSpec().getTemplate().getSpec().getVolumes().get(0)
                 .getPersistentVolumeClaim().getClaimName()).isEqualTo("traces");
+    }
+
+    @Test
+    void withoutPersistenceItKeepsTrajectoriesInABoundedEmptyDirAndMakesNoClaim() throws Exception {
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.persistence.enabled", "false", "traceStore.persistence.size", "3Gi")));
+        assertThat(objects).noneMatch(PersistentVolumeClaim.class::isInstance);
+        var spec = one(objects, Deployment.class, "crucible-trace-store").getSpec().getTemplate().getSpec();
+        var store = spec.getVolumes().stream().filter(v -> v.getName().equals("store")).findFirst().orElseThrow();
+        assertThat(store.getPersistentVolumeClaim()).isNull();
+        assertThat(store.getEmptyDir().getSizeLimit().toString()).isEqualTo("3Gi");
+        assertThat(spec.getContainers().get(0).getVolumeMounts()).anySatisfy(m -> assertThat(m.getName()).isEqualTo("store"));
+    }
+
+    @Test
+    void theStoreIsReadyOnlyWhenItAnswersAndLivenessWaitsForItsStart() throws Exception {
+        var c = one(StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true"))), Deployment.class,
+                "crucible-trace-store").getSpec().getTemplate().getSpec().getContainers().get(0);
+        for (var probe : List.of(c.getStartupProbe(), c.getReadinessProbe(), c.getLivenessProbe())) {
+            assertThat(probe.getHttpGet().getPath()).isEqualTo("/healthz");
+            assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("http");
+        }
+        assertThat(c.getStartupProbe().getPeriodSeconds() * c.getStartupProbe().getFailureThreshold())
+                .as("seconds a slow JVM has to start").isGreaterThanOrEqualTo(120);
+    }
+
+    @Test
+    void aSchemaRefusesANonBooleanPersistenceSwitch() {
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> ChartRendering.render(Map.of("traceStore.enabled", "true",
+                "traceStore.persistence.enabled", "maybe")))).as("rendering with persistence.enabled=maybe").isNotNull()
+                .hasMessageContaining("enabled");
     }
 
     private static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {

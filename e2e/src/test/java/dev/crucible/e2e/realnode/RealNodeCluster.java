@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -51,11 +52,19 @@ final class RealNodeCluster {
 
     /** Runs {@code up}; skips the calling class when the machine lacks what a kubelet needs. */
     static Path up() throws IOException, InterruptedException {
+        return up("");
+    }
+
+    /**
+     * Runs {@code up} with more chart values (space-separated KEY=VALUE, CRUCIBLE_REAL_NODE_VALUES): the chart is
+     * installed again with them, and again without them by the next class's plain {@link #up()}.
+     */
+    static Path up(String chartValues) throws IOException, InterruptedException {
         Assumptions.assumeFalse("off".equals(System.getenv("CRUCIBLE_REAL_NODE")),
                 "real-node tier turned off by CRUCIBLE_REAL_NODE=off");
         Assumptions.assumeTrue(System.getProperty("os.name").toLowerCase().contains("linux"),
                 "real-node tier needs Linux (a kubelet, containerd, runc)");
-        Result r = script("up", 900);
+        Result r = script("up", 900, Map.of("CRUCIBLE_REAL_NODE_VALUES", chartValues));
         if (r.code != 0) {
             String reason = lastLine(r.err);
             if (MISSING.matcher(reason).find()) {
@@ -95,7 +104,7 @@ final class RealNodeCluster {
         }
         if ("1".equals(System.getenv("CRUCIBLE_REAL_NODE_DOWN"))) {
             upKubeconfig = null;
-            Result r = script("down", 300);
+            Result r = script("down", 300, Map.of());
             if (r.code != 0) {
                 fail("e2e/real-node/down failed (exit " + r.code + "): " + tail(r.err));
             }
@@ -128,13 +137,15 @@ final class RealNodeCluster {
     record Result(int code, String out, String err) {
     }
 
-    private static Result script(String name, long timeoutSeconds) throws IOException, InterruptedException {
+    private static Result script(String name, long timeoutSeconds, Map<String, String> env) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("real-node-" + name);
         Path out = dir.resolve("out");
         Path err = dir.resolve("err");
-        Process p = new ProcessBuilder(List.of("bash", repoRoot().resolve("e2e/real-node/" + name).toString()))
+        ProcessBuilder pb = new ProcessBuilder(List.of("bash", repoRoot().resolve("e2e/real-node/" + name).toString()))
                 .directory(repoRoot().toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             p.descendants().forEach(ProcessHandle::destroy);
             p.destroy();
