@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
         description = "Run and check RL environments for coding agents, locally or on Kubernetes.",
         subcommands = {DemoCommand.class, RunCommand.class, ValidateCommand.class, VerifyCommand.class,
             DeriveCommand.class, SnapshotCommand.class, RestoreCommand.class, ProbeCommand.class, dev.crucible.cli.integrity.IntegrityCommand.class, dev.crucible.cli.trace.TraceCommand.class,
-            dev.crucible.cli.console.ConsoleCommand.class, CommandLine.HelpCommand.class})
+            dev.crucible.cli.console.ConsoleCommand.class, dev.crucible.cli.imports.ImportCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     /** Exit status for invalid input (bad manifest, bad flag): distinct from a failed run. */
