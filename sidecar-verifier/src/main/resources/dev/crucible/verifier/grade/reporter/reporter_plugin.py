@@ -17,7 +17,9 @@ def _guarded_getattribute(self, name, _get=_module_getattribute):
             f = _tree_initiator()
             # finding an object by its own module and qualname is pickling by reference (toolz's curry reduces and
             # restores so), not reading a test's tables: a function, class or callable the test module defines
-            if f is not None and f.f_code.co_name not in ("__reduce__", "__reduce_ex__") and not _own_definition(self, name, _get):
+            # inspect.stack() hands a test frame's module __dict__ to linecache (a loader's source): a plain stack read
+            if f is not None and f.f_code.co_name not in ("__reduce__", "__reduce_ex__") and not _own_definition(self, name, _get) \
+                    and not _plain_stack_read(f):
                 _finding("high", _where(f), "code under test read %s of the test module %s (its case tables and marks hold "
                          "the expected values)" % (name, _get(self, "__name__")), "test-module-read")
         except Exception:
