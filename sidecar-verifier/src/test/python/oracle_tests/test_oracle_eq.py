@@ -97,3 +97,63 @@ def test_the_set_is_asked_in_a_random_order():
         oracle_eq.tree_equal(lambda x: order.append(x) or x == 8100, "ref", 8100, lambda k, d: None)
         firsts[order[0] == 8100] += 1
     assert 40 < firsts[True] < 180, firsts
+
+
+class _Counting:
+    """An __eq__ that says equal to the first value it is asked about, then raises (blind round 7, x04)."""
+
+    def __init__(self):
+        self.asked = 0
+
+    def __call__(self, x):
+        self.asked += 1
+        if self.asked > 1:
+            raise TypeError("cannot compare twice")
+        return True
+
+
+def test_an_eq_that_raises_after_its_first_yes_is_unstable_or_lenient():
+    for _ in range(40):  # whichever member comes first: the value (then unstable) or a decoy (then lenient)
+        attempts = []
+        try:
+            said = oracle_eq.tree_equal(_Counting(), "ref", 8100, lambda k, d: attempts.append(k))
+        except TypeError:
+            said = None
+        assert said is not True
+        assert attempts and attempts[0] in ("eq-unstable", "eq-lenient"), attempts
+
+
+def test_an_eq_that_raises_on_some_decoys_but_answers_the_value_alike_is_believed():
+    # an honest parser behind __eq__ may reject a malformed decoy string; asked again, it says equal again
+    def ask(x):
+        if x != "2h15m" and not x[:1].isdigit():
+            raise ValueError("not a duration")
+        return x == "2h15m"
+    for _ in range(20):
+        attempts = []
+        assert oracle_eq.tree_equal(ask, "ref", "2h15m", lambda k, d: attempts.append(k)) is True
+        assert not attempts
+
+
+def test_a_worker_that_ends_after_a_yes_is_an_attempt():
+    # blind round 7, x23: the worker kills itself on the second ask, hoping the decoys go unasked
+    calls = []
+
+    def ask(x):
+        calls.append(x)
+        if len(calls) > 1:
+            raise oracle_eq.OracleBroken("the worker ended")
+        return True
+    attempts = []
+    try:
+        oracle_eq.tree_equal(ask, "ref", 8100, lambda k, d: attempts.append(k))
+    except oracle_eq.OracleBroken:
+        pass
+    assert attempts == ["eq-unstable"]
+    # one that ends before saying anything is a broken call, no attempt
+    attempts.clear()
+    try:
+        oracle_eq.tree_equal(lambda x: (_ for _ in ()).throw(oracle_eq.OracleBroken("died")), "ref", 8100, lambda k, d: attempts.append(k))
+    except oracle_eq.OracleBroken:
+        pass
+    assert attempts == []

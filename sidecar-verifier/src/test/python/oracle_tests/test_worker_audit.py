@@ -112,3 +112,36 @@ def test_the_callers_globals_looked_up_by_name_are_no_attempt_but_searched_are(t
             return [k for k in sys._getframe(1).f_globals]
     """, call=True)
     assert any(k == "frame" and "globals" in d for k, d in searched), searched
+
+
+def test_holding_thousands_of_descriptors_is_an_exhaust_attempt(tmp_path):
+    # blind round 7, x13: the tree opens descriptors until the table is full, hoping the trusted side fails open
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 5000:
+        import pytest
+        pytest.skip("the machine's descriptor limit is below what the check counts")
+    found = events(tmp_path, """
+        import os, resource
+        def run():
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 5000) if hard != resource.RLIM_INFINITY else 5000, hard))
+            held = []
+            try:
+                for _ in range(6000):
+                    held.append(os.open("/dev/null", os.O_RDONLY))
+            except OSError:
+                pass
+            run.held = held
+    """)
+    assert any(k == "exhaust" for k, _ in found), found
+
+
+def test_opening_and_closing_many_files_is_no_attempt(tmp_path):
+    found = events(tmp_path, """
+        import os
+        def run():
+            for _ in range(3000):
+                os.close(os.open("/dev/null", os.O_RDONLY))
+    """)
+    assert not any(k == "exhaust" for k, _ in found), found

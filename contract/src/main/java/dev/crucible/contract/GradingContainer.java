@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * The pod contract between the operator, which builds a rollout pod's grading container, and the
  * verifier sidecar, which grades through it. The grading container runs the environment's image with
- * {@link #command()}: the runner ({@code grading_runner.py}, standard-library Python 3.8+) connects once
+ * {@link #command()}: the runner ({@code grading_runner/}'s parts joined, standard-library Python 3.8+) connects once
  * to the sidecar's socket {@link #SOCKET} on the grading volume (mounted at {@link #MOUNT} in these two
  * containers only) and runs the graded commands the sidecar sends, each in grading trees the sidecar
  * builds under {@link #TREES} at grading time.
@@ -25,8 +25,13 @@ public final class GradingContainer {
     public static final String SCRIPT_PATH = "/crucible/grading-runner.py";
     /** The ConfigMap key holding the runner script. */
     public static final String CONFIG_KEY = "grading-runner.py";
-    /** The resource holding the script, next to this class. */
-    public static final String RESOURCE = "grading_runner.py";
+    /** The folder of resources, next to this class, whose parts joined in {@link #PARTS}' order are the script. */
+    public static final String RESOURCE = "grading_runner";
+    /**
+     * The script's parts: the box and the network guard, the container's processes, the session with the sidecar.
+     * Joined, they are the one file the container runs ({@code python3 -I -S} of a ConfigMap key: no imports of its own).
+     */
+    public static final List<String> PARTS = List.of("runner_box.py", "runner_processes.py", "runner_session.py");
 
     private GradingContainer() {}
 
@@ -37,11 +42,15 @@ public final class GradingContainer {
 
     /** The runner script's text. */
     public static String script() {
-        try (InputStream in = GradingContainer.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) throw new IllegalStateException("resource " + RESOURCE + " missing from the contract jar");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        StringBuilder out = new StringBuilder();
+        for (String part : PARTS) {
+            try (InputStream in = GradingContainer.class.getResourceAsStream(RESOURCE + "/" + part)) {
+                if (in == null) throw new IllegalStateException("resource " + RESOURCE + "/" + part + " missing from the contract jar");
+                out.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
+        return out.toString();
     }
 }

@@ -65,7 +65,8 @@ class ReporterIntegrityTest {
                 Arguments.of("frame-walk-walk-stack", Naive.JUNIT, "", "the tree names walk_stack"),
                 Arguments.of("frame-walk-helper-module", Naive.JUNIT, "", "the tree names f_back (calc/_ctx.py:3)"),
                 Arguments.of("test-module-table", Naive.JUNIT, "", "read __dict__ of the test module"),
-                Arguments.of("test-module-getmembers", Naive.JUNIT, "", "of the test module"));
+                Arguments.of("test-module-getmembers", Naive.JUNIT, "", "of the test module"),
+                Arguments.of("caller-line-via-stack", Naive.JUNIT, "", "of a frame of tests/test_ops.py"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -89,7 +90,8 @@ class ReporterIntegrityTest {
     static Stream<Arguments> honest() {
         return Stream.of("subprocess", "localhost-socket-refused", "logging", "inspect-own-frames", "attrs-dataclasses", "warnings",
                 "parametrized-tests", "xfail-and-skip", "tests-spawn-processes", "test-data-file", "pristine-conftest-hooks",
-                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch", "scans-sys-modules", "pickles-by-qualname").map(Arguments::of);
+                "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch", "scans-sys-modules", "pickles-by-qualname",
+                "reads-caller-module-via-stack").map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0}")

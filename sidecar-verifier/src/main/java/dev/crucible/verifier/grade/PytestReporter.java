@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Writes the grader's pytest reporter (the {@code crucible_reporter.py} resource) and its
+ * Writes the grader's pytest reporter ({@code crucible_reporter.py}, joined from the {@code reporter/} resources) and its
  * configuration (grading root, grader files) into a support directory, fresh before each run.
  * The support directory is read-only inside the grading sandbox.
  *
@@ -31,6 +31,14 @@ public final class PytestReporter {
     public static final String MODULE = "crucible_reporter";
     /** Environment variable carrying the channel nonce; the reporter removes it at import. */
     public static final String NONCE_VAR = "CRUCIBLE_REPORT_NONCE";
+    /**
+     * The reporter's source parts (resources under {@code reporter/}), in order. They are joined into the one module
+     * Python loads: the reporter tells its own frames by its file and seals its own module's dictionary, so at run
+     * time it stays one file; the parts only keep each source file readable.
+     */
+    static final List<String> PARTS = List.of("reporter_channel.py", "reporter_frames.py", "reporter_audit.py",
+            "reporter_internals.py", "reporter_plugin.py");
+    // (before SOURCE: static fields initialise in order)
     private static final byte[] SOURCE = load();
     private static final Map<String, Optional<Compiled>> COMPILED = new ConcurrentHashMap<>();
     private static final String COMPILE = String.join("; ",
@@ -88,11 +96,15 @@ public final class PytestReporter {
     }
 
     private static byte[] load() {
-        try (InputStream in = PytestReporter.class.getResourceAsStream(MODULE + ".py")) {
-            if (in == null) throw new IllegalStateException("resource " + MODULE + ".py missing from the sidecar-verifier jar");
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (String part : PARTS) {
+            try (InputStream in = PytestReporter.class.getResourceAsStream("reporter/" + part)) {
+                if (in == null) throw new IllegalStateException("resource reporter/" + part + " missing from the sidecar-verifier jar");
+                in.transferTo(out);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
+        return out.toByteArray();
     }
 }

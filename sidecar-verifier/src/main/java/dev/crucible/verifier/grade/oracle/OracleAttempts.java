@@ -30,6 +30,8 @@ public final class OracleAttempts {
             Map.entry("ctypes", DetectorNames.FRAME_INTROSPECTION), Map.entry("signal", DetectorNames.GRADER_TAMPERING),
             Map.entry("import-hook", DetectorNames.TEST_RUNNER), Map.entry("runner", DetectorNames.TEST_RUNNER),
             Map.entry("eq-lenient", DetectorNames.EQUALITY_OVERRIDE), Map.entry("eq-unbacked", DetectorNames.EQUALITY_OVERRIDE),
+            Map.entry("eq-unstable", DetectorNames.EQUALITY_OVERRIDE), Map.entry("exhaust", DetectorNames.GRADER_TAMPERING),
+            Map.entry("wire", DetectorNames.GRADER_TAMPERING),
             Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
             Map.entry("reexec", DetectorNames.GRADER_TAMPERING), Map.entry("worker", DetectorNames.GRADER_TAMPERING),
             Map.entry("channel", DetectorNames.GRADER_TAMPERING));

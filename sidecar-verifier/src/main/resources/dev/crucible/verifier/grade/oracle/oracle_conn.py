@@ -163,8 +163,28 @@ class Conn:
 class Attempts:
     """The worker's audit events (oracle_audit), kept for the record: only known kinds, bounded, deduplicated.
     The worker is untrusted: what it reports can only add findings, never change a verdict."""
+    # Kinds the worker reports (mapped to detectors by OracleAttempts.java); the trusted side adds eq-lenient,
+    # eq-unbacked and eq-unstable (oracle_eq) and channel (above):
+    #   test-source   a masked trusted test file opened (the box binds /dev/null over each: a char device)
+    #   proc          /proc of another process, or this one's mounts, memory or environment
+    #   outside       a path beside or above the tree the box does not show (results, hidden tests, manifest)
+    #   frame         a worker frame beyond the call's own taken or read by the tree, the caller's locals read or its globals
+    #                 searched (a trace or profile function is none: here it sees only the worker's frames and the tree's)
+    #   gc            gc.get_objects / get_referrers by the tree (a walk for objects it was not handed)
+    #   ctypes        raw memory or the interpreter's C API through ctypes
+    #   signal        a signal to a process that is not this one (its box's init, a parent, a group)
+    #   audit-hook    the tree adds an audit hook of its own (it would see every compiled source)
+    #   import-hook   an import hook the tree put before the path finder in sys.meta_path, or in sys.path_hooks
+    #   runner        the tree itself imports the test runner's internals (_pytest.*, pluggy)
+    #   bytecode      a .pyc of the tree that Python runs unchecked against its source (hash-based, unchecked)
+    #   reexec        the worker's own process replaced by os.exec* (sent at once: the worker never answers again)
+    #   command       a command the tree spawns, or a .git path it opens: the trusted side applies the monitor's command rules
+    #   worker        the tree rebound a function of the worker's own (a frame writer that drops these reports, say): they
+    #                 go out through the writer captured here
+    #   exhaust       the tree holds most of the file table (_A_FDS): the trusted side shares its limits and scratch
+    #   wire          an answer nested far past what the wire carries (a decoder bomb; oracle_worker reports it)
     KINDS = ("test-source", "proc", "outside", "frame", "gc", "ctypes", "signal", "audit-hook", "import-hook",
-             "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec", "worker", "channel")
+             "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec", "worker", "channel", "exhaust", "wire")
     MAX = 100
 
     def __init__(self):

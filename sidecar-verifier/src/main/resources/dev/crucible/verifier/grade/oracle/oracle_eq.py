@@ -12,6 +12,10 @@
 # Limits: an __eq__ that guesses which of the 1 + DECOYS values is the test's is right once in that many tries per
 # comparison, and caught on a wrong guess; a prior on values (round numbers) is not hidden; "" and a value other
 # than int/float/str/bytes keep the older decoys or the oracle's rule (not equal).
+# Unstable answers (blind round 7, x04/x23): an __eq__ that says equal and then raises, or ends its worker, on a later
+# ask hopes the asks it fails count as "not equal". A "yes" followed by the worker's end, or a "yes" that raised on a
+# decoy and is not repeated when the value is asked again, is an attempt (eq-unstable); a comparison is a function of
+# its operands, so an honest one answers the same question the same way.
 # Backing (blind red team, round 7: an __eq__ that *verifies* a candidate, by formatting it back with the tree's own
 # correct inverse or by splitting it with divmod, says equal to the test's value and to no decoy, with no value of
 # its own behind it; decoys cannot catch what is checked rather than guessed). The tree's "equal" is believed only
@@ -127,31 +131,52 @@ def tree_equal(ask, name, v, attempt, probe=None):
     ev = _Evidence(probe, v, others) if probe is not None else None  # before the worker sees v
     order = [(v, True)] + [(d, False) for d in others]
     _RNG.shuffle(order)
-    said, raised, lenient = False, None, []
+    said, raised, lenient, yes, failed = False, None, [], False, False
     for x, real in order:
         try:
             got = ask(x) is True
-        except (OracleBroken, NeedsInProcess):
+        except OracleBroken:
+            if yes:  # an honest __eq__ does not end its process; one that does after a "yes" hopes the rest go unasked
+                attempt("eq-unstable", "%s == %.80r: its worker ended after its __eq__ said equal" % (name, v))
+            raise
+        except NeedsInProcess:
             raise
         except Exception as e:  # noqa: BLE001 - the tree's own exception: the test's comparison raises it, a decoy's is no
+            failed = True
             if real:
                 raised = e
             continue
+        yes = yes or got
         if real:
             said = got
         elif got:
             lenient.append(x)
+    lenient = [x for x in lenient if ev is None or not ev.holds(x)]  # a decoy that is its own value: not lenient
+    if lenient:  # before the test's own exception: "equal" to a decoy, then raising on the value, is lenience
+        attempt("eq-lenient", "%s == %.80r: its __eq__ also says equal to %.80r" % (name, v, lenient[0]))
+        return False
     if raised is not None:
         raise raised
-    lenient = [x for x in lenient if ev is None or not ev.holds(x)]  # a decoy that is its own value: not lenient
-    if lenient:
-        attempt("eq-lenient", "%s == %.80r: its __eq__ also says equal to %.80r" % (name, v, lenient[0]))
+    if said and failed and not _same_again(ask, v):
+        attempt("eq-unstable", "%s == %.80r: its __eq__ said equal, raised on a decoy, and asked again did not say "
+                "equal (an answer that depends on how often it is asked)" % (name, v))
         return False
     if said and ev is not None and not ev.backed:
         kind, why = ev.unbacked()
         attempt(kind, "%s == %.80r: its __eq__ says equal, but %s" % (name, v, why))
         return False
     return said
+
+
+def _same_again(ask, v):
+    """An __eq__ that said equal to v and raised on a decoy is asked about v once more (the worker has seen v): a
+    comparison is a function of its operands, so it says equal again; one that counts its calls raises or says no."""
+    try:
+        return ask(v) is True
+    except (OracleBroken, NeedsInProcess):
+        raise
+    except Exception:  # noqa: BLE001 - the tree's own exception
+        return False
 
 
 def probe_of(session, ref):

@@ -120,7 +120,7 @@ class Worker:
             m = self.read()
             if m is None:
                 return
-            mut = None
+            mut, r = None, None
             try:
                 args = m.get("args") if m.get("op") == "call" else None
                 before = [(i, a) for i, a in enumerate(args or []) if isinstance(a, list) and a and a[0] in ("l", "d", "s", "ba")]
@@ -134,6 +134,9 @@ class Worker:
                 out = ["ok", self.enc(r)] + ([mut] if mut else [])
             except BaseException as e:  # noqa: B902 - everything the tree raises is an answer
                 out = ["exc", self.exc_info(e)]
+                if isinstance(e, WireError) and _chain_depth(r) > 10 * MAX_DEPTH:  # noqa: F821
+                    AUDIT.add("wire", "the code under test answered a value nested %d+ deep (the wire carries %d)"  # noqa: F821
+                              % (_chain_depth(r), MAX_DEPTH))  # noqa: F821
             try:
                 if _WARNED:  # the warnings the tree issued during the call, issued again there (oracle_conn)
                     write_frame(self.write, ["warn", _WARNED[:100]])  # noqa: F821
@@ -206,6 +209,14 @@ def _builtin_warning(c):
         if b.__module__ == "builtins" and issubclass(b, Warning):
             return b.__name__
     return "UserWarning"
+
+
+def _chain_depth(v, cap=100000):
+    """How deep v nests along its first members (a decoder bomb is one long chain): honest data is far shallower."""
+    n = 0
+    while n < cap and type(v) in (list, tuple, dict, set, frozenset) and v:
+        v, n = next(iter(v.values() if type(v) is dict else v)), n + 1
+    return n
 
 
 def _not_plain(v):

@@ -67,17 +67,20 @@ class OracleAttemptsTest {
                     + "            list(vars(m).values())\n    return 0\n"),
             Map.entry("git_files", "import os\ndef run():\n    try:\n        open(os.path.join(os.path.dirname(os.path.dirname(__file__)), '.git', 'packed-refs')).read()\n"
                     + "    except OSError:\n        pass\n    return 0\n"),
+            // blind round 7, x14: an answer nested far past what the wire carries, hoping the trusted decoder breaks
+            Map.entry("decoder_bomb", "def run():\n    x = []\n    for _ in range(30000):\n        x = [x]\n    return x\n"),
             Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "beside_missing, outside", "caller_frame, frame", "gc_walk, gc",
             "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
-            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "caller_globals, frame", "reexec, reexec"})
+            "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "caller_globals, frame", "reexec, reexec",
+            "decoder_bomb, wire"})
     void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
         Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
         OracleReport r = grade(tree);
         assertThat(r.attempts()).as(module + " " + r.attempts()).anyMatch(a -> a.kind().equals(kind)
-                && (kind.equals("command") || kind.equals("import-hook") || kind.equals("reexec") || a.detail().contains(module + ".py")));
+                && (kind.equals("command") || kind.equals("import-hook") || kind.equals("reexec") || kind.equals("wire") || a.detail().contains(module + ".py")));
         List<IntegrityFinding> f = OracleAttempts.findings(r.attempts());
         assertThat(f).as(r.attempts().toString()).isNotEmpty().allMatch(x -> x.severity().equals("medium") && x.rule().startsWith("attempt-"));
     }

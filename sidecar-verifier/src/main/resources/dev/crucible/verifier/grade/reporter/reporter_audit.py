@@ -1,0 +1,341 @@
+def _open_target(path):
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        return None, None
+    p = os.path.normpath(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+    rel = _rel(p)
+    if rel is not None and rel in _TEST_SOURCES:
+        return "test", rel
+    if p.startswith("/proc/") or p.startswith("/dev/fd/"):
+        parts = p.split("/")
+        if p.startswith("/dev/fd/") or (len(parts) >= 4 and parts[3] in ("environ", "fd", "mem", "fdinfo")):
+            return "proc", p
+    return None, None
+
+
+def _on_open(args):
+    what, target = _open_target(args[0] if args else None)
+    if what is None:
+        return
+    f, k = _tree_actor()
+    if k != "C":
+        return
+    if what == "test":
+        if not _plain_stack_read(f):  # inspect.stack()'s source line of a test frame (context=1): see _STACK_READ_NAMES
+            _finding("high", _where(f), "code under test read the test file %s" % target, "test-file-read")
+    else:
+        _finding("critical", _where(f), "code under test opened %s (the grader's channel or a process's environment)" % target, "channel-access")
+
+
+def _on_spawn(event):
+    def handler(args):
+        if _state["nodeid"] is None:
+            return
+        f, k = _tree_actor()
+        if k == "C":
+            _finding("info", _where(f), "code under test used %s during %s" % (event, _state["nodeid"]), "spawn-or-socket:" + event)
+    return handler
+
+
+def _importing_ctypes():
+    """ctypes opens libpython while it is being imported (ctypes.pythonapi): importing ctypes is no trick."""
+    f = _getframe(1)
+    while f is not None:
+        code = f.f_code
+        if code.co_name == "<module>" and code.co_filename.endswith(os.sep + "ctypes" + os.sep + "__init__.py"):
+            return True
+        f = f.f_back
+    return False
+
+
+def _on_ctypes(event):
+    def handler(args):
+        if event == "ctypes.dlopen" and _importing_ctypes():
+            return
+        f = _direct_tree_code(_CTYPES_SKIP)
+        if f is not None:
+            _finding("high", _where(f), "code under test used %s" % event, "ctypes")
+    return handler
+
+
+def _on_gc(event):
+    def handler(args):
+        f = _direct_tree_code()
+        if f is not None:
+            _finding("high", _where(f), "code under test called %s" % event, "gc-walk")
+    return handler
+
+
+def _protected_target(obj):
+    mod = getattr(obj, "__module__", None) if isinstance(obj, type) or callable(obj) else None
+    if not isinstance(mod, str):
+        mod = getattr(type(obj), "__module__", None)
+    if isinstance(mod, str) and (mod in _PROTECTED_MODULE_PREFIXES or mod.startswith(_PROTECTED_PACKAGES)):
+        return mod
+    code = getattr(obj, "__code__", None)
+    if code is not None and _kind(code.co_filename) in ("P", "T"):
+        return code.co_filename
+    return None
+
+
+# Comparison and truth dunders: set on an existing class at run time, they turn any assert == into a pass
+# whatever spelling built the name. Class bodies, dataclasses and functools.total_ordering never reach here
+# from tree code (the class statement raises no such event; the stdlib's own setattr is not tree code).
+_COMPARE_DUNDERS = frozenset(("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
+                              "__instancecheck__", "__subclasscheck__", "__hash__", "__contains__"))
+
+
+def _on_setattr(event):
+    def handler(args):
+        obj, name = args[0], args[1]
+        if isinstance(obj, type) and isinstance(name, str) and name in _COMPARE_DUNDERS and event == "object.__setattr__":
+            f = _direct_tree_code()
+            if f is not None:
+                _finding("high", _where(f), "code under test set %s on class %s after it was made"
+                         % (name, getattr(obj, "__qualname__", obj)), "compare-dunder-runtime")
+            return
+        if name not in _SURGERY_ATTRS:
+            return
+        if name == "__class__" and _own_module_class_swap(obj, args[2] if len(args) > 2 else None):
+            return
+        target = _protected_target(obj)
+        if target is None:
+            return
+        f = _direct_tree_code()
+        if f is not None:
+            _finding("critical", _where(f), "code under test changed %s of %r (%s)" % (name, obj, target), "internals-surgery")
+    return handler
+
+
+_ModuleType = type(sys)
+_module_namespace = _ModuleType.__dict__["__dict__"].__get__  # the real namespace, whatever a subclass defines
+
+
+def _own_module_class_swap(obj, value):
+    """A module of the tree giving itself a ModuleType subclass from its own code (lazy attributes, the form
+    before PEP 562): no change of builtins. Another module's class, or pytest's, pluggy's, this reporter's, counts."""
+    if not issubclass(type(obj), _ModuleType) or not isinstance(value, type) or not type.__subclasscheck__(_ModuleType, value):
+        return False
+    ns = _module_namespace(obj)
+    name = ns.get("__name__") if type(ns) is dict else None
+    if type(name) is not str or name in _PROTECTED_MODULE_PREFIXES or name.startswith(_PROTECTED_PACKAGES):
+        return False
+    f = _direct_tree_code()
+    return f is not None and f.f_globals is ns
+
+
+def _on_code_new(args):
+    filename = args[1] if len(args) > 1 else None
+    if not isinstance(filename, str) or _kind(filename) not in ("T", "P"):
+        return
+    f = _direct_tree_code()
+    if f is not None:
+        _finding("high", _where(f), "code under test built code claiming to come from %s" % filename, "code-spoofing")
+
+
+# Source text the code under test compiles at run time (exec of a decoded string, compile()) never
+# reached the syntax rules, which read files. The compile audit event carries it, already decoded, before
+# it runs: names of what only tampering reaches for (frame walks, runner and reporter internals, the
+# import system, gc/ctypes) in it are a finding. String concatenations are joined first ("tb_" "frame").
+_COMPILED_TAMPERING = __import__("re").compile(
+    r"\b(f_back|f_locals|f_globals|tb_frame|tb_next|gi_frame|cr_frame|__globals__|__closure__|cell_contents|_getframe|"
+    r"settrace|setprofile|_current_frames|pluginmanager|get_plugins|_name2plugin|hookimpl|_hookexec|_pytest|pluggy|"
+    r"runtest|from_call|CallInfo|TestReport|sys\.modules|meta_path|path_hooks|get_referrers|get_referents|get_objects|"
+    r"ctypes)\b")
+_JOIN_STRINGS = __import__("re").compile(r"([\"'])\s*\+?\s*([\"'])")
+
+
+def _is_file_of_tree(filename, source):
+    """A module of the tree imported at run time (a lazy import in a function): its file, compiled as it
+    is on disk, is what the syntax rules read; the same text under another name or changed is not."""
+    if type(filename) is not str or filename.startswith("<") or _kind(filename) != "C":
+        return False
+    try:
+        with _open_bytes(filename, "rb") as fh:
+            disk = fh.read()
+    except OSError:
+        return False
+    return disk == (source.encode("utf-8") if isinstance(source, str) else bytes(source))
+
+
+def _on_compile_source(args):
+    source = args[0] if args else None
+    if isinstance(source, (bytes, bytearray)):
+        source = bytes(source[:65536]).decode("utf-8", "replace")
+    if not isinstance(source, str) or not source:
+        return
+    f = _direct_tree_code()
+    if f is None or _is_file_of_tree(args[1] if len(args) > 1 else None, args[0]):
+        return
+    text = source[:65536]
+    m = _COMPILED_TAMPERING.search(text) or _COMPILED_TAMPERING.search(_JOIN_STRINGS.sub("", text))
+    if m is not None:
+        _finding("high", _where(f), "code under test compiled source at run time that names %r (exec of generated or decoded code)"
+                 % m.group(1), "compiled-tampering")
+
+
+_HANDLERS = {
+    "sys._getframe": _on_getframe,
+    "object.__getattr__": _on_frame_attr,
+    "sys._current_frames": _on_any_frames("sys._current_frames"),
+    "sys.settrace": _on_any_frames("sys.settrace"),
+    "sys.setprofile": _on_any_frames("sys.setprofile"),
+    "sys.monitoring.register_callback": _on_any_frames("sys.monitoring.register_callback"),
+    "sys.addaudithook": _on_audit_hook,
+    "open": _on_open,
+    "subprocess.Popen": _on_spawn("subprocess.Popen"),
+    "os.system": _on_spawn("os.system"),
+    "os.exec": _on_spawn("os.exec"),
+    "os.posix_spawn": _on_spawn("os.posix_spawn"),
+    "os.spawn": _on_spawn("os.spawn"),
+    "os.fork": _on_spawn("os.fork"),
+    "socket.connect": _on_spawn("socket.connect"),
+    "socket.bind": _on_spawn("socket.bind"),
+    "ctypes.dlopen": _on_ctypes("ctypes.dlopen"),
+    "ctypes.dlsym": _on_ctypes("ctypes.dlsym"),
+    "ctypes.dlsym/handle": _on_ctypes("ctypes.dlsym/handle"),
+    "ctypes.addressof": _on_ctypes("ctypes.addressof"),
+    "ctypes.cdata": _on_ctypes("ctypes.cdata"),
+    "ctypes.cdata/buffer": _on_ctypes("ctypes.cdata/buffer"),
+    "ctypes.string_at": _on_ctypes("ctypes.string_at"),
+    "ctypes.wstring_at": _on_ctypes("ctypes.wstring_at"),
+    "ctypes.PyObj_FromPtr": _on_ctypes("ctypes.PyObj_FromPtr"),
+    "gc.get_referrers": _on_gc("gc.get_referrers"),
+    "gc.get_referents": _on_gc("gc.get_referents"),
+    "gc.get_objects": _on_gc("gc.get_objects"),
+    "object.__setattr__": _on_setattr("object.__setattr__"),
+    "object.__delattr__": _on_setattr("object.__delattr__"),
+    "code.__new__": _on_code_new,
+    "compile": lambda args: (_on_code_new((None,) + tuple(args[1:2])), _on_compile_source(args)),
+}
+
+
+# Signal handlers: Python hands a handler the frame that was running when the signal came, with no audit
+# event on the way, so a handler of the code under test (fired with raise_signal, setitimer or os.kill)
+# would reach the asserting test's frame and locals. Such a handler is installed wrapped: it is called with
+# no frame (the signal module allows None; handlers seldom look at it), and signal.getsignal() still
+# answers the handler itself. Installing one is recorded (info), not a hack. The C functions are replaced
+# in the _signal module, which signal.signal calls; they are on the watched list, so putting the
+# originals back is tampering.
+import _signal
+
+_install_signal = _signal.signal
+_get_signal = _signal.getsignal
+_DEFAULT_HANDLERS = (_signal.SIG_DFL, _signal.SIG_IGN, _signal.default_int_handler, None)
+_WRAPPED = {}
+
+
+def _handler_origin(handler):
+    """'tree' for a handler of the code under test or made at run time with no file, 'builtin' for a C
+    callable bound to an object (a dict.__setitem__ could keep the frame), else None (library, test)."""
+    seen = 0
+    while seen < 8:
+        seen += 1
+        inner = getattr(handler, "func", None) or getattr(handler, "__func__", None)
+        if inner is None or inner is handler:
+            break
+        handler = inner
+    code = getattr(handler, "__code__", None)
+    if code is None:
+        owner = getattr(handler, "__self__", None)
+        return "builtin" if owner is not None and not isinstance(owner, type(sys)) else None
+    fn = code.co_filename
+    return "tree" if fn.startswith("<") or _kind(fn) == "C" else None
+
+
+def _guarded_signal(signalnum, handler, _install=_install_signal, _wrapped=_WRAPPED):
+    if handler in _DEFAULT_HANDLERS or not callable(handler):
+        return _unwrap(_install(signalnum, handler))
+    origin = None
+    f = None
+    if not getattr(_guard, "busy", False):
+        _guard.busy = True
+        try:
+            origin = _handler_origin(handler)
+            f = _tree_initiator()
+        except Exception:
+            origin = "tree"
+        finally:
+            _guard.busy = False
+    if origin is None and f is None:
+        return _unwrap(_install(signalnum, handler))
+
+    def _without_frame(signum, frame, _handler=handler):
+        return _handler(signum, None)
+
+    _wrapped[_without_frame] = handler
+    if f is not None:
+        _finding("info", _where(f), "code under test installed a handler for signal %s; it is called without the "
+                 "interrupted frame" % signalnum, "signal-handler")
+    return _unwrap(_install(signalnum, _without_frame))
+
+
+def _unwrap(handler, _wrapped=_WRAPPED):
+    try:
+        return _wrapped.get(handler, handler)
+    except TypeError:
+        return handler
+
+
+def _guarded_getsignal(signalnum, _get=_get_signal):
+    return _unwrap(_get(signalnum))
+
+
+_guarded_signal.__name__ = _guarded_signal.__qualname__ = "signal"
+_guarded_getsignal.__name__ = _guarded_getsignal.__qualname__ = "getsignal"
+_signal.signal = _guarded_signal
+_signal.getsignal = _guarded_getsignal
+
+
+def _check_signal_handlers(when):
+    """A handler in place that is not the guard's wrapper (installed around it) keeps the frame: critical."""
+    for num in range(1, getattr(_signal, "NSIG", 65)):
+        try:
+            handler = _get_signal(num)
+        except (ValueError, OSError):
+            continue
+        try:
+            if handler in _DEFAULT_HANDLERS or handler in _WRAPPED:
+                continue
+        except TypeError:
+            pass
+        if _handler_origin(handler) is not None:
+            code = getattr(handler, "__code__", None)
+            where = "%s:%d" % (_rel(os.path.realpath(code.co_filename)) or code.co_filename, code.co_firstlineno) if code is not None else "signal %d" % num
+            _finding("critical", where, "a handler for signal %d of the code under test was installed around the grader's "
+                     "guard %s (it would be handed the interrupted frame)" % (num, when), "signal-handler")
+
+
+_GETATTR_EVENT = "object.__getattr__"
+
+
+def _audit(event, args):
+    # The hot path: audit events fire for every restricted attribute read (each __code__ read, the
+    # reporter's own surface check included), every id(), open and import. Most are dismissed here by
+    # event name, and attribute reads by attribute name, before any other work.
+    handler = None
+    if event == _GETATTR_EVENT:
+        try:
+            name = args[1]
+            if name == "__code__":
+                handler = _on_code_read
+            elif name not in _FRAME_ATTRS:
+                return
+        except Exception:
+            return
+    if handler is None:
+        handler = _HANDLERS.get(event)
+    if handler is None or getattr(_guard, "busy", False):
+        return
+    _guard.busy = True
+    t0 = _perf()
+    try:
+        handler(args)
+    except Exception:  # an audit hook must never break the audited call
+        pass
+    finally:
+        _guard.busy = False
+        _COST["audit"] += _perf() - t0
+
+
