@@ -104,12 +104,18 @@ public final class ExecEnvironments {
     /** Holds the prefix for one attempt's setup, so parallel attempts do not install into it at once. */
     public static java.io.Closeable lock(ExecEnvironment e) throws IOException {
         Files.createDirectories(e.prefix());
+        EnvCache.prune(e.prefix().getParent(), e.prefix());
         // a file lock is per process: parallel attempts in this JVM queue on a lock of their own first
         java.util.concurrent.locks.ReentrantLock inJvm = LOCKS.computeIfAbsent(e.prefix(), p -> new java.util.concurrent.locks.ReentrantLock());
         inJvm.lock();
         try {
             FileChannel ch = FileChannel.open(e.prefix().resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock l = ch.lock();
+            try {
+                EnvCache.using(e.prefix());
+            } catch (IOException notMarked) {
+                // unmarked, another process may remove the prefix once this one is past its setup: rare, and setup redoes it
+            }
             return () -> {
                 try {
                     l.release();
