@@ -138,8 +138,12 @@ record HarborTask(Path dir, String name, String instruction, Double verifierTime
 
     private static Long integer(Path toml, Map<String, Object> t, String field) throws InvalidTask {
         Object n = numberOrNull(toml, t, field);
-        if (n != null && !(n instanceof Long)) throw new InvalidTask(toml + ": " + field + ": expected a whole number, not " + n);
-        return (Long) n;
+        // the parser gives the smallest integer type that holds the value
+        if (n != null && !(n instanceof Integer || n instanceof Long || n instanceof java.math.BigInteger)) {
+            throw new InvalidTask(toml + ": " + field + ": expected a whole number, not " + n);
+        }
+        if (n instanceof java.math.BigInteger b && b.bitLength() > 63) throw new InvalidTask(toml + ": " + field + ": too large: " + n);
+        return n == null ? null : ((Number) n).longValue();
     }
 
     static String text(Path file) throws InvalidTask, IOException {
