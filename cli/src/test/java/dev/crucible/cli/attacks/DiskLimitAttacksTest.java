@@ -25,25 +25,46 @@ import org.junit.jupiter.params.provider.CsvSource;
  * writes (the manifest's folder, --out, and the CLI's java.io.tmpdir, where its state and grading folders
  * would go), sampled every 200 ms while the real CLI runs. As root the limit is a loop-mounted volume;
  * without root a tmpfs in the run's own mount namespace (its files are memory: the host's Shmem is measured too).
+ *
+ * <p>Each agent ends with {@code sleep 3}, not 60: the box checks its volume every 250 ms, so 3 s after the last write is a
+ * dozen checks; the kernel holds the cap, and a full volume the live check missed (fuse2fs, tmpfs: ENOSPC can come before the
+ * margin) ends the run as ResourceLimitExceeded at the agent's exit anyway: a longer sleep only delayed that (60 s of the
+ * 100 s of each image case). The uid cases share one HOME, so the execution environment is built once, not per case
+ * (17 to 26 s each at load 25); that HOME's disk is measured with the run's folders.
  */
 @Tag("attacks")
 @Timeout(1200)
 class DiskLimitAttacksTest {
     static final long GIB = 1L << 30;
     static final long SLACK = 64L << 20;
+    /** The uid cases' HOME, shared: its execution environment is built by the first case and reused (see the class comment). */
+    private static Path sharedHome;
+
+    @org.junit.jupiter.api.AfterAll
+    static void removeSharedHome() throws Exception {
+        if (sharedHome != null) AttackHost.delete(sharedHome);
+    }
+
+    private static synchronized Path sharedHome() throws IOException {
+        if (sharedHome == null) {
+            sharedHome = Files.createDirectories(Path.of("/var/tmp", "crucible-disk-home-" + ProcessHandle.current().pid()));
+            Files.setPosixFilePermissions(sharedHome, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        }
+        return sharedHome;
+    }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
             # 3 GiB of sparse files (3 x 1000 MiB: RLIMIT_FSIZE refuses one of 3G), then written into: their real bytes must
             # stop at the limit, and no host copy may fill their holes.
-            sparse-3GiB ¦ true ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 60
+            sparse-3GiB ¦ true ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 3
             # 20,000 files of 64 KiB (1.25 GiB): no single file is large, only their sum.
-            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 60
+            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 3
             # 900 MiB printed beside 900 MiB in the workspace: agent.log (a host file once) keeps its first and last 8 MiB
             # (AgentLog), so the host never holds the 900 MiB and the files alone stay under the limit: the run is not stopped.
-            log-and-files ¦ false ¦ head -c 900M /dev/zero & dd if=/dev/zero of=w bs=1M count=900 2>/dev/null & wait; sleep 60
+            log-and-files ¦ false ¦ head -c 900M /dev/zero & dd if=/dev/zero of=w bs=1M count=900 2>/dev/null & wait; sleep 3
             # Four writers of 900 MiB at once: a check every 2 s let them reach 2,452 MiB.
-            parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
+            parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 3
             """)
     void aOneGibLimitHoldsOnTheHost(String name, boolean stopped, String agent) throws Exception {
         CliProcess.assumeRoot();
@@ -60,9 +81,9 @@ class DiskLimitAttacksTest {
      */
     @ParameterizedTest(name = "{0} (uid 64123)")
     @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
-            sparse-3GiB ¦ true ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 60
-            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 60
-            parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 60
+            sparse-3GiB ¦ true ¦ for i in 1 2 3; do truncate -s 1000M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=1000 conv=notrunc 2>&1; done; sleep 3
+            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(20000)]' 2>&1; sleep 3
+            parallel-4x900MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=900 2>&1 & done; wait; sleep 3
             """)
     void aOneGibLimitHoldsWithoutRoot(String name, boolean stopped, String agent) throws Exception {
         CliProcess.assumeRoot(); // to become the throwaway uid
@@ -80,9 +101,9 @@ class DiskLimitAttacksTest {
      */
     @ParameterizedTest(name = "{0} (uid 64123, ext4 image by fuse2fs, 256Mi)")
     @CsvSource(delimiterString = "¦", quoteCharacter = '"', textBlock = """
-            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(5000)]' 2>&1; sleep 60
-            sparse-750MiB ¦ true ¦ for i in 1 2 3; do truncate -s 250M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=250 conv=notrunc 2>&1; done; sleep 60
-            parallel-4x225MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=225 2>&1 & done; wait; sleep 60
+            many-files ¦ true ¦ python3 -c 'import os; [open("f%05d" % i, "wb").write(os.urandom(1024) * 64) for i in range(5000)]' 2>&1; sleep 3
+            sparse-750MiB ¦ true ¦ for i in 1 2 3; do truncate -s 250M s$i; done; ls -ls; for i in 1 2 3; do dd if=/dev/zero of=s$i bs=1M count=250 conv=notrunc 2>&1; done; sleep 3
+            parallel-4x225MiB ¦ true ¦ for i in 1 2 3 4; do dd if=/dev/zero of=p$i bs=1M count=225 2>&1 & done; wait; sleep 3
             """)
     void aLimitHoldsWithoutRootOnADiskImage(String name, boolean stopped, String agent) throws Exception {
         CliProcess.assumeRoot(); // to become the throwaway uid
@@ -108,14 +129,17 @@ class DiskLimitAttacksTest {
             Files.writeString(env.resolve("rollout.yaml"), AttackFixtures.rolloutWithLimits("disk-" + name.toLowerCase(), agent, 180, ""));
             Path out = host.base.resolve("out");
             Path tmp = Files.createDirectories(host.base.resolve("cli-tmp"));
-            long before = du(host.base);
+            Path home = uid == null ? host.home : sharedHome();
+            // the host folders the run writes: its own, and a shared HOME outside them (the first case's build of the environment counts)
+            List<Path> measured = home.startsWith(host.base) ? List.of(host.base) : List.of(host.base, home);
+            long before = du(measured);
             AtomicLong peak = new AtomicLong(before);
             long shmemBefore = HostSideRun.shmem();
             AtomicLong shmemPeak = new AtomicLong(shmemBefore);
             Thread sampler = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     try {
-                        peak.accumulateAndGet(du(host.base), Math::max);
+                        peak.accumulateAndGet(du(measured), Math::max);
                         shmemPeak.accumulateAndGet(HostSideRun.shmem(), Math::max);
                         Thread.sleep(200);
                     } catch (InterruptedException e) {
@@ -134,7 +158,7 @@ class DiskLimitAttacksTest {
                 Path log = host.base.resolve("cli.log");
                 Process p = uid == null
                         ? new ProcessBuilder(cli(tmp, args)).directory(host.home.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start()
-                        : CliProcess.start(uid, host.home, args, null, log, cliEnv);
+                        : CliProcess.start(uid, home, args, null, log, cliEnv);
                 exit = p.waitFor(600, TimeUnit.SECONDS) ? p.exitValue() : -1;
                 if (exit == -1) { // a hung CLI must not outlive the test, nor hold its mounts and the next test's machine
                     p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -145,7 +169,7 @@ class DiskLimitAttacksTest {
                 sampler.interrupt();
                 sampler.join();
             }
-            peak.accumulateAndGet(du(host.base), Math::max);
+            peak.accumulateAndGet(du(measured), Math::max);
             long grew = peak.get() - before;
             long shmemGrew = shmemPeak.get() - shmemBefore;
             System.out.printf("disk limit attack %s (%s): host disk use grew by %d MiB at most, shared memory by %d MiB (limit %d MiB,"
@@ -188,6 +212,12 @@ class DiskLimitAttacksTest {
                 "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), "dev.crucible.cli.Main"));
         cmd.addAll(args);
         return cmd;
+    }
+
+    static long du(List<Path> dirs) throws IOException {
+        long n = 0;
+        for (Path d : dirs) n += du(d);
+        return n;
     }
 
     /** Bytes allocated on the host under {@code dir}: du -x, so a volume mounted inside is not counted twice (its image is). */
