@@ -1,6 +1,7 @@
 # How the tree's objects are named and valued in the trusted grading process, beside oracle_remote's references:
 # a local class per tree class (its name, so reprs and `x.__class__.__name__` read as in-process), and value mirrors
-# for immutable value-type subclasses (isinstance(x, tuple) holds; ==, hash, ordering are the base value's).
+# for immutable value-type subclasses (isinstance(x, tuple) holds; == and hash are the base value's, ordering too
+# unless the tree's class redefines it: then, as for any reference, the tree's own __lt__... answers).
 # Nothing of the tree runs here: every class is made here from a name, and every other answer is forwarded.
 from oracle_conn import NeedsInProcess
 from oracle_wire import is_plain
@@ -28,8 +29,10 @@ class _Fwd:
 class ValueRef:
     """An immutable value-type subclass of the tree (IntEnum member, namedtuple, a tuple subclass used as a key):
     here an instance of a local class of the same name over the same base value, so isinstance(x, tuple) holds and
-    ==, ordering, arithmetic and hash are its base value's (the rule for value types); its attributes and repr are
-    the tree's answer."""
+    == and hash are its base value's (the rule for value types), and ordering and arithmetic too unless its class
+    redefines them: those run in the worker, as any reference's operators do (blind round 8, h14: a NamedTuple
+    Version with a SemVer __lt__ must order as in-process; an always-true __lt__ gains only what it gains on any
+    reference, a test's reference order still catches it). Its attributes and repr are the tree's answer."""
 
     def __getattr__(self, name):
         if name.startswith("_o_"):

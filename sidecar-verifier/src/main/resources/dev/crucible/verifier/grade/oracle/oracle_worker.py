@@ -185,9 +185,10 @@ class Worker:
 
 
 _WARNED = []
-# operators a value type may redefine (cachetools' hashed tuple adds to its own type): its answer, not the base's
+# operators a value type may redefine (cachetools' hashed tuple adds to its own type): its answer, not the base's;
+# and its ordering (blind round 8, h14: a NamedTuple Version ordered by a SemVer key, not as a plain tuple)
 _ARITH_DUNDERS = frozenset("__%s%s__" % (p, n) for n in ("add", "sub", "mul", "mod", "truediv", "floordiv", "and", "or", "xor")
-                           for p in ("", "r"))
+                           for p in ("", "r")) | frozenset(("__lt__", "__le__", "__gt__", "__ge__"))
 
 
 def _overrides(t, b):
