@@ -1,6 +1,7 @@
 # Ordering of the tree's value-type subclasses (blind round 8, h14): a class that subclasses tuple/int/str and
 # redefines __lt__ & co. orders by its own rule in-process, so it must under the oracle too (its mirror's operators
-# run in the worker, as any reference's do), while == and hash stay its base value's. A lenient ordering gains only
+# run in the worker, as any reference's do, when both operands are the tree's), while == and hash stay its base
+# value's, and so does ordering against a test's plain value (never sent to the tree). A lenient ordering gains only
 # what it gains on any reference: a test's reference order or its `not hi < lo` still fails it. Real worker, unboxed.
 import os
 import random
@@ -66,6 +67,17 @@ class Lenient(_Fields):  # an exploit: every ordering question answered yes
 
 def lenient(s):
     return Lenient(*parse(s))
+
+
+class _Agreeable(int):  # x02: compare() answers an int that agrees with any ordering
+    def __lt__(self, other):
+        return True
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+
+def agreeable(n):
+    return _Agreeable(n)
 
 
 class Priority(int):  # a smaller number is the higher priority: ordering reversed
@@ -160,11 +172,15 @@ def test_int_and_str_subclasses_order_by_their_own_rule(tree):
     assert tree.Name("Apple") != "apple"  # equality: the base str's
 
 
-def test_ordering_against_a_plain_value_is_the_trees_and_recorded(tree):
+def test_ordering_against_a_plain_value_stays_the_base_values(tree):
+    # the test's value is not sent to the tree (round 8, x02): an int subclass whose every ordering says yes is
+    # ordered as its int, here, with nothing recorded and no fall back to in-process grading
     events = _REC[0].events
     del events[:]
-    assert tree.Priority(1) > 5  # the tree's reversed rule, with a trusted int sent to it: a passing test falls back
-    assert [e["rule"] for e in events] == ["remote-with-plain"], events
+    assert not (tree.agreeable(1) < 0) and not (tree.agreeable(-1) > 0) and tree.agreeable(1) > 0
+    assert not (tree.lenient("1.0.0") < (0, 9, 9, ()))
+    assert not (tree.Priority(1) > 5)  # an honest reversed rule too: against a plain value, the base value's
+    assert events == []
 
 
 def test_a_dataclass_with_order_and_a_plain_namedtuple(tree):
