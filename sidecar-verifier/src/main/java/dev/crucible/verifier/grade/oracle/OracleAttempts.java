@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 /**
  * Findings for what the code under test TRIED while the isolated oracle graded it (issue 33 point 3): the worker's
  * audit ({@code oracle_audit.py}) and the trusted side's lenient-equality check. The verdict is out of the worker's
- * reach, so an attempt earns nothing; it is still a finding, so that a trainer knows its policy tries. Each is
+ * reach, so an attempt earns nothing; it is still a finding, so that a trainer knows its policy tries. Each but one is
  * severity {@code medium} (flagged, never voiding a run whose verdicts the tree could not touch) with rule
  * {@code attempt-KIND}, which a hack policy can lower or ignore. The worker is untrusted: its report can only add
  * findings; a worker that lies hides only an attempt that already earned nothing. A command the tree spawned (or a
