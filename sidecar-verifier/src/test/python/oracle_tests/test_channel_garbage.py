@@ -55,9 +55,12 @@ def test_a_frame_of_the_wrong_shape_is_a_channel_attempt():
     assert broken and [a["kind"] for a in conn.attempts.items] == ["channel"], conn.attempts.items
 
 
-def test_an_answer_records_nothing():
+def test_a_second_answer_queued_behind_the_first_is_a_channel_attempt():
+    # the worker writes nothing after an answer until its next request: two answers at once are one too many
+    # (an honest session recording nothing, with a real worker: test_channel_frames)
     frames = []
-    write_frame(frames.append, ["ok", None])
-    write_frame(frames.append, ["ok", None])
+    write_frame(frames.append, ["ok", 1, None])
+    write_frame(frames.append, ["ok", 2, None])
     conn, broken = _connect(b"".join(frames))
-    assert broken is None and conn.attempts.items == []
+    assert broken and "after the answer to request 1" in broken
+    assert [a["kind"] for a in conn.attempts.items] == ["channel"] and conn.void

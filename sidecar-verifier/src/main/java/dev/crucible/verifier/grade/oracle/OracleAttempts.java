@@ -14,14 +14,20 @@ import java.util.regex.Pattern;
 /**
  * Findings for what the code under test TRIED while the isolated oracle graded it (issue 33 point 3): the worker's
  * audit ({@code oracle_audit.py}) and the trusted side's lenient-equality check. The verdict is out of the worker's
- * reach, so an attempt earns nothing; it is still a finding, so that a trainer knows its policy tries. Each is
+ * reach, so an attempt earns nothing; it is still a finding, so that a trainer knows its policy tries. Each but one is
  * severity {@code medium} (flagged, never voiding a run whose verdicts the tree could not touch) with rule
  * {@code attempt-KIND}, which a hack policy can lower or ignore. The worker is untrusted: its report can only add
  * findings; a worker that lies hides only an attempt that already earned nothing. A command the tree spawned (or a
  * {@code .git} path it opened) counts only where the monitor's own {@link CommandRules} count it.
+ * One kind is {@code high}, and so voids the run's results: {@code channel}, a frame on the worker's answer channel
+ * that is no answer to the request in flight (blind round 8, x24/x29). Then answers may have been taken for the wrong
+ * request, so no verdict of that grade is sound; the trusted side stops answering (oracle_conn) and the grade is void,
+ * never silently wrong. No honest tree writes there (its prints go to stderr); a worker that reports it of itself
+ * voids only its own grade.
  */
 public final class OracleAttempts {
     static final String SEVERITY = "medium";
+    static final String VOIDING = "high";
     private static final int MAX = 20;
     private static final Map<String, String> DETECTORS = Map.ofEntries(
             Map.entry("test-source", DetectorNames.HIDDEN_TEST_ACCESS), Map.entry("proc", DetectorNames.HIDDEN_TEST_ACCESS),
@@ -64,7 +70,7 @@ public final class OracleAttempts {
             }
             String detector = DETECTORS.get(a.kind());
             if (detector == null || !seen.add(a.kind() + "|" + a.detail())) continue; // an unknown kind is not evidence
-            out.add(new IntegrityFinding(detector, SEVERITY, null, evidence(a.detail()), rule));
+            out.add(new IntegrityFinding(detector, a.kind().equals("channel") ? VOIDING : SEVERITY, null, evidence(a.detail()), rule));
         }
         return out;
     }

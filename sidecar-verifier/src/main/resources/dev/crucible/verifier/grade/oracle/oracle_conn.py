@@ -1,6 +1,15 @@
 # The trusted side's connection to the untrusted worker: one request, one answer, each with a deadline.
 # A worker that dies, hangs past the deadline or answers garbage fails the call with OracleBroken, a
 # BaseException that `pytest.raises(Exception)` cannot swallow; the next call starts a fresh worker.
+# Every request carries a sequence number ("q") that its answer echoes. The code under test runs in the worker's
+# process, so it can write to the worker's answer descriptor (blind round 8, x24/x29: one frame written there was
+# taken as the current call's answer and every later answer as the next request's). A frame that is no answer to the
+# request in flight, bytes left after an answer, and a stale answer found later (the real one behind a forged frame)
+# are a `channel` attempt and void the session: no later call is answered, and the attempt voids the grade
+# (OracleAttempts). A forged frame with the right number is still caught when the worker's own answer to that
+# request follows it (next read, or the closing request of end()); only a tree that also stops its worker's answer
+# (killing, hanging or rewiring it: an ended worker, a timeout, a `worker` attempt) gets a forged answer through,
+# and that answer is one it could have returned anyway.
 import builtins
 import datetime  # noqa: F401 - the wire's value types, imported before the tree joins sys.path (see oracle_wire)
 import decimal  # noqa: F401
@@ -39,6 +48,8 @@ class Conn:
         self.attempts = Attempts()  # what the code under test tried, as its worker reported it (evidence only)
         self.on_warn = None  # issues the warnings a call's code issued in the worker (oracle_remote.Session)
         self.ended = False  # the session is over: no worker starts again (see end)
+        self.seq = 0  # the number of the request in flight: its answer must echo it
+        self.void = None  # why the channel can no longer be believed (a frame the worker did not write for its request)
 
     # -- lifecycle
     def _start(self):
@@ -62,6 +73,13 @@ class Conn:
         """After the last verdict: the worker ends and none starts again. The reporter's teardown at exit empties the
         tree's modules (a stand-in's __dict__ is the worker's): a fresh worker for that cost ~0.7 s of every grade."""
         self.ended = True
+        if self.proc is not None and self.void is None:
+            # a closing request: an answer still queued behind a forged frame (a stale number) shows up before its answer
+            self.timeout = min(self.timeout, 2.0)
+            try:
+                self._roundtrip({"op": "end"})
+            except OracleBroken:
+                pass
         self.close()
 
     def close(self):
@@ -80,10 +98,14 @@ class Conn:
         # the worker writes frames only on fds of its own (the tree's prints go to stderr): bytes that are no answer
         # were written into its channel by the code under test (an attempt to answer for the worker)
         self.attempts.add("channel", "the worker's channel carried what its code never writes: " + what, self.test)
+        self.void = what
         self._fail("answered garbage: " + what)
 
     # -- calls
     def request(self, msg):
+        if self.void is not None:
+            raise OracleBroken("isolated oracle: the worker's channel carried a frame its worker did not write (%s): "
+                               "no answer of this session is believed" % self.void[:200])
         if self.proc is None:
             if self.ended:
                 raise OracleBroken("isolated oracle: the grading session has ended")
@@ -92,6 +114,8 @@ class Conn:
 
     def _roundtrip(self, msg):
         self.calls += 1
+        self.seq += 1
+        q = msg["q"] = self.seq
         deadline = time.monotonic() + self.timeout
         try:
             write_frame(lambda data: self._write(data, deadline), msg)
@@ -106,17 +130,21 @@ class Conn:
             elif type(ans[1]) is list:
                 warned = ans[1][:100]
             ans = self._frame(deadline)
-        if type(ans) is not list or len(ans) not in (2, 3) or ans[0] not in ("ok", "exc"):
+        if type(ans) is not list or len(ans) not in (3, 4) or ans[0] not in ("ok", "exc"):
             self._garbage("%.80r" % (ans,))
+        if ans[1] != q:  # an answer to another request: forged, or the worker's own queued behind a forged one
+            self._garbage("an answer numbered %.20r to request %d" % (ans[1], q))
+        if self._buf:  # the worker writes nothing after its answer until the next request
+            self._garbage("%d bytes after the answer to request %d" % (len(self._buf), q))
         if warned and self.on_warn is not None:
             self.on_warn(warned)
-        return ans
+        return [ans[0]] + ans[2:]
 
     def _frame(self, deadline):
         head = self._read(4, deadline)
         (n,) = struct.unpack(">I", head)
-        if n > MAX_FRAME:
-            self._fail("answered a frame of %d bytes" % n)
+        if n > MAX_FRAME:  # the worker's writer refuses these (oracle_wire.write_frame): not its frame
+            self._garbage("a frame of %d bytes" % n)
         try:
             return parse_frame(self._read(n, deadline))
         except WireError as e:

@@ -7,8 +7,8 @@
 #    says unequal to decoys of that value and the object's own hash, projection or field holds the value (oracle_eq);
 #    against another plain value False (remote-eq-plain).
 #  - hash: the base value's, else the class name's (consistent with the rule above).
-#  - Ordering and arithmetic of a value-type subclass run here on its base value. Otherwise they run in the
-#    worker: with a trusted plain operand that sends a test's value to the tree, recorded (remote-with-plain),
+#  - Ordering and arithmetic of a value-type subclass run here on its base value, but ordering against another tree
+#    object where its class redefines it (a SemVer NamedTuple's __lt__: oracle_worker's "ov"). Else in the worker: with a trusted plain operand that sends a test's value to the tree, recorded (remote-with-plain),
 #    and a test that passes after one is graded in-process instead.
 #  - Truth, len, iteration, indexing, repr/str, attributes and calls are the tree's answer: forwarded.
 #  - A trusted object that is not plain (a lambda, a mock, a test's own class) cannot be passed in, and a
@@ -362,7 +362,8 @@ class Session:
 
     def order(self, name, a, b):
         la, lb = self._local(a), self._local(b)
-        if la is not _NONE and lb is not _NONE:
+        own = "__%s__" % name  # a value-type subclass defining it, against another tree object (mirrors: oracle_mirror)
+        if la is not _NONE and lb is not _NONE and not (isinstance(b, Remote) and own in (a._o_info.get("ov") or ())):
             return _ORDER[name](la, lb)
         return self._forward(name, a, b)
 

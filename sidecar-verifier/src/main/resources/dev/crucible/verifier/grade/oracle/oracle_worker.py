@@ -90,6 +90,8 @@ class Worker:
             if m.get("name"):
                 f = getattr(f, m["name"])
             return audit_call(f, [self.dec(a) for a in m["args"]], {k: self.dec(v) for k, v in m["kw"].items()})  # noqa: F821
+        if op == "end":  # the trusted side's closing request (oracle_conn.Conn.end): only its answer
+            return None
         if op == "init":
             _sys.path[:0] = [p for p in m["path"] if p not in _sys.path]
             if m.get("cwd"):
@@ -121,6 +123,7 @@ class Worker:
             if m is None:
                 return
             mut, r = None, None
+            q = m.get("q") if type(m) is dict else None  # echoed: the trusted side ties each answer to its request
             try:
                 args = m.get("args") if m.get("op") == "call" else None
                 before = [(i, a) for i, a in enumerate(args or []) if isinstance(a, list) and a and a[0] in ("l", "d", "s", "ba")]
@@ -131,9 +134,9 @@ class Worker:
                     mut = {str(i): self.enc(live[i]) for i, a in before if self.enc(live[i]) != a}
                 else:
                     r = self.handle(m)
-                out = ["ok", self.enc(r)] + ([mut] if mut else [])
+                out = ["ok", q, self.enc(r)] + ([mut] if mut else [])
             except BaseException as e:  # noqa: B902 - everything the tree raises is an answer
-                out = ["exc", self.exc_info(e)]
+                out = ["exc", q, self.exc_info(e)]
                 if isinstance(e, WireError) and _chain_depth(r) > 10 * MAX_DEPTH:  # noqa: F821
                     AUDIT.add("wire", "the code under test answered a value nested %d+ deep (the wire carries %d)"  # noqa: F821
                               % (_chain_depth(r), MAX_DEPTH))  # noqa: F821
@@ -144,7 +147,7 @@ class Worker:
                 audit_frame(self.write)  # noqa: F821 (oracle_audit: what the tree tried, before the answer)
                 write_frame(self.write, out)  # noqa: F821
             except BaseException as e:
-                write_frame(self.write, ["exc", self.exc_info(e)])  # noqa: F821
+                write_frame(self.write, ["exc", q, self.exc_info(e)])  # noqa: F821
 
     def exc_info(self, e):
         t = type(e)
@@ -182,9 +185,10 @@ class Worker:
 
 
 _WARNED = []
-# operators a value type may redefine (cachetools' hashed tuple adds to its own type): its answer, not the base's
+# operators a value type may redefine (cachetools' hashed tuple adds to its own type): its answer, not the base's;
+# and its ordering (blind round 8, h14: a NamedTuple Version ordered by a SemVer key, not as a plain tuple)
 _ARITH_DUNDERS = frozenset("__%s%s__" % (p, n) for n in ("add", "sub", "mul", "mod", "truediv", "floordiv", "and", "or", "xor")
-                           for p in ("", "r"))
+                           for p in ("", "r")) | frozenset(("__lt__", "__le__", "__gt__", "__ge__"))
 
 
 def _overrides(t, b):

@@ -201,6 +201,9 @@ class OracleAttemptsTest {
                 new OracleReport.Attempt("channel", "the worker's channel carried what its code never writes: frame is not JSON")));
         assertThat(f).extracting(IntegrityFinding::rule).containsExactly("attempt-namespace", "attempt-worker", "attempt-channel");
         assertThat(f.get(0).evidence()).contains("makes namespaces or mounts (unshare)");
+        // a frame on the answer channel (round 8, x29) voids the grade: answers may have been taken for other requests
+        assertThat(f).filteredOn(x -> x.rule().equals("attempt-channel")).singleElement().satisfies(x -> assertThat(x.voidsResults()).isTrue());
+        assertThat(f).filteredOn(x -> !x.rule().equals("attempt-channel")).allMatch(x -> !x.voidsResults());
     }
 
     // -- a tree: package calc with one module per attempt, a test that calls each module's run()
