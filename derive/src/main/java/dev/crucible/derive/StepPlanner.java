@@ -72,6 +72,7 @@ final class StepPlanner {
         for (Map.Entry<String, String> e : WholeEnv.resolve(s.env(), stepEnvContext, p.notes, "").entrySet()) {
             ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(), stepEnvContext);
             if (r.variables().stream().anyMatch(StepPlanner::userProvided)) {
+                secrets(p, r);
                 p.userEnv.add(e.getKey());
                 p.notes.add("env " + e.getKey() + " comes from " + origins(r) + ": not copied; set " + e.getKey()
                         + " through spec.setup.secretEnv");
@@ -100,6 +101,7 @@ final class StepPlanner {
         for (Map.Entry<String, String> e : s.with().entrySet()) {
             ExpressionTemplates.Result r = ExpressionTemplates.substitute(e.getValue(), context);
             if (r.variables().stream().anyMatch(StepPlanner::userProvided)) {
+                secrets(p, r);
                 p.notes.add("input " + e.getKey() + " comes from " + origins(r) + ": not copied");
                 compositeWith.put(e.getKey(), r.variables().stream().filter(StepPlanner::userProvided).findFirst()
                         .orElseThrow());
@@ -185,6 +187,7 @@ final class StepPlanner {
                         + ", which the user provides through spec.setup.secretEnv");
             }
         }
+        secrets(p, r);
         noteUnresolved(p, "run", r);
         p.script = r.text();
         p.commandScript = p.script;
@@ -329,6 +332,10 @@ final class StepPlanner {
 
     static boolean userProvided(ShellVariable v) {
         return v.secret() || v.origin().startsWith("vars.");
+    }
+
+    private static void secrets(PlannedStep p, ExpressionTemplates.Result r) {
+        r.variables().stream().filter(ShellVariable::secret).forEach(v -> p.secretRefs.add(v.origin()));
     }
 
     private static String origins(ExpressionTemplates.Result r) {
