@@ -65,6 +65,10 @@ final class ToxFlattening {
         if (!deps.isEmpty()) {
             install.add("python -m pip install " + String.join(" ", deps.stream().map(ShellScripts::quote).toList()));
         }
+        // tox 4.22's dependency_groups (PEP 735; black: cov-tests): pip 25.1 installs them (ShellScripts raises pip first)
+        for (String g : own.getOrDefault("dependency_groups", "").split("[\\s,]+")) {
+            if (!g.isBlank() && !g.contains("{")) install.add("python -m pip install --group " + ShellScripts.quote(g.strip()));
+        }
         if (!"true".equalsIgnoreCase(own.getOrDefault("skip_install", "false").strip())) {
             String extras = own.getOrDefault("extras", "").strip().replaceAll("\\s+", ",");
             install.add("python -m pip install -e " + ShellScripts.quote(extras.isEmpty() ? "." : ".[" + extras + "]"));

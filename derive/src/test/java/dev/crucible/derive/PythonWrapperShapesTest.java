@@ -69,6 +69,7 @@ class PythonWrapperShapesTest {
                 [testenv]
                 skip_install = True
                 deps = pytest
+                dependency_groups = cov-tests
                 commands =
                     pip install -e .[d]
                     pytest tests --run-optional no_jupyter
@@ -89,6 +90,9 @@ class PythonWrapperShapesTest {
         String setup = d.setupScript();
         assertThat(setup).contains("pip install -e .[d]").contains("pip install -e .[jupyter]");
         assertThat(setup.indexOf("pip install pytest")).isLessThan(setup.indexOf("pip install -e .[d]"));
+        // black's dependency_groups = cov-tests (its pytest): installed with pip 25.1's --group, pip raised first
+        assertThat(setup).contains("python -m pip install --group cov-tests");
+        assertThat(setup.indexOf("'pip>=25.1'")).isLessThan(setup.indexOf("--group cov-tests"));
     }
 
     @Test
