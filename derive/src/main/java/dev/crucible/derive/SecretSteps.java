@@ -14,8 +14,9 @@ import java.util.Set;
  *   <li>a test step that pipes its runner into another program and refers to secrets (syncthing:
  *       {@code go run build.go test | go-test-json-to-loki}, LOKI_* from secrets) loses the stages after the
  *       runner, and with them its need for the secrets;</li>
- *   <li>a setup step (neither test, lint, install, upload nor a package index's configuration) that refers to secrets is
- *       dropped with the names it wanted;</li>
+ *   <li>a run step in setup (neither test, lint, install, upload nor a package index's configuration) that refers to
+ *       secrets is dropped with the names it wanted; an inlined local composite action is not (it bundles the project's
+ *       whole setup, and a secret input reaches one of its steps only);</li>
  *   <li>a step that only installs a program used by nothing but such a cut stage is dropped
  *       ({@code go install calmh.dev/go-test-json-to-loki@latest}, which this machine's Go proxy refuses).</li>
  * </ul>
@@ -37,7 +38,7 @@ final class SecretSteps {
             }
             if (p.kind == CommandKind.TEST) {
                 cutAfterRunner(p, new MakeRecipes(readFile, p.workingDirectory), cutPrograms);
-            } else if (p.kind == CommandKind.OTHER && !INDEX_CONFIG.matcher(p.script).find()) {
+            } else if (p.step.uses() == null && p.kind == CommandKind.OTHER && !INDEX_CONFIG.matcher(p.script).find()) {
                 p.set(Disposition.DROPPED, "refers to " + String.join(", ", secrets(p))
                         + ": a step that needs secrets reports or publishes, it neither builds nor tests");
                 p.userEnv.clear();
