@@ -209,6 +209,10 @@ final class CommandClassifier {
         if (TEST_PROGRAMS.contains(base)) {
             return test(base);
         }
+        // gpt4free: `python -m etc.unittest`, a package's own module that runs unittest (or pytest) discovery
+        if (base.matches("[\\w.]+\\.(unittest|pytest)") && TEST_PROGRAMS.contains(base.substring(base.lastIndexOf('.') + 1))) {
+            return test("python -m " + base);
+        }
         if (LINT_PROGRAMS.contains(base)) {
             if (base.equals("tsc") && !words.contains("--noEmit")) {
                 return other();

@@ -44,6 +44,8 @@ final class PlannedStep {
     boolean continueOnError;
     /** Variables this step needs from the user (secrets, vars); they count only if the step is kept. */
     final java.util.Set<String> userEnv = new java.util.LinkedHashSet<>();
+    /** The secrets.* names its env, with: or run: refer to (a subset of what {@link #userEnv} is for). */
+    final java.util.Set<String> secretRefs = new java.util.LinkedHashSet<>();
     Integer timeoutMinutes;
     /** Set when the step runs a needed job's steps to make an artifact the job downloads: never pruned. */
     boolean producesArtifact;

@@ -44,9 +44,37 @@ final class SetupPruning {
             p.set(Disposition.DROPPED, what + ": the tests do not use its output"
                     + (made.get(0).output() == null ? "" : " (" + made.get(0).output() + ")")
                     + ", so setup skips it");
+            dropSmokeTests(steps, i);
         }
         for (PlannedStep p : tests.steps()) {
             dropLintLines(p);
+        }
+    }
+
+    /**
+     * caddy: "Build Caddy" ({@code go build} in ./cmd/caddy, dropped above) and then "Smoke test Caddy" ({@code ./caddy
+     * start}, {@code ./caddy stop} there). A later setup step in the same folder whose every line runs the binary a
+     * plain {@code go build} leaves there (named for the folder) only tries that binary: it goes with the build.
+     */
+    private static void dropSmokeTests(List<PlannedStep> steps, int build) {
+        PlannedStep b = steps.get(build);
+        if (b.workingDirectory == null || !CommandClassifier.logicalLines(b.script).stream()
+                .anyMatch(l -> l.matches("go\\s+build(?!.*\\s-o\\b).*"))) {
+            return;
+        }
+        String dir = b.workingDirectory.replaceAll("/+$", "");
+        String binary = dir.substring(dir.lastIndexOf('/') + 1);
+        for (int j = build + 1; j < steps.size(); j++) {
+            PlannedStep later = steps.get(j);
+            if (later.disposition != Disposition.SETUP || later.script == null || !dir.equals(
+                    later.workingDirectory == null ? null : later.workingDirectory.replaceAll("/+$", ""))) {
+                continue;
+            }
+            List<String> lines = CommandClassifier.logicalLines(later.script);
+            if (!lines.isEmpty() && lines.stream().allMatch(l -> l.matches("\\./" + java.util.regex.Pattern.quote(binary) + "(\\s.*)?"))) {
+                later.set(Disposition.DROPPED, "runs ./" + binary + ", which the dropped step " + b.step.number()
+                        + " would have built: a smoke test of the build, not needed to run the tests");
+            }
         }
     }
 

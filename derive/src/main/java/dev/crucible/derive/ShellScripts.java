@@ -36,6 +36,8 @@ final class ShellScripts {
             "  export PATH; : > \"$GITHUB_ENV\"; : > \"$GITHUB_PATH\"",
             "}");
 
+    private static final java.util.regex.Pattern PIP_GROUP = java.util.regex.Pattern.compile("\\bpip3?\\s+install\\b[^\n]*\\s--group\\b");
+
     static String setupScript(List<PlannedStep> steps) {
         List<PlannedStep> parts = new ArrayList<>();
         boolean usesGithubFiles = false;
@@ -51,6 +53,10 @@ final class ShellScripts {
         StringBuilder out = new StringBuilder(PREAMBLE).append('\n');
         if (usesGithubFiles) {
             out.append(APPLY_GITHUB_FILES).append('\n');
+        }
+        if (parts.stream().anyMatch(p -> PIP_GROUP.matcher(p.disposition == Disposition.SETUP ? p.script : String.join("\n", p.setupLines)).find())) {
+            // black: `pip install --group test` (PEP 735 dependency groups) is pip 25.1's; an older venv pip says "no such option"
+            out.append("\n# pip install --group needs pip 25.1 or newer\npython -m pip install --quiet 'pip>=25.1'\n");
         }
         for (PlannedStep p : parts) {
             boolean whole = p.disposition == Disposition.SETUP;

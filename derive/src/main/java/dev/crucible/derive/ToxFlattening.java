@@ -45,12 +45,15 @@ final class ToxFlattening {
             return;
         }
         List<String> run = new ArrayList<>();
+        // black's tox commands: `pip install -e .[d]`, pytest, `pip install -e .[jupyter]`, pytest. Grading is offline
+        // (pip fetched the build backend from the index there): the installs go to setup, after the env's own
+        List<String> commandInstalls = new ArrayList<>();
         for (String c : CommandClassifier.logicalLines(commands)) {
             String s = substitute(c.replaceFirst("^-\\s*", ""));
             if (s.isBlank()) {
                 continue;
             }
-            run.add(s);
+            (CommandClassifier.classifyLine(s).kind() == CommandKind.INSTALL ? commandInstalls : run).add(s);
         }
         if (run.stream().noneMatch(l -> CommandClassifier.classifyLine(l).kind() == CommandKind.TEST)) {
             return;
@@ -62,10 +65,15 @@ final class ToxFlattening {
         if (!deps.isEmpty()) {
             install.add("python -m pip install " + String.join(" ", deps.stream().map(ShellScripts::quote).toList()));
         }
+        // tox 4.22's dependency_groups (PEP 735; black: cov-tests): pip 25.1 installs them (ShellScripts raises pip first)
+        for (String g : own.getOrDefault("dependency_groups", "").split("[\\s,]+")) {
+            if (!g.isBlank() && !g.contains("{")) install.add("python -m pip install --group " + ShellScripts.quote(g.strip()));
+        }
         if (!"true".equalsIgnoreCase(own.getOrDefault("skip_install", "false").strip())) {
             String extras = own.getOrDefault("extras", "").strip().replaceAll("\\s+", ",");
             install.add("python -m pip install -e " + ShellScripts.quote(extras.isEmpty() ? "." : ".[" + extras + "]"));
         }
+        install.addAll(commandInstalls);
         for (String e : CommandClassifier.logicalLines(own.getOrDefault("setenv", ""))) {
             int eq = e.indexOf('=');
             if (eq > 0 && !e.contains("{")) {

@@ -168,6 +168,7 @@ public final class WorkflowDeriver {
         List<PlannedStep> steps = new StepPlanner(file, job, context, env, defaults, readFile).plan();
         ToolInstalls.recognise(steps);
         NeededArtifacts.resolve(workflow, job, steps, commit, readFile, notes);
+        SecretSteps.apply(steps, readFile);
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         if (!roles.lintIsTheVerifier()) {
             SetupPruning.DerivedVerifierInput tests = new SetupPruning.DerivedVerifierInput(roles.verifier());

@@ -11,6 +11,8 @@ class CommandClassifierTest {
         "pytest -q                                          | TEST",
         "python -m pytest -v tests/                         | TEST",
         "python3.12 -X dev -m pytest                        | TEST",
+        "python -m etc.unittest                             | TEST",
+        "python -m etc.tool                                 | OTHER",
         "poetry run pytest --cov                            | TEST",
         "uv run --frozen pytest                             | TEST",
         "uv run --group dev tox                             | TEST",

@@ -41,4 +41,22 @@ class InstallsAmongTestLinesTest {
         assertThat(d.setupScript()).doesNotContain("npm ci");
         assertThat(d.verifier().command()).contains("node gen.js").contains("npm ci");
     }
+
+    /** black: an export first, then installs between pytest runs; grading is offline, so every install goes to setup. */
+    @Test
+    void installsBetweenTestRunsGoToSetupAfterTheExports() throws Exception {
+        Derivation d = derive("export PYTHONWARNDEFAULTENCODING=1\npip install -e .[d]\npytest tests -m 'not jupyter'\n"
+                + "pip install -e .[jupyter]\npytest tests -m jupyter\n");
+        assertThat(d.verifier().command()).contains("export PYTHONWARNDEFAULTENCODING=1").contains("tests -m 'not jupyter'")
+                .contains("tests -m jupyter").doesNotContain("pip install");
+        String setup = d.setupScript();
+        assertThat(setup).contains("pip install -e .[d]").contains("pip install -e .[jupyter]");
+        assertThat(setup.indexOf("export PYTHONWARNDEFAULTENCODING=1")).isLessThan(setup.indexOf("pip install -e .[d]"));
+    }
+
+    @Test
+    void aStepWithOtherCommandsAmongItsInstallsIsLeftAsItIs() throws Exception {
+        Derivation d = derive("export A=1\npip install -e .\npython gen.py\npytest tests\npip install x\npytest more\n");
+        assertThat(d.verifier().command()).contains("python gen.py").contains("pip install x");
+    }
 }

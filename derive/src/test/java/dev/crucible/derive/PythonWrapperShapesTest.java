@@ -63,6 +63,39 @@ class PythonWrapperShapesTest {
     }
 
     @Test
+    void installsAmongTheToxCommandsRunInSetup() throws Exception {
+        // black: its tox commands install extras between two pytest runs; grading (offline) failed on pip's index lookups
+        write("tox.ini", """
+                [testenv]
+                skip_install = True
+                deps = pytest
+                dependency_groups = cov-tests
+                commands =
+                    pip install -e .[d]
+                    pytest tests --run-optional no_jupyter
+                    pip install -e .[jupyter]
+                    pytest tests -m jupyter
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pip install tox
+                      - run: tox
+                """);
+        assertThat(d.verifier().command()).contains("tests --run-optional no_jupyter").contains("tests -m jupyter")
+                .doesNotContain("pip install");
+        String setup = d.setupScript();
+        assertThat(setup).contains("pip install -e .[d]").contains("pip install -e .[jupyter]");
+        assertThat(setup.indexOf("pip install pytest")).isLessThan(setup.indexOf("pip install -e .[d]"));
+        // black's dependency_groups = cov-tests (its pytest): installed with pip 25.1's --group, pip raised first
+        assertThat(setup).contains("python -m pip install --group cov-tests");
+        assertThat(setup.indexOf("'pip>=25.1'")).isLessThan(setup.indexOf("--group cov-tests"));
+    }
+
+    @Test
     void aStepEnvWrittenAsOneMatrixExpressionPicksTheToxEnv() throws Exception {
         // scrapy's tests-ubuntu.yml: env: ${{ matrix.env }} ("step 6.env must be a mapping" before)
         write("tox.ini", """

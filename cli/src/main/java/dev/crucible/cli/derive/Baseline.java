@@ -43,19 +43,34 @@ final class Baseline {
     static Result run(Path manifest, Path runs) throws IOException {
         LocalRuns.Outcome first = LocalRuns.run(manifest, "true", runs.resolve("baseline-1"));
         if (first.tests().isEmpty()) {
-            return new Result("the baseline run at the task commit reported no tests (" + first.phase() + "): " + first.message(),
+            return new Result(phase(1, first) + "the baseline run at the task commit reported no tests (" + first.phase() + "): " + first.message(),
                     false, List.of(), List.of(), 0, first.seconds());
         }
         if (first.tests().keySet().equals(Set.of("execution"))) {
             String why = first.passed("execution") ? null
-                    : "the test command fails at the task commit with a no-op agent, and it reports no per-test results: " + first.message();
+                    : phase(1, first) + "the test command fails at the task commit with a no-op agent, and it reports no per-test results: " + first.message();
             return new Result(why, false, List.of(), List.of(), 1, first.seconds());
+        }
+        if (!phase(1, first).isEmpty()) { // stopped at grading's limit: what it reported is not the suite, and a second run would stop too
+            return new Result(phase(1, first) + first.tests().size() + " tests reported before the limit: " + first.message(),
+                    true, List.of(), List.of(), first.tests().size(), first.seconds());
         }
         if (first.tests().values().stream().noneMatch(PASSING::contains)) {
             return compare(first, first); // nothing can become passToPass: a second run would not change that
         }
         LocalRuns.Outcome second = LocalRuns.run(manifest, "true", runs.resolve("baseline-2"));
+        if (second.tests().isEmpty() && !phase(2, second).isEmpty()) { // not "flaky": it never graded
+            return new Result(phase(2, second) + "the second baseline run reported no tests (" + second.phase() + "): " + second.message(),
+                    true, List.of(), List.of(), first.tests().size(), first.seconds() + second.seconds());
+        }
         return compare(first, second);
+    }
+
+    /** "baseline run N: setup timed out (...); " when the run stopped at a phase's limit, else nothing. */
+    private static String phase(int n, LocalRuns.Outcome o) {
+        String stop = PhaseLimits.stopped(o.message());
+        for (String m : o.messages().values()) if (stop == null) stop = PhaseLimits.stopped(m);
+        return stop == null ? "" : "baseline run " + n + ": " + stop + "; ";
     }
 
     /** passToPass and exclusions from two runs at the same commit. */

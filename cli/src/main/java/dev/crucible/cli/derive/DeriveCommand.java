@@ -90,6 +90,16 @@ public final class DeriveCommand implements Callable<Integer> {
                     + "reward 1; exit 1 when the environment is unusable there, saying why")
     boolean baseline;
 
+    @Option(names = "--setup-timeout", paramLabel = "SECONDS",
+            description = "with --baseline: each baseline run's setup stops after this long and the outcome says so (default: the "
+                    + "manifest's spec.setup.timeoutSeconds; with --repos: 40%% of --repo-timeout)")
+    Long setupTimeout;
+
+    @Option(names = "--grading-timeout", paramLabel = "SECONDS",
+            description = "with --baseline: each baseline run's grading stops after this long and the outcome says so (default: the "
+                    + "manifest's spec.verifier.timeoutSeconds; with --repos: 25%% of --repo-timeout)")
+    Long gradingTimeout;
+
     @Option(names = "--run-producing-steps",
             description = "with --workflow: when a matrix or a needed job's output is computed by a step (fromJSON(needs.J.outputs.O))"
                     + " that writes no literal, run that step with bash in an export of the commit (120 s) to read it. It is the"
@@ -118,9 +128,14 @@ public final class DeriveCommand implements Callable<Integer> {
             err.println("crucible derive: give --repo PATH or --repos LIST (one of them)");
             return EXIT_ERROR;
         }
+        if ((setupTimeout != null && setupTimeout < 1) || (gradingTimeout != null && gradingTimeout < 1)) {
+            err.println("crucible derive: --setup-timeout and --grading-timeout must be at least 1 (seconds)");
+            return EXIT_ERROR;
+        }
         if (repos != null) {
             return new RepoBatch(commit == null ? "HEAD" : commit, baseline, parallel, repoTimeout,
-                    output == null ? Path.of("crucible-derived") : output, spec.commandLine().getOut(), err).run(repos);
+                    output == null ? Path.of("crucible-derived") : output, spec.commandLine().getOut(), err)
+                    .withPhaseLimits(PhaseLimits.forBatch(repoTimeout, setupTimeout, gradingTimeout)).run(repos);
         }
         if (!Files.isDirectory(repo)) {
             err.println("crucible derive: --repo " + repo + ": no such directory");
@@ -159,7 +174,7 @@ public final class DeriveCommand implements Callable<Integer> {
         Baseline.Result base = null;
         if (baseline) {
             try {
-                base = BaselineRun.run(manifestText, err, keepFolder());
+                base = BaselineRun.run(new PhaseLimits(setupTimeout, gradingTimeout).apply(manifestText), err, keepFolder());
                 manifestText = BaselineManifest.with(manifestText, base);
                 reportText = BaselineRun.report(reportText, base);
             } catch (IOException | RuntimeException e) {

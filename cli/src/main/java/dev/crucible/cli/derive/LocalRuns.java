@@ -75,6 +75,9 @@ final class LocalRuns {
         }
         Double reward = r.path("reward").isNumber() ? r.path("reward").asDouble() : null;
         String message = r.path("message").asText(r.path("reason").asText(""));
+        // the grading's own reason ("test command timed out after 150s") says which phase stopped; the phase message may not
+        String graded = r.path("verifierReport").path("reason").asText("");
+        if (!graded.isEmpty() && !message.contains(graded)) message = message.isEmpty() ? graded : message + " (grading: " + graded + ")";
         return new Outcome(reward, r.path("phase").asText(), tests, message, seconds, messages);
     }
 

@@ -27,6 +27,14 @@ final class RepoBatch {
     private final PrintWriter stdout;
     private final PrintWriter err;
 
+    private PhaseLimits phases = new PhaseLimits(null, null);
+
+    /** Each repository's baseline runs get these setup and grading limits. */
+    RepoBatch withPhaseLimits(PhaseLimits p) {
+        this.phases = p;
+        return this;
+    }
+
     RepoBatch(String commit, boolean baseline, int parallel, long limitSeconds, Path out, PrintWriter stdout, PrintWriter err) {
         this.commit = commit;
         this.baseline = baseline;
@@ -58,7 +66,7 @@ final class RepoBatch {
         }
         List<RepoList.Entry> entries = parsed.entries();
         err.println("crucible derive: " + entries.size() + " repositories, " + parallel + " at a time, each at most "
-                + limitSeconds + " s; manifests, reports and logs under " + out);
+                + limitSeconds + " s" + (baseline ? phases.describe() : "") + "; manifests, reports and logs under " + out);
         err.flush();
         long start = System.nanoTime();
         List<RepoOutcome> rows = new ArrayList<>();
@@ -101,6 +109,8 @@ final class RepoBatch {
                 "-o", out.resolve(e.name() + ".yaml").toString(), "--report", report.toString()));
         if (e.job() != null) cmd.addAll(List.of("--job", e.job()));
         if (baseline) cmd.add("--baseline");
+        if (baseline && phases.setup() != null) cmd.addAll(List.of("--setup-timeout", String.valueOf(phases.setup())));
+        if (baseline && phases.grading() != null) cmd.addAll(List.of("--grading-timeout", String.valueOf(phases.grading())));
         long t0 = System.nanoTime();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         Integer exit = null;

@@ -26,8 +26,10 @@ import java.util.stream.Stream;
  * anything.
  */
 public final class SetupDependencies {
-    /** The dependency folders looked for at the workspace's top. */
+    /** The dependency folders looked for at the workspace's top, and in its workspace packages (see {@link #find}). */
     public static final List<String> DIRS = List.of("node_modules");
+    /** How deep workspace packages are looked for: packages/svelte (2), apps/web/ui (3), one more. */
+    static final int PACKAGE_DEPTH = 4;
     /**
      * Caches tools keep inside node_modules (find-cache-dir's {@code .cache}, Vite's and so vitest's {@code .vite}
      * and {@code .vite-temp}, where it bundles its config): made at capture, and each box mounts them empty and
@@ -45,7 +47,7 @@ public final class SetupDependencies {
     /** What setup left in {@code workspace}; empty when none of {@link #DIRS} is a real folder there. */
     public static SetupDependencies capture(Path workspace) {
         Map<String, String> f = new LinkedHashMap<>();
-        for (String d : DIRS) {
+        for (String d : find(workspace, false)) {
             Path p = workspace.resolve(d);
             if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) continue;
             for (String c : SCRATCH) {
@@ -74,6 +76,9 @@ public final class SetupDependencies {
             Path src = workspace.resolve(e.getKey());
             Path link = gradeRoot.resolve(e.getKey());
             try {
+                // a workspace package's folder must be a real folder in the tree: a link there (the agent's) could
+                // send the grader's link elsewhere; its package then grades without its dependencies
+                if (!realFolders(gradeRoot, Path.of(e.getKey()).getParent())) continue;
                 boolean same = Files.isDirectory(src, LinkOption.NOFOLLOW_LINKS) && fingerprint(src).equals(e.getValue());
                 if (Files.isSymbolicLink(link)) Files.delete(link);
                 if (same) {
@@ -92,12 +97,53 @@ public final class SetupDependencies {
     /** The real folders the links in {@code gradeRoot} lead to: the grading box shows them read-only. */
     public static List<Path> linkedTargets(Path gradeRoot) {
         List<Path> out = new ArrayList<>();
-        for (String d : DIRS) {
-            Path link = gradeRoot.resolve(d);
-            if (!Files.isSymbolicLink(link)) continue;
-            resolved(link).ifPresent(out::add);
-        }
+        for (String d : find(gradeRoot, true)) resolved(gradeRoot.resolve(d)).ifPresent(out::add);
         return out;
+    }
+
+    /**
+     * The dependency folders under {@code root}, relative: {@link #DIRS} at the top, and those of workspace packages
+     * (a folder with a package.json, up to {@link #PACKAGE_DEPTH} deep; pnpm gives each its own node_modules of links
+     * into the top one's .pnpm, which svelte's vitest files import through). {@code links}: the grading tree's links
+     * to them rather than real folders. Hidden folders and dependency folders are not entered; links are not followed.
+     */
+    public static List<String> find(Path root, boolean links) {
+        List<String> out = new ArrayList<>();
+        for (String d : DIRS) if (wanted(root.resolve(d), links)) out.add(d);
+        packages(root, "", 1, links, out);
+        return out;
+    }
+
+    private static void packages(Path dir, String rel, int depth, boolean links, List<String> out) {
+        if (depth > PACKAGE_DEPTH) return;
+        try (java.nio.file.DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+            for (Path c : s) {
+                String name = c.getFileName().toString();
+                if (name.startsWith(".") || DIRS.contains(name) || !Files.isDirectory(c, LinkOption.NOFOLLOW_LINKS)) continue;
+                String r = rel.isEmpty() ? name : rel + "/" + name;
+                if (Files.isRegularFile(c.resolve("package.json"), LinkOption.NOFOLLOW_LINKS)) {
+                    for (String d : DIRS) if (wanted(c.resolve(d), links)) out.add(r + "/" + d);
+                }
+                packages(c, r, depth + 1, links, out);
+            }
+        } catch (IOException e) {
+            // a folder that cannot be listed has no dependency folder grading could use
+        }
+    }
+
+    private static boolean wanted(Path p, boolean links) {
+        return links ? Files.isSymbolicLink(p) : Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** Whether each folder of {@code rel} (null: the root itself) is a real folder, made where missing. */
+    private static boolean realFolders(Path root, Path rel) throws IOException {
+        Path cur = root;
+        for (int i = 0; rel != null && i < rel.getNameCount(); i++) {
+            cur = cur.resolve(rel.getName(i).toString());
+            if (Files.isSymbolicLink(cur) || Files.exists(cur, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(cur, LinkOption.NOFOLLOW_LINKS)) return false;
+            if (!Files.exists(cur, LinkOption.NOFOLLOW_LINKS)) Files.createDirectory(cur);
+        }
+        return true;
     }
 
     /** The scratch folders of {@code dependencyDirs} (see {@link #SCRATCH}); a box mounts those that are folders when it starts a command. */

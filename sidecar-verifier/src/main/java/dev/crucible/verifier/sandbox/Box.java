@@ -271,7 +271,7 @@ public final class Box implements AutoCloseable {
         // setup's dependency folders stay setup's: read-only in the box, and their change times are grading's proof
         // that nothing changed them (SetupDependencies)
         java.util.Set<Path> keep = new java.util.HashSet<>();
-        for (String d : dev.crucible.verifier.pristine.SetupDependencies.DIRS) keep.add(dir.resolve(d));
+        for (String d : dev.crucible.verifier.pristine.SetupDependencies.find(dir, false)) keep.add(dir.resolve(d));
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {

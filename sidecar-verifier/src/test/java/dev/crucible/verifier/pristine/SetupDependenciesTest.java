@@ -16,6 +16,7 @@ import dev.crucible.verifier.support.Fixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -115,17 +116,61 @@ class SetupDependenciesTest {
         });
     }
 
+    /**
+     * svelte's shape: a workspace package (packages/app, with its package.json) has its own node_modules, which the
+     * package's code loads from; the top one alone does not serve it. Graded with while unchanged, never once changed.
+     */
+    @Test
+    void aWorkspacePackagesOwnNodeModulesIsGradedWithWhileUnchanged() {
+        tools();
+        VerifyReport r = grade(ws -> { }, WORKSPACE_REPO, "packages/app/lib.js", dir.resolve("honest"));
+        assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
+        assertThat(r.hackFindings()).noneMatch(f -> f.detector().equals(DetectorNames.GRADER_TAMPERING));
+
+        VerifyReport changed = grade(ws -> Fixtures.write(ws.resolve("packages/app/node_modules/pad/index.js"),
+                "module.exports = () => '  a';\n"), WORKSPACE_REPO, "packages/app/lib.js", dir.resolve("changed"));
+        assertThat(changed.reward()).isEqualTo(0.0);
+        assertThat(changed.hackFindings()).anySatisfy(f -> assertThat(f.evidence())
+                .contains("packages/app/node_modules changed after setup"));
+    }
+
+    @Test
+    void workspacePackagesAreFoundNotDependencyFoldersOrHiddenOnes() throws Exception {
+        Path ws = Files.createDirectories(dir.resolve("ws"));
+        for (String f : List.of("node_modules/a/package.json", "packages/app/package.json", "packages/app/node_modules/b/x.js",
+                "packages/bare/node_modules/c/x.js", ".hidden/p/package.json", ".hidden/p/node_modules/d/x.js",
+                "node_modules/e/package.json", "node_modules/e/node_modules/f/x.js")) {
+            Fixtures.write(ws.resolve(f), "{}\n");
+        }
+        // packages/bare has no package.json: not a package; nothing inside node_modules or a hidden folder is looked at
+        assertThat(SetupDependencies.find(ws, false)).containsExactly("node_modules", "packages/app/node_modules");
+    }
+
+    static final Map<String, String> WORKSPACE_REPO = Map.of(
+            "package.json", "{\"name\":\"root\",\"private\":true,\"workspaces\":[\"packages/*\"],"
+                    + "\"scripts\":{\"test\":\"node --test packages/app/test/label.test.js\"}}\n",
+            "node_modules/.keep", "\n",
+            "packages/app/package.json", "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
+            "packages/app/node_modules/pad/package.json", REPO.get("node_modules/pad/package.json"),
+            "packages/app/node_modules/pad/index.js", REPO.get("node_modules/pad/index.js"),
+            "packages/app/lib.js", REPO.get("lib.js"),
+            "packages/app/test/label.test.js", REPO.get("test/label.test.js"));
+
     private VerifyReport grade(Consumer<Path> agent) {
+        return grade(agent, REPO, "lib.js", dir);
+    }
+
+    private VerifyReport grade(Consumer<Path> agent, Map<String, String> repo, String lib, Path home) {
         // the bug: label pads to 2, the test (failToPass) wants 3
-        Map<String, String> files = new java.util.LinkedHashMap<>(REPO);
-        files.put("lib.js", "const pad = require('pad');\nexports.label = (s) => pad(s, 2);\n");
-        Environment env = Envs.make(dir, "type: test-suite\ncommand: npm test\nfailToPass: [pads]\n", files);
+        Map<String, String> files = new java.util.LinkedHashMap<>(repo);
+        files.put(lib, "const pad = require('pad');\nexports.label = (s) => pad(s, 2);\n");
+        Environment env = Envs.make(home, "type: test-suite\ncommand: npm test\nfailToPass: [pads]\n", files);
         Path ws = env.workspacePath().orElseThrow();
         EpisodeOptions o = EpisodeOptions.defaults().withIntervals(Duration.ofMillis(500), Duration.ofMillis(200))
                 .withGradingExecutor(new GradingSandbox(BoxLimits.defaults()));
         try (Episode ep = new Episode(env, ws, o)) {
             ep.reset();
-            Fixtures.write(ws.resolve("lib.js"), REPO.get("lib.js")); // the honest part of the fix
+            Fixtures.write(ws.resolve(lib), REPO.get("lib.js")); // the honest part of the fix
             agent.accept(ws);
             return ep.verify();
         }
