@@ -108,6 +108,7 @@ class ConsoleClusterBrowserTest {
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("login")));
             assertThat(d.findElement(By.id("login-why")).getText()).contains("no bearer token");
             assertThat(d.findElements(By.cssSelector("#rollouts tbody tr[data-id]"))).isEmpty();
+            assertThat(d.findElement(By.id("error")).isDisplayed()).as("the form says why; no second banner").isFalse();
             shot(d, "cluster-login.png");
             logIn(d, wait, alice);
 
@@ -160,6 +161,9 @@ class ConsoleClusterBrowserTest {
             assertThat(d.findElement(By.id("error")).getText()).contains("you may not see rollout " + A + "/cb-hacked", "namespace " + A);
             assertThat(d.findElement(By.tagName("body")).getText()).doesNotContain("conftest.py", "hacker.sh");
             assertThat(d.findElements(By.cssSelector("#timeline li"))).isEmpty();
+            // a refusal still marks the page as the cluster console: no search box (it reads a local folder), a log-out link
+            assertThat(d.findElement(By.cssSelector("header .search-box")).isDisplayed()).isFalse();
+            assertThat(d.findElement(By.id("logout")).isDisplayed()).isTrue();
             shot(d, "cluster-trace-bob-refused.png");
         } finally {
             d.quit();

@@ -78,7 +78,7 @@ public final class ClusterPages {
             long seq = ApiHandlers.whole(ApiHandlers.params(q, java.util.Set.of()), "seq", 0);
             return one(source, token, q, Math.max(0, seq), ApiHandlers::event);
         });
-        router.route("/api/*").handler(ctx -> ConsoleServer.error(ctx, 501, "the cluster console does not answer " + ctx.request().path()
+        router.route("/api/*").handler(ctx -> error(ctx, 501, "the cluster console does not answer " + ctx.request().path()
                 + " yet (search, lineage, side by side, false alarm and export read a local RUNS folder: crucible console --dir); "
                 + "it answers /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event"));
         Assets assets = Assets.load();
@@ -139,20 +139,35 @@ public final class ClusterPages {
             try {
                 body = handler.answer(token(ctx), ctx.queryParams());
             } catch (ConsoleError e) {
-                ConsoleServer.error(ctx, e.status(), e.getMessage());
+                error(ctx, e.status(), e.getMessage());
                 return;
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "console: " + ctx.request().path() + " failed", e);
-                ConsoleServer.error(ctx, 500, "the console failed on " + ctx.request().path() + ": " + e);
+                error(ctx, 500, "the console failed on " + ctx.request().path() + ": " + e);
                 return;
             }
             try {
                 ctx.response().putHeader("Content-Type", "application/json; charset=utf-8").putHeader("Cache-Control", "no-store")
                         .end(ConsoleServer.JSON.writeValueAsString(body));
             } catch (Exception e) {
-                ConsoleServer.error(ctx, 500, "the console could not write its answer to " + ctx.request().path() + ": " + e);
+                error(ctx, 500, "the console could not write its answer to " + ctx.request().path() + ": " + e);
             }
         }, false);
+    }
+
+    /** As the local console's errors, marked {@code cluster} so the page hides the views that read a local folder. */
+    private static void error(RoutingContext ctx, int status, String message) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", message);
+        body.put("status", status);
+        body.put("cluster", true);
+        String text;
+        try {
+            text = ConsoleServer.JSON.writeValueAsString(body);
+        } catch (Exception e) {
+            text = "{\"error\":\"unwritable error\",\"cluster\":true}";
+        }
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json; charset=utf-8").putHeader("Cache-Control", "no-store").end(text);
     }
 
     /** The caller's bearer token; none: 401, which the pages answer with their token form. */

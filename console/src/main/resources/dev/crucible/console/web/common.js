@@ -96,6 +96,7 @@ async function api(path, params) {
 
 /** Shows a message in the page's error banner (null hides it). */
 function showError(message) {
+  if (document.getElementById('login')) message = null; // the token form says why; logging in is the one thing to do
   const box = document.getElementById('error');
   box.textContent = message || '';
   box.hidden = !message;
