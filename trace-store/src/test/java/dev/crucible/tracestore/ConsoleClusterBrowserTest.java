@@ -135,6 +135,10 @@ class ConsoleClusterBrowserTest {
             wait.until(ExpectedConditions.presenceOfElementLocated(By.id("diff")));
             // the diff is a blob the store holds: read back through the console with alice's token
             assertThat(d.findElement(By.id("diff")).getText()).contains("+++ b/conftest.py", "rep.outcome = \"passed\"");
+            // the whole diff, not the head the event kept inline: the blob came back, and no problem names it missing
+            String whole = d.findElement(By.id("diff")).getAttribute("textContent");
+            assertThat(whole.split("bury the line above", -1)).as("padding lines in the diff shown").hasSize(121);
+            assertThat(d.findElements(By.cssSelector("#step ul.problems"))).as("problems shown with the step").isEmpty();
             assertThat(d.findElement(By.id("step")).getText()).contains("Follows from", "process.start", "hacker.sh");
             shot(d, "cluster-trace-diff.png");
             d.navigate().refresh(); // the step's URL is the view
