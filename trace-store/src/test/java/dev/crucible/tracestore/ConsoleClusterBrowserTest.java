@@ -183,7 +183,10 @@ class ConsoleClusterBrowserTest {
     }
 
     private static List<String> ids(WebDriver d) {
-        return d.findElements(By.cssSelector("#rollouts tbody tr[data-id]")).stream().map(e -> e.getAttribute("data-id")).toList();
+        // in one script: the list is re-rendered when a filter changes, and a row found before may be gone when read
+        Object ids = ((JavascriptExecutor) d).executeScript(
+                "return Array.from(document.querySelectorAll('#rollouts tbody tr[data-id]'), e => e.dataset.id);");
+        return ((List<?>) ids).stream().map(String::valueOf).toList();
     }
 
     /** A Rollout with its status as the operator leaves it, and its trajectory recorded here and shipped to the store. */

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.console.http.ClusterPages;
 import dev.crucible.console.store.ConsoleError;
+import dev.crucible.console.store.ResultFile;
+import dev.crucible.console.store.RolloutSummary;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -41,14 +43,12 @@ public final class ClusterMirror implements ClusterPages.Source {
     @Override
     public ClusterPages.Mirror rollouts(String token, List<String> namespaces) {
         ObjectNode all = ask(() -> source.rollouts(token, namespaces));
-        Path runs = temp();
-        try {
-            for (JsonNode row : all.path("rollouts")) write(runs, row);
-        } catch (RuntimeException e) {
-            new ClusterPages.Mirror(runs, Map.of()).close();
-            throw e;
+        // the list is built in memory (writing a folder per rollout cost ~10 ms each on a busy disk); the folder stays empty
+        List<RolloutSummary> listed = new ArrayList<>();
+        for (JsonNode row : all.path("rollouts")) {
+            listed.add(ResultFile.summary(row.path("namespace").asText() + "/" + row.path("name").asText(), result(row), row.has("stored")));
         }
-        return new ClusterPages.Mirror(runs, extra(all));
+        return new ClusterPages.Mirror(temp(), extra(all), listed);
     }
 
     @Override
@@ -126,6 +126,22 @@ public final class ClusterMirror implements ClusterPages.Source {
     private static Path write(Path runs, JsonNode row) {
         String ns = row.path("namespace").asText();
         String name = row.path("name").asText();
+        ObjectNode r = result(row);
+        try {
+            Path dir = Files.createDirectories(runs.resolve(ns).resolve(name));
+            Files.write(dir.resolve("result.json"), JSON.writeValueAsBytes(r));
+            // the rollouts view marks a rollout without a stored trajectory; the trace view fills this one on demand
+            if (row.has("stored")) Files.createDirectories(dir.resolve("trajectory").resolve("segments"));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The result.json document of one row: the fields the pages read. */
+    private static ObjectNode result(JsonNode row) {
+        String ns = row.path("namespace").asText();
+        String name = row.path("name").asText();
         ObjectNode r = JSON.createObjectNode();
         r.put("rollout", name);
         r.put("namespace", ns);
@@ -146,15 +162,7 @@ public final class ClusterMirror implements ClusterPages.Source {
             r.putObject("trajectory").put("events", row.path("stored").path("events").asLong())
                     .put("complete", row.path("stored").path("ended").asBoolean());
         }
-        try {
-            Path dir = Files.createDirectories(runs.resolve(ns).resolve(name));
-            Files.write(dir.resolve("result.json"), JSON.writeValueAsBytes(r));
-            // the rollouts view marks a rollout without a stored trajectory; the trace view fills this one on demand
-            if (row.has("stored")) Files.createDirectories(dir.resolve("trajectory").resolve("segments"));
-            return dir;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return r;
     }
 
     private static Map<String, Object> extra(ObjectNode all) {

@@ -1,6 +1,7 @@
 package dev.crucible.console.http;
 
 import dev.crucible.console.store.ConsoleError;
+import dev.crucible.console.store.RolloutSummary;
 import dev.crucible.console.store.RunStore;
 import io.vertx.core.MultiMap;
 import io.vertx.ext.web.Router;
@@ -37,8 +38,15 @@ public final class ClusterPages {
         Mirror rollout(String token, String namespace, String name, long blobsOfSeq);
     }
 
-    /** A mirror folder and what the answer adds (e.g. the refused namespaces); {@link #close()} deletes the folder. */
-    public record Mirror(Path runs, Map<String, Object> extra) implements AutoCloseable {
+    /**
+     * A mirror folder and what the answer adds (e.g. the refused namespaces); {@link #close()} deletes the folder.
+     * {@code listed}: the rollouts themselves when they are not written into the folder (the list, built in memory).
+     */
+    public record Mirror(Path runs, Map<String, Object> extra, List<RolloutSummary> listed) implements AutoCloseable {
+        public Mirror(Path runs, Map<String, Object> extra) {
+            this(runs, extra, null);
+        }
+
         @Override
         public void close() {
             try {
@@ -127,7 +135,7 @@ public final class ClusterPages {
 
     private static RunStore store(Mirror m) {
         try {
-            return new RunStore(m.runs(), Long.MAX_VALUE);
+            return m.listed() != null ? RunStore.of(m.runs(), m.listed()) : new RunStore(m.runs(), Long.MAX_VALUE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
