@@ -145,6 +145,39 @@ class ConsoleClusterModeOnApiServerTest {
         assertThat(forged.status()).as(forged.toString()).isEqualTo(401);
     }
 
+    /** The pages' API over the cluster: the local console's answers, ids namespace/name, each refusal a message. */
+    @Test
+    void thePagesApiAnswersOverTheClusterAndSaysWhyWhenItCannot() throws Exception {
+        JsonNode page = ok(consoleHttp.get("/api/rollouts?detector=test-skip-injection&namespace=" + B, alice));
+        assertThat(page.get("items")).extracting(r -> r.get("id").asText()).contains(A + "/console-" + A).allMatch(id -> id.startsWith(A + "/"));
+        assertThat(page.get("refusedNamespaces")).extracting(JsonNode::asText).containsExactly(B);
+        assertThat(page.get("cluster").asBoolean()).isTrue();
+        JsonNode trace = ok(consoleHttp.get("/api/trace?id=" + A + "/console-" + A, alice));
+        assertThat(trace.get("findings")).extracting(f -> f.get("detector").asText()).containsExactly("test-skip-injection");
+        assertThat(trace.get("findings").get(0).get("at").asLong()).as("marked at the file change that caused it").isEqualTo(2);
+        JsonNode event = ok(consoleHttp.get("/api/event?id=" + A + "/console-" + A + "&seq=2", alice));
+        assertThat(event.get("kind").asText()).isEqualTo("file");
+
+        StoreHttp.Reply past = consoleHttp.get("/api/event?id=" + A + "/console-" + A + "&seq=99", alice);
+        assertThat(past.status()).as(past.toString()).isEqualTo(404);
+        assertThat(past.text()).contains("#99");
+        StoreHttp.Reply refused = consoleHttp.get("/api/trace?id=" + A + "/console-" + A, bob);
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(403);
+        assertThat(refused.text()).contains("you may not see rollout " + A + "/console-" + A).doesNotContain("conftest.py");
+        StoreHttp.Reply unknown = consoleHttp.get("/api/rollout?id=" + A + "/nothing-here", alice);
+        assertThat(unknown.status()).as(unknown.toString()).isEqualTo(404);
+        assertThat(unknown.text()).contains("no rollout " + A + "/nothing-here");
+        StoreHttp.Reply notAnId = consoleHttp.get("/api/rollout?id=just-a-name", alice);
+        assertThat(notAnId.status()).isEqualTo(400);
+        assertThat(notAnId.text()).contains("not namespace/name");
+        StoreHttp.Reply search = consoleHttp.get("/api/search?q=conftest", alice);
+        assertThat(search.status()).isEqualTo(501);
+        assertThat(search.text()).contains("does not answer /api/search yet");
+        assertThat(consoleHttp.get("/api/rollouts", null).status()).isEqualTo(401);
+        StoreHttp.Reply page200 = consoleHttp.get("/assets/common.js", null);
+        assertThat(page200.status()).as("the pages and scripts need no token; the data does").isEqualTo(200);
+    }
+
     private static JsonNode ok(StoreHttp.Reply r) throws Exception {
         assertThat(r.status()).as(r.toString()).isEqualTo(200);
         return StoreHttp.JSON.readTree(r.text());

@@ -151,6 +151,18 @@ public final class ClusterSource {
         return out;
     }
 
+    /**
+     * One of a stored rollout's files, as the store serves it to the caller ({@code tail}: {@code segments},
+     * {@code segments/N} or {@code blobs/sha256/HEX}); {@code null} when the store has none (404).
+     */
+    public byte[] stored(String token, String namespace, String name, String tail) {
+        if (!tail.matches("segments(/[0-9]{1,6})?|blobs/sha256/[0-9a-f]{64}")) throw new Refused(400, "not a stored file: " + tail);
+        Reply r = get(storeClient, store + "/v1/namespaces/" + name("namespace", namespace) + "/rollouts/" + name("rollout", name) + "/" + tail, token);
+        if (r.status == 404) return null;
+        if (r.status != 200) throw failed("the trace store", r);
+        return r.body();
+    }
+
     private JsonNode storeIndex(String token) {
         Reply r = get(storeClient, store + "/v1/rollouts?limit=1000", token);
         if (r.status != 200) throw failed("the trace store", r);
@@ -167,6 +179,14 @@ public final class ClusterSource {
             n.set("reward", status.path("reward"));
             n.set("environment", item.path("spec").path("environmentRef").path("name"));
             n.set("trajectory", status.path("trajectory"));
+            // what the pages show of a live Rollout (result.json's fields of the same names)
+            n.set("reason", status.path("reason"));
+            n.set("message", status.path("message"));
+            n.set("testReward", status.path("testReward"));
+            n.set("verdict", status.path("verdict"));
+            n.set("tests", status.path("tests"));
+            n.set("hackFindings", status.path("hackFindings"));
+            n.set("startedAt", meta.path("creationTimestamp"));
             rows.put(meta.path("namespace").asText() + "/" + meta.path("name").asText(), n);
         }
     }

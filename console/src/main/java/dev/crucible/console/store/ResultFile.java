@@ -33,7 +33,11 @@ public final class ResultFile {
     }
 
     public static RolloutSummary summary(String id, Path attemptDir) throws IOException {
-        JsonNode r = read(attemptDir);
+        return summary(id, read(attemptDir), SafeFiles.isDirectory(attemptDir.resolve("trajectory").resolve("segments")));
+    }
+
+    /** A summary of a result.json document; {@code trajectoryPresent}: whether the rollout has a trajectory to show. */
+    public static RolloutSummary summary(String id, JsonNode r, boolean trajectoryPresent) {
         List<FindingSummary> findings = new ArrayList<>();
         for (JsonNode f : r.path("hackFindings")) {
             String detector = text(f, "detector");
@@ -48,8 +52,7 @@ public final class ResultFile {
                 ? new RolloutSummary.Tests(t.path("passed").asInt(), t.path("failed").asInt(), t.path("skipped").asInt(), t.path("total").asInt())
                 : null;
         JsonNode tr = r.path("trajectory");
-        boolean present = SafeFiles.isDirectory(attemptDir.resolve("trajectory").resolve("segments"));
-        RolloutSummary.Trajectory trajectory = new RolloutSummary.Trajectory(present,
+        RolloutSummary.Trajectory trajectory = new RolloutSummary.Trajectory(trajectoryPresent,
                 tr.has("complete") ? tr.get("complete").asBoolean() : null, tr.has("events") ? tr.get("events").asLong() : null);
         return new RolloutSummary(id, text(r, "rollout"), text(r, "environment"), text(r, "group"),
                 r.has("attempt") && r.get("attempt").isInt() ? r.get("attempt").asInt() : null, text(r, "mode"),

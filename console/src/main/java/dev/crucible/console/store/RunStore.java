@@ -46,6 +46,17 @@ public final class RunStore {
 
     public Path root() { return root; }
 
+    /**
+     * A store of the given rollouts, not read from {@code root} (which must exist, and is where a rollout's folder
+     * would be): the cluster console's list, built in memory from what the API server and the trace store answered.
+     */
+    public static RunStore of(Path root, List<RolloutSummary> rollouts) throws IOException {
+        RunStore s = new RunStore(root, Long.MAX_VALUE);
+        List<RolloutSummary> found = new ArrayList<>(rollouts);
+        s.index = s.index(found, List.of());
+        return s;
+    }
+
     /** The index, rescanned first when it is older than the rescan interval. */
     public synchronized Index index() {
         Index i = index;
@@ -97,6 +108,10 @@ public final class RunStore {
             problems.add(root + ": not read (" + e.getMessage() + ")");
         }
         cache.keySet().retainAll(seen);
+        return index(found, problems);
+    }
+
+    private Index index(List<RolloutSummary> found, List<String> problems) {
         found.sort(Comparator.comparing((RolloutSummary r) -> r.startedAt() == null ? "" : r.startedAt()).reversed()
                 .thenComparing(RolloutSummary::id));
         Map<String, RolloutSummary> byId = new LinkedHashMap<>();

@@ -1,4 +1,4 @@
-// Shared by the console's two pages. Everything the API returns (agent output, file contents, evidence) is untrusted:
+// Shared by the console's pages. Everything the API returns (agent output, file contents, evidence) is untrusted:
 // it is only ever put into the page as text (textContent), never as HTML.
 'use strict';
 
@@ -25,6 +25,45 @@ function fill(node, ...children) {
   return node;
 }
 
+// Cluster mode: the person's Kubernetes bearer token, kept in this tab's session storage only (gone when the tab
+// closes, never in a cookie or the URL) and sent with each API request; the console passes it on as theirs.
+const TOKEN_KEY = 'crucible-console-token';
+
+function bearer() {
+  try { return sessionStorage.getItem(TOKEN_KEY); } catch (e) { return null; }
+}
+
+/** The token form, shown when the server answers 401 (cluster mode, no token or a refused one). */
+function showLogin(message) {
+  if (document.getElementById('login')) return;
+  const input = el('input', {id: 'login-token', type: 'password', size: 60, autocomplete: 'off', 'aria-label': 'bearer token'});
+  const form = el('form', {id: 'login', class: 'login'},
+    el('h2', {text: 'Log in with your Kubernetes token'}),
+    el('p', {id: 'login-why', class: 'muted', text: message}),
+    el('label', {}, 'Bearer token ', input), ' ', el('button', {type: 'submit', id: 'login-submit', text: 'Log in'}),
+    el('p', {class: 'hint', text: 'kubectl create token NAME -n NAMESPACE, or the token of your kubeconfig. It stays in this tab\'s session '
+      + 'storage and goes only to this console, which sends it as yours to the API server and the trace store: you see the '
+      + 'namespaces where you may get Rollouts.'}));
+  form.addEventListener('submit', ev => {
+    ev.preventDefault();
+    const t = input.value.trim();
+    if (!t) return;
+    sessionStorage.setItem(TOKEN_KEY, t);
+    location.reload();
+  });
+  document.querySelector('main').prepend(form);
+}
+
+/** Marks the page as the cluster console: views that read a local RUNS folder (search, lineage, …) are hidden. */
+function markCluster(body) {
+  if (!body || body.cluster !== true || document.body.classList.contains('cluster')) return;
+  document.body.classList.add('cluster');
+  const header = document.querySelector('header');
+  if (header && bearer()) {
+    header.append(el('a', {id: 'logout', href: '/', text: 'log out', onclick: () => sessionStorage.removeItem(TOKEN_KEY)}));
+  }
+}
+
 /** GET an API path; resolves to its JSON, or rejects with the server's message (status and text) for a 4xx/5xx. */
 async function api(path, params) {
   const q = new URLSearchParams();
@@ -32,12 +71,20 @@ async function api(path, params) {
   const url = path + (q.toString() ? '?' + q : '');
   let res;
   try {
-    res = await fetch(url, {headers: {Accept: 'application/json'}});
+    const headers = {Accept: 'application/json'};
+    const t = bearer();
+    if (t) headers.Authorization = 'Bearer ' + t;
+    res = await fetch(url, {headers: headers});
   } catch (e) {
     throw new Error('the console server did not answer ' + url + ' (' + e.message + '): is crucible console still running?');
   }
   let body = null;
   try { body = await res.json(); } catch (e) { body = null; }
+  if (res.status === 401) {
+    if (bearer()) sessionStorage.removeItem(TOKEN_KEY); // refused: ask again rather than resend it
+    showLogin(body && body.error ? body.error : 'this console asks for your Kubernetes bearer token');
+  }
+  markCluster(body);
   if (!res.ok) {
     const err = new Error(body && body.error ? body.error : 'HTTP ' + res.status + ' from ' + url);
     err.status = res.status;
@@ -49,6 +96,7 @@ async function api(path, params) {
 
 /** Shows a message in the page's error banner (null hides it). */
 function showError(message) {
+  if (document.getElementById('login')) message = null; // the token form says why; logging in is the one thing to do
   const box = document.getElementById('error');
   box.textContent = message || '';
   box.hidden = !message;

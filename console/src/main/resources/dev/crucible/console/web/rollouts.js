@@ -2,7 +2,7 @@
 // finding pattern. Its state is its URL (?environment=…&detector=…&page=…), so every view can be pasted and shared.
 'use strict';
 
-const FILTERS = ['environment', 'phase', 'detector', 'severity', 'pattern', 'minReward', 'maxReward', 'since', 'until'];
+const FILTERS = ['namespace', 'environment', 'phase', 'detector', 'severity', 'pattern', 'minReward', 'maxReward', 'since', 'until'];
 const PAGE_SIZE = 50;
 
 function state() {
@@ -40,6 +40,7 @@ async function load() {
     renderGroups(groups);
     document.getElementById('dir').textContent = page.dir;
     showProblems('Result folders that could not be read', page.problems);
+    renderRefused(page);
   } catch (e) {
     document.getElementById('count').textContent = '';
     showError(e.message);
@@ -71,14 +72,15 @@ function renderList(page, s) {
   delete filters.page;
   fill(count, page.total + ' of ' + page.all + ' rollouts' + (page.total === page.all ? '' : ' match the filters')
     + (page.pages > 1 ? ' · page ' + page.page + ' of ' + page.pages : ''),
-    page.total > 0 && page.total <= 500 ? [' · ', el('a', {id: 'export', href: url('/api/export', filters), download: true,
+    page.total > 0 && page.total <= 500 && !page.cluster ? [' · ', el('a', {id: 'export', href: url('/api/export', filters), download: true,
       title: 'one Harbor ATIF v1.8 document per rollout, for Docent, Inspect or Harbor',
       text: 'export ' + (page.total === 1 ? 'it' : 'these ' + page.total) + ' as ATIF (zip)'})] : null);
   const body = document.querySelector('#rollouts tbody');
   body.replaceChildren();
   if (page.items.length === 0) {
     body.append(el('tr', {}, el('td', {colspan: 8, class: 'empty',
-      text: page.all === 0 ? 'No rollouts under ' + page.dir + ' (no result.json found): run crucible run --out there first.'
+      text: page.all === 0 && page.cluster ? 'No rollouts you may see (' + page.dir + ').'
+        : page.all === 0 ? 'No rollouts under ' + page.dir + ' (no result.json found): run crucible run --out there first.'
         : page.page > page.pages ? 'Page ' + page.page + ' is past the last page (' + page.pages + ').'
         : 'No rollout matches these filters.'})));
   }
@@ -110,6 +112,17 @@ function renderList(page, s) {
     pager.append(el('span', {text: ' page ' + at + ' of ' + page.pages + ' '}));
     if (at < page.pages) pager.append(el('a', {href: url('/', to(at + 1)), text: 'older →', onclick: nav(to(at + 1))}));
   }
+}
+
+/** Cluster mode: namespaces asked for that the API server refused this person are named, never shown as empty. */
+function renderRefused(page) {
+  const box = document.getElementById('refused');
+  const refused = page.refusedNamespaces || [];
+  box.hidden = refused.length === 0;
+  fill(box, refused.length ? 'Refused: you may not list Rollouts in namespace' + (refused.length > 1 ? 's ' : ' ') + refused.join(', ')
+    + ' (the API server answered 403 for your token), so nothing of ' + (refused.length > 1 ? 'them' : 'it') + ' is shown here.' : null);
+  document.getElementById('ns-filter').hidden = !page.cluster;
+  document.getElementById('f-namespace').value = params().namespace || '';
 }
 
 function nav(next) {

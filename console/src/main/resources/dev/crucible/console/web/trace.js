@@ -127,7 +127,7 @@ async function select(seq, push) {
     d.output ? block(d.kind === 'finding' ? 'Evidence' : 'Output', d.output, 'output') : null,
     d.diff ? diffBlock(d.diff) : null,
     causeDiff(d, p.rollout),
-    d.kind === 'finding' ? el('p', {}, el('a', {id: 'false-alarm', href: url('/false-alarm', {rollout: p.rollout, event: d.seq}),
+    d.kind === 'finding' ? el('p', {class: 'local-only'}, el('a', {id: 'false-alarm', href: url('/false-alarm', {rollout: p.rollout, event: d.seq}),
       text: 'Mark this finding a false alarm… (shows the hackPolicy change; changes nothing)'})) : null);
 }
 
@@ -179,7 +179,7 @@ function renderHead(info) {
       ' · ', r.findings.length + ' finding' + (r.findings.length === 1 ? '' : 's'),
       r.trajectory && r.trajectory.complete === false ? el('span', {class: 'badge sev-high', text: 'trajectory incomplete'}) : null),
     r.message ? el('p', {class: 'muted', text: r.message}) : null,
-    el('p', {class: 'view-links'}, el('a', {id: 'lineage-link', href: url('/lineage', {rollout: r.id}), text: 'Snapshot lineage'}), ' · ',
+    el('p', {class: 'view-links local-only'}, el('a', {id: 'lineage-link', href: url('/lineage', {rollout: r.id}), text: 'Snapshot lineage'}), ' · ',
       el('a', {id: 'compare-link', href: url('/compare', {a: r.id}), text: 'Compare with another rollout of ' + (r.environment || 'this task')})));
   showProblems('result.json could not be read', info.problems);
 }
