@@ -52,6 +52,19 @@ public interface CrucibleConfig {
     @WithName("trace-store.url")
     Optional<String> traceStoreUrl();
 
+    /** The store's namespace, for rollout pods' egress rule to its pods (the chart sets it with the URL). */
+    @WithName("trace-store.namespace")
+    Optional<String> traceStoreNamespace();
+
+    /** The store's pods' labels, {@code key=value[,key=value…]}: with the namespace, rollout pods may reach them. */
+    @WithName("trace-store.pod-selector")
+    Optional<String> traceStorePodSelector();
+
+    /** The store pods' port (the policy matches the pod's port, not the Service's). */
+    @WithName("trace-store.pod-port")
+    @WithDefault("8470")
+    int traceStorePodPort();
+
     /**
      * Bytes of each container's log tail kept in the ConfigMap {@code <rollout>-logs} before the operator deletes a
      * Rollout's pod (issue 41's soak: the sidecar's and agent's logs went with the pod); 0 turns it off.

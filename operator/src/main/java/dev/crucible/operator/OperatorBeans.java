@@ -9,6 +9,7 @@ import dev.crucible.api.validation.ManifestValidator;
 import dev.crucible.controllers.admission.AdmissionReviewer;
 import dev.crucible.controllers.config.CrucibleImages;
 import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.config.TraceStorePeer;
 import dev.crucible.controllers.environment.EnvironmentValidation;
 import dev.crucible.controllers.metrics.ControllerMetrics;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
@@ -31,7 +32,9 @@ public class OperatorBeans {
                 config.gpu().nodeLabel(), config.runAsUser(), config.gangSchedulerName(), config.rendezvousPort(),
                 config.verifier().cpuLimit().orElse(null), config.verifier().memoryLimit().orElse(config.verifier().memory()),
                 config.failWhenNoNodeFits(), config.userNamespaces()).withTraceStore(config.traceStoreUrl().orElse(null))
-                .withLogTailBytes(config.logTailBytes());
+                .withLogTailBytes(config.logTailBytes())
+                .withTraceStorePeer(config.traceStorePodSelector().map(selector -> TraceStorePeer.parse(
+                        config.traceStoreNamespace().orElse(null), selector, config.traceStorePodPort())).orElse(null));
     }
 
     /** Compiling the CRD schemas and CEL rules takes a moment; do it once. */

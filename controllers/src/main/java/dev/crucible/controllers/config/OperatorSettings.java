@@ -29,6 +29,8 @@ import java.util.Map;
  *                             Off by default: CRIU cannot yet restore such a pod's processes (memory branches)
  * @param traceStoreUrl        the cluster trace store's URL (the chart's {@code traceStore}), or null: with it each rollout
  *                             pod's sidecar streams its trajectory there as {@link #TRACE_WRITER} of the Rollout's namespace
+ * @param traceStorePeer       the store's pods (namespace, labels, port), or null: with it and the URL, rollout pods' egress
+ *                             policy also allows those pods on that port, and nothing else more
  */
 public record OperatorSettings(
         String verifierImage,
@@ -46,6 +48,7 @@ public record OperatorSettings(
         boolean failWhenNoNodeFits,
         boolean userNamespaces,
         String traceStoreUrl,
+        TraceStorePeer traceStorePeer,
         int logTailBytes) {
 
     /** The ServiceAccount rollout pods run as when a trace store is set: the store accepts this name's tokens as writers. */
@@ -58,7 +61,7 @@ public record OperatorSettings(
                             long runAsUser, String gangSchedulerName, int rendezvousPort, String verifierCpuLimit,
                             String verifierMemoryLimit, boolean failWhenNoNodeFits, boolean userNamespaces) {
         this(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector, gpuTolerations, gpuNodeLabel,
-                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, failWhenNoNodeFits, userNamespaces, null, 0);
+                runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, failWhenNoNodeFits, userNamespaces, null, null, 0);
     }
 
     public static final String DEFAULT_VERIFIER_IMAGE = CrucibleImages.sidecarVerifier();
@@ -139,26 +142,33 @@ public record OperatorSettings(
     public OperatorSettings withFailWhenNoNodeFits(boolean fail) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit, fail,
-                userNamespaces, traceStoreUrl, logTailBytes);
+                userNamespaces, traceStoreUrl, traceStorePeer, logTailBytes);
     }
 
     public OperatorSettings withUserNamespaces(boolean on) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, on, traceStoreUrl, logTailBytes);
+                failWhenNoNodeFits, on, traceStoreUrl, traceStorePeer, logTailBytes);
     }
 
     public OperatorSettings withVerifierImage(String image) {
         return new OperatorSettings(image, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, userNamespaces, traceStoreUrl, logTailBytes);
+                failWhenNoNodeFits, userNamespaces, traceStoreUrl, traceStorePeer, logTailBytes);
     }
 
     /** With the trace store at {@code url} (null: none). */
     public OperatorSettings withTraceStore(String url) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, userNamespaces, url == null || url.isBlank() ? null : url.strip(), logTailBytes);
+                failWhenNoNodeFits, userNamespaces, url == null || url.isBlank() ? null : url.strip(), traceStorePeer, logTailBytes);
+    }
+
+    /** With rollout pods' egress to the store's pods allowed ({@code peer} null: no such rule). */
+    public OperatorSettings withTraceStorePeer(TraceStorePeer peer) {
+        return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
+                gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
+                failWhenNoNodeFits, userNamespaces, traceStoreUrl, peer, logTailBytes);
     }
 
     /**
@@ -169,6 +179,6 @@ public record OperatorSettings(
     public OperatorSettings withLogTailBytes(int bytes) {
         return new OperatorSettings(verifierImage, verifierCpu, verifierMemory, verifierPort, gpuNodeSelector,
                 gpuTolerations, gpuNodeLabel, runAsUser, gangSchedulerName, rendezvousPort, verifierCpuLimit, verifierMemoryLimit,
-                failWhenNoNodeFits, userNamespaces, traceStoreUrl, Math.max(0, bytes));
+                failWhenNoNodeFits, userNamespaces, traceStoreUrl, traceStorePeer, Math.max(0, bytes));
     }
 }

@@ -41,6 +41,7 @@ final class WarmPoolFiller {
     private static final Duration DEMAND_WINDOW = Duration.ofMinutes(1);
 
     private final WarmPodBuilder builder;
+    private final OperatorSettings settings;
     private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
     private final Map<String, Deque<Instant>> claims = new ConcurrentHashMap<>();
     /** Environment uid + template whose shared objects (ConfigMap, egress policy, token) were written. */
@@ -48,6 +49,7 @@ final class WarmPoolFiller {
 
     WarmPoolFiller(OperatorSettings settings) {
         this.builder = new WarmPodBuilder(settings);
+        this.settings = settings;
     }
 
     /** What one pass did, for status and the next wake-up (null: none needed). */
@@ -182,7 +184,7 @@ final class WarmPoolFiller {
         }
         String ns = env.getMetadata().getNamespace();
         ServerSideApply.apply(client, EnvironmentConfigMapBuilder.build(env));
-        ServerSideApply.apply(client, EgressPolicyBuilder.shared(ns, env));
+        ServerSideApply.apply(client, EgressPolicyBuilder.shared(ns, env, settings));
         // Create, never read: the chart's Role may create Secrets but not get them (a get was refused on the
         // real-node tier, and the pool pod then waited for its token mount forever); 409 means it is there.
         try {

@@ -5,6 +5,8 @@ import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.environment.NetworkSpec;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.config.TraceStorePeer;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
@@ -15,7 +17,10 @@ import java.util.List;
 
 /**
  * Egress of rollout pods: denied, except to the rollout's own pods (gang rendezvous), to cluster DNS
- * for multi-node rollouts (members find each other by name), and to the environment's allow-list.
+ * for multi-node rollouts (members find each other by name), to the environment's allow-list, and, when the
+ * operator ships trajectories ({@link OperatorSettings#traceStoreUrl()} with {@link OperatorSettings#traceStorePeer()}),
+ * to the trace store's pods on the store's port only (the sidecar streams there; on a CNI that enforces policy it
+ * could not otherwise).
  * A single-pod Rollout is selected by a policy shared by every pod with the same allow-list in its
  * namespace ({@link #shared}, selected by the {@link RolloutLabels#EGRESS} label, named by a hash of the
  * rules and owned by nothing, so deleting one environment never opens another's pods); a gang has its
@@ -27,8 +32,8 @@ public final class EgressPolicyBuilder {
     }
 
     /** The policy a single-pod Rollout of {@code environment} is selected by (its pod carries {@link #sharedLabel}). */
-    public static NetworkPolicy shared(String namespace, RLEnvironment environment) {
-        String hash = sharedLabel(environment);
+    public static NetworkPolicy shared(String namespace, RLEnvironment environment, OperatorSettings settings) {
+        String hash = sharedLabel(environment, settings);
         return new NetworkPolicyBuilder()
                 .withNewMetadata()
                 .withName("crucible-egress-" + hash)
@@ -38,17 +43,20 @@ public final class EgressPolicyBuilder {
                 .withNewSpec()
                 .withNewPodSelector().addToMatchLabels(RolloutLabels.EGRESS, hash).endPodSelector()
                 .withPolicyTypes("Egress")
-                .withEgress(allowList(environment))
+                .withEgress(allowList(environment, settings))
                 .endSpec()
                 .build();
     }
 
-    /** The {@link RolloutLabels#EGRESS} value of a single-pod Rollout's pod: a hash of its allow-list. */
-    public static String sharedLabel(RLEnvironment environment) {
-        return SideObjectNames.hash(allowList(environment).toString());
+    /**
+     * The {@link RolloutLabels#EGRESS} value of a single-pod Rollout's pod: a hash of its rules (allow-list and store),
+     * so turning the store on gives pods a new policy; without a store the hash is the one of the allow-list alone.
+     */
+    public static String sharedLabel(RLEnvironment environment, OperatorSettings settings) {
+        return SideObjectNames.hash(allowList(environment, settings).toString());
     }
 
-    private static List<NetworkPolicyEgressRule> allowList(RLEnvironment environment) {
+    private static List<NetworkPolicyEgressRule> allowList(RLEnvironment environment, OperatorSettings settings) {
         List<NetworkPolicyEgressRule> rules = new ArrayList<>();
         NetworkSpec network = environment.getSpec().sandbox == null ? null : environment.getSpec().sandbox.network;
         if (network != null && network.allow != null) {
@@ -56,11 +64,26 @@ public final class EgressPolicyBuilder {
                 rules.add(allow(entry));
             }
         }
+        NetworkPolicyEgressRule store = traceStore(settings);
+        if (store != null) rules.add(store);
         return rules;
     }
 
-    /** A gang's own policy: its members, cluster DNS and the allow-list. */
-    public static NetworkPolicy build(Rollout rollout, RLEnvironment environment, boolean gang) {
+    /** The store's pods, in the store's namespace, on its port; null when no store (or no peer) is set. */
+    static NetworkPolicyEgressRule traceStore(OperatorSettings settings) {
+        TraceStorePeer peer = settings.traceStorePeer();
+        if (settings.traceStoreUrl() == null || peer == null) return null;
+        return new NetworkPolicyEgressRuleBuilder()
+                .addNewTo()
+                .withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", peer.namespace()).endNamespaceSelector()
+                .withNewPodSelector().withMatchLabels(new java.util.TreeMap<>(peer.podLabels())).endPodSelector()
+                .endTo()
+                .addNewPort().withProtocol("TCP").withPort(new IntOrString(peer.port())).endPort()
+                .build();
+    }
+
+    /** A gang's own policy: its members, cluster DNS, the allow-list and the trace store. */
+    public static NetworkPolicy build(Rollout rollout, RLEnvironment environment, boolean gang, OperatorSettings settings) {
         String name = rollout.getMetadata().getName();
         List<NetworkPolicyEgressRule> rules = new ArrayList<>();
         if (gang) {
@@ -73,7 +96,7 @@ public final class EgressPolicyBuilder {
                     .addNewPort().withProtocol("TCP").withPort(new IntOrString(53)).endPort()
                     .build());
         }
-        rules.addAll(allowList(environment));
+        rules.addAll(allowList(environment, settings));
         return new NetworkPolicyBuilder()
                 .withNewMetadata()
                 .withName(RolloutLabels.networkPolicyName(name))

@@ -56,9 +56,9 @@ final class RolloutActuator {
             shared.unlessRemembered(scope, TraceStoreWiring.writer(ns), o -> beside.add(write(() -> shared.createOnce(scope, client, o))));
         }
         if (!gang) {
-            shared.unlessRemembered(scope, EgressPolicyBuilder.shared(ns, env), o -> beside.add(write(() -> shared.apply(scope, client, o))));
+            shared.unlessRemembered(scope, EgressPolicyBuilder.shared(ns, env, settings), o -> beside.add(write(() -> shared.apply(scope, client, o))));
         } else {
-            beside.add(write(() -> applyBeside(client, EgressPolicyBuilder.build(rollout, env, true))));
+            beside.add(write(() -> applyBeside(client, EgressPolicyBuilder.build(rollout, env, true, settings))));
             beside.add(write(() -> applyBeside(client, GangServiceBuilder.build(rollout, settings.rendezvousPort(), settings.verifierPort()))));
             var podGroup = kind == null ? null
                     : GangSchedulerSupport.podGroup(kind, rollout, plan.size(), TopologyPlanner.gangTimeoutSeconds(env.getSpec()));

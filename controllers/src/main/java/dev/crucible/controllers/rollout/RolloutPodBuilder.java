@@ -79,7 +79,7 @@ public final class RolloutPodBuilder {
             labels.put(RolloutLabels.GROUP, rollout.getSpec().group.id);
         }
         if (!gang) {
-            labels.put(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(environment));
+            labels.put(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(environment, settings));
         }
         Map<String, String> annotations = new LinkedHashMap<>();
         // The sidecar's rollout.yaml: a downward-API file beside the environment's shared ConfigMap.

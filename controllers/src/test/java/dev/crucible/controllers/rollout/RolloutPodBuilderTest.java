@@ -72,12 +72,12 @@ class RolloutPodBuilderTest {
         var token = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodLayout.API_TOKEN_VOLUME)).findFirst().orElseThrow();
         assertThat(token.getSecret().getSecretName()).isEqualTo(EnvApiTokenSecretBuilder.NAME);
         // the shared egress policy selects a single pod; a gang's members have their own policy instead
-        assertThat(pod.getMetadata().getLabels()).containsEntry(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(env));
+        assertThat(pod.getMetadata().getLabels()).containsEntry(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(env, OperatorSettings.defaults()));
         RLEnvironment gangEnv = Fixtures.twoNodeEnvironment("gang", 1);
         List<MemberPlan> plan = TopologyPlanner.plan(gangEnv.getSpec());
         Pod member = builder.build(Fixtures.rollout("g1", "gang"), gangEnv, plan.get(0), plan, true, null);
         assertThat(member.getMetadata().getLabels()).doesNotContainKey(RolloutLabels.EGRESS);
-        assertThat(EgressPolicyBuilder.build(Fixtures.rollout("g1", "gang"), gangEnv, true).getSpec().getPodSelector()
+        assertThat(EgressPolicyBuilder.build(Fixtures.rollout("g1", "gang"), gangEnv, true, OperatorSettings.defaults()).getSpec().getPodSelector()
                 .getMatchLabels()).containsEntry(RolloutLabels.ROLLOUT, "g1");
     }
 

@@ -4,14 +4,16 @@ import dev.crucible.controllers.common.RolloutLabels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.controllers.Fixtures;
+import dev.crucible.controllers.config.OperatorSettings;
 import org.junit.jupiter.api.Test;
 
 /** The objects beside the pods: NetworkPolicy, headless Service, ConfigMap. */
 class SideObjectsTest {
+    private static final OperatorSettings D = OperatorSettings.defaults();
 
     @Test
     void egressIsDeniedExceptTheAllowList() {
-        var np = EgressPolicyBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.cpuEnvironment("env"), false);
+        var np = EgressPolicyBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.cpuEnvironment("env"), false, D);
         assertThat(np.getMetadata().getName()).isEqualTo("r1-egress");
         assertThat(np.getSpec().getPolicyTypes()).containsExactly("Egress");
         assertThat(np.getSpec().getPodSelector().getMatchLabels()).containsEntry(RolloutLabels.ROLLOUT, "r1");
@@ -23,13 +25,13 @@ class SideObjectsTest {
 
         var env = Fixtures.cpuEnvironment("env");
         env.getSpec().sandbox.network = null;
-        var deny = EgressPolicyBuilder.build(Fixtures.rollout("r1", "env"), env, false);
+        var deny = EgressPolicyBuilder.build(Fixtures.rollout("r1", "env"), env, false, D);
         assertThat(deny.getSpec().getEgress()).isEmpty();
     }
 
     @Test
     void gangPolicyLetsMembersAndDnsThrough() {
-        var np = EgressPolicyBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.twoNodeEnvironment("env", 8), true);
+        var np = EgressPolicyBuilder.build(Fixtures.rollout("r1", "env"), Fixtures.twoNodeEnvironment("env", 8), true, D);
         assertThat(np.getSpec().getEgress().get(0).getTo().get(0).getPodSelector().getMatchLabels())
                 .containsEntry(RolloutLabels.ROLLOUT, "r1");
         assertThat(np.getSpec().getEgress().get(1).getPorts()).hasSize(2);
@@ -84,15 +86,15 @@ class SideObjectsTest {
         var sameList = Fixtures.cpuEnvironment("other");
         var closed = Fixtures.cpuEnvironment("closed");
         closed.getSpec().sandbox.network.allow = null;
-        var np = EgressPolicyBuilder.shared("ns", listed);
+        var np = EgressPolicyBuilder.shared("ns", listed, D);
         assertThat(np.getSpec().getPolicyTypes()).containsExactly("Egress");
         assertThat(np.getSpec().getEgress()).extracting(r -> r.getTo().get(0).getIpBlock().getCidr())
                 .containsExactly("10.1.0.0/16", "192.168.0.0/24");
         assertThat(np.getMetadata().getOwnerReferences()).isNullOrEmpty(); // deleting an environment never opens another's pods
         assertThat(np.getSpec().getPodSelector().getMatchLabels())
-                .containsExactly(java.util.Map.entry(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(listed)));
-        assertThat(EgressPolicyBuilder.shared("ns", sameList).getMetadata().getName()).isEqualTo(np.getMetadata().getName());
-        var denyAll = EgressPolicyBuilder.shared("ns", closed);
+                .containsExactly(java.util.Map.entry(RolloutLabels.EGRESS, EgressPolicyBuilder.sharedLabel(listed, D)));
+        assertThat(EgressPolicyBuilder.shared("ns", sameList, D).getMetadata().getName()).isEqualTo(np.getMetadata().getName());
+        var denyAll = EgressPolicyBuilder.shared("ns", closed, D);
         assertThat(denyAll.getMetadata().getName()).isNotEqualTo(np.getMetadata().getName());
         assertThat(denyAll.getSpec().getEgress()).isEmpty(); // selected, nothing allowed: all egress denied
     }

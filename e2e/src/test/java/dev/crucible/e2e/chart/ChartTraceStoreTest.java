@@ -2,15 +2,24 @@ package dev.crucible.e2e.chart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.crucible.api.v1alpha1.RLEnvironment;
+import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
+import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.config.TraceStorePeer;
+import dev.crucible.controllers.rollout.EgressPolicyBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import java.io.StringReader;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +50,56 @@ class ChartTraceStoreTest {
         assertThat(one(objects, ClusterRole.class, "crucible").getRules())
                 .filteredOn(r -> r.getResources().contains("serviceaccounts")).singleElement()
                 .satisfies(r -> assertThat(r.getVerbs()).containsExactly("create"));
+    }
+
+    /**
+     * The operator's peer settings name exactly the store's pods: the egress rule the operator builds from them (with
+     * EgressPolicyBuilder, as the operator does) selects the store Deployment's pods, in its namespace, on its container
+     * port and nothing else. A CNI that enforces NetworkPolicy would otherwise drop the sidecar's segments; the real
+     * node's bridge CNI enforces none, so this is where the two sides are checked against each other.
+     */
+    @Test
+    void rolloutPodsEgressRuleFromTheChartsSettingsSelectsTheStoresPodsOnTheirPort() throws Exception {
+        assertThat(operatorProperties(StrictDecoding.decode(ChartRendering.render(Map.of()))).stringPropertyNames())
+                .noneMatch(k -> k.startsWith("crucible.trace-store."));
+        List<HasMetadata> objects = StrictDecoding.decode(ChartRendering.render(Map.of("traceStore.enabled", "true", "traceStore.port", "9470")));
+        Properties props = operatorProperties(objects);
+        TraceStorePeer peer = TraceStorePeer.parse(props.getProperty("crucible.trace-store.namespace"),
+                props.getProperty("crucible.trace-store.pod-selector"), Integer.parseInt(props.getProperty("crucible.trace-store.pod-port")));
+        String url = one(objects, Deployment.class, "crucible").getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("CRUCIBLE_TRACE_STORE_URL")).findFirst().orElseThrow().getValue();
+        RLEnvironment env = new RLEnvironment();
+        env.setMetadata(new ObjectMetaBuilder().withName("closed").withNamespace("team-a").build());
+        env.setSpec(new RLEnvironmentSpec()); // no allow-list: the store's rule is the only one
+        var rules = EgressPolicyBuilder.shared("team-a", env, OperatorSettings.defaults().withTraceStore(url).withTraceStorePeer(peer))
+                .getSpec().getEgress();
+
+        Deployment store = one(objects, Deployment.class, "crucible-trace-store");
+        var podLabels = store.getSpec().getTemplate().getMetadata().getLabels();
+        var containerPort = store.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts().stream()
+                .filter(p -> "http".equals(p.getName())).findFirst().orElseThrow().getContainerPort();
+        assertThat(rules).singleElement().satisfies(rule -> {
+            var to = rule.getTo().get(0);
+            assertThat(rule.getTo()).hasSize(1);
+            assertThat(to.getNamespaceSelector().getMatchLabels())
+                    .containsExactly(Map.entry("kubernetes.io/metadata.name", store.getMetadata().getNamespace()));
+            assertThat(podLabels).as("the store's pods carry every label the rule selects").containsAllEntriesOf(to.getPodSelector().getMatchLabels());
+            assertThat(to.getPodSelector().getMatchLabels()).as("and select no other of the chart's pods")
+                    .isEqualTo(store.getSpec().getSelector().getMatchLabels());
+            assertThat(rule.getPorts()).singleElement().satisfies(p -> {
+                assertThat(p.getProtocol()).isEqualTo("TCP");
+                assertThat(p.getPort().getIntVal()).isEqualTo(containerPort).isEqualTo(9470);
+            });
+        });
+        // The operator's own pods match the component label differently: the rule opens nothing to them.
+        assertThat(one(objects, Deployment.class, "crucible").getSpec().getTemplate().getMetadata().getLabels())
+                .doesNotContainEntry("app.kubernetes.io/component", "trace-store");
+    }
+
+    private static Properties operatorProperties(List<HasMetadata> objects) throws Exception {
+        Properties props = new Properties();
+        props.load(new StringReader(one(objects, ConfigMap.class, "crucible-config").getData().get("application.properties")));
+        return props;
     }
 
     /** A cluster without DNS (e2e's real node), or a pod whose egress policy allows no DNS, reaches the store by address. */

@@ -188,6 +188,27 @@ class HelmChartTest {
                 .isNotNull().satisfies(mode -> assertThat(mode & 0077).as(v.getName() + ": group/other bits").isZero()));
     }
 
+    /**
+     * The operator's Secrets (the snapshot agents' token; cert-manager's webhook key) were mounted 0644, readable by any
+     * uid in its container: they are 0440 for the fsGroup the pod runs with (the image's uid 1000 is in it), so the
+     * operator still reads them (checked on the real node) and no other uid does.
+     */
+    @ParameterizedTest
+    @MethodSource("webhookModes")
+    void theOperatorsSecretsAreReadableByItsGroupOnly(String certManager) {
+        PodSpec pod = only(StrictDecoding.decode(ChartRendering.render(Map.of("webhook.certManager.enabled", certManager))),
+                Deployment.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getSecurityContext().getFsGroup()).isEqualTo(1000L);
+        var secrets = pod.getVolumes().stream().filter(v -> v.getSecret() != null).toList();
+        assertThat(secrets).extracting(v -> v.getName()).contains("snapshot-agent-token");
+        if (certManager.equals("true")) assertThat(secrets).extracting(v -> v.getName()).contains("webhook-certs");
+        assertThat(secrets).allSatisfy(v -> assertThat(v.getSecret().getDefaultMode()).as(v.getName() + " defaultMode").isEqualTo(0440));
+    }
+
+    static Stream<String> webhookModes() {
+        return Stream.of("false", "true");
+    }
+
     @Test
     void theSnapshotAgentMayOnlyAskItsKubeletForCheckpointsAndOnlyWhenMemorySnapshotsAreOn() {
         List<HasMetadata> on = StrictDecoding.decode(ChartRendering.render(Map.of()));

@@ -103,6 +103,8 @@ class RealNodeTest {
         VerifierResult fromPod = verifierResult("honest");
         assertThat(fromPod.reward()).isEqualTo(1.0);
         assertThat(fromPod.countedFindings()).isZero();
+        // the sidecar's and the agent's logs outlive the pod (the honest agent ran pytest: "4 passed")
+        LogTailAssertions.assertKept(client, NS, "honest", "passed");
 
         Rollout hacker = finish(create(exampleRollout("hacker", "hacker", 1)));
         assertThat(hacker.getStatus().phase).as(hacker.getStatus().message).isEqualTo(PhaseName.Hacked);
@@ -167,6 +169,7 @@ class RealNodeTest {
         assertThat(r.getStatus().phase).as(r.getStatus().message).isEqualTo(PhaseName.TimedOut);
         Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
                 assertThat(runningPods(name)).as("pods of the timed-out rollout still running").isZero());
+        LogTailAssertions.assertKept(client, NS, name, null); // a running pod stopped: its tails kept first
     }
 
     @Test

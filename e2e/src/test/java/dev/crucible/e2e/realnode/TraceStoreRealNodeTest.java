@@ -143,6 +143,29 @@ class TraceStoreRealNodeTest {
         });
     }
 
+    /**
+     * The egress policy that selects rollout pods here (one environment: one shared policy) has a rule for exactly the
+     * live store pods, in the chart's namespace, on their container port (issue 36: on a CNI that enforces policy the
+     * sidecar could not ship otherwise). This node's bridge CNI enforces no NetworkPolicy, so the rule is checked
+     * against the running store, not by a packet it lets through.
+     */
+    private static void egressPolicyLetsRolloutPodsReachTheStore() {
+        var policies = client.network().v1().networkPolicies().inNamespace(NS).list().getItems();
+        assertThat(policies).as("egress policies in %s", NS).singleElement();
+        var toStore = policies.get(0).getSpec().getEgress().stream().filter(r -> r.getTo() != null && r.getTo().stream()
+                .anyMatch(t -> t.getNamespaceSelector() != null)).toList();
+        assertThat(toStore).as("rules naming a namespace: %s", policies.get(0).getSpec().getEgress()).singleElement();
+        var peer = toStore.get(0).getTo().get(0);
+        assertThat(peer.getNamespaceSelector().getMatchLabels()).containsExactly(java.util.Map.entry("kubernetes.io/metadata.name", SYSTEM_NS));
+        var selected = client.pods().inNamespace(SYSTEM_NS).withLabels(peer.getPodSelector().getMatchLabels()).list().getItems();
+        assertThat(selected).as("pods the rule selects").isNotEmpty().allSatisfy(p -> {
+            assertThat(p.getMetadata().getLabels()).containsEntry("app.kubernetes.io/component", "trace-store");
+            assertThat(p.getSpec().getContainers().get(0).getPorts()).extracting(io.fabric8.kubernetes.api.model.ContainerPort::getContainerPort)
+                    .contains(toStore.get(0).getPorts().get(0).getPort().getIntVal());
+        });
+        assertThat(toStore.get(0).getPorts()).singleElement().satisfies(port -> assertThat(port.getPort().getIntVal()).isEqualTo(8470));
+    }
+
     @AfterAll
     static void cleanUp() throws Exception {
         if (client != null) {
@@ -174,6 +197,7 @@ class TraceStoreRealNodeTest {
         assertThat(done.getStatus().trajectory).as(status).isNotNull();
         assertThat(done.getStatus().trajectory.complete).as("status.trajectory: %s", status).isTrue();
         assertThat(done.getStatus().trajectory.events).as(status).isPositive();
+        egressPolicyLetsRolloutPodsReachTheStore();
 
         client.resources(Rollout.class).inNamespace(NS).withName(name).delete();
         Awaitility.await("the Rollout and its pods gone").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
