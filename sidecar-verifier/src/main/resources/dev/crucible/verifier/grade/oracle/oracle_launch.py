@@ -65,6 +65,9 @@ def bwrap_argv(cfg, tree, python):
     shared = cfg.get("shared_tmp")
     if shared:
         bw += ["--bind", shared, shared, "--setenv", "TMPDIR", shared]
+    hidden = os.environ.get("CRUCIBLE_ORACLE_HIDDEN")  # hidden test data files the worker's audit watches (names only)
+    if hidden:
+        bw += ["--setenv", "CRUCIBLE_ORACLE_HIDDEN", hidden]
     bw += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--chdir", tree.root, "--"]
     return bw + [python, "-I", "-B", "-c", worker_source()]
 
