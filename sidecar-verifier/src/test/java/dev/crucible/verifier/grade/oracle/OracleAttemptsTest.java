@@ -194,19 +194,24 @@ class OracleAttemptsTest {
                 + "    return len((importlib.resources.files('calc').parent / 'tests' / 'data' / 'golden.txt').read_text()) * 0\n");
         Fixtures.write(tree.resolve("calc/parser.py"), "import importlib.resources\ndef load(path):\n"
                 + "    importlib.resources.files('calc').joinpath('data.txt').read_text()\n    with open(path) as f:\n        return f.read().split()\n");
+        Fixtures.write(tree.resolve("calc/loader.py"), "class Loader:\n    def __init__(self, folder):\n        self.folder = folder\n"
+                + "    def load(self):\n        with open(self.folder / 'golden.txt') as f:\n            return f.read().split()\n");
         Fixtures.write(tree.resolve("tests/data/golden.txt"), "1.0.0\n2.0.0\n");
         Fixtures.write(tree.resolve("tests/test_data.py"), "import os\nimport calc.golden, calc.resource, calc.parser\n"
                 + "DATA = os.path.join(os.path.dirname(__file__), 'data', 'golden.txt')\n\n"
                 + "def test_golden():\n    assert calc.golden.run() == 0\n\n"
                 + "def test_resource():\n    assert calc.resource.run() == 0\n\n"
-                + "def test_parser_given_the_path():\n    assert calc.parser.load(DATA) == ['1.0.0', '2.0.0']\n");
+                + "def test_parser_given_the_path():\n    assert calc.parser.load(DATA) == ['1.0.0', '2.0.0']\n\n"
+                + "def test_loader_given_the_folder_earlier():\n    import pathlib\n    from calc.loader import Loader\n"
+                + "    assert Loader(pathlib.Path(DATA).parent).load() == ['1.0.0', '2.0.0']\n");
         OracleReport r = grade(tree, List.of("CRUCIBLE_ORACLE_HIDDEN=tests/data/golden.txt"));
         List<OracleReport.Attempt> data = r.attempts().stream().filter(a -> a.kind().equals("test-source") && a.detail().startsWith(OracleAttempts.HIDDEN_DATA)).toList();
         assertThat(data).as(r.attempts().toString()).hasSize(2).anyMatch(a -> a.detail().contains("golden.py")).anyMatch(a -> a.detail().contains("resource.py"));
-        assertThat(data).noneMatch(a -> a.detail().contains("parser.py"));
+        assertThat(data).noneMatch(a -> a.detail().contains("parser.py") || a.detail().contains("loader.py"));
         assertThat(OracleAttempts.findings(data)).extracting(IntegrityFinding::severity).containsOnly("high");
         assertThat(OracleAttempts.findings(data)).extracting(IntegrityFinding::rule).containsOnly("attempt-test-data");
-        assertThat(r.tests()).as(lastOutput).hasSize(3);
+        assertThat(r.tests()).as(lastOutput).hasSize(4);
+        assertThat(lastOutput).contains("4 passed");
     }
 
     @Test
