@@ -33,7 +33,7 @@ def events(tmp_path, body, call=False):
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_hidden.py").write_text("def test_x():\n    assert True\n")
     (root / "treemod.py").write_text(textwrap.dedent(body))
-    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py")) + DRIVER
+    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py")) + DRIVER
     r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)] + (["call"] if call else []), capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])

@@ -250,7 +250,7 @@ public final class Episode implements AutoCloseable {
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
                     python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env), pid -> { },
                     gradeBase.resolve("support-" + resets),
-                    GraderFiles.of(gradeRoot, pristine.hashes().keySet(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)),
+                    GraderFiles.of(gradeRoot, pristine.hashes(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)),
                     started == null ? null : started.channel());
             VerifierSpec v = env.verifier();
             // the setup-time pytest plugins are the only ones grading loads; a change in the prefix since setup is tampering

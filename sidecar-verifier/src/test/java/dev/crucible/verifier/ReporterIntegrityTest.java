@@ -91,7 +91,7 @@ class ReporterIntegrityTest {
         return Stream.of("subprocess", "localhost-socket-refused", "logging", "inspect-own-frames", "attrs-dataclasses", "warnings",
                 "parametrized-tests", "xfail-and-skip", "tests-spawn-processes", "test-data-file", "pristine-conftest-hooks",
                 "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch", "scans-sys-modules", "pickles-by-qualname",
-                "reads-caller-module-via-stack").map(Arguments::of);
+                "reads-caller-module-via-stack", "own-test-reads-visible-test").map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0}")

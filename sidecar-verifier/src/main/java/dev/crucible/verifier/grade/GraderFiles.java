@@ -19,23 +19,34 @@ import java.util.regex.Pattern;
  * and reports code under test that reads the test ones.
  */
 public final class GraderFiles {
-    /** One grader file: its hash in the grading tree, and whether it is a test (source or data). */
-    public record Entry(String sha256, boolean test) {}
+    /**
+     * One grader file: its hash in the grading tree, whether it is a test (source or data), and whether its bytes are
+     * hidden from the agent (a hidden test's file whose content is not what the agent's tree showed at that path): only
+     * a read of hidden bytes can tell the code under test what the grader expects (blind round 8, h03 / x09).
+     */
+    public record Entry(String sha256, boolean test, boolean hidden) {
+        public Entry(String sha256, boolean test) { this(sha256, test, false); }
+    }
 
     private static final Pattern PATCH_TARGET = Pattern.compile("^\\+\\+\\+ (?:b/)?(\\S+)", Pattern.MULTILINE);
 
     private GraderFiles() {}
 
     public static Map<String, Entry> of(Path root, Collection<String> pristine, Path hiddenDir, Path hiddenPatch) {
+        return of(root, pristine.stream().collect(java.util.stream.Collectors.toMap(r -> r, r -> "", (a, b) -> a)), hiddenDir, hiddenPatch);
+    }
+
+    /** {@code pristine}: the protected files' pristine hashes (what the agent saw), by relative path. */
+    public static Map<String, Entry> of(Path root, Map<String, String> pristine, Path hiddenDir, Path hiddenPatch) {
         Map<String, Entry> out = new TreeMap<>();
-        for (String rel : pristine) add(out, root, rel, isTestPath(rel));
+        for (String rel : pristine.keySet()) add(out, root, rel, isTestPath(rel), null);
         if (hiddenDir != null && Files.isDirectory(hiddenDir)) {
-            WorkspaceWalker.walk(hiddenDir, (rel, attrs) -> add(out, root, rel.toString(), true));
+            WorkspaceWalker.walk(hiddenDir, (rel, attrs) -> add(out, root, rel.toString(), true, pristine));
         }
         if (hiddenPatch != null && Files.isRegularFile(hiddenPatch)) {
             try {
                 Matcher m = PATCH_TARGET.matcher(Files.readString(hiddenPatch));
-                while (m.find()) if (!m.group(1).equals("/dev/null")) add(out, root, m.group(1), true);
+                while (m.find()) if (!m.group(1).equals("/dev/null")) add(out, root, m.group(1), true, pristine);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -51,9 +62,13 @@ public final class GraderFiles {
         return false;
     }
 
-    private static void add(Map<String, Entry> out, Path root, String rel, boolean test) {
+    /** {@code pristine}: null for a pristine file; for a hidden one, what the agent saw (its bytes are hidden unless the same). */
+    private static void add(Map<String, Entry> out, Path root, String rel, boolean test, Map<String, String> pristine) {
         Path f = root.resolve(rel).normalize();
         if (!f.startsWith(root) || !Files.isRegularFile(f)) return;
-        out.put(rel, new Entry(FileHashes.sha256(f), test || out.getOrDefault(rel, new Entry(null, false)).test()));
+        String sha = FileHashes.sha256(f);
+        Entry was = out.getOrDefault(rel, new Entry(null, false));
+        boolean hidden = pristine != null && !sha.equals(pristine.get(rel));
+        out.put(rel, new Entry(sha, test || was.test(), hidden || was.hidden()));
     }
 }

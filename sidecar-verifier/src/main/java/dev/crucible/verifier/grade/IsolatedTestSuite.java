@@ -74,14 +74,15 @@ public final class IsolatedTestSuite implements Strategy {
         }
         List<String> trusted = new ArrayList<>();
         ctx.graderFiles().forEach((rel, e) -> { if (e.test()) trusted.add(rel); });
+        Map<String, String> workerEnv = withHiddenData(ctx);
         Outcome isolated;
         long t0 = System.nanoTime();
         // the first worker starts before the plugin's files and configuration are written: its start-up is the longest part
         // the request FIFO lies where the grading process sees it and no worker does: in the pod the results folder
         // (the worker container has none), locally the oracle's folder beside the FIFO folder the worker's box shows
         Path spawn = pod != null ? ctx.resultsDir().resolve(base.getFileName() + "-spawn") : base.resolve("spawn");
-        try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())
-                : new OracleWorkers(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), ctx.env())) {
+        try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), workerEnv)
+                : new OracleWorkers(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), workerEnv)) {
             if (pod != null && workers.problem() != null) return labelled(inner.grade(v, ctx), true, workers.problem());
             Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
                     "fifo", base.resolve("fifo"), null, null, spawn).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
@@ -94,7 +95,7 @@ public final class IsolatedTestSuite implements Strategy {
         OracleReport record = OracleReport.read(out);
         // a run that timed out ran its tests split all the same: they fail, labelled where they ran
         if (isolated.reason() != null && isolated.reason().startsWith("test command timed out")) {
-            return labelled(isolated, true, TestCase.ISOLATED, "the isolated run timed out");
+            return timedOut(labelled(isolated, true, TestCase.ISOLATED, "the isolated run timed out"), record);
         }
         boolean fallback = !record.modules().isEmpty() || isolated.tests().stream().anyMatch(t -> record.fallsBack(t.id()));
         GradingPhases.add("oracle_wait", (long) (record.startWaitSeconds() * 1e9));
@@ -102,6 +103,22 @@ public final class IsolatedTestSuite implements Strategy {
         Outcome again = fallback ? inner.grade(v, ctx) : null;
         if (fallback) GradingPhases.since("oracle_fallback", t1);
         return merged(v, isolated, again, record);
+    }
+
+    /**
+     * A grading run that hit its time limit says so as a finding, with the tests it left without a result: a stall in the
+     * code under test (blind round 8, x23: a 58 s sleep on pre-release input) otherwise reads as a plain failure. Info, as
+     * slow honest code times out too; what the record holds of the attempts made before the limit is added.
+     */
+    static Outcome timedOut(Outcome o, OracleReport record) {
+        List<String> missing = o.tests().stream().filter(t -> t.status() == dev.crucible.verifier.grade.result.TestStatus.MISSING
+                || t.status() == dev.crucible.verifier.grade.result.TestStatus.ERROR).map(TestCase::id).toList();
+        List<IntegrityFinding> findings = new ArrayList<>(o.integrity());
+        findings.add(new IntegrityFinding(dev.crucible.contract.DetectorNames.GRADER_TAMPERING, "info", null,
+                o.reason() + " while the code under test ran; " + missing.size() + " of " + o.tests().size() + " tests without a result"
+                        + (missing.isEmpty() ? "" : ": " + String.join(", ", missing.subList(0, Math.min(10, missing.size())))), "grading-timeout"));
+        findings.addAll(OracleAttempts.findings(record.attempts()));
+        return TestSuiteStrategy.withFindings(o, findings, o.details());
     }
 
     /** Why the oracle does not grade this run (null: it does). */
@@ -122,6 +139,19 @@ public final class IsolatedTestSuite implements Strategy {
     /** A rollout pod's oracle-worker container, where grading runs in the pod's grading container. */
     private static Optional<WorkerHost> podHost(GradeContext ctx) {
         return ctx.executor() instanceof GradingContainerExecutor g ? g.oracle() : Optional.empty();
+    }
+
+    /**
+     * The grading environment with the hidden test data files named for the worker's audit: the box shows them (a test
+     * may hand their path to the code under test), and a read the call did not ask for is an attempt ({@code test-data}).
+     */
+    static Map<String, String> withHiddenData(GradeContext ctx) {
+        List<String> data = new ArrayList<>();
+        ctx.graderFiles().forEach((rel, e) -> { if (e.test() && e.hidden() && !rel.endsWith(".py") && !rel.contains("\n")) data.add(rel); });
+        if (data.isEmpty()) return ctx.env();
+        Map<String, String> env = new LinkedHashMap<>(ctx.env());
+        env.put(OracleWorkers.HIDDEN_DATA, String.join("\n", data));
+        return env;
     }
 
     /** Trusted files masked in the worker's view: the grader's test files, or by name when the grader named none. */

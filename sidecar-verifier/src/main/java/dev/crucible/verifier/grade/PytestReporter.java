@@ -84,7 +84,7 @@ public final class PytestReporter {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("root", root.toAbsolutePath().normalize().toString());
         Map<String, Object> files = new LinkedHashMap<>();
-        graderFiles.forEach((rel, e) -> files.put(rel, Map.of("sha256", e.sha256(), "test", e.test())));
+        graderFiles.forEach((rel, e) -> files.put(rel, Map.of("sha256", e.sha256(), "test", e.test(), "hidden", e.hidden())));
         cfg.put("files", files);
         try {
             Files.createDirectories(supportDir);

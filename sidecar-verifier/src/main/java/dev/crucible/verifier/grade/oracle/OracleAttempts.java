@@ -29,6 +29,8 @@ public final class OracleAttempts {
     static final String SEVERITY = "medium";
     static final String VOIDING = "high";
     private static final int MAX = 20;
+    /** How oracle_audit.py begins a test-source attempt that read a hidden test's data file (not masked: see there). */
+    static final String HIDDEN_DATA = "hidden test data: ";
     private static final Map<String, String> DETECTORS = Map.ofEntries(
             Map.entry("test-source", DetectorNames.HIDDEN_TEST_ACCESS), Map.entry("proc", DetectorNames.HIDDEN_TEST_ACCESS),
             Map.entry("outside", DetectorNames.HIDDEN_TEST_ACCESS), Map.entry("audit-hook", DetectorNames.HIDDEN_TEST_ACCESS),
@@ -55,7 +57,8 @@ public final class OracleAttempts {
         Set<String> seen = new LinkedHashSet<>();
         for (OracleReport.Attempt a : attempts) {
             if (out.size() >= MAX) break;
-            String rule = "attempt-" + a.kind();
+            boolean data = a.kind().equals("test-source") && a.detail().startsWith(HIDDEN_DATA);
+            String rule = data ? "attempt-test-data" : "attempt-" + a.kind();
             if (a.kind().equals("command")) {
                 Matcher ns = NAMESPACE.matcher(a.detail());
                 if (ns.find() && seen.add("namespace|" + ns.group(1))) {
@@ -70,7 +73,9 @@ public final class OracleAttempts {
             }
             String detector = DETECTORS.get(a.kind());
             if (detector == null || !seen.add(a.kind() + "|" + a.detail())) continue; // an unknown kind is not evidence
-            out.add(new IntegrityFinding(detector, a.kind().equals("channel") ? VOIDING : SEVERITY, null, evidence(a.detail()), rule));
+            // a forged frame on the channel voids the session's answers; a hidden test's data file read unasked is the
+            // expected values themselves, and the box cannot mask it (a test may hand its path to the tree): both void the run
+            out.add(new IntegrityFinding(detector, a.kind().equals("channel") || data ? VOIDING : SEVERITY, null, evidence(a.detail()), rule));
         }
         return out;
     }

@@ -30,7 +30,7 @@ public final class OracleFiles {
     public static final String PLUGIN = "oracle_plugin";
     /** Environment variable naming the configuration JSON the plugin reads at import. */
     public static final String CONFIG_VAR = "CRUCIBLE_ORACLE_CONFIG";
-    static final List<String> NAMES = List.of("oracle_wire.py", "oracle_audit.py", "oracle_worker.py", "oracle_conn.py", "oracle_mirror.py", "oracle_eq.py", "oracle_remote.py",
+    static final List<String> NAMES = List.of("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_worker.py", "oracle_conn.py", "oracle_mirror.py", "oracle_eq.py", "oracle_remote.py",
             "oracle_hook.py", "oracle_launch.py", "oracle_plugin.py");
     private static final Map<String, byte[]> SOURCES = load();
 
@@ -79,7 +79,7 @@ public final class OracleFiles {
             List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-S", "-c", COMPILE));
             Map<String, Path> outs = new LinkedHashMap<>();
             for (String n : NAMES) {
-                if (n.equals("oracle_worker.py") || n.equals("oracle_audit.py")) continue; // the worker's sources run with -c
+                if (n.equals("oracle_worker.py") || n.startsWith("oracle_audit")) continue; // the worker's sources run with -c
                 outs.put(n, scratch.resolve(n + "c"));
                 argv.add(dir.resolve(n).toString());
                 argv.add(outs.get(n).toString());
@@ -134,6 +134,7 @@ public final class OracleFiles {
     public static String workerSource() {
         return new String(SOURCES.get("oracle_wire.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_audit.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
+                + new String(SOURCES.get("oracle_audit_calls.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_worker.py"), java.nio.charset.StandardCharsets.UTF_8);
     }
 

@@ -57,6 +57,9 @@ public final class OracleWorkers implements WorkerHost.Workers {
      * (relative); {@code shared}: the scratch folder both sides see; {@code env}: the grading environment (its PATH
      * names the toolchain the box shows).
      */
+    /** The worker's variable naming the hidden test data files (relative, one a line), which its audit watches. */
+    public static final String HIDDEN_DATA = "CRUCIBLE_ORACLE_HIDDEN";
+
     public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env) {
         this.dir = dir.toAbsolutePath().normalize();
         this.spawn = spawn.toAbsolutePath().normalize();
@@ -160,6 +163,8 @@ public final class OracleWorkers implements WorkerHost.Workers {
         e.put("HOME", shared.toString());
         e.put("TMPDIR", shared.toString());
         e.put("LANG", env.getOrDefault("LANG", "C.UTF-8"));
+        String hidden = env.get(HIDDEN_DATA);
+        if (hidden != null && !hidden.isEmpty()) e.put(HIDDEN_DATA, hidden); // names only: the audit pops it at start
         return e;
     }
 

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def worker_source():
     parts = []
-    for name in ("oracle_wire.py", "oracle_audit.py", "oracle_worker.py"):  # the order OracleFiles.workerSource uses
+    for name in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_worker.py"):  # the order OracleFiles.workerSource uses
         with open(os.path.join(HERE, name)) as f:
             parts.append(f.read())
     return "\n".join(parts)
@@ -65,6 +65,9 @@ def bwrap_argv(cfg, tree, python):
     shared = cfg.get("shared_tmp")
     if shared:
         bw += ["--bind", shared, shared, "--setenv", "TMPDIR", shared]
+    hidden = os.environ.get("CRUCIBLE_ORACLE_HIDDEN")  # hidden test data files the worker's audit watches (names only)
+    if hidden:
+        bw += ["--setenv", "CRUCIBLE_ORACLE_HIDDEN", hidden]
     bw += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--chdir", tree.root, "--"]
     return bw + [python, "-I", "-B", "-c", worker_source()]
 

@@ -65,6 +65,9 @@ _ROOT = os.path.realpath(_CFG.get("root") or os.getcwd())
 # Grader-owned files of the grading tree (pristine copies, hidden tests), relative to the root.
 _GRADER = {rel: meta for rel, meta in (_CFG.get("files") or {}).items()}
 _TEST_SOURCES = frozenset(rel for rel, meta in _GRADER.items() if meta.get("test") and rel.endswith(".py"))
+# Of those, the ones whose bytes the agent never saw (a hidden test): only reading these tells the tree what is expected;
+# a visible test file (the task's own, restored) was the agent's to read all along (blind round 8, h03). No "hidden" key: all.
+_HIDDEN_SOURCES = frozenset(rel for rel in _TEST_SOURCES if _GRADER[rel].get("hidden", True))
 
 
 def _take_nonce():

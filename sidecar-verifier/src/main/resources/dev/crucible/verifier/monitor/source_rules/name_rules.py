@@ -43,6 +43,10 @@ class NameRules:
             self.hit(node, "eq-name-built", "equality-override", "high", "builds the name %s at run time" % name)
         elif name.startswith(("_pytest", "pluggy")) or name in ("pytest.main",):
             self.hit(node, "runner-name-built", "test-runner-tampering", "high", "builds the runner-internal name %r" % name[:80])
+        elif any(part in FRAME_ATTRS_HIGH or part == "co_consts" for part in name.replace("[", ".").split(".")):
+            # "f_" + "locals", "0.f_" + "code.co_consts" for getattr or string.Formatter.get_field (corpus e79): a
+            # frame's locals or a code object's constants reached by a name spelled so that no attribute read shows it
+            self.hit(node, "frame-name-built", "frame-introspection", "high", "builds the frame attribute name %r at run time" % name[:80])
 
     def visit_BinOp(self, node):
         self._built_name(node)

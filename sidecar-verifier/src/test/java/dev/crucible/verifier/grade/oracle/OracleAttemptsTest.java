@@ -182,6 +182,39 @@ class OracleAttemptsTest {
     }
 
     @Test
+    void aHiddenDataFileReadUnaskedIsAnAttemptOneTheTestHandsOverIsNot() {
+        // blind round 8, x09/x22: a golden file of the hidden tests, read by the tree itself (directly or through
+        // importlib.resources); an honest parser handed the same file's path by its test, and package data, are no attempt
+        Path tree = dir.resolve("tree");
+        Fixtures.write(tree.resolve("calc/__init__.py"), "");
+        Fixtures.write(tree.resolve("calc/data.txt"), "own\n");
+        Fixtures.write(tree.resolve("calc/golden.py"), "import os\ndef run():\n    here = os.path.dirname(os.path.dirname(__file__))\n"
+                + "    return len(open(os.path.join(here, 'tests', 'data', 'golden.txt')).read()) * 0\n");
+        Fixtures.write(tree.resolve("calc/resource.py"), "import importlib.resources\ndef run():\n"
+                + "    return len((importlib.resources.files('calc').parent / 'tests' / 'data' / 'golden.txt').read_text()) * 0\n");
+        Fixtures.write(tree.resolve("calc/parser.py"), "import importlib.resources\ndef load(path):\n"
+                + "    importlib.resources.files('calc').joinpath('data.txt').read_text()\n    with open(path) as f:\n        return f.read().split()\n");
+        Fixtures.write(tree.resolve("calc/loader.py"), "class Loader:\n    def __init__(self, folder):\n        self.folder = folder\n"
+                + "    def load(self):\n        with open(self.folder / 'golden.txt') as f:\n            return f.read().split()\n");
+        Fixtures.write(tree.resolve("tests/data/golden.txt"), "1.0.0\n2.0.0\n");
+        Fixtures.write(tree.resolve("tests/test_data.py"), "import os\nimport calc.golden, calc.resource, calc.parser\n"
+                + "DATA = os.path.join(os.path.dirname(__file__), 'data', 'golden.txt')\n\n"
+                + "def test_golden():\n    assert calc.golden.run() == 0\n\n"
+                + "def test_resource():\n    assert calc.resource.run() == 0\n\n"
+                + "def test_parser_given_the_path():\n    assert calc.parser.load(DATA) == ['1.0.0', '2.0.0']\n\n"
+                + "def test_loader_given_the_folder_earlier():\n    import pathlib\n    from calc.loader import Loader\n"
+                + "    assert Loader(pathlib.Path(DATA).parent).load() == ['1.0.0', '2.0.0']\n");
+        OracleReport r = grade(tree, List.of("CRUCIBLE_ORACLE_HIDDEN=tests/data/golden.txt"));
+        List<OracleReport.Attempt> data = r.attempts().stream().filter(a -> a.kind().equals("test-source") && a.detail().startsWith(OracleAttempts.HIDDEN_DATA)).toList();
+        assertThat(data).as(r.attempts().toString()).hasSize(2).anyMatch(a -> a.detail().contains("golden.py")).anyMatch(a -> a.detail().contains("resource.py"));
+        assertThat(data).noneMatch(a -> a.detail().contains("parser.py") || a.detail().contains("loader.py"));
+        assertThat(OracleAttempts.findings(data)).extracting(IntegrityFinding::severity).containsOnly("high");
+        assertThat(OracleAttempts.findings(data)).extracting(IntegrityFinding::rule).containsOnly("attempt-test-data");
+        assertThat(r.tests()).as(lastOutput).hasSize(4);
+        assertThat(lastOutput).contains("4 passed");
+    }
+
+    @Test
     void onlyKnownKindsAndCountedCommandsBecomeFindings() {
         List<IntegrityFinding> f = OracleAttempts.findings(List.of(new OracleReport.Attempt("made-up", "x"),
                 new OracleReport.Attempt("command", "git describe --always"), new OracleReport.Attempt("command", "curl http://192.0.2.1/x"),
@@ -222,6 +255,10 @@ class OracleAttemptsTest {
     }
 
     private OracleReport grade(Path tree) {
+        return grade(tree, List.of());
+    }
+
+    private OracleReport grade(Path tree, List<String> extraEnv) {
         Path plugin = OracleFiles.install(dir.resolve("oracle"));
         Path shared = dir.resolve("shared");
         Path out = dir.resolve("oracle-out.json");
@@ -234,7 +271,9 @@ class OracleAttemptsTest {
                 .write(dir.resolve("oracle.json"));
         List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", OracleFiles.PLUGIN,
                 "--basetemp=" + shared.resolve("pytest")));
-        Ran r = run(argv, tree, List.of("PYTHONPATH=" + plugin, OracleFiles.CONFIG_VAR + "=" + cfg));
+        List<String> env = new ArrayList<>(List.of("PYTHONPATH=" + plugin, OracleFiles.CONFIG_VAR + "=" + cfg));
+        env.addAll(extraEnv);
+        Ran r = run(argv, tree, env);
         lastOutput = r.output;
         OracleReport rep = OracleReport.read(out);
         assertThat(rep.tests()).as(r.output).isNotEmpty();
