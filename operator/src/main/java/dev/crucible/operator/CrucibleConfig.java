@@ -70,7 +70,7 @@ public interface CrucibleConfig {
      * Rollout's pod (issue 41's soak: the sidecar's and agent's logs went with the pod); 0 turns it off.
      */
     @WithName("log-tail-bytes")
-    @WithDefault("16384")
+    @WithDefault(OperatorSettings.DEFAULT_LOG_TAIL_BYTES)
     int logTailBytes();
 
     LeaderElection leaderElection();

@@ -73,7 +73,8 @@ class OperatorEndpointsTest {
     @Test
     void unsetConfigGivesTheSameSettingsAsTheDefaultsTheOtherRuntimesUse() {
         // one place for each default: OperatorSettings' DEFAULT_* constants, named by CrucibleConfig's @WithDefault
-        assertThat(settings).isEqualTo(OperatorSettings.defaults());
+        // but the log tails, on when deployed and off in defaults() (kwok nodes serve no logs): see DEFAULT_LOG_TAIL_BYTES
+        assertThat(settings).isEqualTo(OperatorSettings.defaults().withLogTailBytes(Integer.parseInt(OperatorSettings.DEFAULT_LOG_TAIL_BYTES)));
     }
 
     @Test

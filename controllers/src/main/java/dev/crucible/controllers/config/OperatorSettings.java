@@ -78,6 +78,11 @@ public record OperatorSettings(
     public static final String DEFAULT_RENDEZVOUS_PORT = "29500";
     public static final String DEFAULT_FAIL_WHEN_NO_NODE_FITS = "true";
     public static final String DEFAULT_USER_NAMESPACES = "false";
+    /**
+     * The deployed operator's log-tail bound. The one default that {@link #defaults()} does not take: it also serves the
+     * in-process operator of the API-server tier, whose kwok nodes serve no logs (each read would wait out its bound).
+     */
+    public static final String DEFAULT_LOG_TAIL_BYTES = "16384";
 
     public OperatorSettings {
         gpuNodeSelector = Map.copyOf(gpuNodeSelector);
