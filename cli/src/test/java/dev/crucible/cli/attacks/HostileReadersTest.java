@@ -70,8 +70,10 @@ class HostileReadersTest {
                 if (cause instanceof org.opentest4j.TestAbortedException abort) throw abort;
                 assertThat(cause).as("%s × %s threw an Error", r.name(), kind.label).isNotInstanceOf(Error.class);
                 String msg = String.valueOf(cause.getMessage());
-                assertThat(HostileKinds.TARGETS.stream().anyMatch(msg::contains))
-                        .as("%s × %s threw without naming the planted path: %s", r.name(), kind.label, cause).isTrue();
+                // the planted path, or the folder holding it: a file that flips kind does so by replacing its folder's entry,
+                // and tar reports that folder ("./.git: file changed as we read it")
+                assertThat(HostileKinds.TARGETS.stream().anyMatch(target -> msg.contains(target) || msg.contains(folderOf(target))))
+                        .as("%s × %s threw without naming the planted path or its folder: %s", r.name(), kind.label, cause).isTrue();
                 said = "threw: " + msg;
             }
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
@@ -119,5 +121,11 @@ class HostileReadersTest {
 
     private static String shorten(String s) {
         return s.length() > 600 ? s.substring(0, 600) + "…" : s;
+    }
+
+    /** "./.git: " for ".git/HEAD", "./: " for a file at the top: as tar and the readers name a folder. */
+    private static String folderOf(String target) {
+        int slash = target.lastIndexOf('/');
+        return "./" + (slash < 0 ? "" : target.substring(0, slash)) + ":";
     }
 }
