@@ -54,7 +54,14 @@ class DemoTrajectoryTest {
         // the sampled process nearest to the write: the process running hacker.sh, one of its children (cat, or a zombie
         // read as "[cat]"), or (when the script ended between two samples) the agent's root, which records the agent
         // command it runs: hacker.sh is on the writer's line or on one of its parents'
-        assertThat(lineage(hacker, writer)).contains("hacker.sh");
+        String lineage = lineage(hacker, writer);
+        if (!lineage.contains("hacker.sh")) {
+            // the script and its children ended between two samples and the process nearest the write was read as it exited
+            // (no command line, its name bracketed as ps shows it): then the attempt's root must be the one running hacker.sh
+            assertThat(writer.text("command")).as("writer %s: neither on hacker.sh's line nor unreadable", lineage).matches("\\[.+\\]");
+            assertThat(hacker.values()).as("the root running hacker.sh").anyMatch(e -> EventKind.PROCESS_START.equals(e.kind())
+                    && "true".equals(e.text("root")) && String.valueOf(e.text("agentCommand")).contains("hacker.sh"));
+        }
         assertThat(writer.seq()).isLessThan(change.seq()).isLessThan(finding.seq());
         assertThat(hacker.values()).extracting(TraceEvent::kind).contains(EventKind.GRADING, EventKind.OUTCOME, EventKind.END);
 
