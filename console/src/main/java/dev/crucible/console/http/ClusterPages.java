@@ -1,5 +1,7 @@
 package dev.crucible.console.http;
 
+import dev.crucible.files.TreeDelete;
+
 import dev.crucible.console.store.ConsoleError;
 import dev.crucible.console.store.RolloutSummary;
 import dev.crucible.console.store.RunStore;
@@ -8,11 +10,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,19 +48,7 @@ public final class ClusterPages {
         @Override
         public void close() {
             try {
-                Files.walkFileTree(runs, new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-                        Files.delete(f);
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                        Files.delete(d);
-                        return FileVisitResult.CONTINUE;
-                    }
-                });
+                TreeDelete.delete(runs);
             } catch (IOException e) {
                 LOG.log(Level.WARNING, "console: mirror " + runs + " not deleted", e);
             }
