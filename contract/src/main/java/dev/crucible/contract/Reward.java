@@ -8,8 +8,8 @@ package dev.crucible.contract;
 public final class Reward {
     private Reward() {}
 
-    /** The floor of a reward mode: -1 for coderl, else 0. */
-    public static double floor(String rewardMode) { return "coderl".equals(rewardMode) ? -1.0 : 0.0; }
+    /** The floor of a reward mode as written: -1 for coderl, else 0 ({@link RewardMode#floor}). */
+    public static double floor(String rewardMode) { return RewardMode.orDefault(rewardMode).floor(); }
 
     /** The reward to train on, from the tests' score and the number of counted findings. */
     public static double trainable(double testReward, int countedFindings, String rewardMode) {

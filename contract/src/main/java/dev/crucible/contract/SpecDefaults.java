@@ -11,7 +11,7 @@ public final class SpecDefaults {
     /** spec.verifier.type */
     public static final String VERIFIER_TYPE = "test-suite";
     /** spec.verifier.rewardMode */
-    public static final String REWARD_MODE = "binary";
+    public static final String REWARD_MODE = "binary"; // RewardMode.BINARY.wire(): a constant, for @Default
     /** spec.verifier.timeoutSeconds: grading's own limit. */
     public static final int VERIFIER_TIMEOUT_SECONDS = 600;
     /** spec.verifier.framework of a test suite. */

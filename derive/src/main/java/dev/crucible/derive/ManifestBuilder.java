@@ -1,5 +1,6 @@
 package dev.crucible.derive;
 
+import dev.crucible.contract.RewardMode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -78,7 +79,7 @@ final class ManifestBuilder {
 
         ObjectNode v = spec.putObject("verifier");
         verifierFields(v, verifier);
-        v.put("rewardMode", "binary");
+        v.put("rewardMode", RewardMode.BINARY.wire());
         if ("test-suite".equals(verifier.type())) {
             // CI counts a skipped test (t.Skip, #[ignore], pytest.skip) as no failure; so does the whole-suite grade.
             v.put("countSkippedAsPassed", true);

@@ -1,5 +1,6 @@
 package dev.crucible.cli.derive;
 
+import dev.crucible.contract.RewardMode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.derive.Derivation;
@@ -87,7 +88,7 @@ final class FixTaskFolder {
         }
         fresh.set("failToPass", array(fresh, failToPass));
         fresh.set("passToPass", array(fresh, passToPass));
-        fresh.put("rewardMode", "binary");
+        fresh.put("rewardMode", RewardMode.BINARY.wire());
         fresh.put("timeoutSeconds", v.path("timeoutSeconds").asInt(1800));
         List<String> globs = new ArrayList<>();
         v.path("protectedPaths").forEach(g -> globs.add(g.asText()));

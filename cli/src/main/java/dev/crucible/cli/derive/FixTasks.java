@@ -1,5 +1,6 @@
 package dev.crucible.cli.derive;
 
+import dev.crucible.contract.PhaseName;
 import dev.crucible.derive.Derivation;
 import dev.crucible.derive.DerivationException;
 import dev.crucible.derive.DerivationRequest;
@@ -100,7 +101,7 @@ final class FixTasks {
             // graded, yet no test ran: the fix's new tests import what only the fix adds, and the runner stopped at
             // collection; every test then counts as not passing before the fix (failToPass may take in tests that
             // would have passed: under SWE-bench semantics both lists must pass, so the reward is the same)
-            boolean nothingRanBefore = before.tests().isEmpty() && "Succeeded".equals(before.phase());
+            boolean nothingRanBefore = before.tests().isEmpty() && PhaseName.Succeeded.name().equals(before.phase());
             if (before.tests().isEmpty() && !nothingRanBefore) {
                 return "refused: no per-test results before the fix (" + describe(before) + ")";
             }

@@ -1,5 +1,6 @@
 package dev.crucible.cli.imports;
 
+import dev.crucible.contract.RewardMode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -88,7 +89,7 @@ final class HarborFolder {
         ObjectNode v = spec.putObject("verifier");
         StringBuilder command = new StringBuilder("python3 -m pytest -q -p no:cacheprovider -rA");
         t.pytestFiles().forEach(p -> command.append(" tests/").append(p));
-        v.put("type", "test-suite").put("framework", "pytest").put("command", command.toString()).put("rewardMode", "binary");
+        v.put("type", "test-suite").put("framework", "pytest").put("command", command.toString()).put("rewardMode", RewardMode.BINARY.wire());
         v.put("timeoutSeconds", t.verifierTimeoutSec() == null ? 600 : (long) Math.ceil(t.verifierTimeoutSec()));
         ArrayNode prot = v.putArray("protectedPaths");
         prot.add("tests/**").add("conftest.py").add("pytest.ini");

@@ -1,5 +1,6 @@
 package dev.crucible.cli.integrity;
 
+import dev.crucible.contract.PhaseName;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.crucible.cli.run.RolloutResult;
@@ -47,7 +48,7 @@ public record AgentOutcome(String name, String kind, String mechanism, String de
     boolean rewarded() { return reward != null && reward > 0; }
 
     /** An honest run that came out as it should: reward 1 and Succeeded. */
-    boolean honestOk() { return reward != null && reward == 1.0 && "Succeeded".equals(phase); }
+    boolean honestOk() { return reward != null && reward == 1.0 && PhaseName.Succeeded.name().equals(phase); }
 
     boolean naiveRewarded() { return naive != null && naive.reward() == 1; }
 

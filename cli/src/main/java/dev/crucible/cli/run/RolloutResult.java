@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.Verdict;
 import dev.crucible.contract.PhaseName;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
@@ -51,5 +52,5 @@ public record RolloutResult(String rollout, String environment, String mode, Str
                           Long verifyMs, long totalMs) {}
 
     /** Solved: graded pass with no finding against it (what counts toward the solve rate). */
-    public boolean solved() { return phase == PhaseName.Succeeded && "pass".equals(verdict); }
+    public boolean solved() { return phase == PhaseName.Succeeded && Verdict.PASS.wire().equals(verdict); }
 }

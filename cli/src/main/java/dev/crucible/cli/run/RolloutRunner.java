@@ -1,5 +1,6 @@
 package dev.crucible.cli.run;
 
+import dev.crucible.contract.OutcomeReasons;
 import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.Json;
 import java.io.IOException;
@@ -97,7 +98,7 @@ public final class RolloutRunner {
             Path summary = null;
             if (jobs.size() > 1) summary = writeSummary(out, groups);
             return new Outcome(results, groups, interrupted[0] || results.values().stream().flatMap(List::stream)
-                    .anyMatch(r -> "Interrupted".equals(r.reason())), summary);
+                    .anyMatch(r -> OutcomeReasons.INTERRUPTED.equals(r.reason())), summary);
         } finally {
             dispatcher.stop();
             written.countDown();

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.config;
 
+import dev.crucible.contract.RewardMode;
 import dev.crucible.contract.DetectorNames;
 import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.TestFrameworks;
@@ -11,7 +12,6 @@ import java.util.Set;
 public final class SpecValidator {
     static final Set<String> TYPES = Set.of("execution", "io", "assertion", "test-suite", "bidirectional", "composite");
     static final Set<String> FRAMEWORKS = frameworks();
-    static final Set<String> REWARD_MODES = Set.of("binary", "fraction", "coderl", "weighted");
     static final Set<String> ACTIONS = java.util.Arrays.stream(PolicyAction.values()).map(PolicyAction::wire)
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
@@ -85,8 +85,8 @@ public final class SpecValidator {
             errors.add(at + ".type: must be one of " + TYPES + ", got '" + type + "'");
             return;
         }
-        if (!REWARD_MODES.contains(v.rewardModeOrDefault())) {
-            errors.add(at + ".rewardMode: must be one of " + REWARD_MODES + ", got '" + v.rewardMode() + "'");
+        if (RewardMode.of(v.rewardModeOrDefault()) == null) {
+            errors.add(at + ".rewardMode: must be one of " + RewardMode.wireNames() + ", got '" + v.rewardMode() + "'");
         }
         if (v.timeoutSeconds() != null && (v.timeoutSeconds() < 1 || v.timeoutSeconds() > 86_400)) {
             errors.add(at + ".timeoutSeconds: must be between 1 and 86400");

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.config;
 
+import dev.crucible.contract.RewardMode;
 import dev.crucible.contract.SpecDefaults;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
@@ -69,6 +70,9 @@ public record VerifierSpec(
     public String typeOrDefault() { return type == null ? SpecDefaults.VERIFIER_TYPE : type; }
 
     public String rewardModeOrDefault() { return rewardMode == null ? SpecDefaults.REWARD_MODE : rewardMode; }
+
+    /** The reward mode; binary when unset (an unknown name is refused by {@code SpecValidator} before grading). */
+    public RewardMode mode() { return RewardMode.orDefault(rewardMode); }
 
     public int timeoutOrDefault() { return timeoutSeconds == null ? SpecDefaults.VERIFIER_TIMEOUT_SECONDS : timeoutSeconds; }
 

@@ -23,7 +23,7 @@ public final class AssertionStrategy implements Strategy {
                 : !r.timedOut() && r.stderr().contains("AssertionError") ? Category.TESTS_FAILED : Category.RUNTIME_ERROR;
         TestStatus s = c == Category.PASSED ? TestStatus.PASSED : c == Category.TESTS_FAILED ? TestStatus.FAILED : TestStatus.ERROR;
         String reason = r.timedOut() ? "timed out after " + timeout.toSeconds() + "s" : r.ok() ? null : Tail.of(r.combined());
-        return new Outcome("assertion", RewardMode.reward(v.rewardModeOrDefault(), c, r.ok() ? 1 : 0, 1), RewardMode.verdict(c),
+        return new Outcome("assertion", RewardFormula.reward(v.mode(), c, r.ok() ? 1 : 0, 1), RewardFormula.verdict(c),
                 c.label, reason, r.ok() ? 1.0 : 0.0, List.of(new TestCase("assertions", s, "other", r.elapsedMs(), reason)),
                 Map.of("exitCode", r.exitCode()), r.elapsedMs());
     }

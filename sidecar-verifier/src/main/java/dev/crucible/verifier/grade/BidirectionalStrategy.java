@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.contract.RewardMode;
 import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.grade.result.TestStatus;
 import dev.crucible.verifier.grade.shell.ShellQuote;
@@ -66,10 +67,10 @@ public final class BidirectionalStrategy implements Strategy {
         double mean = codeRewards.stream().mapToDouble(Double::doubleValue).average().orElse(0);
         boolean all = n > 0 && codeRewards.stream().allMatch(r -> r == 1.0);
         Category cat = all ? Category.PASSED : Category.TESTS_FAILED;
-        double reward = switch (v.rewardModeOrDefault()) {
-            case "binary" -> all ? 1.0 : 0.0;
-            case "coderl" -> cat.codeRl;
-            default -> mean;
+        double reward = switch (v.mode()) {
+            case BINARY -> all ? 1.0 : 0.0;
+            case CODERL -> cat.codeRl;
+            case FRACTION, WEIGHTED -> mean;
         };
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("solutions", b.solutions());
@@ -80,6 +81,6 @@ public final class BidirectionalStrategy implements Strategy {
         details.put("correctSolutions", correctList);
         details.put("codeRewards", codeRewards);
         details.put("testRewards", testRewards);
-        return new Outcome("bidirectional", reward, all ? "pass" : "fail", cat.label, null, mean, cases, details, ms);
+        return new Outcome("bidirectional", reward, RewardFormula.verdict(all), cat.label, null, mean, cases, details, ms);
     }
 }

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.contract.RewardMode;
 import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.config.Component;
@@ -40,8 +41,8 @@ public final class CompositeStrategy implements Strategy {
             parts.add(p);
         }
         double reward = weights == 0 ? 0 : sum / weights;
-        if (v.rewardModeOrDefault().equals("binary")) reward = all ? 1.0 : 0.0;
-        return new Outcome("composite", reward, all ? "pass" : "fail", all ? Category.PASSED.label : Category.TESTS_FAILED.label,
+        if (v.mode() == RewardMode.BINARY) reward = all ? 1.0 : 0.0;
+        return new Outcome("composite", reward, RewardFormula.verdict(all), all ? Category.PASSED.label : Category.TESTS_FAILED.label,
                 null, weights == 0 ? 0.0 : sum / weights, tests, Map.of("components", parts), ms, integrity);
     }
 }

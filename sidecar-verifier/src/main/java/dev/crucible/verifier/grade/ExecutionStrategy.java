@@ -25,7 +25,7 @@ public final class ExecutionStrategy implements Strategy {
                 : r.timedOut() ? "timed out after " + timeout.toSeconds() + "s" : r.ok() ? null : "exit code " + r.exitCode();
         TestCase t = new TestCase("execution", ok ? TestStatus.PASSED : TestStatus.ERROR, "other", r.elapsedMs(),
                 r.ok() ? reason : Tail.of(r.combined()));
-        return new Outcome("execution", RewardMode.reward(v.rewardModeOrDefault(), c, ok ? 1 : 0, 1), RewardMode.verdict(c),
+        return new Outcome("execution", RewardFormula.reward(v.mode(), c, ok ? 1 : 0, 1), RewardFormula.verdict(c),
                 c.label, reason, ok ? 1.0 : 0.0, List.of(t), Map.of("exitCode", r.exitCode()), r.elapsedMs(), run.findings());
     }
 }

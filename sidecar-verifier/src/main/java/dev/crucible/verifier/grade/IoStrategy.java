@@ -50,7 +50,7 @@ public final class IoStrategy implements Strategy {
         }
         int total = v.ioCases().size();
         Category cat = passed == total ? Category.PASSED : crashed ? Category.RUNTIME_ERROR : Category.TESTS_FAILED;
-        return new Outcome("io", RewardMode.reward(v.rewardModeOrDefault(), cat, passed, total), RewardMode.verdict(cat), cat.label,
+        return new Outcome("io", RewardFormula.reward(v.mode(), cat, passed, total), RewardFormula.verdict(cat), cat.label,
                 passed + "/" + total + " cases matched", total == 0 ? 0.0 : (double) passed / total, tests, Map.of("cases", cases), ms);
     }
 

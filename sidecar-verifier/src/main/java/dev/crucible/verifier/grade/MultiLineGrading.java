@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.contract.Verdict;
 import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.config.VerifierSpec;
@@ -45,7 +46,7 @@ final class MultiLineGrading {
             e.put("tests", o.tests().size());
             executions.add(e);
             boolean timedOutHere = o.reason() != null && o.reason().startsWith("test command timed out");
-            if (o.tests().isEmpty() || timedOutHere || o.category().equals(Category.BUILD_FAILED.label) || "error".equals(o.verdict())) {
+            if (o.tests().isEmpty() || timedOutHere || o.category().equals(Category.BUILD_FAILED.label) || Verdict.ERROR.wire().equals(o.verdict())) {
                 return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), line + " (" + TestSuiteStrategy.lastLine(scripts.get(k)) + "): " + o.reason(),
                         o.partialCredit(), o.tests(), withExecutions(o.details(), executions), elapsed, findings);
             }

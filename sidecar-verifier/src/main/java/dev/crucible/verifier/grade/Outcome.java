@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.contract.Verdict;
 import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.grade.result.TestCase;
 import com.fasterxml.jackson.annotation.JsonIgnore;
@@ -27,5 +28,5 @@ public record Outcome(String type, double reward, String verdict, String categor
         this(type, reward, verdict, category, reason, partialCredit, tests, details, commandMs, List.of());
     }
 
-    public boolean passed() { return verdict.equals("pass"); }
+    public boolean passed() { return Verdict.PASS.wire().equals(verdict); }
 }

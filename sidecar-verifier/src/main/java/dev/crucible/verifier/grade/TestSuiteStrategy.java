@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.contract.Verdict;
 import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.grade.result.JUnitXmlParser;
 import dev.crucible.verifier.grade.result.TestCase;
@@ -115,7 +116,7 @@ public final class TestSuiteStrategy implements Strategy {
         List<IntegrityFinding> findings = new ArrayList<>(report.findings());
         findings.addAll(graded.findings());
         if (report.buildFailure() != null && !run.timedOut()) {
-            return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), Category.BUILD_FAILED, 0, 1), "fail",
+            return new Outcome("test-suite", RewardFormula.reward(v.mode(), Category.BUILD_FAILED, 0, 1), Verdict.FAIL.wire(),
                     Category.BUILD_FAILED.label, "build failed (exit " + run.exitCode() + "): " + Tail.of(report.buildFailure()),
                     0.0, List.of(), Map.of("exitCode", run.exitCode(), "runner", runner.name()), run.elapsedMs(), findings);
         }
@@ -124,7 +125,7 @@ public final class TestSuiteStrategy implements Strategy {
         List<TestCase> tests = TestIds.normalise(ChannelReport.distrust(report.tests(), findings), ctx.root());
         Outcome o = score(v, tests, run, reportError, timeout);
         if (run.truncated() && o.passed()) {
-            o = new Outcome(o.type(), RewardMode.reward(v.rewardModeOrDefault(), Category.RUNTIME_ERROR, 0, 1), "fail", Category.RUNTIME_ERROR.label,
+            o = new Outcome(o.type(), RewardFormula.reward(v.mode(), Category.RUNTIME_ERROR, 0, 1), Verdict.FAIL.wire(), Category.RUNTIME_ERROR.label,
                     reportError, 0.0, o.tests(), o.details(), o.commandMs());
         }
         Map<String, Object> details = new LinkedHashMap<>(o.details());
@@ -144,7 +145,7 @@ public final class TestSuiteStrategy implements Strategy {
     }
 
     static Outcome error(VerifierSpec v, String why) {
-        return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), Category.RUNTIME_ERROR, 0, 1), "error",
+        return new Outcome("test-suite", RewardFormula.reward(v.mode(), Category.RUNTIME_ERROR, 0, 1), Verdict.ERROR.wire(),
                 Category.RUNTIME_ERROR.label, why, 0.0, List.of(), Map.of(), 0);
     }
 
@@ -287,7 +288,7 @@ public final class TestSuiteStrategy implements Strategy {
                     .map(e -> Map.of("id", e.id(), "reason", e.reason())).toList());
         }
         if (cat != Category.PASSED) details.put("outputTail", Tail.of(run.combined()));
-        return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), cat, passed, total), RewardMode.verdict(cat),
+        return new Outcome("test-suite", RewardFormula.reward(v.mode(), cat, passed, total), RewardFormula.verdict(cat),
                 cat.label, reason, total == 0 ? 0.0 : (double) passed / total, considered, details, run.elapsedMs());
     }
 

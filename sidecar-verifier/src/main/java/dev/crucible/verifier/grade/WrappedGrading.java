@@ -124,7 +124,7 @@ final class WrappedGrading {
         details.put("runner", "none");
         details.put("perTest", false);
         if (!ok) details.put("outputTail", Tail.of(run.combined()));
-        return new Outcome("test-suite", RewardMode.reward(v.rewardModeOrDefault(), c, ok ? 1 : 0, 1), RewardMode.verdict(c),
+        return new Outcome("test-suite", RewardFormula.reward(v.mode(), c, ok ? 1 : 0, 1), RewardFormula.verdict(c),
                 c.label, reason, ok ? 1.0 : 0.0, List.of(t), details, run.elapsedMs(), findings);
     }
 }

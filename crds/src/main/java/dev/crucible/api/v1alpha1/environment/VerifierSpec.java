@@ -1,5 +1,6 @@
 package dev.crucible.api.v1alpha1.environment;
 
+import dev.crucible.contract.RewardMode;
 import dev.crucible.contract.SpecDefaults;
 import java.util.List;
 import com.fasterxml.jackson.annotation.JsonInclude;
