@@ -106,13 +106,30 @@ def self_check(s, offset):
     unavailable("no fork event for this helper's own child: the proc connector reports another PID namespace's pids")
 
 
-def main():
+RT_EVENTS_PER_S = 20000  # above this rate the helper gives up its real-time priority for the next second
+
+
+def priority(realtime):
+    """A command line is read from /proc after the exec event, and a process of a few ms is gone soon after: on a busy
+    machine this helper must run first (SCHED_FIFO 1, the lowest real-time priority; else nice -15). It mostly sleeps.
+    A flood of events (an agent forking in a loop) must not turn that into a busy real-time thread: then it is an
+    ordinary process for a second. Only a privileged run may raise it at all."""
     try:
-        # a command line is read from /proc after the exec event, and a process of a few ms is gone soon after: on a busy
-        # machine this helper must be scheduled first. It mostly sleeps; only a privileged run may raise it.
+        if realtime:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+            return True
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    except (OSError, AttributeError):
+        pass
+    try:
         os.setpriority(os.PRIO_PROCESS, 0, -15)
     except OSError:
         pass
+    return False
+
+
+def main():
+    rt = priority(True)
     try:
         s = subscribe()
     except OSError as e:
@@ -129,6 +146,7 @@ def main():
     send({"ready": os.getpid(), "tick": tick})
     out.flush()
     pending = b""
+    window, seen = time.monotonic(), 0
     while True:
         r, _, _ = select.select([s, 0], [], [])
         syncs = []
@@ -141,6 +159,7 @@ def main():
             pending = pending[-64:]
             syncs = [x.split()[1] for x in lines if x.startswith(b"sync ") and x.split()[1].isdigit()]
         for what, ts, a, b, c, d in events(s):
+            seen += 1
             t = ts + offset
             if what == "lost":
                 lost += 1
@@ -167,6 +186,14 @@ def main():
                 if a == b and b in tracked and b != root:
                     tracked.discard(b)
                     send({"exit": b, "t": t, "status": c})
+        now = time.monotonic()
+        if now - window >= 1:
+            want = seen <= RT_EVENTS_PER_S
+            if want != rt:
+                rt = priority(want)
+            window, seen = now, 0
+        elif rt and seen > RT_EVENTS_PER_S:
+            rt = priority(False)
         for n in syncs:  # every event queued before the request was read is reported above
             send({"synced": int(n), "t": time.time_ns()})
         out.flush()
