@@ -115,6 +115,11 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         if (ev == null || at.plus(EventProcessTable.SLACK).isBefore(syncedAt)) return;
         Instant now = Instant.now();
         if (ev.sync(2000)) syncedAt = now;
+        else if (ev.alive()) {
+            // the helper did not answer in time: the table may lack the writer, so say so and sample from here on
+            EventProcessTable t = events;
+            if (t != null) t.lost("the process-event helper did not answer within 2 s");
+        }
     }
 
     /** Embedded mode with process events: the agent's root (this JVM's child), recorded with the agent command it runs. */
