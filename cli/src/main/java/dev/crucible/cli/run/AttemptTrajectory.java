@@ -4,6 +4,7 @@ import dev.crucible.trajectory.AtifExport;
 import dev.crucible.trajectory.HandedInTrajectory;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.trace.EpisodeTrajectory;
+import dev.crucible.verifier.trace.ProcessEvents;
 import dev.crucible.verifier.trace.RolloutTrace;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -25,6 +26,9 @@ final class AttemptTrajectory {
     private final EpisodeTrajectory episode;
     private final RolloutTrace trace;
     private final Path runFolder;
+    /** The kernel's process events for the embedded agent (null: not available here; then /proc is sampled). */
+    private ProcessEvents events;
+    private String eventsUnavailable;
 
     private AttemptTrajectory(EpisodeTrajectory episode, Path runFolder) {
         this.episode = episode;
@@ -55,10 +59,29 @@ final class AttemptTrajectory {
         if (e != null && e.monitor() != null) e.monitor().observe(trace);
     }
 
-    /** The same, with the agent command the root process runs. */
+    /**
+     * The same, with the agent command the root process runs; and, before the agent starts, the host starts listening to
+     * the kernel's process events, so every process of the agent is recorded with its parent ({@link ProcessEvents}).
+     */
     void observe(Episode e, List<String> agentCommand) {
         trace.agentCommand(agentCommand);
+        String[] why = {"turned off (CRUCIBLE_PROCESS_EVENTS=off)"};
+        ProcessEvents.Sink sink = trace.processEvents();
+        events = "off".equals(System.getenv("CRUCIBLE_PROCESS_EVENTS")) ? null : ProcessEvents.start(sink, why);
+        if (events != null) trace.eventSource(events);
+        else {
+            trace.noProcessEvents();
+            eventsUnavailable = why[0];
+        }
         observe(e);
+    }
+
+    /** Why processes are sampled from /proc rather than taken from the kernel's events (null when they are not). */
+    String eventsUnavailable() { return eventsUnavailable; }
+
+    /** The agent's root process (this JVM's child) started: it and everything below it are the agent's. */
+    void agentStarted(long pid) {
+        trace.watchRoot(pid, Instant.now());
     }
 
     /** The agent's output, passed on unchanged, each read also an {@code output} event. */
@@ -77,12 +100,20 @@ final class AttemptTrajectory {
         trace.rootExited(pid, exitCode);
     }
 
+    private void closeEvents() {
+        if (events == null) return;
+        trace.eventsClosing();
+        events.close();
+        events = null;
+    }
+
     /**
      * Grading and the outcome, then the summary; {@code r} with the recorder's status (complete or not, and why). The
      * agent framework's own trajectory is merged first when it left {@code agent-trajectory.json} in the attempt's
      * folder (where a trainer outside the box can write; the agent inside cannot).
      */
     RolloutResult finish(RolloutResult r, RunInputs.RolloutDoc doc) {
+        closeEvents();
         String gradeCommand = doc.environment().verifierEnv().verifier().command();
         List<String> agentCommand = doc.spec().agent == null ? null : doc.spec().agent.command;
         episode.mergeHandedIn(runFolder.resolve(HandedInTrajectory.FILE));

@@ -195,6 +195,7 @@ public final class LocalRollout {
         ResetResult rr = episode.reset();
         rr.warnings().forEach(w -> progress.info("warning: " + w));
         trajectory.observe(episode, doc.spec().agent.command);
+        if (trajectory.eventsUnavailable() != null) progress.info("processes sampled from /proc: " + trajectory.eventsUnavailable());
         List<String> command = doc.spec().agent.command;
         Map<String, String> agentEnv = AgentEnvironment.forAttempt(doc, attempt, dir, workspace, execution, sandbox.home());
         rec.runningAt = Instant.now().toString();
@@ -203,6 +204,7 @@ public final class LocalRollout {
         progress.phase(PhaseName.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
         AgentProcesses.Started started = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog(), trajectory::tee);
         Process p = started.process();
+        trajectory.agentStarted(p.pid());
         agentLog = started.log();
         agentPid = p.pid();
         episode.attachAgentProcess(p.pid());

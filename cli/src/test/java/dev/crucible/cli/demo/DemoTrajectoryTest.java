@@ -51,17 +51,13 @@ class DemoTrajectoryTest {
         TraceEvent writer = hacker.get(change.cause());
         assertThat(writer).as("the process the change is attributed to").isNotNull();
         assertThat(writer.kind()).isEqualTo(EventKind.PROCESS_START);
-        // the sampled process nearest to the write: the process running hacker.sh, one of its children (cat, or a zombie
-        // read as "[cat]"), or (when the script ended between two samples) the agent's root, which records the agent
-        // command it runs: hacker.sh is on the writer's line or on one of its parents'
-        String lineage = lineage(hacker, writer);
-        if (!lineage.contains("hacker.sh")) {
-            // the script and its children ended between two samples and the process nearest the write was read as it exited
-            // (no command line, its name bracketed as ps shows it): then the attempt's root must be the one running hacker.sh
-            assertThat(writer.text("command")).as("writer %s: neither on hacker.sh's line nor unreadable", lineage).matches("\\[.+\\]");
-            assertThat(hacker.values()).as("the root running hacker.sh").anyMatch(e -> EventKind.PROCESS_START.equals(e.kind())
-                    && "true".equals(e.text("root")) && String.valueOf(e.text("agentCommand")).contains("hacker.sh"));
-        }
+        // the process table comes from the kernel's process events (not /proc samples, which missed a writer of a few
+        // milliseconds): the writer is the shell running hacker.sh or one of its children, with its command line, every time
+        assertThat(writer.text("observed")).as("the writer %s", writer.data()).isEqualTo("kernel process events");
+        List<TraceEvent> line = lineage(hacker, writer);
+        assertThat(line).as("the writer and its recorded parents: %s", line.stream().map(TraceEvent::data).toList())
+                .anyMatch(p -> !"true".equals(p.text("root")) && p.text("command").contains("hacker.sh") && !p.text("command").contains("bwrap"));
+        assertThat(line.get(line.size() - 1).text("root")).as("the line reaches the agent's root").isEqualTo("true");
         assertThat(writer.seq()).isLessThan(change.seq()).isLessThan(finding.seq());
         assertThat(hacker.values()).extracting(TraceEvent::kind).contains(EventKind.GRADING, EventKind.OUTCOME, EventKind.END);
 
@@ -81,7 +77,7 @@ class DemoTrajectoryTest {
         assertThat(changeStep.at("/extra/crucible/data/path").asText()).isEqualTo("conftest.py");
         JsonNode writerStep = atif.get("steps").get(changeStep.at("/extra/crucible/causeStep").asInt() - 1);
         assertThat(writerStep.get("source").asText()).isEqualTo("agent");
-        // the same process as the trajectory's writer (hacker.sh, its cat, or the root: see the lineage check above)
+        // the same process as the trajectory's writer
         assertThat(writerStep.at("/tool_calls/0/arguments/command").asText()).isEqualTo(writer.text("command"));
 
         StringWriter t = new StringWriter();
@@ -93,18 +89,18 @@ class DemoTrajectoryTest {
                 "← #" + change.seq()).doesNotContain("grading");
     }
 
-    /** The commands of {@code p} and its recorded parents (by ppid, each the last start of that pid before {@code p}). */
-    private static String lineage(Map<Long, TraceEvent> events, TraceEvent p) {
-        StringBuilder line = new StringBuilder();
+    /** {@code p} and its recorded parents (by ppid, each the last start of that pid before its child), up to the root. */
+    private static List<TraceEvent> lineage(Map<Long, TraceEvent> events, TraceEvent p) {
+        List<TraceEvent> line = new ArrayList<>();
         for (int depth = 0; p != null && depth < 32; depth++) {
-            line.append(p.text("command")).append(" | ").append(p.text("agentCommand")).append(" <- ");
+            line.add(p);
             String ppid = p.text("ppid");
             long before = p.seq();
             p = events.values().stream()
                     .filter(e -> EventKind.PROCESS_START.equals(e.kind()) && e.seq() < before && ppid != null && ppid.equals(e.text("pid")))
                     .max(java.util.Comparator.comparingLong(TraceEvent::seq)).orElse(null);
         }
-        return line.toString();
+        return line;
     }
 
     private static Map<Long, TraceEvent> read(Path dir) throws Exception {

@@ -45,6 +45,10 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
     private final Map<String, String> lastContent = bounded(); // path -> blob ref of its content
     private final java.util.Set<Long> roots = ConcurrentHashMap.newKeySet();
     private volatile String agentCommand;
+    /** The kernel's process events, when the host could listen to them: then sampled processes are not recorded. */
+    private volatile EventProcessTable events;
+    private volatile ProcessEvents source;
+    private volatile Instant syncedAt = Instant.EPOCH;
     /**
      * File contents the trajectory keeps per rollout. They are copies of the agent's files on the host, outside the
      * attempt's disk limit: 20,000 files of 64 KiB took the host past a 1 GiB limit by 900 MiB before this bound.
@@ -70,8 +74,73 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         agentCommand = command == null ? null : String.join(" ", command);
     }
 
+    /**
+     * From now on processes come from the kernel's events ({@link ProcessEvents}, listening since before the agent
+     * started) and the monitor's samples are left out; {@link #watchRoot} names the agent's root. Returns the sink for
+     * the events.
+     */
+    public ProcessEvents.Sink processEvents() {
+        EventProcessTable t = new EventProcessTable(rec);
+        events = t;
+        return t;
+    }
+
+    /** The events could not be listened to: the monitor's samples are recorded, as before. */
+    public void noProcessEvents() { events = null; }
+
+    /** The event table is in use and complete (no events lost, its helper alive). */
+    private EventProcessTable events() {
+        EventProcessTable t = events;
+        if (t == null) return null;
+        String broken = t.broken();
+        if (broken != null) {
+            events = null; // the monitor's samples take over from here
+            rec.append(EventKind.PROBLEM, null, null, Map.of("message", "process events incomplete: " + broken + "; processes sampled from /proc from here on"));
+            rec.problem("process events incomplete: " + broken);
+            return null;
+        }
+        return t;
+    }
+
+    /** The helper whose events feed {@link #processEvents}: a file change is attributed once its events up to now are in. */
+    public void eventSource(ProcessEvents ev) {
+        source = ev;
+        EventProcessTable t = events;
+        if (t != null && ev != null) t.tick(ev.tick());
+    }
+
+    /** Every event up to now is in the table before a write stamped {@code at} is attributed (one round trip per batch of changes). */
+    private void syncFor(Instant at) {
+        ProcessEvents ev = source;
+        if (ev == null || at.plus(EventProcessTable.SLACK).isBefore(syncedAt)) return;
+        Instant now = Instant.now();
+        if (ev.sync(2000)) syncedAt = now;
+        else if (ev.alive()) {
+            // the helper did not answer in time: the table may lack the writer, so say so and sample from here on
+            EventProcessTable t = events;
+            if (t != null) t.lost("the process-event helper did not answer within 2 s");
+        }
+    }
+
+    /** Embedded mode with process events: the agent's root (this JVM's child), recorded with the agent command it runs. */
+    public void watchRoot(long pid, Instant started) {
+        EventProcessTable t = events();
+        if (t == null) return;
+        roots.add(pid);
+        ProcessEvents ev = source;
+        if (ev != null) ev.sync(2000); // the root's fork and exec are in the table before it is named
+        t.watch(pid, agentCommand == null ? null : java.util.List.of(agentCommand), started);
+    }
+
+    /** The event helper is about to be closed: its end is not a loss. */
+    public void eventsClosing() {
+        EventProcessTable t = events;
+        if (t != null) t.closing();
+    }
+
     @Override
     public void processSeen(long pid, long ppid, String command, String cwd, Instant start, boolean root) {
+        if (events() != null) return;
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("pid", pid);
         d.put("ppid", ppid);
@@ -89,12 +158,18 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
 
     @Override
     public void processGone(long pid) {
+        if (events() != null) return;
         if (rootEndsByCaller && roots.contains(pid)) return;
         end(pid, null, "sampled: gone by now; the exit status of a process that is not this one's child is not observable");
     }
 
     /** The agent's root process exited with {@code exitCode} (null: killed, or unknown). */
     public void rootExited(long pid, Integer exitCode) {
+        EventProcessTable t = events;
+        if (t != null) {
+            t.rootExited(pid, exitCode);
+            return;
+        }
         end(pid, exitCode, exitCode == null ? "stopped by Crucible" : "waited for");
     }
 
@@ -135,7 +210,10 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         String ref = content == null ? null : rec.blob(content);
         if (ref != null) d.put("content", ref);
         diff(path, op, before, content, d);
-        Long proc = attribute("deleted".equals(op) ? Instant.now() : modified);
+        Instant at = "deleted".equals(op) ? Instant.now() : modified;
+        if (events != null) syncFor(at);
+        EventProcessTable t = events();
+        Long proc = t != null ? t.attribute(at) : attribute(at);
         if (proc != null) d.put("process", proc);
         long seq = rec.append(EventKind.FILE, null, proc, d);
         if (seq > 0) lastFileEvent.put(path, new long[] {seq});
@@ -211,6 +289,8 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         Matcher m = f.evidence() == null ? null : PID.matcher(f.evidence());
         if (m != null && m.find()) {
             long pid = Long.parseLong(m.group(1));
+            EventProcessTable t = events();
+            if (t != null) return t.seqOf(pid);
             synchronized (this) {
                 Proc p = live.get(pid);
                 if (p != null) return p.seq();
