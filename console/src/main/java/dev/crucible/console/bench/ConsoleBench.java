@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  * view waits for before its first paint on a long trace: /api/rollout, the first 200 timeline rows, the first
  * event; and the process's CPU time for it, which other load does not stretch), {@code console_rss_mib} and the heap after GC with half and all of the store indexed. Peers in the same run:
  * reading and filtering every result.json with Jackson on each request (no index), and {@code crucible trace}'s
- * timeline text of the same long trace. Usage: {@code ConsoleBench [ROLLOUTS] [EVENTS] [DIR]} (1,000 and 10,000).
+ * timeline text of the same long trace. Usage: {@code ConsoleBench [ROLLOUTS] [EVENTS] [DIR|-] [LONG|all]} (1,000 and 10,000;
+ * LONG rollouts get EVENTS events, default 3, {@code all} every one).
  */
 public final class ConsoleBench {
     static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -36,17 +37,21 @@ public final class ConsoleBench {
     public static void main(String[] args) throws Exception {
         int rollouts = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         int events = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
-        boolean temp = args.length < 3;
+        boolean temp = args.length < 3 || args[2].equals("-");
+        // the 4th argument: how many rollouts get EVENTS events ("all": every one, the 1,000 × 10,000), the rest 20
+        int longTraces = args.length > 3 ? (args[3].equals("all") ? rollouts : Integer.parseInt(args[3])) : 3;
+        // -Dcrucible.bench.searchHeap=false: no separate index builds of half and all of the store (each reads every event)
+        boolean searchHeap = !"false".equals(System.getProperty("crucible.bench.searchHeap"));
         Path runs = temp ? Files.createTempDirectory("console-bench-") : Path.of(args[2]);
         try {
             long g0 = System.nanoTime();
-            if (!Files.exists(runs.resolve("a"))) BenchStore.generate(runs, rollouts, 3, events, 42);
-            System.out.printf("store: %d rollouts (3 with %d events, the rest 20) in %s, generated in %.1f s%n", rollouts, events, runs,
-                    (System.nanoTime() - g0) / 1e9);
+            if (!Files.exists(runs.resolve("a"))) BenchStore.generate(runs, rollouts, longTraces, events, 42);
+            System.out.printf("store: %d rollouts (%d with %d events, the rest 20) in %s, generated in %.1f s, %.1f MiB%n", rollouts, longTraces,
+                    events, runs, (System.nanoTime() - g0) / 1e9, du(runs) / 1048576.0);
             double heapHalf = heapWith(runs.resolve("a"));
             double heapAll = heapWith(runs);
-            double[] searchHalf = heapWithSearch(runs.resolve("a"));
-            double[] searchAll = heapWithSearch(runs);
+            double[] searchHalf = searchHeap ? heapWithSearch(runs.resolve("a")) : new double[] {Double.NaN, Double.NaN};
+            double[] searchAll = searchHeap ? heapWithSearch(runs) : new double[] {Double.NaN, Double.NaN};
             try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
                 Random rnd = new Random(7);
                 long i0 = System.nanoTime();
@@ -192,6 +197,12 @@ public final class ConsoleBench {
     /** CPU time of this whole process (server and client): unlike wall time, not stretched by other load on the machine. */
     static long cpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    static long du(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
     }
 
     static double rssMib() throws IOException {

@@ -44,7 +44,9 @@ public final class ClusterConsoleServer implements AutoCloseable {
                 return source.trace(token, ctx.queryParams().get("namespace"), ctx.queryParams().get("name"), from, limit);
             }));
             // the pages (the local console's, same HTML and scripts) over the same source, each request with its own token
-            dev.crucible.console.http.ClusterPages.mount(router, new ClusterMirror(source));
+            ClusterMirror mirror = new ClusterMirror(source);
+            ClusterRevert revert = new ClusterRevert(source, mirror);
+            dev.crucible.console.http.ClusterPages.mount(router, mirror, revert::revert);
             HttpServer server = vertx.createHttpServer().requestHandler(router).listen(port, host)
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             return new ClusterConsoleServer(vertx, server);
