@@ -81,7 +81,7 @@ public final class ClusterMirror implements ClusterPages.Source {
 
     @Override
     public ClusterPages.Mirror select(String token, List<String> namespaces, java.util.function.Predicate<RolloutSummary> withTrajectory,
-                                     int max, boolean snapshots) {
+                                     int max, long maxBytes, boolean snapshots) {
         ObjectNode all = ask(() -> source.rollouts(token, namespaces));
         Map<String, List<String>> taken = snapshots ? snapshotsOf(token, all) : Map.of();
         List<RolloutSummary> listed = new ArrayList<>();
@@ -98,14 +98,17 @@ public final class ClusterMirror implements ClusterPages.Source {
         Path runs = temp();
         int mirrored = 0;
         int left = 0;
+        long bytes = 0;
         try {
             for (int i = 0; i < rows.size(); i++) {
                 JsonNode row = rows.get(i);
                 if (!row.has("stored") || !withTrajectory.test(listed.get(i))) continue;
-                if (mirrored == max) {
+                long size = row.path("stored").path("bytes").asLong();
+                if (mirrored == max || bytes + size > maxBytes) {
                     left++;
                     continue;
                 }
+                bytes += size;
                 Path dir = write(runs, row);
                 mirrorTrajectory(token, row.path("namespace").asText(), row.path("name").asText(), dir.resolve("trajectory"), 0);
                 mirrored++;

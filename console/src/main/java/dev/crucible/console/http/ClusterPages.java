@@ -37,11 +37,12 @@ public final class ClusterPages {
 
         /**
          * Every rollout the caller may see (listed in memory) and, in the folder, the stored trajectories of those
-         * {@code withTrajectory} picks, at most {@code max} (the rest counted as left out); with {@code snapshots}, each
+         * {@code withTrajectory} picks, at most {@code max} of them and {@code maxBytes} of stored segments together (the
+         * rest counted as left out); with {@code snapshots}, each
          * rollout's RolloutSnapshots as its result.json's {@code snapshots} (the lineage's edges).
          */
         Mirror select(String token, List<String> namespaces, java.util.function.Predicate<RolloutSummary> withTrajectory, int max,
-                      boolean snapshots);
+                      long maxBytes, boolean snapshots);
     }
 
     /**

@@ -23,12 +23,17 @@ import java.util.function.Predicate;
  * what it reads, asked with the caller's own token ({@link ClusterPages.Source#select}), into a folder of its own, and the
  * local console's code answers over it; the folder is deleted once answered. Nothing is kept between two people's
  * requests (the console has no power of its own to keep an index of the whole store for everyone): a search reads and
- * indexes the stored trajectories the caller may see on each request, at most {@link #MAX_SEARCHED} of them (the
- * filters narrow which, and the answer says how many were left out).
+ * indexes the stored trajectories the caller may see on each request, at most {@link #MAX_SEARCHED} of them and
+ * {@link #MAX_SEARCHED_BYTES} (the filters narrow which, and the answer says how many were left out).
  */
 final class ClusterViews {
     /** Rollouts whose trajectories one search reads (the rest are counted in {@code trajectoriesLeftOut}). */
     static final int MAX_SEARCHED = 200;
+    /**
+     * And their stored segments together, at most: each search copies and indexes them again (about 280,000 events;
+     * 10 to 20 s on the busy build machine), so a person narrows a search of a big store with the filters.
+     */
+    static final long MAX_SEARCHED_BYTES = 64L << 20;
     /** Rollouts of a lineage whose trajectories are read (for the snapshot events' steps and whether a branch is a revert). */
     static final int MAX_LINEAGE_TRAJECTORIES = 50;
 
@@ -47,7 +52,7 @@ final class ClusterViews {
                 && (!f.containsKey("phase") || f.get("phase").equals(r.phase()))
                 && (!f.containsKey("rollout") || f.get("rollout").equals(r.id()))
                 && (!f.containsKey("detector") || r.findings().stream().anyMatch(x -> f.get("detector").equals(x.detector())));
-        try (ClusterPages.Mirror m = source.select(token, namespaces, pick, MAX_SEARCHED, false)) {
+        try (ClusterPages.Mirror m = source.select(token, namespaces, pick, MAX_SEARCHED, MAX_SEARCHED_BYTES, false)) {
             RunStore store = RunStore.of(m.runs(), mirrored(m));
             Path dir = Files.createTempDirectory("crucible-console-search-");
             Object answer;
@@ -66,7 +71,7 @@ final class ClusterViews {
         String id = required(p, "id", "the rollout's id (namespace/name)");
         String ns = namespaceOf(id);
         Predicate<RolloutSummary> pick = r -> r.id().startsWith(ns + "/") && (r.restoredFrom() != null || !r.snapshots().isEmpty());
-        try (ClusterPages.Mirror m = source.select(token, List.of(ns), pick, MAX_LINEAGE_TRAJECTORIES, true)) {
+        try (ClusterPages.Mirror m = source.select(token, List.of(ns), pick, MAX_LINEAGE_TRAJECTORIES, Long.MAX_VALUE, true)) {
             visible(m, id);
             return with(new ViewHandlers(RunStore.of(m.runs(), m.listed()), null).lineage(q), m.extra());
         } catch (IOException e) {
@@ -79,7 +84,7 @@ final class ClusterViews {
         String a = required(p, "a", "the first rollout's id (namespace/name)");
         String b = ApiHandlers.one(p, "b");
         List<String> namespaces = b == null ? List.of(namespaceOf(a)) : List.of(namespaceOf(a), namespaceOf(b));
-        try (ClusterPages.Mirror m = source.select(token, namespaces, r -> r.id().equals(a) || r.id().equals(b), 2, false)) {
+        try (ClusterPages.Mirror m = source.select(token, namespaces, r -> r.id().equals(a) || r.id().equals(b), 2, Long.MAX_VALUE, false)) {
             visible(m, a);
             if (b != null) visible(m, b);
             return with(new ViewHandlers(RunStore.of(m.runs(), m.listed()), null).compare(q), m.extra());
@@ -91,7 +96,7 @@ final class ClusterViews {
     Object falseAlarm(String token, MultiMap q) {
         Map<String, List<String>> p = ApiHandlers.params(q, Set.of("id", "seq"));
         String id = required(p, "id", "the rollout's id (namespace/name)");
-        try (ClusterPages.Mirror m = source.select(token, List.of(namespaceOf(id)), r -> r.id().equals(id), 1, false)) {
+        try (ClusterPages.Mirror m = source.select(token, List.of(namespaceOf(id)), r -> r.id().equals(id), 1, Long.MAX_VALUE, false)) {
             visible(m, id);
             return with(new ViewHandlers(RunStore.of(m.runs(), m.listed()), null).falseAlarm(q), m.extra());
         } catch (IOException e) {
@@ -106,7 +111,7 @@ final class ClusterViews {
         p.remove("page");
         p.remove("size");
         RolloutQuery query = RolloutQuery.parse(p);
-        try (ClusterPages.Mirror m = source.select(token, namespaces, query::matches, AtifBundle.MAX_ROLLOUTS, false)) {
+        try (ClusterPages.Mirror m = source.select(token, namespaces, query::matches, AtifBundle.MAX_ROLLOUTS, Long.MAX_VALUE, false)) {
             Object left = m.extra().get("trajectoriesLeftOut");
             if (left != null) {
                 throw ConsoleError.badRequest("more than " + AtifBundle.MAX_ROLLOUTS + " rollouts match; an ATIF bundle holds at most "
