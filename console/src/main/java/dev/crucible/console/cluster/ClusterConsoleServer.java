@@ -17,7 +17,9 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>{@code GET /api/cluster/rollouts?namespace=NS[,NS…]}: the rollouts the caller may see, live and stored</li>
  *   <li>{@code GET /api/cluster/trace?namespace=&name=&from=1&limit=200}: events of one stored trajectory (limit ≤ 1000)</li>
- *   <li>the local console's pages ({@code /}, {@code /trace?rollout=NS/NAME}) and the API they read, over {@link ClusterMirror}</li>
+ *   <li>the local console's pages ({@code /}, {@code /trace?rollout=NS/NAME}, search, lineage, side by side, false alarm)
+ *   and the API they read (and the ATIF export), over {@link ClusterMirror}</li>
+ *   <li>{@code POST /api/revert}: a branch Rollout made with the caller's token ({@link ClusterRevert})</li>
  * </ul>
  */
 public final class ClusterConsoleServer implements AutoCloseable {
