@@ -42,6 +42,9 @@ public final class ConsoleBench {
         int longTraces = args.length > 3 ? (args[3].equals("all") ? rollouts : Integer.parseInt(args[3])) : 3;
         // -Dcrucible.bench.searchHeap=false: no separate index builds of half and all of the store (each reads every event)
         boolean searchHeap = !"false".equals(System.getProperty("crucible.bench.searchHeap"));
+        // -Dcrucible.bench.search=false: no search index at all (list, filter, trace and memory only; search_p95_ms=n/a)
+        boolean search = !"false".equals(System.getProperty("crucible.bench.search"));
+        searchHeap &= search;
         Path runs = temp ? Files.createTempDirectory("console-bench-") : Path.of(args[2]);
         try {
             long g0 = System.nanoTime();
@@ -52,10 +55,10 @@ public final class ConsoleBench {
             double heapAll = heapWith(runs);
             double[] searchHalf = searchHeap ? heapWithSearch(runs.resolve("a")) : new double[] {Double.NaN, Double.NaN};
             double[] searchAll = searchHeap ? heapWithSearch(runs) : new double[] {Double.NaN, Double.NaN};
-            try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0, search)) {
                 Random rnd = new Random(7);
                 long i0 = System.nanoTime();
-                while (!s.search().progress().done() || s.search().progress().rollouts() == 0) Thread.sleep(100); // steady state first
+                while (search && (!s.search().progress().done() || s.search().progress().rollouts() == 0)) Thread.sleep(100); // steady state first
                 double indexS = (System.nanoTime() - i0) / 1e9;
                 int pages = (rollouts + 49) / 50;
                 for (int i = 0; i < 30; i++) get(s, "api/rollouts?page=" + (1 + i % pages)); // warm-up (JIT, first scan)
@@ -80,22 +83,23 @@ public final class ConsoleBench {
                 double openCpu = (cpuNanos() - cpu0) / 1e6 / 30;
                 String[] words = {"pytest", "rewritten+at+line", "conftest.py&detector=test-skip-injection", "%22x+%3D+17%22",
                     "src%2Fmod55.py&kind=file", "agent%27s+output&environment=env-3", "critical&kind=finding", "test_4135"};
-                for (String w : words) get(s, "api/search?q=" + w); // warm-up
-                double[] search = times(200, () -> get(s, "api/search?q=" + words[rnd.nextInt(words.length)]
+                if (search) for (String w : words) get(s, "api/search?q=" + w); // warm-up
+                double[] searchMs = !search ? new double[] {Double.NaN} : times(200, () -> get(s, "api/search?q=" + words[rnd.nextInt(words.length)]
                         + (rnd.nextInt(4) == 0 ? "&page=2" : "")));
                 double[] peerList = times(20, () -> peerScan(runs, rnd));
                 // the grep peer reads every event of the store per request: once at the size (10 M events), 5 times below 1 M
-                double[] peerGrep = times((long) longTraces * events > 1_000_000 ? 1 : 5, () -> peerGrep(runs, "rewritten at line"));
+                double[] peerGrep = !search ? new double[] {Double.NaN}
+                        : times((long) longTraces * events > 1_000_000 ? 1 : 5, () -> peerGrep(runs, "rewritten at line"));
                 double[] peerTrace = times(10, () -> peerTimeline(longest.resolve("trajectory")));
                 System.out.printf("list_p95_ms=%.1f filter_p95_ms=%.1f search_p95_ms=%.1f open_trace_first_paint_ms=%.1f console_rss_mib=%.1f%n",
-                        p95(list), p95(filter), p95(search), p95(open), rssMib());
+                        p95(list), p95(filter), p95(searchMs), p95(open), rssMib());
                 System.out.printf("list_p50_ms=%.1f filter_p50_ms=%.1f open_trace_p50_ms=%.1f open_trace_cpu_ms_mean=%.1f heap_mib_half_store=%.1f heap_mib_whole_store=%.1f%n",
                         p50(list), p50(filter), p50(open), openCpu, heapHalf, heapAll);
                 System.out.printf("peer_scan_every_result_p95_ms=%.1f list_vs_peer=%.3f peer_trace_text_p95_ms=%.1f open_trace_vs_peer=%.3f%n",
                         p95(peerList), p95(list) / p95(peerList), p95(peerTrace), p95(open) / p95(peerTrace));
                 System.out.printf("search_p50_ms=%.1f index_build_s=%.1f index_disk_mib=%.1f heap_mib_search_half_store=%.1f heap_mib_search_whole_store=%.1f "
-                        + "peer_grep_every_trajectory_p95_ms=%.1f search_vs_peer=%.4f%n", p50(search), indexS, searchAll[1], searchHalf[0], searchAll[0],
-                        p95(peerGrep), p95(search) / p95(peerGrep));
+                        + "peer_grep_every_trajectory_p95_ms=%.1f search_vs_peer=%.4f%n", p50(searchMs), indexS, searchAll[1], searchHalf[0], searchAll[0],
+                        p95(peerGrep), p95(searchMs) / p95(peerGrep));
             }
         } finally {
             if (temp) delete(runs);
