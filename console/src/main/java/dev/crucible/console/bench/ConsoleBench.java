@@ -62,16 +62,20 @@ public final class ConsoleBench {
                 double indexS = (System.nanoTime() - i0) / 1e9;
                 int pages = (rollouts + 49) / 50;
                 for (int i = 0; i < 30; i++) get(s, "api/rollouts?page=" + (1 + i % pages)); // warm-up (JIT, first scan)
+                long listCpu0 = cpuNanos();
                 double[] list = times(200, () -> {
                     String page = "page=" + (1 + rnd.nextInt(pages));
                     get(s, "api/rollouts?" + page);
                     get(s, "api/groups");
                 });
+                double listCpu = (cpuNanos() - listCpu0) / 1e6 / 200;
+                long filterCpu0 = cpuNanos();
                 double[] filter = times(200, () -> {
                     String q = filter(rnd);
                     get(s, "api/rollouts?" + q);
                     get(s, "api/groups?" + q);
                 });
+                double filterCpu = (cpuNanos() - filterCpu0) / 1e6 / 200;
                 Path longest = runs.resolve("a/env-0/r0");
                 String id = s.store().root().relativize(longest.toRealPath()).toString();
                 long cpu0 = cpuNanos();
@@ -95,6 +99,8 @@ public final class ConsoleBench {
                         p95(list), p95(filter), p95(searchMs), p95(open), rssMib());
                 System.out.printf("list_p50_ms=%.1f filter_p50_ms=%.1f open_trace_p50_ms=%.1f open_trace_cpu_ms_mean=%.1f heap_mib_half_store=%.1f heap_mib_whole_store=%.1f%n",
                         p50(list), p50(filter), p50(open), openCpu, heapHalf, heapAll);
+                // CPU time of this process (server and client) per list/filter request pair: what load on the machine does not stretch
+                System.out.printf("list_cpu_ms_mean=%.1f filter_cpu_ms_mean=%.1f%n", listCpu, filterCpu);
                 System.out.printf("peer_scan_every_result_p95_ms=%.1f list_vs_peer=%.3f peer_trace_text_p95_ms=%.1f open_trace_vs_peer=%.3f%n",
                         p95(peerList), p95(list) / p95(peerList), p95(peerTrace), p95(open) / p95(peerTrace));
                 System.out.printf("search_p50_ms=%.1f index_build_s=%.1f index_disk_mib=%.1f heap_mib_search_half_store=%.1f heap_mib_search_whole_store=%.1f "
