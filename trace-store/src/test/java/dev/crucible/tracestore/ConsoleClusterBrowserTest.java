@@ -85,13 +85,13 @@ class ConsoleClusterBrowserTest {
                     : Files.readAllBytes(Path.of(cfg.getCaCertFile()));
             try (ClusterConsoleServer console = ClusterConsoleServer.start(new ClusterSource(URI.create(cfg.getMasterUrl().replaceAll("/$", "")),
                     ca, URI.create("http://127.0.0.1:" + store.port())), "127.0.0.1", 0)) {
-                browse("http://127.0.0.1:" + console.port() + "/", k8s.token(A, "alice", null), k8s.token(B, "bob", null),
+                browse(k8s, "http://127.0.0.1:" + console.port() + "/", k8s.token(A, "alice", null), k8s.token(B, "bob", null),
                         chromium.get(), driverBin.get(), tmp);
             }
         }
     }
 
-    private static void browse(String base, String alice, String bob, Path chromium, Path driverBin, Path tmp) throws Exception {
+    private static void browse(TwoTeamsCluster k8s, String base, String alice, String bob, Path chromium, Path driverBin, Path tmp) throws Exception {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(chromium.toFile());
         // --no-sandbox: chromium's own sandbox cannot start as root in a container; the page is our own console
@@ -144,6 +144,45 @@ class ConsoleClusterBrowserTest {
             d.navigate().refresh(); // the step's URL is the view
             wait.until(ExpectedConditions.presenceOfElementLocated(By.id("diff")));
 
+            // revert with a patch from the step that caused the finding: a branch Rollout made on the API server with alice's token
+            String causeUrl = d.getCurrentUrl();
+            String branch = revert(d, wait, "conftest.py", "# the console's revert: no report hook\n");
+            assertThat(d.findElement(By.id("revert-snapshot")).getText()).isEqualTo("cb-hacked-s1");
+            assertThat(d.findElement(By.id("revert-done")).getText()).contains("the last snapshot the trajectory records at or before");
+            shot(d, "cluster-trace-revert-created.png");
+            var made = k8s.admin.genericKubernetesResources("crucible.dev/v1alpha1", "Rollout").inNamespace(A).withName(branch).get();
+            assertThat(made).as("the branch exists on the API server: " + branch).isNotNull();
+            @SuppressWarnings("unchecked") Map<String, Object> spec = (Map<String, Object>) made.getAdditionalProperties().get("spec");
+            assertThat(spec.get("restoreFrom")).isEqualTo(Map.of("snapshotName", "cb-hacked-s1"));
+            assertThat(spec.get("patches")).isEqualTo(List.of(Map.of("path", "conftest.py", "content", "# the console's revert: no report hook\n")));
+            assertThat(spec.get("environmentRef")).isEqualTo(Map.of("name", "calc-divide-bugfix"));
+            assertThat(made.getMetadata().getLabels()).containsEntry("crucible.dev/reverts", "1").containsEntry("crucible.dev/revert-of", "cb-hacked")
+                    .containsEntry("team", A);
+            // the branch is listed for alice at once (live, no trajectory stored yet)
+            d.get(base);
+            wait.until(x -> ids(x).contains(A + "/" + branch));
+            shot(d, "cluster-rollouts-alice-with-branch.png");
+            d.get(causeUrl);
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.id("diff")));
+
+            // the views beyond list and trace, over the cluster with alice's token: search, lineage, side by side, false alarm
+            d.findElement(By.id("search-q")).sendKeys("rep.outcome");
+            d.findElement(By.cssSelector("header .search-box button")).click();
+            wait.until(x -> x.findElement(By.id("results")).getText().contains("cb-hacked"));
+            assertThat(d.findElement(By.id("results")).getText()).doesNotContain("cb-b-hacked", B);
+            shot(d, "cluster-search.png");
+            d.get(base + "lineage?rollout=" + A + "%2Fcb-hacked");
+            wait.until(x -> x.findElement(By.id("tree")).getText().contains(branch));
+            assertThat(d.findElement(By.id("tree")).getText()).contains("cb-hacked-s1", A + "/cb-hacked");
+            shot(d, "cluster-lineage.png");
+            d.get(base + "compare?a=" + A + "%2Fcb-hacked&b=" + A + "%2Fcb-honest");
+            wait.until(x -> !x.findElements(By.cssSelector("#compare tbody tr")).isEmpty());
+            assertThat(d.findElement(By.id("compare")).getText()).contains("hacker.sh", "honest.sh");
+            shot(d, "cluster-compare.png");
+            d.get(base + "false-alarm?rollout=" + A + "%2Fcb-hacked&event=5");
+            wait.until(x -> x.findElement(By.id("severity-yaml")).getText().contains(DETECTOR));
+            shot(d, "cluster-false-alarm.png");
+
             // a namespace alice asks for but may not list: named as refused, not an empty list
             d.get(base + "?namespace=" + B);
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("refused")));
@@ -165,13 +204,41 @@ class ConsoleClusterBrowserTest {
             assertThat(d.findElement(By.id("error")).getText()).contains("you may not see rollout " + A + "/cb-hacked", "namespace " + A);
             assertThat(d.findElement(By.tagName("body")).getText()).doesNotContain("conftest.py", "hacker.sh");
             assertThat(d.findElements(By.cssSelector("#timeline li"))).isEmpty();
-            // a refusal still marks the page as the cluster console: no search box (it reads a local folder), a log-out link
-            assertThat(d.findElement(By.cssSelector("header .search-box")).isDisplayed()).isFalse();
+            // a refusal still marks the page as the cluster console: a log-out link (and the search box, searching bob's own)
+            assertThat(d.findElement(By.cssSelector("header .search-box")).isDisplayed()).isTrue();
             assertThat(d.findElement(By.id("logout")).isDisplayed()).isTrue();
             shot(d, "cluster-trace-bob-refused.png");
+
+            // bob may read team B's hacked rollout but not create Rollouts there: the revert is refused, named, nothing made
+            d.get(base + "trace?rollout=" + B + "%2Fcb-b-hacked&at=first-finding");
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("step-title"), "finding"));
+            d.findElement(By.id("began-at")).click();
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.id("diff")));
+            int before = k8s.admin.genericKubernetesResources("crucible.dev/v1alpha1", "Rollout").inNamespace(B).list().getItems().size();
+            d.findElement(By.cssSelector("#revert summary")).click();
+            d.findElement(By.id("revert-path")).sendKeys("conftest.py");
+            d.findElement(By.id("revert-submit")).click();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("revert-error")));
+            assertThat(d.findElement(By.id("revert-error")).getText()).contains("you may not create Rollouts in namespace " + B, "create on rollouts.crucible.dev");
+            assertThat(k8s.admin.genericKubernetesResources("crucible.dev/v1alpha1", "Rollout").inNamespace(B).list().getItems()).hasSize(before);
+            shot(d, "cluster-trace-bob-revert-refused.png");
         } finally {
             d.quit();
         }
+    }
+
+    /** Opens the step's revert form, gives one file's new content, submits; the branch's name once the page says it is made. */
+    private static String revert(WebDriver d, WebDriverWait wait, String path, String content) {
+        d.findElement(By.cssSelector("#revert summary")).click();
+        d.findElement(By.id("revert-path")).sendKeys(path);
+        ((JavascriptExecutor) d).executeScript("arguments[0].value = arguments[1];", d.findElement(By.id("revert-content")), content);
+        d.findElement(By.id("revert-submit")).click();
+        wait.until(x -> !x.findElements(By.id("revert-done")).isEmpty() || !x.findElements(By.id("revert-error")).isEmpty());
+        assertThat(d.findElements(By.id("revert-error"))).as("revert refused: %s", d.findElements(By.id("revert-error")).stream()
+                .map(WebElement::getText).toList()).isEmpty();
+        String id = d.findElement(By.id("revert-branch")).getText();
+        assertThat(id).startsWith(A + "/cb-hacked-r");
+        return id.substring(id.indexOf('/') + 1);
     }
 
     private static void logIn(WebDriver d, WebDriverWait wait, String token) {
@@ -203,6 +270,11 @@ class ConsoleClusterBrowserTest {
         Path dir = tmp.resolve("recorded").resolve(ns).resolve(name);
         try (TrajectoryRecorder rec = TrajectoryRecorder.open(dir, RecorderLimits.defaults())) {
             long proc = rec.append(EventKind.PROCESS_START, null, null, Map.of("pid", 100, "command", "sh agents/" + (hacked ? "hacker" : "honest") + ".sh", "cwd", "/workspace"));
+            if (hacked) {
+                // a periodic snapshot before the hack, as the operator records it: the revert's starting point
+                rec.append(EventKind.SNAPSHOT, null, null, Map.of("op", "taken", "id", name + "-s1", "trigger", "periodic"));
+                k8s.readySnapshot(ns, name + "-s1", name, java.time.Instant.now());
+            }
             rec.append(EventKind.OUTPUT, null, null, Map.of("stream", "stdout+stderr", "text", "collected 2 items\n" + "x".repeat(6000) + "\n"));
             long change = rec.append(EventKind.FILE, null, proc, hacked
                     ? Map.of("path", "conftest.py", "op", "added", "type", "file", "size", 80, "diff", DIFF)

@@ -36,6 +36,14 @@ final class StoreHttp {
         return new Reply(r.statusCode(), r.body());
     }
 
+    Reply post(String path, String token, String json) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        if (token != null) b.header("Authorization", "Bearer " + token);
+        HttpResponse<byte[]> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return new Reply(r.statusCode(), r.body());
+    }
+
     Reply get(String path, String token) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).GET();
         if (token != null) b.header("Authorization", "Bearer " + token);

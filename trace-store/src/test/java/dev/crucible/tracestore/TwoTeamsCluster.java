@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * The real API server tier (e2e's {@link LocalCluster}: etcd + kube-apiserver with RBAC and ServiceAccount tokens) with
  * Crucible's CRDs and two teams: {@code team-a} (user {@code alice}) and {@code team-b} (user {@code bob}), each a
- * ServiceAccount allowed to get and list Rollouts in its own namespace only, and each namespace's trace writer
+ * ServiceAccount allowed to get and list Rollouts and RolloutSnapshots in its own namespace only (alice may also create
+ * Rollouts in team A, bob none in team B), and each namespace's trace writer
  * ({@link StoreSettings#WRITER_SERVICE_ACCOUNT}). Tokens come from the TokenRequest API, as a kubelet's would.
  */
 final class TwoTeamsCluster implements AutoCloseable {
@@ -58,13 +59,19 @@ final class TwoTeamsCluster implements AutoCloseable {
                         .endMetadata().build()).create();
             }
             c.admin.rbac().roles().inNamespace(ns).resource(new RoleBuilder().withNewMetadata().withName("rollout-reader").endMetadata()
-                    .addNewRule().withApiGroups("crucible.dev").withResources("rollouts").withVerbs("get", "list").endRule()
+                    .addNewRule().withApiGroups("crucible.dev").withResources("rollouts", "rolloutsnapshots").withVerbs("get", "list").endRule()
                     .build()).create();
             c.admin.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder().withNewMetadata()
                     .withName("rollout-reader").endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", "rollout-reader")
                     .addNewSubject().withKind("ServiceAccount").withName(team.getValue()).withNamespace(ns).endSubject()
                     .build()).create();
         }
+        // alice may also create Rollouts in team A (the console's revert makes a branch with her token); bob may not in B
+        c.admin.rbac().roles().inNamespace(A).resource(new RoleBuilder().withNewMetadata().withName("rollout-brancher").endMetadata()
+                .addNewRule().withApiGroups("crucible.dev").withResources("rollouts").withVerbs("create").endRule().build()).create();
+        c.admin.rbac().roleBindings().inNamespace(A).resource(new RoleBindingBuilder().withNewMetadata().withName("rollout-brancher")
+                .endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", "rollout-brancher")
+                .addNewSubject().withKind("ServiceAccount").withName("alice").withNamespace(A).endSubject().build()).create();
         return c;
     }
 
@@ -110,12 +117,28 @@ final class TwoTeamsCluster implements AutoCloseable {
 
     /** A Rollout as a user would create it (the store reads its environment and labels). */
     GenericKubernetesResource rollout(String namespace, String name, String environment, Map<String, String> labels) {
+        return rollout(namespace, name, environment, labels, Map.of());
+    }
+
+    /** As {@link #rollout(String, String, String, Map)}, with more of the spec (e.g. {@code restoreFrom} for a branch). */
+    GenericKubernetesResource rollout(String namespace, String name, String environment, Map<String, String> labels, Map<String, Object> more) {
+        Map<String, Object> spec = new java.util.HashMap<>(Map.of("environmentRef", Map.of("name", environment), "mode", "embedded",
+                "agent", Map.of("image", "crucible/examples/python-calc:0.1.0-SNAPSHOT", "command", List.of("true"))));
+        spec.putAll(more);
         GenericKubernetesResource r = new GenericKubernetesResourceBuilder().withApiVersion("crucible.dev/v1alpha1").withKind("Rollout")
                 .withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels).endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("environmentRef", Map.of("name", environment), "mode", "embedded",
-                        "agent", Map.of("image", "crucible/examples/python-calc:0.1.0-SNAPSHOT", "command", List.of("true")))))
-                .build();
+                .withAdditionalProperties(Map.of("spec", spec)).build();
         return admin.genericKubernetesResources("crucible.dev/v1alpha1", "Rollout").inNamespace(namespace).resource(r).create();
+    }
+
+    /** A RolloutSnapshot of {@code rollout} with its status as the operator leaves it once Ready (this tier runs no operator). */
+    void readySnapshot(String namespace, String name, String rollout, java.time.Instant consistentAt) {
+        GenericKubernetesResource s = new GenericKubernetesResourceBuilder().withApiVersion("crucible.dev/v1alpha1").withKind("RolloutSnapshot")
+                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("rolloutRef", Map.of("name", rollout), "trigger", "periodic"))).build();
+        var made = admin.genericKubernetesResources("crucible.dev/v1alpha1", "RolloutSnapshot").inNamespace(namespace).resource(s).create();
+        made.setAdditionalProperty("status", Map.of("phase", "Ready", "consistentAt", consistentAt.toString()));
+        admin.genericKubernetesResources("crucible.dev/v1alpha1", "RolloutSnapshot").inNamespace(namespace).resource(made).updateStatus();
     }
 
     void deleteRollout(String namespace, String name) {

@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  * view waits for before its first paint on a long trace: /api/rollout, the first 200 timeline rows, the first
  * event; and the process's CPU time for it, which other load does not stretch), {@code console_rss_mib} and the heap after GC with half and all of the store indexed. Peers in the same run:
  * reading and filtering every result.json with Jackson on each request (no index), and {@code crucible trace}'s
- * timeline text of the same long trace. Usage: {@code ConsoleBench [ROLLOUTS] [EVENTS] [DIR]} (1,000 and 10,000).
+ * timeline text of the same long trace. Usage: {@code ConsoleBench [ROLLOUTS] [EVENTS] [DIR|-] [LONG|all]} (1,000 and 10,000;
+ * LONG rollouts get EVENTS events, default 3, {@code all} every one).
  */
 public final class ConsoleBench {
     static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -36,34 +37,45 @@ public final class ConsoleBench {
     public static void main(String[] args) throws Exception {
         int rollouts = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         int events = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
-        boolean temp = args.length < 3;
+        boolean temp = args.length < 3 || args[2].equals("-");
+        // the 4th argument: how many rollouts get EVENTS events ("all": every one, the 1,000 × 10,000), the rest 20
+        int longTraces = args.length > 3 ? (args[3].equals("all") ? rollouts : Integer.parseInt(args[3])) : 3;
+        // -Dcrucible.bench.searchHeap=false: no separate index builds of half and all of the store (each reads every event)
+        boolean searchHeap = !"false".equals(System.getProperty("crucible.bench.searchHeap"));
+        // -Dcrucible.bench.search=false: no search index at all (list, filter, trace and memory only; search_p95_ms=n/a)
+        boolean search = !"false".equals(System.getProperty("crucible.bench.search"));
+        searchHeap &= search;
         Path runs = temp ? Files.createTempDirectory("console-bench-") : Path.of(args[2]);
         try {
             long g0 = System.nanoTime();
-            if (!Files.exists(runs.resolve("a"))) BenchStore.generate(runs, rollouts, 3, events, 42);
-            System.out.printf("store: %d rollouts (3 with %d events, the rest 20) in %s, generated in %.1f s%n", rollouts, events, runs,
-                    (System.nanoTime() - g0) / 1e9);
+            if (!Files.exists(runs.resolve("a"))) BenchStore.generate(runs, rollouts, longTraces, events, 42);
+            System.out.printf("store: %d rollouts (%d with %d events, the rest 20) in %s, generated in %.1f s, %.1f MiB%n", rollouts, longTraces,
+                    events, runs, (System.nanoTime() - g0) / 1e9, du(runs) / 1048576.0);
             double heapHalf = heapWith(runs.resolve("a"));
             double heapAll = heapWith(runs);
-            double[] searchHalf = heapWithSearch(runs.resolve("a"));
-            double[] searchAll = heapWithSearch(runs);
-            try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            double[] searchHalf = searchHeap ? heapWithSearch(runs.resolve("a")) : new double[] {Double.NaN, Double.NaN};
+            double[] searchAll = searchHeap ? heapWithSearch(runs) : new double[] {Double.NaN, Double.NaN};
+            try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0, search)) {
                 Random rnd = new Random(7);
                 long i0 = System.nanoTime();
-                while (!s.search().progress().done() || s.search().progress().rollouts() == 0) Thread.sleep(100); // steady state first
+                while (search && (!s.search().progress().done() || s.search().progress().rollouts() == 0)) Thread.sleep(100); // steady state first
                 double indexS = (System.nanoTime() - i0) / 1e9;
                 int pages = (rollouts + 49) / 50;
                 for (int i = 0; i < 30; i++) get(s, "api/rollouts?page=" + (1 + i % pages)); // warm-up (JIT, first scan)
+                long listCpu0 = cpuNanos();
                 double[] list = times(200, () -> {
                     String page = "page=" + (1 + rnd.nextInt(pages));
                     get(s, "api/rollouts?" + page);
                     get(s, "api/groups");
                 });
+                double listCpu = (cpuNanos() - listCpu0) / 1e6 / 200;
+                long filterCpu0 = cpuNanos();
                 double[] filter = times(200, () -> {
                     String q = filter(rnd);
                     get(s, "api/rollouts?" + q);
                     get(s, "api/groups?" + q);
                 });
+                double filterCpu = (cpuNanos() - filterCpu0) / 1e6 / 200;
                 Path longest = runs.resolve("a/env-0/r0");
                 String id = s.store().root().relativize(longest.toRealPath()).toString();
                 long cpu0 = cpuNanos();
@@ -75,21 +87,25 @@ public final class ConsoleBench {
                 double openCpu = (cpuNanos() - cpu0) / 1e6 / 30;
                 String[] words = {"pytest", "rewritten+at+line", "conftest.py&detector=test-skip-injection", "%22x+%3D+17%22",
                     "src%2Fmod55.py&kind=file", "agent%27s+output&environment=env-3", "critical&kind=finding", "test_4135"};
-                for (String w : words) get(s, "api/search?q=" + w); // warm-up
-                double[] search = times(200, () -> get(s, "api/search?q=" + words[rnd.nextInt(words.length)]
+                if (search) for (String w : words) get(s, "api/search?q=" + w); // warm-up
+                double[] searchMs = !search ? new double[] {Double.NaN} : times(200, () -> get(s, "api/search?q=" + words[rnd.nextInt(words.length)]
                         + (rnd.nextInt(4) == 0 ? "&page=2" : "")));
                 double[] peerList = times(20, () -> peerScan(runs, rnd));
-                double[] peerGrep = times(5, () -> peerGrep(runs, "rewritten at line"));
+                // the grep peer reads every event of the store per request: once at the size (10 M events), 5 times below 1 M
+                double[] peerGrep = !search ? new double[] {Double.NaN}
+                        : times((long) longTraces * events > 1_000_000 ? 1 : 5, () -> peerGrep(runs, "rewritten at line"));
                 double[] peerTrace = times(10, () -> peerTimeline(longest.resolve("trajectory")));
                 System.out.printf("list_p95_ms=%.1f filter_p95_ms=%.1f search_p95_ms=%.1f open_trace_first_paint_ms=%.1f console_rss_mib=%.1f%n",
-                        p95(list), p95(filter), p95(search), p95(open), rssMib());
+                        p95(list), p95(filter), p95(searchMs), p95(open), rssMib());
                 System.out.printf("list_p50_ms=%.1f filter_p50_ms=%.1f open_trace_p50_ms=%.1f open_trace_cpu_ms_mean=%.1f heap_mib_half_store=%.1f heap_mib_whole_store=%.1f%n",
                         p50(list), p50(filter), p50(open), openCpu, heapHalf, heapAll);
+                // CPU time of this process (server and client) per list/filter request pair: what load on the machine does not stretch
+                System.out.printf("list_cpu_ms_mean=%.1f filter_cpu_ms_mean=%.1f%n", listCpu, filterCpu);
                 System.out.printf("peer_scan_every_result_p95_ms=%.1f list_vs_peer=%.3f peer_trace_text_p95_ms=%.1f open_trace_vs_peer=%.3f%n",
                         p95(peerList), p95(list) / p95(peerList), p95(peerTrace), p95(open) / p95(peerTrace));
                 System.out.printf("search_p50_ms=%.1f index_build_s=%.1f index_disk_mib=%.1f heap_mib_search_half_store=%.1f heap_mib_search_whole_store=%.1f "
-                        + "peer_grep_every_trajectory_p95_ms=%.1f search_vs_peer=%.4f%n", p50(search), indexS, searchAll[1], searchHalf[0], searchAll[0],
-                        p95(peerGrep), p95(search) / p95(peerGrep));
+                        + "peer_grep_every_trajectory_p95_ms=%.1f search_vs_peer=%.4f%n", p50(searchMs), indexS, searchAll[1], searchHalf[0], searchAll[0],
+                        p95(peerGrep), p95(searchMs) / p95(peerGrep));
             }
         } finally {
             if (temp) delete(runs);
@@ -192,6 +208,12 @@ public final class ConsoleBench {
     /** CPU time of this whole process (server and client): unlike wall time, not stretched by other load on the machine. */
     static long cpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    static long du(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
     }
 
     static double rssMib() throws IOException {

@@ -17,7 +17,9 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>{@code GET /api/cluster/rollouts?namespace=NS[,NS…]}: the rollouts the caller may see, live and stored</li>
  *   <li>{@code GET /api/cluster/trace?namespace=&name=&from=1&limit=200}: events of one stored trajectory (limit ≤ 1000)</li>
- *   <li>the local console's pages ({@code /}, {@code /trace?rollout=NS/NAME}) and the API they read, over {@link ClusterMirror}</li>
+ *   <li>the local console's pages ({@code /}, {@code /trace?rollout=NS/NAME}, search, lineage, side by side, false alarm)
+ *   and the API they read (and the ATIF export), over {@link ClusterMirror}</li>
+ *   <li>{@code POST /api/revert}: a branch Rollout made with the caller's token ({@link ClusterRevert})</li>
  * </ul>
  */
 public final class ClusterConsoleServer implements AutoCloseable {
@@ -44,7 +46,9 @@ public final class ClusterConsoleServer implements AutoCloseable {
                 return source.trace(token, ctx.queryParams().get("namespace"), ctx.queryParams().get("name"), from, limit);
             }));
             // the pages (the local console's, same HTML and scripts) over the same source, each request with its own token
-            dev.crucible.console.http.ClusterPages.mount(router, new ClusterMirror(source));
+            ClusterMirror mirror = new ClusterMirror(source);
+            ClusterRevert revert = new ClusterRevert(source, mirror);
+            dev.crucible.console.http.ClusterPages.mount(router, mirror, revert::revert);
             HttpServer server = vertx.createHttpServer().requestHandler(router).listen(port, host)
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             return new ClusterConsoleServer(vertx, server);

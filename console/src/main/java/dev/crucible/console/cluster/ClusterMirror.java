@@ -79,6 +79,75 @@ public final class ClusterMirror implements ClusterPages.Source {
         return new ClusterPages.Mirror(runs, extra(all));
     }
 
+    @Override
+    public ClusterPages.Mirror select(String token, List<String> namespaces, java.util.function.Predicate<RolloutSummary> withTrajectory,
+                                     int max, long maxBytes, boolean snapshots) {
+        ObjectNode all = ask(() -> source.rollouts(token, namespaces));
+        Map<String, List<String>> taken = snapshots ? snapshotsOf(token, all) : Map.of();
+        List<RolloutSummary> listed = new ArrayList<>();
+        List<JsonNode> rows = new ArrayList<>();
+        for (JsonNode row : all.path("rollouts")) {
+            String id = row.path("namespace").asText() + "/" + row.path("name").asText();
+            if (taken.containsKey(id)) {
+                var arr = ((ObjectNode) row).putArray("snapshots");
+                taken.get(id).forEach(n -> arr.addObject().put("id", n));
+            }
+            listed.add(ResultFile.summary(id, result(row), row.has("stored")));
+            rows.add(row);
+        }
+        Path runs = temp();
+        int mirrored = 0;
+        int left = 0;
+        long bytes = 0;
+        try {
+            for (int i = 0; i < rows.size(); i++) {
+                JsonNode row = rows.get(i);
+                if (!row.has("stored") || !withTrajectory.test(listed.get(i))) continue;
+                long size = row.path("stored").path("bytes").asLong();
+                if (mirrored == max || bytes + size > maxBytes) {
+                    left++;
+                    continue;
+                }
+                bytes += size;
+                Path dir = write(runs, row);
+                mirrorTrajectory(token, row.path("namespace").asText(), row.path("name").asText(), dir.resolve("trajectory"), 0);
+                mirrored++;
+            }
+        } catch (RuntimeException e) {
+            new ClusterPages.Mirror(runs, Map.of()).close();
+            throw e;
+        }
+        Map<String, Object> extra = extra(all);
+        extra.put("trajectoriesRead", mirrored);
+        if (left > 0) extra.put("trajectoriesLeftOut", left);
+        return new ClusterPages.Mirror(runs, extra, listed);
+    }
+
+    /**
+     * The RolloutSnapshots of each namespace listed, asked with the caller's token: rollout id → snapshot names (the
+     * lineage's edges; failed ones left out). A namespace whose snapshots the caller may not list adds none.
+     */
+    private Map<String, List<String>> snapshotsOf(String token, ObjectNode all) {
+        Set<String> namespaces = new java.util.TreeSet<>();
+        for (JsonNode r : all.path("rollouts")) namespaces.add(r.path("namespace").asText());
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (String ns : namespaces) {
+            JsonNode list;
+            try {
+                list = source.resource(token, ns, "rolloutsnapshots");
+            } catch (ClusterSource.Refused e) {
+                if (e.status == 403 || e.status == 404) continue;
+                throw new ConsoleError(e.status, e.getMessage());
+            }
+            for (JsonNode s : list.path("items")) {
+                if ("Failed".equals(s.path("status").path("phase").asText())) continue;
+                out.computeIfAbsent(ns + "/" + s.path("spec").path("rolloutRef").path("name").asText(), k -> new ArrayList<>())
+                        .add(s.path("metadata").path("name").asText());
+            }
+        }
+        return out;
+    }
+
     private void mirrorTrajectory(String token, String ns, String name, Path trajectory, long seq) {
         byte[] list = ask(() -> source.stored(token, ns, name, "segments"));
         if (list == null) return;
@@ -146,7 +215,8 @@ public final class ClusterMirror implements ClusterPages.Source {
         r.put("rollout", name);
         r.put("namespace", ns);
         r.put("mode", row.path("live").asBoolean() ? "cluster" : "cluster (deleted; stored trajectory)");
-        for (String f : List.of("environment", "phase", "reason", "message", "reward", "testReward", "verdict", "tests")) {
+        for (String f : List.of("environment", "phase", "reason", "message", "reward", "testReward", "verdict", "tests", "restoredFrom",
+                "snapshots")) {
             if (row.hasNonNull(f) && !row.get(f).isMissingNode()) r.set(f, row.get(f));
         }
         JsonNode found = row.path("hackFindings");

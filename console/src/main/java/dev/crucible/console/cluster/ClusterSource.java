@@ -163,6 +163,49 @@ public final class ClusterSource {
         return r.body();
     }
 
+    /**
+     * One Rollout (as the API server answers it to the caller), or the RolloutSnapshots of a namespace: {@code what} is
+     * {@code rollouts/NAME} or {@code rolloutsnapshots}. A refusal passes through with its status.
+     */
+    public JsonNode resource(String token, String namespace, String what) {
+        if (!what.equals("rolloutsnapshots") && !what.matches("rollouts/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")) {
+            throw new Refused(400, "not a resource: " + what);
+        }
+        Reply r = get(api, apiServer + GROUP + "/namespaces/" + name("namespace", namespace) + "/" + what, token);
+        if (r.status != 200) throw failed("the API server", r);
+        return r.json();
+    }
+
+    /** Creates a Rollout with the caller's token; the API server's answer (the created object), or its refusal. */
+    public JsonNode createRollout(String token, String namespace, ObjectNode rollout) {
+        try {
+            HttpRequest req = HttpRequest.newBuilder(URI.create(apiServer + GROUP + "/namespaces/" + name("namespace", namespace) + "/rollouts"))
+                    .timeout(Duration.ofSeconds(60)).header("Authorization", "Bearer " + token).header("Accept", "application/json")
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(rollout))).build();
+            HttpResponse<byte[]> res = api.send(req, HttpResponse.BodyHandlers.ofByteArray());
+            Reply r = new Reply(res.statusCode(), res.body());
+            if (r.status == 201 || r.status == 200) return r.json();
+            if (r.status == 409 || r.status == 422) throw new Refused(r.status, "the API server answered " + r.status + ": " + message(r));
+            throw failed("the API server", r);
+        } catch (IOException e) {
+            throw new Refused(502, "the API server could not be reached: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Refused(503, "interrupted");
+        }
+    }
+
+    /** A Kubernetes Status's message, else the body's head. */
+    static String message(Reply r) {
+        try {
+            JsonNode n = JSON.readTree(r.body());
+            if (n != null && n.hasNonNull("message")) return n.get("message").asText();
+        } catch (IOException e) {
+            // not a Status: its text below
+        }
+        return r.text().length() > 300 ? r.text().substring(0, 300) + "…" : r.text();
+    }
+
     private JsonNode storeIndex(String token) {
         Reply r = get(storeClient, store + "/v1/rollouts?limit=1000", token);
         if (r.status != 200) throw failed("the trace store", r);
@@ -187,6 +230,11 @@ public final class ClusterSource {
             n.set("tests", status.path("tests"));
             n.set("hackFindings", status.path("hackFindings"));
             n.set("startedAt", meta.path("creationTimestamp"));
+            // a branch: the snapshot it was restored from (status once restored, else the spec asking for it)
+            JsonNode from = status.path("restoredFrom").isTextual() ? status.path("restoredFrom")
+                    : item.path("spec").path("restoreFrom").path("snapshotName");
+            if (from.isTextual()) n.set("restoredFrom", from);
+            n.set("labels", meta.path("labels"));
             rows.put(meta.path("namespace").asText() + "/" + meta.path("name").asText(), n);
         }
     }
@@ -199,7 +247,7 @@ public final class ClusterSource {
     }
 
     private static Refused failed(String who, Reply r) {
-        String why = r.text().length() > 300 ? r.text().substring(0, 300) + "…" : r.text();
+        String why = message(r);
         int status = r.status == 401 || r.status == 403 || r.status == 404 || r.status == 400 ? r.status : 502;
         return new Refused(status, who + " answered " + r.status + ": " + why);
     }

@@ -34,6 +34,15 @@ public final class ClusterPages {
 
         /** One rollout with its trajectory's segments; with {@code blobsOfSeq} > 0, the blobs that event refers to. */
         Mirror rollout(String token, String namespace, String name, long blobsOfSeq);
+
+        /**
+         * Every rollout the caller may see (listed in memory) and, in the folder, the stored trajectories of those
+         * {@code withTrajectory} picks, at most {@code max} of them and {@code maxBytes} of stored segments together (the
+         * rest counted as left out); with {@code snapshots}, each
+         * rollout's RolloutSnapshots as its result.json's {@code snapshots} (the lineage's edges).
+         */
+        Mirror select(String token, List<String> namespaces, java.util.function.Predicate<RolloutSummary> withTrajectory, int max,
+                      long maxBytes, boolean snapshots);
     }
 
     /**
@@ -57,8 +66,18 @@ public final class ClusterPages {
 
     private ClusterPages() {}
 
+    /** An action that writes to the cluster with the caller's token (the revert): its answer, or a {@link ConsoleError}. */
+    public interface Action {
+        Object run(String token, com.fasterxml.jackson.databind.JsonNode body);
+    }
+
     /** Mounts the pages, their assets and the API they read on {@code router} (after any route added before). */
     public static void mount(Router router, Source source) {
+        mount(router, source, null);
+    }
+
+    /** As {@link #mount(Router, Source)}, with {@code revert} answering {@code POST /api/revert} (null: none). */
+    public static void mount(Router router, Source source, Action revert) {
         router.route().handler(ctx -> {
             ctx.response().putHeader("Content-Security-Policy", ConsoleServer.CSP).putHeader("X-Content-Type-Options", "nosniff")
                     .putHeader("Referrer-Policy", "no-referrer");
@@ -72,12 +91,49 @@ public final class ClusterPages {
             long seq = ApiHandlers.whole(ApiHandlers.params(q, java.util.Set.of()), "seq", 0);
             return one(source, token, q, Math.max(0, seq), ApiHandlers::event);
         });
-        router.route("/api/*").handler(ctx -> error(ctx, 501, "the cluster console does not answer " + ctx.request().path()
-                + " yet (search, lineage, side by side, false alarm and export read a local RUNS folder: crucible console --dir); "
-                + "it answers /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event"));
+        ClusterViews views = new ClusterViews(source);
+        api(router, "/api/search", views::search);
+        api(router, "/api/lineage", views::lineage);
+        api(router, "/api/compare", views::compare);
+        api(router, "/api/false-alarm", views::falseAlarm);
+        router.get("/api/export").blockingHandler(ctx -> export(ctx, views), false);
+        if (revert != null) {
+            router.post("/api/revert").handler(io.vertx.ext.web.handler.BodyHandler.create().setBodyLimit(4L << 20));
+            router.post("/api/revert").blockingHandler(ctx -> {
+                Object body;
+                try {
+                    com.fasterxml.jackson.databind.JsonNode in;
+                    try {
+                        in = ConsoleServer.JSON.readTree(ctx.body().asString());
+                    } catch (Exception e) {
+                        throw ConsoleError.badRequest("the request body is not JSON: " + e.getMessage());
+                    }
+                    body = revert.run(token(ctx), in);
+                } catch (ConsoleError e) {
+                    error(ctx, e.status(), e.getMessage());
+                    return;
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "console: revert failed", e);
+                    error(ctx, 500, "the console failed on the revert: " + e);
+                    return;
+                }
+                try {
+                    ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json; charset=utf-8")
+                            .putHeader("Cache-Control", "no-store").end(ConsoleServer.JSON.writeValueAsString(body));
+                } catch (Exception e) {
+                    error(ctx, 500, "the console could not write its answer: " + e);
+                }
+            }, false);
+        }
+        router.route("/api/*").handler(ctx -> error(ctx, 404, "no API path " + ctx.request().path() + " (the cluster console answers "
+                + "/api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event, /api/search, /api/lineage, /api/compare, "
+                + "/api/false-alarm, /api/export, POST /api/revert)"));
         Assets assets = Assets.load();
         router.get("/").handler(ctx -> assets.serve(ctx, "rollouts.html"));
         router.get("/trace").handler(ctx -> assets.serve(ctx, "trace.html"));
+        for (String page : List.of("search", "lineage", "compare", "false-alarm")) {
+            router.get("/" + page).handler(ctx -> assets.serve(ctx, page + ".html"));
+        }
         router.get("/assets/:name").handler(ctx -> assets.serve(ctx, ctx.pathParam("name")));
         router.route().last().handler(assets::notFound);
     }
@@ -119,6 +175,31 @@ public final class ClusterPages {
         }
     }
 
+    /** The ATIF bundle of the selected rollouts, sent as a download and deleted once sent. */
+    private static void export(RoutingContext ctx, ClusterViews views) {
+        AtifBundle.Bundle b;
+        try {
+            b = views.export(token(ctx), ctx.queryParams());
+        } catch (ConsoleError e) {
+            error(ctx, e.status(), e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "console: export failed", e);
+            error(ctx, 500, "the console could not write the ATIF bundle: " + e);
+            return;
+        }
+        Path zip = b.zip();
+        ctx.response().putHeader("Content-Type", "application/zip").putHeader("Cache-Control", "no-store")
+                .putHeader("Content-Disposition", "attachment; filename=\"crucible-atif-" + b.documents() + ".zip\"")
+                .sendFile(zip.toString()).onComplete(x -> {
+                    try {
+                        java.nio.file.Files.deleteIfExists(zip);
+                    } catch (IOException e) {
+                        LOG.log(Level.FINE, "console: " + zip + " not deleted", e);
+                    }
+                });
+    }
+
     private static RunStore store(Mirror m) {
         try {
             return m.listed() != null ? RunStore.of(m.runs(), m.listed()) : new RunStore(m.runs(), Long.MAX_VALUE);
@@ -149,7 +230,7 @@ public final class ClusterPages {
         }, false);
     }
 
-    /** As the local console's errors, marked {@code cluster} so the page hides the views that read a local folder. */
+    /** As the local console's errors, marked {@code cluster} so the page shows the log-out link and the cluster's actions. */
     private static void error(RoutingContext ctx, int status, String message) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", message);

@@ -50,6 +50,14 @@ public final class ConsoleServer implements AutoCloseable {
 
     /** Serves the rollouts under {@code runs} on {@code host:port} (0: a free port); throws when the port cannot be bound. */
     public static ConsoleServer start(Path runs, String host, int port) throws Exception {
+        return start(runs, host, port, true);
+    }
+
+    /**
+     * As {@link #start(Path, String, int)}; with {@code indexing} false no search index is built (search answers that
+     * it has indexed nothing): the benchmark's list, filter and trace figures on a store too big to index in its time.
+     */
+    public static ConsoleServer start(Path runs, String host, int port, boolean indexing) throws Exception {
         RunStore store = new RunStore(runs, 2000);
         // the search index lives on disk beside this process (rebuilt from RUNS at each start), never under RUNS
         SearchIndex search = new SearchIndex(store, java.nio.file.Files.createTempDirectory("crucible-console-index-"), true);
@@ -65,7 +73,7 @@ public final class ConsoleServer implements AutoCloseable {
             HttpServer server = vertx.createHttpServer().requestHandler(router).listen(port, host)
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             // incremental: each pass indexes only the rollouts that appeared or changed since the last
-            indexer.scheduleWithFixedDelay(() -> {
+            if (indexing) indexer.scheduleWithFixedDelay(() -> {
                 try {
                     search.sync();
                 } catch (RuntimeException e) {

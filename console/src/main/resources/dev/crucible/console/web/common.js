@@ -94,6 +94,27 @@ async function api(path, params) {
   return body;
 }
 
+/** POST a JSON body (cluster mode's actions, sent with the person's token); resolves to the JSON answer or rejects with its message. */
+async function apiPost(path, body) {
+  const headers = {Accept: 'application/json', 'Content-Type': 'application/json'};
+  const t = bearer();
+  if (t) headers.Authorization = 'Bearer ' + t;
+  let res;
+  try {
+    res = await fetch(path, {method: 'POST', headers: headers, body: JSON.stringify(body)});
+  } catch (e) {
+    throw new Error('the console server did not answer ' + path + ' (' + e.message + ')');
+  }
+  let answer = null;
+  try { answer = await res.json(); } catch (e) { answer = null; }
+  if (!res.ok) {
+    const err = new Error(answer && answer.error ? answer.error : 'HTTP ' + res.status + ' from ' + path);
+    err.status = res.status;
+    throw err;
+  }
+  return answer;
+}
+
 /** Shows a message in the page's error banner (null hides it). */
 function showError(message) {
   if (document.getElementById('login')) message = null; // the token form says why; logging in is the one thing to do

@@ -72,9 +72,10 @@ function renderList(page, s) {
   delete filters.page;
   fill(count, page.total + ' of ' + page.all + ' rollouts' + (page.total === page.all ? '' : ' match the filters')
     + (page.pages > 1 ? ' · page ' + page.page + ' of ' + page.pages : ''),
-    page.total > 0 && page.total <= 500 && !page.cluster ? [' · ', el('a', {id: 'export', href: url('/api/export', filters), download: true,
+    page.total > 0 && page.total <= 500 ? [' · ', el('a', {id: 'export', href: url('/api/export', filters), download: true,
       title: 'one Harbor ATIF v1.8 document per rollout, for Docent, Inspect or Harbor',
-      text: 'export ' + (page.total === 1 ? 'it' : 'these ' + page.total) + ' as ATIF (zip)'})] : null);
+      text: 'export ' + (page.total === 1 ? 'it' : 'these ' + page.total) + ' as ATIF (zip)',
+      onclick: page.cluster ? ev => { ev.preventDefault(); download(url('/api/export', filters)); } : null})] : null);
   const body = document.querySelector('#rollouts tbody');
   body.replaceChildren();
   if (page.items.length === 0) {
@@ -167,3 +168,25 @@ document.getElementById('filters').addEventListener('submit', ev => ev.preventDe
 document.getElementById('clear').addEventListener('click', () => go({}));
 window.addEventListener('popstate', load);
 load();
+
+/**
+ * Cluster mode: a link cannot carry the person's token, so the export is fetched with it and saved from memory
+ * (the bundle holds at most 500 rollouts' trajectories).
+ */
+async function download(path) {
+  const t = bearer();
+  try {
+    const res = await fetch(path, {headers: t ? {Authorization: 'Bearer ' + t} : {}});
+    if (!res.ok) {
+      let body = null;
+      try { body = await res.json(); } catch (e) { body = null; }
+      throw new Error(body && body.error ? body.error : 'HTTP ' + res.status + ' from ' + path);
+    }
+    const name = (/filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') || '') || [null, 'crucible-atif.zip'])[1];
+    const a = el('a', {href: URL.createObjectURL(await res.blob()), download: name, id: 'export-saved', hidden: true});
+    document.body.append(a);
+    a.click();
+  } catch (e) {
+    showError('export: ' + e.message);
+  }
+}

@@ -31,7 +31,9 @@ async function load() {
   const ix = r.indexing;
   count.textContent = r.matches + ' matching event' + (r.matches === 1 ? '' : 's') + ' in ' + r.rollouts + ' rollout' + (r.rollouts === 1 ? '' : 's')
     + (r.capped ? ' (the best ' + r.matches + ' shown by rollout)' : '') + ' · ' + Math.round(r.tookMs) + ' ms'
-    + (ix.done ? '' : ' · still indexing: ' + ix.indexed + ' of ' + ix.rollouts + ' rollouts so far, results may be missing');
+    + (ix.done ? '' : ' · still indexing: ' + ix.indexed + ' of ' + ix.rollouts + ' rollouts so far, results may be missing')
+    + (r.trajectoriesLeftOut ? ' · searched ' + r.trajectoriesRead + ' rollouts\' trajectories, ' + r.trajectoriesLeftOut
+      + ' more left out (a cluster search reads them on each request): narrow it with the filters' : '');
   if (r.items.length === 0) list.append(el('li', {class: 'empty', text: 'No event matches ' + JSON.stringify(p.q) + ' with these filters.'}));
   for (const it of r.items) {
     list.append(el('li', {class: 'hit-rollout'},

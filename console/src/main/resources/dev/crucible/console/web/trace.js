@@ -127,8 +127,42 @@ async function select(seq, push) {
     d.output ? block(d.kind === 'finding' ? 'Evidence' : 'Output', d.output, 'output') : null,
     d.diff ? diffBlock(d.diff) : null,
     causeDiff(d, p.rollout),
-    d.kind === 'finding' ? el('p', {class: 'local-only'}, el('a', {id: 'false-alarm', href: url('/false-alarm', {rollout: p.rollout, event: d.seq}),
+    revertForm(d, p.rollout),
+    d.kind === 'finding' ? el('p', {}, el('a', {id: 'false-alarm', href: url('/false-alarm', {rollout: p.rollout, event: d.seq}),
       text: 'Mark this finding a false alarm… (shows the hackPolicy change; changes nothing)'})) : null);
+}
+
+/**
+ * Cluster mode: "revert to the snapshot before this step and continue with this patch" creates a branch Rollout on the
+ * API server with the person's own token (a refusal is shown as the API server gave it). Locally there is nothing to
+ * create it in: the form is hidden (cluster-only).
+ */
+function revertForm(d, id) {
+  const path = el('input', {id: 'revert-path', size: 40, placeholder: 'e.g. conftest.py', 'aria-label': 'file to replace'});
+  const content = el('textarea', {id: 'revert-content', rows: 5, cols: 70, placeholder: 'the file\'s new content (empty: an empty file)', 'aria-label': 'new content'});
+  const out = el('div', {id: 'revert-result'});
+  const button = el('button', {type: 'submit', id: 'revert-submit', text: 'Create the branch'});
+  const form = el('form', {class: 'revert', id: 'revert-form'},
+    el('p', {class: 'muted', text: 'A new Rollout restored from the last snapshot at or before #' + d.seq + ', with this file replaced '
+      + 'before the agent continues. It is created with your own Kubernetes permissions.'}),
+    el('label', {}, 'File ', path), el('br'), content, el('br'), button, out);
+  form.addEventListener('submit', async ev => {
+    ev.preventDefault();
+    button.disabled = true;
+    fill(out, el('p', {class: 'muted', text: 'Creating the branch…'}));
+    const patches = path.value.trim() ? [{path: path.value.trim(), content: content.value}] : [];
+    try {
+      const b = await apiPost('/api/revert', {id: id, seq: d.seq, patches: patches});
+      fill(out, el('p', {class: 'ok', id: 'revert-done'}, 'Created ', el('a', {id: 'revert-branch', href: b.link, text: b.id}),
+        ' restored from snapshot ', el('code', {id: 'revert-snapshot', text: b.snapshot}), ' (' + b.snapshotBecause + ') with '
+        + b.patches + ' patch' + (b.patches === 1 ? '' : 'es') + '.'));
+    } catch (e) {
+      fill(out, el('p', {class: 'error', id: 'revert-error', text: e.message}));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el('details', {class: 'cluster-only', id: 'revert'}, el('summary', {text: 'Revert to the snapshot before this step and continue with a patch…'}), form);
 }
 
 function links(title, list, id) {
@@ -179,7 +213,7 @@ function renderHead(info) {
       ' · ', r.findings.length + ' finding' + (r.findings.length === 1 ? '' : 's'),
       r.trajectory && r.trajectory.complete === false ? el('span', {class: 'badge sev-high', text: 'trajectory incomplete'}) : null),
     r.message ? el('p', {class: 'muted', text: r.message}) : null,
-    el('p', {class: 'view-links local-only'}, el('a', {id: 'lineage-link', href: url('/lineage', {rollout: r.id}), text: 'Snapshot lineage'}), ' · ',
+    el('p', {class: 'view-links'}, el('a', {id: 'lineage-link', href: url('/lineage', {rollout: r.id}), text: 'Snapshot lineage'}), ' · ',
       el('a', {id: 'compare-link', href: url('/compare', {a: r.id}), text: 'Compare with another rollout of ' + (r.environment || 'this task')})));
   showProblems('result.json could not be read', info.problems);
 }

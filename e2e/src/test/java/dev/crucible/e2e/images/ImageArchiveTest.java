@@ -91,6 +91,7 @@ class ImageArchiveTest {
                 "sidecar-verifier.tar", "usr/bin/bwrap",
                 "snapshot-agent.tar", "usr/local/bin/criu",
                 "probe-server.tar", "app/classes/dev/crucible/probe/ProbeServerMain.class",
+                "console.tar", "app/classes/dev/crucible/console/cluster/ClusterConsoleMain.class",
                 "example-python-calc.tar", "workspace/calc/ops.py");
         List<Path> archives;
         try (Stream<Path> s = Files.list(out)) {
