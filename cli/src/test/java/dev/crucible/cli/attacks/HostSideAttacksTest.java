@@ -222,7 +222,7 @@ class HostSideAttacksTest {
                             .contains("enforced by a tmpfs");
                     assertThat(end.peakDiskGrowth()).as("peak growth of the host's disk use in bytes (%d MiB): %s",
                             end.peakDiskGrowth() / MIB, ctx).isLessThanOrEqualTo(GIB + 64 * MIB);
-                    assertThat(end.peakShmemGrowth()).as("peak growth of the host's shared memory in bytes (%d MiB): %s",
+                    assertThat(end.peakShmemGrowth()).as("peak of the run's own tmpfs mounts (RunTmpfs: shared memory) in bytes (%d MiB): %s",
                             end.peakShmemGrowth() / MIB, ctx).isLessThanOrEqualTo(GIB + 64 * MIB);
                     assertThat(result).as("result.json: " + ctx).isNotNull();
                     assertThat(result.path("reason").asText()).as(ctx).isEqualTo("ResourceLimitExceeded");

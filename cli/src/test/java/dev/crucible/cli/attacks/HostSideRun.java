@@ -28,6 +28,7 @@ final class HostSideRun implements AutoCloseable {
      * How the CLI ended: its exit code (-1 when the test killed it at the bound), seconds, output, peak disk growth, and
      * peak growth of the host's shared memory (Shmem in /proc/meminfo: where a tmpfs's files are) when the disk was sampled.
      */
+    /** {@code peakShmemGrowth}: the most the run's own tmpfs mounts held ({@link RunTmpfs}), not the host-wide Shmem. */
     record Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth, long peakShmemGrowth) {
         Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth) {
             this(exit, seconds, output, killedByTest, peakDiskGrowth, 0);
@@ -118,15 +119,14 @@ final class HostSideRun implements AutoCloseable {
         java.nio.file.FileStore store = Files.getFileStore(host.base);
         long before = store.getUsableSpace();
         AtomicLong lowest = new AtomicLong(before);
-        long shmemBefore = shmem();
-        long shmemPeak = shmemBefore;
+        long shmemPeak = 0; // the run's own tmpfs mounts (RunTmpfs): none before it starts
         long t0 = System.nanoTime();
         Process p = CliProcess.start(uid, host.home, args, null, log);
         boolean ended;
         do {
             if (sampleDisk) {
                 lowest.accumulateAndGet(store.getUsableSpace(), Math::min);
-                shmemPeak = Math.max(shmemPeak, shmem());
+                shmemPeak = Math.max(shmemPeak, RunTmpfs.used(p.toHandle()));
             }
             ended = p.waitFor(100, TimeUnit.MILLISECONDS);
         } while (!ended && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(limitSeconds));
@@ -137,7 +137,7 @@ final class HostSideRun implements AutoCloseable {
             p.waitFor(30, TimeUnit.SECONDS);
         }
         String output = Files.exists(log) ? Files.readString(log) : "";
-        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0, shmemPeak - shmemBefore);
+        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0, shmemPeak);
     }
 
     /**
