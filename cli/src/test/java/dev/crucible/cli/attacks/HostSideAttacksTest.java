@@ -175,6 +175,8 @@ class HostSideAttacksTest {
                 assertThat(res.path("phase").asText()).as(ctx).isIn("Succeeded", "Failed", "Hacked", "TimedOut");
                 assertThat(end.output()).as("the CLI's output").doesNotContain(marker).doesNotContain("OutOfMemoryError");
                 assertThat(leaks).as("files of the attempt folder that quote the host file: " + ctx).isEmpty();
+                // a tree past PATH_MAX once failed the copy that grading builds: skipped, and named in result.json by its prefix
+                assertThat(res.toString()).as("result.json names the skipped deep tree: " + ctx).contains("calc/deep/dd/dd/dd").contains("PATH_MAX");
             }));
         }
     }

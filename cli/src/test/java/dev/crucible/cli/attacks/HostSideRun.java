@@ -283,14 +283,26 @@ final class HostSideRun implements AutoCloseable {
         List<String> hits = new ArrayList<>();
         if (!Files.exists(out)) return hits;
         Path workspace = out.resolve("sandbox");
-        try (Stream<Path> s = Files.walk(out)) {
-            for (Path f : s.filter(f -> Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)).filter(f -> !f.startsWith(workspace)).toList()) {
-                byte[] head;
-                try (var in = Files.newInputStream(f)) {
-                    head = in.readNBytes(1 << 20);
-                }
-                if (new String(head, StandardCharsets.ISO_8859_1).contains(marker)) hits.add(out.relativize(f).toString());
+        List<Path> files = new ArrayList<>();
+        // the agent's workspace is not walked (its tree may be nested past PATH_MAX, where a walk of paths fails)
+        Files.walkFileTree(out, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a) {
+                return d.equals(workspace) ? java.nio.file.FileVisitResult.SKIP_SUBTREE : java.nio.file.FileVisitResult.CONTINUE;
             }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
+                if (a.isRegularFile()) files.add(f);
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
+        for (Path f : files) {
+            byte[] head;
+            try (var in = Files.newInputStream(f)) {
+                head = in.readNBytes(1 << 20);
+            }
+            if (new String(head, StandardCharsets.ISO_8859_1).contains(marker)) hits.add(out.relativize(f).toString());
         }
         return hits;
     }
@@ -302,7 +314,11 @@ final class HostSideRun implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        TreeCopy.delete(out); // files a killed run left behind may belong to the box's uids
+        try {
+            TreeCopy.delete(out); // files a killed run left behind may belong to the box's uids
+        } catch (java.io.UncheckedIOException e) {
+            // a tree nested past PATH_MAX (hostile-files) cannot be removed by path: AttackHost removes it with rm
+        }
         host.close();
     }
 }
