@@ -16,7 +16,8 @@ import java.util.function.Predicate;
  * listed, never opened. Files the source has hard-linked together are hard-linked in the copy too (one
  * copy of the data, as the source has it): a 64 MiB file with 40 names stays 64 MiB, not 2.6 GB, and the copy
  * behaves as the source does. Returns what it did as {@link CopyStats}, its allocation measured on the
- * destination. Entries that vanish while it walks are listed too (the source may still be changing).
+ * destination. Entries that vanish while it walks are listed too (the source may still be changing), and so is a folder
+ * nested too deep to name ({@link DeepPaths}), which is skipped with all it holds.
  */
 public final class TreeCopier {
     /** What becomes of links. */
@@ -59,6 +60,10 @@ public final class TreeCopier {
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
                 Path rel = from.relativize(dir);
                 if (dir.equals(to) || (!dir.equals(from) && opt.skipDir().test(rel))) return FileVisitResult.SKIP_SUBTREE;
+                if (DeepPaths.tooDeep(rel)) { // its copy could not be named: skipped and listed, the copy goes on
+                    stats.skip(DeepPaths.describe(rel.toString()), DeepPaths.REASON);
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
                 Path d = to.resolve(rel.toString());
                 if (!Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
                     Files.deleteIfExists(d); // a file or link in the way is replaced, never written through

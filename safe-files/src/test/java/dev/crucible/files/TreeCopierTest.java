@@ -82,6 +82,33 @@ class TreeCopierTest {
         assertThat(s.files()).isEqualTo(2);
     }
 
+    /**
+     * A tree nested past PATH_MAX (made from inside, as an agent's mkdir -p does) is skipped and listed by its prefix; the
+     * copy goes on with the rest. Before, creating its copy's folders failed with "File name too long" and the copy threw:
+     * for {@code crucible run} and derive, the run's end.
+     */
+    @Test
+    @Timeout(120)
+    void aTreePastPathMaxIsSkippedAndListedAndTheRestCopied() throws Exception {
+        Files.createDirectories(src.resolve("a"));
+        Process p = new ProcessBuilder("sh", "-c", "mkdir -p \"$(printf 'dd/%.0s' $(seq 2100))\" && touch \"$(printf 'dd/%.0s' $(seq 900))bottom.py\"")
+                .directory(src.resolve("a").toFile()).inheritIO().start();
+        assertThat(p.waitFor()).isZero();
+        Files.writeString(src.resolve("ok.txt"), "ok");
+        try {
+            CopyStats s = TreeCopier.copy(src, dst, TreeCopier.Options.of(TreeCopier.Links.AS_IS));
+            assertThat(s.skipped()).extracting(CopyStats.Skipped::toString).singleElement()
+                    .satisfies(t -> assertThat(t).startsWith("a/dd/dd/dd").contains("levels deep): " + DeepPaths.REASON));
+            assertThat(dst.resolve("ok.txt")).hasContent("ok");
+            // the shallow part is copied (its file at 900 levels included), nothing past the bound
+            assertThat(dst.resolve("a/" + "dd/".repeat(900) + "bottom.py")).exists();
+            assertThat(dst.resolve("a/" + "dd/".repeat(DeepPaths.MAX_RELATIVE / 3))).doesNotExist();
+        } finally {
+            // GNU rm walks by descriptors; @TempDir's Java delete fails past PATH_MAX
+            new ProcessBuilder("rm", "-rf", src.toString(), dst.toString()).inheritIO().start().waitFor();
+        }
+    }
+
     @Test
     @Timeout(30)
     void fifosAndSocketsAreListedNeverOpened() throws Exception {

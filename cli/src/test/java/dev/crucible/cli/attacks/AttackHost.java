@@ -150,6 +150,7 @@ final class AttackHost implements AutoCloseable {
 
     static void delete(Path root) throws IOException {
         if (!Files.exists(root)) return;
+        if (deepTree(root)) return;
         try (Stream<Path> s = Files.walk(root)) {
             s.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
@@ -159,5 +160,35 @@ final class AttackHost implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * A tree an agent nested past PATH_MAX cannot be walked by path: GNU rm, which walks by descriptors and neither follows
+     * links nor leaves this file system, removes it. True when rm ran (a tree past 3,072 bytes is found first).
+     */
+    private static boolean deepTree(Path root) throws IOException {
+        boolean[] deep = {false};
+        Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a) {
+                if (dev.crucible.files.DeepPaths.tooDeep(root.relativize(d))) {
+                    deep[0] = true;
+                    return java.nio.file.FileVisitResult.TERMINATE;
+                }
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) {
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
+        if (!deep[0]) return false;
+        try {
+            new ProcessBuilder("rm", "-rf", "--one-file-system", root.toString()).inheritIO().start().waitFor(300, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return true;
     }
 }

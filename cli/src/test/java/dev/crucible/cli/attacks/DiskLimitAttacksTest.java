@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * host's, not the box's: {@code du -x} (allocated blocks, one file system) of every host folder the run
  * writes (the manifest's folder, --out, and the CLI's java.io.tmpdir, where its state and grading folders
  * would go), sampled every 200 ms while the real CLI runs. As root the limit is a loop-mounted volume;
- * without root a tmpfs in the run's own mount namespace (its files are memory: the host's Shmem is measured too).
+ * without root a tmpfs in the run's own mount namespace (its files are memory: the run's tmpfs mounts are measured too,
+ * on the host, by {@link RunTmpfs}; the host-wide Shmem once used here also moved with other runs on the machine).
  *
  * <p>Each agent ends with {@code sleep 3}, not 60: the box checks its volume every 250 ms, so 3 s after the last write is a
  * dozen checks; the kernel holds the cap, and a full volume the live check missed (fuse2fs, tmpfs: ENOSPC can come before the
@@ -134,13 +135,18 @@ class DiskLimitAttacksTest {
             List<Path> measured = home.startsWith(host.base) ? List.of(host.base) : List.of(host.base, home);
             long before = du(measured);
             AtomicLong peak = new AtomicLong(before);
-            long shmemBefore = HostSideRun.shmem();
-            AtomicLong shmemPeak = new AtomicLong(shmemBefore);
+            // the run's own tmpfs mounts (RunTmpfs), and for the record the host's Shmem, which other processes' use moves too
+            long hostShmemBefore = HostSideRun.shmem();
+            AtomicLong hostShmemPeak = new AtomicLong(hostShmemBefore);
+            AtomicLong shmemPeak = new AtomicLong();
+            java.util.concurrent.atomic.AtomicReference<ProcessHandle> cliProcess = new java.util.concurrent.atomic.AtomicReference<>();
             Thread sampler = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     try {
                         peak.accumulateAndGet(du(measured), Math::max);
-                        shmemPeak.accumulateAndGet(HostSideRun.shmem(), Math::max);
+                        ProcessHandle h = cliProcess.get();
+                        if (h != null) shmemPeak.accumulateAndGet(RunTmpfs.used(h), Math::max);
+                        hostShmemPeak.accumulateAndGet(HostSideRun.shmem(), Math::max);
                         Thread.sleep(200);
                     } catch (InterruptedException e) {
                         return;
@@ -159,6 +165,7 @@ class DiskLimitAttacksTest {
                 Process p = uid == null
                         ? new ProcessBuilder(cli(tmp, args)).directory(host.home.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start()
                         : CliProcess.start(uid, home, args, null, log, cliEnv);
+                cliProcess.set(p.toHandle());
                 exit = p.waitFor(600, TimeUnit.SECONDS) ? p.exitValue() : -1;
                 if (exit == -1) { // a hung CLI must not outlive the test, nor hold its mounts and the next test's machine
                     p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -171,9 +178,10 @@ class DiskLimitAttacksTest {
             }
             peak.accumulateAndGet(du(measured), Math::max);
             long grew = peak.get() - before;
-            long shmemGrew = shmemPeak.get() - shmemBefore;
-            System.out.printf("disk limit attack %s (%s): host disk use grew by %d MiB at most, shared memory by %d MiB (limit %d MiB,"
-                    + " slack 64 MiB)%n", name, uid == null ? "root" : "uid " + uid, grew >> 20, shmemGrew >> 20, limitMiB);
+            long shmemGrew = shmemPeak.get();
+            System.out.printf("disk limit attack %s (%s): host disk use grew by %d MiB at most, the run's tmpfs mounts held %d MiB at most"
+                    + " (the host's Shmem, every process's, grew by %d MiB) (limit %d MiB, slack 64 MiB)%n", name, uid == null ? "root" : "uid " + uid,
+                    grew >> 20, shmemGrew >> 20, (hostShmemPeak.get() - hostShmemBefore) >> 20, limitMiB);
             // an image served by fuse2fs cannot trim: as the workspace is moved off it after the run, it is unmounted, compacted
             // (e2fsck -E discard) and mounted again as often as the bound needs (VolumeKeeper.Trims), so the host holds the limit
             // once, not twice; e2fsck's exit 1 (it put back lost+found, removed at creation) once made every compaction report failure
@@ -182,7 +190,7 @@ class DiskLimitAttacksTest {
                 assertThat(output).as("the first lines name the image").contains("an ext4 image mounted by fuse2fs");
                 assertThat(output).as("each compaction succeeds").doesNotContain("was not compacted");
             } else if (uid != null) {
-                assertThat(shmemGrew).as("the host's shared memory (a tmpfs's files) at its peak, over the start; output:\n" + output)
+                assertThat(shmemGrew).as("the run's tmpfs mounts (memory), read on the host through /proc/PID/root, at their peak; output:\n" + output)
                         .isLessThanOrEqualTo(limit + SLACK);
             }
             assertThat(exit).as(output).isZero();

@@ -28,6 +28,7 @@ final class HostSideRun implements AutoCloseable {
      * How the CLI ended: its exit code (-1 when the test killed it at the bound), seconds, output, peak disk growth, and
      * peak growth of the host's shared memory (Shmem in /proc/meminfo: where a tmpfs's files are) when the disk was sampled.
      */
+    /** {@code peakShmemGrowth}: the most the run's own tmpfs mounts held ({@link RunTmpfs}), not the host-wide Shmem. */
     record Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth, long peakShmemGrowth) {
         Ended(int exit, long seconds, String output, boolean killedByTest, long peakDiskGrowth) {
             this(exit, seconds, output, killedByTest, peakDiskGrowth, 0);
@@ -118,15 +119,14 @@ final class HostSideRun implements AutoCloseable {
         java.nio.file.FileStore store = Files.getFileStore(host.base);
         long before = store.getUsableSpace();
         AtomicLong lowest = new AtomicLong(before);
-        long shmemBefore = shmem();
-        long shmemPeak = shmemBefore;
+        long shmemPeak = 0; // the run's own tmpfs mounts (RunTmpfs): none before it starts
         long t0 = System.nanoTime();
         Process p = CliProcess.start(uid, host.home, args, null, log);
         boolean ended;
         do {
             if (sampleDisk) {
                 lowest.accumulateAndGet(store.getUsableSpace(), Math::min);
-                shmemPeak = Math.max(shmemPeak, shmem());
+                shmemPeak = Math.max(shmemPeak, RunTmpfs.used(p.toHandle()));
             }
             ended = p.waitFor(100, TimeUnit.MILLISECONDS);
         } while (!ended && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(limitSeconds));
@@ -137,7 +137,7 @@ final class HostSideRun implements AutoCloseable {
             p.waitFor(30, TimeUnit.SECONDS);
         }
         String output = Files.exists(log) ? Files.readString(log) : "";
-        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0, shmemPeak - shmemBefore);
+        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0, shmemPeak);
     }
 
     /**
@@ -283,14 +283,26 @@ final class HostSideRun implements AutoCloseable {
         List<String> hits = new ArrayList<>();
         if (!Files.exists(out)) return hits;
         Path workspace = out.resolve("sandbox");
-        try (Stream<Path> s = Files.walk(out)) {
-            for (Path f : s.filter(f -> Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)).filter(f -> !f.startsWith(workspace)).toList()) {
-                byte[] head;
-                try (var in = Files.newInputStream(f)) {
-                    head = in.readNBytes(1 << 20);
-                }
-                if (new String(head, StandardCharsets.ISO_8859_1).contains(marker)) hits.add(out.relativize(f).toString());
+        List<Path> files = new ArrayList<>();
+        // the agent's workspace is not walked (its tree may be nested past PATH_MAX, where a walk of paths fails)
+        Files.walkFileTree(out, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a) {
+                return d.equals(workspace) ? java.nio.file.FileVisitResult.SKIP_SUBTREE : java.nio.file.FileVisitResult.CONTINUE;
             }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
+                if (a.isRegularFile()) files.add(f);
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
+        for (Path f : files) {
+            byte[] head;
+            try (var in = Files.newInputStream(f)) {
+                head = in.readNBytes(1 << 20);
+            }
+            if (new String(head, StandardCharsets.ISO_8859_1).contains(marker)) hits.add(out.relativize(f).toString());
         }
         return hits;
     }
@@ -302,7 +314,11 @@ final class HostSideRun implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        TreeCopy.delete(out); // files a killed run left behind may belong to the box's uids
+        try {
+            TreeCopy.delete(out); // files a killed run left behind may belong to the box's uids
+        } catch (java.io.UncheckedIOException e) {
+            // a tree nested past PATH_MAX (hostile-files) cannot be removed by path: AttackHost removes it with rm
+        }
         host.close();
     }
 }

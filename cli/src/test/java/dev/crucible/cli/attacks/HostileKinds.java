@@ -5,10 +5,8 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -18,63 +16,49 @@ import org.junit.jupiter.api.Assumptions;
  */
 enum HostileKinds {
     FIFO("fifo") {
-        @Override void plant(HostileCase c, Path p) throws Exception { mkfifo(p); }
+        @Override void plant(HostileCase c, Path p) throws Exception { c.agent("mkfifo \"$1\"", p); }
     },
     LINK_SECRET("link to a 0600 host file") {
-        @Override void plant(HostileCase c, Path p) throws Exception { Files.createSymbolicLink(p, c.secret); }
+        @Override void plant(HostileCase c, Path p) throws Exception { c.agent("ln -s \"$2\" \"$1\"", p); }
     },
     LINK_DEV_ZERO("link to /dev/zero") {
-        @Override void plant(HostileCase c, Path p) throws Exception { Files.createSymbolicLink(p, Path.of("/dev/zero")); }
+        @Override void plant(HostileCase c, Path p) throws Exception { c.agent("ln -s /dev/zero \"$1\"", p); }
     },
     DEVICE("device node (char 1,5: zero)") {
         @Override void plant(HostileCase c, Path p) throws Exception {
-            Assumptions.assumeTrue(run("mknod", p.toString(), "c", "1", "5") == 0, "mknod refused here (no CAP_MKNOD)");
+            Assumptions.assumeTrue(c.agentExit("mknod \"$1\" c 1 5", p) == 0, "mknod refused for " + c.who() + " (no CAP_MKNOD)");
         }
     },
     SPARSE_2G("2 GiB sparse file") {
-        @Override void plant(HostileCase c, Path p) throws Exception {
-            try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
-                f.setLength((2L << 30) + 4096);
-            }
-        }
+        @Override void plant(HostileCase c, Path p) throws Exception { c.agent("truncate -s " + ((2L << 30) + 4096) + " \"$1\"", p); }
     },
-    /** Regular while listed, a FIFO (no writer: an open blocks) when read: flipped by a thread for the whole read. */
+    /** Regular while listed, a FIFO (no writer: an open blocks) when read: flipped by the agent's own process for the whole read. */
     FLIPPING("file flipping regular/FIFO") {
         @Override void plant(HostileCase c, Path p) throws Exception {
-            Files.writeString(p, "x = 1\n");
+            c.agent("printf 'x = 1\\n' > \"$1\"", p);
             c.flipping.add(p);
         }
     },
     DEEP_DIR("directory 2100 levels deep (past PATH_MAX)") {
         @Override void plant(HostileCase c, Path p) throws Exception {
             if (p.endsWith("HEAD") || p.endsWith("requirements.txt")) return; // once is enough: the tree is what is walked
-            Files.createDirectories(p);
-            String rel = String.join("/", java.util.Collections.nCopies(2100, "dd"));
-            if (new ProcessBuilder("mkdir", "-p", rel).directory(p.toFile()).inheritIO().start().waitFor() != 0) {
-                throw new IOException("mkdir -p of the deep tree failed");
-            }
+            // mkdir -p from inside: no single path it is given is past PATH_MAX
+            c.agent("mkdir -p \"$1\" && cd \"$1\" && mkdir -p \"$(printf 'dd/%.0s' $(seq 2100))\"", p);
         }
     },
     BAD_NAMES("names with a newline and invalid UTF-8") {
         @Override void plant(HostileCase c, Path p) throws Exception {
             if (!p.endsWith("evil.py")) return;
             // bytes Java cannot name: made by printf, as an agent's shell would
-            String dir = p.getParent().toString();
-            if (run("sh", "-c", "printf 'x = 1\\n' > \"$1/$(printf 'new\\nline.py')\" && printf 'x = 2\\n' > \"$1/$(printf 'bad\\377\\376.py')\""
-                    + " && mkdir \"$1/$(printf 'dir\\377')\" && printf 'x = 3\\n' > \"$1/$(printf 'dir\\377')/in.py\"", "sh", dir) != 0) {
-                throw new IOException("could not make the undecodable names");
-            }
-            Files.writeString(p, "x = 4\n");
+            c.agent("d=$(dirname \"$1\") && printf 'x = 1\\n' > \"$d/$(printf 'new\\nline.py')\" && printf 'x = 2\\n' > \"$d/$(printf 'bad\\377\\376.py')\""
+                    + " && mkdir \"$d/$(printf 'dir\\377')\" && printf 'x = 3\\n' > \"$d/$(printf 'dir\\377')/in.py\" && printf 'x = 4\\n' > \"$1\"", p);
         }
     },
     HARD_LINK_HOST("hard link to a host file") {
         @Override void plant(HostileCase c, Path p) throws Exception {
             if (!p.endsWith("evil.py")) return; // one name is enough; the host file must come out unchanged
-            try {
-                Files.createLink(p, c.secret);
-            } catch (IOException e) {
-                Assumptions.abort("no hard link to the host file here: " + e);
-            }
+            // an unprivileged agent is refused a link to a file it cannot read (fs.protected_hardlinks): that skip is the answer
+            Assumptions.assumeTrue(c.agentExit("ln \"$2\" \"$1\"", p) == 0, "no hard link to the host file for " + c.who() + " here");
             c.hardLinked = true;
         }
     };
@@ -104,10 +88,6 @@ enum HostileKinds {
         if (!c.flipping.isEmpty()) c.startFlipping();
     }
 
-    static void mkfifo(Path p) throws Exception {
-        if (run("mkfifo", p.toString()) != 0) throw new IOException("mkfifo " + p + " failed");
-    }
-
     static int run(String... cmd) throws Exception {
         Process pr = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         if (!pr.waitFor(60, TimeUnit.SECONDS)) {
@@ -132,26 +112,23 @@ enum HostileKinds {
         }
     }
 
-    /** The flipping thread's loop: regular file, then FIFO, again, until stopped. */
-    static Thread flipper(List<Path> paths, AtomicBoolean stop) {
-        List<Path> ps = new ArrayList<>(paths);
-        Thread t = new Thread(() -> {
-            while (!stop.get()) {
-                for (Path p : ps) {
-                    try {
-                        Files.deleteIfExists(p);
-                        mkfifo(p);
-                        Thread.sleep(2);
-                        Files.deleteIfExists(p);
-                        Files.writeString(p, "x = 1\n");
-                    } catch (Exception e) {
-                        // a reader's rename or the test's cleanup raced us: go on
-                    }
-                }
-            }
-        }, "hostile-flipper");
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
+    /**
+     * The flipping loop, as the agent would run it (python, as the case's agent uid): regular file, then FIFO, again,
+     * every 2 ms, until the case ends it. Its arguments are the paths.
+     */
+    static final String FLIPPER = String.join("\n",
+            "import os, sys, time",
+            "while True:",
+            "    for p in sys.argv[1:]:",
+            "        try:",
+            "            os.unlink(p) if os.path.lexists(p) else None",
+            "            os.mkfifo(p)",
+            "            time.sleep(0.002)",
+            "            os.unlink(p)",
+            "            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)",
+            "            os.write(fd, b'x = 1\\n')",
+            "            os.close(fd)",
+            "        except OSError:",
+            "            pass  # a reader's rename or the case's cleanup raced us: go on",
+            "");
 }

@@ -1,6 +1,7 @@
 package dev.crucible.cli.attacks;
 
 import dev.crucible.api.v1alpha1.environment.RLEnvironmentSpec;
+import dev.crucible.cli.run.AttemptDir;
 import dev.crucible.cli.run.RunInputs.EnvironmentDoc;
 import dev.crucible.snapshot.disk.WorkspaceArchive;
 import dev.crucible.trajectory.RecorderLimits;
@@ -13,6 +14,7 @@ import dev.crucible.verifier.monitor.MonitorConfig;
 import dev.crucible.verifier.pristine.GradingTree;
 import dev.crucible.verifier.pristine.PristineSnapshot;
 import dev.crucible.verifier.pristine.ProtectedPaths;
+import dev.crucible.verifier.sandbox.DiskVolume;
 import dev.crucible.verifier.toolchain.ExecEnvironment;
 import dev.crucible.verifier.trace.RolloutTrace;
 import java.lang.reflect.InvocationTargetException;
@@ -49,18 +51,26 @@ final class HostileReaders {
 
     private static final Set<HostileKinds> SPECIAL = EnumSet.of(HostileKinds.FIFO, HostileKinds.LINK_SECRET, HostileKinds.LINK_DEV_ZERO,
             HostileKinds.DEVICE);
+    /** What a copier must name: the special kinds, and a tree past PATH_MAX it skipped (a copy of it could not be named). */
+    private static final Set<HostileKinds> COPIED_SPECIAL = EnumSet.of(HostileKinds.FIFO, HostileKinds.LINK_SECRET, HostileKinds.LINK_DEV_ZERO,
+            HostileKinds.DEVICE, HostileKinds.DEEP_DIR);
 
     static final List<Reader> ALL = List.of(
             new Reader("monitor (scan, git watch, protected-file diff)", SPECIAL, HostileReaders::monitor),
             new Reader("trajectory recorder (file events, contents, diffs)", SPECIAL, HostileReaders::trajectory),
-            new Reader("grading-tree copier (GradingTree.build)", SPECIAL, HostileReaders::gradingTree),
-            new Reader("attempt workspace copy (WorkspaceCopy: run, derive)", EnumSet.of(HostileKinds.FIFO, HostileKinds.DEVICE),
+            new Reader("grading-tree copier (GradingTree.build)", COPIED_SPECIAL, HostileReaders::gradingTree),
+            new Reader("attempt workspace copy (WorkspaceCopy: run, derive)",
+                    EnumSet.of(HostileKinds.FIFO, HostileKinds.DEVICE, HostileKinds.DEEP_DIR),
                     HostileReaders::workspaceCopy),
             // tar keeps every kind as an entry (links as links, FIFOs and devices as headers, holes as holes): nothing refused
-            new Reader("snapshotter workspace archive (capture + restore)", EnumSet.noneOf(HostileKinds.class), HostileReaders::snapshotArchive),
+            // but a tree past PATH_MAX, which no restore could name
+            new Reader("snapshotter workspace archive (capture + restore)", EnumSet.of(HostileKinds.DEEP_DIR), HostileReaders::snapshotArchive),
             new Reader("execution planner (dependency files: run, derive)", SPECIAL, HostileReaders::planner),
             new Reader("derive source checkout + planner (a hostile repo)", EnumSet.of(HostileKinds.LINK_SECRET, HostileKinds.LINK_DEV_ZERO),
-                    HostileReaders::deriveCheckout));
+                    HostileReaders::deriveCheckout),
+            // links are kept as links, FIFOs and devices listed in not-kept.txt
+            new Reader("volume keeper (VolumeKeeper.keep: the workspace moved off its volume after a run)",
+                    EnumSet.of(HostileKinds.FIFO, HostileKinds.DEVICE, HostileKinds.DEEP_DIR), HostileReaders::volumeKeeper));
 
     private static PristineSnapshot pristine(HostileCase c) {
         return PristineSnapshot.take(c.ws, ProtectedPaths.of(PYTEST, true), c.base.resolve("pristine"));
@@ -126,7 +136,22 @@ final class HostileReaders {
         kind.plantAll(c);
         WorkspaceArchive.Archive a = WorkspaceArchive.capture(c.ws, c.out.resolve("ws.tar"));
         WorkspaceArchive.restore(a.file(), a.sha256(), c.out.resolve("restored"));
-        return "archive " + a.bytes() + " bytes";
+        return "archive " + a.bytes() + " bytes, left out " + a.leftOut();
+    }
+
+    /**
+     * After a run the attempt's volume is emptied into {@code OUT/.sandbox-kept} file by file (holes kept, each piece punched
+     * out of the volume as it is copied). The volume here is the case's workspace folder itself, named as a mount that needs
+     * no unmount ({@link DiskVolume#mounted}): keep's own walk and moves are what meet the kinds; a trim of it does nothing.
+     */
+    static String volumeKeeper(HostileCase c, HostileKinds kind) throws Exception {
+        kind.plantAll(c);
+        DiskVolume v = DiskVolume.mounted(c.ws, 1L << 30, "the case's workspace folder", () -> { });
+        Path attempt = Files.createDirectories(c.out.resolve("attempt"));
+        Object trims = call("dev.crucible.cli.run.VolumeKeeper", "keep", new Class<?>[] {DiskVolume.class, AttemptDir.class, String.class},
+                v, new AttemptDir(attempt), "state");
+        Path notKept = attempt.resolve("not-kept.txt");
+        return "trims " + trims + "\nnot kept " + (Files.exists(notKept) ? Files.readAllLines(notKept) : List.of());
     }
 
     /**
@@ -147,7 +172,17 @@ final class HostileReaders {
         c.git("add", "-A");
         c.git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "hostile");
         Path into = c.out.resolve("checkout");
-        call("dev.crucible.cli.run.SourceCheckout", "extract", new Class<?>[] {Path.class, String.class, Path.class}, c.ws, "HEAD", into);
+        try {
+            call("dev.crucible.cli.run.SourceCheckout", "extract", new Class<?>[] {Path.class, String.class, Path.class}, c.ws, "HEAD", into);
+        } catch (java.io.IOException e) {
+            // a repository another user owns (the agent's uid) is refused by git before anything in it is read or run (its
+            // config could name commands): that refusal, naming the repository, is the host's answer to it
+            if (c.uid == null || !String.valueOf(e.getMessage()).contains("dubious ownership")) throw e;
+            try (var left = Files.list(into)) {
+                org.assertj.core.api.Assertions.assertThat(left.toList()).as("nothing extracted from the refused repository").isEmpty();
+            }
+            return "refused the repository of uid " + c.uid + ": " + e.getMessage();
+        }
         return plannedTwice(c, into);
     }
 

@@ -2,6 +2,7 @@ package dev.crucible.verifier.pristine;
 
 import dev.crucible.files.ContainedRoot;
 import dev.crucible.files.CopyStats;
+import dev.crucible.files.DeepPaths;
 import dev.crucible.files.FileKinds;
 import dev.crucible.files.TreeCopier;
 import dev.crucible.verifier.exec.ExecRequest;
@@ -96,6 +97,11 @@ public final class GradingTree {
             }
             stats.skipped().subList(before, stats.skipped().size()).forEach(s -> dropped.add(s.toString()));
         }, true, rel -> {
+            if (DeepPaths.tooDeep(rel)) {
+                stats.skip(DeepPaths.describe(rel.toString()), DeepPaths.REASON);
+                dropped.add(DeepPaths.line(rel.toString()));
+                return;
+            }
             String why = FileKinds.specialReason(workspace.resolve(rel));
             stats.skip(rel.toString(), why);
             dropped.add(rel + ": " + why);

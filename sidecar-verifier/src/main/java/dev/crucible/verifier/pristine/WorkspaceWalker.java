@@ -1,5 +1,6 @@
 package dev.crucible.verifier.pristine;
 
+import dev.crucible.files.DeepPaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -31,7 +32,10 @@ public final class WorkspaceWalker {
         walk(root, visit, skipTaggedCaches, rel -> { });
     }
 
-    /** As {@link #walk(Path, BiConsumer, boolean)}; {@code others} gets each FIFO, socket or device (never opened), for a copy to list. */
+    /**
+     * As {@link #walk(Path, BiConsumer, boolean)}; {@code others} gets each FIFO, socket or device (never opened), and each folder
+     * nested too deep to name ({@link DeepPaths#tooDeep}: never entered, as in every walk), for a copy to list.
+     */
     public static void walk(Path root, BiConsumer<Path, BasicFileAttributes> visit, boolean skipTaggedCaches, Consumer<Path> others) {
         if (!Files.isDirectory(root)) return;
         try {
@@ -39,6 +43,10 @@ public final class WorkspaceWalker {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                     if (!dir.equals(root) && SKIP_DIRS.contains(dir.getFileName().toString())) return FileVisitResult.SKIP_SUBTREE;
+                    if (DeepPaths.tooDeep(root.relativize(dir))) { // past what host code can name: skipped, and given to others to list
+                        others.accept(root.relativize(dir));
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
                     if (skipTaggedCaches && !dir.equals(root) && Files.isRegularFile(dir.resolve("CACHEDIR.TAG"))) return FileVisitResult.SKIP_SUBTREE;
                     return FileVisitResult.CONTINUE;
                 }

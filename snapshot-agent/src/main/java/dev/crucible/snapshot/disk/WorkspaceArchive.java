@@ -1,12 +1,17 @@
 package dev.crucible.snapshot.disk;
 
+import dev.crucible.files.DeepPaths;
 import dev.crucible.files.StagedDirectory;
 import dev.crucible.snapshot.store.DirectoryDigests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -15,11 +20,12 @@ import java.util.function.Consumer;
  * The workspace disk as a tar archive with a sha256. GNU tar is used (not a Java tar) because it
  * keeps modes, owners, sparse files and hard links exactly, and refuses '..' members on extract.
  * The archive is taken while the tree is frozen, so files and memory agree (CRIU checks the size
- * of every open file on restore).
+ * of every open file on restore). A folder nested past what a restore can name is left out and listed.
  */
 public final class WorkspaceArchive {
 
-    public record Archive(Path file, long bytes, String sha256, long millis) {
+    /** {@code leftOut}: folders nested too deep for a restore to name ({@link DeepPaths}), not archived, one line each. */
+    public record Archive(Path file, long bytes, String sha256, long millis, List<String> leftOut) {
     }
 
     private WorkspaceArchive() {
@@ -30,14 +36,46 @@ public final class WorkspaceArchive {
             throw new IllegalArgumentException("workspace " + workspace + " is not a directory");
         }
         long t0 = System.nanoTime();
-        tar(List.of("tar", "--create", "--file", tarFile.toString(), "--directory", workspace.toString(),
-                "--numeric-owner", "--sparse", "."));
+        List<String> cmd = new ArrayList<>(List.of("tar", "--create", "--file", tarFile.toString(), "--directory", workspace.toString(),
+                "--numeric-owner", "--sparse", "--anchored", "--no-wildcards"));
+        List<String> deep = tooDeep(workspace);
+        for (String rel : deep) cmd.add("--exclude=./" + rel);
+        cmd.add(".");
+        tar(cmd);
         try {
             return new Archive(tarFile, Files.size(tarFile), DirectoryDigests.sha256(tarFile),
-                    (System.nanoTime() - t0) / 1_000_000);
+                    (System.nanoTime() - t0) / 1_000_000, deep.stream().map(DeepPaths::line).toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The folders under {@code workspace} nested too deep to restore: tar archives them (it walks by descriptor), but no
+     * extraction could make them, and a restore that fails is a snapshot lost. Links are not followed; the walk never goes
+     * below such a folder, so no path it names is past PATH_MAX.
+     */
+    static List<String> tooDeep(Path workspace) {
+        List<String> deep = new ArrayList<>();
+        try {
+            Files.walkFileTree(workspace, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    Path rel = workspace.relativize(dir);
+                    if (!DeepPaths.tooDeep(rel)) return FileVisitResult.CONTINUE;
+                    deep.add(rel.toString());
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return FileVisitResult.CONTINUE; // the tree is frozen; an entry tar cannot read fails the capture there
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return deep;
     }
 
     /** Verifies the sha256, then extracts into {@code outDir} (created; must be empty if it exists). */

@@ -214,6 +214,7 @@ final class DumpPhases {
         s.manifest.workspaceSha256 = a.sha256();
         s.manifest.workspaceMs = a.millis();
         metrics.phase("workspace", Duration.ofMillis(a.millis()));
+        for (String line : a.leftOut()) LoggerFactory.getLogger(DumpPhases.class).warn("snapshot " + id + ": workspace folder left out: " + line);
         return a.millis();
     }
 
