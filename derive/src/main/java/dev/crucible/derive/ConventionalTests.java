@@ -49,7 +49,8 @@ final class ConventionalTests {
         if (python && tests) {
             return Optional.of(new Choice("python -m pytest (a Python project with a tests folder)", job(
                     "      - uses: actions/setup-python@v5\n        with:\n          python-version: '3.x'\n"
-                            + "      - run: pip install -e . pytest\n", "      - run: python -m pytest\n")));
+                            + "      - run: |\n" + PythonTestDependencies.installLines(readFile).indent(10),
+                    "      - run: python -m pytest\n")));
         }
         return Optional.empty();
     }

@@ -46,6 +46,7 @@ final class NodeTools {
         }
         String pm = packageManager(readFile);
         String text = usedText(steps, verifier);
+        text += makefiles(text, readFile);
         for (String tool : List.of("pnpm", "yarn")) {
             String asked = toolchains.remove(tool);
             boolean used = Pattern.compile("(^|[\\s;&|(`])" + tool + "(\\s|$)", Pattern.MULTILINE).matcher(text).find();
@@ -60,7 +61,8 @@ final class NodeTools {
             lines.add("npm install -g " + tool + "@" + version);
             notes.add(tool + " " + version + " is installed in setup from the npm registry ("
                     + (asked != null ? "pnpm/action-setup" : pm != null && pm.startsWith(tool + "@") ? "package.json packageManager"
-                    : "GitHub's runners carry yarn 1") + "), not through corepack");
+                    : tool.equals("yarn") ? "GitHub's runners carry yarn 1" : "a kept step or a Makefile recipe it runs uses pnpm")
+                    + "), not through corepack");
         }
         browserDownloads(readFile, lines, notes);
         if (readFile.apply("package.json") != null) nodeHeaders(lines, notes);
@@ -120,6 +122,32 @@ final class NodeTools {
             p.setupLines.forEach(l -> b.append(l).append('\n'));
         }
         if (verifier != null && verifier.command() != null) b.append(verifier.command()).append('\n');
+        return b.toString();
+    }
+
+    private static final Pattern MAKE = Pattern.compile("(?:^|[\\s;&|(`])g?make(?:\\s+[^\\n;&|]*?(?:-C\\s*|--directory=)([^\\s;&|]+))?");
+
+    /**
+     * The Makefiles a kept {@code make} runs (the top one, or {@code -C DIR}'s): a recipe that runs pnpm needs it as much as a
+     * step that runs it (prometheus: {@code make} → {@code ui-install} → {@code cd web/ui && pnpm install}, where the
+     * machine's {@code pnpm} was corepack's shim, which downloads pnpm and failed its signature check). Make's targets
+     * are not followed here through variables and includes, so a recipe anywhere in the file counts: an unused pnpm
+     * costs an install in setup, a missing one fails it.
+     */
+    static String makefiles(String text, Function<String, String> readFile) {
+        StringBuilder b = new StringBuilder();
+        java.util.Set<String> dirs = new java.util.LinkedHashSet<>();
+        Matcher m = MAKE.matcher(text);
+        while (m.find()) dirs.add(m.group(1) == null ? "" : m.group(1).replaceAll("^\\./|/$", "") + "/");
+        for (String dir : dirs) {
+            for (String name : List.of("GNUmakefile", "makefile", "Makefile")) {
+                String t = readFile.apply(dir + name);
+                if (t != null) {
+                    b.append(t).append('\n');
+                    break;
+                }
+            }
+        }
         return b.toString();
     }
 

@@ -169,6 +169,7 @@ public final class WorkflowDeriver {
         ToolInstalls.recognise(steps);
         NeededArtifacts.resolve(workflow, job, steps, commit, readFile, notes);
         SecretSteps.apply(steps, readFile);
+        ToolchainPhases.apply(steps);
         StepRoles.Roles roles = StepRoles.assign(file, job, steps, request.testStepOverride());
         if (!roles.lintIsTheVerifier()) {
             SetupPruning.DerivedVerifierInput tests = new SetupPruning.DerivedVerifierInput(roles.verifier());

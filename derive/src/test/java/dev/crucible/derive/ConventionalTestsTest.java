@@ -46,6 +46,47 @@ class ConventionalTestsTest {
     }
 
     @Test
+    void aPythonProjectGetsTheTestDependenciesItDeclares() throws Exception {
+        // browser-use: addopts --dist=loadscope needs pytest-xdist from [tool.uv] dev-dependencies; `pip install -e . pytest`
+        // left it out and pytest stopped with a usage error (exit 4)
+        write(".github/workflows/golangci-lint.yml", LINT_ONLY);
+        write("pyproject.toml", """
+                [project]
+                name = "calc"
+                dependencies = ["attrs"]
+
+                [project.optional-dependencies]
+                aws = ["boto3==1.42.37"]
+                testing = [
+                    "hypothesis>=6",  # property tests
+                ]
+
+                [tool.pytest.ini_options]
+                addopts = "-svx --dist=loadscope"
+
+                [tool.uv]
+                dev-dependencies = [
+                    "ruff==0.14.14",
+                    # "pytest-playwright-asyncio>=0.7.0",  # commented out
+                    "pytest-xdist==3.8.0",
+                    'pytest-timeout==2.4.0',
+                ]
+                """);
+        write("tests/test_calc.py", "def test_ok():\n    assert True\n");
+        commit();
+        Derivation d = WorkflowFinder.derive(repo, "HEAD", null);
+        assertThat(d.setupScript()).contains("pip install -e '.[testing]' pytest\n")
+                .contains("pip install 'ruff==0.14.14' 'pytest-xdist==3.8.0' 'pytest-timeout==2.4.0'\n")
+                .doesNotContain("playwright", "boto3", "--group");
+        assertThat(d.verifier().command()).contains("python -m pytest");
+
+        write("pyproject.toml", "[project]\nname = \"calc\"\n\n[dependency-groups]\ndev = [{include-group = \"test\"}, \"ruff\"]\ntest = [\"pytest-xdist\"]\n");
+        commit();
+        String setup = WorkflowFinder.derive(repo, "HEAD", null).setupScript();
+        assertThat(setup).contains("pip install -e . pytest\n", "pip install --group test\n").contains("'pip>=25.1'");
+    }
+
+    @Test
     void aPackageJsonWithOnlyNpmsPlaceholderTestScriptIsNoTestJob() {
         assertThat(ConventionalTests.hasTestScript("{\"scripts\":{\"test\":\"echo \\\"Error: no test specified\\\" && exit 1\"}}")).isFalse();
         assertThat(ConventionalTests.hasTestScript("{\"scripts\":{\"test\":\"mocha\"}}")).isTrue();

@@ -231,6 +231,9 @@ public final class Episode implements AutoCloseable {
                 // links: the box's uid is handed the results folder, and a linked file would hand it the prefix's)
                 env.execution().flatMap(dev.crucible.verifier.toolchain.ExecEnvironment::warmGoCache).ifPresent(c ->
                         TreeCopy.copy(c, dev.crucible.verifier.toolchain.ExecEnvironment.gradingGoCache(results.resolve("home"))));
+                // the same for cargo's target folder setup compiled the crates into (toolchain.CargoWarmup)
+                env.execution().flatMap(dev.crucible.verifier.toolchain.ExecEnvironment::warmCargoTarget).ifPresent(c ->
+                        TreeCopy.copy(c, dev.crucible.verifier.toolchain.ExecEnvironment.gradingCargoTarget(results.resolve("home"))));
                 built = GradingTree.build(workspace, pristine, gradeRoot, env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
                 dev.crucible.verifier.pristine.TaskGit.into(taskGit, gradeRoot);
                 deps.linkInto(gradeRoot).forEach(c -> monitor.report(DetectorNames.GRADER_TAMPERING, "high", c.split(" ")[0], c));

@@ -69,7 +69,14 @@ final class AttemptSetup {
         if (rec.setupError != null || rec.timedOut) return execution;
         int before = execution.warnings().size();
         StringBuilder alog = new StringBuilder();
-        execution = ExecEnvironments.afterSetup(execution, workspace, alog);
+        // the warm-ups count against what setup's own limit (and the rollout's time) leaves
+        Duration left = remaining.get();
+        if (setup != null && setup.timeoutSeconds != null) {
+            Duration own = Duration.ofSeconds(setup.timeoutSeconds).minusMillis(rec.setupMs == null ? 0 : rec.setupMs);
+            if (own.compareTo(left) < 0) left = own.isNegative() ? Duration.ZERO : own;
+        }
+        var verifier = doc.environment().spec().verifier;
+        execution = ExecEnvironments.afterSetup(execution, workspace, alog, verifier == null ? null : verifier.command, left);
         Files.writeString(dir.setupLog(), alog, StandardOpenOption.APPEND);
         execution.warnings().subList(before, execution.warnings().size()).forEach(w -> progress.info("WARNING: " + w));
         if (!execution.pytestPlugins().isEmpty()) progress.info("pytest plugins installed at setup (the only ones loaded): " + execution.pytestPlugins());

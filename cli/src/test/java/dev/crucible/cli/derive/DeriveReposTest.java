@@ -111,6 +111,33 @@ class DeriveReposTest {
     }
 
     @Test
+    void aDeriveStoppedInSetupLeavesNoScratchBehind() throws Exception {
+        // the batch stops a derive whose baseline setup still runs (in the attempt's loop-mounted sandbox volume when
+        // root): its results are kept beside the manifest and the scratch, volume included, is gone
+        Path slow = repo("sleepy", "import unittest\n");
+        Files.writeString(slow.resolve(".github/workflows/ci.yml"), WORKFLOW.replace("      - run: python -m unittest -v",
+                "      - run: sleep 600\n      - run: python -m unittest -v"));
+        git(slow, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "slow setup");
+        Path list = dir.resolve("repos.txt");
+        Files.writeString(list, slow + "\n");
+        Path out = dir.resolve("out");
+
+        Result r = cli("derive", "--repos", list.toString(), "--baseline", "--repo-timeout", "60", "--setup-timeout", "600",
+                "-o", out.toString());
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(row(r.out(), slow.toString())).as(r.out()).contains("| timeout |").contains("baseline run 1");
+        String log = Files.readString(out.resolve("sleepy.log"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(scratch (\\S+); results under").matcher(log);
+        assertThat(m.find()).as(log).isTrue();
+        Path scratch = Path.of(m.group(1));
+        assertThat(scratch).as(log).doesNotExist();
+        assertThat(Files.readString(Path.of("/proc/self/mounts"))).doesNotContain(scratch.toString());
+        assertThat(out.resolve("sleepy.baseline/baseline-1/setup.log")).exists();
+        assertThat(log).doesNotContain("could not be deleted");
+    }
+
+    @Test
     void aTimeoutRowSaysWhichBaselineRunAndPhaseItStoppedIn() throws IOException {
         // bat and syncthing: "stopped after the 480 s limit" named the baseline but not whether setup (crates and Go
         // modules downloading) or grading (the compile) took the time

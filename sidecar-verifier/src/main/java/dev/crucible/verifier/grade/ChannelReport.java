@@ -25,7 +25,8 @@ public final class ChannelReport {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** What the channel says. {@code sessions} is how many reporter sessions started; {@code ended} how many ended. */
-    public record Result(List<TestCase> tests, List<IntegrityFinding> findings, int sessions, int ended) {
+    public record Result(List<TestCase> tests, List<IntegrityFinding> findings, int sessions, int ended, String stoppedBeforeCollection) {
+        public Result(List<TestCase> tests, List<IntegrityFinding> findings, int sessions, int ended) { this(tests, findings, sessions, ended, null); }
         public boolean reported() { return sessions > 0; }
     }
 
@@ -34,10 +35,12 @@ public final class ChannelReport {
     private final Map<String, Map<String, JsonNode>> phases = new LinkedHashMap<>();
     private final Set<String> tainted = new HashSet<>();
     private final Map<Long, Session> sessions = new LinkedHashMap<>();
+    private String stoppedBeforeCollection;
 
     private static final class Session {
         long nextSeq = 1;
         JsonNode end;
+        boolean pastStart;
         int failed;
         int passedCalls;
     }
@@ -55,7 +58,8 @@ public final class ChannelReport {
         for (String line : lines.lines()) r.line(++i, line);
         r.close(lines, exitCode, timedOut, directPytest);
         GradingPhases.since("parse", t0);
-        return new Result(r.tests(), List.copyOf(r.findings), r.sessions.size(), (int) r.sessions.values().stream().filter(s -> s.end != null).count());
+        return new Result(r.tests(), List.copyOf(r.findings), r.sessions.size(), (int) r.sessions.values().stream().filter(s -> s.end != null).count(),
+                r.stoppedBeforeCollection);
     }
 
     private void finding(String severity, String evidence) {
@@ -93,6 +97,7 @@ public final class ChannelReport {
         long seq = j.path("seq").asLong(-1);
         if (seq != s.nextSeq) finding("critical", "result channel sequence of process " + pid + " went from " + (s.nextSeq - 1) + " to " + seq);
         s.nextSeq = seq + 1;
+        if (!type.equals("start")) s.pastStart = true;
         switch (type) {
             case "test" -> test(s, j);
             case "finding" -> {
@@ -156,6 +161,7 @@ public final class ChannelReport {
         for (Map.Entry<Long, Session> e : sessions.entrySet()) {
             Session s = e.getValue();
             if (s.end == null) {
+                if (!timedOut && stoppedBeforeCollection(e.getKey(), s, exitCode)) continue;
                 if (!timedOut) {
                     finding(exitCode == 0 ? "critical" : "high", "pytest (process " + e.getKey() + ") never reached the end of its session"
                             + " (exit code " + exitCode + "): it was stopped or exited early, e.g. through os._exit or an atexit handler");
@@ -176,6 +182,23 @@ public final class ChannelReport {
                 finding("critical", "the graded process exited " + exitCode + " but its pytest session ended with status " + status);
             }
         }
+    }
+
+    /**
+     * pytest ends with exit status 4 (USAGE_ERROR) before its session begins when an option is unknown (an
+     * {@code addopts} naming a plugin that is not installed: {@code --dist} without xdist) or a conftest fails to
+     * import; no hook runs, so the reporter never writes an end. That is not an early exit hiding results when
+     * nothing at all was reported: the session wrote nothing after its start, the command failed, and no session
+     * reported any test or collection error. Then the run is graded as reporting no tests, with this reason;
+     * any report at all keeps the finding (an exit after collection could hide the tests still to run).
+     */
+    private boolean stoppedBeforeCollection(long pid, Session s, int exitCode) {
+        if (s.pastStart || exitCode == 0 || !phases.isEmpty() || !tainted.isEmpty()) return false;
+        if (sessions.values().stream().anyMatch(o -> o.pastStart || o.failed > 0)) return false;
+        stoppedBeforeCollection = "pytest (process " + pid + ") stopped before its session began (exit code " + exitCode
+                + (exitCode == 4 ? ", pytest's usage error: an unknown option, e.g. from addopts naming a plugin that is not installed, or a conftest that failed to import" : "")
+                + ")";
+        return true;
     }
 
     private List<TestCase> tests() {

@@ -198,6 +198,7 @@ public final class TestSuiteStrategy implements Strategy {
         if (!cr.reported()) {
             reportError = "the grader's pytest reporter never reported (exit " + run.exitCode() + "): " + Tail.of(run.combined());
         }
+        else if (cr.stoppedBeforeCollection() != null) reportError = cr.stoppedBeforeCollection() + ": " + Tail.of(run.combined());
         List<TestCase> tests = TestIds.normalise(ChannelReport.distrust(cr.tests(), findings), ctx.root());
         Outcome o = score(v, tests, run, reportError, timeout);
         return withFindings(o, findings, o.details());

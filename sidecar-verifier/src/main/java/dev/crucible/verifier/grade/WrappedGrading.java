@@ -95,7 +95,8 @@ final class WrappedGrading {
         boolean lists = !v.failToPass().isEmpty() || !v.passToPass().isEmpty();
         if (runners.isEmpty() && !lists && !run.timedOut()) return oneExecution(v, run, graded.findings());
         String reportError = runners.isEmpty() ? noResults(v.command(), run)
-                : tests.isEmpty() && !others.errors().isEmpty() ? String.join("; ", others.errors()) : null;
+                : tests.isEmpty() && !others.errors().isEmpty() ? String.join("; ", others.errors())
+                : tests.isEmpty() && cr.stoppedBeforeCollection() != null ? cr.stoppedBeforeCollection() + ": " + Tail.of(run.combined()) : null;
         Outcome o = TestSuiteStrategy.score(v, TestIds.normalise(ChannelReport.distrust(tests, findings), ctx.root()), run, reportError, timeout);
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         details.put("runner", runners.isEmpty() ? "none" : String.join(", ", runners));

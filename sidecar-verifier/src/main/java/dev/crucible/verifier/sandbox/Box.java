@@ -172,6 +172,7 @@ public final class Box implements AutoCloseable {
                 "--size", tmp, "--tmpfs", "/tmp"));
         if (spec.home() != null && spec.home().startsWith("/tmp/")) bw.addAll(List.of("--dir", spec.home()));
         int staged = 0;
+        List<String> mounts = new ArrayList<>(); // source, mount point: passed as arguments (see below)
         for (Bind b : binds) {
             String src = b.src().toString();
             if (ROOT && !BoxHost.reachable(b.src(), b.writable(), uid)) {
@@ -185,7 +186,8 @@ public final class Box implements AutoCloseable {
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException("box staging folder " + s + ": " + e.getMessage(), e);
                 }
-                script.add("mount --bind " + q(src) + " " + q(s.toString()));
+                mounts.add(src);
+                mounts.add(s.toString());
                 src = s.toString();
             }
             bw.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", src, b.dest().toString()));
@@ -201,6 +203,7 @@ public final class Box implements AutoCloseable {
             bw.addAll(List.of("--perms", Files.isExecutable(f.getKey()) ? "0555" : "0444", "--ro-bind-data", Integer.toString(fd++),
                     f.getValue().toAbsolutePath().normalize().toString()));
         }
+        if (!mounts.isEmpty()) script.add(LauncherArgv.MOUNT_LOOP);
         List<Path> visible = binds.stream().map(Bind::dest).toList();
         bw.addAll(List.of("--remount-ro", "/")); // the box's own root (where /etc and the mount points live) read-only too
         bw.addAll(List.of("--setenv", "PATH", HostView.boxPath(path, tools, visible), "--chdir", cwd.toAbsolutePath().normalize().toString(), "--"));
@@ -209,15 +212,9 @@ public final class Box implements AutoCloseable {
         List<String> exec = new ArrayList<>();
         if (ROOT) exec.addAll(List.of("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
         exec.addAll(bw);
-        StringBuilder line = new StringBuilder("exec");
-        for (String s : exec) line.append(' ').append(q(s));
-        script.add(line.append(" \"$@\"").toString());
+        script.add("exec \"$@\"");
 
-        List<String> out = new ArrayList<>();
-        if (staged > 0) out.addAll(List.of("/usr/bin/unshare", "--mount", "--propagation", "private"));
-        out.addAll(List.of("/bin/bash", "-c", String.join("\n", script), "crucible-box"));
-        out.addAll(argv);
-        return out;
+        return LauncherArgv.of(staged > 0, script, mounts, exec, argv);
     }
 
     private List<Bind> binds(List<Path> tools) {

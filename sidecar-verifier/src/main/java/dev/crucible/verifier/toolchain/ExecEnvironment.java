@@ -88,7 +88,7 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
         if (m.containsKey("GOCACHE")) m.put("GOCACHE", gradingGoCache(resultsHome).toString()); // seeded by Episode
         m.putIfAbsent("CARGO_NET_OFFLINE", "true");
         // cargo builds into ./target by default, and the grading tree is read-only (a per-test cargo run sets its own)
-        m.putIfAbsent("CARGO_TARGET_DIR", resultsHome.resolve("cargo-target").toString());
+        m.putIfAbsent("CARGO_TARGET_DIR", gradingCargoTarget(resultsHome).toString());
         PythonTools.afterSetup(m, resultsHome.toString());
         pytestPluginVars(m);
         return m;
@@ -100,6 +100,14 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
     public Optional<Path> warmGoCache() {
         return Optional.ofNullable(vars.get("GOCACHE")).map(Path::of).filter(Files::isDirectory);
     }
+
+    /** The cargo target folder setup compiled into ({@link CargoWarmup}); grading's starts as a copy of it. */
+    public Optional<Path> warmCargoTarget() {
+        return Optional.of(prefix.resolve(CargoWarmup.TARGET)).filter(Files::isDirectory);
+    }
+
+    /** Grading's CARGO_TARGET_DIR (in {@link #forGrading}; a per-test cargo run's own only adds where this is unset). */
+    public static Path gradingCargoTarget(Path resultsHome) { return resultsHome.resolve(CargoWarmup.TARGET); }
 
     /** Grading's writable Go build cache (GOCACHE in {@link #forGrading}). */
     public static Path gradingGoCache(Path resultsHome) { return resultsHome.resolve(GRADING_GO_CACHE); }

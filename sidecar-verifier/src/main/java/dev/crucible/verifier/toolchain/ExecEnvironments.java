@@ -161,9 +161,23 @@ public final class ExecEnvironments {
      * venv, and writes {@link ExecEnvironment#recordFile}.
      */
     public static ExecEnvironment afterSetup(ExecEnvironment e, Path workspace, StringBuilder log) throws IOException {
+        return afterSetup(e, workspace, log, null, Duration.ofMinutes(20));
+    }
+
+    /**
+     * As {@link #afterSetup(ExecEnvironment, Path, StringBuilder)}; the build warm-ups (Go's cache, cargo's target,
+     * {@link CargoWarmup} with the flags of {@code testCommand}) count against {@code left}, what setup's own limit
+     * leaves: they are part of setup (before, caddy's Go warm-up ran on past a 150 s setup limit).
+     */
+    public static ExecEnvironment afterSetup(ExecEnvironment e, Path workspace, StringBuilder log, String testCommand, Duration left) throws IOException {
+        long deadline = System.nanoTime() + left.toNanos();
+        java.util.function.Supplier<Duration> remaining = () -> Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         java.util.Optional<ToolchainResolver.Choice> go = e.toolchains().stream().filter(c -> c.language().equals("go") && c.used() != null).findFirst();
-        if (Files.isRegularFile(workspace.resolve("go.mod")) && go.isPresent()) {
-            Out o = run(List.of(go.get().bin().get(0).resolve("go").toString(), "test", "-count=1", "-run", "^$", "./..."), e.forSetup(), workspace, Duration.ofMinutes(10));
+        if (Files.isRegularFile(workspace.resolve("go.mod")) && go.isPresent() && remaining.get().toSeconds() < 5) {
+            e = e.withWarning("no time left in setup's limit to warm the Go build cache: the first go test compiles everything");
+        } else if (Files.isRegularFile(workspace.resolve("go.mod")) && go.isPresent()) {
+            Duration limit = remaining.get().compareTo(Duration.ofMinutes(10)) > 0 ? Duration.ofMinutes(10) : remaining.get();
+            Out o = run(List.of(go.get().bin().get(0).resolve("go").toString(), "test", "-count=1", "-run", "^$", "./..."), e.forSetup(), workspace, limit);
             log.append("$ go test -count=1 -run '^$' ./...   (warms the build cache)\n").append(o.text());
             if (o.code() != 0) e = e.withWarning("warming the Go build cache failed (exit " + o.code() + "): the first go test compiles everything: " + o.tail());
         }
@@ -173,6 +187,7 @@ public final class ExecEnvironments {
             Out o = run(List.of(rust.get().bin().get(0).resolve("cargo").toString(), "fetch"), e.forSetup(), workspace, Duration.ofMinutes(10));
             log.append("$ cargo fetch   (the crates the agent and grading build offline)\n").append(o.text());
             if (o.code() != 0) e = e.withWarning("cargo fetch failed (exit " + o.code() + "): building offline will fail: " + o.tail());
+            else e = CargoWarmup.run(e, rust.get().bin().get(0).resolve("cargo"), workspace, testCommand, remaining.get(), log);
         }
         try {
             int n = ReadableCrates.apply(e.prefix().resolve("cargo"));

@@ -1,0 +1,42 @@
+package dev.crucible.derive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * caddy: {@code go test -coverprofile="cover-profile.out" -short -race ./...} failed in grading before any test ran
+ * ("open …/cover-profile.out: read-only file system"): the coverage flags go, as pytest's --cov do; -race, -short and
+ * the flags after -args stay.
+ */
+class GoCoverageFlagsTest {
+    @TempDir
+    Path repo;
+
+    @Test
+    void coverageFlagsLeaveTheGoTestCommand() throws Exception {
+        Files.writeString(repo.resolve("go.mod"), "module example.com/m\n\ngo 1.22\n");
+        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), """
+                on: push
+                jobs:
+                  test:
+                    runs-on: ubuntu-latest
+                    steps:
+                    - uses: actions/checkout@v4
+                    - uses: actions/setup-go@v5
+                      with: {go-version-file: go.mod}
+                    - name: Run tests
+                      run: |
+                        mkdir -p test-results
+                        go test -coverprofile="cover-profile.out" -covermode atomic -short -race ./...
+                """);
+        assertThat(d.verifier().command()).contains("go test -short -race ./...").doesNotContain("cover");
+        assertThat(CoverageWrappers.rewrite("go test -cover ./... -args -test.gocoverdir=/tmp/x"))
+                .isEqualTo("go test ./... -args -test.gocoverdir=/tmp/x");
+        assertThat(CoverageWrappers.rewrite("go vet -coverprofile=x ./...")).isEqualTo("go vet -coverprofile=x ./...");
+    }
+}
