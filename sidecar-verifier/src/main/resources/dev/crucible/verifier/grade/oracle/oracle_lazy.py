@@ -1,6 +1,6 @@
 # Method calls in one round trip. `obj.meth(x)` in a test is two requests when the attribute is fetched first: a
-# `get` that answers a new bound method, then its `call`. Once a `get` of `meth` on a reference of a class answered a
-# bound method, later reads of that name on that class's references give a LazyMethod and no request: calling it
+# `get` that answers a new bound method, then its `call`. Once reads of `meth` on a reference of a class answered a
+# bound method made afresh (get_attr), later reads of that name on that class's references give a LazyMethod and no request: calling it
 # sends one `call` with the name, and the worker does getattr then the call, exactly what `obj.meth(x)` does
 # in-process (only the moment of the look-up moves after the arguments are evaluated, as for any call's arguments
 # that do not touch `obj`). Anything else done with it (repr, ==, hash, an attribute, passing it to the tree)
@@ -11,16 +11,25 @@ _BOUND = "builtins.method"  # a Python function bound to the instance (methods o
 
 
 def get_attr(r, name):
-    """r.name, as Remote.__getattr__ answers it, remembering (class, name) pairs that answered a bound method."""
+    """r.name, as Remote.__getattr__ answers it, remembering (kind, class, name) that answered a bound method made
+    afresh on each read: a second read answers another object. One stored in the object or a module (`self.cb =
+    other.meth`, `choice = _inst.choice`) is the same object each time, and `x.cb is x.cb` must hold: never lazy.
+    Instances and their class are apart (`Cls.meth` is a function, the same each time)."""
     s = r._o_s
-    key = (r._o_info.get("n"), name)
+    info = r._o_info
+    key = (info.get("k"), info.get("n"), name)
     if key in s.methods:
         return LazyMethod(r, name)
     v = s.request({"op": "get", "o": s.tag(r), "name": name})
-    info = getattr(v, "_o_info", None)
-    if type(info) is dict and info.get("n") == _BOUND and info.get("cl") is True and type(key[0]) is str and len(s.methods) < 4096:
-        s.methods.add(key)
+    if _bound(v) and key[0] in ("obj", "cls") and type(key[1]) is str and key not in s.not_lazy and len(s.methods) < 4096:
+        again = s.request({"op": "get", "o": s.tag(r), "name": name})  # once per key: made afresh, or stored?
+        (s.methods if _bound(again) and again is not v else s.not_lazy).add(key)
     return v
+
+
+def _bound(v):
+    info = getattr(v, "_o_info", None) if type(v).__name__ != "LazyMethod" else None
+    return type(info) is dict and info.get("n") == _BOUND and info.get("cl") is True
 
 
 def real(v):

@@ -189,7 +189,7 @@ class Session:
         self.classes = Classes(Remote, CallableRemote)
         conn.on_warn = self.warn
         self.eq_plain = []  # (reference, plain value) a test compared: asked of the tree's __eq__ after the last verdict
-        self.methods = set()  # (class, name) whose read answered a bound method: read again, a LazyMethod (oracle_lazy)
+        self.methods, self.not_lazy = set(), set()  # (kind, class, name) read as a LazyMethod, or never (oracle_lazy)
 
     def record(self, rule, detail):
         if self.conn.test is not None:
