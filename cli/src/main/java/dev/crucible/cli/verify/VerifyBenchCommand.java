@@ -18,10 +18,10 @@ import picocli.CommandLine.Spec;
  * CPU share. Per suite a {@code phases_ms suite=…} line and a {@code suite=… overhead_ratio=…} line;
  * the last line is {@code bare_s=… graded_s=… overhead_ratio=… monitor_cpu_pct=… grading=… integrity=…
  * isolated_vs_inprocess=…} for the environment's own suite ({@code isolated_vs_inprocess}: the graded time against
- * today's in-process pytest grading of the same suite, issue 33), then the synthetic suite's ratio.
+ * today's in-process pytest grading of the same suite, issue 33), then the synthetic and call-heavy suites' ratios.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Measure grading overhead over the bare test command (per phase, on the environment's suite and a synthetic larger one), the isolated oracle's time against in-process grading, and the monitor's CPU share.")
+        description = "Measure grading overhead over the bare test command (per phase, on the environment's suite, a synthetic larger one and a call-heavy one), the isolated oracle's time against in-process grading, and the monitor's CPU share.")
 public final class VerifyBenchCommand implements Callable<Integer> {
     static final Path DEFAULT_ENV = Path.of("examples/python-bugfix/environment.yaml");
 
@@ -47,17 +47,24 @@ public final class VerifyBenchCommand implements Callable<Integer> {
             defaultValue = "150")
     int syntheticTests;
 
+    @Option(names = "--call-tests", paramLabel = "N",
+            description = "size of the call-heavy suite measured last: tests that each call the code under test about 1000 times"
+                    + " (the isolated oracle's cost per call; 0: skip it; default: ${DEFAULT-VALUE})",
+            defaultValue = "20")
+    int callTests;
+
     @Override
     public Integer call() {
         var err = spec.commandLine().getErr();
         if (runs < 1) return VerifyCommand.bad(err, "--runs: must be at least 1");
         if (syntheticTests < 0) return VerifyCommand.bad(err, "--synthetic-tests: must be 0 or more");
+        if (callTests < 0) return VerifyCommand.bad(err, "--call-tests: must be 0 or more");
         try {
             Environment env = Environment.load(file);
             Path ws = workspace != null ? workspace : env.workspacePath().orElseThrow(() -> new ConfigException(
                     file + ": spec.workspace.path: needed when --workspace is not given"));
             if (!Files.isDirectory(ws)) return VerifyCommand.bad(err, "--workspace " + ws + ": no such directory");
-            GradingBench.Result r = GradingBench.run(env, ws, runs, Duration.ofSeconds(Math.max(1, window)), syntheticTests);
+            GradingBench.Result r = GradingBench.run(env, ws, runs, Duration.ofSeconds(Math.max(1, window)), syntheticTests, callTests);
             r.lines().forEach(spec.commandLine().getOut()::println);
             spec.commandLine().getOut().flush();
             return 0;

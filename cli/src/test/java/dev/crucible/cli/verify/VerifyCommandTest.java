@@ -91,7 +91,8 @@ class VerifyCommandTest {
 
     @Test
     void benchPrintsPhasesAndTheSummaryLineLast() {
-        Run r = run("bench", "-f", example().resolve("environment.yaml").toString(), "--runs", "1", "--monitor-window", "1", "--synthetic-tests", "0");
+        Run r = run("bench", "-f", example().resolve("environment.yaml").toString(), "--runs", "1", "--monitor-window", "1", "--synthetic-tests", "0",
+                "--call-tests", "0");
         assertThat(r.code()).as(r.err()).isZero();
         String[] lines = r.out().strip().split("\n");
         assertThat(lines).hasSize(3);
@@ -101,5 +102,8 @@ class VerifyCommandTest {
         Run bad = run("bench", "-f", example().resolve("environment.yaml").toString(), "--synthetic-tests", "-1");
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.err()).contains("--synthetic-tests");
+        Run badCalls = run("bench", "-f", example().resolve("environment.yaml").toString(), "--call-tests", "-1");
+        assertThat(badCalls.code()).isEqualTo(2);
+        assertThat(badCalls.err()).contains("--call-tests");
     }
 }

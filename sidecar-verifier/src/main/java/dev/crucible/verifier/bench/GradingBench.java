@@ -28,7 +28,8 @@ import java.util.Map;
  * verify (kill sweep, final monitor scan, grading tree, boxed hardened pytest with the reporter,
  * parsing), alternating in one invocation so load from elsewhere hits both, medians over N runs,
  * with where the graded time went ({@link PhaseBreakdown}). On the environment's own suite and,
- * unless disabled, on a larger {@link SyntheticSuite}, so fixed and per-test overhead show apart.
+ * unless disabled, on a larger {@link SyntheticSuite}, so fixed and per-test overhead show apart, and on a
+ * {@link CallHeavySuite} whose tests do little but call the code under test (the isolated oracle's cost per call).
  * Plus the monitor thread's CPU time over wall time while an agent works in the workspace.
  */
 public final class GradingBench {
@@ -63,9 +64,9 @@ public final class GradingBench {
 
     /**
      * {@code gradingSandbox}: "box" when graded commands ran in the grading sandbox, as in a real run; else why not.
-     * {@code synthetic} is null when it was not run.
+     * {@code synthetic} and {@code calls} (the call-heavy suite) are null when they were not run.
      */
-    public record Result(Suite example, Suite synthetic, double monitorCpuPct, int runs, String python, String gradingSandbox) {
+    public record Result(Suite example, Suite synthetic, Suite calls, double monitorCpuPct, int runs, String python, String gradingSandbox) {
         public double bareSeconds() { return example.bareSeconds(); }
 
         public double gradedSeconds() { return example.gradedSeconds(); }
@@ -76,13 +77,17 @@ public final class GradingBench {
         public String line() {
             return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f cold_overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s integrity=%s isolated_vs_inprocess=%.3f%s",
                     bareSeconds(), gradedSeconds(), overheadRatio(), example.coldOverheadRatio(), monitorCpuPct, gradingSandbox, example.integrity(),
-                    example.isolatedRatio(), synthetic == null ? "" : String.format(Locale.ROOT, " synthetic_isolated_vs_inprocess=%.3f", synthetic.isolatedRatio()));
+                    example.isolatedRatio(), synthetic == null ? "" : String.format(Locale.ROOT, " synthetic_isolated_vs_inprocess=%.3f", synthetic.isolatedRatio()))
+                    + (calls == null ? "" : String.format(Locale.ROOT, " calls_isolated_vs_inprocess=%.3f", calls.isolatedRatio()));
         }
 
         /** Everything, one line each: per suite its phases and figures, then {@link #line()}. */
         public List<String> lines() {
             List<String> out = new ArrayList<>();
-            for (Suite s : synthetic == null ? List.of(example) : List.of(example, synthetic)) {
+            List<Suite> suites = new ArrayList<>(List.of(example));
+            if (synthetic != null) suites.add(synthetic);
+            if (calls != null) suites.add(calls);
+            for (Suite s : suites) {
                 out.add(s.phases().line(s.name(), runs));
                 out.add(s.line());
             }
@@ -97,6 +102,11 @@ public final class GradingBench {
 
     /** {@code syntheticTests}: size of the synthetic suite (0: not run). */
     public static Result run(Environment env, Path workspace, int runs, Duration monitorWindow, int syntheticTests) {
+        return run(env, workspace, runs, monitorWindow, syntheticTests, 0);
+    }
+
+    /** {@code callTests}: size of the call-heavy suite (0: not run). */
+    public static Result run(Environment env, Path workspace, int runs, Duration monitorWindow, int syntheticTests, int callTests) {
         Path tmp = tempDir();
         try {
             double[] cpuPct = {0};
@@ -107,7 +117,12 @@ public final class GradingBench {
                 Environment syn = Environment.load(SyntheticSuite.write(tmp.resolve("synthetic-src"), syntheticTests));
                 synthetic = measure(syn, "synthetic", syn.workspacePath().orElseThrow(), tmp.resolve("synthetic"), runs, null, null, null);
             }
-            return new Result(example, synthetic, cpuPct[0], runs, python[0], Box.availability().ok() ? "box" : "unconfined");
+            Suite calls = null;
+            if (callTests > 0) {
+                Environment ch = Environment.load(CallHeavySuite.write(tmp.resolve("calls-src"), callTests));
+                calls = measure(ch, "calls", ch.workspacePath().orElseThrow(), tmp.resolve("calls"), runs, null, null, null);
+            }
+            return new Result(example, synthetic, calls, cpuPct[0], runs, python[0], Box.availability().ok() ? "box" : "unconfined");
         } finally {
             deleteQuietly(tmp);
         }

@@ -44,11 +44,37 @@ class GradingBenchTest {
     void theSyntheticSuitePassesBareAsWritten(@TempDir Path dir) throws Exception {
         Path manifest = SyntheticSuite.write(dir, 20);
         assertThat(SyntheticSuite.count(20)).isEqualTo(20);
+        assertThat(pytest(manifest.resolveSibling("workspace"))).contains("20 passed");
+    }
+
+    @Test
+    void theCallHeavySuitePassesBareAsWritten(@TempDir Path dir) throws Exception {
+        Path manifest = CallHeavySuite.write(dir, 15);
+        assertThat(CallHeavySuite.count(15)).isEqualTo(20);
+        assertThat(pytest(manifest.resolveSibling("workspace"))).contains("20 passed");
+    }
+
+    @Test
+    void theCallHeavySuiteIsMeasuredAndItsRatioPrinted() {
+        Environment env = Environment.load(Fixtures.example().resolve("environment.yaml"));
+        GradingBench.Result r = GradingBench.run(env, env.workspacePath().orElseThrow(), 1, Duration.ofSeconds(1), 0, 10);
+        r.lines().forEach(l -> System.out.println("[bench] " + l));
+        assertThat(r.synthetic()).isNull();
+        assertThat(r.lines()).hasSize(5);
+        assertThat(r.lines().get(3)).startsWith("suite=calls tests=10 ");
+        assertThat(r.line()).matches(".* isolated_vs_inprocess=\\d+\\.\\d{3} calls_isolated_vs_inprocess=\\d+\\.\\d{3}");
+        if ("isolated".equals(r.calls().integrity())) {
+            // each of its tests calls the tree about CALLS times, some shapes twice per call: every call a round trip
+            assertThat(r.calls().oracleCalls()).as("round trips of an isolated grading").isGreaterThan(10L * CallHeavySuite.CALLS);
+        }
+    }
+
+    private static String pytest(Path workspace) throws Exception {
         ProcessBuilder pb = new ProcessBuilder("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider")
-                .directory(manifest.resolveSibling("workspace").toFile()).redirectErrorStream(true);
+                .directory(workspace.toFile()).redirectErrorStream(true);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as(out).isZero();
-        assertThat(out).contains("20 passed");
+        return out;
     }
 }

@@ -18,6 +18,7 @@ import weakref
 
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
 from oracle_eq import probe_of, tree_equal
+from oracle_lazy import LazyMethod, get_attr, real
 from oracle_mirror import Classes, ValueRef, by_identity
 from oracle_wire import WireError, decode, encode
 
@@ -42,7 +43,7 @@ class Remote:
             raise AttributeError(name)
         if name in ("__array_interface__", "__array_struct__", "__array__", "__fspath__", "_pytestfixturefunction"):
             raise AttributeError(name)  # library probes that must not turn a reference into something else
-        return self._o_s.request({"op": "get", "o": self._o_s.tag(self), "name": name})
+        return get_attr(self, name)  # a method read as a call's target costs no request of its own (oracle_lazy)
 
     def __setattr__(self, name, value):
         self._o_s.request({"op": "set", "o": self._o_s.tag(self), "name": name, "v": self._o_s.enc(value)})
@@ -98,26 +99,7 @@ class Remote:
         self._o_s.op("exit", self, None, None, None)
         return False
 
-    def __int__(self):
-        return self._o_s.local_or_remote("int", self)
-
-    def __float__(self):
-        return self._o_s.local_or_remote("float", self)
-
-    def __index__(self):
-        return self._o_s.local_or_remote("index", self)
-
-    def __neg__(self):
-        return self._o_s.local_or_remote("neg", self)
-
-    def __pos__(self):
-        return self._o_s.local_or_remote("pos", self)
-
-    def __abs__(self):
-        return self._o_s.local_or_remote("abs", self)
-
-    def __invert__(self):
-        return self._o_s.local_or_remote("invert", self)
+    # __int__, __float__, __index__, __neg__, __pos__, __abs__, __invert__: below, local_or_remote as __round__
 
     def __round__(self, n=None):
         return self._o_s.local_or_remote("round", self, n)
@@ -173,6 +155,13 @@ def _order(name):
     return f
 
 
+def _unary(name):
+    def f(self):
+        return self._o_s.local_or_remote(name, self)
+    f.__name__ = "__%s__" % name
+    return f
+
+
 def _arith(name, reflected):
     def f(self, other):
         return self._o_s.arith(name, other, self) if reflected else self._o_s.arith(name, self, other)
@@ -182,6 +171,8 @@ def _arith(name, reflected):
 
 for _n in _ORDER:
     setattr(Remote, "__%s__" % _n, _order(_n))
+for _n in ("int", "float", "index", "neg", "pos", "abs", "invert"):
+    setattr(Remote, "__%s__" % _n, _unary(_n))
 for _n in _ARITH:
     _dn = {"and": "and", "or": "or"}.get(_n, _n)
     setattr(Remote, "__%s__" % _dn, _arith(_n, False))
@@ -198,6 +189,7 @@ class Session:
         self.classes = Classes(Remote, CallableRemote)
         conn.on_warn = self.warn
         self.eq_plain = []  # (reference, plain value) a test compared: asked of the tree's __eq__ after the last verdict
+        self.methods, self.not_lazy = set(), set()  # (kind, class, name) read as a LazyMethod, or never (oracle_lazy)
 
     def record(self, rule, detail):
         if self.conn.test is not None:
@@ -210,6 +202,8 @@ class Session:
         return ["r", r._o_rid]
 
     def _ref_of(self, v):
+        if type(v) is LazyMethod:
+            v = v._o_get()
         if isinstance(v, Remote):
             return self.tag(v)
         if isinstance(v, ValueRef):
@@ -293,6 +287,7 @@ class Session:
 
     # -- the rules
     def equal(self, a, b, depth=0):
+        b = real(b)
         if a is b:
             return True
         abv = a._o_info.get("bv_v", _NONE)
@@ -354,6 +349,7 @@ class Session:
             warnings.warn_explicit(w[2], cat, w[3], w[4])
 
     def _local(self, v):
+        v = real(v)
         if isinstance(v, ValueRef):
             return v._o_ref._o_info.get("bv_v", _NONE)
         if isinstance(v, Remote):
@@ -378,7 +374,7 @@ class Session:
 
     def _forward(self, name, a, b):
         for v in (a, b):
-            if not isinstance(v, Remote):
+            if not isinstance(real(v), Remote):
                 self.record("remote-with-plain", "%s with a trusted %s" % (name, type(v).__name__))
         return self.op(name, a, b)
 
