@@ -57,8 +57,8 @@ public final class WarmPodBuilder {
         if (plan.size() != 1) {
             return "warm pools of multi-pod environments (topology) are not supported yet; Rollouts start cold";
         }
-        if (plan.get(0).gpus() > 0) {
-            return "warm pools of GPU environments are not supported yet (a pool would hold its GPUs); Rollouts start cold";
+        if (plan.get(0).gpus() > 0 && !Boolean.TRUE.equals(env.getSpec().warmPool == null ? null : env.getSpec().warmPool.gpu)) {
+            return "a GPU pool holds its GPUs while its pods wait: set warmPool.gpu: true to keep one; Rollouts start cold";
         }
         return null;
     }

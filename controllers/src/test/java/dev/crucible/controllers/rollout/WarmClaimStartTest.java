@@ -102,7 +102,7 @@ class WarmClaimStartTest {
         Pod ready = running(new WarmPodBuilder(OperatorSettings.defaults()).build(env), false);
         WarmStart warm = new WarmStart(OperatorSettings.defaults(), () -> {
             throw new AssertionError("a Rollout whose warm pod was lost looked at the pool (" + ready.getMetadata().getName() + ")");
-        });
+        }, new dev.crucible.controllers.metrics.WarmPoolMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
         assertThat(warm.claim(r, env, d, null, T0.plusSeconds(3))).isNull();
 
         r.getStatus().phase = PhaseName.Running; // lost once its sidecar had taken the claim: the attempt may have begun
