@@ -75,6 +75,12 @@ class WarmClaimStartTest {
         agent.getState().getTerminated().setExitCode(1);
         assertThat(WarmPoolClaim.ready(pool)).as("a container that failed").isFalse();
         agent.getState().getTerminated().setExitCode(0);
+        // a real kubelet reports started: false until the sidecar's startup probe (setup run ahead) passes
+        var sidecar = pool.getStatus().getContainerStatuses().stream().filter(c -> c.getName().equals(RolloutLabels.VERIFIER_CONTAINER)).findFirst().orElseThrow();
+        sidecar.setStarted(false);
+        assertThat(WarmPoolClaim.ready(pool)).as("setup still running in the pool pod").isFalse();
+        sidecar.setStarted(true);
+        assertThat(WarmPoolClaim.ready(pool)).isTrue();
 
         Rollout r = interactive("r1");
         String member = TopologyPlanner.plan(env.getSpec()).get(0).podName("r1");

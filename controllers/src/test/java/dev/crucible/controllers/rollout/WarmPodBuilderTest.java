@@ -125,6 +125,9 @@ class WarmPodBuilderTest {
                     assertThat(c.path("readinessProbe").path("httpGet").path("path").asText()).as("ready once the claim is taken")
                             .isEqualTo("/healthz");
                     ((com.fasterxml.jackson.databind.node.ObjectNode) c).remove("readinessProbe");
+                    assertThat(c.path("startupProbe").path("exec").path("command").toString()).as("started once setup ran ahead")
+                            .isEqualTo("[\"test\",\"-e\",\"/crucible/run/setup.done\"]");
+                    ((com.fasterxml.jackson.databind.node.ObjectNode) c).remove("startupProbe");
                 }
             }
             for (var v : warm.withArray("volumes")) {
