@@ -55,7 +55,7 @@ final class WarmStart {
                 pods.get().list(ns, p -> p.getMetadata().getLabels() != null
                         && p.getMetadata().getLabels().containsKey(WarmPoolLabels.POOL)), client, now, taken);
         // a Rollout that fitted the pool: a warm hit, or a cold fallback (the pool had no ready pod for it)
-        metrics.claim(ns, env.getMetadata().getName(), claimed != null);
+        metrics.claim(claimed != null);
         if (claimed != null) {
             // The next reconcile sees the claimed pod as the Rollout's before the watch delivers it.
             pods.get().handleRecentResourceUpdate(ResourceID.fromResource(rollout), claimed, claimed);

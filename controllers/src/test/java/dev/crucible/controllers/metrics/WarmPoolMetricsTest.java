@@ -5,44 +5,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-/** The pool's meters follow its last status, count claims by result, and go with the pool. */
+/** The pools' meters: sums of each pool's last pass, claims by result, a pool's share gone with it, no per-object label. */
 class WarmPoolMetricsTest {
 
     @Test
-    void gaugesFollowThePoolClaimsCountByResultAndAPoolsMetersGoWithIt() {
+    void gaugesSumThePoolsLastPassesClaimsCountByResultAndAPoolsShareGoesWithIt() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         WarmPoolMetrics m = new ControllerMetrics(registry).warmPools();
+        assertThat(pods(registry, "ready")).isZero();
         m.pool("ns", "calc", 3, 2, 1, 5);
-        assertThat(gauge(registry, "ns", "calc", "ready")).isEqualTo(3);
-        assertThat(gauge(registry, "ns", "calc", "starting")).isEqualTo(2);
-        assertThat(gauge(registry, "ns", "calc", "claimed")).isEqualTo(1);
-        assertThat(registry.get(WarmPoolMetrics.TARGET).tag("environment", "calc").gauge().value()).isEqualTo(5);
+        assertThat(pods(registry, "ready")).isEqualTo(3);
+        assertThat(pods(registry, "starting")).isEqualTo(2);
+        assertThat(pods(registry, "claimed")).isEqualTo(1);
+        assertThat(registry.get(WarmPoolMetrics.TARGET).gauge().value()).isEqualTo(5);
         m.pool("ns", "calc", 0, 4, 2, 4);
-        assertThat(gauge(registry, "ns", "calc", "ready")).as("the last pass, not a sum").isEqualTo(0);
+        assertThat(pods(registry, "ready")).as("a pool's last pass, not a running sum").isEqualTo(0);
         m.pool("other", "calc", 7, 0, 0, 7);
-        assertThat(gauge(registry, "other", "calc", "ready")).as("per namespace").isEqualTo(7);
+        assertThat(pods(registry, "ready")).as("summed over pools").isEqualTo(7);
+        assertThat(registry.get(WarmPoolMetrics.TARGET).gauge().value()).isEqualTo(11);
 
-        m.claim("ns", "calc", true);
-        m.claim("ns", "calc", true);
-        m.claim("ns", "calc", false);
-        assertThat(claims(registry, "ns", "warm")).isEqualTo(2);
-        assertThat(claims(registry, "ns", "cold")).isEqualTo(1);
-        assertThat(claims(registry, "other", "warm")).isZero();
+        m.claim(true);
+        m.claim(true);
+        m.claim(false);
+        assertThat(registry.get(WarmPoolMetrics.CLAIMS).tag("result", "warm").counter().count()).isEqualTo(2);
+        assertThat(registry.get(WarmPoolMetrics.CLAIMS).tag("result", "cold").counter().count()).isEqualTo(1);
 
         m.pool("ns", "calc", null, null, null, null); // the environment dropped its pool
-        assertThat(registry.find(WarmPoolMetrics.PODS).tag("namespace", "ns").gauges()).isEmpty();
-        assertThat(registry.find(WarmPoolMetrics.CLAIMS).tag("namespace", "ns").counters()).isEmpty();
-        assertThat(registry.find(WarmPoolMetrics.PODS).tag("namespace", "other").gauges()).hasSize(3);
+        assertThat(pods(registry, "starting")).isZero();
+        assertThat(pods(registry, "ready")).isEqualTo(7);
         m.remove("other", "calc"); // deleted
-        assertThat(registry.find(WarmPoolMetrics.PODS).gauges()).isEmpty();
-        assertThat(registry.find(WarmPoolMetrics.TARGET).gauges()).isEmpty();
+        assertThat(pods(registry, "ready")).isZero();
+        assertThat(registry.get(WarmPoolMetrics.TARGET).gauge().value()).isZero();
+        // bounded: the same meters however many pools came and went, none naming a namespace or an environment
+        assertThat(registry.getMeters()).filteredOn(x -> x.getId().getName().startsWith("crucible.warmpool")).hasSize(6)
+                .allSatisfy(x -> assertThat(x.getId().getTags()).noneMatch(t -> t.getKey().equals("namespace") || t.getKey().equals("environment")));
     }
 
-    private static double gauge(SimpleMeterRegistry r, String ns, String env, String state) {
-        return r.get(WarmPoolMetrics.PODS).tag("namespace", ns).tag("environment", env).tag("state", state).gauge().value();
+    private static double pods(SimpleMeterRegistry r, String state) {
+        return r.get(WarmPoolMetrics.PODS).tag("state", state).gauge().value();
     }
 
-    private static double claims(SimpleMeterRegistry r, String ns, String result) {
-        return r.get(WarmPoolMetrics.CLAIMS).tag("namespace", ns).tag("result", result).counter().count();
-    }
 }

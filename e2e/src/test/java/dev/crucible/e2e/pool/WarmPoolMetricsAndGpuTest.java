@@ -33,11 +33,14 @@ class WarmPoolMetricsAndGpuTest {
     @Test
     void thePoolShowsInMetricsAndColumnsAndClaimsCountWarmAndCold() throws Exception {
         String ns = SharedCluster.namespace("warm-metrics");
+        double warm0 = claims("warm");
+        double cold0 = claims("cold");
         RLEnvironment env = WarmPoolFixtures.environment(client, ns, "calc", 1, 1);
         WarmPoolFixtures.awaitReady(client, ns, "calc", 1);
+        // summed over every pool of the operator (other classes' pools may still exist): this one's pod is among them
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            assertThat(pods(ns, "calc", "ready")).isEqualTo(1);
-            assertThat(registry.get(WarmPoolMetrics.TARGET).tag("namespace", ns).tag("environment", "calc").gauge().value()).isEqualTo(1);
+            assertThat(pods("ready")).isGreaterThanOrEqualTo(1);
+            assertThat(registry.get(WarmPoolMetrics.TARGET).gauge().value()).isGreaterThanOrEqualTo(1);
         });
         // kubectl get rlenv -o wide: the columns are the API server's Table of the CRD's printer columns
         String table = client.getHttpClient().sendAsync(client.getHttpClient().newHttpRequestBuilder()
@@ -49,23 +52,22 @@ class WarmPoolMetricsAndGpuTest {
         WarmPoolFixtures.rollout(client, ns, "calc-a0", "calc", "limits: {maxDurationSeconds: 600}");
         await().atMost(Duration.ofSeconds(30)).until(() -> WarmPoolFixtures.phase(client, ns, "calc-a0") == PhaseName.Running);
         assertThat(WarmPoolFixtures.get(client, ns, "calc-a0").getStatus().start).isEqualTo("Warm");
-        assertThat(claims(ns, "calc", "warm")).isEqualTo(1);
-        assertThat(claims(ns, "calc", "cold")).isZero();
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(pods(ns, "calc", "claimed")).isEqualTo(1));
+        assertThat(claims("warm") - warm0).isEqualTo(1);
+        assertThat(claims("cold") - cold0).isZero();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(pods("claimed")).isGreaterThanOrEqualTo(1));
 
         WarmPoolFixtures.environment(client, ns, "empty", 0, 1); // no ready pod: the Rollout falls back to a cold start
         WarmPoolFixtures.rollout(client, ns, "empty-a0", "empty", "limits: {maxDurationSeconds: 600}");
         await().atMost(Duration.ofSeconds(30)).until(() -> WarmPoolFixtures.phase(client, ns, "empty-a0") == PhaseName.Running);
         assertThat(WarmPoolFixtures.get(client, ns, "empty-a0").getStatus().start).isEqualTo("Cold");
-        assertThat(claims(ns, "empty", "cold")).isEqualTo(1);
-        assertThat(claims(ns, "empty", "warm")).isZero();
+        assertThat(claims("cold") - cold0).isEqualTo(1);
+        assertThat(claims("warm") - warm0).isEqualTo(1);
         WarmPoolFixtures.rollout(client, ns, "calc-never", "calc", "warmPool: never");
         await().atMost(Duration.ofSeconds(30)).until(() -> WarmPoolFixtures.phase(client, ns, "calc-never") == PhaseName.Running);
-        assertThat(claims(ns, "calc", "warm") + claims(ns, "calc", "cold")).as("an opted-out Rollout is no claim").isEqualTo(1);
-
+        assertThat(claims("warm") - warm0 + claims("cold") - cold0).as("an opted-out Rollout is no claim").isEqualTo(2);
+        assertThat(registry.getMeters()).filteredOn(m -> m.getId().getName().startsWith("crucible.warmpool"))
+                .allSatisfy(m -> assertThat(m.getId().getTags()).noneMatch(t -> t.getKey().equals("namespace")));
         client.resource(env).delete();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(registry.find(WarmPoolMetrics.PODS).tag("namespace", ns).tag("environment", "calc").gauges()).isEmpty());
     }
 
     @Test
@@ -121,13 +123,11 @@ class WarmPoolMetricsAndGpuTest {
                 : e.getStatus().conditions.stream().filter(c -> "WarmPool".equals(c.getType())).findFirst().orElse(null);
     }
 
-    private static double pods(String ns, String env, String state) {
-        var g = registry.find(WarmPoolMetrics.PODS).tag("namespace", ns).tag("environment", env).tag("state", state).gauge();
-        return g == null ? -1 : g.value();
+    private static double pods(String state) {
+        return registry.get(WarmPoolMetrics.PODS).tag("state", state).gauge().value();
     }
 
-    private static double claims(String ns, String env, String result) {
-        var c = registry.find(WarmPoolMetrics.CLAIMS).tag("namespace", ns).tag("environment", env).tag("result", result).counter();
-        return c == null ? 0 : c.count();
+    private static double claims(String result) {
+        return registry.get(WarmPoolMetrics.CLAIMS).tag("result", result).counter().count();
     }
 }
