@@ -17,6 +17,11 @@ public final class RunFolder {
     /** Written by the sidecar when the episode runs and the monitor watches (embedded mode). */
     public static final String EPISODE_STARTED = "episode.started";
     /**
+     * Written by a warm-pool pod's sidecar once the environment's setup has run ahead of any claim (issue 39);
+     * the pod's startup probe waits for it, so the operator claims only pods whose setup is done.
+     */
+    public static final String SETUP_DONE = "setup.done";
+    /**
      * How long the wrapper waits for the sidecar (its JVM start, the reset, the grading container's
      * connection). Past it the agent runs anyway: a sidecar that never started grades nothing, so the
      * rollout fails on its own and an unwatched agent earns no reward.

@@ -113,7 +113,7 @@ public final class Episode implements AutoCloseable {
             List<String> warnings = new ArrayList<>();
             resets++;
             if (initialCopy == null) {
-                if (opt.runSetup()) runSetup(warnings);
+                if (opt.runSetup() && resets == 1) runSetup(warnings); // once: with a pristine source no initial copy is kept
                 if (opt.pristineSource() == null) {
                     initialCopy = stateDir.resolve("initial");
                     TreeCopy.copy(workspace, initialCopy);
@@ -359,12 +359,21 @@ public final class Episode implements AutoCloseable {
     }
 
     private void runSetup(List<String> warnings) {
+        ExecResult r = runSetup(env, workspace, opt.executor());
+        if (r != null && !r.ok()) warnings.add("setup script failed (exit " + r.exitCode() + "): " + r.stdout());
+    }
+
+    /**
+     * Runs spec.setup's script in {@code workspace} as the first reset does; null when there is none. A warm-pool
+     * pod runs it ahead of its claim ({@code pod.SetupAhead}) with the same executor, environment and timeout.
+     */
+    public static ExecResult runSetup(Environment env, Path workspace, dev.crucible.verifier.exec.Executor executor) {
         EnvironmentSpec.Setup s = env.spec().setup();
-        if (s == null || s.script() == null || s.script().isBlank()) return;
+        if (s == null || s.script() == null || s.script().isBlank()) return null;
         int t = s.timeoutSeconds() == null ? SpecDefaults.SETUP_TIMEOUT_SECONDS : s.timeoutSeconds();
-        ExecResult r = opt.executor().run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(s.script()), workspace, CommandEnvironments.setup(workspace, env), true,
+        Path ws = workspace.toAbsolutePath().normalize();
+        return executor.run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(s.script()), ws, CommandEnvironments.setup(ws, env), true,
                 Duration.ofSeconds(t), 64 * 1024, null, true));
-        if (!r.ok()) warnings.add("setup script failed (exit " + r.exitCode() + "): " + r.stdout());
     }
 
     private String rewardMode() { return env.verifier().rewardModeOrDefault(); }

@@ -125,6 +125,7 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
                 PermissionReporter.afterDeletion(events.of(context.getClient()), env, "warm pool cleanup",
                         () -> pool.deleted(env, context.getClient()));
             }
+            metrics.warmPools().remove(env.getMetadata().getNamespace(), env.getMetadata().getName());
             return UpdateControl.noUpdate();
         }
         if (env.isMarkedForDeletion()) {
@@ -165,6 +166,9 @@ public class RLEnvironmentReconciler implements Reconciler<RLEnvironment> {
         }
         WarmPoolFiller.Result filled = pool.fill(env, poolPods(env), valid, status.conditions, context.getClient(), now);
         status.warmPool = filled.status();
+        var p = filled.status();
+        metrics.warmPools().pool(env.getMetadata().getNamespace(), env.getMetadata().getName(), p == null ? null : p.ready,
+                p == null ? null : p.starting, p == null ? null : p.claimed, p == null ? null : p.target);
         status.conditions = filled.conditions();
         if (dev.crucible.controllers.status.StatusWriter.writeIfChanged(env, status, RLEnvironment::new, context)) {
             boolean wasValid = old != null && Conditions.isTrue(old.conditions, ConditionTypes.VALID);

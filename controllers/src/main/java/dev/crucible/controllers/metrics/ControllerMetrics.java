@@ -23,9 +23,11 @@ public final class ControllerMetrics {
     private final DistributionSummary createToPods;
     private final DistributionSummary createToRunning;
     private final FirstSight firstSight = new FirstSight();
+    private final WarmPoolMetrics warmPools;
 
     public ControllerMetrics(MeterRegistry registry) {
         this.registry = registry;
+        this.warmPools = new WarmPoolMetrics(registry);
         for (PhaseName p : PhaseName.values()) {
             AtomicLong count = new AtomicLong();
             byPhase.put(p, count);
@@ -106,6 +108,11 @@ public final class ControllerMetrics {
 
     public void createToRunning(long millis) {
         createToRunning.record(millis);
+    }
+
+    /** The warm pools' meters (issue 39). */
+    public WarmPoolMetrics warmPools() {
+        return warmPools;
     }
 
     public FirstSight firstSight() {

@@ -73,7 +73,7 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         this.snapshotPolicy = new SnapshotPolicy(() -> sources.snapshots, events);
         this.branchRestore = new BranchRestore(() -> sources.snapshots, agents);
         this.transitions = new RolloutTransitions(metrics, events);
-        this.warmStart = new WarmStart(settings, () -> sources.pods);
+        this.warmStart = new WarmStart(settings, () -> sources.pods, metrics.warmPools());
     }
 
     @Override

@@ -57,8 +57,8 @@ public final class WarmPodBuilder {
         if (plan.size() != 1) {
             return "warm pools of multi-pod environments (topology) are not supported yet; Rollouts start cold";
         }
-        if (plan.get(0).gpus() > 0) {
-            return "warm pools of GPU environments are not supported yet (a pool would hold its GPUs); Rollouts start cold";
+        if (plan.get(0).gpus() > 0 && !Boolean.TRUE.equals(env.getSpec().warmPool == null ? null : env.getSpec().warmPool.gpu)) {
+            return "a GPU pool holds its GPUs while its pods wait: set warmPool.gpu: true to keep one; Rollouts start cold";
         }
         return null;
     }
@@ -109,6 +109,12 @@ public final class WarmPodBuilder {
                 + template.getMetadata().getOwnerReferences().get(0).getUid());
     }
 
+    /** The setup's timeout: how long a pool pod's startup may take before the kubelet gives it up. */
+    private static int setupSeconds(RLEnvironment env) {
+        var setup = env.getSpec().setup;
+        return setup == null || setup.timeoutSeconds == null ? dev.crucible.contract.SpecDefaults.SETUP_TIMEOUT_SECONDS : setup.timeoutSeconds;
+    }
+
     private static byte[] randomBytes() {
         byte[] b = new byte[4];
         RANDOM.nextBytes(b);
@@ -149,6 +155,11 @@ public final class WarmPodBuilder {
                 // Running only then, so a pod lost before it sends the Rollout to a cold start, not a second run.
                 c.setReadinessProbe(new ProbeBuilder().withNewHttpGet().withPath("/healthz").withNewPort("env-api").endHttpGet()
                         .withPeriodSeconds(1).withFailureThreshold(1).withTimeoutSeconds(1).build());
+                // Started once setup has run ahead of the claim (the sidecar's SetupAhead writes the file): a pod is
+                // claimable only then (WarmPoolClaim.ready), so a claim never waits for a setup.
+                c.setStartupProbe(new ProbeBuilder().withNewExec().withCommand("test", "-e",
+                                dev.crucible.contract.RunFolder.PATH + "/" + dev.crucible.contract.RunFolder.SETUP_DONE).endExec()
+                        .withPeriodSeconds(1).withTimeoutSeconds(1).withFailureThreshold(setupSeconds(env) + 120).build());
             }
             if (!RolloutLabels.VERIFIER_CONTAINER.equals(c.getName())) {
                 // No task where the agent's commands run (agent, agent-exec): a file mounted by subPath cannot change

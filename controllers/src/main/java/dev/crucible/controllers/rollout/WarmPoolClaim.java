@@ -83,7 +83,7 @@ public final class WarmPoolClaim {
     }
 
     /**
-     * Running, with every container started and the sidecar running. Not the Ready condition: a pool pod's sidecar
+     * Running, with every container started and the sidecar running and started (its setup done). Not the Ready condition: a pool pod's sidecar
      * becomes ready only once it has taken a claim (its environment API listens from then on, {@link WarmPodBuilder}),
      * so an unclaimed pod is never Ready. An interactive pod's agent container has no command of its own and ends at
      * once (exit 0, as in a cold pod); any container waiting (image, crash loop) or failed makes the pod unclaimable.
@@ -101,7 +101,8 @@ public final class WarmPoolClaim {
             if (!running && !(ended && !RolloutLabels.VERIFIER_CONTAINER.equals(c.getName()))) {
                 return false;
             }
-            sidecar |= running && RolloutLabels.VERIFIER_CONTAINER.equals(c.getName());
+            // started false: its startup probe (setup run ahead of the claim) has not passed yet; kwok leaves it unset
+            sidecar |= running && RolloutLabels.VERIFIER_CONTAINER.equals(c.getName()) && !Boolean.FALSE.equals(c.getStarted());
         }
         return sidecar;
     }

@@ -4,6 +4,7 @@ import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.controllers.common.WarmPoolLabels;
 import dev.crucible.controllers.config.OperatorSettings;
+import dev.crucible.controllers.metrics.WarmPoolMetrics;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -28,10 +29,12 @@ final class WarmStart {
     /** The template hash per environment uid and generation: building it costs a pod's serialization. */
     private final Map<String, String> templates = new ConcurrentHashMap<>();
     private final TakenPods taken = new TakenPods();
+    private final WarmPoolMetrics metrics;
 
-    WarmStart(OperatorSettings settings, Supplier<InformerEventSource<Pod, Rollout>> pods) {
+    WarmStart(OperatorSettings settings, Supplier<InformerEventSource<Pod, Rollout>> pods, WarmPoolMetrics metrics) {
         this.builder = new WarmPodBuilder(settings);
         this.pods = pods;
+        this.metrics = metrics;
     }
 
     /** The claimed pod, or null: the Rollout does not fit the pool, or no pool pod was ready. */
@@ -51,6 +54,8 @@ final class WarmStart {
         Pod claimed = WarmPoolClaim.claim(rollout, env, d.create().get(0), template,
                 pods.get().list(ns, p -> p.getMetadata().getLabels() != null
                         && p.getMetadata().getLabels().containsKey(WarmPoolLabels.POOL)), client, now, taken);
+        // a Rollout that fitted the pool: a warm hit, or a cold fallback (the pool had no ready pod for it)
+        metrics.claim(claimed != null);
         if (claimed != null) {
             // The next reconcile sees the claimed pod as the Rollout's before the watch delivers it.
             pods.get().handleRecentResourceUpdate(ResourceID.fromResource(rollout), claimed, claimed);

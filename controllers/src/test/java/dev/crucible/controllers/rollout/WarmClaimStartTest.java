@@ -75,6 +75,12 @@ class WarmClaimStartTest {
         agent.getState().getTerminated().setExitCode(1);
         assertThat(WarmPoolClaim.ready(pool)).as("a container that failed").isFalse();
         agent.getState().getTerminated().setExitCode(0);
+        // a real kubelet reports started: false until the sidecar's startup probe (setup run ahead) passes
+        var sidecar = pool.getStatus().getContainerStatuses().stream().filter(c -> c.getName().equals(RolloutLabels.VERIFIER_CONTAINER)).findFirst().orElseThrow();
+        sidecar.setStarted(false);
+        assertThat(WarmPoolClaim.ready(pool)).as("setup still running in the pool pod").isFalse();
+        sidecar.setStarted(true);
+        assertThat(WarmPoolClaim.ready(pool)).isTrue();
 
         Rollout r = interactive("r1");
         String member = TopologyPlanner.plan(env.getSpec()).get(0).podName("r1");
@@ -102,7 +108,7 @@ class WarmClaimStartTest {
         Pod ready = running(new WarmPodBuilder(OperatorSettings.defaults()).build(env), false);
         WarmStart warm = new WarmStart(OperatorSettings.defaults(), () -> {
             throw new AssertionError("a Rollout whose warm pod was lost looked at the pool (" + ready.getMetadata().getName() + ")");
-        });
+        }, new dev.crucible.controllers.metrics.WarmPoolMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
         assertThat(warm.claim(r, env, d, null, T0.plusSeconds(3))).isNull();
 
         r.getStatus().phase = PhaseName.Running; // lost once its sidecar had taken the claim: the attempt may have begun

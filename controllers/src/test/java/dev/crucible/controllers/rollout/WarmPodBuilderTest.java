@@ -125,6 +125,9 @@ class WarmPodBuilderTest {
                     assertThat(c.path("readinessProbe").path("httpGet").path("path").asText()).as("ready once the claim is taken")
                             .isEqualTo("/healthz");
                     ((com.fasterxml.jackson.databind.node.ObjectNode) c).remove("readinessProbe");
+                    assertThat(c.path("startupProbe").path("exec").path("command").toString()).as("started once setup ran ahead")
+                            .isEqualTo("[\"test\",\"-e\",\"/crucible/run/setup.done\"]");
+                    ((com.fasterxml.jackson.databind.node.ObjectNode) c).remove("startupProbe");
                 }
             }
             for (var v : warm.withArray("volumes")) {
@@ -162,6 +165,34 @@ class WarmPodBuilderTest {
         assertThat(WarmPodBuilder.coldBecause(interactive("r"), Fixtures.cpuEnvironment("env"))).contains("no warmPool");
         RLEnvironment gpu = Fixtures.gpuEnvironment("env", 1);
         gpu.getSpec().warmPool = env.getSpec().warmPool;
-        assertThat(WarmPodBuilder.coldBecause(interactive("r"), gpu)).contains("GPU");
+        assertThat(WarmPodBuilder.coldBecause(interactive("r"), gpu)).as("a GPU pool holds its GPUs: off unless asked")
+                .contains("GPU").contains("warmPool.gpu");
+        gpu.getSpec().warmPool.gpu = true;
+        assertThat(WarmPodBuilder.coldBecause(interactive("r"), gpu)).isNull();
+        assertThat(WarmPodBuilder.unsupported(gpu)).isNull();
+        RLEnvironment gang = Fixtures.twoNodeEnvironment("env", 8);
+        gang.getSpec().warmPool = gpu.getSpec().warmPool;
+        assertThat(WarmPodBuilder.unsupported(gang)).as("gang pools are not built: none of its members is kept").contains("multi-pod");
+    }
+
+    /** A GPU pool pod is placed as a cold GPU pod is: the same GPU limits, node selector, tolerations and affinity. */
+    @Test
+    void aGpuPoolPodIsPlacedAsTheColdOne() {
+        RLEnvironment gpu = Fixtures.gpuEnvironment("env", 1);
+        gpu.getSpec().warmPool = pooled().getSpec().warmPool;
+        gpu.getSpec().warmPool.gpu = true;
+        OperatorSettings settings = OperatorSettings.defaults();
+        List<MemberPlan> plan = TopologyPlanner.plan(gpu.getSpec());
+        var cold = new RolloutPodBuilder(settings).build(interactive("r1"), gpu, plan.get(0), plan, false, null).getSpec();
+        var warm = new WarmPodBuilder(settings).build(gpu).getSpec();
+        assertThat(plan.get(0).gpus()).isPositive();
+        assertThat(warm.getNodeSelector()).isEqualTo(cold.getNodeSelector());
+        assertThat(warm.getTolerations()).isEqualTo(cold.getTolerations());
+        assertThat(warm.getAffinity()).isEqualTo(cold.getAffinity());
+        assertThat(warm.getSchedulingGates()).isEqualTo(cold.getSchedulingGates());
+        assertThat(warm.getContainers()).extracting(c -> c.getResources().getLimits() == null ? null : c.getResources().getLimits().get("nvidia.com/gpu"))
+                .isEqualTo(cold.getContainers().stream().map(c -> c.getResources().getLimits() == null ? null
+                        : c.getResources().getLimits().get("nvidia.com/gpu")).toList())
+                .filteredOn(java.util.Objects::nonNull).isNotEmpty();
     }
 }

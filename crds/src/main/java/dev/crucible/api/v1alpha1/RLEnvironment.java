@@ -23,6 +23,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Solve-Rate", jsonPath = ".status.statistics.solveRate", type = Type.NUMBER)
 @AdditionalPrinterColumn(name = "Pool-Ready", jsonPath = ".status.warmPool.ready", type = Type.INTEGER, priority = 1)
 @AdditionalPrinterColumn(name = "Pool-Starting", jsonPath = ".status.warmPool.starting", type = Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Pool-Claimed", jsonPath = ".status.warmPool.claimed", type = Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Pool-Target", jsonPath = ".status.warmPool.target", type = Type.INTEGER, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class RLEnvironment extends CustomResource<RLEnvironmentSpec, RLEnvironmentStatus> implements Namespaced {
 

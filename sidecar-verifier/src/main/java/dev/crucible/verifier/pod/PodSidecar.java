@@ -92,10 +92,19 @@ public final class PodSidecar {
                 options = options.withGradingExecutor(new LocalExecutor()).withProbeExecutor(new LocalExecutor());
             }
         }
+        if (settings.interactive()) {
+            // spec.setup.script runs where the trainer's steps run (the agent-exec container), at the first reset, before
+            // its initial copy and monitor baseline, as the local runtime runs it; a pool pod runs it ahead of its claim
+            // (SetupAhead). Not in an embedded pod: its only executor would be this container, beside the token.
+            options = options.withRunSetup(true);
+        }
         PodTrace trace = this.trace;
         if (settings.warm()) {
             // A pool pod: its containers are up and connected; the attempt comes with the claim. The API listens
             // only after it, so no episode (and no monitor baseline) can start in a pod no Rollout has claimed.
+            // Setup depends on the environment alone: it runs now, before demand (SetupAhead).
+            options = SetupAhead.run(env, settings.workspace(), options,
+                    settings.runDir().resolve(dev.crucible.contract.RunFolder.SETUP_DONE));
             WarmClaim claim = WarmClaim.await(settings.claimFile(), poll);
             settings = claim.applyTo(settings);
             trace = trace.claimedBy(claim.namespace(), claim.rollout());

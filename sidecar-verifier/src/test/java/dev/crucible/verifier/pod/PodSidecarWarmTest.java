@@ -132,6 +132,83 @@ class PodSidecarWarmTest {
         assertThat(r.path("hackFindings").toString()).contains("conftest.py");
     }
 
+    /**
+     * Setup runs in the pool pod before any claim, once (issue 39): setup.done (the startup probe's file) appears
+     * only after it, the API still serves nothing, and the claimed attempt's reset does not run it again. A setup
+     * that failed ahead runs again at the reset, which reports it as a cold pod's does.
+     */
+    @Test
+    void setupRunsAheadOfTheClaimOnceAndAFailedOneRunsAgainAtReset() throws Exception {
+        Path runs = dir.resolve("setup-runs");
+        for (boolean fails : new boolean[] {false, true}) {
+            Files.deleteIfExists(runs);
+            Map<String, String> env = poolPodEnv();
+            Path manifest = dir.resolve("environment-" + fails + ".yaml");
+            String yaml = Files.readString(Fixtures.example().resolve("environment.yaml"))
+                    .replace("python3 -m pip --version >/dev/null 2>&1 || true", "sleep 1; echo run >> " + runs + (fails ? "; exit 3" : ""))
+                    .replace("path: ./workspace", "path: " + Fixtures.example().resolve("workspace"));
+            Files.writeString(manifest, yaml);
+            env.put("CRUCIBLE_ENVIRONMENT_FILE", manifest.toString());
+            Path done = dir.resolve("run").resolve(dev.crucible.contract.RunFolder.SETUP_DONE);
+            Files.deleteIfExists(done);
+            PodSettings settings = PodSettings.fromEnvironment(env);
+            CompletableFuture<String> result = start(settings);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!Files.exists(done) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(done).as("the startup probe's file").exists();
+            assertThat(Files.readAllLines(runs)).as("setup ran before the claim, once").hasSize(1);
+            assertThat(listening(settings.port())).as("still unclaimed: no API").isFalse();
+
+            projected(claim("warm-setup", 120, Instant.now().plusSeconds(120)));
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + settings.port();
+            String auth = "Bearer " + token;
+            assertThat(post(http, base + "/v1/reset", "{}", auth)).isEqualTo(200);
+            assertThat(Files.readAllLines(runs)).as(fails ? "a failed setup runs again at reset" : "the reset does not run setup again")
+                    .hasSize(fails ? 2 : 1);
+            String fix = "{\"tool\":\"bash\",\"args\":{\"command\":\"sh " + Fixtures.example().resolve("agents/honest.sh") + "\"}}";
+            assertThat(post(http, base + "/v1/step", fix, auth)).isEqualTo(200);
+            assertThat(post(http, base + "/v1/verify", "{}", auth)).isEqualTo(200);
+            JsonNode r = new ObjectMapper().readTree(result.get(120, TimeUnit.SECONDS));
+            assertThat(r.path("phase").asText()).isEqualTo("Succeeded");
+            assertThat(r.path("reward").asDouble()).isEqualTo(1.0);
+        }
+    }
+
+    /** A cold interactive pod runs the same setup at the trainer's first reset, once (its peer in the real-node figure). */
+    @Test
+    void aColdInteractivePodRunsSetupAtItsFirstResetOnce() throws Exception {
+        Path runs = dir.resolve("setup-runs");
+        Map<String, String> env = poolPodEnv();
+        env.remove("CRUCIBLE_WARM_POOL");
+        env.put("CRUCIBLE_ROLLOUT", "cold-setup");
+        env.put("CRUCIBLE_MAX_DURATION_SECONDS", "120");
+        Path manifest = dir.resolve("environment-cold.yaml");
+        Files.writeString(manifest, Files.readString(Fixtures.example().resolve("environment.yaml"))
+                .replace("python3 -m pip --version >/dev/null 2>&1 || true", "echo run >> " + runs)
+                .replace("path: ./workspace", "path: " + Fixtures.example().resolve("workspace")));
+        env.put("CRUCIBLE_ENVIRONMENT_FILE", manifest.toString());
+        PodSettings settings = PodSettings.fromEnvironment(env);
+        CompletableFuture<String> result = start(settings);
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + settings.port();
+        String auth = "Bearer " + token;
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!listening(settings.port()) && System.nanoTime() < until) {
+            Thread.sleep(50);
+        }
+        Thread.sleep(500);
+        assertThat(runs).as("nothing before the reset").doesNotExist();
+        assertThat(post(http, base + "/v1/reset", "{}", auth)).isEqualTo(200);
+        assertThat(Files.readAllLines(runs)).hasSize(1);
+        assertThat(post(http, base + "/v1/reset", "{}", auth)).isEqualTo(200);
+        assertThat(Files.readAllLines(runs)).as("a second reset restores the set-up copy").hasSize(1);
+        assertThat(post(http, base + "/v1/verify", "{}", auth)).isEqualTo(200);
+        result.get(120, TimeUnit.SECONDS);
+    }
+
     /** The deadline is the claim's (the pool pod's variables have none): a claim due in 3 s times out in about that. */
     @Test
     void theClaimsDeadlineAndLimitsReplaceThePoolPodsDefaults() throws Exception {

@@ -35,4 +35,8 @@ public class WarmPoolSpec {
     @Min(1)
     @Max(100)
     public Integer refillPerSecond;
+
+    @JsonPropertyDescription("Keep pool pods of an environment that asks for GPUs: each holds its GPUs while it waits, so it is off unless true. Pool pods are placed as cold ones are (GPU resources, node selector, tolerations).")
+    @Default("false")
+    public Boolean gpu;
 }
