@@ -39,7 +39,7 @@ final class RunTmpfs {
                 if (!host.contains(dev)) mine.putIfAbsent(dev, proc + "/root" + mountPoint);
             });
         }
-        return statfsUsed(new ArrayList<>(mine.values()));
+        return statfsUsed(mine);
     }
 
     /** The tmpfs superblocks (major:minor) of one mountinfo, each with a mount point, relative to that process's root. */
@@ -74,26 +74,47 @@ final class RunTmpfs {
         return b.toString();
     }
 
-    /** The sum of (blocks - free blocks) x block size over {@code paths}, by one stat -f; a path gone meanwhile counts 0. */
-    private static long statfsUsed(List<String> paths) {
-        if (paths.isEmpty()) return 0;
-        List<String> cmd = new ArrayList<>(List.of("stat", "-f", "-c", "%b %f %S"));
-        cmd.addAll(paths);
-        try {
-            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor(30, TimeUnit.SECONDS);
-            long sum = 0;
-            for (String l : out.split("\n")) {
-                String[] f = l.trim().split("\\s+");
-                if (f.length == 3) sum += (Long.parseLong(f[0]) - Long.parseLong(f[1])) * Long.parseLong(f[2]);
+    /**
+     * The sum of (blocks - free blocks) x block size over the paths of {@code mounts} (device -> path) where the path still
+     * shows that device and a tmpfs: a mount gone or covered meanwhile (at the run's end) would otherwise be read as the
+     * folder under it, on the host's disk (one sample read 74,528 MiB so: the root file system's use).
+     */
+    private static long statfsUsed(Map<String, String> mounts) {
+        if (mounts.isEmpty()) return 0;
+        Map<String, String> devOf = stat(List.of("stat", "-c", "%n|%Hd:%Ld"), mounts.values());
+        Map<String, String> fs = stat(List.of("stat", "-f", "-c", "%n|%T %b %f %S"), mounts.values());
+        long sum = 0;
+        for (Map.Entry<String, String> m : mounts.entrySet()) {
+            String[] f = fs.getOrDefault(m.getValue(), "").split(" ");
+            if (!m.getKey().equals(devOf.get(m.getValue())) || f.length != 4 || !"tmpfs".equals(f[0])) continue;
+            try {
+                sum += (Long.parseLong(f[1]) - Long.parseLong(f[2])) * Long.parseLong(f[3]);
+            } catch (NumberFormatException e) {
+                // not a figure: not counted
             }
-            return sum;
-        } catch (IOException | NumberFormatException e) {
-            return 0;
+        }
+        return sum;
+    }
+
+    /** Runs {@code cmd} (a format of {@code %n|...}) on {@code paths}: path -> what follows the last '|'; a path gone is missing. */
+    private static Map<String, String> stat(List<String> cmd, java.util.Collection<String> paths) {
+        Map<String, String> out = new java.util.HashMap<>();
+        List<String> all = new ArrayList<>(cmd);
+        all.add("--");
+        all.addAll(paths);
+        try {
+            Process p = new ProcessBuilder(all).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(30, TimeUnit.SECONDS);
+            for (String l : text.split("\n")) {
+                int bar = l.lastIndexOf('|');
+                if (bar > 0) out.put(l.substring(0, bar), l.substring(bar + 1).trim());
+            }
+        } catch (IOException e) {
+            return out;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return 0;
         }
+        return out;
     }
 }
