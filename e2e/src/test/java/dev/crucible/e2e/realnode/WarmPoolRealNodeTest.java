@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.contract.PhaseName;
+import dev.crucible.controllers.common.RolloutLabels;
 import dev.crucible.controllers.common.WarmPoolLabels;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -86,13 +87,20 @@ class WarmPoolRealNodeTest {
                 .isEqualTo(second.getMetadata().getUid()).isNotEqualTo(first.getMetadata().getUid());
     }
 
-    /** The pool's unclaimed pod once its containers started (the interactive agent container ends at once; the sidecar waits for a claim). */
+    /**
+     * The pool's unclaimed pod once it is claimable: its containers started (the interactive agent container ends at
+     * once) and its sidecar started, i.e. setup ran ahead of the claim. A Rollout made before that starts cold, and on
+     * this one-pod node waits for the room the pool pod holds.
+     */
     private static Pod awaitFreePoolPod() {
         return Awaitility.await("a ready pool pod").atMost(Duration.ofMinutes(6)).pollInterval(Duration.ofSeconds(1)).until(() -> {
             List<Pod> free = client.pods().inNamespace(NS).withLabel(WarmPoolLabels.STATE, WarmPoolLabels.FREE).list().getItems().stream()
                     .filter(p -> p.getMetadata().getDeletionTimestamp() == null && p.getStatus() != null
                             && "Running".equals(p.getStatus().getPhase()) && p.getStatus().getContainerStatuses() != null
-                            && p.getStatus().getContainerStatuses().stream().allMatch(c -> c.getState().getWaiting() == null))
+                            && p.getStatus().getContainerStatuses().stream().allMatch(c -> c.getState().getWaiting() == null)
+                            // claimable: its sidecar started (the startup probe saw the setup run ahead of the claim)
+                            && p.getStatus().getContainerStatuses().stream().anyMatch(c -> RolloutLabels.VERIFIER_CONTAINER.equals(c.getName())
+                                    && Boolean.TRUE.equals(c.getStarted())))
                     .toList();
             return free.isEmpty() ? null : free.get(0);
         }, p -> p != null);

@@ -99,22 +99,34 @@ public final class PodSidecar {
             options = options.withRunSetup(true);
         }
         PodTrace trace = this.trace;
+        // A pool pod makes its Vert.x instance (threads, classes) before the claim, not in the claim's path.
+        Vertx vertx = settings.warm() ? Vertx.vertx() : null;
+        Instant claimedAt = null;
         if (settings.warm()) {
             // A pool pod: its containers are up and connected; the attempt comes with the claim. The API listens
             // only after it, so no episode (and no monitor baseline) can start in a pod no Rollout has claimed.
             // Setup depends on the environment alone: it runs now, before demand (SetupAhead).
-            options = SetupAhead.run(env, settings.workspace(), options,
-                    settings.runDir().resolve(dev.crucible.contract.RunFolder.SETUP_DONE));
-            WarmClaim claim = WarmClaim.await(settings.claimFile(), poll);
-            settings = claim.applyTo(settings);
-            trace = trace.claimedBy(claim.namespace(), claim.rollout());
-            System.err.println("crucible-sidecar: claimed by rollout " + claim.namespace() + "/" + claim.rollout()
-                    + ", claim seen " + Duration.between(claim.claimedAt(), Instant.now()).toMillis() + " ms after it was made");
+            try {
+                ClaimPathWarmUp.run(vertx, env, settings.workspace(), options);
+                options = SetupAhead.run(env, settings.workspace(), options,
+                        settings.runDir().resolve(dev.crucible.contract.RunFolder.SETUP_DONE));
+                WarmClaim claim = WarmClaim.await(settings.claimFile(), poll);
+                settings = claim.applyTo(settings);
+                trace = trace.claimedBy(claim.namespace(), claim.rollout());
+                claimedAt = claim.claimedAt();
+                System.err.println("crucible-sidecar: claimed by rollout " + claim.namespace() + "/" + claim.rollout()
+                        + ", claim seen " + Duration.between(claimedAt, Instant.now()).toMillis() + " ms after it was made");
+            } catch (Exception e) {
+                vertx.close();
+                throw e;
+            }
         }
         options = options.withStepLimits(EpisodeOptions.defaults().maxStepOutputBytes(), Duration.ofSeconds(60),
                 Duration.ofSeconds(600), settings.maxTurns());
         Instant deadline = settings.deadline(Instant.now());
-        Vertx vertx = Vertx.vertx();
+        if (vertx == null) {
+            vertx = Vertx.vertx();
+        }
         try (GradingContainerExecutor closeGrading = grading; AgentContainerExecutor closeAgent = agentExec;
              EpisodeHolder holder = new EpisodeHolder(env, settings.workspace(), options)) {
             if (agentExec != null) agentExec.onProcesses(procs -> monitorOf(holder).ifPresent(m -> m.observeProcesses(procs)));
@@ -124,6 +136,10 @@ public final class PodSidecar {
                     EnvironmentApi.DEFAULT_MAX_BODY, ApiToken.read(settings.apiTokenFile()));
             PodTrajectory trajectory = PodTrajectory.start(trace, holder, api, SHIP_EVERY);
             api.listen("0.0.0.0", settings.port()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            if (claimedAt != null) {
+                System.err.println("crucible-sidecar: environment API listening " + Duration.between(claimedAt, Instant.now()).toMillis()
+                        + " ms after the claim was made");
+            }
             if (!settings.interactive()) {
                 holder.reset(); // the monitor watches the workspace while the agent container works
                 Files.writeString(settings.episodeStartedFile(), Instant.now() + "\n"); // the agent's wrapper starts it now
