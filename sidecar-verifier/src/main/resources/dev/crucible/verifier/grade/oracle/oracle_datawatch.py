@@ -121,8 +121,9 @@ class DataWatch:
             if (foreign > 0 or overflow) and not self.named(p) and (p, where) not in self.reported:
                 self.reported.add((p, where))
                 how = "the kernel's queue of opens overflowed" if overflow and foreign <= 0 else "opened %d time(s)" % foreign
-                out.append((self.files[p], "%s%s %s by a process other than the grading one (inotify), %s; no call named it"
-                            % (PREFIX, self.files[p], how, where)))
+                # where first: the record keeps one attempt per first 120 characters (oracle_conn.Attempts)
+                out.append((self.files[p], "%s%s, %s: %s by a process other than the grading one (inotify); no call named it"
+                            % (PREFIX, self.files[p], where, how)))
         return out
 
     def close(self):

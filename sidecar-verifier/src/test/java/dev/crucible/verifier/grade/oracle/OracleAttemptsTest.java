@@ -206,8 +206,12 @@ class OracleAttemptsTest {
                 + "    assert Loader(pathlib.Path(DATA).parent).load() == ['1.0.0', '2.0.0']\n");
         OracleReport r = grade(tree, List.of("CRUCIBLE_ORACLE_HIDDEN=tests/data/golden.txt"));
         List<OracleReport.Attempt> data = r.attempts().stream().filter(a -> a.kind().equals("test-source") && a.detail().startsWith(OracleAttempts.HIDDEN_DATA)).toList();
-        assertThat(data).as(r.attempts().toString()).hasSize(2).anyMatch(a -> a.detail().contains("golden.py")).anyMatch(a -> a.detail().contains("resource.py"));
-        assertThat(data).noneMatch(a -> a.detail().contains("parser.py") || a.detail().contains("loader.py"));
+        // the worker's audit names the module; the trusted side's kernel watch (round 9) names the test
+        List<OracleReport.Attempt> audit = data.stream().filter(a -> !a.detail().contains("(inotify)")).toList();
+        assertThat(audit).as(r.attempts().toString()).hasSize(2).anyMatch(a -> a.detail().contains("golden.py")).anyMatch(a -> a.detail().contains("resource.py"));
+        assertThat(audit).noneMatch(a -> a.detail().contains("parser.py") || a.detail().contains("loader.py"));
+        assertThat(data).filteredOn(a -> a.detail().contains("(inotify)")).as(r.attempts().toString()).hasSize(2)
+                .anyMatch(a -> a.detail().contains("::test_golden")).anyMatch(a -> a.detail().contains("::test_resource"));
         assertThat(OracleAttempts.findings(data)).extracting(IntegrityFinding::severity).containsOnly("high");
         assertThat(OracleAttempts.findings(data)).extracting(IntegrityFinding::rule).containsOnly("attempt-test-data");
         assertThat(r.tests()).as(lastOutput).hasSize(4);
