@@ -57,7 +57,18 @@ def background():
 
 
 _WATCH = [None]  # this process's own opens are counted by an audit hook, as oracle_plugin's
-sys.addaudithook(lambda event, args: _WATCH[0].opened_here(args[0]) if event == "open" and _WATCH[0] is not None and args else None)
+_CONN = [None]
+
+
+def _hook(event, args):
+    w = _WATCH[0]
+    if w is not None and event == "open" and args:
+        w.opened_here(args[0])
+    elif w is not None and event == "subprocess.Popen" and not _CONN[0].starting:
+        w.spawned_here(_CONN[0].nodeid)
+
+
+sys.addaudithook(_hook)
 
 
 @pytest.fixture()
@@ -85,6 +96,7 @@ def world(tmp_path, request):
     session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
     conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
     conn.nodeid = request.node.name
+    _CONN[0] = conn
     yield conn, session.request({"op": "imp", "name": "calc"}), tmp_path
     conn.close()
     _WATCH[0] = None
@@ -120,3 +132,13 @@ def test_a_read_left_behind_between_calls_is_seen_at_the_next(world):
     conn.end()
     found = _data(conn)
     assert len(found) == 1 and "between calls" in found[0], conn.attempts.items  # end()'s closing request drains it
+
+
+def test_a_child_the_test_starts_is_the_graders(world):
+    conn, calc, root = world
+    path = str(root / "tests" / "data" / "golden.txt")
+    assert b"2.0.0" in subprocess.run(["cat", path], capture_output=True).stdout  # the test runs a CLI on its data
+    calc.load  # a later call: the opens between calls of this test are not judged
+    assert calc.fwalk()  # during a call still are
+    found = _data(conn)
+    assert len(found) == 1 and "in a call" in found[0], conn.attempts.items

@@ -52,14 +52,17 @@ class Conn:
         self.void = None  # why the channel can no longer be believed (a frame the worker did not write for its request)
         self.watch = None  # the kernel's watch on the hidden test data files (oracle_datawatch), drained around each call
         self.nodeid = None  # the running test's id, for the watch's evidence
+        self.starting = False
 
     # -- lifecycle
     def _start(self):
         t0 = time.monotonic()
+        self.starting = True  # the launcher's own process (bwrap) is no process of the test's (oracle_datawatch)
         try:
             self._launch()
         finally:  # how long calls waited for workers to come up: the part of start-up not hidden behind pytest's
             self.start_wait += time.monotonic() - t0
+            self.starting = False
 
     def _launch(self):
         self.proc = self.launch()
@@ -84,7 +87,7 @@ class Conn:
                 pass
         self.close()
         if self.watch is not None:  # what a process the worker left behind read after the last call
-            self.watched("after the last call")
+            self.watched("after the last call", False)
             self.watch.close()
 
     def close(self):
@@ -123,7 +126,7 @@ class Conn:
         q = msg["q"] = self.seq
         w = self.watch
         if w is not None:  # opens before this request: between calls, when only a process the worker left runs the tree
-            self.watched("between calls, test %s" % self.nodeid)
+            self.watched("between calls, test %s" % self.nodeid, False)
             w.note(msg)
         deadline = time.monotonic() + self.timeout
         try:
@@ -151,8 +154,8 @@ class Conn:
             self.on_warn(warned)
         return [ans[0]] + ans[2:]
 
-    def watched(self, where):
-        for _, detail in self.watch.drain(where):
+    def watched(self, where, in_call=True):
+        for _, detail in self.watch.drain(where, in_call, self.nodeid):
             self.attempts.add("test-source", detail, self.test)
 
     def _frame(self, deadline):

@@ -9,6 +9,8 @@
 # tests run). Such an open is an attempt (kind test-source, "hidden test data: ", high) unless a call of this session
 # handed the tree the file's path, its folder or its name first, as the worker's audit rules (oracle_audit_calls._given):
 # an honest parser given its input file by the test is no attempt. Masking the files instead would fail those tests.
+# A test that starts a process itself (a CLI run on the data file: that child runs the tree outside the oracle and is the
+# grader's) makes opens between calls unattributable until the next test: those are not judged; opens during a call are.
 # Linux only; where inotify cannot be had the worker's audit is what remains, and `problem` says so in the record.
 import ctypes
 import os
@@ -28,6 +30,7 @@ class DataWatch:
         self.given = set()  # path-like strings the calls of this session passed to the tree
         self.reported = set()
         self.problem = None
+        self.spawned = None  # the test during which this process started a process (its opens between calls are not judged)
         self.fd = -1
         for rel in rels:
             p = os.path.realpath(os.path.join(self.root, rel))
@@ -67,6 +70,9 @@ class DataWatch:
                 if os.path.basename(q) == os.path.basename(s):
                     self.own[q] = self.own.get(q, 0) + 1
 
+    def spawned_here(self, test):
+        self.spawned = test
+
     # -- what the calls hand to the tree
     def note(self, msg):
         if self.fd < 0 or type(msg) is not dict or msg.get("op") in ("init", "end", "imp"):
@@ -92,10 +98,11 @@ class DataWatch:
                 return True
         return False
 
-    def drain(self, where):
+    def drain(self, where, in_call=True, test=None):
         """The opens since the last drain that this process did not make, and not named by a call: [(rel, detail)]."""
         if self.fd < 0:
             return []
+        judged = in_call or self.spawned is None or self.spawned != test
         seen, overflow = {}, False
         while True:
             try:
@@ -118,7 +125,7 @@ class DataWatch:
         out = []
         for p in sorted(self.files):
             foreign = seen.get(p, 0) - own.get(p, 0)
-            if (foreign > 0 or overflow) and not self.named(p) and (p, where) not in self.reported:
+            if judged and (foreign > 0 or overflow) and not self.named(p) and (p, where) not in self.reported:
                 self.reported.add((p, where))
                 how = "the kernel's queue of opens overflowed" if overflow and foreign <= 0 else "opened %d time(s)" % foreign
                 # where first: the record keeps one attempt per first 120 characters (oracle_conn.Attempts)

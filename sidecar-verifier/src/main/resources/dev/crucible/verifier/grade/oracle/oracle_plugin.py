@@ -41,6 +41,9 @@ def _import_system_loads_bytecode():
     return False
 
 
+_SPAWNS = frozenset(("subprocess.Popen", "os.posix_spawn", "os.system", "os.exec", "os.fork", "os.forkpty"))
+
+
 class Oracle:
     def __init__(self, cfg):
         self.cfg = cfg
@@ -78,6 +81,8 @@ class Oracle:
         if event == "open" and self.conn.watch is not None and args:
             self.conn.watch.opened_here(args[0])  # this process's own reads of the hidden data: the rest are another's
             return
+        if event in _SPAWNS and self.conn.watch is not None and not self.conn.starting:
+            self.conn.watch.spawned_here(self.conn.nodeid)  # a child of the test's: its opens are not the worker's
         # a test that turns the tree's bytes into code here (pickle, marshal) would run the tree in this process;
         # the import system's own loading of a cached .pyc is not that (the tree's modules never load here: they are
         # stand-ins), and counting it sent every test that imports lazily to in-process grading
