@@ -257,6 +257,24 @@ class OracleAttemptsTest {
     }
 
     @Test
+    void aVoidingAttemptSaysWhatTheGradeGaveAndSteeredArithmeticVoids() {
+        // blind round 9: x01/x04's data reads said "(it earned nothing)" while 6 golden tests passed on the values read;
+        // x31/x36's operand-following arithmetic (oracle_arith) passed a test on a value the tree never held
+        List<IntegrityFinding> f = OracleAttempts.findings(List.of(
+                new OracleReport.Attempt("test-source", OracleAttempts.HIDDEN_DATA + "tests/data/g.json, in a call: opened 1 time(s)"),
+                new OracleReport.Attempt("arith-unstable", "the tree's value sub 0.875 (m.Share) answered 0.0, implying the value 0.875"),
+                new OracleReport.Attempt("gc", "gc.get_objects at m.py:1")), 6, 23);
+        assertThat(f).extracting(IntegrityFinding::rule).containsExactly("attempt-test-data", "attempt-arith-unstable", "attempt-gc");
+        assertThat(f.get(1).detector()).isEqualTo(DetectorNames.EQUALITY_OVERRIDE);
+        assertThat(f.subList(0, 2)).allSatisfy(x -> {
+            assertThat(x.voidsResults()).isTrue();
+            assertThat(x.evidence()).contains("6 of 23 graded tests passed").doesNotContain("earned nothing");
+        });
+        assertThat(f.get(2).voidsResults()).isFalse();
+        assertThat(f.get(2).evidence()).contains("(it earned nothing)");
+    }
+
+    @Test
     void onlyKnownKindsAndCountedCommandsBecomeFindings() {
         List<IntegrityFinding> f = OracleAttempts.findings(List.of(new OracleReport.Attempt("made-up", "x"),
                 new OracleReport.Attempt("command", "git describe --always"), new OracleReport.Attempt("command", "curl http://192.0.2.1/x"),
