@@ -85,7 +85,8 @@ public final class IsolatedTestSuite implements Strategy {
                 : new OracleWorkers(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), workerEnv)) {
             if (pod != null && workers.problem() != null) return labelled(inner.grade(v, ctx), true, workers.problem());
             Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
-                    "fifo", base.resolve("fifo"), null, null, spawn).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"));
+                    "fifo", base.resolve("fifo"), null, null, spawn).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"),
+                    hiddenData(ctx));
             GradingPhases.since("setup", t0);
             isolated = inner.grade(v, ctx.withOracle(cfg));
         }
@@ -146,12 +147,18 @@ public final class IsolatedTestSuite implements Strategy {
      * may hand their path to the code under test), and a read the call did not ask for is an attempt ({@code test-data}).
      */
     static Map<String, String> withHiddenData(GradeContext ctx) {
-        List<String> data = new ArrayList<>();
-        ctx.graderFiles().forEach((rel, e) -> { if (e.test() && e.hidden() && !rel.endsWith(".py") && !rel.contains("\n")) data.add(rel); });
+        List<String> data = hiddenData(ctx);
         if (data.isEmpty()) return ctx.env();
         Map<String, String> env = new LinkedHashMap<>(ctx.env());
         env.put(OracleWorkers.HIDDEN_DATA, String.join("\n", data));
         return env;
+    }
+
+    /** The hidden test files that are not Python (golden data), relative: the worker's audit and the trusted side's inotify watch them. */
+    static List<String> hiddenData(GradeContext ctx) {
+        List<String> data = new ArrayList<>();
+        ctx.graderFiles().forEach((rel, e) -> { if (e.test() && e.hidden() && !rel.endsWith(".py") && !rel.contains("\n")) data.add(rel); });
+        return data;
     }
 
     /** Trusted files masked in the worker's view: the grader's test files, or by name when the grader named none. */
@@ -214,7 +221,8 @@ public final class IsolatedTestSuite implements Strategy {
         Outcome o = TestSuiteStrategy.score(v, reported, run, reportError, Duration.ofSeconds(v.timeoutOrDefault()));
         List<IntegrityFinding> findings = new ArrayList<>(isolated.integrity());
         if (inProcess != null) findings.addAll(inProcess.integrity());
-        findings.addAll(OracleAttempts.findings(record.attempts())); // what the code under test tried, though it earned nothing
+        // what the code under test tried; a voiding attempt's evidence says how many tests passed in this grade
+        findings.addAll(OracleAttempts.findings(record.attempts(), o.tests().stream().filter(t -> t.status().counts(false)).count(), o.tests().size()));
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         isolated.details().forEach(details::putIfAbsent);
         Map<String, Object> integrity = new LinkedHashMap<>();

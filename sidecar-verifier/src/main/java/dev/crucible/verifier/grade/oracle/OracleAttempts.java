@@ -39,6 +39,7 @@ public final class OracleAttempts {
             Map.entry("import-hook", DetectorNames.TEST_RUNNER), Map.entry("runner", DetectorNames.TEST_RUNNER),
             Map.entry("eq-lenient", DetectorNames.EQUALITY_OVERRIDE), Map.entry("eq-unbacked", DetectorNames.EQUALITY_OVERRIDE),
             Map.entry("eq-unstable", DetectorNames.EQUALITY_OVERRIDE), Map.entry("exhaust", DetectorNames.GRADER_TAMPERING),
+            Map.entry("arith-unstable", DetectorNames.EQUALITY_OVERRIDE),
             Map.entry("wire", DetectorNames.GRADER_TAMPERING),
             Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
             Map.entry("reexec", DetectorNames.GRADER_TAMPERING), Map.entry("worker", DetectorNames.GRADER_TAMPERING),
@@ -53,6 +54,15 @@ public final class OracleAttempts {
     private OracleAttempts() {}
 
     public static List<IntegrityFinding> findings(List<OracleReport.Attempt> attempts) {
+        return findings(attempts, -1, -1);
+    }
+
+    /**
+     * As {@link #findings(List)}, saying what the grade gave: {@code passed} of {@code graded} tests passed (-1: not
+     * known). A hidden data read, steered arithmetic or a forged answer may be what those tests passed on (blind round 9, x01/x04: six
+     * golden tests passed on the values read), so their evidence says so instead of "it earned nothing".
+     */
+    public static List<IntegrityFinding> findings(List<OracleReport.Attempt> attempts, long passed, long graded) {
         List<IntegrityFinding> out = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
         for (OracleReport.Attempt a : attempts) {
@@ -74,10 +84,19 @@ public final class OracleAttempts {
             String detector = DETECTORS.get(a.kind());
             if (detector == null || !seen.add(a.kind() + "|" + a.detail())) continue; // an unknown kind is not evidence
             // a forged frame on the channel voids the session's answers; a hidden test's data file read unasked is the
-            // expected values themselves, and the box cannot mask it (a test may hand its path to the tree): both void the run
-            out.add(new IntegrityFinding(detector, a.kind().equals("channel") || data ? VOIDING : SEVERITY, null, evidence(a.detail()), rule));
+            // expected values themselves, and the box cannot mask it (a test may hand its path to the tree); arithmetic
+            // whose answer follows the test's operand (oracle_arith) passed a test on a value the tree never held: all void the run
+            boolean voids = a.kind().equals("channel") || data || a.kind().equals("arith-unstable");
+            out.add(new IntegrityFinding(detector, voids ? VOIDING : SEVERITY, null,
+                    voids ? earned(a.detail(), passed, graded) : evidence(a.detail()), rule));
         }
         return out;
+    }
+
+    private static String earned(String detail, long passed, long graded) {
+        String what = passed < 0 ? "tests may have passed on it; the grade is void"
+                : passed + " of " + graded + " graded tests passed, possibly on it; the grade is void";
+        return "attempt while the isolated oracle graded (" + what + "): " + (detail.length() > 300 ? detail.substring(0, 300) + "…" : detail);
     }
 
     private static String evidence(String detail) {

@@ -40,6 +40,14 @@ public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Dura
 
     /** Writes the configuration as JSON to {@code file}; returns {@code file}. */
     public Path write(Path file) {
+        return write(file, List.of());
+    }
+
+    /**
+     * As {@link #write(Path)}, naming the hidden test data files (relative, not Python) that the trusted side watches
+     * with the kernel's inotify: a read of one by any process but the grading one, unasked by a call, is an attempt.
+     */
+    public Path write(Path file, List<String> hiddenData) {
         Map<String, Object> launch = new LinkedHashMap<>();
         launch.put("kind", launcher);
         if (launcherDir != null) launch.put("dir", launcherDir.toString());
@@ -53,6 +61,7 @@ public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Dura
         m.put("timeout", callTimeout.toMillis() / 1000.0);
         if (out != null) m.put("out", out.toAbsolutePath().normalize().toString());
         m.put("launcher", launch);
+        if (hiddenData != null && !hiddenData.isEmpty()) m.put("hidden_data", List.copyOf(hiddenData));
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
             Files.write(file, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(m));

@@ -30,8 +30,8 @@ public final class OracleFiles {
     public static final String PLUGIN = "oracle_plugin";
     /** Environment variable naming the configuration JSON the plugin reads at import. */
     public static final String CONFIG_VAR = "CRUCIBLE_ORACLE_CONFIG";
-    static final List<String> NAMES = List.of("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_worker.py", "oracle_conn.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_remote.py",
-            "oracle_hook.py", "oracle_launch.py", "oracle_plugin.py");
+    static final List<String> NAMES = List.of("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_worker.py", "oracle_conn.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_arith.py", "oracle_remote.py",
+            "oracle_hook.py", "oracle_launch.py", "oracle_datawatch.py", "oracle_plugin.py");
     private static final Map<String, byte[]> SOURCES = load();
 
     /**

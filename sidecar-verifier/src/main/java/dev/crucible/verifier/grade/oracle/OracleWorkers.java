@@ -176,17 +176,21 @@ public final class OracleWorkers implements WorkerHost.Workers {
     static List<String> withMasks(List<String> argv, List<Path> masks) {
         if (masks.isEmpty()) return argv;
         List<String> out = new ArrayList<>(argv);
-        int script = out.indexOf("-c") + 1; // bash -c SCRIPT: bubblewrap's command line is its last line
-        String s = out.get(script);
-        int at = s.lastIndexOf(" '--remount-ro' ");
+        // bubblewrap's arguments are the launcher's own arguments (sandbox.LauncherArgv), never script text:
+        // the masks go before its "--remount-ro /", the first such pair (the worker's argv comes after bwrap's "--")
+        int at = -1;
+        for (int i = 0; i + 1 < out.size(); i++) {
+            if ("--remount-ro".equals(out.get(i)) && "/".equals(out.get(i + 1))) {
+                at = i;
+                break;
+            }
+        }
         if (at < 0) throw new IllegalStateException("isolated oracle: the box's command line has no --remount-ro to mask before");
-        StringBuilder b = new StringBuilder();
-        for (Path m : masks) b.append(" '--ro-bind' '/dev/null' ").append(q(m.toString()));
-        out.set(script, s.substring(0, at) + b + s.substring(at));
+        List<String> mask = new ArrayList<>();
+        for (Path m : masks) mask.addAll(List.of("--ro-bind", "/dev/null", m.toString()));
+        out.addAll(at, mask);
         return out;
     }
-
-    private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
 
     /**
      * Ends every worker and the spawn reader. Their boxes close on a thread of their own, off the time a

@@ -50,14 +50,19 @@ class Conn:
         self.ended = False  # the session is over: no worker starts again (see end)
         self.seq = 0  # the number of the request in flight: its answer must echo it
         self.void = None  # why the channel can no longer be believed (a frame the worker did not write for its request)
+        self.watch = None  # the kernel's watch on the hidden test data files (oracle_datawatch), drained around each call
+        self.nodeid = None  # the running test's id, for the watch's evidence
+        self.starting = False
 
     # -- lifecycle
     def _start(self):
         t0 = time.monotonic()
+        self.starting = True  # the launcher's own process (bwrap) is no process of the test's (oracle_datawatch)
         try:
             self._launch()
         finally:  # how long calls waited for workers to come up: the part of start-up not hidden behind pytest's
             self.start_wait += time.monotonic() - t0
+            self.starting = False
 
     def _launch(self):
         self.proc = self.launch()
@@ -81,6 +86,9 @@ class Conn:
             except OracleBroken:
                 pass
         self.close()
+        if self.watch is not None:  # what a process the worker left behind read after the last call
+            self.watched("after the last call", False)
+            self.watch.close()
 
     def close(self):
         if self.proc is not None:
@@ -116,6 +124,10 @@ class Conn:
         self.calls += 1
         self.seq += 1
         q = msg["q"] = self.seq
+        w = self.watch
+        if w is not None:  # opens before this request: between calls, when only a process the worker left runs the tree
+            self.watched("between calls, test %s" % self.nodeid, False)
+            w.note(msg)
         deadline = time.monotonic() + self.timeout
         try:
             write_frame(lambda data: self._write(data, deadline), msg)
@@ -136,9 +148,15 @@ class Conn:
             self._garbage("an answer numbered %.20r to request %d" % (ans[1], q))
         if self._buf:  # the worker writes nothing after its answer until the next request
             self._garbage("%d bytes after the answer to request %d" % (len(self._buf), q))
+        if w is not None:  # the kernel queued every open before the worker answered: this call's are all in
+            self.watched("in a call (%s %s) of test %s" % (msg.get("op"), msg.get("name") or "", self.nodeid))
         if warned and self.on_warn is not None:
             self.on_warn(warned)
         return [ans[0]] + ans[2:]
+
+    def watched(self, where, in_call=True):
+        for _, detail in self.watch.drain(where, in_call, self.nodeid):
+            self.attempts.add("test-source", detail, self.test)
 
     def _frame(self, deadline):
         head = self._read(4, deadline)

@@ -13,6 +13,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import oracle_conn  # noqa: E402
+import oracle_datawatch  # noqa: E402
 import oracle_hook  # noqa: E402
 import oracle_launch  # noqa: E402
 import oracle_remote  # noqa: E402
@@ -40,6 +41,9 @@ def _import_system_loads_bytecode():
     return False
 
 
+_SPAWNS = frozenset(("subprocess.Popen", "os.posix_spawn", "os.system", "os.exec", "os.fork", "os.forkpty"))
+
+
 class Oracle:
     def __init__(self, cfg):
         self.cfg = cfg
@@ -61,6 +65,10 @@ class Oracle:
             if conn.test is not None:
                 conn.test.needs.append(str(args[0]) if args else "needs in-process grading")
         oracle_conn.NeedsInProcess.__init__ = needs_init
+        hidden = cfg.get("hidden_data") or [r for r in os.environ.get("CRUCIBLE_ORACLE_HIDDEN", "").split("\n") if r]
+        self.watch = oracle_datawatch.DataWatch(self.tree.root, hidden) if hidden else None
+        if self.watch is not None and self.watch.fd >= 0:
+            self.conn.watch = self.watch  # before any test module reads its data here (counted as this process's own)
         sys.meta_path.insert(0, self.finder)
         sys.addaudithook(self._audit)
         _doctests_of_the_tree_need_in_process()
@@ -70,6 +78,11 @@ class Oracle:
         return {"path": [p for p in sys.path if p and os.path.isdir(p)], "cwd": self.tree.root}
 
     def _audit(self, event, args):
+        if event == "open" and self.conn.watch is not None and args:
+            self.conn.watch.opened_here(args[0])  # this process's own reads of the hidden data: the rest are another's
+            return
+        if event in _SPAWNS and self.conn.watch is not None and not self.conn.starting:
+            self.conn.watch.spawned_here(self.conn.nodeid)  # a child of the test's: its opens are not the worker's
         # a test that turns the tree's bytes into code here (pickle, marshal) would run the tree in this process;
         # the import system's own loading of a cached .pyc is not that (the tree's modules never load here: they are
         # stand-ins), and counting it sent every test that imports lazily to in-process grading
@@ -81,6 +94,7 @@ class Oracle:
     # -- pytest hooks (registered as this object's methods)
     def pytest_runtest_protocol(self, item, nextitem):
         self.conn.test = TestRecord()
+        self.conn.nodeid = item.nodeid
         return None
 
     def pytest_runtest_call(self, item):
@@ -145,6 +159,8 @@ class Oracle:
             doc = {"tests": self.results, "modules": self.modules, "worker": {"starts": self.conn.starts, "calls": self.conn.calls,
                                                      "ended": self.conn.broken[:20], "start_wait_s": round(self.conn.start_wait, 4)},
                    "standins": sorted(self.finder.names), "attempts": self.conn.attempts.items}
+            if self.watch is not None and self.watch.problem:
+                doc["worker"]["dataWatch"] = self.watch.problem
             _merge_earlier(out, doc)
             try:
                 with open(out, "w") as f:

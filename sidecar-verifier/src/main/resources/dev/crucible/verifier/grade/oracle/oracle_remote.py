@@ -5,17 +5,18 @@
 #    references are equal when they are of the same class and their fields (__dict__, slots) are equal,
 #    compared here; a reference against a plain int/float/str/bytes is the tree's __eq__, believed only when it
 #    says unequal to decoys of that value and the object's own hash, projection or field holds the value (oracle_eq);
-#    against another plain value False (remote-eq-plain).
+#    against pytest.approx, approx's verdict on the tree's float() (oracle_arith); against another plain value False (remote-eq-plain).
 #  - hash: the base value's, else the class name's (consistent with the rule above).
 #  - Ordering and arithmetic of a value-type subclass run here on its base value, but ordering against another tree
 #    object where its class redefines it (a SemVer NamedTuple's __lt__: oracle_worker's "ov"). Else in the worker: with a trusted plain operand that sends a test's value to the tree, recorded (remote-with-plain),
-#    and a test that passes after one is graded in-process instead.
+#    and a test that passes after one is graded in-process instead; + - * / asked again with a decoy operand (oracle_arith).
 #  - Truth, len, iteration, indexing, repr/str, attributes and calls are the tree's answer: forwarded.
 #  - A trusted object that is not plain (a lambda, a mock, a test's own class) cannot be passed in, and a
 #    remote class cannot be subclassed, pickled or copied here: NeedsInProcess (that test falls back).
 import operator as _op
 import weakref
 
+from oracle_arith import approx_float, arith_probed, is_approx
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
 from oracle_eq import probe_of, tree_equal
 from oracle_lazy import LazyMethod, get_attr, real
@@ -308,7 +309,7 @@ class Session:
                 self._keep_unequal(a, b)
             return same
         if not by_identity(a._o_info):
-            said = tree_equal(lambda x: self.op("eq", a, x), a._o_info.get("n"), b, self._eq_found, probe_of(self, a))
+            said = approx_float(self, a, b) if is_approx(b) else tree_equal(lambda x: self.op("eq", a, x), a._o_info.get("n"), b, self._eq_found, probe_of(self, a))
             if said is not None:
                 return said
         self.record("remote-eq-plain", "%s compared with a %s" % (a._o_info.get("n"), type(b).__name__))
@@ -361,22 +362,19 @@ class Session:
         own = "__%s__" % name  # a value-type subclass defining it, against another tree object (mirrors: oracle_mirror)
         if la is not _NONE and lb is not _NONE and not (isinstance(b, Remote) and own in (a._o_info.get("ov") or ())):
             return _ORDER[name](la, lb)
-        return self._forward(name, a, b)
+        return self.forward(name, a, b)
 
     def arith(self, name, a, b):
         la, lb = self._local(a), self._local(b)
         if la is not _NONE and lb is not _NONE:
             return _PYOP.get(name, getattr(_op, name, None))(la, lb)
-        return self._forward(name, a, b)
+        return self.forward(name, a, b)
 
     def forward(self, name, a, b):
-        return self._forward(name, a, b)
-
-    def _forward(self, name, a, b):
         for v in (a, b):
             if not isinstance(real(v), Remote):
                 self.record("remote-with-plain", "%s with a trusted %s" % (name, type(v).__name__))
-        return self.op(name, a, b)
+        return arith_probed(self, name, a, b, Remote)
 
 
 def _is_plain(v):
@@ -388,7 +386,7 @@ def _is_plain(v):
 
 
 class _NotPlain(Exception):
-    pass
+    """A value that is not plain: it cannot cross by value."""
 
 
 def _raise(v):
