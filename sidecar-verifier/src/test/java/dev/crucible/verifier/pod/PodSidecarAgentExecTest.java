@@ -112,8 +112,9 @@ class PodSidecarAgentExecTest {
     @Test
     void interactiveStepsRunInTheAgentExecContainerAndReachNothingOfTheSidecar() throws Exception {
         CompletableFuture<String> result = sidecar();
-        post("/v1/reset", "{}");
         try (GradingContainerProcess container = GradingContainerProcess.startAgent(dir.resolve("agent-exec"), dir, settings.workspace())) {
+            // as in a pod, the agent-exec container is up by the first reset: it runs spec.setup.script there
+            post("/v1/reset", "{}");
             long jvm = ProcessHandle.current().pid();
             JsonNode attack = bash(String.join("\n",
                     "cat " + settings.apiTokenFile() + " && echo TOKEN-READ",
@@ -157,8 +158,9 @@ class PodSidecarAgentExecTest {
         env.put("CRUCIBLE_AGENT_EXEC_SOCKET", settings.agentExecSocket().toString());
         settings = PodSettings.fromEnvironment(env);
         CompletableFuture<String> result = sidecar();
-        post("/v1/reset", "{}");
         try (GradingContainerProcess container = GradingContainerProcess.startAgent(dir.resolve("agent-exec"), dir, settings.workspace())) {
+            // as in a pod, the agent-exec container is up by the first reset: it runs spec.setup.script there
+            post("/v1/reset", "{}");
             ObjectNode write = JSON.createObjectNode().put("tool", "write_file");
             write.putObject("args").put("path", "probe.sh").put("content", "sh -c 'sleep 30; true # /proc/self/mountinfo'\n");
             post("/v1/step", write.toString());
@@ -182,8 +184,9 @@ class PodSidecarAgentExecTest {
     @Test
     void theLiveMonitorSeesTheAgentContainersProcesses() throws Exception {
         CompletableFuture<String> result = sidecar();
-        post("/v1/reset", "{}");
         try (GradingContainerProcess container = GradingContainerProcess.startAgent(dir.resolve("agent-exec"), dir, settings.workspace())) {
+            // as in a pod, the agent-exec container is up by the first reset: it runs spec.setup.script there
+            post("/v1/reset", "{}");
             ObjectNode write = JSON.createObjectNode().put("tool", "write_file");
             // lives for a dozen of the runner's 250 ms samples: one second was missed when the full suite loaded 2 cores
             write.putObject("args").put("path", "probe.sh").put("content", "sh -c 'sleep 3; true # /proc/self/mountinfo'\n");
