@@ -17,8 +17,8 @@ end=$(( $(date +%s) + ${ATTACK_FLIP_S:-10} ))
     ln -s "$ATTACK_SECRET" calc/flip.py; rm -f calc/flip.py
     mkfifo calc/flip.py; rm -f calc/flip.py
   done ) &
-# a tree 2,100 levels deep (past PATH_MAX), made from inside it: no path mkdir is given is that long (ATTACK_DEEP=1:
-# the root run only, see HostSideAttacksTest.hostileFiles)
+# a tree 2,100 levels deep (past PATH_MAX), made from inside it: no path mkdir is given is that long (ATTACK_DEEP=1,
+# set by HostSideAttacksTest.hostileFiles for both users)
 deep=""
 if [ "${ATTACK_DEEP:-0}" = 1 ]; then
   ( mkdir -p calc/deep && cd calc/deep && mkdir -p "$(printf 'dd/%.0s' $(seq 2100))" ) && deep=", calc/deep 2100 levels"

@@ -43,6 +43,7 @@ public class ControlPlaneRestart {
         double downS = 2;
         Component component = Component.KUBE_APISERVER;
         boolean operatorRestarts = true;
+        boolean steady = false;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--rollouts" -> n = Integer.parseInt(args[i + 1]);
@@ -53,9 +54,15 @@ public class ControlPlaneRestart {
                     case "etcd" -> Component.ETCD;
                     default -> throw new IllegalArgumentException("--component: kube-apiserver or etcd, not " + args[i + 1]);
                 };
-                case "--stop-operator-at-second-kill" -> operatorRestarts = !Boolean.parseBoolean(args[i + 1]);
+                case "--stop-operator-at-second-kill", "--stop-operator-at-last-kill" -> operatorRestarts = !Boolean.parseBoolean(args[i + 1]);
+                case "--when" -> steady = switch (args[i + 1]) {
+                    case "burst" -> false;
+                    case "steady" -> true;
+                    default -> throw new IllegalArgumentException("--when: burst or steady, not " + args[i + 1]);
+                };
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--rollouts N --timeout-s S --down-s S --component kube-apiserver|etcd --stop-operator-at-second-kill true|false)");
+                        + " (--rollouts N --timeout-s S --down-s S --component kube-apiserver|etcd --when burst|steady"
+                        + " --stop-operator-at-last-kill true|false)");
             }
         }
         KubeBinaries binaries = KubeBinaries.find();
@@ -63,7 +70,8 @@ public class ControlPlaneRestart {
             System.err.println("skipped: " + KubeBinaries.MISSING);
             System.exit(3);
         }
-        boolean clean = run(binaries, n, timeoutS, downS, component, operatorRestarts);
+        boolean clean = steady ? SteadyStateRestart.run(binaries, n, timeoutS, downS, component, operatorRestarts)
+                : run(binaries, n, timeoutS, downS, component, operatorRestarts);
         System.exit(clean ? 0 : 1);
     }
 

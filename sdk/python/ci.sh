@@ -5,7 +5,7 @@
 # then `pip install ./sdk/python` as a user would, mypy --strict, and the pytest suite against real
 # `crucible run --port` processes.
 # Adapters whose framework needs another Python get a venv of their own under $CRUCIBLE_CACHE, made the same way:
-# harbor 0.25 (Python >= 3.12) runs tests/test_harbor.py there. If such a framework cannot be installed (no
+# harbor 0.25 (Python >= 3.12) runs tests/test_harbor.py there, verifiers 0.4.0 (Python >= 3.11) tests/test_verifiers.py. If such a framework cannot be installed (no
 # suitable Python, the package not served), its tests are skipped with a message that says so; a test that runs fails.
 # CRUCIBLE_SDK_BENCH=1 also runs the 64-episode benchmark (minutes; prints its figures).
 [[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }  # the header above
@@ -69,6 +69,15 @@ if [[ -n "$HPY" ]]; then
   CRUCIBLE_SDK_HARBOR=1 "$HPY" -m pytest -p no:cacheprovider -q tests/test_harbor.py
 else
   echo "SKIPPED: tests/test_harbor.py (harbor could not be installed; see the line above)"
+fi
+echo "--- verifiers adapter (verifiers 0.4.0, its own venv: Python >= 3.11)"
+VPY="$(adapter_venv verifiers 11 verifiers)"
+if [[ -n "$VPY" ]]; then
+  "$VPY" -m pip install -q --no-input --no-deps --force-reinstall "$HERE"
+  "$VPY" -m mypy --strict --cache-dir "$CACHE/sdk-mypy-cache-verifiers" src/crucible_sdk/adapters/verifiers.py tests/test_verifiers.py
+  CRUCIBLE_SDK_VERIFIERS=1 "$VPY" -m pytest -p no:cacheprovider -q tests/test_verifiers.py
+else
+  echo "SKIPPED: tests/test_verifiers.py (verifiers could not be installed; see the line above)"
 fi
 if [[ "${CRUCIBLE_SDK_BENCH:-0}" == 1 ]]; then
   echo "--- benchmark"

@@ -97,18 +97,48 @@ async def direct(workspaces: list[str], steps: int) -> list[float]:
     return latencies
 
 
+# The server's phases of one step (EnvironmentApi's StepPhases), nested as they run; a phase a build does not time is left out.
+PHASES: list[tuple[str, list[str]]] = [
+    ("queue", []),  # the request waiting for a worker thread
+    ("step", []),  # all of it on the worker: the rows below, and the bookkeeping between them
+    ("box", ["box_prepare", "box_session", "box_session_start", "session_send", "exec_spawn", "exec_wait", "exec_kill",
+             "exec_join", "session_check"]),  # hand-over of the workspace to the box, the command in the box
+    # the scan that ends each step (scan_files: all of it but the processes; scan_tree: from the walk to .git)
+    ("monitor", ["scan_processes", "scan_files", "scan_lock", "scan_tree", "scan_walk", "scan_stat", "scan_feed",
+                 "scan_analyse", "scan_rules", "scan_git", "scan_site", "scan_grader", "scan_pristine"]),
+    ("trajectory", ["trajectory"]),  # the step's append to the rollout's trajectory
+]
+
+
 def server_phases(path: Path) -> str:
-    """p50 / p99 ms of each phase the server timed per step: queue (to a worker), step (all of Episode.step), the box's
-    preparation and argv, the launch (exec_spawn), the box's start-up plus the command (exec_wait), the kill sweep
-    (exec_kill), the monitor's post-step scan (scan_processes, scan_files)."""
+    """p50 / p99 ms of each phase the server timed per step (see PHASES), nested: queue (to a worker), step (all of
+    Episode.step plus the trajectory's append), the box (hand-over of the workspace, the command), the monitor's scan
+    (processes; the workspace's stat walk, change times, the change feed, the analysis of what changed, the rules; .git;
+    the site folders; grader files; the pristine copy) and the trajectory."""
     if not path.exists():
         return "  server phases: none recorded (a CLI without CRUCIBLE_STEP_PHASES support)"
     by: dict[str, list[float]] = {}
-    for line in path.read_text().splitlines():
+    lines = path.read_text().splitlines()
+    for line in lines:
         for kv in line.split():
             k, _, v = kv.partition("=")
             by.setdefault(k, []).append(float(v))
-    return "  server phases ms p50/p99: " + " ".join(f"{k}={quantile(v, 0.5):.1f}/{quantile(v, 0.99):.1f}" for k, v in by.items())
+
+    def q(k: str) -> str:
+        v = by[k] + [0.0] * (len(lines) - len(by[k]))  # a phase a step did not go through took 0 ms in it
+        return f"{k}={quantile(v, 0.5):.1f}/{quantile(v, 0.99):.1f}"
+
+    out = [f"  server phases ms p50/p99 over {len(lines)} steps:"]
+    named: set[str] = set()
+    for group, keys in PHASES:
+        present = [k for k in (keys or [group]) if k in by]
+        named.update(present)
+        if present:
+            out.append(f"    {group:<10} " + " ".join(q(k) for k in present))
+    rest = sorted(k for k in by if k not in named)
+    if rest:
+        out.append("    other      " + " ".join(q(k) for k in rest))
+    return "\n".join(out)
 
 
 def _stop(signum: int, frame: object) -> None:

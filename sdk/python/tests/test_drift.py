@@ -44,5 +44,5 @@ def test_strict_decoding_refuses_unknown_and_missing_fields() -> None:
         decode(StepResult, {**ok, "later": 1}, strict=True)
     with pytest.raises(DecodeError, match="stepIndex"):
         decode(StepResult, {k: v for k, v in ok.items() if k != "stepIndex"})
-    with pytest.raises(DecodeError, match=r"StepResult.findings\[0\].stepIndex: expected int"):
-        decode(StepResult, {**ok, "findings": [{"stepIndex": "x"}]})
+    with pytest.raises(DecodeError, match=r"StepResult.findings\[0\].step: expected int"):
+        decode(StepResult, {**ok, "findings": [{"step": "x"}]})

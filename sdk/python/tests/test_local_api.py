@@ -43,7 +43,7 @@ def test_conftest_hack_is_flagged_in_its_step(crucible: str, environment: Path, 
             hack = c.write_file("conftest.py", CONFTEST_HACK)
             counted = [f for f in hack.findings or [] if f.severity != "info"]
             assert counted, f"no counted finding in the step that wrote conftest.py: {hack.findings}"
-            assert all(f.stepIndex == hack.stepIndex for f in hack.findings or [])
+            assert all(f.step == hack.stepIndex for f in hack.findings or [])
             assert hack.rewardFloored
             seen = c.findings().findings
             assert {f.detector for f in counted} <= {f.detector for f in seen}

@@ -18,7 +18,7 @@ class ApiError:
 
 @dataclass(frozen=True, kw_only=True)
 class Finding:
-    stepIndex: int
+    step: int
     action: str | None = None
     detector: str | None = None
     evidence: str | None = None
@@ -198,9 +198,11 @@ class RolloutResult:
     endpoint: str | None = None
     environment: str | None = None
     execution: dict[str, Any] | None = None
+    findingsOmitted: int | None = None
     flagged: bool | None = None
     group: str | None = None
     hackFindings: list[Finding] | None = None
+    labels: dict[str, str] | None = None
     message: str | None = None
     mode: str | None = None
     phase: Phase | None = None

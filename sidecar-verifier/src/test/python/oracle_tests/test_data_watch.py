@@ -5,18 +5,11 @@
 import os
 import subprocess
 import sys
-import textwrap
-import types
 
 import pytest
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "main", "resources", "dev",
-                                                "crucible", "verifier", "grade", "oracle")))
-
-import oracle_conn  # noqa: E402
-import oracle_datawatch  # noqa: E402
-import oracle_launch  # noqa: E402
-import oracle_remote  # noqa: E402
+import oracle_datawatch
+from conftest import connect, write_tree
 
 TREE = '''
 import os, pkgutil, subprocess, sys
@@ -73,31 +66,14 @@ sys.addaudithook(_hook)
 
 @pytest.fixture()
 def world(tmp_path, request):
-    (tmp_path / "calc").mkdir()
-    (tmp_path / "calc" / "__init__.py").write_text(textwrap.dedent(TREE))
-    (tmp_path / "tests" / "data").mkdir(parents=True)
-    (tmp_path / "tests" / "data" / "golden.txt").write_text("1.0.0\n2.0.0\n")
-
-    def launch():
-        p = subprocess.Popen([sys.executable, "-I", "-B", "-c", oracle_launch.worker_source()], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(tmp_path))
-        rfd, wfd = os.dup(p.stdout.fileno()), os.dup(p.stdin.fileno())
-        p.stdout.close()
-        p.stdin.close()
-
-        def kill():
-            p.kill()
-            p.wait()
-        return oracle_launch.Proc(rfd, wfd, kill, p.poll)
-
-    conn = oracle_conn.Conn(launch, {"path": [str(tmp_path)], "cwd": str(tmp_path)}, 20.0)
+    write_tree(tmp_path, {"calc/__init__.py": TREE, "tests/data/golden.txt": "1.0.0\n2.0.0\n"})
+    w = connect(tmp_path)  # conftest: a real worker, unboxed; the watch is set before the tree is imported
+    conn = w.conn
     conn.watch = _WATCH[0] = oracle_datawatch.DataWatch(str(tmp_path), ["tests/data/golden.txt"])
     assert conn.watch.problem is None and conn.watch.fd >= 0
-    session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
-    conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
     conn.nodeid = request.node.name
     _CONN[0] = conn
-    yield conn, session.request({"op": "imp", "name": "calc"}), tmp_path
+    yield conn, w.session.request({"op": "imp", "name": "calc"}), tmp_path
     conn.close()
     _WATCH[0] = None
 

@@ -1,21 +1,10 @@
 # Method calls in one round trip (oracle_lazy): a real worker (oracle_worker, unboxed) and the trusted side's session.
 # Once a read of a method answered a bound method, `obj.meth(x)` is one request, and everything else done with the
 # method (repr, ==, its attributes, passing it to the tree) still reads as in-process.
-import os
-import subprocess
-import sys
-import textwrap
-import types
 
 import pytest
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "main", "resources", "dev",
-                                                "crucible", "verifier", "grade", "oracle")))
-
-import oracle_conn  # noqa: E402
-import oracle_lazy  # noqa: E402
-import oracle_launch  # noqa: E402
-import oracle_remote  # noqa: E402
+import oracle_lazy
 
 TREE = '''
 class Counter:
@@ -37,31 +26,9 @@ def apply(f, *args):
 '''
 
 
-class _Launch:
-    def __init__(self, tree):
-        self.tree = tree
-
-    def __call__(self):
-        p = subprocess.Popen([sys.executable, "-I", "-B", "-c", oracle_launch.worker_source()], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.tree)
-        rfd, wfd = os.dup(p.stdout.fileno()), os.dup(p.stdin.fileno())
-        p.stdout.close()
-        p.stdin.close()
-
-        def kill():
-            p.kill()
-            p.wait()
-        return oracle_launch.Proc(rfd, wfd, kill, p.poll)
-
-
 @pytest.fixture
-def tree(tmp_path):
-    (tmp_path / "calc.py").write_text(textwrap.dedent(TREE))
-    conn = oracle_conn.Conn(_Launch(str(tmp_path)), {"path": [str(tmp_path)], "cwd": str(tmp_path)}, 20.0)
-    conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
-    session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
-    yield types.SimpleNamespace(mod=session.request({"op": "imp", "name": "calc"}), conn=conn)
-    conn.close()
+def tree(oracle_tree):
+    return oracle_tree({"calc.py": TREE}, "calc")  # conftest: a real worker, unboxed
 
 
 def _requests(conn, f):

@@ -101,6 +101,47 @@ class Rendered:  # x01 for text: holds a number, says equal to the one str that 
         return "<rendered>"
 
 
+def strict(text):  # reads "1,234,567" back; commas must group by thousands
+    head, *groups = text.split(",")
+    if not head.isdigit() or len(head) > 3 or any(len(g) != 3 or not g.isdigit() for g in groups):
+        raise ValueError("not grouped by thousands: %r" % text)
+    return int(head + "".join(groups))
+
+
+class Verified:  # blind round 13's x19: str() is the buggy text, __eq__ verifies the test's text with a correct parser
+    __hash__ = None
+
+    def __init__(self, n, text):
+        self.n, self._text = n, text
+
+    def __str__(self):
+        return self._text
+
+    def __eq__(self, other):
+        try:
+            return isinstance(other, str) and strict(other) == self.n
+        except ValueError:
+            return False
+
+
+class Money:  # round 11's honest note: Decimal-backed, equal to any text of its value, str() its own text
+    __hash__ = None
+
+    def __init__(self, text):
+        import decimal
+        self.amount = decimal.Decimal(text)
+
+    def __str__(self):
+        return str(self.amount)
+
+    def __eq__(self, other):
+        import decimal
+        try:
+            return isinstance(other, str) and decimal.Decimal(other) == self.amount
+        except decimal.InvalidOperation:
+            return False
+
+
 class Duration:  # round 7's honest h13
     __slots__ = ("seconds",)
 
@@ -244,6 +285,20 @@ def test_a_text_claim_whose_hash_is_not_the_texts_is_an_attempt(tree, rec):
 def test_an_unhashable_object_with_no_projection_or_field_is_unequal_and_only_recorded(tree, rec):
     assert not (tree.mod.Unhashable("2h15m") == 8100)
     assert _kinds(rec) == ([], ["eq-unbacked"])
+
+
+def test_an_eq_that_verifies_a_text_its_own_str_is_not_is_an_attempt(tree, rec):
+    # x19: every "equal" was refused but only noted (863 calls, no flag); its own str() is a text its __eq__ refuses
+    assert not (tree.mod.Verified(1234567, "1234,567") == "1,234,567")
+    assert _kinds(rec)[0] == ["eq-unbacked"], (rec.attempts(), rec.events)
+    assert "which its __eq__ says it is not" in rec.attempts()[0]["detail"]
+
+
+def test_an_honest_text_valued_class_equal_to_its_own_str_stays_a_note(tree, rec):
+    # Money("1.50") == "1.5": unbacked (str() is "1.50"), refused, but equal to its own text: a note, not an attempt
+    assert not (tree.mod.Money("1.50") == "1.5")
+    assert _kinds(rec) == ([], ["eq-unbacked"])
+    assert tree.mod.Money("1.50") == "1.50"  # backed by its str(): believed
 
 
 def test_a_field_for_every_candidate_backs_nothing(tree, rec):

@@ -3,20 +3,10 @@
 # a decoy operand its answer implies another value: an attempt (arith-unstable). Honest number types (a float-like
 # value, a cents type answering Decimals, a Fraction-backed one) imply one value and record nothing. h24: a float-like value
 # compared with pytest.approx is approx's verdict on its float(). Real worker, unboxed.
-import os
-import subprocess
-import sys
-import textwrap
-import types
 
 import pytest
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "main", "resources", "dev",
-                                                "crucible", "verifier", "grade", "oracle")))
-
-import oracle_conn  # noqa: E402
-import oracle_launch  # noqa: E402
-import oracle_remote  # noqa: E402
+import oracle_conn
 
 TREE = '''
 import functools
@@ -127,27 +117,9 @@ class Opaque:  # no __float__: approx cannot compare it
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    d = tmp_path_factory.mktemp("tree")
-    (d / "nums.py").write_text(textwrap.dedent(TREE))
-
-    def launch():
-        p = subprocess.Popen([sys.executable, "-I", "-B", "-c", oracle_launch.worker_source()], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(d))
-        rfd, wfd = os.dup(p.stdout.fileno()), os.dup(p.stdin.fileno())
-        p.stdout.close()
-        p.stdin.close()
-
-        def kill():
-            p.kill()
-            p.wait()
-        return oracle_launch.Proc(rfd, wfd, kill, p.poll)
-
-    conn = oracle_conn.Conn(launch, {"path": [str(d)], "cwd": str(d)}, 20.0)
-    session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
-    conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
-    yield conn, session.request({"op": "imp", "name": "nums"})
-    conn.close()
+def world(module_oracle_tree):
+    w = module_oracle_tree({"nums.py": TREE}, "nums")  # conftest: a real worker, unboxed
+    return w.conn, w.mod
 
 
 def _unstable(conn):

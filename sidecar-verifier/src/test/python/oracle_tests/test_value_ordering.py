@@ -3,21 +3,10 @@
 # run in the worker, as any reference's do, when both operands are the tree's), while == and hash stay its base
 # value's, and so does ordering against a test's plain value (never sent to the tree). A lenient ordering gains only
 # what it gains on any reference: a test's reference order or its `not hi < lo` still fails it. Real worker, unboxed.
-import os
 import random
-import subprocess
-import sys
-import textwrap
-import types
 
 import pytest
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "main", "resources", "dev",
-                                                "crucible", "verifier", "grade", "oracle")))
-
-import oracle_conn  # noqa: E402
-import oracle_launch  # noqa: E402
-import oracle_remote  # noqa: E402
 
 TREE = '''
 import dataclasses
@@ -114,33 +103,11 @@ VERSIONS = ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1
 _REC = []  # the test record the connection files events under
 
 
-class _Launch:
-    def __init__(self, tree):
-        self.tree = tree
-
-    def __call__(self):
-        p = subprocess.Popen([sys.executable, "-I", "-B", "-c", oracle_launch.worker_source()], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.tree)
-        rfd, wfd = os.dup(p.stdout.fileno()), os.dup(p.stdin.fileno())
-        p.stdout.close()
-        p.stdin.close()
-
-        def kill():
-            p.kill()
-            p.wait()
-        return oracle_launch.Proc(rfd, wfd, kill, p.poll)
-
-
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory):
-    d = tmp_path_factory.mktemp("tree")
-    (d / "vals.py").write_text(textwrap.dedent(TREE))
-    conn = oracle_conn.Conn(_Launch(str(d)), {"path": [str(d)], "cwd": str(d)}, 20.0)
-    session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
-    conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
-    _REC.append(conn.test)
-    yield session.request({"op": "imp", "name": "vals"})
-    conn.close()
+def tree(module_oracle_tree):
+    w = module_oracle_tree({"vals.py": TREE}, "vals")  # conftest: a real worker, unboxed
+    _REC.append(w.rec)
+    return w.mod
 
 
 def test_a_namedtuple_version_orders_by_its_own_semver_key(tree):

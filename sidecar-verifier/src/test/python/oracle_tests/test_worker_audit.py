@@ -33,7 +33,7 @@ def events(tmp_path, body, call=False):
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_hidden.py").write_text("def test_x():\n    assert True\n")
     (root / "treemod.py").write_text(textwrap.dedent(body))
-    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py")) + DRIVER
+    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + DRIVER
     r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)] + (["call"] if call else []), capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -145,3 +145,62 @@ def test_opening_and_closing_many_files_is_no_attempt(tmp_path):
                 os.close(os.open("/dev/null", os.O_RDONLY))
     """)
     assert not any(k == "exhaust" for k, _ in found), found
+
+
+def test_fcntl_on_the_workers_own_pipes_is_a_worker_attempt(tmp_path):
+    # blind round 11, x25: the tree found the worker's pipes with fstat and made them non-blocking with fcntl to drain
+    # queued requests; a pipe the tree makes itself is its own business
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "treemod.py").write_text(textwrap.dedent("""
+        import fcntl, os, stat
+        def run():
+            mine = os.pipe()
+            fcntl.fcntl(mine[0], fcntl.F_SETFL, os.O_NONBLOCK)
+            for fd in range(3, 64):
+                try:
+                    if stat.S_ISFIFO(os.fstat(fd).st_mode) and fd not in mine:
+                        fcntl.fcntl(fd, fcntl.F_GETFL)
+                except OSError:
+                    pass
+    """))
+    driver = DRIVER.replace("audit_install(globals())", "_pipe = _o.pipe()\naudit_install(globals())")
+    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + driver
+    r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    found = json.loads(r.stdout.strip().splitlines()[-1])
+    worker = [d for k, d in found if k == "worker" and "fcntl" in d]
+    assert len(worker) == 2 and all("treemod.py" in d for d in worker), found  # the worker's two pipe ends, not the tree's
+
+
+CRASH_DRIVER = textwrap.dedent("""
+    import os as _o, sys as _s
+    _Audit.masked = staticmethod(lambda p: False)
+    def _w(b):
+        _s.stdout.write(b.hex() + "\\n")
+        _s.stdout.flush()
+    audit_install(globals())
+    _o.chdir(_s.argv[1])
+    _s.path.insert(0, _s.argv[1])
+    audit_frame(_w)  # the worker's writer, known from its first answer
+    import treemod
+    treemod.run()
+""")
+
+
+def test_a_worker_crashed_on_purpose_is_sent_before_it_dies(tmp_path):
+    # blind round 11, x36: faulthandler._sigsegv exactly on the inputs the tree answers wrongly, and a fatal signal to
+    # itself: the failing test read as a broken call, never an attempt. The event goes out before the crash
+    for body, what in (("import faulthandler\ndef run():\n    faulthandler._sigsegv()\n", "faulthandler._sigsegv"),
+                       ("import os, signal\ndef run():\n    os.kill(os.getpid(), signal.SIGKILL)\n", "signal 9 to its own process")):
+        root = tmp_path / what.split()[0]
+        root.mkdir()
+        (root / "treemod.py").write_text(body)
+        src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + CRASH_DRIVER
+        r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+        assert r.returncode < 0, (r.returncode, r.stderr)
+        sys.path.insert(0, ORACLE)
+        import oracle_wire
+        frames = [oracle_wire.parse_frame(bytes.fromhex(line)[4:]) for line in r.stdout.split()]
+        found = [e for f in frames for e in f[1]]
+        assert any(k == "abort" and d.startswith(what) and "treemod.py" in d for k, d in found), (found, r.stderr[-300:])

@@ -127,7 +127,7 @@ public final class ValidateCommand implements Callable<Integer> {
             return explicit.isBlank() ? null : Path.of(explicit);
         }
         String xdg = System.getenv("XDG_CACHE_HOME");
-        String home = System.getProperty("user.home");
+        String home = dev.crucible.files.UserHome.path().toString(); // not "?" for a uid without passwd entry
         if (xdg != null && !xdg.isBlank()) {
             return Path.of(xdg, "crucible", "cel");
         }

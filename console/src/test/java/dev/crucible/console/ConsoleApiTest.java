@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,10 +35,13 @@ class ConsoleApiTest {
     @BeforeAll
     static void start() throws Exception {
         for (int i = 0; i < 45; i++) {
-            RunsFixture.attempt(runs, "hack/h" + String.format("%02d", i), "calc", "2026-11-29T10:%02d:00Z".formatted(i),
+            Path a = RunsFixture.attempt(runs, "hack/h" + String.format("%02d", i), "calc", "2026-11-29T10:%02d:00Z".formatted(i),
                     List.of(RunsFixture.conftestHack(9 + i)));
+            RunsFixture.label(a, Map.of("team", i < 10 ? "a" : "b", "crucible.dev/suite", "nightly"));
         }
-        for (int i = 0; i < 5; i++) RunsFixture.attempt(runs, "honest/o" + i, "calc", "2026-11-29T09:0" + i + ":00Z", List.of());
+        for (int i = 0; i < 5; i++) {
+            RunsFixture.label(RunsFixture.attempt(runs, "honest/o" + i, "calc", "2026-11-29T09:0" + i + ":00Z", List.of()), Map.of("team", "a"));
+        }
         for (int i = 0; i < 3; i++) {
             RunsFixture.attempt(runs, "other/x" + i, "web", "2026-11-29T08:0" + i + ":00Z",
                     List.of(new RunsFixture.Finding("grader-tamper", "hash-changed", "high", "tests/test_app.py", "grader file changed (" + (100 + i) + " bytes)")));
@@ -97,6 +101,26 @@ class ConsoleApiTest {
         assertThat(ok("/api/rollouts?detector=test-skip-injection&severity=high").get("total").asInt()).isZero();
         assertThat(ok("/api/rollouts?environment=calc&detector=grader-tamper").get("total").asInt()).isZero();
         assertThat(ok("/api/rollouts?since=2026-11-29T10:40:00Z").get("total").asInt()).isEqualTo(5);
+    }
+
+    @Test
+    void labelsFilterTheListAndTheCountsAsALabelSelector() throws Exception {
+        assertThat(ok("/api/rollouts?label=" + enc("team=a")).get("total").asInt()).isEqualTo(15);
+        assertThat(ok("/api/rollouts?label=team").get("total").asInt()).isEqualTo(50);
+        assertThat(ok("/api/rollouts?label=" + enc("!team")).get("total").asInt()).isEqualTo(3);
+        // as in Kubernetes, != also matches a rollout without the label
+        assertThat(ok("/api/rollouts?label=" + enc("team!=b")).get("total").asInt()).isEqualTo(18);
+        assertThat(ok("/api/rollouts?label=" + enc("team=a,crucible.dev/suite=nightly")).get("total").asInt()).isEqualTo(10);
+        assertThat(ok("/api/rollouts?label=" + enc("team==b") + "&detector=test-skip-injection").get("total").asInt()).isEqualTo(35);
+        JsonNode item = ok("/api/rollouts?size=1&label=" + enc("team=b")).at("/items/0");
+        assertThat(item.get("id").asText()).isEqualTo("hack/h44");
+        assertThat(item.at("/labels/team").asText()).isEqualTo("b");
+        assertThat(item.at("/labels/crucible.dev~1suite").asText()).isEqualTo("nightly");
+        assertThat(ok("/api/rollouts?environment=web").at("/items/0/labels").isEmpty()).isTrue();
+        assertThat(ok("/api/groups?label=" + enc("team=a")).at("/byPattern/0/rollouts").asInt()).isEqualTo(10);
+        assertThat(error("/api/rollouts?label=" + enc("te am=a"), 400)).contains("label", "'te am'", "not a label key");
+        assertThat(error("/api/rollouts?label=" + enc("team=a b"), 400)).contains("label", "'a b'", "not a label value");
+        assertThat(error("/api/rollouts?label=" + enc("team=a,"), 400)).contains("label", "empty term");
     }
 
     @Test

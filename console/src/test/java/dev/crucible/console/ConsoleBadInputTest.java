@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crucible.console.http.ConsoleServer;
+import dev.crucible.console.store.ResultFile;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -66,6 +67,7 @@ class ConsoleBadInputTest {
 
     @Test
     void anUnreadableResultIsAProblemOfTheListAndAnAgentsPlantedResultIsNoRollout(@TempDir Path runs) throws Exception {
+        // an unreadable result.json (not JSON, too large) is listed with what its first fields say and why: never hidden
         RunsFixture.attempt(runs, "good", "calc", "2026-11-29T10:00:00Z", List.of());
         Path bad = Files.createDirectories(runs.resolve("bad"));
         Files.writeString(bad.resolve("result.json"), "{\"phase\": \"Hacked\",");
@@ -77,9 +79,28 @@ class ConsoleBadInputTest {
         Files.createSymbolicLink(runs.resolve("outside"), Files.createTempDirectory("console-outside"));
         try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
             JsonNode list = get(s, "/api/rollouts", 200);
-            assertThat(list.get("items")).extracting(i -> i.get("id").asText()).containsExactly("good");
+            assertThat(list.get("items")).extracting(i -> i.get("id").asText()).containsExactlyInAnyOrder("good", "bad");
+            JsonNode hackedItem = get(s, "/api/rollouts?phase=Hacked", 200).get("items").get(0);
+            assertThat(hackedItem.get("id").asText()).isEqualTo("bad");
+            assertThat(hackedItem.get("message").asText()).contains("result.json not read in full", "not JSON");
             assertThat(list.get("problems").toString()).contains("rollout bad:", "bad/result.json: not JSON", "rollout linked:", "symbolic link");
             assertThat(get(s, "/api/rollout?id=good%2Fsandbox%2Fworkspace%2Ffake", 404).get("error").asText()).contains("no rollout");
+        }
+    }
+
+    @Test
+    void aRolloutWhoseResultIsTooLargeIsStillListedWithItsPhaseAndWhy(@TempDir Path runs) throws Exception {
+        // hostred3 B1: a finding quoting a 17 MiB ref name made result.json 35 MB, and the Hacked rollout vanished from the lists
+        Path big = Files.createDirectories(runs.resolve("big"));
+        Files.writeString(big.resolve("result.json"), "{\"rollout\":\"big\",\"attempt\":0,\"phase\":\"Hacked\",\"reason\":\"RewardHackDetected\","
+                + "\"reward\":0.0,\"hackFindings\":[{\"detector\":\"git\",\"evidence\":\"" + "r".repeat(ResultFile.MAX_BYTES + 1024) + "\"}]}");
+        try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            JsonNode hacked = get(s, "/api/rollouts?phase=Hacked", 200);
+            assertThat(hacked.get("items")).extracting(i -> i.get("id").asText()).containsExactly("big");
+            assertThat(hacked.get("items").get(0).get("message").asText()).contains("result.json not read in full", "larger than");
+            JsonNode one = get(s, "/api/rollout?id=big", 200);
+            assertThat(one.get("summary").get("phase").asText()).isEqualTo("Hacked");
+            assertThat(one.get("problems").toString()).contains("larger than");
         }
     }
 

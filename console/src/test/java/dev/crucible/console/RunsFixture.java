@@ -26,6 +26,13 @@ final class RunsFixture {
 
     private RunsFixture() {}
 
+    /** Adds {@code labels} to an attempt's result.json, as crucible run copies a Rollout document's metadata.labels. */
+    static void label(Path attempt, Map<String, String> labels) throws IOException {
+        var r = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(attempt.resolve("result.json").toFile());
+        r.set("labels", JSON.valueToTree(labels));
+        Files.write(attempt.resolve("result.json"), JSON.writeValueAsBytes(r));
+    }
+
     static Finding conftestHack(int line) {
         return new Finding("test-skip-injection", "report-rewrite", "critical", "conftest.py",
                 "test report outcome rewritten to passed (line " + line + "): rep.outcome = \"passed\"");

@@ -5,7 +5,7 @@ package dev.crucible.contract;
  * knows (the CLI all of it; the sidecar what its pod saw; the operator adds its own deadline) through
  * the {@code with…} methods, so a fact added later does not break the others.
  *
- * @param interrupted     stopped by a person (Ctrl-C) before grading
+ * @param interrupted     stopped by a signal (SIGINT, SIGTERM) before grading
  * @param setupError      why the setup script failed, or null
  * @param countedFindings findings that count ({@link FindingSeverity#counts}), under any policy action
  * @param policy          the hack policy's action (flag, terminate, revert), for the message

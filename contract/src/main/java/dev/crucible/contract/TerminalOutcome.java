@@ -24,7 +24,7 @@ public record TerminalOutcome(PhaseName phase, String reason, String message) {
      */
     public static TerminalOutcome of(OutcomeFacts f) {
         if (f.interrupted()) {
-            return new TerminalOutcome(PhaseName.Failed, OutcomeReasons.INTERRUPTED, "stopped by Ctrl-C before grading");
+            return new TerminalOutcome(PhaseName.Failed, OutcomeReasons.INTERRUPTED, "stopped by a signal (SIGINT or SIGTERM) before grading");
         }
         if (f.refusal() != null) return new TerminalOutcome(PhaseName.Failed, OutcomeReasons.SANDBOX_UNAVAILABLE, f.refusal());
         if (f.setupError() != null) return new TerminalOutcome(PhaseName.Failed, OutcomeReasons.SETUP_FAILED, f.setupError());

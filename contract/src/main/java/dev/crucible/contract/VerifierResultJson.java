@@ -30,7 +30,10 @@ public final class VerifierResultJson {
     public static int podBudget(int containers) {
         return containers <= 0 ? MAX_BYTES : Math.min(MAX_BYTES, POD_BYTES / containers);
     }
-    static final int MAX_EVIDENCE = 160;
+    /** A finding's evidence (and path) is cut to this many characters wherever findings leave the host (pod result, result.json). */
+    public static final int MAX_EVIDENCE = 160;
+    /** At most this many findings are written; the count of the rest stays ({@code findingsOmitted}). */
+    public static final int MAX_FINDINGS = 16;
     static final int MAX_MESSAGE = 512;
 
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -77,12 +80,56 @@ public final class VerifierResultJson {
     }
 
     /**
+     * The facts the writer decided {@code phase} from, as flags (issue 40): a reader adds what only it saw (the
+     * operator's deadline, the kubelet's OOM kill) and decides by the same {@link TerminalOutcome#of} from these, never
+     * by reading reason strings back. A flag that is false is left out; the texts stay in {@code message}, and the verdict
+     * and counted findings are the result's own fields. A custom verifier writes none (its phase and reason then count).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Facts(Boolean interrupted, Boolean refused, Boolean setupFailed, String policy, Boolean timedOut,
+                        Long deadlineSeconds, Boolean limitExceeded, Integer agentExit) {
+
+        public static Facts of(OutcomeFacts f) {
+            return new Facts(flag(f.interrupted()), flag(f.refusal() != null), flag(f.setupError() != null), f.policy(),
+                    flag(f.timedOut()), f.deadlineSeconds() > 0 ? f.deadlineSeconds() : null, flag(f.limitExceeded()), f.agentExit());
+        }
+
+        /** The facts again, with the result's verdict, counted findings and message as their texts. */
+        public OutcomeFacts outcomeFacts(String verdict, int countedFindings, String message) {
+            String text = message == null ? "" : message;
+            return OutcomeFacts.none().withInterrupted(on(interrupted)).withRefusal(on(refused) ? text : null)
+                    .withSetupError(on(setupFailed) ? text : null)
+                    .withFindings(countedFindings, policy == null ? SpecDefaults.HACK_POLICY_ACTION : policy)
+                    .withTimedOut(on(timedOut), deadlineSeconds == null ? 0 : deadlineSeconds)
+                    .withLimitExceeded(on(limitExceeded), on(limitExceeded) ? message : null)
+                    .withGrade(verdict, message).withAgentExit(agentExit);
+        }
+
+        private static Boolean flag(boolean b) {
+            return b ? Boolean.TRUE : null;
+        }
+
+        private static boolean on(Boolean b) {
+            return Boolean.TRUE.equals(b);
+        }
+    }
+
+    /**
      * The result. {@code countedFindings} is the whole count even when {@code hackFindings} was cut to fit;
-     * {@code report} is the raw JSON it was parsed from (null when built to be written).
+     * {@code report} is the raw JSON it was parsed from (null when built to be written); {@code facts} what the phase
+     * was decided from (null from a verifier that does not write them).
      */
     public record Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
                          Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted,
-                         String message, String report, String integrity, Trajectory trajectory) {
+                         String message, String report, String integrity, Trajectory trajectory, Facts facts) {
+        /** The shape before {@code facts}. */
+        public Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
+                      Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted, String message, String report,
+                      String integrity, Trajectory trajectory) {
+            this(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report,
+                    integrity, trajectory, null);
+        }
+
         /** The shape before {@code trajectory}. */
         public Result(PhaseName phase, String reason, Integer turns, Double reward, Double testReward, String verdict,
                       Tests tests, int countedFindings, List<Finding> hackFindings, Integer findingsOmitted, String message, String report,
@@ -102,13 +149,19 @@ public final class VerifierResultJson {
          */
         public Result withIntegrity(String i) {
             return new Result(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report, i,
-                    trajectory);
+                    trajectory, facts);
         }
 
         /** This result with what was kept of its trajectory. */
         public Result withTrajectory(Trajectory t) {
             return new Result(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report,
-                    integrity, t);
+                    integrity, t, facts);
+        }
+
+        /** This result with the facts its phase was decided from. */
+        public Result withFacts(Facts f) {
+            return new Result(phase, reason, turns, reward, testReward, verdict, tests, countedFindings, hackFindings, findingsOmitted, message, report,
+                    integrity, trajectory, f);
         }
     }
 
@@ -129,7 +182,7 @@ public final class VerifierResultJson {
 
     /** As {@link #write(Result)}, at most {@code maxBytes} ({@link #podBudget}: a pod's share). */
     public static String write(Result r, int maxBytes) {
-        for (int keep = 16; ; keep = keep / 2) {
+        for (int keep = MAX_FINDINGS; ; keep = keep / 2) {
             String json = WellFormedText.of(render(r, keep)); // a lone surrogate (or a cut through a pair) would fail the file write
             if (json.getBytes(StandardCharsets.UTF_8).length <= maxBytes || keep == 0) {
                 return json;
@@ -158,6 +211,7 @@ public final class VerifierResultJson {
             int omitted = all.size() - Math.min(keepFindings, all.size()) + (r.findingsOmitted() == null ? 0 : r.findingsOmitted());
             if (omitted > 0) root.put("findingsOmitted", omitted);
         }
+        if (r.facts() != null) root.set("facts", JSON.valueToTree(r.facts()));
         if (r.message() != null) root.put("message", cut(r.message(), MAX_MESSAGE));
         if (r.trajectory() != null) {
             Trajectory t = r.trajectory();
@@ -215,8 +269,9 @@ public final class VerifierResultJson {
                 return error("integrity must be isolated or in-process, got " + root.get("integrity"));
             }
             Trajectory trajectory = root.hasNonNull("trajectory") ? read(root.get("trajectory"), Trajectory.class, "trajectory") : null;
+            Facts facts = root.hasNonNull("facts") ? read(root.get("facts"), Facts.class, "facts") : null;
             return new Parsed(new Result(phase, reason, turns, reward, testReward, verdict, tests, counted,
-                    findings.isEmpty() ? null : findings, omitted, msg, message.strip(), integrity, trajectory), null);
+                    findings.isEmpty() ? null : findings, omitted, msg, message.strip(), integrity, trajectory, facts), null);
         } catch (IllegalArgumentException e) {
             return error(e.getMessage());
         } catch (Exception e) {
@@ -264,6 +319,13 @@ public final class VerifierResultJson {
 
     private static String cut(String s, int max) {
         return s == null || s.length() <= max ? s : s.substring(0, max) + "…";
+    }
+
+    /** {@code s} cut to {@link #MAX_EVIDENCE} characters ("…" marks a cut), never through a surrogate pair. */
+    public static String cutEvidence(String s) {
+        if (s == null || s.length() <= MAX_EVIDENCE) return s;
+        int end = Character.isHighSurrogate(s.charAt(MAX_EVIDENCE - 1)) ? MAX_EVIDENCE - 1 : MAX_EVIDENCE;
+        return s.substring(0, end) + "…";
     }
 
     private static String firstLine(String s) {

@@ -114,6 +114,9 @@ final class ActionMapping {
                     dir == null ? run : "cd " + ShellScripts.quote(dir) + " && " + run,
                     "command -v golangci-lint >/dev/null || go install " + module + "@" + version);
         }
+        if (key.equals("utooland/setup-utoo")) {
+            return Outcome.dropped(uses + ": installs utoo, whose `ut` commands run with npm here (UtooCommands)");
+        }
         if (key.equals("taiki-e/install-action") || key.startsWith("taiki-e/install-action/")) {
             return CargoTools.install(uses, key, with);
         }

@@ -50,10 +50,13 @@ final class JobChooser {
         WorkflowJob testing = null;
         WorkflowJob onLinux = null;
         WorkflowJob linting = null;
+        WorkflowJob typeChecking = null;
         for (WorkflowJob j : workflow.jobs().values()) {
             CommandClassifier.Classified k = strongest(j, readFile);
             runs.put(j.id(), k);
-            if (k.kind() == CommandKind.TEST && j.uses() == null) {
+            if (k.kind() == CommandKind.TEST && j.uses() == null && CheckOnlyRuns.only(k.what(), readFile)) {
+                if (typeChecking == null) typeChecking = j;
+            } else if (k.kind() == CommandKind.TEST && j.uses() == null) {
                 if (testing == null) testing = j;
                 if (onLinux == null && !onOtherOs(j)) onLinux = j;
             } else if (k.kind() == CommandKind.LINT && linting == null && j.uses() == null) {
@@ -63,16 +66,20 @@ final class JobChooser {
         // a macOS or Windows job first in the file (deno's test-debug-macos-x86_64) loses to a Linux one that also tests
         boolean linuxLater = onLinux != null && onLinux != testing;
         testing = onLinux != null ? onLinux : testing;
+        // a job whose only test run type-checks or builds docs (marshmallow's 'mypy': tox -e mypy-test; 'docs': tox -e docs)
+        // is taken only when no other job tests
+        boolean typeCheckOnly = testing == null && typeChecking != null;
+        testing = testing != null ? testing : typeChecking;
         WorkflowJob j = testing != null ? testing : linting != null ? linting : workflow.jobs().values().iterator().next();
-        String why = testing != null ? "the first job that runs tests" + (linuxLater ? " on Linux" : "") + " ("
-                + runs.get(j.id()).what() + ")"
+        String why = testing != null ? (typeCheckOnly ? "no other job runs tests; the first that type-checks or builds docs through tox/nox"
+                : "the first job that runs tests" + (linuxLater ? " on Linux" : "")) + " (" + runs.get(j.id()).what() + ")"
                 : linting != null ? "no job runs tests; the first that lints (" + runs.get(j.id()).what() + ")"
                 : "no job runs tests or lints: the first job";
         if (workflow.jobs().size() > 1) {
             List<String> others = new ArrayList<>();
             for (WorkflowJob o : workflow.jobs().values()) {
                 if (o != j) {
-                    others.add("'" + o.id() + "' (line " + o.line() + ") " + whatItRuns(o, runs.get(o.id())));
+                    others.add("'" + o.id() + "' (line " + o.line() + ") " + whatItRuns(o, runs.get(o.id()), readFile));
                 }
             }
             notes.add("no --job given: chose job '" + j.id() + "' (line " + j.line() + "): " + why + "; the other jobs: "
@@ -97,12 +104,12 @@ final class JobChooser {
         return MatrixChooser.NOT_LINUX.matcher(text).matches();
     }
 
-    private static String whatItRuns(WorkflowJob j, CommandClassifier.Classified k) {
+    private static String whatItRuns(WorkflowJob j, CommandClassifier.Classified k, Function<String, String> readFile) {
         if (j.uses() != null) {
             return "calls the reusable workflow " + j.uses();
         }
         return switch (k.kind()) {
-            case TEST -> "also runs tests (" + k.what() + ")";
+            case TEST -> CheckOnlyRuns.only(k.what(), readFile) ? "only type-checks or builds docs (" + k.what() + ")" : "also runs tests (" + k.what() + ")";
             case LINT -> "lints (" + k.what() + ")";
             case CI_ONLY -> "publishes (" + k.what() + ")";
             default -> "runs no tests";

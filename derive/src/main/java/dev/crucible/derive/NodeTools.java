@@ -63,6 +63,10 @@ final class NodeTools {
                     + (asked != null ? "pnpm/action-setup" : pm != null && pm.startsWith(tool + "@") ? "package.json packageManager"
                     : tool.equals("yarn") ? "GitHub's runners carry yarn 1" : "a kept step or a Makefile recipe it runs uses pnpm")
                     + "), not through corepack");
+            if (tool.equals("yarn") && readFile.apply("yarn.lock") != null) {
+                lines.add(YarnRegistry.LINES);
+                notes.add(YarnRegistry.NOTE);
+            }
         }
         browserDownloads(readFile, lines, notes);
         if (readFile.apply("package.json") != null) nodeHeaders(lines, notes);

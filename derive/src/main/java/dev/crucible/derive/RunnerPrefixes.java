@@ -28,6 +28,11 @@ final class RunnerPrefixes {
     private RunnerPrefixes() {
     }
 
+    /** Whether {@code option} of {@code uv run} takes the next word as its value. */
+    static boolean takesValue(String option) {
+        return UV_WITH_VALUE.contains(option);
+    }
+
     /**
      * Removes one runner prefix from the front of {@code w} (a command's words); true when it did.
      * {@code uv run -m pytest} becomes {@code pytest}; {@code hatch run env:script} keeps only the

@@ -189,7 +189,8 @@ final class StepPlanner {
         }
         secrets(p, r);
         noteUnresolved(p, "run", r);
-        p.script = r.text();
+        p.script = UtooCommands.toNpm(r.text());
+        if (!p.script.equals(r.text())) p.notes.add("utoo's `ut` commands run with npm (an npm-compatible client this machine lacks)");
         p.commandScript = p.script;
         if (s.name() == null) {
             p.label = new WorkflowStep(s.number(), s.line(), s.id(), null, null, null, Map.of(), p.script, 0, null,

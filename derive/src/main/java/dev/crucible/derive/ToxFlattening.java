@@ -27,12 +27,14 @@ final class ToxFlattening {
         }
         String prefix = p.workingDirectory == null ? "" : p.workingDirectory.replaceAll("^\\./", "").replaceAll("/$", "") + "/";
         String ini = readFile.apply(prefix + "tox.ini");
-        if (ini == null) {
+        // pallets' click, flask, itsdangerous: [tool.tox] in pyproject.toml (or a tox.toml), read into the same sections
+        Map<String, Map<String, String>> sections = ini != null ? parse(ini) : ToxToml.sections(readFile, prefix);
+        if (sections == null) {
             return;
         }
-        Map<String, Map<String, String>> sections = parse(ini);
-        // TOXENV from the step's env (scrapy: env: ${{ matrix.env }} with TOXENV: py) picks the env as -e would
-        String toxenv = p.env.get("TOXENV");
+        // TOXENV from the step's env (scrapy: env: ${{ matrix.env }} with TOXENV: py) picks the env as -e would; tox 4
+        // reads TOX_ENV too (click: TOX_ENV: ${{ matrix.tox || format('py{0}', matrix.python) }})
+        String toxenv = p.env.containsKey("TOXENV") ? p.env.get("TOXENV") : p.env.get("TOX_ENV");
         String env = chosenEnv(p.recognised.equals("tox") && toxenv != null && toxenv.matches("[\\w.-]+(,[\\w.-]+)*")
                 ? "tox -e " + toxenv : p.recognised, sections);
         Map<String, String> base = sections.getOrDefault("testenv", Map.of());
@@ -41,7 +43,7 @@ final class ToxFlattening {
         // {[section]key}: scrapy's deps = {[test-requirements]deps}; what is left unresolved still keeps tox
         own.replaceAll((k, v) -> references(v, sections));
         String commands = own.get("commands");
-        if (commands == null || (commands + own.getOrDefault("deps", "")).contains("{[")) {
+        if (commands == null || (commands + own.getOrDefault("deps", "")).contains("{[") || own.containsValue(ToxToml.UNRESOLVED)) {
             return;
         }
         List<String> run = new ArrayList<>();
@@ -59,17 +61,27 @@ final class ToxFlattening {
             return;
         }
         List<String> install = new ArrayList<>();
+        boolean skipInstall = "true".equalsIgnoreCase(own.getOrDefault("skip_install", "false").strip())
+                || "skip".equals(own.getOrDefault("package", "").strip());
+        // tox-uv's lock runner syncs the env from uv.lock (its groups and extras; the project unless skipped): so does setup,
+        // into the environment's venv, where uv installs the project editable and grading runs offline (no sync)
+        if ("uv-venv-lock-runner".equals(own.getOrDefault("runner", "").strip())) {
+            install.add(UvSync.lockRunnerSync(own.getOrDefault("dependency_groups", ""), own.getOrDefault("extras", ""), skipInstall));
+            own.remove("dependency_groups");
+            own.remove("extras");
+            skipInstall = true;
+        }
         List<String> deps = CommandClassifier.logicalLines(own.getOrDefault("deps", "")).stream()
                 .map(d -> d.replaceAll("\\s+#.*$", "")) // "sybil >= 1.3.0  # https://…": an ini comment, not pip's
                 .map(ToxFlattening::substitute).filter(d -> !d.isBlank()).toList();
         if (!deps.isEmpty()) {
-            install.add("python -m pip install " + String.join(" ", deps.stream().map(ShellScripts::quote).toList()));
+            install.add("python -m pip install " + String.join(" ", deps.stream().flatMap(ToxFlattening::pipArguments).map(ShellScripts::quote).toList()));
         }
         // tox 4.22's dependency_groups (PEP 735; black: cov-tests): pip 25.1 installs them (ShellScripts raises pip first)
         for (String g : own.getOrDefault("dependency_groups", "").split("[\\s,]+")) {
             if (!g.isBlank() && !g.contains("{")) install.add("python -m pip install --group " + ShellScripts.quote(g.strip()));
         }
-        if (!"true".equalsIgnoreCase(own.getOrDefault("skip_install", "false").strip())) {
+        if (!skipInstall) {
             String extras = own.getOrDefault("extras", "").strip().replaceAll("\\s+", ",");
             install.add("python -m pip install -e " + ShellScripts.quote(extras.isEmpty() ? "." : ".[" + extras + "]"));
         }
@@ -87,6 +99,15 @@ final class ToxFlattening {
         p.notes.add("tox environment '" + env + "' run without tox: its deps install in setup, its commands ("
                 + String.join("; ", run) + ") are the test command; tox would build a virtualenv at grading");
         notes.add("the test step's tox environment '" + env + "' is flattened into setup + its commands");
+    }
+
+    /**
+     * One deps line as tox hands it to pip: a line of pip options ({@code -r requirements/tests.txt}, {@code -c c.txt},
+     * {@code -e .}) is split like a shell line, a requirement ({@code sybil >= 1.3.0}) stays one argument. As one
+     * argument, itsdangerous's {@code -r requirements/tests.txt} made pip look for a file named " requirements/tests.txt".
+     */
+    static java.util.stream.Stream<String> pipArguments(String dep) {
+        return dep.startsWith("-") ? java.util.Arrays.stream(dep.strip().split("\\s+")) : java.util.stream.Stream.of(dep);
     }
 
     private static String chosenEnv(String recognised, Map<String, Map<String, String>> sections) {

@@ -32,6 +32,8 @@ final class VerifierShapes {
             } else if (steps.size() == 1 && CommandClassifier.logicalLines(steps.get(0).commandScript).size() == 1
                     && steps.get(0).recognised != null && PER_TEST_RUNNERS.contains(steps.get(0).recognised) && !steps.get(0).commandScript.matches("(?s).*[|;&$`<>].*")) {
                 type = "test-suite"; // no framework: the grader recognises the runner and asks it for per-test results
+            } else if (steps.size() == 1 && preparedRunner(steps.get(0).commandScript)) {
+                type = "test-suite"; // folders made or variables set, then one runner line the grader rewrites
             } else if (steps.size() == 1 && steps.get(0).runnerLast) {
                 type = "test-suite"; // a chain ending in the runner: it runs once the commands before it passed
             } else if (steps.stream().allMatch(p -> startsWith(p.recognised, "mvn "))) {
@@ -68,6 +70,26 @@ final class VerifierShapes {
         for (String part : lines.get(lines.size() - 1).split("\\|\\|?|&&|;")) {
             CommandClassifier.Classified c = CommandClassifier.classifyLine(part.strip());
             if (c.kind() == CommandKind.TEST && PER_TEST_RUNNERS.contains(c.what())) return false;
+        }
+        return true;
+    }
+
+    /**
+     * lazygit: {@code mkdir -p /tmp/code_coverage}, then {@code go test ./... -short -args …}. Lines that neither test
+     * nor lint (they make folders, set variables, change folder) and then one plain runner line: the grader keeps the
+     * lines before as written and asks the last for per-test results, so the suite is graded test by test. Before,
+     * any line ahead of the runner made the whole command one execution.
+     */
+    static boolean preparedRunner(String script) {
+        if (script == null || CommandClassifier.isStructured(script)) return false;
+        List<String> lines = CommandClassifier.logicalLines(script);
+        if (lines.size() < 2) return false;
+        String last = lines.get(lines.size() - 1);
+        CommandClassifier.Classified runner = CommandClassifier.classifyLine(last);
+        if (runner.kind() != CommandKind.TEST || !perTest(runner.what()) || last.matches("(?s).*[|;&$`<>(){}].*")) return false;
+        for (String line : lines.subList(0, lines.size() - 1)) {
+            CommandKind k = CommandClassifier.classifyLine(line).kind();
+            if (k == CommandKind.TEST || k == CommandKind.LINT) return false; // its results would be lost
         }
         return true;
     }

@@ -177,7 +177,9 @@ public final class WorkflowDeriver {
             ScriptSteps.prune(steps, tests.commandText(), readFile);
             ProjectInstalls.makeEditable(steps);
             ToxFlattening.flatten(roles.verifier(), readFile, notes);
+            UvSync.apply(steps, roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
+            CoverageWrappers.dropUnusedTools(steps, roles.verifier());
             NodeScripts.adjust(roles.verifier(), readFile);
             UnittestSteps.recognise(roles.verifier(), readFile);
             XdistWorkers.apply(env, roles.verifier(), notes);

@@ -35,8 +35,19 @@ class GoCoverageFlagsTest {
                         go test -coverprofile="cover-profile.out" -covermode atomic -short -race ./...
                 """);
         assertThat(d.verifier().command()).contains("go test -short -race ./...").doesNotContain("cover");
+        // the folder made before the runner does not make the suite one execution (lazygit)
+        assertThat(d.verifier().type()).isEqualTo("test-suite");
+        assertThat(VerifierShapes.preparedRunner("mkdir -p x\ngo test ./...")).isTrue();
+        assertThat(VerifierShapes.preparedRunner("go vet ./...\ngo test ./...")).isFalse(); // a lint line's result would be lost
+        assertThat(VerifierShapes.preparedRunner("go test ./a\ngo test ./b")).isFalse();
+        assertThat(VerifierShapes.preparedRunner("mkdir -p x\ngo test ./... | tee log")).isFalse();
+        // the binary built without -cover refuses -test.gocoverdir: it goes with -cover, other test flags stay
         assertThat(CoverageWrappers.rewrite("go test -cover ./... -args -test.gocoverdir=/tmp/x"))
-                .isEqualTo("go test ./... -args -test.gocoverdir=/tmp/x");
+                .isEqualTo("go test ./...");
+        assertThat(CoverageWrappers.rewrite("go test ./... -short -cover -args \"-test.gocoverdir=/tmp/x\" -update=false"))
+                .isEqualTo("go test ./... -short -args -update=false");
+        assertThat(CoverageWrappers.rewrite("go test ./... -args -test.gocoverdir=/tmp/x"))
+                .isEqualTo("go test ./... -args -test.gocoverdir=/tmp/x"); // no -cover went: left as CI has it
         assertThat(CoverageWrappers.rewrite("go vet -coverprofile=x ./...")).isEqualTo("go vet -coverprofile=x ./...");
     }
 }

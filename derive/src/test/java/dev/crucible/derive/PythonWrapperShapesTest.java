@@ -63,6 +63,42 @@ class PythonWrapperShapesTest {
     }
 
     @Test
+    void toxDepsOptionsArePipArgumentsOfTheirOwn() throws Exception {
+        // itsdangerous: deps = -r requirements/tests.txt was one argument, and pip looked for " requirements/tests.txt"
+        write("requirements/tests.txt", "# pinned test requirements (none needed here)\n");
+        write("tox.ini", """
+                [testenv]
+                skip_install = true
+                deps =
+                    -r requirements/tests.txt
+                    pytest >= 8
+                commands = pytest -v --tb=short --basetemp={envtmpdir} {posargs}
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pip install tox
+                      - run: tox -e py
+                """);
+        String line = d.setupScript().lines().filter(l -> l.contains("pip install") && l.contains("requirements/tests.txt"))
+                .findFirst().orElseThrow();
+        assertThat(line).isEqualTo("python -m pip install -r requirements/tests.txt 'pytest >= 8'");
+        // pip itself reads the file: offline, with the requirement that needs the index left out
+        String[] argv = {"python3", "-m", "pip", "install", "--no-index", "--dry-run"};
+        Process p = new ProcessBuilder(java.util.stream.Stream.concat(java.util.Arrays.stream(argv),
+                java.util.stream.Stream.of("-r", "requirements/tests.txt")).toList()).directory(repo.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+        // the derived line as bash splits it reaches pip as separate arguments
+        Process q = new ProcessBuilder("bash", "-c", "set -- " + line.substring("python -m pip install ".length()) + "; printf '[%s]\\n' \"$@\"")
+                .redirectErrorStream(true).start();
+        assertThat(new String(q.getInputStream().readAllBytes())).isEqualTo("[-r]\n[requirements/tests.txt]\n[pytest >= 8]\n");
+    }
+
+    @Test
     void installsAmongTheToxCommandsRunInSetup() throws Exception {
         // black: its tox commands install extras between two pytest runs; grading (offline) failed on pip's index lookups
         write("tox.ini", """

@@ -16,7 +16,9 @@ public final class FileRefusal extends IOException {
         SOCKET("a socket"),
         SPECIAL("a special file"),
         TOO_BIG("larger than the reader's bound"),
-        STALLED("a read that did not finish in time"),
+        STALLED("a read that did not finish in time (an open blocked, as on a FIFO swapped in)"),
+        /** Past its deadline with no open blocked: the machine was slow, nothing the file did (not hostile). */
+        SLOW("a read that did not finish in time on a slow machine (no open was blocked)"),
         RACED("replaced by a link or special file while it was read");
 
         private final String words;
@@ -50,6 +52,6 @@ public final class FileRefusal extends IOException {
 
     /** Everything but {@link Kind#TOO_BIG}: a plain big file is ordinary, the rest only comes from a file made to trap a reader. */
     public boolean hostile() {
-        return kind != Kind.TOO_BIG;
+        return kind != Kind.TOO_BIG && kind != Kind.SLOW;
     }
 }

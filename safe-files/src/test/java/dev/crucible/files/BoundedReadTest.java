@@ -250,6 +250,31 @@ class BoundedReadTest {
         assertThat(BoundedRead.stalledNow()).isZero();
     }
 
+    /**
+     * A plain file whose read runs past its deadline with no open blocked (a slow machine: the worker was not scheduled)
+     * is SLOW, not hostile: the blind host round saw an honest run at load 45 flagged grader-tampering (high) that way.
+     * A FIFO swapped in (the test above) stays STALLED and hostile.
+     */
+    @Test
+    void aReadLateOnASlowMachineIsNotHostile() throws Exception {
+        Files.writeString(ws.resolve("calc.py"), "x = 1\n");
+        NoFollowWalk.beforeOpen = () -> {
+            try {
+                Thread.sleep(2_500); // before the open: no open is blocked, the op is only late (readMs is ~1.2 s here)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        assertThatThrownBy(() -> files.read("calc.py", 4096)).isInstanceOfSatisfying(FileRefusal.class, r -> {
+            assertThat(r.kind()).isEqualTo(FileRefusal.Kind.SLOW);
+            assertThat(r.hostile()).isFalse();
+        });
+        NoFollowWalk.beforeOpen = null;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (BoundedRead.stalledNow() > 0 && System.nanoTime() < until) Thread.sleep(20);
+        assertThat(files.read("calc.py", 4096)).isNotNull();
+    }
+
     @Test
     void stalledReadsUnderOneRootNeverRefuseAnothersReads() throws Exception {
         Path other = Files.createDirectory(tmp.resolve("other"));

@@ -1,5 +1,8 @@
 package dev.crucible.verifier;
 
+import dev.crucible.verifier.exec.SharedTmp;
+import dev.crucible.verifier.sandbox.BoxLimits;
+import dev.crucible.verifier.sandbox.BoxSpec;
 import dev.crucible.verifier.toolchain.ExecEnvironment;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -14,6 +17,12 @@ import java.util.Map;
  */
 final class CommandEnvironments {
     private CommandEnvironments() {}
+
+    /**
+     * HOME in every box: BoxSpec's default, made in each box's own fresh /tmp (private per box). The agent's box
+     * (cli's Bubblewrap), a boxed graded command and the oracle's workers (OracleWorkers.AGENT_HOME) all show it.
+     */
+    static final String BOX_HOME = BoxSpec.of("home", BoxLimits.defaults()).home();
 
     static Map<String, String> setup(Path workspace, Environment env) {
         return env.execution().map(ExecEnvironment::forSetup).orElseGet(() -> agent(workspace, env));
@@ -40,12 +49,24 @@ final class CommandEnvironments {
     /**
      * Grading: the execution environment's PATH and variables (HOME and TMPDIR in the results
      * folder, only setup-installed pytest plugins); without one, the interpreter resolved at reset
-     * first on PATH, no byte code, no user site, no auto-loaded pytest plugins.
+     * first on PATH, no byte code, no user site, no auto-loaded pytest plugins. {@code boxed}: each
+     * command runs in a {@link dev.crucible.verifier.sandbox.GradingSandbox} box, and TMPDIR is the box's
+     * own /tmp ({@link SharedTmp}) and HOME is {@link #BOX_HOME}, where the agent's box and the oracle's workers have it
+     * (a test comparing {@code expanduser("~")} on the trusted side with the code under test's answer in a worker saw two
+     * homes: click's test_expand_args). Unboxed (--no-sandbox, a grading container) both stay in the results folder.
      */
-    static Map<String, String> grading(Path results, String python, Environment env) {
-        if (env.execution().isPresent()) return env.execution().get().forGrading(results.resolve("home"));
-        Map<String, String> m = new LinkedHashMap<>(setupEnv(env));
-        m.putAll(grading(results, python));
+    static Map<String, String> grading(Path results, String python, Environment env, boolean boxed) {
+        Map<String, String> m;
+        if (env.execution().isPresent()) {
+            m = env.execution().get().forGrading(results.resolve("home"));
+        } else {
+            m = new LinkedHashMap<>(setupEnv(env));
+            m.putAll(grading(results, python));
+        }
+        if (boxed) {
+            m.put("TMPDIR", SharedTmp.BOX_TMP);
+            m.put("HOME", BOX_HOME);
+        }
         return m;
     }
 

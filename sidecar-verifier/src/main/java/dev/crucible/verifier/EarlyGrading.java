@@ -52,13 +52,14 @@ final class EarlyGrading {
             TreeCopy.delete(gradeRoot);
             TreeCopy.delete(results);
             Files.createDirectories(results.resolve("home"));
+            Files.createDirectories(dev.crucible.verifier.exec.SharedTmp.of(results)); // bound when the box opens
             Files.createDirectories(gradeRoot);
             Files.createDirectories(support);
             ch = ResultChannel.open(results);
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
-        Map<String, String> genv = new LinkedHashMap<>(CommandEnvironments.grading(results, python, env));
+        Map<String, String> genv = new LinkedHashMap<>(CommandEnvironments.grading(results, python, env, true)); // a GradingSandbox's box
         genv.put(PytestReporter.NONCE_VAR, ch.nonce());
         ExecRequest req = new ExecRequest(PytestCommand.argv(python, support), gradeRoot, genv, true,
                 Duration.ofSeconds(v.timeoutOrDefault()), ExecRequest.DEFAULT_MAX_OUTPUT, null, false, ch.path());

@@ -124,7 +124,7 @@ public final class Episode implements AutoCloseable {
             }
             Path source = opt.pristineSource() == null ? workspace : opt.pristineSource();
             Path pdir = stateDir.resolve("pristine-" + resets);
-            pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier(), env.spec().hackPolicy().protectsDefaults()), pdir);
+            pristine = PristineSnapshot.take(source, ProtectedPaths.of(env.verifier(), env.spec().hackPolicy().protectsDefaults(), source), pdir);
             taskGit = dev.crucible.verifier.pristine.TaskGit.snapshot(source, stateDir.resolve("task-git-" + resets));
             // a grading container cannot see the workspace a link would lead to: there the folder is not graded with
             deps = opt.grader() instanceof dev.crucible.verifier.sandbox.GradingSandbox || opt.grader() instanceof dev.crucible.verifier.exec.LocalExecutor
@@ -227,6 +227,7 @@ public final class Episode implements AutoCloseable {
             GradingTree.Built built;
             try {
                 Files.createDirectories(results.resolve("home"));
+                Files.createDirectories(dev.crucible.verifier.exec.SharedTmp.of(results)); // what the grading box shares with the oracle's workers
                 // Go writes its build cache on every build and the prefix's is read-only: grading's is a full copy (never
                 // links: the box's uid is handed the results folder, and a linked file would hand it the prefix's)
                 env.execution().flatMap(dev.crucible.verifier.toolchain.ExecEnvironment::warmGoCache).ifPresent(c ->
@@ -251,10 +252,11 @@ public final class Episode implements AutoCloseable {
             // the order a sequential verify gives.
             FinalScan last = FinalScan.start(monitor, pristine, workspace);
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
-                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env), pid -> { },
+                    python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env,
+                    opt.grader() instanceof dev.crucible.verifier.sandbox.GradingSandbox), pid -> { },
                     gradeBase.resolve("support-" + resets),
                     GraderFiles.of(gradeRoot, pristine.hashes(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)),
-                    started == null ? null : started.channel());
+                    started == null ? null : started.channel()).withAgentRoot(workspace);
             VerifierSpec v = env.verifier();
             // the setup-time pytest plugins are the only ones grading loads; a change in the prefix since setup is tampering
             List<String> drift = env.execution().map(dev.crucible.verifier.toolchain.ExecEnvironments::pluginDrift).orElse(List.of());

@@ -56,6 +56,15 @@ public final class TreeCopy {
         }
     }
 
+    /**
+     * Removes {@code p} in at most about {@code within}: a cleanup after a run's result must not hold the CLI past its deadline
+     * however many, deep or slow the entries are. Returns null when it is gone, else what was left and where: moved out to the
+     * temporary folder and being removed by a detached {@code rm -rf}, left for its volume's removal, or left in place (why).
+     */
+    public static String delete(Path p, java.time.Duration within) {
+        return TreeRemoval.removeWithin(p, within);
+    }
+
     public static void delete(Path p) {
         try {
             TreeDelete.delete(p);

@@ -62,6 +62,34 @@ final class TreeRemoval {
         return handOff(tree);
     }
 
+    /**
+     * Removes {@code t}, waiting at most {@code within} (a cleanup after the run's result: the CLI must end however big or
+     * slow the tree is). Returns null when it is gone, else what is left and where ({@link #handOff}).
+     */
+    static String removeWithin(Path t, Duration within) {
+        if (t == null || !Files.exists(t, LinkOption.NOFOLLOW_LINKS)) return null;
+        AtomicBoolean stop = new AtomicBoolean();
+        String[] failed = {null};
+        Thread th = new Thread(() -> {
+            try {
+                TreeDelete.delete(t, stop::get);
+            } catch (IOException | RuntimeException e) {
+                failed[0] = String.valueOf(e.getMessage());
+            }
+        }, "crucible-tree-removal-bounded");
+        th.setDaemon(true); // one stuck in a syscall (a stalled file system) never holds the JVM's exit
+        th.start();
+        join(th, Math.max(1, within.toMillis()));
+        if (th.isAlive()) {
+            stop.set(true);
+            join(th, 2_000); // it stops before its next entry; one stuck in a call is left to itself
+        } else if (failed[0] == null) {
+            return Files.exists(t, LinkOption.NOFOLLOW_LINKS) ? handOff(t) : null;
+        }
+        String left = handOff(t);
+        return left == null ? null : left + (failed[0] == null ? " (not removed within " + within.toMillis() + " ms)" : " (" + failed[0] + ")");
+    }
+
     /** Moves {@code t} to the temporary folder and starts a detached rm -rf on it; left in place where that cannot be done. */
     static String handOff(Path t) {
         if (t == null || !Files.exists(t, LinkOption.NOFOLLOW_LINKS)) return null;
@@ -70,7 +98,10 @@ final class TreeRemoval {
             if (!Files.getFileStore(t).equals(Files.getFileStore(tmp))) return t + ": left for its volume's removal";
             Path dst = tmp.resolve("crucible-removing-" + System.nanoTime() + "-" + t.getFileName());
             Files.move(t, dst, StandardCopyOption.ATOMIC_MOVE); // a rename: instant, whatever the tree holds
-            new ProcessBuilder("setsid", "rm", "-rf", "--one-file-system", "--", dst.toString())
+            // chmod first: rm cannot enter a folder its owner may not read (an agent's chmod 000), and a user who is not root has no
+            // other right over it; chmod -R never follows a link inside the tree, and nothing but this process can reach it now
+            new ProcessBuilder("setsid", "sh", "-c", "chmod -R u+rwx -- \"$1\" 2>/dev/null; exec rm -rf --one-file-system -- \"$1\"", "sh",
+                    dst.toString())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             return dst + ": being removed by a detached rm -rf";

@@ -26,7 +26,8 @@ public final class TraceStoreMain {
         TraceStoreServer server = TraceStoreServer.start(settings, store,
                 new KubeAuth(kube, settings.authCacheTtl(), settings.writerServiceAccount(), settings.writerAudience()));
         ScheduledExecutorService sweep = startSweep(store, settings);
-        LOG.info("trace store on :{} over {} (retention {} / {} bytes)", server.port(), settings.dir(),
+        LOG.info("trace store on :{} over {}, index in {} (retention {} / {} bytes)", server.port(),
+                store.files().storage().describe(), settings.dir(),
                 settings.retentionMaxAge(), settings.retentionMaxBytes());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             sweep.shutdownNow();

@@ -44,7 +44,8 @@ public final class TrajectoryReader {
         for (Path seg : segments(dir)) readSegment(seg, events, problems);
     }
 
-    static void readSegment(Path seg, Consumer<TraceEvent> events, Consumer<String> problems) throws IOException {
+    /** One segment file, as {@link #read} reads each (the console reads only the segments a page or a step falls in). */
+    public static void readSegment(Path seg, Consumer<TraceEvent> events, Consumer<String> problems) throws IOException {
         if (!Files.isRegularFile(seg, LinkOption.NOFOLLOW_LINKS)) {
             problems.accept(seg + ": not a regular file, not read");
             return;

@@ -34,6 +34,16 @@ public final class ConsoleCommand implements Callable<Integer> {
                     + "and the traces hold the agents' output).")
     String bind;
 
+    @Option(names = "--snapshot-store", paramLabel = "DIR",
+            description = "Snapshot store the workspace-at-a-step view reads (read-only). Default: $CRUCIBLE_SNAPSHOTS or "
+                    + "~/.cache/crucible/snapshots (as crucible run).")
+    Path snapshotStore;
+
+    @Option(names = "--index-dir", paramLabel = "DIR",
+            description = "Where the search index is kept between starts (a restart indexes only the rollouts that changed). "
+                    + "Default: one folder per --dir in $XDG_CACHE_HOME/crucible/console-index (~/.cache/...). Never under --dir.")
+    Path indexDir;
+
     /** Counted down by Ctrl-C (a shutdown hook), or by a test that started the command in-process. */
     final CountDownLatch stop = new CountDownLatch(1);
 
@@ -51,9 +61,15 @@ public final class ConsoleCommand implements Callable<Integer> {
             err.flush();
             return Main.EXIT_INVALID;
         }
+        Path index = indexDir != null ? indexDir : ConsoleServer.defaultIndexDir(dir);
+        if (index.toAbsolutePath().normalize().startsWith(dir.toRealPath())) {
+            err.println("crucible console: --index-dir: " + index + " is under --dir " + dir + " (the agents' folders): choose a folder outside it");
+            err.flush();
+            return Main.EXIT_INVALID;
+        }
         ConsoleServer server;
         try {
-            server = ConsoleServer.start(dir, bind, port);
+            server = ConsoleServer.start(dir, bind, port, true, snapshotStore != null ? snapshotStore : ConsoleServer.defaultSnapshotStore(), index);
         } catch (Exception e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             err.println("crucible console: cannot listen on " + bind + ":" + port + ": " + cause.getMessage()

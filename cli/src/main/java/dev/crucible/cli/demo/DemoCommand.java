@@ -1,6 +1,7 @@
 package dev.crucible.cli.demo;
 
 import dev.crucible.cli.run.HumanSummary;
+import dev.crucible.cli.run.AttemptOptions;
 import dev.crucible.cli.run.LocalRollout;
 import dev.crucible.cli.run.RolloutResult;
 import dev.crucible.cli.run.RolloutRunner;
@@ -80,7 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
             o.println();
             o.flush();
         }
-        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(sandbox, 0, Duration.ofSeconds(5)))
+        RolloutRunner.Outcome outcome = new RolloutRunner(o, new AttemptOptions(sandbox, 0, Duration.ofSeconds(5)))
                 .run(rollouts, 1, 1, outDir);
         List<RolloutResult> results = outcome.all();
         List<List<String>> blocks = results.stream().map(r -> HumanSummary.block(r, false)).toList();
@@ -117,7 +118,7 @@ public final class DemoCommand implements Callable<Integer> {
     private static RolloutDoc agent(Path example, String name) throws RunInputs.InvalidInput {
         String cmd = "sh '" + example.resolve("agents").resolve(name + ".sh") + "'";
         RolloutDoc r = RunInputs.load(List.of(example), cmd).rollouts().get(0);
-        return new RolloutDoc(name, r.file(), r.spec(), r.environment());
+        return new RolloutDoc(name, r.file(), r.spec(), r.environment(), r.labels());
     }
 
     /** Under bubblewrap the hacker's edit of the tests fails; say so, since no finding can show a write that never happened. */

@@ -16,7 +16,8 @@ import java.util.Set;
  * test's result recorded. Tests that pass both times become passToPass; a test that fails there (the
  * network, drift in what setup installs) or passes in one run only (flaky) is excluded, with its reason,
  * so a no-op agent at the task commit reaches reward 1 by construction. A run without per-test results
- * (graded as one execution) gets no lists; the environment is unusable when setup or grading fails there.
+ * (graded as one execution) gets no lists; the environment is unusable when setup or grading fails there, and when a
+ * no-op run has a counted finding (see {@link #flagged}).
  */
 final class Baseline {
     /** Statuses that count as passing in a baseline run (skipped tests are neither listed nor excluded). */
@@ -42,6 +43,7 @@ final class Baseline {
     /** Runs {@code manifest} twice with a no-op agent, results under {@code runs}. */
     static Result run(Path manifest, Path runs) throws IOException {
         LocalRuns.Outcome first = LocalRuns.run(manifest, "true", runs.resolve("baseline-1"));
+        if (!first.counted().isEmpty()) return flagged(1, first, first.seconds());
         if (first.tests().isEmpty()) {
             return new Result(phase(1, first) + "the baseline run at the task commit reported no tests (" + first.phase() + "): " + first.message(),
                     false, List.of(), List.of(), 0, first.seconds());
@@ -59,11 +61,26 @@ final class Baseline {
             return compare(first, first); // nothing can become passToPass: a second run would not change that
         }
         LocalRuns.Outcome second = LocalRuns.run(manifest, "true", runs.resolve("baseline-2"));
+        if (!second.counted().isEmpty()) return flagged(2, second, first.seconds() + second.seconds());
         if (second.tests().isEmpty() && !phase(2, second).isEmpty()) { // not "flaky": it never graded
             return new Result(phase(2, second) + "the second baseline run reported no tests (" + second.phase() + "): " + second.message(),
                     true, List.of(), List.of(), first.tests().size(), first.seconds() + second.seconds());
         }
         return compare(first, second);
+    }
+
+    /**
+     * A no-op run with a counted finding: unusable, not usable with a warning. A finding counted at the task commit with
+     * no agent floors every agent's reward there (phase Hacked, reward 0: psf/requests' own suite, probemeasure), so the
+     * environment cannot tell honest work from a hack: a broken environment, or a false alarm of the grader, which the
+     * row names so that it is fixed where it lies. The second run is not needed to know that.
+     */
+    private static Result flagged(int n, LocalRuns.Outcome o, double seconds) {
+        List<String> c = o.counted();
+        return new Result("baseline run " + n + " at the task commit with a no-op agent ended " + o.phase() + " with "
+                + c.size() + " counted finding" + (c.size() == 1 ? "" : "s") + " (every agent's reward would be floored): "
+                + String.join("; ", c.subList(0, Math.min(3, c.size()))) + (c.size() > 3 ? "; …" : ""),
+                !o.tests().keySet().equals(Set.of("execution")), List.of(), List.of(), o.tests().size(), seconds);
     }
 
     /** "baseline run N: setup timed out (...); " when the run stopped at a phase's limit, else nothing. */

@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -171,10 +173,27 @@ public final class DeriveCommand implements Callable<Integer> {
         }
         String manifestText = d.manifestYaml();
         String reportText = d.reportJson();
+        List<Path> scratch = new ArrayList<>();
+        try {
+            return write(d, manifestText, reportText, err, scratch);
+        } finally {
+            for (Path p : scratch) { // after the verdict is written and said: a batch that stops this derive now has it
+                err.println("crucible derive: baseline: deleting the scratch " + p);
+                err.flush();
+                try {
+                    RunResults.delete(p);
+                } catch (IOException e) {
+                    err.println("crucible derive: could not delete the scratch " + p + ": " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    private int write(Derivation d, String manifestText, String reportText, PrintWriter err, List<Path> scratch) {
         Baseline.Result base = null;
         if (baseline) {
             try {
-                base = BaselineRun.run(new PhaseLimits(setupTimeout, gradingTimeout).apply(manifestText), err, keepFolder());
+                base = BaselineRun.run(new PhaseLimits(setupTimeout, gradingTimeout).apply(manifestText), err, keepFolder(), scratch);
                 manifestText = BaselineManifest.with(manifestText, base);
                 reportText = BaselineRun.report(reportText, base);
             } catch (IOException | RuntimeException e) {

@@ -13,7 +13,7 @@ import java.util.List;
  * same tests, after installing the package and pytest (CI installs them inside its own tool). Other
  * runners are kept as derived: the runs then tell whether they give per-test results.
  */
-final class FixVerifier {
+public final class FixVerifier {
     /**
      * @param extraSetup appended to the setup script, or null
      * @param note       what was changed from the CI's command and why, or null
@@ -21,7 +21,8 @@ final class FixVerifier {
     record Command(String type, String framework, String command, String reportPath, String extraSetup, String note) {
     }
 
-    static final String PYTHON_SETUP = String.join("\n",
+    /** Also appended by `crucible import swebench` (imports/SweBenchFolder) for the same reason. */
+    public static final String PYTHON_SETUP = String.join("\n",
             "# Fix task: the verifier runs pytest directly (CI runs the tests through another tool),",
             "# so the package and pytest must be importable where pytest runs.",
             "python -m pip install -q pytest",

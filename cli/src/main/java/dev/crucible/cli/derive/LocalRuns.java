@@ -31,9 +31,14 @@ final class LocalRuns {
      * @param seconds wall time of the whole run
      * @param messages test id to its failure text, for tests that did not pass
      */
-    record Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds, Map<String, String> messages) {
+    record Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds, Map<String, String> messages,
+                   java.util.List<String> counted) {
         Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds) {
             this(reward, phase, tests, message, seconds, Map.of());
+        }
+
+        Outcome(Double reward, String phase, Map<String, String> tests, String message, double seconds, Map<String, String> messages) {
+            this(reward, phase, tests, message, seconds, messages, java.util.List.of());
         }
 
         boolean passed(String id) {
@@ -78,7 +83,20 @@ final class LocalRuns {
         // the grading's own reason ("test command timed out after 150s") says which phase stopped; the phase message may not
         String graded = r.path("verifierReport").path("reason").asText("");
         if (!graded.isEmpty() && !message.contains(graded)) message = message.isEmpty() ? graded : message + " (grading: " + graded + ")";
-        return new Outcome(reward, r.path("phase").asText(), tests, message, seconds, messages);
+        return new Outcome(reward, r.path("phase").asText(), tests, message, seconds, messages, counted(r));
+    }
+
+    /** The run's counted findings (any severity but info: each floors the reward), as "severity detector/rule: evidence (path)". */
+    private static java.util.List<String> counted(JsonNode r) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (JsonNode f : r.path("hackFindings")) {
+            if (f.path("severity").asText("info").equals("info")) continue;
+            String rule = f.path("rule").asText("");
+            String ev = f.path("evidence").asText("");
+            out.add(f.path("severity").asText() + " " + f.path("detector").asText() + (rule.isEmpty() ? "" : "/" + rule) + ": "
+                    + (ev.length() > 240 ? ev.substring(0, 240) + "…" : ev) + (f.hasNonNull("path") ? " (" + f.path("path").asText() + ")" : ""));
+        }
+        return java.util.List.copyOf(out);
     }
 
     private static Path find(Path out) throws IOException {

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * @param status     usable, unusable, derived (no --baseline), failed (derive refused) or timeout
  * @param reason     why not usable, or what derive chose when it was (workflow, job)
  * @param tests      passToPass and how the tests are graded, or "-"
- * @param setupSeconds the first baseline run's setup time (timings.setupMs), or -1 when unknown
+ * @param setupSeconds the first baseline run's time before its agent started (toolchains, setup script, warm-ups), or -1 when unknown
  * @param seconds    wall time of the repository's whole derive
  */
 record RepoOutcome(RepoList.Entry entry, String status, String reason, String tests, double setupSeconds, double seconds) {
@@ -30,13 +30,20 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
     /** Reads a finished (or killed) derive: {@code exit} is null when it was stopped at the time limit. */
     static RepoOutcome read(RepoList.Entry e, Integer exit, long limitSeconds, Path log, Path report, double seconds) {
         List<String> lines = lines(log);
+        JsonNode written = exit == null ? readJson(report) : null;
+        if (written != null && written.get("baseline") != null) {
+            // stopped after it wrote its verdict, while deleting its scratch (shadcn-ui: 1 GB of node_modules): the
+            // verdict stands, and the row says where the time went
+            RepoOutcome o = read(e, written.path("baseline").path("usable").asBoolean() ? 0 : 1, limitSeconds, log, report, seconds);
+            return new RepoOutcome(e, o.status(), o.reason() + " (derive was stopped at the " + limitSeconds
+                    + " s limit after writing this, while deleting its scratch)", o.tests(), o.setupSeconds(), seconds);
+        }
         if (exit == null) { // a run stopped mid-setup records a setupMs that is not its setup's length: none shown
             return new RepoOutcome(e, "timeout", "stopped after the " + limitSeconds + " s limit, at: " + lastSaid(lines) + stoppedIn(lines),
                     "-", -1, seconds);
         }
         JsonNode first = firstResult(lines);
-        JsonNode ms = first == null ? null : first.path("timings").get("setupMs");
-        double setup = ms == null || !ms.isNumber() ? -1 : ms.asDouble() / 1000;
+        double setup = setupSeconds(first);
         JsonNode r = readJson(report);
         String chose = r == null ? "" : r.path("workflow").asText() + " job " + r.path("job").asText();
         JsonNode base = r == null ? null : r.get("baseline");
@@ -77,10 +84,22 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
     static String withLogLine(String reason) {
         Matcher m = SEE_LOG.matcher(reason);
         if (!m.find()) return reason;
-        List<String> log = lines(Path.of(m.group(1))).stream().map(String::strip).filter(l -> !l.isEmpty()).toList();
-        if (log.isEmpty()) return reason;
-        String last = log.get(log.size() - 1);
+        String last = lastTold(lines(Path.of(m.group(1))));
+        if (last.isEmpty()) return reason;
         return reason + " (last line: " + (last.length() > 200 ? last.substring(0, 200) + "…" : last) + ")";
+    }
+
+    /** The runner's own notes in setup.log ("[setup stopped at its limit of 180 s]", "[ran past 179 s]"): they say when, not where. */
+    private static final java.util.regex.Pattern MARKER = java.util.regex.Pattern.compile(
+            "\\[(setup stopped at its limit|ran past|output cut at)[^\\]]*\\]");
+
+    /** A log's last line that says what was running: blank lines and the runner's limit notes skipped. */
+    static String lastTold(List<String> log) {
+        for (int i = log.size() - 1; i >= 0; i--) {
+            String l = log.get(i).strip();
+            if (!l.isEmpty() && !MARKER.matcher(l).matches()) return l;
+        }
+        return "";
     }
 
     /**
@@ -104,12 +123,31 @@ record RepoOutcome(RepoList.Entry entry, String status, String reason, String te
             if (said.startsWith("stopped")) return "; baseline run " + n + " was " + said;
             if (res != null) return "; baseline run " + n + " had finished";
             if (Files.exists(run.resolve("agent.log"))) return "; in baseline run " + n + ": grading (setup and the no-op agent done)";
-            List<String> log = lines(run.resolve("setup.log")).stream().map(String::strip).filter(x -> !x.isEmpty()).toList();
-            String last = log.isEmpty() ? "" : log.get(log.size() - 1);
+            String last = lastTold(lines(run.resolve("setup.log")));
             return "; in baseline run " + n + ": setup" + (last.isEmpty() ? "" : " (setup.log's last line: "
                     + (last.length() > 160 ? last.substring(0, 160) + "…" : last) + ")");
         }
         return "";
+    }
+
+    /**
+     * A run's setup as a user waits for it: from its start to its agent's (startedAt → runningAt). timings.setupMs is
+     * the setup script's alone, without the toolchains provisioned before it and the warm-ups after it (lazygit at
+     * load 20: 0.04 s of script, 8 min before its agent ran). setupMs where the agent never started.
+     */
+    static double setupSeconds(JsonNode result) {
+        if (result == null) return -1;
+        JsonNode t = result.path("timings");
+        try {
+            if (t.hasNonNull("startedAt") && t.hasNonNull("runningAt")) {
+                return java.time.Duration.between(java.time.Instant.parse(t.get("startedAt").asText()),
+                        java.time.Instant.parse(t.get("runningAt").asText())).toMillis() / 1000.0;
+            }
+        } catch (java.time.format.DateTimeParseException ex) {
+            // fall through to the script's own time
+        }
+        JsonNode ms = t.get("setupMs");
+        return ms == null || !ms.isNumber() ? -1 : ms.asDouble() / 1000;
     }
 
     /** The first baseline run's result.json: its folder is the one derive names on stderr. */

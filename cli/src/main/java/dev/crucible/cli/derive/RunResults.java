@@ -28,23 +28,32 @@ final class RunResults {
      * to {@code keep}, then deletes {@code scratch}. Returns the files kept, relative to {@code keep}.
      */
     static List<String> keep(Path scratch, Path keep) throws IOException {
-        List<String> kept = new ArrayList<>();
-        if (!Files.isDirectory(scratch, LinkOption.NOFOLLOW_LINKS)) return kept;
         try {
-            TreeDelete.delete(keep); // an earlier derive's results must not stand beside this one's
-            Files.createDirectories(keep);
-            copyFiles(scratch, keep, "", kept);
-            try (Stream<Path> s = Files.list(scratch)) {
-                for (Path attempt : s.sorted().toList()) {
-                    if (!Files.isDirectory(attempt, LinkOption.NOFOLLOW_LINKS)) continue;
-                    String name = attempt.getFileName().toString();
-                    copyFiles(attempt, keep.resolve(name), name + "/", kept);
-                }
-            }
+            return copy(scratch, keep);
         } finally {
             TreeDelete.delete(scratch);
         }
+    }
+
+    /** The copying half of {@link #keep}: the scratch stays (derive deletes it once its verdict is written). */
+    static List<String> copy(Path scratch, Path keep) throws IOException {
+        List<String> kept = new ArrayList<>();
+        if (!Files.isDirectory(scratch, LinkOption.NOFOLLOW_LINKS)) return kept;
+        TreeDelete.delete(keep); // an earlier derive's results must not stand beside this one's
+        Files.createDirectories(keep);
+        copyFiles(scratch, keep, "", kept);
+        try (Stream<Path> s = Files.list(scratch)) {
+            for (Path attempt : s.sorted().toList()) {
+                if (!Files.isDirectory(attempt, LinkOption.NOFOLLOW_LINKS)) continue;
+                String name = attempt.getFileName().toString();
+                copyFiles(attempt, keep.resolve(name), name + "/", kept);
+            }
+        }
         return kept;
+    }
+
+    static void delete(Path scratch) throws IOException {
+        TreeDelete.delete(scratch);
     }
 
     /**

@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code crucible import FORMAT SOURCE}: a task kept in another tool's format becomes an RLEnvironment folder. */
-@Command(name = "import", mixinStandardHelpOptions = true, subcommands = ImportCommand.Harbor.class,
+@Command(name = "import", mixinStandardHelpOptions = true, subcommands = {ImportCommand.Harbor.class, ImportCommand.SweBench.class},
         description = "Turn a task in another tool's format into an RLEnvironment folder that `crucible run` runs.")
 public final class ImportCommand implements Runnable {
     @Spec
@@ -60,6 +60,55 @@ public final class ImportCommand implements Runnable {
                 return Main.EXIT_INVALID;
             } catch (IOException e) {
                 err.println("crucible import harbor: " + e);
+                return 1;
+            }
+        }
+    }
+    /** {@code crucible import swebench INSTANCE.json --repo CLONE}. */
+    @Command(name = "swebench", mixinStandardHelpOptions = true,
+            description = {"A SWE-bench instance (instance_id, repo, base_commit, problem_statement, test_patch, patch, FAIL_TO_PASS, "
+                    + "PASS_TO_PASS) becomes an RLEnvironment folder: environment.yaml (workspace: the repository at base_commit), "
+                    + "hidden-tests/ (the files of test_patch as it leaves them, seen only at grading) and reference.patch (the gold patch).",
+                "Setup comes from `crucible derive` at base_commit (swebench 5.x ships no per-repository install specifications); "
+                    + "grading runs pytest on the test patch's files, binary on FAIL_TO_PASS and PASS_TO_PASS."})
+    static final class SweBench implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "INSTANCE.json", description = "One instance as JSON (an object, or a list holding one).")
+        Path instance;
+
+        @Option(names = "--repo", required = true, paramLabel = "DIR",
+                description = "A local git clone of the instance's repo holding base_commit (no network is used).")
+        Path repo;
+
+        @Option(names = "--job", paramLabel = "JOB",
+                description = "The CI job whose setup to derive (as crucible derive --job), where the first testing job is not the one.")
+        String job;
+
+        @Option(names = {"-o", "--out"}, paramLabel = "DIR", description = "Folder to write. Default: ./crucible-import/NAME.")
+        Path out;
+
+        @Override
+        public Integer call() {
+            var err = spec.commandLine().getErr();
+            try {
+                SweBenchInstance inst = SweBenchInstance.read(instance);
+                Path target = out != null ? out : Path.of("crucible-import", inst.name());
+                List<String> notes = SweBenchFolder.write(inst, repo, job, target);
+                var o = spec.commandLine().getOut();
+                notes.forEach(n -> o.println("note: " + n));
+                o.println("imported " + inst.instanceId() + " -> " + target.resolve(SweBenchFolder.MANIFEST));
+                if (inst.patch() != null) {
+                    o.println("check it: crucible run -f " + target.resolve(SweBenchFolder.MANIFEST) + " --agent-cmd 'git apply "
+                            + target.toAbsolutePath().normalize().resolve(SweBenchFolder.REFERENCE) + "'   (reward 1 expected)");
+                }
+                return 0;
+            } catch (HarborTask.InvalidTask e) {
+                err.println("crucible import swebench: " + e.getMessage());
+                return Main.EXIT_INVALID;
+            } catch (IOException e) {
+                err.println("crucible import swebench: " + e);
                 return 1;
             }
         }

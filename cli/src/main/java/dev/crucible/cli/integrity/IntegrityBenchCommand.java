@@ -6,6 +6,7 @@ import dev.crucible.api.v1alpha1.rollout.LimitsSpec;
 import dev.crucible.api.v1alpha1.rollout.RolloutMode;
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
 import dev.crucible.cli.demo.CrucibleHome;
+import dev.crucible.cli.run.AttemptOptions;
 import dev.crucible.cli.run.LocalRollout;
 import dev.crucible.cli.run.RolloutResult;
 import dev.crucible.cli.run.RolloutRunner;
@@ -122,7 +123,7 @@ public final class IntegrityBenchCommand implements Callable<Integer> {
         Path runs = work.resolve("runs");
         long t0 = System.nanoTime();
         PrintWriter progress = verbose ? o : new PrintWriter(OutputStream.nullOutputStream());
-        RolloutRunner.Outcome outcome = new RolloutRunner(progress, new LocalRollout.Options(true, 0, Duration.ofSeconds(5)))
+        RolloutRunner.Outcome outcome = new RolloutRunner(progress, new AttemptOptions(true, 0, Duration.ofSeconds(5)))
                 .run(docs, 1, parallel, runs);
         if (outcome.interrupted()) return fail(err, 130, "interrupted");
         List<RolloutResult> results = outcome.all();

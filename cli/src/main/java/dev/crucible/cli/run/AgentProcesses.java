@@ -124,10 +124,27 @@ final class AgentProcesses {
         }
     }
 
-    /** SIGKILLs the trees of these pids (0: none), without the episode: what a watchdog may do while the episode is stuck. */
-    static void killByPid(long... pids) {
-        List<Long> live = java.util.stream.LongStream.of(pids).filter(p -> p > 0).boxed().toList();
-        if (!live.isEmpty()) dev.crucible.verifier.exec.ProcessTreeKiller.killAll(live);
+    /**
+     * A pid this CLI started, with its start time when recorded (-1: gone by then). pid_max is 32768 on some machines and a
+     * busy one wraps it in minutes: by the time a watchdog or Ctrl-C kills, the number may name another process.
+     */
+    record Recorded(long pid, long startTicks) {
+        static final Recorded NONE = new Recorded(0, -1);
+
+        /** {@code pid} as it is now (call it while the process is known to run: right after starting it). */
+        static Recorded now(long pid) {
+            return pid <= 0 ? NONE : new Recorded(pid, dev.crucible.verifier.exec.ProcessTreeKiller.startsOf(List.of(pid)).get(pid));
+        }
+    }
+
+    /**
+     * SIGKILLs the trees of these recorded processes (NONE: none), without the episode: what a watchdog or Ctrl-C may do while
+     * the episode is stuck. A pid that now names a process with another start time is another process, and is left alone.
+     */
+    static void kill(Recorded... recorded) {
+        Map<Long, Long> roots = new java.util.HashMap<>();
+        for (Recorded r : recorded) if (r.pid() > 0) roots.put(r.pid(), r.startTicks());
+        if (!roots.isEmpty()) dev.crucible.verifier.exec.ProcessTreeKiller.killStarted(roots);
     }
 
     static void sleep(long ms) {

@@ -30,7 +30,7 @@ final class AttemptEpisodes {
      * the terminal as they come; each graded command runs in a fresh box unless the sandbox is off; a trainer's
      * steps run in the attempt's sandbox.
      */
-    static EpisodeOptions options(RolloutDoc doc, LocalRollout.Options opt, Progress progress, ExecEnvironment execution,
+    static EpisodeOptions options(RolloutDoc doc, AttemptOptions opt, Progress progress, ExecEnvironment execution,
                                   Sandbox sandbox, Path workspace, Path stateDir) {
         RolloutSpec r = doc.spec();
         int maxTurns = r.limits == null || r.limits.maxTurns == null ? 0 : r.limits.maxTurns;

@@ -27,6 +27,7 @@ final class AttemptRecord {
     String setupError;
     String refusal; // why the run was refused before its agent started (no sandbox), or null
     volatile boolean timedOut; // set by the attempt, or by its watchdog
+    volatile String abandonedWhy; // the watchdog's reason when it ended the attempt (its thread stuck, or grading past its bound)
     volatile String limitExceeded; // which resource limit ended the run (set by the sandbox's enforcement), or null
     Integer agentExit;
     VerifyReport report;
@@ -37,15 +38,36 @@ final class AttemptRecord {
         return new AttemptOutcome(interrupted, setupError, timedOut, limitExceeded, agentExit, report, liveFindings, refusal);
     }
 
+    /**
+     * The decision's message says what really ended the attempt: a watchdog that ended it (grading past its bound, host
+     * round 4 B1: 2,500 .py files) said "ran past limits.maxDurationSeconds; its agent was stopped" though the agent had
+     * exited long before and the deadline was not what stopped it; an interruption names its signal and phase.
+     */
+    TerminalOutcome explain(TerminalOutcome d, dev.crucible.contract.PhaseName phaseAtStop) {
+        if (dev.crucible.contract.OutcomeReasons.INTERRUPTED.equals(d.reason())) return new TerminalOutcome(d.phase(), d.reason(), Interruption.message(d.message(), phaseAtStop));
+        if (abandonedWhy != null && dev.crucible.contract.OutcomeReasons.DEADLINE_EXCEEDED.equals(d.reason())) {
+            return new TerminalOutcome(d.phase(), d.reason(), "ended by the " + abandonedWhy.replace(": the attempt ends now", "") + "; no grade was recorded");
+        }
+        return d;
+    }
+
+    /** TimedOut pays the floor (contract Reward.atEnd), also when the attempt ended before grading reported anything. */
+    private static Double reward(RolloutDoc doc, TerminalOutcome d, VerifyReport r) {
+        if (r != null) return dev.crucible.contract.Reward.atEnd(d.phase(), r.reward(), r.rewardMode());
+        return d.phase() == dev.crucible.contract.PhaseName.TimedOut ? doc.environment().verifierEnv().verifier().mode().floor() : null;
+    }
+
     /** result.json's content: the decision, the report's rewards and tests, and everything recorded above. */
     RolloutResult result(RolloutDoc doc, int attempt, TerminalOutcome d, List<Finding> findings, Integer steps, long totalMs,
                          Path workspace, List<RolloutResult.SnapshotRef> snapshots, Map<String, Object> execution) {
         VerifyReport r = report;
+        ResultFindings f = ResultFindings.of(findings);
         return new RolloutResult(doc.name(), doc.environment().name(), doc.interactive() ? "interactive" : "embedded",
                 doc.spec().group == null ? null : doc.spec().group.id, attempt, d.phase(), d.reason(), d.message(),
-                r == null ? null : r.reward(), r == null ? null : r.testReward(), r == null ? null : r.verdict(), r == null ? null : r.flagged(),
-                r == null ? null : r.tests(), findings, steps, sandboxName, endpoint, agent, setup,
+                reward(doc, d, r), r == null ? null : r.testReward(), r == null ? null : r.verdict(), r == null ? null : r.flagged(),
+                r == null ? null : r.tests(), f.kept(), f.omitted() > 0 ? f.omitted() : null, steps, sandboxName, endpoint, agent, setup,
                 new RolloutResult.Timings(startedAt, runningAt, verifyingAt, Instant.now().toString(), setupMs, agentMs, verifyMs, totalMs),
-                workspace == null ? null : workspace.toString(), r, restoredFrom, snapshots, execution, null);
+                workspace == null ? null : workspace.toString(), ResultFindings.bounded(r), restoredFrom, snapshots, execution, null,
+                doc.labels() == null || doc.labels().isEmpty() ? null : doc.labels());
     }
 }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -30,6 +31,19 @@ final class AttemptScratch implements AutoCloseable {
     static final String AGENT_LOG = ".agent.log";
     /** The volume's image, beside the sandbox folder on the host (never inside a box). */
     static final String IMAGE = ".sandbox.img";
+    /** In the attempt folder: what the cleanup did not remove in time, and where it is. */
+    static final String LEFT_BEHIND = "left-behind.txt";
+    /**
+     * How long the cleanup after a result may take (the workspace moved off its volume, the state folder removed); past it the
+     * rest is handed off or goes with the volume, so the CLI ends. A 2 GiB sparse file took 25 to 34 s to move at load 30.
+     */
+    static final Duration CLEANUP = Duration.ofSeconds(60);
+    /**
+     * How long past {@link #CLEANUP} a close is waited for (the volume's unmount, an image's compaction) before it is left
+     * running on a daemon thread and named as unfinished: the CLI never hangs on it. A compaction's e2fsck still running then
+     * is killed ({@link DiskVolume#stopTools}), so the volume is unmounted and deleted after all.
+     */
+    static final Duration UNMOUNT_MARGIN = Duration.ofSeconds(30);
 
     /** Open scratches: a JVM exit (System.exit after the results, Ctrl-C) closes them, so no mount or image outlives the CLI. */
     private static final java.util.Set<AttemptScratch> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -50,7 +64,8 @@ final class AttemptScratch implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            List.copyOf(OPEN).forEach(AttemptScratch::close);
+            // all at once, under one bound: one after another, a SIGTERM during --parallel N took up to N x 60 s
+            closeAll(CLEANUP, UNMOUNT_MARGIN).forEach(line -> System.err.println("crucible: cleanup: " + line));
         }, "crucible-attempt-disks"));
     }
 
@@ -68,6 +83,8 @@ final class AttemptScratch implements AutoCloseable {
     private final String problem;
     private final Path stateDir;
     private boolean closed;
+    private final List<String> leftBehind = new java.util.concurrent.CopyOnWriteArrayList<>(); // read while a close still runs
+    private volatile String step = "waiting to start"; // what a close is doing now, named when it runs past its bound
 
     private AttemptScratch(AttemptDir dir, long bytes, boolean defaulted, DiskVolume volume, String problem, Path stateDir) {
         this.dir = dir;
@@ -94,7 +111,7 @@ final class AttemptScratch implements AutoCloseable {
             state = dir.sandbox().resolve(STATE);
             Files.createDirectory(state, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } else {
-            state = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            state = Files.createTempDirectory(StaleStateFolders.prefix(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
         AttemptScratch s = new AttemptScratch(dir, bytes, defaulted, o.volume(), o.problem(), state);
         OPEN.add(s);
@@ -148,17 +165,116 @@ final class AttemptScratch implements AutoCloseable {
 
     /**
      * Keeps the workspace in the attempt folder, then unmounts and deletes the volume; or deletes the temporary state
-     * folder. Once; a second caller (the exit hook while the attempt's thread closes it) waits for the first.
+     * folder. Once; a second caller (the exit hook while the attempt's thread closes it) waits for the first. Within
+     * {@link #CLEANUP}: see {@link #close(Duration)}.
      */
     @Override
-    public synchronized void close() {
+    public void close() {
+        close(CLEANUP);
+    }
+
+    /**
+     * As {@link #close()}, in about {@code within} (plus the volume's unmount): the result is written by then, and a tree the
+     * agent made (millions of entries, deep, 000 folders, a slow file system) must not hold the CLI past it. The state folder
+     * is removed for at most that long ({@code TreeCopy.delete}: the rest moved out and removed by a detached {@code rm -rf},
+     * or left to the volume's removal); the workspace is moved off the volume until then (the rest goes with the volume,
+     * listed in not-kept.txt). What was left, and where, is in {@link #leftBehind} and {@value #LEFT_BEHIND}.
+     */
+    synchronized void close(Duration within) {
         if (closed) return;
         closed = true;
         OPEN.remove(this);
-        if (volume == null) {
-            dev.crucible.verifier.TreeCopy.delete(stateDir);
-            return;
+        long deadline = System.nanoTime() + within.toNanos();
+        try {
+            if (volume == null) {
+                step = "removing the state folder " + stateDir;
+                String left = dev.crucible.verifier.TreeCopy.delete(stateDir, within);
+                if (left != null) leftBehind.add("state folder " + left);
+                return;
+            }
+            closeVolume(deadline);
+        } finally {
+            step = "done";
+            writeLeftBehind();
         }
+    }
+
+    private void writeLeftBehind() {
+        if (leftBehind.isEmpty()) return;
+        try {
+            dev.crucible.files.OutputFolder.replace(dir.root().resolve(LEFT_BEHIND), String.join("\n", leftBehind) + "\n");
+        } catch (IOException | RuntimeException e) {
+            // the lines are printed too; the run's result does not depend on the file
+        }
+    }
+
+    /**
+     * {@link #close(Duration)} on a daemon thread of its own, waited for {@code within} plus {@code margin} at most. Past that it
+     * goes on in the background, and {@link #leftBehind} (and {@value #LEFT_BEHIND}) names the step it was in.
+     */
+    void closeBounded(Duration within, Duration margin) {
+        Thread t = start(within);
+        join(List.of(t), System.nanoTime() + within.plus(margin).toNanos());
+        unfinished(t, within.plus(margin));
+    }
+
+    /**
+     * Closes every open scratch at once, each within {@code within} from now, and waits for them {@code within} plus
+     * {@code margin} in all (the exit hook: on SIGTERM with {@code --parallel N} they closed one after another, N x 60 s).
+     * Returns what each left and where, and each close still running then, by its step.
+     */
+    static List<String> closeAll(Duration within, Duration margin) {
+        List<AttemptScratch> all = List.copyOf(OPEN);
+        List<Thread> threads = all.stream().map(s -> s.start(within)).toList();
+        join(threads, System.nanoTime() + within.plus(margin).toNanos());
+        List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            all.get(i).unfinished(threads.get(i), within.plus(margin));
+            for (String l : all.get(i).leftBehind()) lines.add(all.get(i).dir.root() + ": " + l);
+        }
+        return lines;
+    }
+
+    private Thread start(Duration within) {
+        Thread t = new Thread(() -> close(within), "crucible-cleanup-" + dir.root().getFileName());
+        t.setDaemon(true); // one left running past its bound never keeps the JVM
+        t.start();
+        return t;
+    }
+
+    private static void join(List<Thread> threads, long deadline) {
+        try {
+            for (Thread t : threads) t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void unfinished(Thread t, Duration waited) {
+        if (!t.isAlive()) return;
+        if (volume != null) volume.stopTools(); // a compaction's e2fsck: killed, so the close goes on to unmount and delete
+        leftBehind.add("cleanup not finished within " + waited.toSeconds() + " s, still " + step + ": left running in the background"
+                + " (a volume left mounted is removed by the next crucible run once this one is gone)");
+        writeLeftBehind();
+    }
+
+    /**
+     * Removes host folders of an attempt that has no scratch (a restored branch's state and pristine folders) within
+     * {@link #CLEANUP} in all, saying on {@code progress} what was left and where.
+     */
+    static void remove(Progress progress, Path... trees) {
+        long deadline = System.nanoTime() + CLEANUP.toNanos();
+        for (Path t : trees) {
+            String left = t == null ? null : dev.crucible.verifier.TreeCopy.delete(t, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            if (left != null) progress.info("cleanup: " + left);
+        }
+    }
+
+    /** What the last {@link #close} could not remove in time, and where it is now (empty when all went). */
+    List<String> leftBehind() { return List.copyOf(leftBehind); }
+
+    private void closeVolume(long deadline) {
+        step = "moving the agent's log off the volume";
         try {
             Path log = dir.sandbox().resolve(AGENT_LOG);
             if (Files.isSymbolicLink(dir.agentLog()) && Files.isRegularFile(log, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
@@ -169,8 +285,10 @@ final class AttemptScratch implements AutoCloseable {
             // the log stays on the volume and goes with it; the run's result does not depend on it
         }
         try {
-            VolumeKeeper.keep(volume, dir, STATE);
+            step = "moving the workspace off the volume (an image is compacted as it goes)";
+            VolumeKeeper.keep(volume, dir, STATE, deadline, leftBehind::add);
         } finally {
+            step = "unmounting and deleting the volume " + volume.mountPoint();
             volume.close();
             VolumeKeeper.finish(dir);
         }

@@ -6,9 +6,7 @@ import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.toolchain.ExecEnvironment;
 import dev.crucible.verifier.toolchain.ExecEnvironments;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -42,7 +40,7 @@ final class AttemptSetup {
         } catch (IOException e) {
             rec.setupError = "the execution environment could not be provisioned: " + e.getMessage();
         }
-        Files.writeString(dir.setupLog(), plog);
+        dev.crucible.files.OutputFolder.replace(dir.setupLog(), plog.toString()); // a fresh file: never through a planted link
         return execution;
     }
 
@@ -77,7 +75,7 @@ final class AttemptSetup {
         }
         var verifier = doc.environment().spec().verifier;
         execution = ExecEnvironments.afterSetup(execution, workspace, alog, verifier == null ? null : verifier.command, left);
-        Files.writeString(dir.setupLog(), alog, StandardOpenOption.APPEND);
+        dev.crucible.files.OutputFolder.appendText(dir.setupLog(), alog.toString());
         execution.warnings().subList(before, execution.warnings().size()).forEach(w -> progress.info("WARNING: " + w));
         if (!execution.pytestPlugins().isEmpty()) progress.info("pytest plugins installed at setup (the only ones loaded): " + execution.pytestPlugins());
         return execution;

@@ -21,14 +21,14 @@ final class AttemptSnapshots {
     private final RolloutDoc doc;
     private final int attempt;
     private final AttemptDir dir;
-    private final LocalRollout.Options opt;
+    private final AttemptOptions opt;
     private final Progress progress;
     private volatile RunningRollout live; // published while a snapshot-able agent runs
     private String group;
     private int findingsSeen; // the watch's view, for a snapshot right after a new finding
     private long nextSnapshot = Long.MAX_VALUE; // System.nanoTime() of the next periodic snapshot
 
-    AttemptSnapshots(RolloutDoc doc, int attempt, AttemptDir dir, LocalRollout.Options opt, Progress progress) {
+    AttemptSnapshots(RolloutDoc doc, int attempt, AttemptDir dir, AttemptOptions opt, Progress progress) {
         this.doc = doc;
         this.attempt = attempt;
         this.dir = dir;

@@ -118,7 +118,7 @@ final class AttemptTrajectory {
         List<String> agentCommand = doc.spec().agent == null ? null : doc.spec().agent.command;
         episode.mergeHandedIn(runFolder.resolve(HandedInTrajectory.FILE));
         Map<String, Object> o = EpisodeTrajectory.outcome(String.valueOf(r.phase()), r.reason(), r.message(), r.reward(), r.testReward(),
-                r.verdict(), r.hackFindings() == null ? 0 : r.hackFindings().size());
+                r.verdict(), r.findingCount());
         AtifExport.AgentInfo agent = new AtifExport.AgentInfo(agentCommand == null || agentCommand.isEmpty()
                 ? "trainer (interactive)" : String.join(" ", agentCommand), "unknown", Map.of("mode", r.mode(), "rollout", r.rollout()));
         return r.withTrajectory(episode.finish(gradeCommand, r.verifierReport(), o, agent));

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * agent does can stall it; it takes no lock the monitor or grading takes.
  *
  * <ul>
- * <li>{@value #STOP_GRACE_S} s past the deadline, before grading: the agent's processes are killed by pid
- * (the attempt's loop normally did this already);</li>
+ * <li>{@value #STOP_GRACE_S} s past the deadline, before grading: the agent's processes are killed by the pid recorded
+ * at their start, only while it still names that process (its start time); the attempt's loop normally did this already;</li>
  * <li>{@value #RUN_GRACE_S} s past the deadline, still not grading: the attempt is abandoned, TimedOut;</li>
  * <li>grading running longer than the verifier's timeout plus {@value #GRADING_MARGIN_S} s (the kill, the tree
  * copy and the last scan): abandoned, TimedOut.</li>
@@ -41,7 +41,7 @@ final class AttemptWatchdog {
      * @param deadlineNanos  System.nanoTime() past which the rollout's deadline has passed
      * @param verifyingSince System.nanoTime() when grading started, 0 before
      * @param gradingTimeout how long grading may take (the verifier's own timeout)
-     * @param stopAgent      kills the agent's (and setup's) processes by pid, marking the attempt timed out
+     * @param stopAgent      kills the agent's (and setup's) processes by recorded pid and start time, marking the attempt timed out
      * @param abandon        ends the attempt without its stuck thread (a no-op once it ended)
      */
     record Watched(java.util.function.BooleanSupplier ended, long deadlineNanos, java.util.function.LongSupplier verifyingSince,

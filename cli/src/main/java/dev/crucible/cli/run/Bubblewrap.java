@@ -87,8 +87,9 @@ public final class Bubblewrap implements Sandbox {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                 Path rel = workspace.relativize(file);
-                // pyproject.toml & co. stay writable: only their test-runner sections are protected, judged by the monitor
-                if (attrs.isRegularFile() && globs.isProtected(rel) && !globs.judgedBySections(rel) && out.size() < MAX_BINDS) out.add(file);
+                // pyproject.toml & co. stay writable: only their test-runner sections are protected, judged by the monitor;
+                // so do the files the verifier command runs (a Makefile): grading takes their pristine copy
+                if (attrs.isRegularFile() && globs.isProtected(rel) && !globs.judgedBySections(rel) && !globs.runsFromPristine(rel) && out.size() < MAX_BINDS) out.add(file);
                 return FileVisitResult.CONTINUE;
             }
         });

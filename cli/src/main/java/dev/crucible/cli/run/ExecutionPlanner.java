@@ -34,10 +34,21 @@ final class ExecutionPlanner {
             "setup.py", "setup.cfg", "poetry.lock", "uv.lock", "Pipfile.lock", "tox.ini", "go.mod", "go.sum", "Cargo.toml", "Cargo.lock",
             "package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "rust-toolchain", "rust-toolchain.toml", ".python-version");
 
+    /**
+     * spec.setup less its time limit: the limit decides how long setup may run, not what it installs, and a derive
+     * retried with a longer --setup-timeout rebuilt the same setup in a new prefix.
+     */
+    static com.fasterxml.jackson.databind.JsonNode keyedSetup(RLEnvironmentSpec s) {
+        if (s.setup == null) return com.fasterxml.jackson.databind.node.NullNode.getInstance();
+        com.fasterxml.jackson.databind.node.ObjectNode n = SORTED.valueToTree(s.setup);
+        n.remove("timeoutSeconds");
+        return n;
+    }
+
     static ExecEnvironment plan(EnvironmentDoc doc, Path workspace) throws IOException {
         RLEnvironmentSpec s = doc.spec();
         StringBuilder key = new StringBuilder();
-        key.append(SORTED.writeValueAsString(s.setup)).append('\n').append(s.source == null ? "" : s.source.commit).append('\n');
+        key.append(SORTED.writeValueAsString(keyedSetup(s))).append('\n').append(s.source == null ? "" : s.source.commit).append('\n');
         List<String> refused = new ArrayList<>();
         // the workspace is a derived repo's or a branch's: its files are read as hostile (a link out is not followed, a FIFO
         // or device never opened, a file over the bound never loaded whole): Files.readString read a linked host file into

@@ -39,7 +39,7 @@ public record GroupSummary(String rollout, String environment, int attempts, int
         List<Entry> entries = new java.util.ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
             RolloutResult r = results.get(i);
-            entries.add(new Entry(r.attempt(), r.phase(), r.reward(), r.verdict(), r.hackFindings() == null ? 0 : r.hackFindings().size(),
+            entries.add(new Entry(r.attempt(), r.phase(), r.reward(), r.verdict(), r.findingCount(),
                     r.solved(), dirs.get(i).result().toString()));
         }
         return new GroupSummary(doc.name(), doc.environment().name(), results.size(), solved, rate, mean, band,

@@ -39,9 +39,36 @@ final class LeftoverBoxes {
         return removed;
     }
 
+    /**
+     * The empty cgroups of boxes whose run is gone: a CLI killed with SIGKILL runs no hook, and its box folders stayed in every
+     * hierarchy. Only Crucible's ({@code box-PID-UID} where Box puts them), only when no process named PID exists any more
+     * (a PID reused by another process keeps them: left, not guessed at), only empty ones (rmdir refuses a cgroup with a
+     * process in it; nothing is killed) and only past {@code minAge}. Returns the folders removed.
+     */
+    static List<Path> sweepDead(Path root, java.time.Duration minAge) {
+        Pattern name = Pattern.compile("(crucible-)?box-(\\d+)-\\d+");
+        List<Path> removed = new ArrayList<>();
+        long before = System.currentTimeMillis() - minAge.toMillis();
+        for (Path d : matching(root, name)) {
+            java.util.regex.Matcher m = name.matcher(d.getFileName().toString());
+            if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(2))).isPresent()) continue;
+            try {
+                if (Files.getLastModifiedTime(d).toMillis() > before) continue;
+                Files.delete(d);
+                removed.add(d);
+            } catch (IOException | RuntimeException inUseOrGone) {
+                // a process is still in it, or another run removed it first
+            }
+        }
+        return removed;
+    }
+
     /** The cgroup folders named for {@code pid}'s boxes under {@code root} (v1 and v2 layouts). */
     static List<Path> find(Path root, long pid) {
-        Pattern name = Pattern.compile("(crucible-)?box-" + pid + "-\\d+");
+        return matching(root, Pattern.compile("(crucible-)?box-" + pid + "-\\d+"));
+    }
+
+    private static List<Path> matching(Path root, Pattern name) {
         Set<Path> parents = new LinkedHashSet<>(List.of(root, root.resolve("crucible")));
         try (Stream<Path> s = Files.list(root)) {
             s.filter(Files::isDirectory).forEach(h -> {
@@ -70,6 +97,12 @@ final class LeftoverBoxes {
     }
 
     private static void killMembers(Path cgroup) {
+        try {
+            // cgroup v2 kills its members itself, with no pid read here that could be reused before the kill
+            if (Files.exists(cgroup.resolve("cgroup.kill"))) Files.writeString(cgroup.resolve("cgroup.kill"), "1");
+        } catch (IOException | RuntimeException refused) {
+            // an older kernel, or removed meanwhile: by pid below (ProcessHandle.of records the start time it then checks)
+        }
         try {
             for (String line : Files.readAllLines(cgroup.resolve("cgroup.procs"))) {
                 if (!line.isBlank()) ProcessHandle.of(Long.parseLong(line.strip())).ifPresent(ProcessHandle::destroyForcibly);

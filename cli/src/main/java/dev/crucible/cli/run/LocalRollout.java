@@ -7,11 +7,9 @@ import dev.crucible.cli.run.RunInputs.RolloutDoc;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
 import dev.crucible.verifier.ResetResult;
-import dev.crucible.verifier.TreeCopy;
 import dev.crucible.verifier.VerifyReport;
 import dev.crucible.verifier.api.EpisodeHolder;
 import dev.crucible.verifier.api.RolloutFindings;
-import dev.crucible.verifier.exec.ProcessTreeKiller;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,31 +30,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * whatever happens ends in a {@link RolloutResult} written to {@code result.json}.
  */
 public final class LocalRollout {
-    /** {@code port}: 0 for an ephemeral one (interactive); {@code heartbeat}: how often a Running line is printed; {@code snapshots}: null
-     * for a plain run (bubblewrap), else snapshot-able ({@link SnapshotPolicy}); {@code printToken}: the API's token to stdout too, not only its 0600 file. */
-    public record Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots, boolean printToken) {
-        public Options(boolean sandbox, int port, Duration heartbeat) { this(sandbox, port, heartbeat, null); }
-        public Options(boolean sandbox, int port, Duration heartbeat, SnapshotPolicy snapshots) { this(sandbox, port, heartbeat, snapshots, false); }
-        public static Options defaults() { return new Options(true, 0, Duration.ofSeconds(5)); }
-    }
-
     /** Where the agent's PID 1 writes its exit status (snapshot-able runs), relative to the attempt folder. */
     static final String AGENT_EXIT = "agent.exit";
 
     private final RolloutDoc doc;
     private final int attempt;
     private final AttemptDir dir;
-    private final Options opt;
+    private final AttemptOptions opt;
     private final Progress progress;
     private final AttemptSnapshots snapshots;
     private volatile RolloutResult result; // written by finish, handed out once the attempt's files are cleaned up
     private volatile boolean cancelled;
+    private volatile PhaseName stoppedIn; // the phase Ctrl-C or a signal came in, for result.json's message (else the one it ended in)
     private volatile Episode episode;
     private volatile EpisodeHolder holder;
     private volatile LocalEnvironmentApi api; // interactive: listens from before setup until the attempt ends
     private volatile boolean verified; // interactive: the trainer's /v1/verify graded (then the API answers a while longer)
-    private volatile long setupPid;
-    private volatile long agentPid;
+    private volatile AgentProcesses.Recorded setupPid = AgentProcesses.Recorded.NONE, agentPid = AgentProcesses.Recorded.NONE; // killed only while ours
     private AgentLog agentLog; // the embedded agent's output pump (agent.log, capped); null for a restored agent, which writes its own
     private volatile AttemptTrajectory trajectory; // trajectory/ beside result.json (issue 36)
     private volatile Path stateDir;
@@ -76,7 +66,7 @@ public final class LocalRollout {
     private volatile AttemptScratch scratch; // the attempt's disk: its limit, and the volume its folders lie on (as root)
     private dev.crucible.verifier.toolchain.ExecEnvironment execution; // setup's, the agent's and grading's one environment
 
-    public LocalRollout(RolloutDoc doc, int attempt, AttemptDir dir, Options opt, Progress progress) {
+    public LocalRollout(RolloutDoc doc, int attempt, AttemptDir dir, AttemptOptions opt, Progress progress) {
         this.doc = doc;
         this.attempt = attempt;
         this.dir = dir;
@@ -87,9 +77,9 @@ public final class LocalRollout {
 
     /** Stops the attempt (Ctrl-C): the agent is killed at once and the result is written without grading. */
     public void cancel() {
+        if (!cancelled) stoppedIn = progress.current();
         cancelled = true;
-        long sp = setupPid;
-        if (sp > 0) ProcessTreeKiller.killAll(List.of(sp));
+        AgentProcesses.kill(setupPid);
         Episode e = episode != null ? episode : holder == null ? null : holder.currentOrNull();
         if (e != null) e.killAgentProcesses();
     }
@@ -132,7 +122,9 @@ public final class LocalRollout {
     }
 
     private void closeScratch() {
-        if (scratch != null && scratchClosed.compareAndSet(false, true)) scratch.close();
+        if (scratch == null || !scratchClosed.compareAndSet(false, true)) return;
+        scratch.closeBounded(AttemptScratch.CLEANUP, AttemptScratch.UNMOUNT_MARGIN); // a step past that (an unmount) goes on in the background, named
+        scratch.leftBehind().forEach(l -> progress.info("cleanup: " + l));
     }
 
     public boolean ended() { return ended.get(); }
@@ -143,7 +135,7 @@ public final class LocalRollout {
                 Duration.ofSeconds(doc.environment().verifierEnv().verifier().timeoutOrDefault()), why -> {
                     if (!cancelled) rec.timedOut = true;
                     progress.info(why);
-                    AgentProcesses.killByPid(agentPid, setupPid);
+                    AgentProcesses.kill(agentPid, setupPid);
                 }, why -> abandon(false, why)));
     }
 
@@ -155,15 +147,15 @@ public final class LocalRollout {
         if (!ended.compareAndSet(false, true)) return; // the attempt's thread wrote its result meanwhile
         abandoned = true;
         if (interrupted) cancelled = true;
-        else rec.timedOut = true;
+        else { rec.timedOut = true; rec.abandonedWhy = why; }
         progress.info(why);
-        AgentProcesses.killByPid(agentPid, setupPid);
+        AgentProcesses.kill(agentPid, setupPid);
         Sandbox s = sandbox;
         if (s != null) s.close();
         snapshots.unpublish();
         finish(null, List.copyOf(seen), null, true);
         if (scratch != null) closeScratch();
-        else if (stateDir != null) TreeCopy.delete(stateDir); // a restored branch's state folder
+        else AttemptScratch.remove(progress, stateDir); // a restored branch's state folder
         outcome.complete(result);
     }
 
@@ -173,19 +165,20 @@ public final class LocalRollout {
                 ? "copying workspace " + doc.environment().baseDir().resolve(env.workspace.path).normalize()
                 : "extracting " + env.source.repo + " at " + env.source.commit);
         workspace = WorkspacePreparer.prepare(doc.environment(), doc.spec(), dir);
-        Files.writeString(dir.taskFile(), doc.prompt());
+        dev.crucible.files.OutputFolder.replace(dir.taskFile(), doc.prompt());
         execution = ExecutionPlanner.plan(doc.environment(), workspace);
         execution.describe().forEach(progress::info);
         // one attempt at a time provisions and sets up a prefix that attempts of the same environment share
         try (java.io.Closeable lock = dev.crucible.verifier.toolchain.ExecEnvironments.lock(execution)) {
+            if (dev.crucible.verifier.toolchain.ExecEnvironments.discardUnfinished(execution) > 0) progress.info("the environment's prefix was half-made (an earlier setup did not finish): set up again from scratch");
             AttemptSetup setup = new AttemptSetup(doc, dir, progress, rec);
             execution = setup.provision(execution);
             sandbox = SandboxChooser.forAttempt(doc, opt, attempt, dir, workspace, execution, progress, scratch);
             rec.sandboxName = sandbox.name();
             List<String> clusterOnly = ClusterOnlySettings.of(env);
             if (!clusterOnly.isEmpty()) progress.info("cluster-only, not applied here: " + String.join("; ", clusterOnly));
-            execution = setup.run(execution, workspace, this::remaining, pid -> setupPid = pid);
-            setupPid = 0;
+            execution = setup.run(execution, workspace, this::remaining, pid -> setupPid = AgentProcesses.Recorded.now(pid));
+            setupPid = AgentProcesses.Recorded.NONE;
         }
     }
 
@@ -200,13 +193,18 @@ public final class LocalRollout {
         Map<String, String> agentEnv = AgentEnvironment.forAttempt(doc, attempt, dir, workspace, execution, sandbox.home());
         rec.runningAt = Instant.now().toString();
         if (episode.monitor() != null) episode.monitor().inspectAgentCommand(command, workspace); // a script of milliseconds escapes any sampler
+        if (ended.get() || remaining().isNegative()) { // setup and the first scan took the deadline (at load 60 the agent once started past it)
+            rec.timedOut = true;
+            progress.info("deadline of " + doc.deadlineSeconds() + " s reached before the agent started: the agent never ran");
+            return;
+        }
         long ta = System.nanoTime();
         progress.phase(PhaseName.Running, "agent: " + String.join(" ", command) + " (output in " + dir.agentLog() + ")");
         AgentProcesses.Started started = AgentProcesses.start(sandbox, command, workspace, agentEnv, dir.agentLog(), trajectory::tee);
         Process p = started.process();
         trajectory.agentStarted(p.pid());
         agentLog = started.log();
-        agentPid = p.pid();
+        agentPid = AgentProcesses.Recorded.now(p.pid());
         episode.attachAgentProcess(p.pid());
         try {
             if (sandbox instanceof Namespaces) snapshots.publish(AgentProcesses.treeRoot(p), command, dir.root(), facts());
@@ -226,10 +224,10 @@ public final class LocalRollout {
         rec.restoredFrom = snapshotId;
         t0 = System.nanoTime() - meta.elapsedMs() * 1_000_000L; // the deadline counts from the original start
         rec.startedAt = meta.startedAt();
-        agentPid = pid;
+        agentPid = AgentProcesses.Recorded.now(pid);
         watch();
         try {
-            stateDir = Files.createTempDirectory("crucible-state-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            stateDir = Files.createTempDirectory(StaleStateFolders.prefix(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             workspace = dir.root().resolve(meta.workspace()).normalize();
             sandbox = new Namespaces(dir.root().resolve("home"), Path.of(meta.attemptRoot()).resolve(meta.exitFile()));
             rec.sandboxName = sandbox.name();
@@ -258,8 +256,7 @@ public final class LocalRollout {
             return finish(e);
         } finally {
             if (episode != null) episode.close();
-            if (stateDir != null) TreeCopy.delete(stateDir);
-            if (pristine != null) TreeCopy.delete(pristine);
+            AttemptScratch.remove(progress, stateDir, pristine); // bounded in time, as an attempt's scratch is
             if (!abandoned) outcome.complete(result);
         }
     }
@@ -329,6 +326,7 @@ public final class LocalRollout {
                 nextBeat = System.nanoTime() + opt.heartbeat().toNanos();
             }
         }
+        if (cancelled && "GRADED".equals(holder.state()) && !ended.get()) cancelled = false; // SIGTERM right after /v1/verify (LocalRun.stop): its report stands
         verified = "GRADED".equals(holder.state()) && !cancelled;
         if (verified) api.verified();
         else api.close(); // no step may run while what is there is graded
@@ -339,6 +337,7 @@ public final class LocalRollout {
     }
 
     private void grade(java.util.function.Supplier<VerifyReport> verify) {
+        if (ended.get()) return; // abandoned by the watchdog or Ctrl-C: its result stands, and its state folder is gone
         rec.verifyingAt = Instant.now().toString();
         progress.phase(PhaseName.Verifying, "grading in a separate tree with the pristine tests");
         long tv = System.nanoTime();
@@ -369,6 +368,7 @@ public final class LocalRollout {
         TerminalOutcome d = error != null
                 ? new TerminalOutcome(PhaseName.Failed, "LocalRunError", error.getClass().getSimpleName() + ": " + error.getMessage())
                 : outcome.decide(doc.environment().verifierEnv().spec().hackPolicy().action(), doc.deadlineSeconds());
+        d = rec.explain(d, stoppedIn != null ? stoppedIn : progress.current());
         RolloutResult r = rec.result(doc, attempt, d, outcome.findings(), steps, (System.nanoTime() - t0) / 1_000_000,
                 workspace, snapshots.refs(), execution == null ? null : execution.summary());
         if (trajectory != null) r = trajectory.finish(r, doc);
@@ -376,8 +376,7 @@ public final class LocalRollout {
         if (failed != null) progress.info("could not write " + dir.result() + ": " + failed);
         progress.phase(d.phase(), d.message() + (r.reward() == null ? "" : "; reward " + r.reward() + ", verdict " + r.verdict())
                 + (failed == null ? " → " + dir.result() : "; result.json NOT written"));
-        result = r;
-        return r;
+        return result = r;
     }
 
     private AttemptSnapshots.Attempt facts() {
@@ -386,8 +385,10 @@ public final class LocalRollout {
 
     private EpisodeOptions episodeOptions(Path stateDir) {
         return AttemptEpisodes.options(doc, opt, progress, execution, sandbox, workspace, stateDir).withListeners(f -> {
-            seen.add(f);
-            progress.finding(f);
+            if (!ended.get()) { // not a stuck thread's monitor after the result was written and its state folder removed
+                seen.add(f);
+                progress.finding(f);
+            }
         }, f -> { });
     }
 

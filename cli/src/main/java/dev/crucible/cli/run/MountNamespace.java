@@ -58,7 +58,8 @@ public final class MountNamespace {
         if (probe != null) return none("no user and mount namespace can be made here: " + probe);
         Path dir;
         try {
-            dir = Files.createTempDirectory("crucible-mountns-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            // named for this process: a SIGKILL here runs no clean-up, and the next run's StaleStateFolders sweep removes it
+            dir = Files.createTempDirectory(StaleStateFolders.MOUNTNS_PREFIX + dev.crucible.verifier.exec.ProcessTable.selfTag() + "-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             try (InputStream in = MountNamespace.class.getResourceAsStream("tmpfs_helper.py")) {
                 Files.write(dir.resolve("helper.py"), in.readAllBytes());
             }
@@ -77,9 +78,10 @@ public final class MountNamespace {
         ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
         pb.environment().put(HELPER_ENV, dir.resolve("helper.sock").toString());
         try {
+            Interruption.recordSignals(); // so the run inside hears the signal this process got, not always SIGTERM
             Process p = pb.start();
-            // SIGTERM or Ctrl-C here goes on to the run, which writes its result (Interrupted) and cleans up first; a SIGKILL
-            // here reaches it as SIGTERM too (--pdeathsig), so it never runs on alone
+            // SIGTERM, SIGHUP or Ctrl-C here goes on to the run, which writes its result (Interrupted) and cleans up first; a
+            // SIGKILL here reaches it as SIGTERM (--pdeathsig), so it never runs on alone
             Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(p), "crucible-mountns-forward"));
             int rc = p.waitFor();
             dev.crucible.verifier.TreeCopy.delete(dir);
@@ -95,7 +97,16 @@ public final class MountNamespace {
 
     private static void stop(Process p) {
         if (!p.isAlive()) return;
-        p.destroy();
+        String sig = Interruption.received; // the child is ours and alive: its pid names it until we reap it
+        boolean forwarded = false;
+        if (sig != null && !"SIGTERM".equals(sig)) {
+            try {
+                forwarded = new ProcessBuilder("kill", "-s", sig.substring(3), Long.toString(p.pid())).start().waitFor() == 0;
+            } catch (IOException | InterruptedException e) {
+                // SIGTERM below
+            }
+        }
+        if (!forwarded) p.destroy();
         try {
             if (!p.waitFor(120, TimeUnit.SECONDS)) p.destroyForcibly();
         } catch (InterruptedException e) {
@@ -129,9 +140,19 @@ public final class MountNamespace {
                 + Quantities.human(avail) + " available), and " + o.problem() + "; set a smaller spec.resources.ephemeralStorage");
     }
 
+    static final Path FUSE_DEVICE = Path.of("/dev/fuse");
+
+    /** Whether this process may open /dev/fuse for reading and writing (access(2), as fuse2fs will). */
+    public static boolean fuseDeviceOpen() {
+        return java.nio.file.Files.isReadable(FUSE_DEVICE) && java.nio.file.Files.isWritable(FUSE_DEVICE);
+    }
+
     /** An ext4 image of {@code bytes} served by fuse2fs on {@code mountPoint} (through the helper), the image deleted at close. */
     private static DiskVolume.Opened fuseImage(Path image, Path mountPoint, long bytes) {
         if (DiskVolume.tool("fuse2fs") == null) return new DiskVolume.Opened(null, "fuse2fs is missing (apt-get install -y fuse2fs)");
+        // checked here, before an image is formatted: FUSE without root needs /dev/fuse open to this user (often mode 0600, root's)
+        if (!fuseDeviceOpen()) return new DiskVolume.Opened(null, "/dev/fuse is not open to this user (" + FUSE_DEVICE + " needs read and write;"
+                + " a machine that grants it, e.g. chmod 0666 /dev/fuse, gets the image)");
         String err = emptyFolder(mountPoint);
         if (err != null) return new DiskVolume.Opened(null, err);
         Path at = mountPoint.toAbsolutePath().normalize();
@@ -154,26 +175,29 @@ public final class MountNamespace {
                 () -> {
                     request("umount\t" + at);
                     dev.crucible.verifier.TreeCopy.delete(img);
-                }, () -> compact(img, at)), null);
+                }, v -> compact(img, at, v)), null);
     }
 
     /**
      * Gives the host back an image's free blocks: fuse2fs cannot trim (no FITRIM through FUSE), and the image keeps
      * every block the agent ever wrote. Unmounted (the helper waits for fuse2fs to end), e2fsck -E discard punches the
      * free blocks out of the image, and it is mounted again on the same folder. Only once the agent has ended: the
-     * workspace is moved off the volume piece by piece, and without this the host would hold it twice.
+     * workspace is moved off the volume piece by piece, and without this the host would hold it twice. e2fsck runs for
+     * {@link DiskVolume#COMPACT_BOUND} at most, and is killed when the volume closes or its run ends ({@link DiskVolume#stopTools}):
+     * the image is then not mounted again, and goes with the volume.
      */
-    private static void compact(Path img, Path at) {
+    private static void compact(Path img, Path at, DiskVolume v) {
         String err = request("umount\t" + at);
         Path e2fsck = DiskVolume.tool("e2fsck");
         if (err == null && e2fsck != null) {
             List<String> check = List.of(e2fsck.toString(), "-f", "-y", "-E", "discard", img.toString());
-            err = DiskVolume.run(check);
+            err = v.runTool(check, DiskVolume.COMPACT_BOUND);
             // exit 1, "errors corrected": the first time it puts back the lost+found removed at creation, and e2fsck discards
             // nothing in a run that changed the file system; once more, clean, it does
-            if (err != null && err.startsWith(e2fsck + " exited 1")) err = DiskVolume.run(check);
+            if (err != null && err.startsWith(e2fsck + " exited 1")) err = v.runTool(check, DiskVolume.COMPACT_BOUND);
         }
-        String again = request("fuse\t" + img + "\t" + at);
+        String again = v.mountAgain(() -> request("fuse\t" + img + "\t" + at));
+        if (again != null && v.closing()) return; // the run is ending: the image goes with the volume
         if (again != null) throw new IllegalStateException("the disk image could not be mounted again after compacting it: " + again);
         if (err != null) System.err.println("crucible run: the disk image was not compacted (" + err + "); the host holds its blocks until the run ends");
     }

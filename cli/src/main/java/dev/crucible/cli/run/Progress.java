@@ -15,13 +15,20 @@ public final class Progress {
     private final PrintWriter out;
     private final String label;
     private volatile long t0 = System.nanoTime();
+    private volatile PhaseName current; // the last phase printed: what a signal interrupted
 
     public Progress(PrintWriter out, String label) {
         this.out = out;
         this.label = label;
     }
 
-    public void phase(PhaseName p, String detail) { line(p + (detail == null || detail.isEmpty() ? "" : ": " + detail)); }
+    public void phase(PhaseName p, String detail) {
+        current = p;
+        line(p + (detail == null || detail.isEmpty() ? "" : ": " + detail));
+    }
+
+    /** The attempt's phase as last printed (null before the first). */
+    public PhaseName current() { return current; }
 
     public void finding(Finding f) {
         line("FINDING " + f.detector() + " [" + f.severity() + "] " + (f.path() != null ? f.path() : "")

@@ -30,9 +30,9 @@ public final class RolloutRunner {
     private record Job(RolloutDoc doc, int attempt, AttemptDir dir, LocalRollout rollout) {}
 
     private final PrintWriter out;
-    private final LocalRollout.Options options;
+    private final AttemptOptions options;
 
-    public RolloutRunner(PrintWriter out, LocalRollout.Options options) {
+    public RolloutRunner(PrintWriter out, AttemptOptions options) {
         this.out = out;
         this.options = options;
         quietLogging();
@@ -63,10 +63,24 @@ public final class RolloutRunner {
         }
         CountDownLatch written = new CountDownLatch(1);
         boolean[] interrupted = {false};
+        Interruption.recordSignals();
+        // the empty box cgroups of runs killed with SIGKILL (no hook ran): theirs only, once their CLI is gone
+        List<Path> stale = LeftoverBoxes.sweepDead(LeftoverBoxes.ROOT, java.time.Duration.ofSeconds(10));
+        if (!stale.isEmpty()) {
+            this.out.println("crucible: removed " + stale.size() + " empty cgroup" + (stale.size() == 1 ? "" : "s") + " of runs that are gone (first "
+                    + stale.get(0) + ")");
+        }
+        // their state folders on the host's disk (runs without a volume): named for their CLI's pid and start time
+        List<Path> states = StaleStateFolders.sweep(Path.of(System.getProperty("java.io.tmpdir")), java.time.Duration.ofSeconds(10));
+        if (!states.isEmpty()) {
+            this.out.println("crucible: removed " + states.size() + " state folder" + (states.size() == 1 ? "" : "s") + " of runs that are gone (first "
+                    + states.get(0) + ")");
+        }
         Thread hook = new Thread(() -> {
             interrupted[0] = true;
             synchronized (this.out) {
-                this.out.println("crucible: interrupted: stopping the agents and writing results ...");
+                this.out.println("crucible: " + (Interruption.received == null ? "" : Interruption.received + " received; ")
+                        + "interrupted: stopping the agents and writing results ...");
                 this.out.flush();
             }
             jobs.forEach(j -> j.rollout().cancel());
@@ -118,7 +132,7 @@ public final class RolloutRunner {
         doc.put("rollouts", groups);
         try {
             Files.createDirectories(out);
-            Files.writeString(file, Json.write(doc, true) + "\n");
+            dev.crucible.files.OutputFolder.replace(file, Json.write(doc, true) + "\n");
         } catch (IOException e) {
             synchronized (this.out) {
                 this.out.println("crucible: could not write " + file + ": " + e.getMessage());

@@ -126,10 +126,30 @@ public final class RunCommand implements Callable<Integer> {
                     + inputs.rollouts().get(0).name() + " runs its own agent command); pass the environment's manifest alone"
                     + " (-f DIR/environment.yaml) to serve the API");
         }
+        // made before its owner is checked: a folder another user makes meanwhile is theirs, and refused too
+        try {
+            java.nio.file.Files.createDirectories(outDir);
+            String foreign = dev.crucible.files.OutputFolder.ownerRefusal(outDir, "--out");
+            if (foreign != null) return invalid(err, foreign);
+        } catch (java.io.IOException e) {
+            return invalid(err, "--out: " + outDir + ": could not be made (" + e.getMessage() + ")");
+        }
+        OutLock lock;
+        try {
+            lock = OutLock.take(outDir);
+        } catch (OutLock.Refused e) {
+            return invalid(err, "--out: " + e.getMessage());
+        }
+        try (lock) {
+            return runLocked(o, inputs, snapshots, outDir);
+        }
+    }
+
+    private int runLocked(PrintWriter o, RunInputs inputs, SnapshotPolicy snapshots, Path outDir) throws Exception {
         o.println("crucible run: " + inputs.rollouts().size() + " rollout" + (inputs.rollouts().size() == 1 ? "" : "s") + " × " + attempts
                 + " attempt" + (attempts == 1 ? "" : "s") + " → " + outDir);
         o.flush();
-        RolloutRunner.Outcome outcome = new RolloutRunner(o, new LocalRollout.Options(!noSandbox, port, Duration.ofSeconds(5), snapshots, printToken))
+        RolloutRunner.Outcome outcome = new RolloutRunner(o, new AttemptOptions(!noSandbox, port, Duration.ofSeconds(5), snapshots, printToken))
                 .run(inputs.rollouts(), attempts, parallel, outDir);
         printSummary(o, outcome);
         if (outcome.interrupted()) return EXIT_INTERRUPTED;

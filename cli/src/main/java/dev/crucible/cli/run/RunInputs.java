@@ -37,8 +37,15 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
         public Path baseDir() { return verifierEnv.baseDir(); }
     }
 
-    /** A Rollout document (or one made up for an environment given alone). */
-    public record RolloutDoc(String name, String file, RolloutSpec spec, EnvironmentDoc environment) {
+    /**
+     * A Rollout document (or one made up for an environment given alone). {@code labels}: its metadata.labels (string
+     * values), copied into result.json so the console can filter by them as it does a Rollout's over the cluster.
+     */
+    public record RolloutDoc(String name, String file, RolloutSpec spec, EnvironmentDoc environment, Map<String, String> labels) {
+        public RolloutDoc(String name, String file, RolloutSpec spec, EnvironmentDoc environment) {
+            this(name, file, spec, environment, Map.of());
+        }
+
         public boolean interactive() { return spec.mode == RolloutMode.INTERACTIVE; }
 
         /** The task prompt (empty when the environment has none). */
@@ -51,6 +58,15 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
         public long deadlineSeconds() {
             return spec.limits == null || spec.limits.maxDurationSeconds == null ? SpecDefaults.MAX_DURATION_SECONDS : spec.limits.maxDurationSeconds;
         }
+    }
+
+    /** A manifest's metadata.labels with scalar values (the validator checks their syntax); empty when it has none. */
+    private static Map<String, String> labels(Manifest m) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        m.body().path("metadata").path("labels").fields().forEachRemaining(e -> {
+            if (e.getValue().isValueNode() && !e.getValue().isNull()) out.put(e.getKey(), e.getValue().asText());
+        });
+        return java.util.Collections.unmodifiableMap(out);
     }
 
     /** Bad input: each line names the file, document, field and problem. */
@@ -111,7 +127,7 @@ public record RunInputs(Map<String, EnvironmentDoc> environments, List<RolloutDo
                         + " is not among the files given to crucible run (pass its manifest too)");
                 continue;
             }
-            rollouts.add(new RolloutDoc(m.name(), m.file(), overridden(spec, agentCmd), env));
+            rollouts.add(new RolloutDoc(m.name(), m.file(), overridden(spec, agentCmd), env, labels(m)));
         }
         if (read.manifests().stream().noneMatch(m -> "Rollout".equals(m.kind()))) {
             for (EnvironmentDoc env : envs.values()) {

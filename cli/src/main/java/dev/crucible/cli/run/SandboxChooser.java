@@ -62,13 +62,13 @@ final class SandboxChooser {
      * terminal: a snapshot-able embedded run gets plain namespaces (CRIU cannot dump a bwrap box), any other
      * run {@link #choose}'s box.
      */
-    static Sandbox forAttempt(RunInputs.RolloutDoc doc, LocalRollout.Options opt, int attempt, AttemptDir dir, Path workspace,
+    static Sandbox forAttempt(RunInputs.RolloutDoc doc, AttemptOptions opt, int attempt, AttemptDir dir, Path workspace,
                               dev.crucible.verifier.toolchain.ExecEnvironment execution, Progress progress) throws IOException {
         return forAttempt(doc, opt, attempt, dir, workspace, execution, progress, null);
     }
 
     /** As above, the box's disk held by {@code scratch} (null: the environment's own limit, polled), and said in a line of its own. */
-    static Sandbox forAttempt(RunInputs.RolloutDoc doc, LocalRollout.Options opt, int attempt, AttemptDir dir, Path workspace,
+    static Sandbox forAttempt(RunInputs.RolloutDoc doc, AttemptOptions opt, int attempt, AttemptDir dir, Path workspace,
                               dev.crucible.verifier.toolchain.ExecEnvironment execution, Progress progress, AttemptScratch scratch)
             throws IOException {
         Path home = dir.root().resolve("home");

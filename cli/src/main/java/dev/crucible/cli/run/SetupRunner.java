@@ -37,11 +37,15 @@ final class SetupRunner {
         Duration limit = Duration.ofSeconds(setup.timeoutSeconds == null ? SpecDefaults.SETUP_TIMEOUT_SECONDS : setup.timeoutSeconds);
         if (budget.compareTo(limit) < 0) limit = budget.isNegative() ? Duration.ZERO : budget;
         forgetUserConfig(env.get("HOME"));
-        ExecResult r = new LocalExecutor().run(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(setup.script), workspace, env, true,
-                limit, 1 << 20, null, true), onStart);
-        // appended: the execution environment's provisioning (venv, toolchains) is logged first
-        Files.writeString(log, r.stdout() + (r.truncated() ? "\n[output cut at 1 MiB]\n" : ""), java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.APPEND);
+        // appended as it comes, after the execution environment's provisioning (venv, toolchains): a setup stopped at its
+        // limit (or a run stopped by a batch) shows the step it was in, where written at the end it showed nothing
+        ExecResult r;
+        try (java.io.OutputStream tee = dev.crucible.files.OutputFolder.append(log)) { // O_NOFOLLOW
+            r = new LocalExecutor().runTeeing(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(setup.script), workspace, env, true,
+                    limit, 1 << 20, null, true), onStart, tee);
+            if (r.truncated()) tee.write("\n[output cut at 1 MiB]\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            if (r.timedOut()) tee.write(("\n[setup stopped at its limit of " + limit.toSeconds() + " s]\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
         return new Outcome(true, r.exitCode(), r.timedOut(), r.elapsedMs());
     }
 

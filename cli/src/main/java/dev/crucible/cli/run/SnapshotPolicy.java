@@ -17,7 +17,7 @@ public record SnapshotPolicy(Duration every, int keep, Path store) {
     /** The default image store, shared with {@code crucible snapshot take|list}. */
     public static Path defaultStore() {
         String env = System.getenv("CRUCIBLE_SNAPSHOTS");
-        return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".cache", "crucible", "snapshots");
+        return env != null && !env.isBlank() ? Path.of(env) : dev.crucible.files.UserHome.path().resolve(".cache/crucible/snapshots");
     }
 
     /**

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -41,6 +42,16 @@ final class VolumeKeeper {
      * Returns the trims it took.
      */
     static int keep(DiskVolume volume, AttemptDir dir, String state) {
+        return keep(volume, dir, state, System.nanoTime() + AttemptScratch.CLEANUP.toNanos(), left -> { });
+    }
+
+    /**
+     * As above, ending by {@code deadlineNanos} (System.nanoTime()): an agent's tree of millions of entries, or one on a slow
+     * volume, would otherwise hold the CLI for as long as it takes. The state folder gets a quarter of the time; what is
+     * not removed by then is skipped and goes with the volume ({@code left} is told where). The walk stops at the deadline:
+     * the rest is listed in {@code not-kept.txt} as gone with the volume.
+     */
+    static int keep(DiskVolume volume, AttemptDir dir, String state, long deadlineNanos, java.util.function.Consumer<String> left) {
         Path from = volume.mountPoint();
         Path to = dir.root().resolve(KEPT);
         List<String> notKept = new ArrayList<>();
@@ -48,12 +59,16 @@ final class VolumeKeeper {
         // shared data out from under the names still to come (and copy it once per name)
         Map<Object, Path> movedInodes = new HashMap<>();
         List<Path> folders = new ArrayList<>(); // their modes and owners are set last, once nothing more goes in them
-        dev.crucible.verifier.TreeCopy.delete(from.resolve(state));
+        Path stateDir = from.resolve(state);
+        String stateLeft = dev.crucible.verifier.TreeCopy.delete(stateDir, Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()) / 4));
+        if (stateLeft != null) left.accept("state folder " + stateLeft);
         Trims trims = Trims.afterTrim(volume);
         try {
-            dev.crucible.verifier.TreeCopy.delete(to);
+            String old = dev.crucible.verifier.TreeCopy.delete(to, Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()) / 4));
+            if (old != null) left.accept("an earlier kept copy " + old);
             Files.createDirectories(to);
             Deque<Path> pending = new ArrayDeque<>(List.of(from));
+            walk:
             while (!pending.isEmpty()) {
                 Path d = pending.pop();
                 folders.add(d);
@@ -65,6 +80,14 @@ final class VolumeKeeper {
                     continue;
                 }
                 for (Path f : entries) {
+                    if (System.nanoTime() > deadlineNanos) {
+                        notKept.add("(the rest, from " + from.relativize(f) + " on: not moved within the cleanup's time"
+                                + " bound; it went with the volume)");
+                        left.accept("workspace: the rest, from " + from.relativize(f) + " on, was not moved off the volume within the cleanup's"
+                                + " time bound and went with it (" + dir.root().resolve("not-kept.txt") + ")");
+                        break walk;
+                    }
+                    if (f.equals(stateDir)) continue; // what is left of it goes with the volume
                     Path t = to.resolve(from.relativize(f).toString());
                     try {
                         BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -103,7 +126,7 @@ final class VolumeKeeper {
         }
         if (!notKept.isEmpty()) {
             try {
-                Files.write(dir.root().resolve("not-kept.txt"), notKept);
+                dev.crucible.files.OutputFolder.replace(dir.root().resolve("not-kept.txt"), String.join("\n", notKept) + "\n");
             } catch (IOException ignored) {
                 // the list is a courtesy; the run's result does not depend on it
             }

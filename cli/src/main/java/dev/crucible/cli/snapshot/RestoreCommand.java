@@ -2,6 +2,7 @@ package dev.crucible.cli.snapshot;
 
 import dev.crucible.cli.run.AttemptDir;
 import dev.crucible.cli.run.HumanSummary;
+import dev.crucible.cli.run.AttemptOptions;
 import dev.crucible.cli.run.LocalRollout;
 import dev.crucible.cli.run.Progress;
 import dev.crucible.cli.run.RolloutResult;
@@ -124,7 +125,7 @@ public final class RestoreCommand implements Callable<Integer> {
         if (b.createdMountPoint()) o.println("note: " + meta.attemptRoot() + " no longer existed; an empty folder was made there to mount the branch on");
         o.println("restored pid " + b.pid() + " in " + b.restoreMs() + " ms");
         o.flush();
-        LocalRollout.Options options = new LocalRollout.Options(true, 0, Duration.ofSeconds(5), policy);
+        AttemptOptions options = new AttemptOptions(true, 0, Duration.ofSeconds(5), policy);
         RolloutResult r = new LocalRollout(doc, meta.attempt(), new AttemptDir(dir), options, new Progress(o, meta.rollout() + "@branch"))
                 .resume(meta, id, b.pid());
         synchronized (o) {

@@ -22,6 +22,13 @@ final class CliProcess {
     /** A uid with no passwd entry and no files anywhere: what a CI job or a second user would be. */
     static final int THROWAWAY_UID = 64123;
 
+    /**
+     * {@code -Dattacks.before=JAR}: the CLI, as root and as the uid, runs from that jar (the shaded {@code crucible-cli.jar}
+     * of an earlier commit, readable by the uid) instead of this build, so a case can be checked to fail on the code
+     * before its fix (the "before" table in attacks/README.md).
+     */
+    static final String BEFORE = System.getProperty("attacks.before");
+
     record Result(int exit, String output) {}
 
     private CliProcess() {}
@@ -86,7 +93,7 @@ final class CliProcess {
 
     private static ProcessBuilder builder(Integer uid, Path home, List<String> args, String agentCmdWithPid) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String cp = uid == null ? System.getProperty("java.class.path") : readableClasspath();
+        String cp = BEFORE != null ? BEFORE : uid == null ? System.getProperty("java.class.path") : readableClasspath();
         List<String> cmd = new ArrayList<>();
         if (uid != null) cmd.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
         String script = "exec \"$@\"" + (agentCmdWithPid == null ? "" : " --agent-cmd \"" + agentCmdWithPid.replace("$CLI_PID", "$$") + "\"");
@@ -105,7 +112,8 @@ final class CliProcess {
 
     private static String cachedClasspath;
 
-    private static synchronized String readableClasspath() throws IOException {
+    /** The test classpath as {@link #THROWAWAY_UID} can read it. */
+    static synchronized String readableClasspath() throws IOException {
         if (cachedClasspath != null) return cachedClasspath;
         Path dir = Path.of("/var/tmp", "crucible-attack-classpath-" + ProcessHandle.current().pid());
         Files.createDirectories(dir);

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
@@ -111,6 +112,13 @@ class DiskLimitAttacksTest {
         CliProcess.assumeBubblewrapFor(CliProcess.THROWAWAY_UID);
         Assumptions.assumeTrue(dev.crucible.verifier.sandbox.DiskVolume.tool("fuse2fs") != null,
                 "disk limit on an image without root: fuse2fs is missing; apt-get install -y fuse2fs");
+        // the throwaway uid is not root: it opens /dev/fuse only if others may read and write it (mode 0600 on many machines)
+        Set<java.nio.file.attribute.PosixFilePermission> fuse = Files.exists(Path.of("/dev/fuse"))
+                ? Files.getPosixFilePermissions(Path.of("/dev/fuse")) : Set.of();
+        Assumptions.assumeTrue(fuse.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)
+                        && fuse.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE),
+                "disk limit on an image without root: /dev/fuse is not open to uid " + CliProcess.THROWAWAY_UID
+                        + " (" + java.nio.file.attribute.PosixFilePermissions.toString(fuse) + "); chmod 0666 /dev/fuse to run it");
         // 256Mi, not 1Gi: fuse2fs writes at tens of MiB/s, and the same attacks at a quarter of the size show the same bound
         attack(CliProcess.THROWAWAY_UID, name, stopped, agent, java.util.Map.of("CRUCIBLE_DISK_VOLUME", "image"), 256);
     }

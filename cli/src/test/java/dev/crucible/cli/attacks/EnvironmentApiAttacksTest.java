@@ -30,23 +30,40 @@ import org.junit.jupiter.api.Timeout;
  * Issue 14: the environment API of an interactive {@code crucible run} (a real CLI process as root) attacked
  * by its own agent (symlinks planted with bash, then file tools that run in the CLI on the host) and by
  * another local user without the token. The agent's side runs inside the sandbox (bash steps); the file
- * tools are the CLI's own code, which is what must not leave the workspace.
+ * tools are the CLI's own code, which is what must not leave the workspace. {@link EnvironmentApiAttacksAsUserTest}
+ * runs the same cases with the CLI as the throwaway uid 64123 (setpriv).
  */
 @Tag("attacks")
-@Timeout(300)
+@Timeout(600)
+@org.junit.jupiter.api.TestInstance(org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS) // one run per class, its user a method
 class EnvironmentApiAttacksTest {
     static AttackHost host;
     static Process cli;
     static String base;
     static String token; // interface: read from OUT/api-token (0600); null on code without a token
     static Path out;
+    static Integer cliUid; // the CLI's user: null for root
     static final StringBuilder cliOutput = new StringBuilder();
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    /** The CLI's user for this class's run: null for root ({@link EnvironmentApiAttacksAsUserTest}: the throwaway uid). */
+    Integer cliUser() {
+        return null;
+    }
+
     @BeforeAll
-    static void startInteractiveRun() throws Exception {
-        CliProcess.assumeRoot();
-        CliProcess.assumeBubblewrapFor(null);
+    void startInteractiveRun() throws Exception {
+        start(cliUser());
+    }
+
+    /** Starts the interactive run as {@code uid} (null: root); the cases then attack it. */
+    static void start(Integer uid) throws Exception {
+        CliProcess.assumeRoot(); // root, or to become the throwaway uid
+        CliProcess.assumeBubblewrapFor(uid);
+        cliUid = uid;
+        base = null;
+        token = null;
+        cliOutput.setLength(0);
         host = new AttackHost();
         out = host.base.resolve("out");
         Path env = AttackFixtures.attackEnvironment(host.base.resolve("env"), "hidden-tests-api", "");
@@ -63,11 +80,18 @@ class EnvironmentApiAttacksTest {
                     maxDurationSeconds: 240
                 """);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        cli = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"), "dev.crucible.cli.Main", "run",
-                "-f", env.toString(), "--out", out.toString(), "--port", "0").redirectErrorStream(true).start();
+        List<String> cmd = new ArrayList<>();
+        if (uid != null) {
+            CliProcess.chown(env, uid);
+            cmd.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups", "env", "HOME=" + host.home,
+                    "PATH=/usr/local/bin:/usr/bin:/bin")); // the pyenv shims under /root are unreadable for this uid
+        }
+        cmd.addAll(List.of(java, "-Xmx512m", "-cp", CliProcess.BEFORE != null ? CliProcess.BEFORE : uid == null ? System.getProperty("java.class.path")
+                : CliProcess.readableClasspath(), "dev.crucible.cli.Main", "run", "-f", env.toString(), "--out", out.toString(), "--port", "0"));
+        cli = new ProcessBuilder(cmd).directory(host.home.toFile()).redirectErrorStream(true).start();
         BufferedReader r = new BufferedReader(new InputStreamReader(cli.getInputStream(), StandardCharsets.UTF_8));
         Pattern endpoint = Pattern.compile("environment API on (http://127\\.0\\.0\\.1:\\d+)");
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(300); // setup took 88 s to its sandbox line at load 60
         String line;
         while (base == null && System.nanoTime() < until && (line = r.readLine()) != null) {
             cliOutput.append(line).append('\n');
@@ -102,6 +126,25 @@ class EnvironmentApiAttacksTest {
 
     HttpResponse<String> step(String tool, Map<String, Object> args) throws Exception {
         return post("/v1/step", Map.of("tool", tool, "args", args), true);
+    }
+
+    /**
+     * {@code p} as this JVM can read it: without root the CLI's workspace is on a tmpfs in its own mount namespace
+     * ({@code MountNamespace}), seen from here through /proc/PID/root of a process in it (the CLI run again there).
+     */
+    static Path hostView(Path p) throws Exception {
+        if (cliUid == null) return p;
+        Path ours = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"));
+        for (ProcessHandle h : cli.descendants().toList()) {
+            try {
+                if (!Files.readSymbolicLink(Path.of("/proc/" + h.pid() + "/ns/mnt")).equals(ours)) {
+                    return Path.of("/proc/" + h.pid() + "/root" + p);
+                }
+            } catch (java.io.IOException gone) {
+                // ended meanwhile
+            }
+        }
+        return p; // no namespace of its own (none could be made): the path is the host's
     }
 
     synchronized void reset() throws Exception {
@@ -147,7 +190,7 @@ class EnvironmentApiAttacksTest {
     void aStepLeavesNoProcessBehind() throws Exception {
         HttpResponse<String> r = post("/v1/reset", Map.of(), true);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        Path ws = Path.of(new ObjectMapper().readTree(r.body()).path("workspace").asText());
+        Path ws = hostView(Path.of(new ObjectMapper().readTree(r.body()).path("workspace").asText()));
         HttpResponse<String> s = step("bash", Map.of("command", "(setsid sh -c 'while :; do echo beat >> beat.log; sleep 0.05; done' &); "
                 + "(while :; do echo bg >> bg.log; sleep 0.05; done) & sleep 0.5; echo spawned"));
         assertThat(s.body()).contains("spawned");
@@ -203,7 +246,7 @@ class EnvironmentApiAttacksTest {
         assertThat(read.body()).doesNotContain("root:x:0");
     }
 
-    // Attack: another local user (a throwaway uid) drives the root CLI's API without the token and runs `id`.
+    // Attack: another local user (a throwaway uid; 64124 when the CLI is 64123) drives the CLI's API without the token and runs `id`.
     // Must hold: every endpoint but /healthz answers 401 without the token; the token file is 0600.
     @Test
     void anotherLocalUserWithoutTheTokenIsRefused() throws Exception {
@@ -211,7 +254,8 @@ class EnvironmentApiAttacksTest {
         // not /v1/verify: it would end the run the other tests use
         for (String call : List.of("POST /v1/step", "POST /v1/reset", "GET /v1/findings")) {
             String[] mp = call.split(" ");
-            List<String> curl = new ArrayList<>(List.of("setpriv", "--reuid=" + CliProcess.THROWAWAY_UID, "--regid=" + CliProcess.THROWAWAY_UID,
+            int other = cliUid == null ? CliProcess.THROWAWAY_UID : cliUid + 1;
+            List<String> curl = new ArrayList<>(List.of("setpriv", "--reuid=" + other, "--regid=" + other,
                     "--clear-groups", "/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "30", "-X", mp[0]));
             if (mp[0].equals("POST")) curl.addAll(List.of("-H", "content-type: application/json", "-d", "{\"tool\":\"bash\",\"args\":{\"command\":\"id\"}}"));
             curl.add(base + mp[1]);

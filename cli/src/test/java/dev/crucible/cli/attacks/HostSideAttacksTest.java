@@ -142,6 +142,9 @@ class HostSideAttacksTest {
             String ctx = r.context(end);
             JsonNode res = r.result();
             List<String> left = r.leftovers(marker);
+            System.out.println("[host-side] hostile-files: " + ctx.lines().findFirst().orElse("") + ", "
+                    + end.output().lines().filter(l -> l.contains("disk limit")).findFirst().orElse("no disk limit line").strip() + ", phase " + (res == null ? "none (no result.json)" : res.path("phase").asText())
+                    + ", deep tree named " + (res != null && res.toString().contains("calc/deep/dd/dd/dd")) + ", left " + left);
             String log = r.agentLog();
             return List.of(DynamicTest.dynamicTest("sigterm: an Interrupted result, and no process, state folder, cgroup or mount left ("
                     + who + ")", () -> {
@@ -161,17 +164,20 @@ class HostSideAttacksTest {
             Path secret = r.host.home.resolve("secret.txt");
             r.ownFile(secret, marker + "\n");
             r.env("ATTACK_SECRET", secret.toString());
-            // the tree past PATH_MAX as root only: as uid 64123 (an ext4 image served by fuse2fs) the run with it overran
-            // grading's bound (watchdog at 180 s, the CLI still running at 210 s; not yet diagnosed: every path walk of a tree
-            // 1,000 levels deep costs depth² lookups, each a FUSE round trip there)
-            if (uid == null) r.env("ATTACK_DEEP", "1");
+            // the tree past PATH_MAX for both users: as uid 64123 the sandbox folder is a tmpfs in the run's own mount namespace
+            // (an ext4 image served by fuse2fs, forced with CRUCIBLE_DISK_VOLUME=image, overran grading's bound with it)
+            r.env("ATTACK_DEEP", "1");
             r.environment(e -> e.replace("    timeoutSeconds: 120\n", "    timeoutSeconds: 60\n"));
             r.rollout("hostile-files", 60);
-            HostSideRun.Ended end = r.run(List.of(), 60 + 60 + 90, false);
+            HostSideRun.Ended end = r.runInOwnTmp(60 + 60 + 90);
             String ctx = r.context(end);
             String log = r.agentLog();
             JsonNode res = r.result();
             List<String> leaks = r.filesContaining(marker);
+            List<String> left = r.leftovers(marker);
+            System.out.println("[host-side] hostile-files: " + ctx.lines().findFirst().orElse("") + ", "
+                    + end.output().lines().filter(l -> l.contains("disk limit")).findFirst().orElse("no disk limit line").strip() + ", phase " + (res == null ? "none (no result.json)" : res.path("phase").asText())
+                    + ", deep tree named " + (res != null && res.toString().contains("calc/deep/dd/dd/dd")) + ", left " + left);
             return List.of(DynamicTest.dynamicTest("hostile-files: the run ends with a result and quotes no host file (" + who + ")", () -> {
                 assertThat(log).as("the attack ran: " + ctx).contains("PLANTED: links to /dev/zero");
                 assertThat(end.killedByTest()).as("still running at the bound: " + ctx).isFalse();
@@ -180,9 +186,9 @@ class HostSideAttacksTest {
                 assertThat(end.output()).as("the CLI's output").doesNotContain(marker).doesNotContain("OutOfMemoryError");
                 assertThat(leaks).as("files of the attempt folder that quote the host file: " + ctx).isEmpty();
                 // a tree past PATH_MAX once failed the copy that grading builds: skipped, and named in result.json by its prefix
-                if (uid == null) {
-                    assertThat(res.toString()).as("result.json names the skipped deep tree: " + ctx).contains("calc/deep/dd/dd/dd").contains("PATH_MAX");
-                }
+                assertThat(res.toString()).as("result.json names the skipped deep tree: " + ctx).contains("calc/deep/dd/dd/dd").contains("PATH_MAX");
+                // and the run's state folder (its copies of that workspace) is removed however deep the tree in it
+                assertThat(left).as("left on the host: " + ctx).isEmpty();
             }));
         }
     }

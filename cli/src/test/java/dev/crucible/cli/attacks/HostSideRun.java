@@ -13,15 +13,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
  * One run of an issue-34 attack ({@code attacks/host/NAME.sh}) by a real CLI process, as root or as a
  * throwaway uid: the example environment with the scripts in {@code workspace/.host-attacks}, a rollout,
- * a bounded run (a CLI still running at the bound is killed and reported as such), the host's disk use
- * sampled on the file system of the run's folders, and what the run left (result.json, agent.log).
+ * a bounded run (a CLI still running at the bound is killed and reported as such), the disk blocks of the run's own
+ * folders sampled while it runs, and what the run left (result.json, agent.log).
  */
 final class HostSideRun implements AutoCloseable {
     /**
@@ -116,16 +115,20 @@ final class HostSideRun implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("run", "-f", envDir.toString(), "--out", out.toString()));
         args.addAll(extraArgs);
         Path log = host.base.resolve("cli.log");
-        java.nio.file.FileStore store = Files.getFileStore(host.base);
-        long before = store.getUsableSpace();
-        AtomicLong lowest = new AtomicLong(before);
+        // The blocks under the run's own folders (its out folder with the disk image, its HOME, its temporary folder), not
+        // the file system's free space: CI runs other test classes beside this one on the same disk, and one of them once
+        // took 1.4 GiB during a sparse-file run that itself had written nothing (official CI of fb9a3e72).
+        Files.createDirectories(tmp);
+        if (uid != null) CliProcess.chown(tmp, uid);
+        long before = sampleDisk ? blocksUnder(host.base) : 0;
+        long peak = before;
         long shmemPeak = 0; // the run's own tmpfs mounts (RunTmpfs): none before it starts
         long t0 = System.nanoTime();
-        Process p = CliProcess.start(uid, host.home, args, null, log);
+        Process p = CliProcess.start(uid, host.home, args, null, log, Map.of("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + tmp));
         boolean ended;
         do {
             if (sampleDisk) {
-                lowest.accumulateAndGet(store.getUsableSpace(), Math::min);
+                peak = Math.max(peak, blocksUnder(host.base));
                 shmemPeak = Math.max(shmemPeak, RunTmpfs.used(p.toHandle()));
             }
             ended = p.waitFor(100, TimeUnit.MILLISECONDS);
@@ -137,7 +140,43 @@ final class HostSideRun implements AutoCloseable {
             p.waitFor(30, TimeUnit.SECONDS);
         }
         String output = Files.exists(log) ? Files.readString(log) : "";
-        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, sampleDisk ? before - lowest.get() : 0, shmemPeak);
+        if (sampleDisk) System.out.printf("[host-side] %s: the run's folders grew by at most %d MiB on disk (%d MiB in its tmpfs)%n",
+                host.base, (peak - before) >> 20, shmemPeak >> 20);
+        return new Ended(ended ? p.exitValue() : -1, seconds, output, !ended, peak - before, shmemPeak);
+    }
+
+    /**
+     * Bytes of disk blocks under {@code dir} on its own file system ({@code du -x}: a loop-mounted volume is counted once,
+     * as its image file; sparse files by the blocks they hold; a hard-linked file once).
+     */
+    static long blocksUnder(Path dir) throws IOException, InterruptedException {
+        Process du = new ProcessBuilder("du", "-sx", "--block-size=1", dir.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String text = new String(du.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        du.waitFor();
+        // du exits 1 when a file vanished while it walked (the run deletes its scratch): its total is still the rest
+        return text.isEmpty() ? 0 : Long.parseLong(text.split("\\s+")[0]);
+    }
+
+    /** As {@link #run} (no disk sampling), with the CLI's temporary folder {@link #tmp}, so {@link #leftovers} sees its state folders. */
+    Ended runInOwnTmp(long limitSeconds) throws Exception {
+        Files.createDirectories(tmp);
+        if (uid != null) CliProcess.chown(tmp, uid);
+        Path log = host.base.resolve("cli.log");
+        long t0 = System.nanoTime();
+        Map<String, String> env = new LinkedHashMap<>(Map.of("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + tmp));
+        // -Dhostside.diskVolume=image: a run without root puts its disk limit on an ext4 image (fuse2fs), not a tmpfs
+        String volume = System.getProperty("hostside.diskVolume", "");
+        if (!volume.isBlank()) env.put("CRUCIBLE_DISK_VOLUME", volume);
+        Process p = CliProcess.start(uid, host.home, List.of("run", "-f", envDir.toString(), "--out", out.toString()), null, log, env);
+        cliPid = p.pid();
+        boolean ended = p.waitFor(limitSeconds, TimeUnit.SECONDS);
+        if (!ended) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+        String output = Files.exists(log) ? Files.readString(log) : "";
+        return new Ended(ended ? p.exitValue() : -1, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), output, !ended, 0);
     }
 
     /**
@@ -180,7 +219,8 @@ final class HostSideRun implements AutoCloseable {
                 s.filter(f -> f.getFileName().toString().startsWith("crucible-state-")).forEach(f -> left.add("state folder " + f));
             }
         }
-        try (Stream<Path> s = Files.walk(out)) {
+        // OUT/ROLLOUT/attempt-N/sandbox/.crucible-state: not deeper, and a kept workspace may hold a tree past PATH_MAX
+        try (Stream<Path> s = Files.walk(out, 5)) {
             s.filter(f -> f.getFileName().toString().equals(".crucible-state")).forEach(f -> left.add("state folder " + f));
         }
         // LeftoverBoxes' names: (crucible-)box-<cli pid>-<n>, in each hierarchy or its crucible/ folder (v1 and v2)

@@ -35,8 +35,10 @@ class HostileReadersTest {
         List<DynamicTest> tests = new ArrayList<>();
         // -Dhostile.only=monitor,derive runs the rows whose names start so
         List<String> only = Stream.of(System.getProperty("hostile.only", "").split(",")).filter(x -> !x.isBlank()).toList();
+        // -Dhostile.readerUidOnly=true runs only the rows whose reader is the uid (with -Dattacks.before=JAR: an earlier build's readers)
+        boolean readerUidOnly = Boolean.getBoolean("hostile.readerUidOnly");
         // each kind planted by an agent of the test's user (root in CI), then by the attack suite's throwaway uid
-        for (Integer uid : java.util.Arrays.asList(null, CliProcess.THROWAWAY_UID)) {
+        for (Integer uid : readerUidOnly ? List.<Integer>of() : java.util.Arrays.asList(null, CliProcess.THROWAWAY_UID)) {
             for (HostileReaders.Reader r : HostileReaders.ALL) {
                 if (!only.isEmpty() && only.stream().noneMatch(r.name()::startsWith)) continue;
                 for (HostileKinds k : HostileKinds.values()) {
@@ -47,7 +49,21 @@ class HostileReadersTest {
                 }
             }
         }
-        if (only.isEmpty() || only.stream().anyMatch("snapshotter"::startsWith)) {
+        // the readers themselves as an unprivileged CLI user: a JVM of that uid per reader, its agent the same user
+        for (int i = 0; i < HostileReaders.ALL.size(); i++) {
+            HostileReaders.Reader r = HostileReaders.ALL.get(i);
+            if (!only.isEmpty() && only.stream().noneMatch(r.name()::startsWith)) continue;
+            int reader = i;
+            for (HostileKinds k : HostileKinds.values()) {
+                tests.add(DynamicTest.dynamicTest(r.name() + " × " + k.label + " (reader and agent uid " + CliProcess.THROWAWAY_UID + ")", () -> {
+                    assumeAgentUid(CliProcess.THROWAWAY_UID);
+                    String[] got = HostileReadersAsUser.result(reader, k, CliProcess.THROWAWAY_UID);
+                    org.junit.jupiter.api.Assumptions.assumeFalse("SKIP".equals(got[0]), () -> "as uid " + CliProcess.THROWAWAY_UID + ": " + got[1]);
+                    assertThat(got[0]).as("%s × %s, reader as uid %d: %s", r.name(), k.label, CliProcess.THROWAWAY_UID, got[1]).isEqualTo("PASS");
+                }));
+            }
+        }
+        if (!readerUidOnly && (only.isEmpty() || only.stream().anyMatch("snapshotter"::startsWith))) {
             tests.add(DynamicTest.dynamicTest("snapshotter process half (CRIU dump of a live agent) × every kind", HostileReadersTest::criuHalf));
         }
         return tests.stream();
@@ -66,13 +82,14 @@ class HostileReadersTest {
     }
 
     /** Skips the uid rows where this JVM cannot become that uid (not root, no setpriv). */
-    private static void assumeAgentUid(int uid) {
+    static void assumeAgentUid(int uid) {
         org.junit.jupiter.api.Assumptions.assumeTrue(CliProcess.isRoot(), "the agent as uid " + uid + " needs this JVM to be root (setpriv)");
         org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(Path.of("/usr/bin/setpriv")),
                 "the agent as uid " + uid + ": setpriv is missing");
     }
 
-    private static void oneCase(HostileReaders.Reader r, HostileKinds kind, Integer uid) throws Exception {
+    /** One case in this JVM: as the test's user, or, run by {@link HostileReadersAsUser}, as the uid that JVM is. */
+    static void oneCase(HostileReaders.Reader r, HostileKinds kind, Integer uid) throws Exception {
         try (HostileCase c = new HostileCase(uid)) {
             long t0 = System.nanoTime();
             // a thread of its own: a read blocked in open() cannot be interrupted, and the case must still fail

@@ -54,15 +54,15 @@ class ConsoleBrowserTest {
         Assumptions.assumeTrue(missing.isEmpty(), "browser test skipped: missing " + String.join(" and ", missing));
 
         Path runs = tmp.resolve("runs");
-        run("honest", runs);
-        run("hacker", runs);
+        run("honest", runs, null);
+        run("hacker", runs, tmp); // from a Rollout document labelled team=red: crucible run copies its labels into result.json
 
         ConsoleCommand console = new ConsoleCommand();
         StringWriter out = new StringWriter();
         CommandLine cl = new CommandLine(console);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(out, true));
-        Thread serving = new Thread(() -> cl.execute("--dir", runs.toString(), "--port", "0"), "console-under-test");
+        Thread serving = new Thread(() -> cl.execute("--dir", runs.toString(), "--port", "0", "--index-dir", tmp.resolve("index").toString()), "console-under-test");
         serving.setDaemon(true);
         serving.start();
         String base = awaitUrl(out);
@@ -146,6 +146,9 @@ class ConsoleBrowserTest {
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("error")));
             assertThat(d.findElement(By.id("error")).getText()).contains("since: not an RFC 3339 time", "'yesterday'");
             moreViews(d, wait, base);
+            ConsoleWorkspaceBrowser.labels(d, wait, base, SHOTS);
+            ConsoleWorkspaceBrowser.workspace(d, wait, runs.resolve("hacker"), tmp, SHOTS);
+            ConsoleWorkspaceBrowser.firstPaint(d, wait, tmp);
         } finally {
             d.quit();
             console.stop.countDown();
@@ -201,11 +204,22 @@ class ConsoleBrowserTest {
         }
     }
 
-    private static void run(String agent, Path runs) {
+    /** {@code labelled}: a folder to write a copy of the example's Rollout with labels into, run instead of it; null: the example as it is. */
+    private static void run(String agent, Path runs, Path labelled) throws Exception {
         Path root = Path.of("").toAbsolutePath();
         while (!Files.exists(root.resolve("examples/python-bugfix/environment.yaml"))) root = root.getParent();
         Path example = root.resolve("examples/python-bugfix");
-        List<String> args = new ArrayList<>(List.of("run", "-f", example.toString(), "--agent-cmd",
+        List<String> files = List.of("-f", example.toString());
+        if (labelled != null) {
+            Path doc = labelled.resolve("rollout-labelled.yaml");
+            Files.writeString(doc, Files.readString(example.resolve("rollout.yaml"))
+                    .replace("  name: calc-divide-bugfix-honest\n", "  name: calc-divide-bugfix-" + agent + "\n  labels:\n    team: red\n    crucible.dev/suite: nightly\n"));
+            assertThat(Files.readString(doc)).contains("team: red");
+            files = List.of("-f", example.resolve("environment.yaml").toString(), "-f", doc.toString());
+        }
+        List<String> args = new ArrayList<>(List.of("run"));
+        args.addAll(files);
+        args.addAll(List.of("--agent-cmd",
                 "sh '" + example.resolve("agents/" + agent + ".sh") + "'", "--out", runs.resolve(agent).toString()));
         if (!Box.availability().ok()) args.add("--no-sandbox"); // the bundled scripts, as crucible demo runs them without a box
         StringWriter o = new StringWriter();

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code crucible console}'s own bad input: a folder that is not there, a port out of range or taken. */
+/** {@code crucible console}'s own bad input: a folder that is not there, a port out of range or taken, an index folder under RUNS. */
 class ConsoleCommandTest {
 
     static int console(StringWriter o, String... args) {
@@ -38,8 +38,17 @@ class ConsoleCommandTest {
         assertThat(o.toString()).contains("--port: 70000 is outside 0..65535");
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             StringWriter t = new StringWriter();
-            assertThat(console(t, "--dir", tmp.toString(), "--port", String.valueOf(taken.getLocalPort()))).isEqualTo(1);
+            Path runs = java.nio.file.Files.createDirectories(tmp.resolve("runs"));
+            assertThat(console(t, "--dir", runs.toString(), "--port", String.valueOf(taken.getLocalPort()), "--index-dir",
+                    tmp.resolve("index").toString())).isEqualTo(1);
             assertThat(t.toString()).contains("cannot listen on 127.0.0.1:" + taken.getLocalPort(), "--port 0");
         }
+    }
+
+    @Test
+    void aSearchIndexUnderTheRunsFolderIsRefused(@TempDir Path tmp) {
+        StringWriter o = new StringWriter();
+        assertThat(console(o, "--dir", tmp.toString(), "--index-dir", tmp.resolve("sub/index").toString())).isEqualTo(Main.EXIT_INVALID);
+        assertThat(o.toString()).contains("--index-dir: " + tmp.resolve("sub/index") + " is under --dir", "the agents' folders");
     }
 }

@@ -1,18 +1,16 @@
 package dev.crucible.cli.derive;
 
+import static dev.crucible.cli.derive.BuiltRepos.write;
 import static dev.crucible.cli.derive.CliInProcess.cli;
+import static dev.crucible.cli.derive.CliInProcess.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crucible.cli.derive.CliInProcess.Result;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,29 +80,6 @@ class DeriveUvProjectTest {
     }
 
     private JsonNode run(Path manifest, String agent, String name) throws IOException {
-        Path out = dir.resolve("out-" + name);
-        Result run = cli("run", "-f", manifest.toString(), "--agent-cmd", agent, "--out", out.toString());
-        assertThat(run.exit()).as(run.out() + run.err()).isZero();
-        try (var files = Files.walk(out)) {
-            Path result = files.filter(p -> p.getFileName().toString().equals("result.json")).findFirst().orElseThrow();
-            return new ObjectMapper().readTree(result.toFile());
-        }
-    }
-
-    private static void write(Path repo, String path, String content) throws IOException {
-        Path file = repo.resolve(path);
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, content);
-    }
-
-    private static int sh(Path cwd, String script) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(List.of("bash", "-c", script)).directory(cwd.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(300, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return -1;
-        }
-        if (p.exitValue() != 0) System.err.println(out);
-        return p.exitValue();
+        return CliInProcess.run(dir, manifest, agent, name);
     }
 }

@@ -1,17 +1,14 @@
 package dev.crucible.cli.derive;
 
+import static dev.crucible.cli.derive.BuiltRepos.git;
+import static dev.crucible.cli.derive.BuiltRepos.write;
 import static dev.crucible.cli.derive.CliInProcess.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.crucible.cli.derive.CliInProcess.Result;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,19 +81,5 @@ class PhaseLimitsTest {
         git(repo, "add", "-A");
         git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial");
         return repo;
-    }
-
-    private static void write(Path repo, String path, String content) throws IOException {
-        Path file = repo.resolve(path);
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, content);
-    }
-
-    private static void git(Path repo, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("git", "-C", repo.toString()));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("git " + String.join(" ", args) + " failed: " + output);
     }
 }

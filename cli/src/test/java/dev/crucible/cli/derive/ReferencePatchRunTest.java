@@ -1,12 +1,12 @@
 package dev.crucible.cli.derive;
 
+import static dev.crucible.cli.derive.BuiltRepos.write;
 import static dev.crucible.cli.derive.CliInProcess.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.cli.derive.CliInProcess.Result;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,12 +63,6 @@ class ReferencePatchRunTest {
         LocalRuns.Outcome inArgument = LocalRuns.run(manifest, FixTasksTest.applyPatchCommand(patch), dir.resolve("argument"));
         assertThat(inArgument.reward()).as("the patch as the agent command's argument: " + inArgument.message()).isNull();
         assertThat(inArgument.message()).contains("Argument list too long");
-    }
-
-    private static void write(Path repo, String path, String content) throws IOException {
-        Path file = repo.resolve(path);
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, content);
     }
 
     private static String git(Path repo, String... args) throws IOException, InterruptedException {

@@ -57,6 +57,15 @@ class RunEndsTest {
         assertThat(cli.awaitExit(bound)).as(cli.log()).isZero();
         JsonNode res = cli.assertEnded(null, null);
         assertThat(res.path("phase").asText()).as(cli.log()).isIn(PhaseName.TimedOut.name(), PhaseName.Hacked.name(), PhaseName.Succeeded.name());
+        if (res.path("phase").asText().equals(PhaseName.TimedOut.name())) {
+            // TimedOut pays the floor even when the watchdog ended the attempt before grading reported (host round 4 B1:
+            // reward null), and its message says what ended it, not only the deadline
+            assertThat(res.path("reward").isNumber()).as(res.toString()).isTrue();
+            assertThat(res.path("reward").asDouble()).isEqualTo(0.0);
+            if (res.path("message").asText().startsWith("ended by the watchdog")) {
+                assertThat(res.path("message").asText()).containsAnyOf("grading ran past its bound", "grading has not started");
+            }
+        }
     }
 
     /** One CLI process on a copy of the example, with a rollout running {@code agent} under {@code deadline} seconds. */

@@ -29,4 +29,45 @@ class SetupRunnerTest {
         }
         assertThat(home.resolve(".npmrc")).hasContent("package-lock=false");
     }
+
+    /**
+     * Setup's output reaches setup.log while the script runs: a derive batch that stops the run at its limit (the JVM
+     * killed, so nothing is written at the end) leaves the log of the step setup was in, where it left the provisioning line.
+     */
+    @Test
+    void setupLogShowsTheOutputWhileTheScriptStillRuns() throws Exception {
+        Path ws = Files.createDirectories(dir.resolve("ws"));
+        Path log = dir.resolve("setup.log");
+        Files.writeString(log, "$ provisioning\n");
+        SetupSpec s = new SetupSpec();
+        s.script = "echo '# step 2: pip install -e .'\nsleep 60\necho never";
+        s.timeoutSeconds = 120;
+        long[] pid = {-1};
+        var run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return SetupRunner.run(s, ws, Map.of("PATH", "/usr/bin:/bin"), Duration.ofMinutes(5), log, p -> pid[0] = p);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // a loaded machine starts the shell late
+        while (!Files.readString(log).contains("# step 2") && System.nanoTime() < until) Thread.sleep(50);
+        assertThat(run).as("the script is still running (sleep 60)").isNotDone();
+        assertThat(Files.readString(log)).startsWith("$ provisioning\n").contains("# step 2: pip install -e .");
+        ProcessHandle.of(pid[0]).ifPresent(ProcessHandle::destroyForcibly); // as a batch stopping the run would
+        run.get();
+        assertThat(Files.readString(log)).doesNotContain("never");
+    }
+
+    @Test
+    void aSetupStoppedAtItsLimitSaysSoInItsLog() throws Exception {
+        Path ws = Files.createDirectories(dir.resolve("ws"));
+        Path log = dir.resolve("setup.log");
+        SetupSpec s = new SetupSpec();
+        s.script = "echo 'installing'\nsleep 60";
+        s.timeoutSeconds = 2;
+        SetupRunner.Outcome o = SetupRunner.run(s, ws, Map.of("PATH", "/usr/bin:/bin"), Duration.ofMinutes(5), log, p -> { });
+        assertThat(o.timedOut()).isTrue();
+        assertThat(Files.readString(log)).contains("installing").contains("[setup stopped at its limit of 2 s]");
+    }
 }

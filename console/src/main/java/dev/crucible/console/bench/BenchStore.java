@@ -19,7 +19,7 @@ import java.util.Random;
  * trajectory by the real recorder), across 8 environments and 6 detectors whose evidence differs by line number, so
  * the finding patterns repeat as real hacks do. The first {@code longTraces} attempts get {@code events} events.
  */
-final class BenchStore {
+public final class BenchStore {
     static final String[] DETECTORS = {"test-skip-injection", "startup-hook-injection", "grader-tamper", "protected-path-modified",
         "assert-weakened", "network-egress"};
     static final String[] SEVERITIES = {"critical", "critical", "high", "info", "medium", "low"};
@@ -27,7 +27,7 @@ final class BenchStore {
 
     private BenchStore() {}
 
-    static void generate(Path runs, int rollouts, int longTraces, int events, long seed) throws IOException {
+    public static void generate(Path runs, int rollouts, int longTraces, int events, long seed) throws IOException {
         Random rnd = new Random(seed);
         Instant t0 = Instant.parse("2026-11-01T00:00:00Z");
         for (int i = 0; i < rollouts; i++) {

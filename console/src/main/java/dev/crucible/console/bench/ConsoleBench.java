@@ -55,7 +55,10 @@ public final class ConsoleBench {
             double heapAll = heapWith(runs);
             double[] searchHalf = searchHeap ? heapWithSearch(runs.resolve("a")) : new double[] {Double.NaN, Double.NaN};
             double[] searchAll = searchHeap ? heapWithSearch(runs) : new double[] {Double.NaN, Double.NaN};
-            try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0, search)) {
+            // the search index is kept (as crucible console keeps it) so that a second start below can reuse it
+            Path kept = Files.createTempDirectory("console-bench-index-");
+            String probe = null;
+            try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0, search, null, search ? kept : null)) {
                 Random rnd = new Random(7);
                 long i0 = System.nanoTime();
                 while (search && (!s.search().progress().done() || s.search().progress().rollouts() == 0)) Thread.sleep(100); // steady state first
@@ -78,6 +81,12 @@ public final class ConsoleBench {
                 double filterCpu = (cpuNanos() - filterCpu0) / 1e6 / 200;
                 Path longest = runs.resolve("a/env-0/r0");
                 String id = s.store().root().relativize(longest.toRealPath()).toString();
+                // the first open of a trace never opened: its segments are digested (SegmentIndex), once
+                long cold0 = System.nanoTime();
+                get(s, "api/rollout?id=" + id);
+                get(s, "api/trace?id=" + id + "&from=1&limit=200");
+                get(s, "api/event?id=" + id + "&seq=1");
+                double cold = (System.nanoTime() - cold0) / 1e6;
                 long cpu0 = cpuNanos();
                 double[] open = times(30, () -> {
                     get(s, "api/rollout?id=" + id);
@@ -85,6 +94,14 @@ public final class ConsoleBench {
                     get(s, "api/event?id=" + id + "&seq=1");
                 });
                 double openCpu = (cpuNanos() - cpu0) / 1e6 / 30;
+                // a step and a page at the end of the trace: what a link to a late step opens
+                long last = new ObjectMapper().readTree(get(s, "api/trace?id=" + id + "&from=1&limit=1")).path("lastSeq").asLong();
+                double[] late = times(30, () -> {
+                    get(s, "api/trace?id=" + id + "&from=" + Math.max(1, last - 100) + "&limit=200");
+                    get(s, "api/event?id=" + id + "&seq=" + last);
+                });
+                // the peer: what each of those requests did before the index, one streaming pass over every segment
+                double[] peerStream = times(10, () -> dev.crucible.trajectory.TrajectoryReader.read(longest.resolve("trajectory"), e -> { }, x -> { }));
                 String[] words = {"pytest", "rewritten+at+line", "conftest.py&detector=test-skip-injection", "%22x+%3D+17%22",
                     "src%2Fmod55.py&kind=file", "agent%27s+output&environment=env-3", "critical&kind=finding", "test_4135"};
                 if (search) for (String w : words) get(s, "api/search?q=" + w); // warm-up
@@ -103,10 +120,26 @@ public final class ConsoleBench {
                 System.out.printf("list_cpu_ms_mean=%.1f filter_cpu_ms_mean=%.1f%n", listCpu, filterCpu);
                 System.out.printf("peer_scan_every_result_p95_ms=%.1f list_vs_peer=%.3f peer_trace_text_p95_ms=%.1f open_trace_vs_peer=%.3f%n",
                         p95(peerList), p95(list) / p95(peerList), p95(peerTrace), p95(open) / p95(peerTrace));
+                System.out.printf("open_trace_cold_ms=%.1f open_late_step_p95_ms=%.1f open_late_step_p50_ms=%.1f peer_stream_every_segment_p95_ms=%.1f "
+                        + "late_step_vs_peer=%.3f trace_events=%d%n", cold, p95(late), p50(late), p95(peerStream), p95(late) / (2 * p95(peerStream)), last);
                 System.out.printf("search_p50_ms=%.1f index_build_s=%.1f index_disk_mib=%.1f heap_mib_search_half_store=%.1f heap_mib_search_whole_store=%.1f "
                         + "peer_grep_every_trajectory_p95_ms=%.1f search_vs_peer=%.4f%n", p50(searchMs), indexS, searchAll[1], searchHalf[0], searchAll[0],
                         p95(peerGrep), p95(searchMs) / p95(peerGrep));
+                if (search) probe = get(s, "api/search?q=rewritten+at+line&size=1");
             }
+            if (search) {
+                // a restart over the same, unchanged store: the kept index is reused, nothing re-indexed
+                long r0 = System.nanoTime();
+                try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0, true, null, kept)) {
+                    while (!s.search().progress().done() || s.search().progress().rollouts() == 0) Thread.sleep(20);
+                    double restartS = (System.nanoTime() - r0) / 1e9;
+                    String again = get(s, "api/search?q=rewritten+at+line&size=1");
+                    long m0 = new ObjectMapper().readTree(probe).path("matches").asLong();
+                    long m1 = new ObjectMapper().readTree(again).path("matches").asLong();
+                    System.out.printf("index_restart_s=%.2f restart_matches=%d first_start_matches=%d%n", restartS, m1, m0);
+                }
+            }
+            delete(kept);
         } finally {
             if (temp) delete(runs);
         }
@@ -200,9 +233,10 @@ public final class ConsoleBench {
 
     static double p50(double[] sorted) { return sorted[sorted.length / 2]; }
 
-    static void get(ConsoleServer s, String pathAndQuery) throws Exception {
+    static String get(ConsoleServer s, String pathAndQuery) throws Exception {
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(s.url() + pathAndQuery)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) throw new IllegalStateException(pathAndQuery + " → " + r.statusCode() + " " + r.body());
+        return r.body();
     }
 
     /** CPU time of this whole process (server and client): unlike wall time, not stretched by other load on the machine. */

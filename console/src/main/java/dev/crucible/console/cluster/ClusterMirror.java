@@ -216,7 +216,7 @@ public final class ClusterMirror implements ClusterPages.Source {
         r.put("namespace", ns);
         r.put("mode", row.path("live").asBoolean() ? "cluster" : "cluster (deleted; stored trajectory)");
         for (String f : List.of("environment", "phase", "reason", "message", "reward", "testReward", "verdict", "tests", "restoredFrom",
-                "snapshots")) {
+                "snapshots", "labels")) {
             if (row.hasNonNull(f) && !row.get(f).isMissingNode()) r.set(f, row.get(f));
         }
         JsonNode found = row.path("hackFindings");

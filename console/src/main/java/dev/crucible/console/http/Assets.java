@@ -16,7 +16,7 @@ final class Assets {
     static final String ROOT = "dev/crucible/console/web/";
     private static final Map<String, String> TYPES = types("console.css", "common.js", "rollouts.html", "rollouts.js", "trace.html",
             "trace.js", "search.html", "search.js", "lineage.html", "lineage.js", "compare.html", "compare.js", "false-alarm.html",
-            "false-alarm.js");
+            "false-alarm.js", "workspace.html", "workspace.js");
 
     private static Map<String, String> types(String... names) {
         Map<String, String> t = new HashMap<>();

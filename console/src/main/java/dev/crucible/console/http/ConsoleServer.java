@@ -58,9 +58,27 @@ public final class ConsoleServer implements AutoCloseable {
      * it has indexed nothing): the benchmark's list, filter and trace figures on a store too big to index in its time.
      */
     public static ConsoleServer start(Path runs, String host, int port, boolean indexing) throws Exception {
+        return start(runs, host, port, indexing, defaultSnapshotStore());
+    }
+
+    /** crucible run's snapshot store when none is given: $CRUCIBLE_SNAPSHOTS, else ~/.cache/crucible/snapshots. */
+    public static Path defaultSnapshotStore() {
+        String env = System.getenv("CRUCIBLE_SNAPSHOTS");
+        return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".cache", "crucible", "snapshots");
+    }
+
+    /** As {@link #start(Path, String, int, boolean)}, reading the workspace at a step from the snapshots in {@code snapshots}. */
+    public static ConsoleServer start(Path runs, String host, int port, boolean indexing, Path snapshots) throws Exception {
+        return start(runs, host, port, indexing, snapshots, null);
+    }
+
+    /**
+     * As {@link #start(Path, String, int, boolean, Path)}, with the search index kept in {@code keptIndex} between starts
+     * (a restart indexes only the rollouts that changed; see {@link #defaultIndexDir}); null: a temporary index, rebuilt.
+     */
+    public static ConsoleServer start(Path runs, String host, int port, boolean indexing, Path snapshots, Path keptIndex) throws Exception {
         RunStore store = new RunStore(runs, 2000);
-        // the search index lives on disk beside this process (rebuilt from RUNS at each start), never under RUNS
-        SearchIndex search = new SearchIndex(store, java.nio.file.Files.createTempDirectory("crucible-console-index-"), true);
+        SearchIndex search = searchIndex(store, keptIndex);
         ScheduledExecutorService indexer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "console-search-indexer");
             t.setDaemon(true);
@@ -69,7 +87,7 @@ public final class ConsoleServer implements AutoCloseable {
         });
         Vertx vertx = Vertx.vertx();
         try {
-            Router router = router(vertx, store, search);
+            Router router = router(vertx, store, search, snapshots);
             HttpServer server = vertx.createHttpServer().requestHandler(router).listen(port, host)
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             // incremental: each pass indexes only the rollouts that appeared or changed since the last
@@ -90,10 +108,44 @@ public final class ConsoleServer implements AutoCloseable {
         }
     }
 
-    static Router router(Vertx vertx, RunStore store, SearchIndex search) {
+    /**
+     * Where {@code crucible console} keeps the search index of {@code runs}: one folder per RUNS folder (named by a hash
+     * of its real path) in $XDG_CACHE_HOME/crucible/console-index, else ~/.cache/…; never under RUNS, which holds the
+     * agents' folders.
+     */
+    public static Path defaultIndexDir(Path runs) throws java.io.IOException {
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        Path cache = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        byte[] h;
+        try {
+            h = java.security.MessageDigest.getInstance("SHA-256").digest(runs.toRealPath().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        return cache.resolve("crucible").resolve("console-index").resolve(java.util.HexFormat.of().formatHex(h, 0, 8));
+    }
+
+    /**
+     * The search index kept in {@code kept}, so a restart re-indexes only what changed; when {@code kept} is null, cannot
+     * be written, or another console holds it, a temporary one rebuilt from RUNS (a kept one refused is said in the log).
+     */
+    static SearchIndex searchIndex(RunStore store, Path kept) throws java.io.IOException {
+        if (kept == null) return new SearchIndex(store, java.nio.file.Files.createTempDirectory("crucible-console-index-"), true);
+        if (kept.toAbsolutePath().normalize().startsWith(store.root())) {
+            throw new IllegalArgumentException("the search index " + kept + " would be under RUNS " + store.root() + " (the agents' folders)");
+        }
+        try {
+            return new SearchIndex(store, kept, false);
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "console search: the index is not kept in " + kept + " (" + e.getMessage() + "): a temporary one is rebuilt at each start");
+            return new SearchIndex(store, java.nio.file.Files.createTempDirectory("crucible-console-index-"), true);
+        }
+    }
+
+    static Router router(Vertx vertx, RunStore store, SearchIndex search, Path snapshots) {
         Router router = Router.router(vertx);
         ApiHandlers api = new ApiHandlers(store);
-        ViewHandlers views = new ViewHandlers(store, search);
+        ViewHandlers views = new ViewHandlers(store, search, snapshots);
         router.route().handler(ctx -> {
             ctx.response().putHeader("Content-Security-Policy", CSP).putHeader("X-Content-Type-Options", "nosniff")
                     .putHeader("Referrer-Policy", "no-referrer");
@@ -108,10 +160,11 @@ public final class ConsoleServer implements AutoCloseable {
         api(router, "/api/lineage", views::lineage);
         api(router, "/api/compare", views::compare);
         api(router, "/api/false-alarm", views::falseAlarm);
+        api(router, "/api/workspace", views::workspace);
         router.get("/api/export").blockingHandler(ctx -> export(ctx, store), false);
         router.route("/api/*").handler(ctx -> error(ctx, 404, "no API path " + ctx.request().path()
                 + " (the API: /api/rollouts, /api/groups, /api/rollout, /api/trace, /api/event, /api/search, /api/lineage, /api/compare, "
-                + "/api/false-alarm, /api/export)"));
+                + "/api/false-alarm, /api/workspace, /api/export)"));
         Assets assets = Assets.load();
         router.get("/").handler(ctx -> assets.serve(ctx, "rollouts.html"));
         router.get("/trace").handler(ctx -> assets.serve(ctx, "trace.html"));
@@ -119,6 +172,7 @@ public final class ConsoleServer implements AutoCloseable {
         router.get("/lineage").handler(ctx -> assets.serve(ctx, "lineage.html"));
         router.get("/compare").handler(ctx -> assets.serve(ctx, "compare.html"));
         router.get("/false-alarm").handler(ctx -> assets.serve(ctx, "false-alarm.html"));
+        router.get("/workspace").handler(ctx -> assets.serve(ctx, "workspace.html"));
         router.get("/assets/:name").handler(ctx -> assets.serve(ctx, ctx.pathParam("name")));
         router.route().last().handler(ctx -> assets.notFound(ctx));
         router.route().failureHandler(ctx -> {

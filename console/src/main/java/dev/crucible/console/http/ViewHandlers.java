@@ -16,10 +16,17 @@ import java.util.Set;
 final class ViewHandlers {
     private final RunStore store;
     private final SearchIndex search;
+    private final java.nio.file.Path snapshots;
 
     ViewHandlers(RunStore store, SearchIndex search) {
+        this(store, search, null);
+    }
+
+    /** {@code snapshots}: the snapshot store the workspace view reads (null: none, as over the cluster). */
+    ViewHandlers(RunStore store, SearchIndex search, java.nio.file.Path snapshots) {
         this.store = store;
         this.search = search;
+        this.snapshots = snapshots;
     }
 
     Object search(MultiMap q) {
@@ -42,6 +49,13 @@ final class ViewHandlers {
         String id = required(p, "id", "the rollout's id");
         required(p, "seq", "the finding's event number (#N on the timeline)");
         return FalseAlarm.of(store, id, ApiHandlers.whole(p, "seq", 1));
+    }
+
+    Object workspace(MultiMap q) {
+        Map<String, List<String>> p = ApiHandlers.params(q, Set.of("id", "seq", "path"));
+        String id = required(p, "id", "the rollout's id");
+        required(p, "seq", "the step's event number (#N on the timeline)");
+        return dev.crucible.console.workspace.WorkspaceView.of(store, snapshots, id, ApiHandlers.whole(p, "seq", 1), ApiHandlers.one(p, "path"));
     }
 
     private static String required(Map<String, List<String>> p, String name, String what) {

@@ -41,12 +41,18 @@ import org.apache.lucene.store.FSDirectory;
  * its trajectory segments change (size or time), and dropped when its folder is gone. Kept in memory: one stamp per
  * rollout, not its events. One document per event: the rollout's id, environment, phase and detectors (filters), the
  * event's seq, kind and summary (stored), its text (indexed, and its first {@link #STORED_CHARS} characters stored for
- * the snippet).
+ * the snippet). A kept index ({@code temporary} false: {@code crucible console} keeps one per RUNS folder in the user's cache,
+ * never under RUNS) also holds
+ * one stamp document per rollout, committed after each pass that changed something, so the next start re-indexes only
+ * the rollouts that appeared or changed since (and drops those gone) instead of every event again. An index written
+ * by a console with another {@link #FORMAT} is rebuilt.
  */
 public final class SearchIndex implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SearchIndex.class.getName());
     static final int RAM_MIB = 16;
     static final int STORED_CHARS = 4096;
+    /** Bumped when the documents' fields change: a kept index of another format is rebuilt, not misread. */
+    static final String FORMAT = "1";
 
     private final RunStore store;
     private final Path dir;
@@ -60,17 +66,53 @@ public final class SearchIndex implements AutoCloseable {
     private volatile long events;
     private volatile boolean stopping;
 
-    /** An index in {@code dir} (created; emptied first: it is rebuilt from the store); deleted on close when {@code temporary}. */
+    /**
+     * An index in {@code dir}: when {@code temporary}, emptied first (rebuilt from the store) and deleted on close; else
+     * kept: opened as the last start left it, with its stamps, unless it is of another {@link #FORMAT} (then rebuilt).
+     * Throws when the folder cannot be written or another console holds it (Lucene's write lock).
+     */
     public SearchIndex(RunStore store, Path dir, boolean temporary) throws IOException {
         this.store = store;
         this.dir = dir;
         this.deleteOnClose = temporary;
         Files.createDirectories(dir);
         this.directory = FSDirectory.open(dir);
-        IndexWriterConfig cfg = new IndexWriterConfig(new StandardAnalyzer()).setOpenMode(IndexWriterConfig.OpenMode.CREATE)
-                .setRAMBufferSizeMB(RAM_MIB);
-        this.writer = new IndexWriter(directory, cfg);
+        boolean keep = !temporary && FORMAT.equals(format(directory));
+        IndexWriterConfig cfg = new IndexWriterConfig(new StandardAnalyzer())
+                .setOpenMode(keep ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND : IndexWriterConfig.OpenMode.CREATE).setRAMBufferSizeMB(RAM_MIB);
+        try {
+            this.writer = new IndexWriter(directory, cfg);
+        } catch (IOException | RuntimeException e) {
+            directory.close();
+            throw e;
+        }
+        writer.setLiveCommitData(Map.of("format", FORMAT).entrySet());
         this.searchers = new SearcherManager(writer, null);
+        if (keep) loadStamps();
+    }
+
+    /** The kept index's format, or null when there is none (or it cannot be read: then it is rebuilt). */
+    private static String format(FSDirectory directory) {
+        try {
+            if (!org.apache.lucene.index.DirectoryReader.indexExists(directory)) return null;
+            return org.apache.lucene.index.SegmentInfos.readLatestCommit(directory).getUserData().get("format");
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The stamps the last start committed: the rollouts indexed then, and when each was last seen changed. */
+    private void loadStamps() throws IOException {
+        withSearcher(s -> {
+            var hits = s.search(new org.apache.lucene.search.TermQuery(new Term("type", "stamp")), Math.max(1, s.getIndexReader().maxDoc()));
+            for (var sd : hits.scoreDocs) {
+                Document d = s.storedFields().document(sd.doc);
+                stamps.put(d.get("rollout"), d.getField("stamp").numericValue().longValue());
+                events += d.getField("events").numericValue().longValue();
+            }
+            return null;
+        });
+        indexed = stamps.size();
     }
 
     /** Indexes the rollouts that appeared or changed, drops the ones gone; returns how many were (re-)indexed. */
@@ -80,15 +122,22 @@ public final class SearchIndex implements AutoCloseable {
         Set<String> seen = new HashSet<>();
         int changed = 0;
         for (RolloutSummary r : idx.rollouts()) {
-            if (stopping) return changed; // closing: what is left is not needed (the index is rebuilt at the next start)
+            if (stopping) return changed; // closing: a kept index goes on from here at the next start, a temporary one is gone
             seen.add(r.id());
             Path folder = store.root().resolve(r.id());
             long stamp = hash(stamp(folder));
             Long before = stamps.get(r.id());
             if (before != null && before == stamp) continue;
             try {
-                writer.deleteDocuments(new Term("rollout", r.id()));
-                events += index(r, folder);
+                writer.deleteDocuments(new Term("rollout", r.id())); // its events and its stamp
+                long n = index(r, folder);
+                events += n;
+                Document sd = new Document();
+                sd.add(new StringField("rollout", r.id(), Field.Store.YES));
+                sd.add(new StringField("type", "stamp", Field.Store.NO));
+                sd.add(new StoredField("stamp", stamp));
+                sd.add(new StoredField("events", n));
+                writer.addDocument(sd);
                 stamps.put(r.id(), stamp);
                 changed++;
                 indexed = stamps.size();
@@ -110,7 +159,10 @@ public final class SearchIndex implements AutoCloseable {
         }
         indexed = stamps.size();
         try {
-            if (changed > 0) searchers.maybeRefresh();
+            if (changed > 0) {
+                searchers.maybeRefresh();
+                if (!deleteOnClose) writer.commit(); // kept: what this pass did survives a restart (or a crash)
+            }
         } catch (IOException e) {
             LOG.log(Level.WARNING, "console search: refresh", e);
         }

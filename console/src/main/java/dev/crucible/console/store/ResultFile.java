@@ -32,6 +32,36 @@ public final class ResultFile {
         }
     }
 
+    /**
+     * A rollout whose result.json is refused (too large, not JSON): still listed, never hidden (hostred3 B1: an agent's
+     * 17 MiB ref name quoted in a finding made a 35 MB result.json, and its Hacked rollout vanished from the lists). The
+     * top-level scalar fields before the first unreadable part (rollout, phase, reason, reward… come before the findings)
+     * are read by a streaming parse of the file's first {@link #MAX_BYTES}; {@code message} says why the rest is not.
+     * Null when result.json is no regular file (a link is not followed, and is no result crucible wrote).
+     */
+    public static RolloutSummary refused(String id, Path attemptDir, String why) {
+        if (!Files.isRegularFile(attemptDir.resolve(NAME), java.nio.file.LinkOption.NOFOLLOW_LINKS)) return null;
+        com.fasterxml.jackson.databind.node.ObjectNode head = JSON.createObjectNode();
+        try (com.fasterxml.jackson.core.JsonParser p = JSON.getFactory().createParser(SafeFiles.read(attemptDir.resolve(NAME), MAX_BYTES))) {
+            if (p.nextToken() == com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    com.fasterxml.jackson.core.JsonToken t = p.nextToken();
+                    if (t == null) break;
+                    if (t.isStructStart()) p.skipChildren();
+                    else if (t.isNumeric()) head.put(name, p.getDoubleValue());
+                    else if (t == com.fasterxml.jackson.core.JsonToken.VALUE_STRING && p.getTextLength() <= 4096) head.put(name, p.getText());
+                }
+            }
+        } catch (IOException | RuntimeException cutShort) {
+            // the fields read so far are what is listed
+        }
+        if (head.path("attempt").isNumber()) head.put("attempt", head.get("attempt").asInt());
+        head.put("message", "result.json not read in full: " + why);
+        head.remove("hackFindings");
+        return summary(id, head, SafeFiles.isDirectory(attemptDir.resolve("trajectory").resolve("segments")));
+    }
+
     public static RolloutSummary summary(String id, Path attemptDir) throws IOException {
         return summary(id, read(attemptDir), SafeFiles.isDirectory(attemptDir.resolve("trajectory").resolve("segments")));
     }
@@ -59,13 +89,22 @@ public final class ResultFile {
                 text(r, "phase"), text(r, "reason"), text(r, "message"), number(r, "reward"), number(r, "testReward"),
                 text(r, "verdict"), text(r.path("timings"), "startedAt"),
                 r.path("timings").path("totalMs").isNumber() ? r.path("timings").path("totalMs").asLong() : null,
-                tests, List.copyOf(findings), trajectory, text(r, "restoredFrom"), snapshotIds(r.path("snapshots")));
+                tests, List.copyOf(findings), trajectory, text(r, "restoredFrom"), snapshotIds(r.path("snapshots")), labels(r.path("labels")));
     }
 
     private static List<String> snapshotIds(JsonNode list) {
         List<String> ids = new ArrayList<>();
         for (JsonNode s : list) if (text(s, "id") != null && ids.size() < 1000) ids.add(text(s, "id"));
         return List.copyOf(ids);
+    }
+
+    /** Labels with scalar values, at most 64 of them (a hand-edited result.json is not trusted to be small). */
+    private static java.util.Map<String, String> labels(JsonNode n) {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        n.fields().forEachRemaining(e -> {
+            if (out.size() < 64 && e.getValue().isValueNode() && !e.getValue().isNull()) out.put(e.getKey(), e.getValue().asText());
+        });
+        return java.util.Collections.unmodifiableMap(out); // sorted: the chips show in one order
     }
 
     static String text(JsonNode n, String field) {

@@ -9,14 +9,15 @@ import java.util.Set;
 /**
  * The rollouts view's filters and page, as its URL and the API's query string carry them. A finding filter
  * ({@code detector}, {@code severity}, {@code pattern}) matches a rollout with one finding that has all of them.
- * {@code since}/{@code until} bound result.json's start time (RFC 3339). Every parameter is checked, and a bad one is
- * a 400 naming it.
+ * {@code since}/{@code until} bound result.json's start time (RFC 3339). {@code label}: a label selector
+ * ({@link LabelSelector}) over the rollout's labels (result.json's, the Rollout's metadata.labels over the cluster).
+ * Every parameter is checked, and a bad one is a 400 naming it.
  */
 public record RolloutQuery(String environment, String phase, String detector, String severity, String pattern,
-                           Double minReward, Double maxReward, Instant since, Instant until, int page, int size) {
+                           Double minReward, Double maxReward, Instant since, Instant until, LabelSelector label, int page, int size) {
     public static final int MAX_SIZE = 500;
     public static final Set<String> PARAMETERS = Set.of("environment", "phase", "detector", "severity", "pattern", "minReward",
-            "maxReward", "since", "until", "page", "size");
+            "maxReward", "since", "until", "label", "page", "size");
 
     public static RolloutQuery parse(Map<String, List<String>> params) {
         for (String k : params.keySet()) {
@@ -28,7 +29,8 @@ public record RolloutQuery(String environment, String phase, String detector, St
         int page = whole(params, "page", 1, 1, Integer.MAX_VALUE);
         int size = whole(params, "size", 50, 1, MAX_SIZE);
         return new RolloutQuery(one(params, "environment"), one(params, "phase"), one(params, "detector"), one(params, "severity"),
-                one(params, "pattern"), min, max, time(params, "since"), time(params, "until"), page, size);
+                one(params, "pattern"), min, max, time(params, "since"), time(params, "until"), LabelSelector.parse("label", one(params, "label")),
+                page, size);
     }
 
     public boolean hasFindingFilter() { return detector != null || severity != null || pattern != null; }
@@ -37,6 +39,7 @@ public record RolloutQuery(String environment, String phase, String detector, St
     public boolean matches(RolloutSummary r) {
         if (environment != null && !environment.equals(r.environment())) return false;
         if (phase != null && !phase.equals(r.phase())) return false;
+        if (label != null && !label.matches(r.labels())) return false;
         if (minReward != null && (r.reward() == null || r.reward() < minReward)) return false;
         if (maxReward != null && (r.reward() == null || r.reward() > maxReward)) return false;
         if (since != null || until != null) {

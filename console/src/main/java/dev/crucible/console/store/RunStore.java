@@ -22,8 +22,9 @@ import java.util.Set;
  * ({@code crucible run --out RUNS/x} writes RUNS/x/result.json, a group RUNS/x/NAME/…). An attempt folder is not
  * descended into (its sandbox/ holds the agent's workspace, where a planted result.json must not become a rollout),
  * and no link is followed. The index is rescanned at most every {@code rescanAfter} and re-reads only the
- * result.json files whose size or time changed. A result.json that cannot be read is listed as a problem, not as a
- * rollout.
+ * result.json files whose size or time changed. A result.json that cannot be read is listed as a problem and as a
+ * rollout too ({@link ResultFile#refused}: what its first fields say, its message saying why the rest was not read), so
+ * an agent cannot hide its rollout by making its result unreadable.
  */
 public final class RunStore {
     public static final int MAX_DEPTH = 8;
@@ -94,7 +95,7 @@ public final class RunStore {
                     seen.add(result);
                     Cached c = read(dir, result);
                     if (c.summary() != null) found.add(c.summary());
-                    else problems.add(c.problem());
+                    if (c.problem() != null) problems.add(c.problem());
                     return FileVisitResult.SKIP_SUBTREE;
                 }
 
@@ -130,7 +131,7 @@ public final class RunStore {
             try {
                 fresh = new Cached(a.lastModifiedTime(), a.size(), ResultFile.summary(id, dir), null);
             } catch (IOException | RuntimeException e) {
-                fresh = new Cached(a.lastModifiedTime(), a.size(), null, "rollout " + id + ": " + e.getMessage());
+                fresh = new Cached(a.lastModifiedTime(), a.size(), ResultFile.refused(id, dir, e.getMessage()), "rollout " + id + ": " + e.getMessage());
             }
             cache.put(result, fresh);
             return fresh;

@@ -43,22 +43,29 @@ public final class TraceService {
         Map<String, Long> perKind = new TreeMap<>();
         List<String> problems = new ArrayList<>();
         long[] count = {0, 0, 0}; // events, last seq, findings left out
-        read(dir, attempt, e -> {
-            count[0]++;
-            count[1] = Math.max(count[1], e.seq());
-            perKind.merge(e.kind(), 1L, Long::sum);
-            if (EventKind.FINDING.equals(e.kind())) {
-                long at = e.cause() != null && e.cause() < e.seq() ? e.cause() : e.seq();
-                if (findings.size() < MAX_FINDINGS) {
-                    findings.add(new TracePage.FindingRef(e.seq(), at, e.text("detector"), e.text("rule"), e.text("severity"), e.text("path")));
-                } else count[2]++;
-                if (at >= from) findingsAt.computeIfAbsent(at, k -> new ArrayList<>()).add(e.seq());
+        List<SegmentIndex.Digest> segments = index(dir, attempt, problems);
+        // the totals and the findings come from the segments' digests; rows are read from the segment holding `from` on
+        for (SegmentIndex.Digest d : segments) {
+            count[0] += d.events();
+            count[1] = Math.max(count[1], d.lastSeq());
+            count[2] += d.findingsLeftOut();
+            d.kinds().forEach((k, v) -> perKind.merge(k, v, Long::sum));
+            for (TracePage.FindingRef f : d.findings()) {
+                if (findings.size() < MAX_FINDINGS) findings.add(f);
+                else count[2]++;
+                if (f.at() >= from) findingsAt.computeIfAbsent(f.at(), k -> new ArrayList<>()).add(f.seq());
             }
-            if (e.seq() >= from && rows.size() < limit && kindMatches(kinds, e.kind())) {
-                rows.add(new TracePage.Row(e.seq(), e.time(), e.kind(), e.step(), e.cause(), TraceText.summary(e),
-                        EventKind.FINDING.equals(e.kind()) ? e.text("severity") : null, null));
-            }
-        }, problems);
+        }
+        for (SegmentIndex.Digest d : segments) {
+            if (rows.size() >= limit) break;
+            if (d.events() == 0 || d.lastSeq() < from) continue;
+            readSegment(d, attempt, e -> {
+                if (e.seq() >= from && rows.size() < limit && kindMatches(kinds, e.kind())) {
+                    rows.add(new TracePage.Row(e.seq(), e.time(), e.kind(), e.step(), e.cause(), TraceText.summary(e),
+                            EventKind.FINDING.equals(e.kind()) ? e.text("severity") : null, null));
+                }
+            }, problems);
+        }
         List<TracePage.Row> marked = rows.stream().map(r -> new TracePage.Row(r.seq(), r.time(), r.kind(), r.step(), r.cause(), r.summary(),
                 r.severity(), findingsAt.getOrDefault(r.seq(), List.of()))).toList();
         return new TracePage(id, true, null, count[0], count[1], from, limit, marked, List.copyOf(findings), (int) count[2], perKind, problems);
@@ -80,13 +87,22 @@ public final class TraceService {
             @Override
             protected boolean removeEldestEntry(Map.Entry<Long, Recent> eldest) { return size() > RECENT; }
         };
-        read(dir, attempt, e -> {
-            count[0]++;
-            count[1] = Math.max(count[1], e.seq());
-            if (found[0] == null && e.seq() < seq) recent.put(e.seq(), new Recent(link(e), e.cause()));
-            if (e.seq() == seq && found[0] == null) found[0] = e;
-            if (e.cause() != null && e.cause() == seq && caused.size() < MAX_CAUSED) caused.add(link(e));
-        }, problems);
+        List<SegmentIndex.Digest> segments = index(dir, attempt, problems);
+        int at = -1;
+        for (int i = 0; i < segments.size(); i++) {
+            count[0] += segments.get(i).events();
+            count[1] = Math.max(count[1], segments.get(i).lastSeq());
+            if (at < 0 && segments.get(i).holds(seq)) at = i;
+        }
+        // the segment before (for the causes just before it), its own, and the next (what followed from it): never the
+        // whole trajectory from the start
+        for (int i = Math.max(0, at - 1); at >= 0 && i <= Math.min(segments.size() - 1, at + 1); i++) {
+            readSegment(segments.get(i), attempt, e -> {
+                if (found[0] == null && e.seq() < seq) recent.put(e.seq(), new Recent(link(e), e.cause()));
+                if (e.seq() == seq && found[0] == null) found[0] = e;
+                if (e.cause() != null && e.cause() == seq && caused.size() < MAX_CAUSED) caused.add(link(e));
+            }, problems);
+        }
         if (found[0] == null) {
             if (seq > count[1]) {
                 throw ConsoleError.notFound("event #" + seq + " is past the end of rollout '" + id + "': its trajectory has " + count[0]
@@ -96,7 +112,7 @@ public final class TraceService {
                     + (problems.isEmpty() ? " (the recorder did not store it)" : ": " + String.join("; ", problems)));
         }
         TraceEvent e = found[0];
-        List<EventDetail.Link> causes = causes(dir, attempt, e, recent);
+        List<EventDetail.Link> causes = causes(segments, attempt, e, recent);
         Blobs blobs = new Blobs(dir, problems);
         Map<String, Object> data = whole(e, blobs, problems);
         data = blobs.resolve(data, "", 0);
@@ -119,7 +135,7 @@ public final class TraceService {
 
     private record Recent(EventDetail.Link link, Long cause) {}
 
-    private static List<EventDetail.Link> causes(Path dir, Path attempt, TraceEvent e, Map<Long, Recent> recent) {
+    private static List<EventDetail.Link> causes(List<SegmentIndex.Digest> segments, Path attempt, TraceEvent e, Map<Long, Recent> recent) {
         List<EventDetail.Link> chain = new ArrayList<>();
         Long next = e.cause();
         for (int depth = 0; depth < MAX_CAUSE_DEPTH && next != null && next < e.seq(); depth++) {
@@ -131,9 +147,11 @@ public final class TraceService {
                 continue;
             }
             TraceEvent[] hit = {null};
-            read(dir, attempt, x -> {
-                if (x.seq() == want && hit[0] == null) hit[0] = x;
-            }, new ArrayList<>());
+            for (SegmentIndex.Digest d : segments) {
+                if (d.holds(want)) readSegment(d, attempt, x -> {
+                    if (x.seq() == want && hit[0] == null) hit[0] = x;
+                }, new ArrayList<>());
+            }
             if (hit[0] == null) break;
             chain.add(link(hit[0]));
             next = hit[0].cause() != null && hit[0].cause() < hit[0].seq() ? hit[0].cause() : null;
@@ -182,14 +200,24 @@ public final class TraceService {
         return false;
     }
 
-    /** Reads every event; problems are named relative to the attempt folder (what a person looks for in it). */
-    private static void read(Path dir, Path attempt, java.util.function.Consumer<TraceEvent> out, List<String> problems) {
+    /** The segments' digests; their problems (a refused segment, a malformed line) named relative to the attempt folder. */
+    private static List<SegmentIndex.Digest> index(Path dir, Path attempt, List<String> problems) {
         String prefix = attempt.toString() + attempt.getFileSystem().getSeparator();
         try {
-            TrajectoryReader.read(dir, out, p -> problems.add(p.replace(prefix, "")));
+            List<SegmentIndex.Digest> ds = SegmentIndex.of(dir);
+            for (SegmentIndex.Digest d : ds) for (String p : d.problems()) problems.add(p.replace(prefix, ""));
+            return ds;
         } catch (IOException e) {
             problems.add(String.valueOf(e.getMessage()).replace(prefix, ""));
+            return List.of();
         }
     }
 
+    private static void readSegment(SegmentIndex.Digest d, Path attempt, java.util.function.Consumer<TraceEvent> out, List<String> problems) {
+        try {
+            SegmentIndex.read(d, out);
+        } catch (IOException e) {
+            problems.add(String.valueOf(e.getMessage()).replace(attempt.toString() + attempt.getFileSystem().getSeparator(), ""));
+        }
+    }
 }

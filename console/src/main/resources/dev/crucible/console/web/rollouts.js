@@ -2,7 +2,7 @@
 // finding pattern. Its state is its URL (?environment=…&detector=…&page=…), so every view can be pasted and shared.
 'use strict';
 
-const FILTERS = ['namespace', 'environment', 'phase', 'detector', 'severity', 'pattern', 'minReward', 'maxReward', 'since', 'until'];
+const FILTERS = ['namespace', 'environment', 'phase', 'detector', 'severity', 'pattern', 'minReward', 'maxReward', 'since', 'until', 'label'];
 const PAGE_SIZE = 50;
 
 function state() {
@@ -60,6 +60,7 @@ function renderFilters(s, values) {
   document.getElementById('f-maxReward').value = s.maxReward || '';
   document.getElementById('f-since').value = s.since || '';
   document.getElementById('f-until').value = s.until || '';
+  document.getElementById('f-label').value = s.label || '';
   const chip = document.getElementById('f-pattern');
   chip.hidden = !s.pattern;
   chip.replaceChildren();
@@ -94,7 +95,8 @@ function renderList(page, s) {
     if (s.detector) first.detector = s.detector;
     body.append(el('tr', {'data-id': r.id},
       el('td', {}, el('a', {class: 'rollout', href: traceUrl(r.id), text: r.id}),
-        r.trajectory && !r.trajectory.present ? el('span', {class: 'muted', text: ' (no trajectory)'}) : null),
+        r.trajectory && !r.trajectory.present ? el('span', {class: 'muted', text: ' (no trajectory)'}) : null,
+        labelChips(r.labels)),
       el('td', {text: r.environment || '—'}),
       el('td', {title: r.message || ''}, phaseBadge(r.phase)),
       el('td', {class: 'num', text: fmtReward(r.reward)}),
@@ -113,6 +115,14 @@ function renderList(page, s) {
     pager.append(el('span', {text: ' page ' + at + ' of ' + page.pages + ' '}));
     if (at < page.pages) pager.append(el('a', {href: url('/', to(at + 1)), text: 'older →', onclick: nav(to(at + 1))}));
   }
+}
+
+/** A rollout's labels, each a link filtering the list to it (key=value). */
+function labelChips(labels) {
+  const entries = Object.entries(labels || {});
+  if (entries.length === 0) return null;
+  return el('div', {class: 'labels'}, entries.map(([k, v]) => el('a', {class: 'label-chip', href: url('/', {label: k + '=' + v}),
+    text: k + '=' + v, onclick: ev => { ev.preventDefault(); setFilter({label: k + '=' + v}); }})));
 }
 
 /** Cluster mode: namespaces asked for that the API server refused this person are named, never shown as empty. */

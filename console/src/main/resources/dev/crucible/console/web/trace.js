@@ -128,6 +128,8 @@ async function select(seq, push) {
     d.diff ? diffBlock(d.diff) : null,
     causeDiff(d, p.rollout),
     revertForm(d, p.rollout),
+    el('p', {class: 'local-only'}, el('a', {id: 'workspace-link', href: url('/workspace', {rollout: p.rollout, event: d.seq}),
+      text: 'The workspace at this step (from the snapshot at or before it)…'})),
     d.kind === 'finding' ? el('p', {}, el('a', {id: 'false-alarm', href: url('/false-alarm', {rollout: p.rollout, event: d.seq}),
       text: 'Mark this finding a false alarm… (shows the hackPolicy change; changes nothing)'})) : null);
 }

@@ -119,7 +119,7 @@ public class ProbeModelReconciler implements Reconciler<ProbeModel> {
             if (e.getCode() != 400 && e.getCode() != 403 && e.getCode() != 422) {
                 throw e;
             }
-            rejected = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+            rejected = dev.crucible.controllers.status.ApiErrors.message(e);
         }
         TrainingReport report = TrainingReport.from(reportConfigMap(probe, context));
         ProbeModelStatus old = probe.getStatus();

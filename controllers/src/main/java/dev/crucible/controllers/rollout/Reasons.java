@@ -36,6 +36,10 @@ public final class Reasons {
     public static final String GPU_MISMATCH = "GpuMismatch";
     public static final String RESTORE_FAILED = "RestoreFailed";
     public static final String RESTORED = "Restored";
+    /** Condition Degraded: the API server refused a snapshot the policy or onHack asked for (admission, quota). */
+    public static final String SNAPSHOT_REFUSED = "SnapshotRefused";
+    /** Condition Degraded back to False: the next snapshot was created. */
+    public static final String SNAPSHOTS_CREATED = "SnapshotsCreated";
 
     private Reasons() {
     }

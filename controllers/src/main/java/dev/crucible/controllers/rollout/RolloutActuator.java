@@ -87,7 +87,7 @@ final class RolloutActuator {
             if (e.getCode() == 400 || e.getCode() == 422
                     || e.getCode() == 403 && dev.crucible.controllers.status.PermissionDenied.of(e).isEmpty()) {
                 return "pod " + pod.getMetadata().getName() + " was refused: "
-                        + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage());
+                        + dev.crucible.controllers.status.ApiErrors.message(e);
             }
             throw e;
         }

@@ -248,30 +248,41 @@ public final class RolloutStateMachine {
 
     /**
      * The terminal decision for a verifier's result, by the contract's {@link TerminalOutcome#of} (the function
-     * the sidecar and the local runtime use): the sidecar's facts plus what only the operator sees, its own
-     * deadline and the kubelet's OOM kill of the agent container. Nothing here orders the facts.
+     * the sidecar and the local runtime use): the facts the sidecar decided from (carried in its result), plus what
+     * only the operator sees, its own deadline and the kubelet's OOM kill of the agent container. Nothing here orders
+     * the facts, and a Crucible sidecar's facts are never read back from its reason strings.
      */
     static RolloutDecision fromResult(Rollout rollout, VerifierResult r, boolean deadlinePassed, ContainerStateTerminated agent,
                                       List<RolloutMember> members) {
-        String policy = r.hackFindings() == null || r.hackFindings().isEmpty() || r.hackFindings().get(0).action == null
-                ? SpecDefaults.HACK_POLICY_ACTION : r.hackFindings().get(0).action;
-        boolean setupFailed = OutcomeReasons.SETUP_FAILED.equals(r.reason());
         // the kubelet ends a container past its memory limit; locally the sandbox's cgroup says the same (ResourceLimitExceeded)
         boolean oomKilled = agent != null && "OOMKilled".equals(agent.getReason());
-        boolean limit = OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason()) || oomKilled;
-        // a verifier that wrote a Failed phase for no other fact (a custom one, without a verdict) failed to grade
-        boolean failedWithoutGrade = r.phase() == PhaseName.Failed && !limit && !setupFailed;
-        String verdict = failedWithoutGrade ? Verdict.ERROR.wire() : r.verdict() != null ? r.verdict()
-                : r.phase() == PhaseName.Succeeded ? Verdict.PASS.wire() : null;
-        OutcomeFacts f = OutcomeFacts.none().withSetupError(setupFailed ? (r.message() == null ? "setup failed" : r.message()) : null)
-                .withFindings(r.countedFindings(), policy)
-                .withTimedOut(deadlinePassed || r.phase() == PhaseName.TimedOut, RolloutPodBuilder.maxDurationSeconds(rollout))
-                .withLimitExceeded(limit, oomKilled ? "the agent container was OOMKilled: it ran past resources.memory" : r.message())
-                .withGrade(verdict, r.message() != null ? r.message() : "verdict " + r.verdict() + ", reward " + r.reward())
-                .withAgentExit(agent == null ? null : agent.getExitCode());
+        OutcomeFacts f = r.facts() != null ? r.facts().outcomeFacts(r.verdict(), r.countedFindings(), r.message()) : factsOfCustom(r);
+        f = f.withTimedOut(f.timedOut() || deadlinePassed, RolloutPodBuilder.maxDurationSeconds(rollout));
+        if (oomKilled) f = f.withLimitExceeded(true, "the agent container was OOMKilled: it ran past resources.memory");
+        if (agent != null) f = f.withAgentExit(agent.getExitCode());
         TerminalOutcome o = TerminalOutcome.of(f);
         String message = o.phase() == PhaseName.Succeeded && r.message() != null ? r.message() : o.message();
         return RolloutDecision.end(o.phase(), o.reason(), message, true, members, r);
+    }
+
+    /**
+     * The facts of a verifier that writes none (a custom one): its phase, reason and verdict are all there is, so they
+     * are read as the contract names them.
+     */
+    private static OutcomeFacts factsOfCustom(VerifierResult r) {
+        String policy = r.hackFindings() == null || r.hackFindings().isEmpty() || r.hackFindings().get(0).action == null
+                ? SpecDefaults.HACK_POLICY_ACTION : r.hackFindings().get(0).action;
+        boolean setupFailed = OutcomeReasons.SETUP_FAILED.equals(r.reason());
+        boolean limit = OutcomeReasons.RESOURCE_LIMIT_EXCEEDED.equals(r.reason());
+        // a verifier that wrote a Failed phase for no other fact (without a verdict) failed to grade
+        boolean failedWithoutGrade = r.phase() == PhaseName.Failed && !limit && !setupFailed;
+        String verdict = failedWithoutGrade ? Verdict.ERROR.wire() : r.verdict() != null ? r.verdict()
+                : r.phase() == PhaseName.Succeeded ? Verdict.PASS.wire() : null;
+        return OutcomeFacts.none().withSetupError(setupFailed ? (r.message() == null ? "setup failed" : r.message()) : null)
+                .withFindings(r.countedFindings(), policy)
+                .withTimedOut(r.phase() == PhaseName.TimedOut, 0)
+                .withLimitExceeded(limit, r.message())
+                .withGrade(verdict, r.message() != null ? r.message() : "verdict " + r.verdict() + ", reward " + r.reward());
     }
 
     /** Whether a container ended at or after {@code deadline}; unknown (no finishedAt) counts as after. */

@@ -8,7 +8,14 @@ import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.api.v1alpha1.snapshot.SnapshotPhase;
 import dev.crucible.controllers.apply.ServerSideApply;
 import dev.crucible.controllers.snapshot.SnapshotSchedule;
+import dev.crucible.api.v1alpha1.common.ConditionTypes;
+import dev.crucible.controllers.status.ApiErrors;
+import dev.crucible.controllers.status.Conditions;
 import dev.crucible.controllers.status.EventRecorder;
+import dev.crucible.controllers.status.PermissionDenied;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
@@ -25,6 +32,8 @@ import java.util.function.Supplier;
 final class SnapshotPolicy {
     private final Supplier<InformerEventSource<RolloutSnapshot, Rollout>> snapshots;
     private final EventRecorder.Lazy events;
+    /** When a refused periodic snapshot is tried again (a webhook back, a quota raised). */
+    static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
 
     SnapshotPolicy(Supplier<InformerEventSource<RolloutSnapshot, Rollout>> snapshots, EventRecorder.Lazy events) {
         this.snapshots = snapshots;
@@ -43,9 +52,20 @@ final class SnapshotPolicy {
         current.setMetadata(rollout.getMetadata());
         current.setSpec(rollout.getSpec());
         current.setStatus(status);
-        SnapshotSchedule.Plan plan = SnapshotSchedule.plan(current, mine, Instant.now());
+        Instant now = Instant.now();
+        SnapshotSchedule.Plan plan = SnapshotSchedule.plan(current, mine, now);
         if (plan.create() != null) {
-            ServerSideApply.apply(client, plan.create(), ServerSideApply.POLICY_FIELD_MANAGER);
+            String refused = create(client, plan.create());
+            if (refused != null) {
+                // Said on the Rollout and retried; the rest of the reconcile (its status, its pods) goes on. Nothing is
+                // pruned: keep counts the snapshot that was not made, and the newest good one must stay.
+                degraded(rollout, status, client, "periodic snapshot " + plan.create().getMetadata().getName()
+                        + " could not be created: " + refused + "; retried in " + REFUSED_RETRY.toSeconds() + " s", now);
+                return new SnapshotSchedule.Plan(null, List.of(), REFUSED_RETRY);
+            }
+            recovered(status, rollout, now);
+        } else if (rollout.getSpec().snapshotPolicy == null) {
+            recovered(status, rollout, now);
         }
         for (String old : plan.delete()) {
             Quietly.ignoreNotFound(() -> client.resources(RolloutSnapshot.class).inNamespace(ns).withName(old).delete());
@@ -75,7 +95,11 @@ final class SnapshotPolicy {
         String ns = rollout.getMetadata().getNamespace();
         if (HackResponse.of(rollout) == OnHack.SNAPSHOT) {
             if (snapshots.get().get(new ResourceID(HackResponse.hackSnapshotName(rollout), ns)).isEmpty()) {
-                ServerSideApply.apply(client, HackResponse.hackSnapshot(rollout), ServerSideApply.POLICY_FIELD_MANAGER);
+                String refused = create(client, HackResponse.hackSnapshot(rollout));
+                if (refused != null) { // the pods stay held for it (hackSnapshotPending) and the next reconcile tries again
+                    events.of(client).warning(rollout, Reasons.SNAPSHOT_REFUSED, "onHack: snapshot, but it could not be created: " + refused);
+                    return d.withMessage(d.message() + "; hack snapshot could not be created: " + refused);
+                }
             }
             return d;
         }
@@ -86,7 +110,12 @@ final class SnapshotPolicy {
                 events.of(client).warning(rollout, "RevertSkipped", last == null ? "onHack: revert, but no Ready snapshot to revert to"
                         : "onHack: revert, but this rollout is already " + HackResponse.MAX_REVERTS + " reverts deep");
             } else {
-                ServerSideApply.apply(client, branch, ServerSideApply.POLICY_FIELD_MANAGER);
+                String refused = create(client, branch);
+                if (refused != null) {
+                    events.of(client).warning(rollout, Reasons.SNAPSHOT_REFUSED, "onHack: revert, but Rollout "
+                            + branch.getMetadata().getName() + " could not be created: " + refused);
+                    return d.withMessage(d.message() + "; revert branch could not be created: " + refused);
+                }
                 events.of(client).normal(rollout, "Reverted", "started Rollout " + branch.getMetadata().getName()
                         + " from snapshot " + last + " (the last good state before the hack)");
                 return d.withMessage(d.message() + "; reverted: Rollout " + branch.getMetadata().getName()
@@ -94,6 +123,42 @@ final class SnapshotPolicy {
             }
         }
         return d;
+    }
+
+    /**
+     * Creates {@code object}; a refusal by admission or a quota comes back as its message (an RBAC refusal is still
+     * thrown, for PermissionReporter's condition). Before, a refusal threw out of the reconcile before the status
+     * write: with a webhook down, a Running Rollout with a snapshot due said nothing for minutes.
+     */
+    private static String create(KubernetesClient client, io.fabric8.kubernetes.api.model.HasMetadata object) {
+        try {
+            ServerSideApply.apply(client, object, ServerSideApply.POLICY_FIELD_MANAGER);
+            return null;
+        } catch (KubernetesClientException e) {
+            if (PermissionDenied.of(e).isPresent()) {
+                throw e;
+            }
+            String m = ApiErrors.message(e);
+            return m == null ? "HTTP " + e.getCode() : (m.length() > 300 ? m.substring(0, 300) + "…" : m);
+        }
+    }
+
+    private void degraded(Rollout rollout, RolloutStatus status, KubernetesClient client, String message, Instant now) {
+        Condition c = Conditions.find(status.conditions, ConditionTypes.DEGRADED);
+        if (c == null || !"True".equals(c.getStatus()) || !message.equals(c.getMessage())) {
+            events.of(client).warning(rollout, Reasons.SNAPSHOT_REFUSED, message);
+        }
+        status.conditions = Conditions.set(status.conditions, ConditionTypes.DEGRADED, true, Reasons.SNAPSHOT_REFUSED, message,
+                rollout.getMetadata().getGeneration(), now);
+    }
+
+    /** Degraded back to False once a snapshot is created again (or the policy is gone). */
+    private static void recovered(RolloutStatus status, Rollout rollout, Instant now) {
+        Condition c = Conditions.find(status.conditions, ConditionTypes.DEGRADED);
+        if (c != null && "True".equals(c.getStatus()) && Reasons.SNAPSHOT_REFUSED.equals(c.getReason())) {
+            status.conditions = Conditions.set(status.conditions, ConditionTypes.DEGRADED, false, Reasons.SNAPSHOTS_CREATED,
+                    "snapshots are created again", rollout.getMetadata().getGeneration(), now);
+        }
     }
 
     /** Every snapshot of the rollout (periodic, on-hack, or a person's), from the informer. */

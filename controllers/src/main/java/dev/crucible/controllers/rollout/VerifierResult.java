@@ -17,7 +17,7 @@ import java.util.List;
  */
 public record VerifierResult(Double reward, Double testReward, String verdict, String integrity, TestCounts tests, List<HackFinding> hackFindings,
                              int countedFindings, Integer turns, PhaseName phase, String reason, String message, String report,
-                             TrajectoryKept trajectory) {
+                             TrajectoryKept trajectory, VerifierResultJson.Facts facts) {
 
     // A newer sidecar may add fields the status types lack: they stay in the report, never wedge the reconcile.
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -39,7 +39,7 @@ public record VerifierResult(Double reward, Double testReward, String verdict, S
         VerifierResultJson.Result r = p.result();
         List<HackFinding> findings = r.hackFindings() == null ? null : r.hackFindings().stream().map(f -> as(f, HackFinding.class)).toList();
         return new Parsed(new VerifierResult(r.reward(), r.testReward(), r.verdict(), r.integrity(), as(r.tests(), TestCounts.class), findings,
-                r.countedFindings(), r.turns(), r.phase(), r.reason(), r.message(), r.report(), as(r.trajectory(), TrajectoryKept.class)), null);
+                r.countedFindings(), r.turns(), r.phase(), r.reason(), r.message(), r.report(), as(r.trajectory(), TrajectoryKept.class), r.facts()), null);
     }
 
     /** The contract's records and the status types carry the same field names: Jackson maps one onto the other. */

@@ -19,7 +19,7 @@ public record PermissionDenied(String user, String verb, String resource, String
     public static Optional<PermissionDenied> of(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof KubernetesClientException e && e.getCode() == 403) {
-                String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+                String message = ApiErrors.message(e);
                 Optional<PermissionDenied> d = parse(message);
                 if (d.isPresent()) {
                     return d;

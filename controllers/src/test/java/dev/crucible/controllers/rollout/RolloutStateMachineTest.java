@@ -7,6 +7,7 @@ import dev.crucible.api.v1alpha1.RLEnvironment;
 import dev.crucible.api.v1alpha1.Rollout;
 import dev.crucible.api.v1alpha1.rollout.RolloutStatus;
 import dev.crucible.contract.OutcomeFacts;
+import dev.crucible.contract.OutcomeReasons;
 import dev.crucible.contract.TerminalOutcome;
 import dev.crucible.controllers.Fixtures;
 import dev.crucible.controllers.config.OperatorSettings;
@@ -233,6 +234,38 @@ class RolloutStateMachineTest {
             TerminalOutcome local = TerminalOutcome.of(c.facts());
             assertThat(d.phase().name()).as(c.json()).isEqualTo(local.phase().name());
             assertThat(d.reason()).as(c.json()).isEqualTo(local.reason());
+        }
+    }
+
+    /**
+     * A Crucible sidecar writes the facts it decided from: the operator decides from them plus its own (the deadline),
+     * not from the reason string. A refusal in the pod stays a refusal (read back from its reason, a Failed phase with
+     * no grade would be a grading failure), and the operator's deadline still counts on top of the sidecar's facts.
+     */
+    @Test
+    void theSidecarsFactsDecideNotItsReasonStrings() {
+        RLEnvironment env = Fixtures.cpuEnvironment("env");
+        record Case(String json, java.time.Instant now, PhaseName phase, String reason) {}
+        List<Case> cases = List.of(
+                new Case("{\"phase\":\"Failed\",\"reason\":\"SandboxUnavailable\",\"message\":\"no box\",\"facts\":{\"refused\":true}}",
+                        T0.plusSeconds(10), PhaseName.Failed, OutcomeReasons.SANDBOX_UNAVAILABLE),
+                new Case("{\"phase\":\"Failed\",\"reason\":\"SandboxUnavailable\",\"message\":\"no box\"}",
+                        T0.plusSeconds(10), PhaseName.Failed, OutcomeReasons.VERIFICATION_FAILED),
+                new Case("{\"phase\":\"Failed\",\"reason\":\"Whatever\",\"verdict\":\"pass\",\"message\":\"disk\",\"facts\":{\"limitExceeded\":true}}",
+                        T0.plusSeconds(10), PhaseName.Failed, OutcomeReasons.RESOURCE_LIMIT_EXCEEDED),
+                new Case("{\"phase\":\"Succeeded\",\"verdict\":\"pass\",\"reward\":1.0,\"facts\":{\"policy\":\"flag\"}}",
+                        T0.plusSeconds(10), PhaseName.Succeeded, OutcomeReasons.VERIFIED),
+                new Case("{\"phase\":\"Succeeded\",\"verdict\":\"pass\",\"reward\":1.0,\"facts\":{\"policy\":\"flag\"}}",
+                        T0.plusSeconds(700), PhaseName.TimedOut, OutcomeReasons.DEADLINE_EXCEEDED));
+        for (Case c : cases) {
+            Rollout r = Fixtures.rollout("r1", "env");
+            r.setStatus(status(PhaseName.Verifying));
+            Map<String, Pod> pods = pods(r, env, false);
+            bind(pods, "Running");
+            terminate(pods.get("r1-main-0"), "verifier", c.json());
+            RolloutDecision d = RolloutStateMachine.decide(r, env, true, pods, c.now());
+            assertThat(d.phase()).as(c.json()).isEqualTo(c.phase());
+            assertThat(d.reason()).as(c.json()).isEqualTo(c.reason());
         }
     }
 

@@ -2,6 +2,7 @@ package dev.crucible.e2e.cluster;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubeapitest.KubeAPITestException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -55,6 +56,23 @@ public final class LocalCluster implements AutoCloseable {
     /** As {@link #start(KubeBinaries, String)}, auditing the writes into each of {@code auditedNamespaces}. */
     public static LocalCluster start(KubeBinaries binaries, List<String> auditedNamespaces) {
         try {
+            return startOnce(binaries, auditedNamespaces);
+        } catch (KubeAPITestException first) {
+            // kube-api-test picks etcd's and the API server's ports at random in 49152-65535 (this machine's
+            // ephemeral range too) and binds them later: a port taken in between leaves a server that never gets
+            // ready (official CI of 3a0992e6: every e2e class errored on one such start). Fresh ports once more.
+            System.err.println("LocalCluster: the control plane did not start (" + first.getMessage() + "); trying once more with new ports");
+            try {
+                return startOnce(binaries, auditedNamespaces);
+            } catch (KubeAPITestException second) {
+                second.addSuppressed(first);
+                throw second;
+            }
+        }
+    }
+
+    private static LocalCluster startOnce(KubeBinaries binaries, List<String> auditedNamespaces) {
+        try {
             Path work = Files.createTempDirectory("crucible-cluster-");
             // kube-api-test looks for <testDir>/k8s/<version>-linux-amd64/; a link keeps certs out of the cache.
             Path k8s = Files.createDirectories(work.resolve("k8s"));
@@ -70,7 +88,16 @@ public final class LocalCluster implements AutoCloseable {
                     .withStartupTimeout(180_000)
                     .withApiServerFlags(flags)
                     .build());
-            server.start();
+            try {
+                server.start();
+            } catch (KubeAPITestException e) {
+                try {
+                    server.stop(); // etcd or the API server may be running: stop both before another try
+                } catch (RuntimeException notStarted) {
+                    e.addSuppressed(notStarted);
+                }
+                throw e;
+            }
             Path kubeconfig = work.resolve("kubeconfig.yaml");
             Files.writeString(kubeconfig, server.getKubeConfigYaml());
             return new LocalCluster(binaries, work, server, kubeconfig);

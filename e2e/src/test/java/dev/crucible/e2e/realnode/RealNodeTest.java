@@ -117,30 +117,34 @@ class RealNodeTest {
     /**
      * Issue 33 in a pod: code under test that reads the graded tests at grading time (its tree, the workspace's place,
      * the pristine copy, /proc/N/cwd and /proc/N/root of every process it sees, the oracle's configuration through
-     * /proc/N/environ, a walk of /crucible, /workspace and /tmp) and answers from their expected values. Graded
-     * in-process (a wrapped pytest command, which the oracle does not split) it reads them (PeekExploitTest: under plain
-     * pytest all 4 tests then pass); in the oracle-worker container it finds nothing, so only the 2 tests the buggy
-     * divide() passes anyway pass.
+     * /proc/N/environ, a walk of /crucible, /workspace and /tmp) and answers from their expected values. Under plain
+     * pytest in one process all 4 tests then pass (PeekExploitTest, where {@code oracle: in-process} can be chosen). In
+     * the oracle-worker container it finds nothing, so only the 2 tests the buggy divide() passes anyway pass: for the
+     * oracle's own pytest command and for the same command behind a shell wrapper, which the oracle enters too
+     * (before per-test grading through wrappers this wrapped run was graded in-process, and read the tests).
      */
     @Test
     void codeUnderTestInTheOracleWorkerContainerCannotReadTheTests() throws Exception {
         String yaml = java.nio.file.Files.readString(EXAMPLE.resolve("environment.yaml"))
-                .replace("name: calc-divide-bugfix", "name: calc-in-process")
+                .replace("name: calc-divide-bugfix", "name: calc-wrapped")
                 .replace("command: python3 -m pytest -q -p no:cacheprovider", "command: sh -c 'python3 -m pytest -q -p no:cacheprovider'");
         client.resource(client.getKubernetesSerialization().unmarshal(yaml, RLEnvironment.class)).inNamespace(NS).create();
 
-        Rollout control = finish(create(peekRollout("peek-in-process", "calc-in-process")));
-        assertThat(control.getStatus().integrity).as("control: %s", Serialization.asJson(control.getStatus())).isEqualTo("in-process");
-        // in the grading process it reads them (the in-process reporter sees the read and voids the run)
-        assertThat(control.getStatus().hackFindings).as("in-process the exploit reads the tests: %s", Serialization.asJson(control.getStatus()))
-                .anySatisfy(f -> assertThat(f.evidence).contains("read the test file tests/test_ops.py"));
+        Rollout wrapped = finish(create(peekRollout("peek-wrapped", "calc-wrapped")));
+        assertFoundNothing(wrapped);
+        // what it tried is seen where it ran: the worker's audit reports the reads it made while graded
+        assertThat(wrapped.getStatus().hackFindings).as("the exploit's attempts: %s", Serialization.asJson(wrapped.getStatus()))
+                .anySatisfy(f -> assertThat(f.evidence).contains("attempt while the isolated oracle graded"));
 
-        Rollout isolated = finish(create(peekRollout("peek-isolated", "calc-divide-bugfix")));
-        String status = Serialization.asJson(isolated.getStatus());
-        assertThat(isolated.getStatus().integrity).as(status).isEqualTo("isolated");
-        assertThat(isolated.getStatus().tests.isolated).as(status).isEqualTo(4);
-        assertThat(isolated.getStatus().tests.passed).as("the worker found no test text: %s", status).isEqualTo(2);
-        assertThat(isolated.getStatus().reward).as(status).isEqualTo(0.0);
+        assertFoundNothing(finish(create(peekRollout("peek-isolated", "calc-divide-bugfix"))));
+    }
+
+    private static void assertFoundNothing(Rollout r) {
+        String status = Serialization.asJson(r.getStatus());
+        assertThat(r.getStatus().integrity).as(status).isEqualTo("isolated");
+        assertThat(r.getStatus().tests.isolated).as(status).isEqualTo(4);
+        assertThat(r.getStatus().tests.passed).as("the worker found no test text: %s", status).isEqualTo(2);
+        assertThat(r.getStatus().reward).as(status).isEqualTo(0.0);
     }
 
     @Test

@@ -200,6 +200,73 @@ class RolloutSnapshotOnApiServerTest extends AgentsOnApiServerTest {
         }
     }
 
+    /**
+     * The API server refuses the policy's snapshot (here a ValidatingAdmissionPolicy; in the fault suite a webhook that is
+     * down): the Rollout says so in a Degraded condition and its status goes on being written; once the refusal is
+     * lifted, the snapshot is made and Degraded goes back to False. Before, the refusal threw out of the reconcile ahead
+     * of the status write, retried for minutes with nothing on the Rollout. (A ResourceQuota does not serve: without a
+     * controller-manager its usage is never computed and the API server admits.)
+     */
+    @Test
+    void aRefusedPeriodicSnapshotIsSaidOnTheRolloutAndTriedAgain() throws Exception {
+        String ns = namespace("snaprefused");
+        String policy = ns + "-no-snapshots";
+        client.resource("""
+                apiVersion: admissionregistration.k8s.io/v1
+                kind: ValidatingAdmissionPolicy
+                metadata: {name: %1$s}
+                spec:
+                  failurePolicy: Fail
+                  matchConstraints:
+                    resourceRules:
+                      - {apiGroups: [crucible.dev], apiVersions: ["*"], operations: [CREATE], resources: [rolloutsnapshots]}
+                  validations:
+                    - {expression: "false", message: "snapshots refused by policy %1$s"}
+                """.formatted(policy)).create();
+        client.resource("""
+                apiVersion: admissionregistration.k8s.io/v1
+                kind: ValidatingAdmissionPolicyBinding
+                metadata: {name: %1$s}
+                spec:
+                  policyName: %1$s
+                  validationActions: [Deny]
+                  matchResources:
+                    namespaceSelector:
+                      matchLabels: {kubernetes.io/metadata.name: %2$s}
+                """.formatted(policy, ns)).create();
+        try {
+            SnapshotFixtures.runningPair(client, ns, "pair-a0", "snapshotPolicy: {intervalSeconds: 30, keep: 1}");
+            try {
+                await().atMost(Duration.ofSeconds(120)).until(() -> degraded(ns) != null && "True".equals(degraded(ns).getStatus()));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("no Degraded condition; status: " + get(ns, "pair-a0").getStatus().conditions + "; snapshots: "
+                        + snapshotNames(ns), e);
+            }
+            var c = degraded(ns);
+            System.out.printf("refused snapshot: reason=%s message=%s%n", c.getReason(), c.getMessage());
+            assertThat(c.getReason()).isEqualTo("SnapshotRefused");
+            assertThat(c.getMessage()).contains("periodic snapshot pair-a0-p").contains("snapshots refused by policy " + policy);
+            assertThat(snapshotNames(ns)).isEmpty();
+            assertThat(SnapshotFixtures.phase(client, ns, "pair-a0")).isEqualTo(dev.crucible.contract.PhaseName.Running);
+        } finally {
+            client.resources(io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding.class).withName(policy).delete();
+            client.resources(io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy.class).withName(policy).delete();
+        }
+        await().atMost(Duration.ofSeconds(120)).until(() -> !snapshotNames(ns).isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> "False".equals(degraded(ns).getStatus()));
+        assertThat(degraded(ns).getReason()).isEqualTo("SnapshotsCreated");
+    }
+
+    private static List<String> snapshotNames(String ns) {
+        return client.resources(RolloutSnapshot.class).inNamespace(ns).list().getItems().stream().map(x -> x.getMetadata().getName()).toList();
+    }
+
+    private static io.fabric8.kubernetes.api.model.Condition degraded(String ns) {
+        var r = get(ns, "pair-a0");
+        return r == null || r.getStatus() == null || r.getStatus().conditions == null ? null
+                : r.getStatus().conditions.stream().filter(x -> "Degraded".equals(x.getType())).findFirst().orElse(null);
+    }
+
     private static String lastSnapshot(String ns) {
         var r = get(ns, "pair-a0");
         return r.getStatus() == null ? null : r.getStatus().lastSnapshot;

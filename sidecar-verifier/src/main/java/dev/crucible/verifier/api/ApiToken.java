@@ -65,11 +65,18 @@ public final class ApiToken {
 
     /** Creates {@code file} with mode 0600 from the start (never a moment readable by others), never through a link. */
     public Path writeTo(Path file) throws IOException {
-        Files.deleteIfExists(file);
-        try (OutputStream out = Files.newOutputStream(Files.createFile(file,
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
-                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            out.write((value + "\n").getBytes(StandardCharsets.US_ASCII));
+        // written whole under another name, then renamed: a client that polls for the file never reads it half-written
+        // (the blind host round saw a client at load 55 read it before its content and get 401 on every call)
+        Path tmp = file.resolveSibling("." + file.getFileName() + "." + Long.toHexString(RANDOM.nextLong()) + ".tmp");
+        try {
+            try (OutputStream out = Files.newOutputStream(Files.createFile(tmp,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+                out.write((value + "\n").getBytes(StandardCharsets.US_ASCII));
+            }
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
         return file;
     }

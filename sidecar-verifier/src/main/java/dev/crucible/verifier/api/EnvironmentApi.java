@@ -175,10 +175,11 @@ public final class EnvironmentApi {
             return;
         }
         long t0 = System.nanoTime();
-        blocking(ctx, traced("step", call, () -> {
+        // the phases recorder wraps the trajectory's append too: it is part of what a step costs
+        blocking(ctx, () -> StepPhases.record(t0, traced("step", call, () -> {
             String outcome = "error";
             try {
-                var r = StepPhases.record(t0, () -> episodes.current().step(call));
+                var r = episodes.current().step(call);
                 outcome = r.exitCode() == 0 ? "ok" : "nonzero";
                 r.findings().forEach(f -> metrics.finding(f.detector()));
                 return r;
@@ -188,7 +189,7 @@ public final class EnvironmentApi {
             } finally {
                 metrics.step(call.tool(), outcome, Duration.ofNanos(System.nanoTime() - t0));
             }
-        }));
+        })));
     }
 
     /** Every reset, step and verify from now on goes to {@code o} as well (the rollout's trajectory); null stops it. */
@@ -209,11 +210,13 @@ public final class EnvironmentApi {
                 error = e.getClass().getSimpleName() + ": " + e.getMessage();
                 throw e;
             } finally {
+                long t1 = System.nanoTime();
                 try {
-                    o.called(endpoint, call, result, error, start, (System.nanoTime() - t0) / 1_000_000);
+                    o.called(endpoint, call, result, error, start, (t1 - t0) / 1_000_000);
                 } catch (RuntimeException ignored) {
                     // the trajectory's trouble never fails a call
                 }
+                dev.crucible.verifier.exec.GradingPhases.since("trajectory", t1);
             }
         };
     }

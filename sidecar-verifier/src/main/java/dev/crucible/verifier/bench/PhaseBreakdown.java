@@ -29,14 +29,15 @@ import java.util.function.ToDoubleFunction;
  *     the grading tree, comparing protected files;</li>
  * <li>{@code oracle_wait}: of {@code pytest}, how long the isolated oracle's calls waited for a worker to come up
  *     (the start-up not hidden behind pytest's own; from the trusted side's record); {@code oracle_fallback}: the
- *     in-process run of tests that could not run split (0 when none); {@code inprocess_box_start}, {@code inprocess_pytest},
+ *     in-process run of tests that could not run split (0 when none); {@code oracle_crosscheck}: the cross-check run of a
+ *     grade that earned something (IsolatedTestSuite; 0 when none); {@code inprocess_box_start}, {@code inprocess_pytest},
  *     {@code inprocess_exit}: those phases of the same suite graded in-process (the bench's comparison run).</li>
  * </ul>
  * {@code box_start}, {@code pytest} and {@code exit} come from the graded process's clock: shown, never graded.
  */
 public record PhaseBreakdown(Map<String, Double> ms) {
     static final List<String> ORDER = List.of("kill", "scan", "scan_bg", "scan_wait", "tree", "setup", "box_open", "box_start", "bare_start", "pytest", "reporter", "exit",
-            "box_close", "parse", "other", "cleanup", "boxed_bare", "oracle_wait", "oracle_fallback", "inprocess_box_start", "inprocess_pytest", "inprocess_exit");
+            "box_close", "parse", "other", "cleanup", "boxed_bare", "oracle_wait", "oracle_fallback", "oracle_crosscheck", "inprocess_box_start", "inprocess_pytest", "inprocess_exit");
 
     static PhaseBreakdown of(List<GradingPhases> runs) {
         Map<String, ToDoubleFunction<GradingPhases>> f = new LinkedHashMap<>();
@@ -57,6 +58,7 @@ public record PhaseBreakdown(Map<String, Double> ms) {
         f.put("cleanup", p -> p.ms("cleanup"));
         f.put("oracle_wait", p -> p.ms("oracle_wait"));
         f.put("oracle_fallback", p -> p.ms("oracle_fallback"));
+        f.put("oracle_crosscheck", p -> p.ms("oracle_crosscheck"));
         Map<String, Double> out = new LinkedHashMap<>();
         f.forEach((name, fn) -> {
             List<Double> xs = new ArrayList<>();

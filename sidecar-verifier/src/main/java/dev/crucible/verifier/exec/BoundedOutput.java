@@ -11,10 +11,17 @@ final class BoundedOutput implements Runnable {
     private final int limit;
     private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
     private volatile boolean truncated;
+    /** Where the kept bytes are also written as they come (null: nowhere), so a file shows a command still running. */
+    private final java.io.OutputStream tee;
 
     BoundedOutput(InputStream in, int limit) {
+        this(in, limit, null);
+    }
+
+    BoundedOutput(InputStream in, int limit, java.io.OutputStream tee) {
         this.in = in;
         this.limit = limit;
+        this.tee = tee;
     }
 
     @Override
@@ -24,11 +31,23 @@ final class BoundedOutput implements Runnable {
             int n;
             while ((n = in.read(buf)) > 0) {
                 int room = limit - kept.size();
-                if (room > 0) kept.write(buf, 0, Math.min(room, n));
+                if (room > 0) {
+                    kept.write(buf, 0, Math.min(room, n));
+                    if (tee != null) teeWrite(buf, Math.min(room, n));
+                }
                 if (n > room) truncated = true;
             }
         } catch (IOException ignored) {
             // the process was killed and its pipe closed: what we kept is the output
+        }
+    }
+
+    private void teeWrite(byte[] buf, int n) {
+        try {
+            tee.write(buf, 0, n);
+            tee.flush();
+        } catch (IOException ignored) {
+            // the copy is for watching; the output itself is kept above
         }
     }
 

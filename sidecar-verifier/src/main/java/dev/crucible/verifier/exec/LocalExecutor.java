@@ -36,11 +36,23 @@ public final class LocalExecutor implements Executor {
     }
 
     /**
+     * As {@link #run(ExecRequest, LongConsumer)}, with the command's output (the kept part, up to the request's bound)
+     * also written to {@code tee} as it comes: setup's log shows where a setup stopped at its limit was.
+     */
+    public ExecResult runTeeing(ExecRequest req, LongConsumer onStart, OutputStream tee) {
+        return start(req, onStart, tee).finish(req.stdin(), req.timeout(), null);
+    }
+
+    /**
      * Starts the request's command now and returns before it ends: its input stays open until
      * {@link Started#finish} writes it, and its timeout counts from then. Grading starts its interpreter
      * this way while the agent still works ({@link dev.crucible.verifier.sandbox.GradingSandbox#prestart}).
      */
     public Started start(ExecRequest req, LongConsumer onStart) {
+        return start(req, onStart, null);
+    }
+
+    private Started start(ExecRequest req, LongConsumer onStart, OutputStream tee) {
         List<String> argv = new ArrayList<>();
         if (HAS_SETSID) argv.add("/usr/bin/setsid");
         if (req.resultChannel() != null) argv.addAll(List.of("/bin/sh", "-c", OPEN_CHANNEL, req.resultChannel().toString()));
@@ -61,25 +73,33 @@ public final class LocalExecutor implements Executor {
             p = pb.start();
             dev.crucible.verifier.exec.GradingPhases.since("exec_spawn", t0);
         } catch (IOException e) {
-            return new Started(null, null, null, null, null, "cannot start " + req.argv().get(0) + ": " + e.getMessage());
+            return new Started(null, Map.of(), null, null, null, null, "cannot start " + req.argv().get(0) + ": " + e.getMessage());
         }
+        // its start time now, while the JVM has not reaped it: killed later by pid and start time, never by number alone
+        Map<Long, Long> started = ProcessTreeKiller.startsOf(List.of(p.pid()));
         onStart.accept(p.pid());
-        BoundedOutput out = new BoundedOutput(p.getInputStream(), req.maxOutputBytes());
-        BoundedOutput err = new BoundedOutput(p.getErrorStream(), req.maxOutputBytes());
-        return new Started(p, out, err, start(out, "exec-out-" + p.pid()), start(err, "exec-err-" + p.pid()), null);
+        BoundedOutput out = new BoundedOutput(p.getInputStream(), req.maxOutputBytes(), tee);
+        BoundedOutput err = new BoundedOutput(p.getErrorStream(), req.maxOutputBytes(), tee);
+        return new Started(p, started, out, err, start(out, "exec-out-" + p.pid()), start(err, "exec-err-" + p.pid()), null);
     }
 
     /** A command {@link #start} launched: its input is written, and its end awaited, by {@link #finish}. */
     public static final class Started {
         private final Process p;
+        /**
+         * Its pid with its start time: once the JVM reaps it the pid is free, and a busy machine (pid_max 32768) hands it
+         * to any process, whose session a kill by number would take too.
+         */
+        private final Map<Long, Long> started;
         private final BoundedOutput out;
         private final BoundedOutput err;
         private final Thread to;
         private final Thread te;
         private final String failure;
 
-        private Started(Process p, BoundedOutput out, BoundedOutput err, Thread to, Thread te, String failure) {
+        private Started(Process p, Map<Long, Long> started, BoundedOutput out, BoundedOutput err, Thread to, Thread te, String failure) {
             this.p = p;
+            this.started = started;
             this.out = out;
             this.err = err;
             this.to = to;
@@ -112,7 +132,7 @@ public final class LocalExecutor implements Executor {
             long waited = dev.crucible.verifier.exec.GradingPhases.since("exec_wait", start);
             // Kill the whole session either way: a command that exits but leaves a background child
             // behind must not keep running (or keep our output pipes open).
-            if (timedOut || nothingLeft == null || !nothingLeft.getAsBoolean()) ProcessTreeKiller.killAll(List.of(p.pid()));
+            if (timedOut || nothingLeft == null || !nothingLeft.getAsBoolean()) ProcessTreeKiller.killStarted(started);
             waited = dev.crucible.verifier.exec.GradingPhases.since("exec_kill", waited);
             join(to);
             join(te);
@@ -125,7 +145,7 @@ public final class LocalExecutor implements Executor {
         /** Ends a started command that will not be needed (its session is killed). */
         public void kill() {
             if (p == null) return;
-            ProcessTreeKiller.killAll(List.of(p.pid()));
+            ProcessTreeKiller.killStarted(started);
             try {
                 p.getOutputStream().close();
             } catch (IOException ignored) {

@@ -14,6 +14,15 @@ public final class ProcessTable {
     /** {@code startTicks}: start time in clock ticks since boot (field 22 of /proc/PID/stat). */
     public record Stat(long pid, String comm, char state, long ppid, long pgrp, long session, long startTicks) {}
 
+    /**
+     * "PID-START" of this process: the owner part of the names of temporary folders a SIGKILL would leave behind
+     * (crucible-state-, crucible-channels-), so a later run can tell whether their owner is gone.
+     */
+    public static String selfTag() {
+        long pid = ProcessHandle.current().pid();
+        return pid + "-" + stat(pid).map(Stat::startTicks).orElse(0L);
+    }
+
     public static Optional<Stat> stat(long pid) {
         try {
             String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));

@@ -3,7 +3,9 @@ package dev.crucible.verifier.exec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -15,14 +17,33 @@ public final class ProcessTreeKiller {
     private ProcessTreeKiller() {}
 
     /** SIGKILLs the roots, their descendants and every process in their sessions; returns how many died. */
-    public static int killAll(Collection<Long> roots) {
+    public static int killAll(Collection<Long> roots) { return killStarted(startsOf(roots)); }
+
+    /** Each pid with its start time now ({@link ProcessTable.Stat#startTicks}), -1 for one that is gone. */
+    public static Map<Long, Long> startsOf(Collection<Long> pids) {
+        Map<Long, Long> out = new HashMap<>();
+        for (long pid : pids) out.put(pid, ProcessTable.stat(pid).map(ProcessTable.Stat::startTicks).orElse(-1L));
+        return out;
+    }
+
+    /**
+     * {@link #killAll} for roots recorded with their start time when they were known (-1: gone by then). A root whose
+     * pid now names a process that started at another time is another process (pid_max is 32768 on some machines, and
+     * a busy one wraps in minutes): it is left alone, its session too (the kernel does not reuse a pid that still
+     * names a session, so the old root's session is empty). Killing by a stale pid killed a parallel test's freshly
+     * forked spawn helper (ci40, BoxTest).
+     */
+    public static int killStarted(Map<Long, Long> roots) {
         long self = ProcessHandle.current().pid();
         Set<Long> sessions = new HashSet<>();
         Set<Long> killed = new HashSet<>();
         for (int round = 0; round < 5; round++) {
             Set<Long> targets = new HashSet<>();
-            for (long root : roots) {
-                ProcessTable.stat(root).ifPresent(s -> { if (s.session() == root || s.pgrp() == root) sessions.add(s.session()); });
+            for (Map.Entry<Long, Long> r : roots.entrySet()) {
+                long root = r.getKey();
+                java.util.Optional<ProcessTable.Stat> now = ProcessTable.stat(root);
+                if (now.isPresent() && now.get().startTicks() != r.getValue()) continue; // reused: not ours
+                now.ifPresent(s -> { if (s.session() == root || s.pgrp() == root) sessions.add(s.session()); });
                 sessions.add(root); // setsid makes the root its own session leader
                 ProcessHandle.of(root).ifPresent(h -> {
                     targets.add(h.pid());

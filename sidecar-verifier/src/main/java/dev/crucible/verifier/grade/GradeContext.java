@@ -18,15 +18,18 @@ import java.util.function.LongConsumer;
  * {@code channel} holds the result channel opened ahead for a grading interpreter started early (null: none);
  * the first pytest run takes it. {@code oracleConfig} (null: none) is the isolated oracle's configuration for this
  * grading: the hardened pytest bootstrap run through {@link #argv} then loads the oracle (see {@link IsolatedTestSuite}).
+ * {@code agentRoot} (null: unknown) is where the agent's box showed the workspace the tree was built from: the oracle's
+ * workers see their copy of the tree there, as the agent's code saw itself (blind round 11, x41).
  */
 public record GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
                            Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles,
-                           java.util.concurrent.atomic.AtomicReference<ResultChannel> channel, Path oracleConfig) {
+                           java.util.concurrent.atomic.AtomicReference<ResultChannel> channel, Path oracleConfig,
+                           Path agentRoot) {
 
     public GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
                         Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles,
                         java.util.concurrent.atomic.AtomicReference<ResultChannel> channel) {
-        this(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, null);
+        this(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, null, null);
     }
 
     public GradeContext {
@@ -40,12 +43,18 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
     }
 
     public GradeContext withEnv(Map<String, String> newEnv) {
-        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles, channel, oracleConfig);
+        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles, channel, oracleConfig, agentRoot);
     }
 
     /** This context with the isolated oracle's configuration (null: graded in-process). */
     public GradeContext withOracle(Path config) {
-        return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, config);
+        return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, config, agentRoot);
+    }
+
+    /** This context with the path where the agent's box showed the workspace (null: unknown). */
+    public GradeContext withAgentRoot(Path path) {
+        return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, oracleConfig,
+                path == null ? null : path.toAbsolutePath().normalize());
     }
 
     public ExecResult shell(String command, Duration timeout, String stdin) {

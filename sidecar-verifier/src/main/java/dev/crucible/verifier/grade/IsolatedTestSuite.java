@@ -1,11 +1,9 @@
 package dev.crucible.verifier.grade;
 
-import dev.crucible.verifier.grade.result.IntegrityFinding;
+import dev.crucible.verifier.exec.SharedTmp;
 import dev.crucible.verifier.grade.result.TestCase;
 import dev.crucible.verifier.exec.GradingPhases;
 import dev.crucible.verifier.config.VerifierSpec;
-import dev.crucible.verifier.exec.ExecResult;
-import dev.crucible.verifier.grade.oracle.OracleAttempts;
 import dev.crucible.verifier.grade.oracle.OracleConfig;
 import dev.crucible.verifier.grade.oracle.OracleFiles;
 import dev.crucible.verifier.grade.oracle.OracleReport;
@@ -35,6 +33,20 @@ import java.util.Optional;
 public final class IsolatedTestSuite implements Strategy {
     /** Set while {@link #inProcess} runs on this thread: grading as before, for the bench's comparison only. */
     private static final ThreadLocal<Boolean> IN_PROCESS = new ThreadLocal<>();
+    /**
+     * Set while the cross-check run grades on this thread: its pytest starts as a user's would ({@link PytestCommand#ordinaryArgv}),
+     * and the tests it need not run (failed as graded, or not counted) are deselected.
+     */
+    private static final ThreadLocal<List<String>> CROSS_CHECK = new ThreadLocal<>();
+
+    /** Whether the grading on this thread is the cross-check run (see {@link IsolatedVerdicts#crossChecked}). */
+    static boolean crossChecking() { return CROSS_CHECK.get() != null; }
+
+    /** The test ids the cross-check run on this thread leaves out (pytest's {@code --deselect}); empty when none or not cross-checking. */
+    static List<String> crossCheckSkips() {
+        List<String> skips = CROSS_CHECK.get();
+        return skips == null ? List.of() : skips;
+    }
     private final Strategy inner;
 
     /** {@code work} with pytest graded in-process as before the oracle, on this thread (crucible verify bench compares both). */
@@ -59,8 +71,10 @@ public final class IsolatedTestSuite implements Strategy {
     @Override
     public Outcome grade(VerifierSpec v, GradeContext ctx) {
         boolean pytestShaped = PytestCommand.pytestArgs(v.command()).isPresent() && (v.framework() == null || v.framework().equals("pytest"));
-        String off = !pytestShaped ? "not a pytest command" : why(v, ctx);
-        if (off != null) return labelled(inner.grade(v, ctx), pytestShaped, off);
+        // pytest behind a wrapper or prefix, unittest: the oracle enters the processes the command starts (OracleEntry)
+        boolean entry = !pytestShaped && OracleEntry.applies(v, ctx);
+        String off = !pytestShaped && !entry ? "not a pytest or unittest command" : why(v, ctx);
+        if (off != null) return labelled(inner.grade(v, ctx), pytestShaped || entry, off);
         WorkerHost pod = podHost(ctx).orElse(null);
         // in a pod the FIFOs and scratch folder are on the oracle volume, which the workers see: the record is not
         Path base = pod != null ? pod.base() : ctx.resultsDir().resolve("oracle-" + System.nanoTime());
@@ -74,6 +88,8 @@ public final class IsolatedTestSuite implements Strategy {
         }
         List<String> trusted = new ArrayList<>();
         ctx.graderFiles().forEach((rel, e) -> { if (e.test()) trusted.add(rel); });
+        List<String> masked = new ArrayList<>(masks(ctx, trusted));
+        if (entry) OracleEntry.scriptMasks(v, ctx).stream().filter(m -> !masked.contains(m)).forEach(masked::add);
         Map<String, String> workerEnv = withHiddenData(ctx);
         Outcome isolated;
         long t0 = System.nanoTime();
@@ -81,45 +97,69 @@ public final class IsolatedTestSuite implements Strategy {
         // the request FIFO lies where the grading process sees it and no worker does: in the pod the results folder
         // (the worker container has none), locally the oracle's folder beside the FIFO folder the worker's box shows
         Path spawn = pod != null ? ctx.resultsDir().resolve(base.getFileName() + "-spawn") : base.resolve("spawn");
-        try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), workerEnv)
-                : new OracleWorkers(base.resolve("fifo"), spawn, ctx.root(), masks(ctx, trusted), base.resolve("tmp"), ctx.python(), workerEnv)) {
+        // the scratch folder both sides see (tmp_path, the workers' TMPDIR): boxed, at a short path in every box (SharedTmp)
+        boolean boxed = pod == null && ctx.executor() instanceof GradingSandbox
+                && Files.isDirectory(SharedTmp.of(ctx.resultsDir()), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Path shared = boxed ? SharedTmp.of(ctx.resultsDir()).resolve(base.getFileName().toString()) : base.resolve("tmp");
+        Path sharedAt = boxed ? SharedTmp.inBox(ctx.resultsDir(), shared) : shared;
+        try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), spawn, ctx.root(), masked, shared, ctx.python(), workerEnv)
+                : new OracleWorkers(base.resolve("fifo"), spawn, ctx.root(), masked, shared, ctx.python(), workerEnv,
+                        ctx.agentRoot(), hiddenFiles(ctx), sharedAt)) {
             if (pod != null && workers.problem() != null) return labelled(inner.grade(v, ctx), true, workers.problem());
-            Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, base.resolve("tmp"), Duration.ofSeconds(60), out,
+            Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, sharedAt, Duration.ofSeconds(60), out,
                     "fifo", base.resolve("fifo"), null, null, spawn).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"),
-                    hiddenData(ctx));
+                    hiddenData(ctx), OracleConfig.ROUND_TRIP_BUDGET, pod != null ? null : OracleWorkers.shownAt(ctx.root(), ctx.agentRoot()));
+            if (entry) OracleEntry.forEntry(cfg, ctx.python(), ctx.env()); // a process the grader does not start checks its interpreter
             GradingPhases.since("setup", t0);
             isolated = inner.grade(v, ctx.withOracle(cfg));
         }
         // No record (the trusted run broke before its session ended) falls back to nothing: what the trusted process
         // reported stands, and tests it did not report are missing. Only tests the record says cannot run split are
         // graded again in-process (OracleReport#fallsBack), so the code under test cannot choose where it is graded.
-        OracleReport record = OracleReport.read(out);
+        OracleReport record = OracleReport.read(out).forTree(ctx.root());
         // a run that timed out ran its tests split all the same: they fail, labelled where they ran
         if (isolated.reason() != null && isolated.reason().startsWith("test command timed out")) {
-            return timedOut(labelled(isolated, true, TestCase.ISOLATED, "the isolated run timed out"), record);
+            return IsolatedVerdicts.timedOut(labelled(isolated, true, TestCase.ISOLATED, "the isolated run timed out"), record);
         }
         boolean fallback = !record.modules().isEmpty() || isolated.tests().stream().anyMatch(t -> record.fallsBack(t.id()));
         GradingPhases.add("oracle_wait", (long) (record.startWaitSeconds() * 1e9));
         long t1 = System.nanoTime();
         Outcome again = fallback ? inner.grade(v, ctx) : null;
         if (fallback) GradingPhases.since("oracle_fallback", t1);
-        return merged(v, isolated, again, record);
+        IsolatedVerdicts.EntryRun entryRun = entry ? IsolatedVerdicts.EntryRun.of(out, record) : null;
+        Outcome graded = IsolatedVerdicts.merged(v, isolated, again, null, record, entryRun);
+        // the cross-check (blind round 10, x23/x43): a grade that earns something is graded again in-process, in an
+        // interpreter started as a user's, and a test counts as passed only where that run passes it too
+        if (graded.reward() <= 0) return graded;
+        long t2 = System.nanoTime();
+        // only what can still count: a test that failed as graded stays failed whatever the cross-check says (AND), and one
+        // outside the reward (not FAIL_TO_PASS/PASS_TO_PASS where those are named, excluded) changes no reward
+        List<String> skips = IsolatedVerdicts.uncheckable(v, graded);
+        CROSS_CHECK.set(skips);
+        Outcome ordinary;
+        try {
+            ordinary = inner.grade(v, asAUsersRun(ctx, boxed));
+        } finally {
+            CROSS_CHECK.remove();
+        }
+        GradingPhases.since("oracle_crosscheck", t2);
+        return IsolatedVerdicts.merged(v, isolated, again, ordinary, record, entryRun, java.util.Set.copyOf(skips));
     }
 
     /**
-     * A grading run that hit its time limit says so as a finding, with the tests it left without a result: a stall in the
-     * code under test (blind round 8, x23: a 58 s sleep on pre-release input) otherwise reads as a plain failure. Info, as
-     * slow honest code times out too; what the record holds of the attempts made before the limit is added.
+     * The cross-check's context: as close to the agent's box (a user's run) as grading allows, so a tree that tells grading
+     * by what only grading has gets caught by it (blind round 14: x01 applied its fix only where the oracle's shared
+     * scratch /tmp/.crucible-shared exists, x02 only where TMPDIR is set; both forged reward 1 through both runs). The
+     * workers are gone: their shared scratch is removed (the box binds it only while it exists), and TMPDIR is unset
+     * as in the agent's box (tempfile falls back to the box's own /tmp, the same folder).
      */
-    static Outcome timedOut(Outcome o, OracleReport record) {
-        List<String> missing = o.tests().stream().filter(t -> t.status() == dev.crucible.verifier.grade.result.TestStatus.MISSING
-                || t.status() == dev.crucible.verifier.grade.result.TestStatus.ERROR).map(TestCase::id).toList();
-        List<IntegrityFinding> findings = new ArrayList<>(o.integrity());
-        findings.add(new IntegrityFinding(dev.crucible.contract.DetectorNames.GRADER_TAMPERING, "info", null,
-                o.reason() + " while the code under test ran; " + missing.size() + " of " + o.tests().size() + " tests without a result"
-                        + (missing.isEmpty() ? "" : ": " + String.join(", ", missing.subList(0, Math.min(10, missing.size())))), "grading-timeout"));
-        findings.addAll(OracleAttempts.findings(record.attempts()));
-        return TestSuiteStrategy.withFindings(o, findings, o.details());
+    private static GradeContext asAUsersRun(GradeContext ctx, boolean boxed) {
+        if (!boxed) return ctx;
+        Path shared = SharedTmp.of(ctx.resultsDir());
+        if (dev.crucible.verifier.TreeCopy.delete(shared, Duration.ofSeconds(30)) != null) return ctx; // could not: as before
+        Map<String, String> env = new java.util.LinkedHashMap<>(ctx.env());
+        env.remove("TMPDIR");
+        return ctx.withEnv(env);
     }
 
     /** Why the oracle does not grade this run (null: it does). */
@@ -161,6 +201,13 @@ public final class IsolatedTestSuite implements Strategy {
         return data;
     }
 
+    /** The hidden test files (relative, Python and data): the agent's box never listed them, so the worker's copy leaves them out. */
+    static List<String> hiddenFiles(GradeContext ctx) {
+        List<String> out = new ArrayList<>();
+        ctx.graderFiles().forEach((rel, e) -> { if (e.test() && e.hidden() && !rel.contains("\n")) out.add(rel); });
+        return out;
+    }
+
     /** Trusted files masked in the worker's view: the grader's test files, or by name when the grader named none. */
     private static List<String> masks(GradeContext ctx, List<String> trusted) {
         if (!trusted.isEmpty()) return trusted.stream().filter(r -> r.endsWith(".py")).toList(); // test data stays readable, as today
@@ -191,58 +238,6 @@ public final class IsolatedTestSuite implements Strategy {
         if (why != null) integrity.put("why", why);
         details.put("integrity", integrity);
         return new Outcome(o.type(), o.reward(), o.verdict(), o.category(), o.reason(), o.partialCredit(), tests, details, o.commandMs(), o.integrity());
-    }
-
-    /** The isolated run's verdicts, with those of the in-process run for the tests that could not run split. */
-    private static Outcome merged(VerifierSpec v, Outcome isolated, Outcome inProcess, OracleReport record) {
-        Map<String, TestCase> byId = new LinkedHashMap<>();
-        if (inProcess != null) inProcess.tests().forEach(t -> byId.putIfAbsent(t.id(), t));
-        List<TestCase> reported = new ArrayList<>();
-        List<String> fellBack = new ArrayList<>();
-        for (TestCase t : isolated.tests()) {
-            TestCase again = record.fallsBack(t.id()) ? byId.get(t.id()) : null;
-            if (again == null) {
-                reported.add(t.withIntegrity(TestCase.ISOLATED));
-            } else {
-                reported.add(again.withIntegrity(TestCase.IN_PROCESS));
-                fellBack.add(t.id());
-            }
-            byId.remove(t.id());
-        }
-        // tests the isolated run never collected: only those of a module the record says needs in-process grading
-        byId.values().stream().filter(t -> record.fallsBack(t.id())).forEach(t -> {
-            reported.add(t.withIntegrity(TestCase.IN_PROCESS));
-            fellBack.add(t.id());
-        });
-        Outcome last = inProcess != null ? inProcess : isolated;
-        int exit = last.details().get("exitCode") instanceof Integer i ? i : 0;
-        ExecResult run = new ExecResult(exit, "", "", false, false, isolated.commandMs() + (inProcess == null ? 0 : inProcess.commandMs()), -1);
-        String reportError = isolated.tests().isEmpty() && inProcess != null && inProcess.tests().isEmpty() ? inProcess.reason() : null;
-        Outcome o = TestSuiteStrategy.score(v, reported, run, reportError, Duration.ofSeconds(v.timeoutOrDefault()));
-        List<IntegrityFinding> findings = new ArrayList<>(isolated.integrity());
-        if (inProcess != null) findings.addAll(inProcess.integrity());
-        // what the code under test tried; a voiding attempt's evidence says how many tests passed in this grade
-        findings.addAll(OracleAttempts.findings(record.attempts(), o.tests().stream().filter(t -> t.status().counts(false)).count(), o.tests().size()));
-        Map<String, Object> details = new LinkedHashMap<>(o.details());
-        isolated.details().forEach(details::putIfAbsent);
-        Map<String, Object> integrity = new LinkedHashMap<>();
-        // the tests that count: FAIL_TO_PASS / PASS_TO_PASS where the environment names them, else every test graded
-        boolean named = o.tests().stream().anyMatch(t -> !t.group().equals("other") && !t.group().equals(TestSuiteStrategy.EXCLUDED));
-        boolean allIsolated = o.tests().stream().filter(t -> !t.group().equals(TestSuiteStrategy.EXCLUDED) && (!named || !t.group().equals("other")))
-                .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
-        integrity.put("reward", allIsolated ? TestCase.ISOLATED : TestCase.IN_PROCESS);
-        integrity.put("isolatedTests", o.tests().stream().filter(t -> TestCase.ISOLATED.equals(t.integrity())).count());
-        integrity.put("inProcessTests", fellBack.subList(0, Math.min(50, fellBack.size())));
-        Map<String, String> reasons = new LinkedHashMap<>();
-        record.modules().forEach(reasons::put);
-        record.tests().forEach((id, t) -> { if (!t.isolated() && reasons.size() < 20) reasons.put(id, String.join("; ", t.reasons())); });
-        if (!reasons.isEmpty()) integrity.put("inProcessBecause", reasons);
-        integrity.put("workers", Map.of("starts", record.workerStarts(), "calls", record.calls(), "ended", record.workerEnded(),
-                "startWaitMs", Math.round(record.startWaitSeconds() * 1000)));
-        details.put("integrity", integrity);
-        o = new Outcome(o.type(), o.reward(), o.verdict(), o.category(), o.reason(), o.partialCredit(), o.tests(), details,
-                isolated.commandMs() + (inProcess == null ? 0 : inProcess.commandMs()), List.of());
-        return TestSuiteStrategy.withFindings(o, findings, details);
     }
 
     /** The oracle's decorator for {@code inner} (the test-suite strategy). */

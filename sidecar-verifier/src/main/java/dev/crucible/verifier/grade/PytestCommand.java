@@ -71,6 +71,17 @@ public final class PytestCommand {
         return List.of(python, "-I", "-B", "-c", BOOTSTRAP, supportDir.toString());
     }
 
+    /**
+     * The isolated oracle's cross-check run ({@code IsolatedTestSuite}): the same bootstrap in an interpreter started as a
+     * user starts one, without {@code -I -B}, so that code under test cannot tell it from an ordinary run by its flags
+     * (blind round 10, x23: correct only where {@code sys.flags.isolated} was set, as in the worker and the hardened
+     * run). Its verdicts can only lower the grade, so what the missing isolation lets a tree do there gains it nothing.
+     * The script's folder is not on sys.path for {@code -c} before the bootstrap runs, so no sitecustomize of the tree runs.
+     */
+    public static List<String> ordinaryArgv(String python, Path supportDir) {
+        return List.of(python, "-c", BOOTSTRAP, supportDir.toString());
+    }
+
     /** The line {@link #BOOTSTRAP} reads on stdin: pytest's arguments, the pinned options last. */
     public static String stdin(List<String> pytestArgs, Path root, Path junitXml, Path resultsDir) {
         List<String> args = new ArrayList<>(pytestArgs);
@@ -135,7 +146,8 @@ public final class PytestCommand {
     /** The pristine config file at the root if there is one, else an empty one so no ancestor's is used. */
     static Path iniFile(Path root, Path resultsDir) {
         try {
-            for (String name : List.of("pytest.ini", ".pytest.ini")) {
+            // pytest 9 reads pytest.toml first, before pytest.ini, even when empty (blind round 12, x24)
+            for (String name : List.of("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini")) {
                 if (Files.isRegularFile(root.resolve(name))) return root.resolve(name);
             }
             if (contains(root.resolve("pyproject.toml"), "[tool.pytest")) return root.resolve("pyproject.toml");

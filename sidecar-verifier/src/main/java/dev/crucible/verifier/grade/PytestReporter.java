@@ -32,6 +32,13 @@ public final class PytestReporter {
     /** Environment variable carrying the channel nonce; the reporter removes it at import. */
     public static final String NONCE_VAR = "CRUCIBLE_REPORT_NONCE";
     /**
+     * For a command the grader does not start pytest in itself (a wrapper: {@code make test}, a script): the variable names
+     * a file that holds the nonce, which the reporter reads and deletes at import (blind round 12, x25). The wrapper's
+     * environment, and so every other process it starts and their {@code /proc/PID/environ}, never holds the nonce; only
+     * the pytest process that loads the reporter does, in memory. See {@link #nonceThroughFile}.
+     */
+    public static final String NONCE_FILE_VAR = "CRUCIBLE_REPORT_NONCE_FILE";
+    /**
      * The reporter's source parts (resources under {@code reporter/}), in order. They are joined into the one module
      * Python loads: the reporter tells its own frames by its file and seals its own module's dictionary, so at run
      * time it stays one file; the parts only keep each source file readable.
@@ -92,6 +99,36 @@ public final class PytestReporter {
             Files.write(supportDir.resolve(MODULE + ".json"), new ObjectMapper().writeValueAsBytes(cfg));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Puts the channel's nonce in a fresh file under {@code resultsDir} (a folder of its own the grading box may write, so
+     * the reporter can delete it) and its path in {@code env}, in place of the nonce itself; returns the file, which the
+     * caller deletes after the run (a run in which no pytest loaded the reporter leaves it).
+     */
+    static Path nonceThroughFile(Map<String, String> env, Path resultsDir, String nonce) {
+        try {
+            Path dir = Files.createDirectory(Files.createDirectories(resultsDir).resolve("channel-" + System.nanoTime()));
+            Path f = dir.resolve("nonce-" + java.util.UUID.randomUUID());
+            Files.writeString(f, nonce);
+            Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx")); // the box's uid deletes it
+            env.remove(NONCE_VAR);
+            env.put(NONCE_FILE_VAR, f.toString());
+            return f;
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing the result channel's nonce file under " + resultsDir, e);
+        }
+    }
+
+    /** Removes what {@link #nonceThroughFile} left (the reporter deletes the file when it loads). */
+    static void removeNonceFile(Path f) {
+        try {
+            Files.deleteIfExists(f);
+            Files.deleteIfExists(f.getParent());
+        } catch (IOException e) {
+            // a folder the run filled: it goes with the results folder
         }
     }
 

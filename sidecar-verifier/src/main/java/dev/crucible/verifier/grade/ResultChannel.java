@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
  * after a grace period (reported as {@code stillOpen}).
  */
 public final class ResultChannel {
+    /** The private folder of spare FIFOs: "crucible-channels-PID-START-…", swept by the next CLI once its owner is gone. */
+    public static final String CHANNELS_PREFIX = "crucible-channels-";
     /** More than any honest run writes; a flood beyond it is itself suspicious. */
     static final int MAX_LINES = 200_000;
     static final int MAX_LINE_BYTES = 64 * 1024;
@@ -113,7 +115,7 @@ public final class ResultChannel {
                 try {
                     synchronized (Spares.class) {
                         if (dir == null) {
-                            dir = Files.createTempDirectory("crucible-channels-", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            dir = Files.createTempDirectory(CHANNELS_PREFIX + dev.crucible.verifier.exec.ProcessTable.selfTag() + "-", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
                                     java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
                             dir.toFile().deleteOnExit();
                         }

@@ -32,6 +32,22 @@ public final class TestIds {
         return ADDRESS.matcher(s).replaceAll("0x?");
     }
 
+    /**
+     * {@code byId} keyed by normalised ids, in its order, with the same {@code " #n"} rule as {@link #normalise(List, Path)}:
+     * a record of raw ids (the oracle plugin's) must name tests as the run's outcome does, or a parametrized id holding
+     * the tree's path ({@code test_x[/tmp/.../grade-1/tests/test_utils.py]}, psf/requests' {@code __file__}) has no record.
+     */
+    public static <V> Map<String, V> normaliseKeys(Map<String, V> byId, Path root) {
+        Map<String, Integer> seen = new HashMap<>();
+        Map<String, V> out = new java.util.LinkedHashMap<>();
+        byId.forEach((raw, v) -> {
+            String id = normalise(raw, root);
+            int n = seen.merge(id, 1, Integer::sum);
+            out.put(n > 1 ? id + " #" + n : id, v);
+        });
+        return out;
+    }
+
     /** The tests with normalised ids, in order; a test whose id does not change is the same object. */
     public static List<TestCase> normalise(List<TestCase> tests, Path root) {
         Map<String, Integer> seen = new HashMap<>();

@@ -108,6 +108,7 @@ public final class TestSuiteStrategy implements Strategy {
         }
         Map<String, String> env = new LinkedHashMap<>(ctx.env());
         plan.env().forEach(env::putIfAbsent);
+        if (runner.name().equals("unittest")) OracleEntry.unittest(ctx, env); // the grader's shim loads the isolated oracle
         ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(plan.command()), ctx.root(), env, true, timeout,
                 RUNNER_MAX_OUTPUT, null, false, null);
         TreeWrites.Run graded = TreeWrites.run(ctx, req, !runner.name().equals("unittest") && TreeWrites.mayWrite(plan.command()));
@@ -168,21 +169,33 @@ public final class TestSuiteStrategy implements Strategy {
         if (args.isPresent()) {
             List<String> pytestArgs = new ArrayList<>(args.get());
             pytestArgs.addAll(PytestCommand.pluginLoadFilters(env));
-            run = ctx.withEnv(env).argv(PytestCommand.argv(ctx.python(), ctx.supportDir()), timeout, channel.path(),
+            // the cross-check leaves out what cannot change the reward (IsolatedTestSuite#uncheckable)
+            IsolatedTestSuite.crossCheckSkips().forEach(id -> pytestArgs.addAll(List.of("--deselect", id)));
+            List<String> argv = IsolatedTestSuite.crossChecking() ? PytestCommand.ordinaryArgv(ctx.python(), ctx.supportDir())
+                    : PytestCommand.argv(ctx.python(), ctx.supportDir());
+            run = ctx.withEnv(env).argv(argv, timeout, channel.path(),
                     PytestCommand.stdin(pytestArgs, ctx.root(), junit, ctx.resultsDir()));
         } else {
             // Another shape (a script, a pipeline): pin pytest's options and load the reporter through the environment.
             List<String> opts = new ArrayList<>(PytestCommand.pinnedOptions(ctx.root(), junit, ctx.resultsDir()));
             opts.addAll(List.of("-p", PytestReporter.MODULE));
             opts.addAll(PytestCommand.pluginLoadFilters(env));
-            env.put("PYTEST_ADDOPTS", String.join(" ", opts.stream().map(ShellQuote::quote).toList()));
             env.put("PYTHONPATH", ctx.supportDir().toString());
             env.put(dev.crucible.verifier.toolchain.GraderPath.VAR, ctx.supportDir().toString()); // a script that sets PYTHONPATH itself
+            OracleEntry.pytest(ctx, opts, env); // the isolated oracle, where this grading has one (after the reporter)
+            env.put("PYTEST_ADDOPTS", String.join(" ", opts.stream().map(ShellQuote::quote).toList()));
             if (TestCommand.parse(v.command()).map(c -> c.program().equals("tox")).orElse(false)) {
                 // tox 4 passes only listed variables on to pytest (TOX_OVERRIDE: tox 4.11.1 and later)
-                env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=PYTEST_ADDOPTS,PYTHONPATH," + dev.crucible.verifier.toolchain.GraderPath.VAR + "," + PytestReporter.NONCE_VAR);
+                env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=PYTEST_ADDOPTS,PYTHONPATH," + dev.crucible.verifier.toolchain.GraderPath.VAR + "," + PytestReporter.NONCE_FILE_VAR
+                        + "," + dev.crucible.verifier.grade.oracle.OracleFiles.CONFIG_VAR);
             }
-            run = ctx.withEnv(env).shell(v.command(), timeout, null, channel.path());
+            // a shell line is a wrapper: the nonce reaches only the pytest process that loads the reporter (PytestReporter#NONCE_FILE_VAR)
+            Path nonceFile = PytestReporter.nonceThroughFile(env, ctx.resultsDir(), channel.nonce());
+            try {
+                run = ctx.withEnv(env).shell(v.command(), timeout, null, channel.path());
+            } finally {
+                PytestReporter.removeNonceFile(nonceFile);
+            }
         }
         ResultChannel.Lines lines = channel.finish(CHANNEL_GRACE_MS);
         ChannelReport.Result cr = ChannelReport.parse(lines, channel.nonce(), run.exitCode(), run.timedOut(), args.isPresent());

@@ -31,8 +31,8 @@ import java.util.Map;
  */
 final class WrappedGrading {
     /** Variables tox 4 must pass on to the commands it runs (it passes only listed ones). */
-    private static final List<String> PASSED_ON = List.of("PYTEST_ADDOPTS", "PYTHONPATH", GraderPath.VAR, PytestReporter.NONCE_VAR,
-            "PYTHONDONTWRITEBYTECODE", "NODE_OPTIONS", "CARGO_TERM_COLOR", "NO_COLOR");
+    private static final List<String> PASSED_ON = List.of("PYTEST_ADDOPTS", "PYTHONPATH", GraderPath.VAR, PytestReporter.NONCE_FILE_VAR,
+            "PYTHONDONTWRITEBYTECODE", "NODE_OPTIONS", "CARGO_TERM_COLOR", "NO_COLOR", dev.crucible.verifier.grade.oracle.OracleFiles.CONFIG_VAR);
 
     private WrappedGrading() {}
 
@@ -56,23 +56,30 @@ final class WrappedGrading {
         }
         PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.python(), ctx.executor());
         ResultChannel channel = ctx.openChannel();
-        env.put(PytestReporter.NONCE_VAR, channel.nonce());
+        // the nonce reaches only the pytest process that loads the reporter: a file it reads and deletes, never the wrapper's environment
+        Path nonceFile = PytestReporter.nonceThroughFile(env, ctx.resultsDir(), channel.nonce());
         List<String> opts = new ArrayList<>(PytestCommand.pinnedOptions(ctx.root(), junit, ctx.resultsDir()));
         opts.addAll(List.of("-p", PytestReporter.MODULE));
         opts.addAll(PytestCommand.pluginLoadFilters(env));
-        String own = String.join(" ", opts.stream().map(ShellQuote::quote).toList());
-        String prior = ctx.env().get("PYTEST_ADDOPTS");
-        env.put("PYTEST_ADDOPTS", prior == null || prior.isBlank() ? own : prior + " " + own);
         String path = ctx.env().get("PYTHONPATH");
         env.put("PYTHONPATH", WrappedRunners.pythonPath(out) + ":" + ctx.supportDir() + (path == null || path.isBlank() ? "" : ":" + path));
         env.put(GraderPath.VAR, WrappedRunners.pythonPath(out) + ":" + ctx.supportDir()); // for a wrapper that sets PYTHONPATH itself
+        OracleEntry.pytest(ctx, opts, env); // wherever the wrapper starts pytest, the isolated oracle's plugin loads there too
+        String own = String.join(" ", opts.stream().map(ShellQuote::quote).toList());
+        String prior = ctx.env().get("PYTEST_ADDOPTS");
+        env.put("PYTEST_ADDOPTS", prior == null || prior.isBlank() ? own : prior + " " + own);
         env.put("PYTHONDONTWRITEBYTECODE", "1"); // a writable tree: byte code there would be a finding, and is not needed
         if (TestCommand.parse(v.command()).map(c -> c.program().equals("tox")).orElse(false)) {
             env.putIfAbsent("TOX_OVERRIDE", "testenv.pass_env+=" + String.join(",", PASSED_ON)); // tox 4.11.1 and later
         }
         ExecRequest req = new ExecRequest(dev.crucible.verifier.exec.Shell.argv(v.command()), ctx.root(), env, true, timeout,
                 TestSuiteStrategy.RUNNER_MAX_OUTPUT, null, true, channel.path()); // stderr merged in order: cargo names each binary there
-        TreeWrites.Run graded = TreeWrites.run(ctx, req, TreeWrites.mayWrite(v.command()));
+        TreeWrites.Run graded;
+        try {
+            graded = TreeWrites.run(ctx, req, TreeWrites.mayWrite(v.command()));
+        } finally {
+            PytestReporter.removeNonceFile(nonceFile);
+        }
         ExecResult run = graded.result();
         ResultChannel.Lines lines = channel.finish(TestSuiteStrategy.CHANNEL_GRACE_MS);
         ChannelReport.Result cr = ChannelReport.parse(lines, channel.nonce(), run.exitCode(), run.timedOut(), false);

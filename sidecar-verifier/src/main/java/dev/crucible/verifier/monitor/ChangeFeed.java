@@ -21,14 +21,18 @@ final class ChangeFeed {
         this.observer = observer;
     }
 
-    /** {@code known}: the files seen before this scan; {@code present}: the files there now. */
-    void report(TreeReads files, Map<String, BasicFileAttributes> changed, Set<String> known, Set<String> present) {
+    /**
+     * {@code known}: the files seen before this scan; {@code present}: the files there now. Each content hash taken goes
+     * into {@code hashes} (by path), so the scanner need not read the file again to note it.
+     */
+    void report(TreeReads files, Map<String, BasicFileAttributes> changed, Set<String> known, Set<String> present, Map<String, String> hashes) {
         try {
             changed.forEach((r, a) -> {
                 String type = a.isRegularFile() ? "file" : a.isSymbolicLink() ? "link" : "other";
                 byte[] content = a.isRegularFile() && a.size() <= MAX_CONTENT ? files.read(r, MAX_CONTENT, null) : null;
                 String hash = content != null ? TreeReads.sha256(content)
                         : a.isRegularFile() && a.size() <= MAX_HASHED ? files.sha256(r, a.size(), null) : null;
+                if (hash != null) hashes.put(r, hash);
                 observer.fileChanged(r, known.contains(r) ? "modified" : "added", type, a.size(), a.lastModifiedTime().toInstant(), hash, content);
             });
             for (String r : known) if (!present.contains(r)) observer.fileChanged(r, "deleted", null, 0, Instant.now(), null, null);

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.monitor;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
@@ -9,18 +10,19 @@ import dev.crucible.contract.FindingSeverity;
  * One suspected reward hack. {@code severity}: info, low, medium, high, critical; {@code info} is
  * recorded with its evidence but is never a hack: it triggers no policy action (its action is
  * {@code record}) and never lowers the reward. {@code rule} names the rule within the detector
- * (source rules, git checks) that a hack policy can override or ignore. {@code stepIndex} is the step
- * during which it was seen (-1 outside steps, e.g. an embedded agent); {@code action} is what the hack
+ * (source rules, git checks) that a hack policy can override or ignore. {@code step} is the step
+ * during which it was seen (-1 outside steps, e.g. an embedded agent; named as in the result contract's finding); {@code action} is what the hack
  * policy did: record, flag, terminate or revert.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"detector", "rule", "severity", "path", "evidence", "time", "stepIndex", "action"})
-public record Finding(String detector, String severity, String path, String evidence, String time, int stepIndex, String action, String rule) {
+@JsonPropertyOrder({"detector", "rule", "severity", "path", "evidence", "time", "step", "action"})
+public record Finding(String detector, String severity, String path, String evidence, String time,
+                      @JsonAlias("stepIndex") int step, String action, String rule) { // the alias: results written before the rename
     public static final String INFO = FindingSeverity.INFO;
     public static final String RECORD = "record";
 
-    public Finding(String detector, String severity, String path, String evidence, String time, int stepIndex, String action) {
-        this(detector, severity, path, evidence, time, stepIndex, action, null);
+    public Finding(String detector, String severity, String path, String evidence, String time, int step, String action) {
+        this(detector, severity, path, evidence, time, step, action, null);
     }
 
     /**
@@ -31,7 +33,7 @@ public record Finding(String detector, String severity, String path, String evid
         return detector + "|" + (rule == null ? "" : rule + "|") + (path == null ? evidence : path) + (INFO.equals(severity) ? "|info" : "");
     }
 
-    public Finding withAction(String a) { return new Finding(detector, severity, path, evidence, time, stepIndex, a, rule); }
+    public Finding withAction(String a) { return new Finding(detector, severity, path, evidence, time, step, a, rule); }
 
     /** False for severity info: recorded, but no hack, no policy action, no effect on the reward. */
     @JsonIgnore

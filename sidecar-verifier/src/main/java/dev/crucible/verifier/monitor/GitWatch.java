@@ -43,7 +43,9 @@ import java.util.zip.InflaterInputStream;
 final class GitWatch {
     static final String HOSTILE = "hostile-file";
     private static final Pattern RISKY_CONFIG = Pattern.compile(
-            "(?im)^\\s*\\[\\s*(remote|url|include|includeif)\\b|^\\s*(hookspath|fsmonitor|sshcommand|alternaterefscommand|askpass|editor|pager|gitproxy|worktree)\\s*=");
+            "(?im)^\\s*\\[\\s*(remote|url|include|includeif)\\b|^\\s*(hookspath|fsmonitor|sshcommand|alternaterefscommand|askpass|editor|pager|gitproxy|worktree"
+            // commands a diff, checkout or merge runs: filter drivers, textconv, external diff (blind round 10, x31)
+            + "|textconv|clean|smudge|process|external|driver)\\s*=");
     private static final Pattern COMMITTER = Pattern.compile("(?m)^committer .* (\\d+) [+-]\\d{4}$");
     private static final Pattern HEAD_TEXT = Pattern.compile("ref: refs/[\\x21-\\x7e]{1,200}|[0-9a-f]{40}|[0-9a-f]{64}");
     /** Clock skew and the time from reset to the first scan: a commit this much older than the baseline is history. */
@@ -299,7 +301,7 @@ final class GitWatch {
         try {
             return read.run(files, rel.isEmpty() ? ".git" : ".git/" + rel);
         } catch (FileRefusal r) {
-            if (out != null) out.accept(refused(r));
+            if (out != null && r.kind() != FileRefusal.Kind.SLOW) out.accept(refused(r)); // a slow machine's late read is no finding
             return null;
         } catch (IOException | RuntimeException e) {
             return null; // racing with git itself: the next scan sees it

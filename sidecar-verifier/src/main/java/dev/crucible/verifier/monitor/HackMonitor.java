@@ -72,8 +72,10 @@ public final class HackMonitor implements AutoCloseable {
         this.processes = new ProcessObserver(hiddenRoots, cfg.graderDirs());
         if (cfg.pristine() != null) {
             var pp = cfg.pristine().protectedPaths();
-            List<Path> owned = cfg.pristine().hashes().keySet().stream().map(Path::of).filter(pp::isProtected).toList();
-            processes.protectedPaths(cfg.workspace(), rel -> pp.isProtected(rel) || owned.stream().anyMatch(f -> f.startsWith(rel)));
+            // a section-judged configuration and the verifier command's own files (a Makefile: grading runs their
+            // pristine copy) are the agent's to edit: writing them is no attempt by itself (ProtectedPaths.ownedWhole)
+            List<Path> owned = cfg.pristine().hashes().keySet().stream().map(Path::of).filter(pp::ownedWhole).toList();
+            processes.protectedPaths(cfg.workspace(), rel -> pp.ownedWhole(rel) || owned.stream().anyMatch(f -> f.startsWith(rel)));
         }
         this.siteDirs = new SiteDirWatch(cfg.siteDirs());
     }
@@ -270,6 +272,9 @@ public final class HackMonitor implements AutoCloseable {
     public long scans() { return scans.get(); }
 
     public long lastScanNanos() { return lastScanNanos; }
+
+    /** Files the last workspace scan read or hashed (what changed; a quiet step reads none). */
+    int lastScanReads() { return scanner.lastReads(); }
 
     /** Short commands between full samples (the cheap children walk of {@link ProcessObserver#discover}). */
     private void tickDiscover() {

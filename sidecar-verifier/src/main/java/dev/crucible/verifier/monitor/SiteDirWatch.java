@@ -21,7 +21,9 @@ import java.util.function.Consumer;
  * may be the agent's (its home): each is therefore listed from the nearest folder that existed at reset
  * (its real path then is trusted), through {@link BoundedRead}, so a site directory that became a link
  * leading elsewhere, a FIFO or a device is refused and reported instead of listed, and a listing can
- * neither block nor follow a link. Only names and lstat times are read, never contents.
+ * neither block nor follow a link. Only names and lstat times are read, never contents. A folder whose own lstat and whose
+ * hooks' lstats are as at its last listing is not listed again ({@link #stamps(Site)}): a site-packages of hundreds of
+ * entries cost a listing on a worker thread at every step, most of the check's time under load.
  */
 final class SiteDirWatch {
     static final int MAX_ENTRIES = 100_000;
@@ -31,6 +33,9 @@ final class SiteDirWatch {
         final Path configured;
         final String rel;
         BoundedRead anchor;
+        /** The folder's and its hooks' lstat stamps at the last listing, and the hooks that listing found (null: list). */
+        List<Object> stamps;
+        Map<Path, Long> hooks;
 
         Site(Path configured, BoundedRead anchor, String rel) {
             this.configured = configured;
@@ -93,6 +98,13 @@ final class SiteDirWatch {
     private Map<Path, Long> hooks(Consumer<WorkspaceScanner.Raw> out) {
         Map<Path, Long> m = new HashMap<>();
         for (Site s : sites) {
+            List<Object> stamps = stamps(s);
+            if (stamps != null && stamps.equals(s.stamps)) { // nothing added, removed, renamed or written there since
+                m.putAll(s.hooks);
+                continue;
+            }
+            s.stamps = null;
+            Map<Path, Long> found = new HashMap<>();
             Map<String, BasicFileAttributes> entries;
             try {
                 entries = s.current().list(s.rel, MAX_ENTRIES);
@@ -110,10 +122,56 @@ final class SiteDirWatch {
             for (var e : entries.entrySet()) {
                 String n = e.getKey();
                 if (n.endsWith(".pth") || n.equals("sitecustomize.py") || n.equals("usercustomize.py")) {
-                    m.put(s.configured.resolve(n), e.getValue().lastModifiedTime().toMillis());
+                    found.put(s.configured.resolve(n), e.getValue().lastModifiedTime().toMillis());
                 }
             }
+            m.putAll(found);
+            s.hooks = found;
+            // the folder's stamp is from before the listing: an entry added during it shows at the next check
+            if (stamps != null) s.stamps = stamps(s, found, stamps);
         }
         return m;
+    }
+
+    /**
+     * The site folder's lstat (inode, mtime, ctime; never opened, links not followed) and each hook's it had at the last
+     * listing; null when it cannot be had (absent, not a folder). A file added, removed or renamed there moves the folder's
+     * times; a hook rewritten in place moves its own ctime, which no one can set. A folder swapped for a link or another
+     * folder has another inode. Any of these: listed again through the contained reader, which refuses what it must.
+     */
+    private static List<Object> stamps(Site s) {
+        List<Object> st = stamp(s.anchor.root().resolve(s.rel), true);
+        if (st == null || s.hooks == null) return st;
+        for (Path h : s.hooks.keySet()) st.addAll(stampOrGone(s.anchor.root().resolve(s.rel).resolve(h.getFileName())));
+        return st;
+    }
+
+    /**
+     * As {@link #stamps(Site)} for the hooks just listed, with the folder's stamp taken before the listing; null (list again
+     * next time) when a hook's mtime moved since the listing read it.
+     */
+    private static List<Object> stamps(Site s, Map<Path, Long> hooks, List<Object> before) {
+        List<Object> st = new ArrayList<>(before.subList(0, 3));
+        for (var h : hooks.entrySet()) {
+            List<Object> hs = stampOrGone(s.anchor.root().resolve(s.rel).resolve(h.getKey().getFileName()));
+            if (!(hs.get(1) instanceof java.nio.file.attribute.FileTime t) || t.toMillis() != h.getValue()) return null;
+            st.addAll(hs);
+        }
+        return st;
+    }
+
+    private static List<Object> stampOrGone(Path p) {
+        List<Object> st = stamp(p, false);
+        return st != null ? st : List.of("gone", "gone", "gone");
+    }
+
+    private static List<Object> stamp(Path p, boolean folder) {
+        try {
+            Map<String, Object> a = Files.readAttributes(p, "unix:fileKey,lastModifiedTime,ctime,isDirectory", LinkOption.NOFOLLOW_LINKS);
+            if (folder && !Boolean.TRUE.equals(a.get("isDirectory"))) return null;
+            return new ArrayList<>(List.of(String.valueOf(a.get("fileKey")), a.get("lastModifiedTime"), a.get("ctime")));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 }

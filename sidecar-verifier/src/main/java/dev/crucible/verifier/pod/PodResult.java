@@ -40,11 +40,15 @@ public final class PodResult {
      */
     public static TerminalOutcome outcome(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
                                           Integer agentExit, String error) {
+        return TerminalOutcome.of(facts(report, live, timedOut, deadlineSeconds, agentExit, error));
+    }
+
+    /** What the pod saw, as the contract's facts: the termination message carries them so the operator decides from them. */
+    static OutcomeFacts facts(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds, Integer agentExit, String error) {
         List<Finding> findings = findingsOf(report, live);
         OutcomeFacts f = VerifyReport.withFindings(OutcomeFacts.none().withTimedOut(timedOut, deadlineSeconds).withAgentExit(agentExit),
                 report == null ? null : report.verdict(), findings);
-        f = report != null ? f.withGrade(report.verdict(), report.reason()) : f.withGrade(null, error);
-        return TerminalOutcome.of(f);
+        return report != null ? f.withGrade(report.verdict(), report.reason()) : f.withGrade(null, error);
     }
 
     /**
@@ -65,7 +69,8 @@ public final class PodResult {
     /** As above, with what the sidecar kept of the trajectory ({@code trajectory}, or null when it recorded none). */
     public static String terminationMessage(VerifyReport report, List<Finding> live, boolean timedOut, long deadlineSeconds,
                                             Integer agentExit, String error, int turns, int maxBytes, VerifierResultJson.Trajectory trajectory) {
-        return toJson(report, live, outcome(report, live, timedOut, deadlineSeconds, agentExit, error), turns, error, maxBytes, trajectory);
+        OutcomeFacts facts = facts(report, live, timedOut, deadlineSeconds, agentExit, error);
+        return toJson(report, live, TerminalOutcome.of(facts), turns, error, maxBytes, trajectory, VerifierResultJson.Facts.of(facts));
     }
 
     private static List<Finding> findingsOf(VerifyReport report, List<Finding> live) {
@@ -80,20 +85,20 @@ public final class PodResult {
 
     /** The termination message ({@link VerifierResultJson#write}): the outcome's phase and reason, the report's rewards and findings; {@code message} or the outcome's. */
     public static String toJson(VerifyReport report, TerminalOutcome outcome, int turns, String message) {
-        return toJson(report, List.of(), outcome, turns, message, MAX_BYTES, null);
+        return toJson(report, List.of(), outcome, turns, message, MAX_BYTES, null, null);
     }
 
     private static String toJson(VerifyReport report, List<Finding> live, TerminalOutcome outcome, int turns, String message, int maxBytes,
-                                 VerifierResultJson.Trajectory trajectory) {
+                                 VerifierResultJson.Trajectory trajectory, VerifierResultJson.Facts facts) {
         String msg = message != null ? message : outcome.message();
         List<Finding> findings = findingsOf(report, live);
         // without a report, the live findings the outcome counted are still reported
         List<VerifierResultJson.Finding> out = report == null && findings.isEmpty() ? null : findings.stream()
                 .map(f -> new VerifierResultJson.Finding(f.detector(), f.severity(), f.rule(), f.path(), f.evidence(), f.time(),
-                        f.stepIndex(), f.action())).toList();
+                        f.step(), f.action())).toList();
         if (report == null) {
             return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, null, null,
-                    null, null, VerifyReport.counted(findings), out, null, msg, null, null, trajectory), maxBytes);
+                    null, null, VerifyReport.counted(findings), out, null, msg, null, null, trajectory, facts), maxBytes);
         }
         VerifierResultJson.Tests tests = report.tests() == null ? null : VerifierResultJson.Tests.of(report.tests().passed(),
                 report.tests().failed(), report.tests().skipped(), report.tests().total());
@@ -102,7 +107,9 @@ public final class PodResult {
         if (tests != null && integrity != null) {
             tests = tests.withIsolated((int) report.tests().details().stream().filter(t -> "isolated".equals(t.integrity())).count());
         }
-        return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns, report.reward(),
-                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null, integrity, trajectory), maxBytes);
+        return VerifierResultJson.write(new VerifierResultJson.Result(outcome.phase(), outcome.reason(), turns,
+                dev.crucible.contract.Reward.atEnd(outcome.phase(), report.reward(), report.rewardMode()), // a timed-out run is not paid
+                report.testReward(), report.verdict(), tests, VerifyReport.counted(findings), out, null, msg, null, integrity, trajectory, facts),
+                maxBytes);
     }
 }

@@ -2,12 +2,9 @@ package dev.crucible.verifier.sandbox;
 
 import dev.crucible.verifier.exec.ProcessTreeKiller;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -16,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The one sandbox of agent commands and graded commands: bubblewrap in a new user namespace with
@@ -54,7 +50,7 @@ public final class Box implements AutoCloseable {
     private final Cgroups cgroups;
     private final String cgroupProblem;
     private final Path stage;
-    private final List<Long> attached = new CopyOnWriteArrayList<>();
+    private final Map<Long, Long> attached = new java.util.concurrent.ConcurrentHashMap<>(); // pid -> start time: a reused pid is not ours
     private final Thread watcher;
     private volatile String exceeded;
     private volatile boolean closed;
@@ -109,6 +105,7 @@ public final class Box implements AutoCloseable {
         Path stage = ROOT ? Files.createTempDirectory("crucible-box-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"))) : null;
         Box b = new Box(spec, a, uid, cg, why, stage);
         for (Path w : spec.writable()) b.handOver(w);
+        for (Path w : spec.moved().keySet()) b.handOver(w);
         b.watcher.start();
         return b;
     }
@@ -203,6 +200,7 @@ public final class Box implements AutoCloseable {
             bw.addAll(List.of("--perms", Files.isExecutable(f.getKey()) ? "0555" : "0444", "--ro-bind-data", Integer.toString(fd++),
                     f.getValue().toAbsolutePath().normalize().toString()));
         }
+        bw.addAll(BoxMasks.args(spec.masks())); // after every bind they lie in, before the root is made read-only
         if (!mounts.isEmpty()) script.add(LauncherArgv.MOUNT_LOOP);
         List<Path> visible = binds.stream().map(Bind::dest).toList();
         bw.addAll(List.of("--remount-ro", "/")); // the box's own root (where /etc and the mount points live) read-only too
@@ -221,7 +219,9 @@ public final class Box implements AutoCloseable {
         List<Bind> binds = new ArrayList<>();
         for (Path t : tools) binds.add(new Bind(t, t, false));
         for (Path w : spec.writable()) binds.add(new Bind(w, w, true));
+        spec.moved().forEach((src, dest) -> binds.add(new Bind(src, dest, true)));
         for (Path r : spec.readOnly()) if (bindable(r)) binds.add(new Bind(r, r, false));
+        spec.shownAt().forEach((src, dest) -> { if (bindable(src)) binds.add(new Bind(src, dest, false)); });
         binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
         return binds;
     }
@@ -238,7 +238,7 @@ public final class Box implements AutoCloseable {
     public List<Long> members() { return cgroups == null ? null : cgroups.members(); }
 
     /** The launcher's pid (for rlimit-only boxes, whose processes are found by their tree). */
-    public void attach(long pid) { attached.add(pid); }
+    public void attach(long pid) { attached.putAll(ProcessTreeKiller.startsOf(List.of(pid))); }
 
     /** The limit that ended the box, if one did: the reason result.json gives. */
     public Optional<String> limitExceeded() {
@@ -269,20 +269,7 @@ public final class Box implements AutoCloseable {
         // that nothing changed them (SetupDependencies)
         java.util.Set<Path> keep = new java.util.HashSet<>();
         for (String d : dev.crucible.verifier.pristine.SetupDependencies.find(dir, false)) keep.add(dir.resolve(d));
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
-                if (keep.contains(d)) return FileVisitResult.SKIP_SUBTREE;
-                own(d);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-                own(f);
-                return FileVisitResult.CONTINUE;
-            }
-        });
+        HandOver.to(dir, uid, keep);
     }
 
     /**
@@ -342,7 +329,7 @@ public final class Box implements AutoCloseable {
             emptied = cgroups.members().isEmpty(); // the launcher joined them first thing: empty means all of it is dead
             cgroups.close();
         }
-        if (!emptied && !attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
+        if (!emptied && !attached.isEmpty()) ProcessTreeKiller.killStarted(Map.copyOf(attached));
         if (stage != null) {
             try (var entries = Files.list(stage)) {
                 for (Path e : entries.toList()) Files.deleteIfExists(e);
@@ -379,13 +366,9 @@ public final class Box implements AutoCloseable {
 
     private void end() {
         if (cgroups != null) cgroups.killAll();
-        if (!attached.isEmpty()) ProcessTreeKiller.killAll(List.copyOf(attached));
+        if (!attached.isEmpty()) ProcessTreeKiller.killStarted(Map.copyOf(attached));
     }
 
-    private void own(Path p) throws IOException {
-        Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
-        Files.setAttribute(p, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
-    }
 
     private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
 

@@ -33,9 +33,13 @@ final class BoxEnforcement {
         List<String> on = new ArrayList<>();
         List<String> off = new ArrayList<>();
         String how = cgroups != null ? "cgroup " + cgroups.version() : "rlimit";
-        if (l.memoryBytes() > 0) on.add("memory " + Quantities.human(l.memoryBytes()) + " (" + (cgroups != null ? how : "RLIMIT_AS, address space per process") + ")");
-        else off.add("memory (no spec.resources.memory)");
-        if (l.pids() > 0) on.add("processes " + l.pids() + " (" + (cgroups != null ? how : "RLIMIT_NPROC, counts all of this user's processes") + ")");
+        if (l.memoryBytes() > 0) {
+            on.add("memory " + Quantities.human(l.memoryBytes()) + " (" + (cgroups != null ? how : "RLIMIT_AS: the address space of each process,"
+                    + " not resident memory") + ")");
+        } else {
+            off.add("memory (no spec.resources.memory)");
+        }
+        if (l.pids() > 0) on.add("processes " + l.pids() + " (" + (cgroups != null ? how : nproc(uid)) + ")");
         if (l.millicores() > 0) {
             if (cgroups != null) on.add("CPU " + l.millicores() + "m (" + how + " quota)");
             else off.add("CPU share (needs cgroups: " + cgroupProblem + ")");
@@ -52,10 +56,38 @@ final class BoxEnforcement {
         } else {
             off.add("disk of the workspace (no spec.resources.ephemeralStorage)");
         }
+        if (cgroups == null && l.memoryBytes() > 0) off.add("the box's memory in total (each process may map " + Quantities.human(l.memoryBytes()) + "; needs cgroups)");
+        if (cgroups == null && l.cpuSeconds() > 0) off.add("the box's CPU time in total (needs cgroups)");
         s.append("; limits: ").append(on.isEmpty() ? "none" : String.join(", ", on));
         if (!off.isEmpty()) s.append("; NOT limited: ").append(String.join(", ", off));
         if (cgroups == null && cgroupProblem != null) s.append(" [no cgroups: ").append(cgroupProblem).append("]");
         return s.toString();
+    }
+
+    /**
+     * What RLIMIT_NPROC counts, as measured (kernel 6.18, uid 64123, limit 1024, an agent forking until refused): every task
+     * (process or thread) of the uid. In the CLI's own user namespace (MountNamespace, the run without root) that is the
+     * run's own, its JVM's threads included (the agent got 973 of 1024), and 300 processes of the uid outside did not count
+     * (973 again); in the host's namespace (CRUCIBLE_DISK_NAMESPACE=0) they did (675). RlimitLinesTest checks both.
+     */
+    static String nproc(int uid) {
+        String own = "this CLI's own threads (" + threads() + " as this line is printed, more as the run goes on) and any parallel attempt's"
+                + " processes included";
+        return "RLIMIT_NPROC: every process and thread of uid " + uid + (UserNamespace.own()
+                ? " in this run's user namespace counts, " + own + "; the uid's processes outside it do not"
+                : " on this machine counts, " + own + ", and every other process of that uid");
+    }
+
+    /** This JVM's thread count, from /proc (0 when unreadable). */
+    private static long threads() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Threads:")) return Long.parseLong(line.substring(8).strip());
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux's /proc
+        }
+        return 0;
     }
 
     /** Launcher lines setting the rlimits (bash's ulimit: -f and -v count KiB; the soft CPU limit before the hard one, never above it). */

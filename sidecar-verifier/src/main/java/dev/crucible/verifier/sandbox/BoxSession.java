@@ -53,6 +53,8 @@ public final class BoxSession implements AutoCloseable {
     /** How long past a step's timeout the server has to answer before the box is ended. */
     static final long GRACE_MS = 10_000;
 
+    /** Each launcher's pid with its start time, recorded as it started (identity keys; gone with the Process). */
+    private static final Map<Process, Map<Long, Long>> STARTED = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
     private final Box box;
     private final Process launcher;
     private final OutputStream requests;
@@ -287,6 +289,7 @@ public final class BoxSession implements AutoCloseable {
         daemon(() -> {
             try {
                 Process p = pb.start();
+                STARTED.put(p, ProcessTreeKiller.startsOf(List.of(p.pid())));
                 f.complete(p);
                 p.waitFor();
             } catch (IOException | RuntimeException e) {
@@ -310,7 +313,9 @@ public final class BoxSession implements AutoCloseable {
         } catch (IOException ignored) {
             // already gone
         }
-        ProcessTreeKiller.killAll(List.of(p.pid())); // the tree first: once the launcher is gone, its children are no longer found under it
+        // the tree first (once the launcher is gone, its children are no longer found under it), by the pid and start time
+        // recorded at launch: the launcher may have ended long ago, and its pid been given to another process since
+        ProcessTreeKiller.killStarted(STARTED.getOrDefault(p, Map.of(p.pid(), -1L)));
         p.destroyForcibly();
         try {
             p.waitFor(5, TimeUnit.SECONDS);

@@ -2,13 +2,12 @@ package dev.crucible.verifier.sandbox;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One attempt's disk: a sparse image file of exactly the limit's size, formatted ext4 and loop-mounted.
@@ -29,11 +28,15 @@ public final class DiskVolume implements AutoCloseable {
     private final Path mountPoint;
     private final long bytes;
     private final String kind;
+    /** How long one compaction's e2fsck may take; past it, or when the volume closes, its tree is killed. */
+    public static final Duration COMPACT_BOUND = Duration.ofSeconds(60);
     private final Runnable unmount;
-    private final Runnable compact;
+    private final java.util.function.Consumer<DiskVolume> compact;
+    private final VolumeTools tools = new VolumeTools(); // what runs for this volume now: stopped at close
+    private final Object mounting = new Object(); // a compaction's mount again and close's unmount, one at a time
     private volatile boolean closed;
 
-    private DiskVolume(Path image, Path mountPoint, long bytes, String kind, Runnable unmount, Runnable compact) {
+    private DiskVolume(Path image, Path mountPoint, long bytes, String kind, Runnable unmount, java.util.function.Consumer<DiskVolume> compact) {
         this.image = image;
         this.mountPoint = mountPoint;
         this.bytes = bytes;
@@ -52,10 +55,11 @@ public final class DiskVolume implements AutoCloseable {
 
     /**
      * As above, for a mount that cannot trim while mounted (fuse2fs has no FITRIM): {@code compact} unmounts it, gives
-     * the host back its free blocks (e2fsck -E discard punches them out of the image) and mounts it again on the same
-     * folder. {@link #trim} runs it, so a caller must hold nothing open under the mount point then.
+     * the host back its free blocks (e2fsck -E discard punches them out of the image, through {@link #runTool}) and mounts
+     * it again on the same folder (through {@link #mountAgain}). {@link #trim} runs it, so a caller must hold nothing open
+     * under the mount point then.
      */
-    public static DiskVolume mounted(Path mountPoint, long bytes, String kind, Runnable unmount, Runnable compact) {
+    public static DiskVolume mounted(Path mountPoint, long bytes, String kind, Runnable unmount, java.util.function.Consumer<DiskVolume> compact) {
         return new DiskVolume(null, mountPoint, bytes, kind, unmount, compact);
     }
 
@@ -78,18 +82,22 @@ public final class DiskVolume implements AutoCloseable {
                 if (entries.findAny().isPresent()) return new Opened(null, mountPoint + " is not empty");
             }
             String err = format(image, bytes, "");
+            // claimed before it is mounted: a later run unmounts it if this process dies without closing it (SIGKILL), and a
+            // kill between the mount and the claim left a mount no sweep knew (hostred3 B4, KilledWhileMountingTest)
+            if (err == null) OrphanVolumes.claim(image);
             if (err == null) err = run(List.of("mount", "-t", "ext4", "-o", "loop,nosuid,nodev,noinit_itable", image.toString(), mountPoint.toString()));
             if (err != null) {
                 Files.deleteIfExists(image);
+                Files.deleteIfExists(OrphanVolumes.ownerFile(image));
                 return new Opened(null, err);
             }
             DiskVolume v = new DiskVolume(image, mountPoint, bytes, "a loop-mounted ext4 volume", null, null);
-            OrphanVolumes.claim(image); // a later run unmounts it if this process dies without closing it (SIGKILL)
             Files.deleteIfExists(mountPoint.resolve("lost+found"));
             return new Opened(v, null);
         } catch (IOException e) {
             try {
                 Files.deleteIfExists(image);
+                Files.deleteIfExists(OrphanVolumes.ownerFile(image));
             } catch (IOException ignored) {
                 // nothing more to undo
             }
@@ -145,7 +153,7 @@ public final class DiskVolume implements AutoCloseable {
     public void trim() {
         if (closed) return;
         if (image == null) {
-            if (compact != null) compact.run(); // else a tmpfs: it gives its pages back on unlink
+            if (compact != null) compact.accept(this); // else a tmpfs: it gives its pages back on unlink
             return;
         }
         run(List.of("sync", "-f", mountPoint.toString()));
@@ -153,13 +161,42 @@ public final class DiskVolume implements AutoCloseable {
         if (fstrim != null) run(List.of(fstrim.toString(), mountPoint.toString()));
     }
 
-    /** Unmounts (lazily when something still holds it: it goes when that ends) and deletes the image. */
+    /**
+     * Runs a system tool for this volume (a compaction's e2fsck) within {@code bound}: null when it exited 0, else what it
+     * said or why it did not finish. {@link #stopTools} and {@link #close} kill it with its children.
+     */
+    public String runTool(List<String> argv, Duration bound) { return tools.run(argv, bound); }
+
+    /**
+     * A compaction's mount again ({@code mount} returns null or what went wrong), unless the volume is closing: then nothing
+     * is mounted (close's unmount ran, or runs next) and the answer says so.
+     */
+    public String mountAgain(java.util.function.Supplier<String> mount) {
+        synchronized (mounting) {
+            return closing() ? "not mounted again: the volume is closing" : mount.get();
+        }
+    }
+
+    /** True once {@link #close} or {@link #stopTools} began: nothing more is run or mounted for it. */
+    public boolean closing() { return closed || tools.stopped(); }
+
+    /**
+     * Kills the tools running for this volume (a compaction's e2fsck, with its children) and starts no more: the run is
+     * ending (stopped, timed out, or its cleanup past its bound) and must not wait on them. The volume stays as it is
+     * until {@link #close}.
+     */
+    public void stopTools() { tools.stop(); }
+
+    /** Unmounts (lazily when something still holds it: it goes when that ends) and deletes the image; a compaction running is stopped. */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
+        tools.stop();
         if (unmount != null) {
-            unmount.run();
+            synchronized (mounting) {
+                unmount.run();
+            }
             return;
         }
         String err = null;
@@ -177,22 +214,9 @@ public final class DiskVolume implements AutoCloseable {
         }
     }
 
-    /** Null when {@code argv} exited 0 within 120 s, else what it said. */
+    /** Null when {@code argv} exited 0 within 120 s (its tree killed past that), else what it said. */
     public static String run(List<String> argv) {
-        try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return String.join(" ", argv) + ": did not finish in 120 s";
-            }
-            return p.exitValue() == 0 ? null : argv.get(0) + " exited " + p.exitValue() + (out.isEmpty() ? "" : ": " + out);
-        } catch (IOException e) {
-            return "cannot run " + argv.get(0) + ": " + e.getMessage();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted while running " + argv.get(0);
-        }
+        return new VolumeTools().run(argv, Duration.ofSeconds(120));
     }
 
     /** The system tool {@code name} from the sbin and bin folders, or null. */

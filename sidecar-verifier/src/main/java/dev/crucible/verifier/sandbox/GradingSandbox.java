@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
 /**
  * Runs each graded command in a fresh {@link Box}. The grading layout is the contract: the command
  * runs in (a folder of) {@code BASE/grade-N}, which the box shows read-only; {@code BASE/results-N}
- * is the one writable folder (HOME, TMPDIR, reports); {@code BASE/support-N} is read-only when it
+ * is the one writable folder (HOME, reports; its {@code shared}, when it exists, is shown at a short path too, see
+ * {@link dev.crucible.verifier.exec.SharedTmp}); {@code BASE/support-N} is read-only when it
  * exists. A request that asks for a writable tree ({@link ExecRequest#writableExcept}) gets grade-N
  * writable too, the grader's files in it bound read-only on top. Nothing else of the host is there: not the workspace, the state folder, the sidecar or
  * its token. When the command ends its box is closed, so whatever it left running dies with it.
@@ -204,6 +205,8 @@ public final class GradingSandbox implements Executor {
                         .withReadOnly(SetupDependencies.linkedTargets(p)).withScratch(SetupDependencies.scratch(SetupDependencies.linkedTargets(p)))
                         .withScratch(dev.crucible.verifier.pristine.GradingTree.runnerCaches(p)) // .pytest_cache: writable, fresh per command
                         .withHome(null).withNetwork(network);
+                Path shared = dev.crucible.verifier.exec.SharedTmp.of(base.resolve("results-" + n)); // at a short path: sockets fit
+                if (java.nio.file.Files.isDirectory(shared, java.nio.file.LinkOption.NOFOLLOW_LINKS)) spec = spec.withMoved(shared, dev.crucible.verifier.exec.SharedTmp.IN_BOX);
                 return new Layout(p, base, spec);
             }
         }

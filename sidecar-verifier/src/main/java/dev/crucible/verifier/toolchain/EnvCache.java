@@ -52,6 +52,27 @@ public final class EnvCache {
     }
 
     /**
+     * Empties {@code prefix} when its setup never finished: no {@code record} (environment.json, written last by a
+     * successful setup). One Ctrl-C during {@code python3 -m venv} left a venv without pip that every later attempt
+     * reused, grading "No module named pytest" as the agent's failure (hostred3 B3). A prefix cannot be built elsewhere
+     * and renamed into place (a venv's scripts and setup's installs name its path), so the record is its completion
+     * marker: called under the prefix's setup lock, where no attempt is past setup without having written it. Keeps the
+     * lock and use files (locks are held on them). Returns how many entries it removed.
+     */
+    static int discardUnfinished(Path prefix, Path record) throws IOException {
+        if (Files.exists(record, LinkOption.NOFOLLOW_LINKS)) return 0;
+        int removed = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(prefix)) {
+            for (Path p : ds) {
+                if (List.of(".lock", IN_USE, LAST_USE).contains(p.getFileName().toString())) continue;
+                TreeDelete.delete(p);
+                removed++;
+            }
+        }
+        return removed;
+    }
+
+    /**
      * The bound from the environment, then {@link #prune(Path, Path, int, Duration)}. A bad setting fails with its name; a cache
      * that cannot be tidied does not fail the caller.
      */

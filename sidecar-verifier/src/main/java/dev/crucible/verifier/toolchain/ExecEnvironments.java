@@ -36,7 +36,7 @@ public final class ExecEnvironments {
         if (p == null) p = System.getenv("CRUCIBLE_ENV_CACHE");
         // not under ~/.cache: the agent's box shows the prefix's path, and nothing of the cache folder should appear there
         if (p == null && System.getenv("XDG_DATA_HOME") != null) p = System.getenv("XDG_DATA_HOME") + "/crucible/envs";
-        if (p == null) p = System.getProperty("user.home") + "/.local/share/crucible/envs";
+        if (p == null) p = dev.crucible.files.UserHome.path() + "/.local/share/crucible/envs"; // user.home is "?" for a uid without passwd entry
         return Path.of(p).toAbsolutePath().normalize();
     }
 
@@ -130,6 +130,15 @@ public final class ExecEnvironments {
         }
     }
 
+    /**
+     * Call with {@link #lock} held, before {@link #provision}: removes what an unfinished setup left in the prefix (no
+     * {@link ExecEnvironment#recordFile}: an attempt stopped mid-setup), so it is rebuilt, never reused half made.
+     * Returns how many entries were removed (0: the prefix was new or complete).
+     */
+    public static int discardUnfinished(ExecEnvironment e) throws IOException {
+        return EnvCache.discardUnfinished(e.prefix(), e.recordFile());
+    }
+
     private static final Map<Path, java.util.concurrent.locks.ReentrantLock> LOCKS = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
@@ -176,9 +185,15 @@ public final class ExecEnvironments {
         if (Files.isRegularFile(workspace.resolve("go.mod")) && go.isPresent() && remaining.get().toSeconds() < 5) {
             e = e.withWarning("no time left in setup's limit to warm the Go build cache: the first go test compiles everything");
         } else if (Files.isRegularFile(workspace.resolve("go.mod")) && go.isPresent()) {
-            Duration limit = remaining.get().compareTo(Duration.ofMinutes(10)) > 0 ? Duration.ofMinutes(10) : remaining.get();
-            Out o = run(List.of(go.get().bin().get(0).resolve("go").toString(), "test", "-count=1", "-run", "^$", "./..."), e.forSetup(), workspace, limit);
-            log.append("$ go test -count=1 -run '^$' ./...   (warms the build cache)\n").append(o.text());
+            // all that setup's limit leaves, no cap of its own: a 10-minute cap stopped caddy's -race warm-up at a
+            // 1200 s setup limit, and grading compiled the rest inside its own limit
+            Duration limit = remaining.get();
+            List<String> argv = new ArrayList<>(List.of(go.get().bin().get(0).resolve("go").toString()));
+            argv.addAll(GoWarmup.arguments(testCommand)); // the verifier's build flags: the cache grading reads
+            log.append("$ go ").append(String.join(" ", argv.subList(1, argv.size())))
+                    .append("   (warms the build cache; ").append(limit.toSeconds()).append(" s at most, what setup's limit leaves)\n");
+            Out o = run(argv, e.forSetup(), workspace, limit);
+            log.append(o.text());
             if (o.code() != 0) e = e.withWarning("warming the Go build cache failed (exit " + o.code() + "): the first go test compiles everything: " + o.tail());
         }
         java.util.Optional<ToolchainResolver.Choice> rust = e.toolchains().stream().filter(c -> c.language().equals("rust") && c.used() != null).findFirst();

@@ -29,9 +29,11 @@ final class GoToolchains {
             release = "go" + newest.get();
         }
         e = e.withVar("GOTOOLCHAIN", release);
+        GoToolchainCache.restore(e, release, log); // fetched once per machine: another environment's copy
         ExecEnvironments.Out o = ExecEnvironments.run(List.of(c.bin().get(0).resolve("go").toString(), "version"), e.forSetup(), e.prefix(), Duration.ofMinutes(10));
         log.append("$ GOTOOLCHAIN=").append(release).append(" go version   (fetches the release through the Go module proxy once)\n").append(o.text());
         if (o.code() != 0 || !o.text().contains(release + " ")) return fallback(e, c, "fetching " + release + " failed: " + o.tail());
+        GoToolchainCache.keep(e, release, log);
         return e;
     }
 
@@ -48,7 +50,11 @@ final class GoToolchains {
         String p = e.vars().getOrDefault("GOPROXY", System.getenv().getOrDefault("GOPROXY", ""));
         if (p.isBlank()) {
             try {
-                ExecEnvironments.Out o = ExecEnvironments.run(List.of(go, "env", "GOPROXY"), e.forSetup(), e.prefix(), Duration.ofSeconds(30));
+                // GOTOOLCHAIN=local: the choice's own value is still "go1.25.x" here, which go refuses ("invalid GOTOOLCHAIN",
+                // exit 1): lazygit's go 1.25.x was reported as "no Go module proxy is configured" although go names one
+                java.util.Map<String, String> env = new java.util.HashMap<>(e.forSetup());
+                env.put("GOTOOLCHAIN", "local");
+                ExecEnvironments.Out o = ExecEnvironments.run(List.of(go, "env", "GOPROXY"), env, e.prefix(), Duration.ofSeconds(30));
                 if (o.code() == 0) p = o.text().strip();
             } catch (IOException ex) {
                 return Optional.empty();

@@ -278,7 +278,7 @@ public final class RolloutTrace implements MonitorObserver, dev.crucible.verifie
         if (f.path() != null) d.put("path", f.path());
         d.put("evidence", f.evidence());
         d.put("action", f.action());
-        rec.append(EventKind.FINDING, f.stepIndex() >= 0 ? f.stepIndex() : null, causeOf(f), d);
+        rec.append(EventKind.FINDING, f.step() >= 0 ? f.step() : null, causeOf(f), d);
     }
 
     private Long causeOf(Finding f) {

@@ -227,6 +227,15 @@ class MonitorPolicyTest {
             m.scanNow();
             assertThat(got).extracting(Finding::rule, Finding::evidence).containsExactly(org.assertj.core.groups.Tuple.tuple("config", "config adds hookspath ="));
         }
+        got.clear();
+        try (HackMonitor m = monitor(ws, HackPolicy.DEFAULT, List.of())) {
+            // blind round 10, x31: a diff driver's textconv and a filter's smudge run wherever the host diffs or checks out
+            Fixtures.git(ws, "config", "diff.rt.textconv", "sh -c 'echo ran'");
+            Fixtures.git(ws, "config", "filter.rt.smudge", "cat");
+            m.scanNow();
+            assertThat(got).filteredOn(f -> "config".equals(f.rule())).extracting(Finding::evidence).singleElement()
+                    .satisfies(e -> assertThat(e).contains("textconv =", "smudge ="));
+        }
     }
 
     @Test

@@ -33,6 +33,16 @@ class PodResultTest {
     }
 
     @Test
+    void aPassingTreeGradedAtTheDeadlineIsTimedOutWithTheFloorReward() throws Exception {
+        VerifyReport r = report("pass", 1.0, 1.0, List.of()); // the agent passed the tests, then ran on to the deadline
+        JsonNode j = new ObjectMapper().readTree(PodResult.toJson(r, PodResult.outcome(r, true, 60, null, null), 0, null));
+        assertThat(j.path("phase").asText()).isEqualTo("TimedOut");
+        assertThat(j.path("reward").asDouble()).isZero(); // Reward.atEnd: as the local run reports it
+        assertThat(j.path("testReward").asDouble()).isEqualTo(1.0);
+        assertThat(j.path("verdict").asText()).isEqualTo("pass");
+    }
+
+    @Test
     void infoFindingsAreShownButDoNotCount() throws Exception {
         VerifyReport r = report("pass", 1.0, 1.0, List.of(finding("info", 0)));
         JsonNode j = new ObjectMapper().readTree(PodResult.toJson(r, PodResult.outcome(r, false, 60, 0, null), 0, null));

@@ -181,4 +181,37 @@ class BoxSessionTest {
             assertThat(s.current(Map.of("PATH", "/usr/bin"))).isFalse();
         }
     }
+
+    /**
+     * Closing a session whose launcher ended long ago kills nothing that took its pid since (pid_max is 32768 here and a busy
+     * machine wraps it in minutes): the launcher is killed by the pid and start time recorded at launch, not by number. The
+     * kernel gives the launcher's pid to a new process (ns_last_pid, root only); it was killed by close before.
+     */
+    @Test
+    void closeLeavesAloneAProcessThatReusedTheLaunchersPid() throws Exception {
+        Path nsLastPid = Path.of("/proc/sys/kernel/ns_last_pid");
+        assumeTrue(Files.isWritable(nsLastPid), "ns_last_pid is root's");
+        java.util.Set<Long> before = new HashSet<>(ProcessHandle.current().children().map(ProcessHandle::pid).toList());
+        try (Box box = open()) {
+            BoxSession s = BoxSession.start(box, ws, BoxTest.env());
+            ProcessHandle launcher = ProcessHandle.current().children().filter(h -> !before.contains(h.pid())).findFirst().orElseThrow();
+            launcher.destroyForcibly();
+            launcher.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            Thread.sleep(100); // reaped by its holding thread, and a clock tick (start times count 10 ms) later
+            Process other = null;
+            try {
+                for (int tries = 0; tries < 50 && (other == null || other.pid() != launcher.pid()); tries++) {
+                    if (other != null) other.destroyForcibly().waitFor();
+                    Files.writeString(nsLastPid, Long.toString(launcher.pid() - 1)); // another fork on the machine may come first: again
+                    other = new ProcessBuilder("sleep", "30").start();
+                }
+                assertThat(other.pid()).as("no new process got the launcher's pid in 50 tries").isEqualTo(launcher.pid());
+                s.close();
+                assertThat(other.waitFor(300, java.util.concurrent.TimeUnit.MILLISECONDS)).as("close killed the process that reused the launcher's pid")
+                        .isFalse();
+            } finally {
+                if (other != null) other.destroyForcibly();
+            }
+        }
+    }
 }

@@ -149,6 +149,31 @@ class BoxTest {
         }
     }
 
+    /**
+     * Masks are the box's own (the oracle's workers hide the trusted test files this way): a masked file inside a
+     * read-only bind reads as empty and cannot be written, a masked folder lists as empty, a missing mask is skipped,
+     * and the host's files keep their bytes.
+     */
+    @Test
+    void aMaskedPathReadsEmptyInsideTheBox() throws Exception {
+        Path tree = Files.createDirectories(tmp.resolve("tree"));
+        Files.writeString(tree.resolve("test_hidden.py"), "EXPECTED = 42");
+        Files.writeString(tree.resolve("shown.py"), "SHOWN = 1");
+        Files.createDirectories(tree.resolve("data"));
+        Files.writeString(tree.resolve("data/answers.json"), "{\"a\": 42}");
+        BoxSpec spec = BoxSpec.of("mask", BoxLimits.defaults()).withWritable(ws).withReadOnly(List.of(tree))
+                .withMasks(List.of(tree.resolve("test_hidden.py"), tree.resolve("data"), tree.resolve("not-there.py")));
+        try (Box box = Box.open(spec)) {
+            Run r = run(box, ws, "echo \"[$(cat " + tree.resolve("test_hidden.py") + ")]\"; cat " + tree.resolve("shown.py")
+                    + "; echo; echo \"<$(ls -A " + tree.resolve("data") + ")>\"; echo x > " + tree.resolve("test_hidden.py")
+                    + " 2>/dev/null && echo MASK_WRITE; touch " + tree.resolve("data/new") + " 2>/dev/null && echo DIR_WRITE; echo end", 30);
+            assertThat(r.out()).contains("[]", "SHOWN = 1", "<>", "end").doesNotContain("EXPECTED", "answers", "MASK_WRITE", "DIR_WRITE");
+        }
+        assertThat(tree.resolve("test_hidden.py")).hasContent("EXPECTED = 42");
+        assertThat(tree.resolve("data/answers.json")).hasContent("{\"a\": 42}");
+        assertThat(tree.resolve("data/new")).doesNotExist();
+    }
+
     @Test
     void inheritedDescriptorsPassThrough() throws Exception {
         Path channel = tmp.resolve("channel");

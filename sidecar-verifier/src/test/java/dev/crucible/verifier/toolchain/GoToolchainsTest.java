@@ -58,6 +58,23 @@ class GoToolchainsTest {
         assertThat(GoToolchains.firstHttp("off")).isEmpty();
     }
 
+    /**
+     * A bare minor ("1.25.x", lazygit's) is still unresolved in the environment's GOTOOLCHAIN when the proxy is asked for:
+     * the proxy is read with go's own configuration all the same, not reported as missing.
+     */
+    @Test
+    void theProxyIsReadWhileTheWantedReleaseIsABareMinor() throws Exception {
+        InstalledToolchains m = InstalledToolchains.machine();
+        assumeTrue(m.go() != null, "go is not installed");
+        assumeTrue(System.getenv().getOrDefault("GOPROXY", "").isBlank(), "GOPROXY is set in this process: go's configuration is not read");
+        String proxy = configuredProxy(m);
+        ExecEnvironment e = ExecEnvironments.plan("go-proxy-test", "k", Map.of("go", "1.22.x"), Map.of("GOFLAGS", "-mod=vendor"), false,
+                ExecEnvironments.cacheRoot(), m, System.getenv());
+        assertThat(e.vars()).containsEntry("GOTOOLCHAIN", "go1.22.x");
+        java.nio.file.Files.createDirectories(e.prefix().resolve("home"));
+        assertThat(GoToolchains.proxy(e, m.go().goroot().resolve("bin/go").toString())).contains(proxy);
+    }
+
     /** The proxy as this machine's go is configured (never a host written into the test). */
     private static String configuredProxy(InstalledToolchains m) throws Exception {
         String env = System.getenv().getOrDefault("GOPROXY", "");

@@ -16,17 +16,19 @@ import java.util.Map;
  * @param retentionMaxAge      a rollout whose last write is older than this goes
  * @param writerServiceAccount the ServiceAccount, in the Rollout's own namespace, whose token may write its trajectory
  * @param writerAudience       the audience a writer's (projected) token must carry; empty: the API server's own
+ * @param s3                   null: segments and blobs on the volume ({@code dir}); set: in that S3-compatible bucket,
+ *                             and {@code dir} holds only the index
  */
 public record StoreSettings(Path dir, int port, long maxChunkBytes, long maxSegmentBytes, long maxRolloutBytes,
                             long retentionMaxBytes, Duration retentionMaxAge, Duration retentionSweep,
-                            String writerServiceAccount, String writerAudience, Duration authCacheTtl) {
+                            String writerServiceAccount, String writerAudience, Duration authCacheTtl, S3Settings s3) {
 
     public static final String WRITER_SERVICE_ACCOUNT = "crucible-trace-writer";
     public static final String WRITER_AUDIENCE = "crucible-trace-store";
 
     public static StoreSettings defaults(Path dir) {
         return new StoreSettings(dir, 8470, 16L << 20, 64L << 20, 4L << 30, 100L << 30, Duration.ofDays(30),
-                Duration.ofMinutes(5), WRITER_SERVICE_ACCOUNT, WRITER_AUDIENCE, Duration.ofSeconds(10));
+                Duration.ofMinutes(5), WRITER_SERVICE_ACCOUNT, WRITER_AUDIENCE, Duration.ofSeconds(10), null);
     }
 
     /** From {@code CRUCIBLE_TRACE_STORE_*} variables; a value that does not parse names its variable. */
@@ -42,22 +44,39 @@ public record StoreSettings(Path dir, int port, long maxChunkBytes, long maxSegm
                 dur(env, "RETENTION_SWEEP", d.retentionSweep()),
                 env.getOrDefault("CRUCIBLE_TRACE_STORE_WRITER_SERVICE_ACCOUNT", d.writerServiceAccount()),
                 env.getOrDefault("CRUCIBLE_TRACE_STORE_WRITER_AUDIENCE", d.writerAudience()),
-                dur(env, "AUTH_CACHE_TTL", d.authCacheTtl()));
+                dur(env, "AUTH_CACHE_TTL", d.authCacheTtl()),
+                backend(env));
+    }
+
+    /** {@code CRUCIBLE_TRACE_STORE_BACKEND}: {@code volume} (the default) or {@code s3} with its settings. */
+    private static S3Settings backend(Map<String, String> env) {
+        String b = env.getOrDefault("CRUCIBLE_TRACE_STORE_BACKEND", "volume").trim();
+        return switch (b) {
+            case "", "volume" -> null;
+            case "s3" -> S3Settings.fromEnv(env);
+            default -> throw new IllegalArgumentException("CRUCIBLE_TRACE_STORE_BACKEND=" + b
+                    + " (the chart's traceStore.backend) is not a backend: volume or s3");
+        };
+    }
+
+    public StoreSettings withS3(S3Settings s) {
+        return new StoreSettings(dir, port, maxChunkBytes, maxSegmentBytes, maxRolloutBytes, retentionMaxBytes, retentionMaxAge,
+                retentionSweep, writerServiceAccount, writerAudience, authCacheTtl, s);
     }
 
     public StoreSettings withRetention(long maxBytes, Duration maxAge) {
         return new StoreSettings(dir, port, maxChunkBytes, maxSegmentBytes, maxRolloutBytes, maxBytes, maxAge,
-                retentionSweep, writerServiceAccount, writerAudience, authCacheTtl);
+                retentionSweep, writerServiceAccount, writerAudience, authCacheTtl, s3);
     }
 
     public StoreSettings withLimits(long chunk, long segment, long rollout) {
         return new StoreSettings(dir, port, chunk, segment, rollout, retentionMaxBytes, retentionMaxAge,
-                retentionSweep, writerServiceAccount, writerAudience, authCacheTtl);
+                retentionSweep, writerServiceAccount, writerAudience, authCacheTtl, s3);
     }
 
     public StoreSettings withPort(int p) {
         return new StoreSettings(dir, p, maxChunkBytes, maxSegmentBytes, maxRolloutBytes, retentionMaxBytes,
-                retentionMaxAge, retentionSweep, writerServiceAccount, writerAudience, authCacheTtl);
+                retentionMaxAge, retentionSweep, writerServiceAccount, writerAudience, authCacheTtl, s3);
     }
 
     private static long num(Map<String, String> env, String key, long def) {

@@ -7,6 +7,7 @@ import dev.crucible.tracestore.auth.KubeAuth;
 import dev.crucible.tracestore.index.RolloutFilter;
 import dev.crucible.tracestore.common.StoreException;
 import dev.crucible.tracestore.store.TraceService;
+import dev.crucible.tracestore.store.TraceStorage;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
@@ -78,7 +79,7 @@ public final class TraceStoreServer implements AutoCloseable {
 
         router.put(ROLLOUT + "/segments/:n").blockingHandler(ctx -> run(ctx, () -> {
             String ns = ctx.pathParam("ns");
-            store.files().rolloutDir(ns, ctx.pathParam("name")); // a bad name is a 400 before any review
+            store.files().check(ns, ctx.pathParam("name")); // a bad name is a 400 before any review
             auth.writer(ctx.request().getHeader("Authorization"), ns);
             int n = intParam("segment number", ctx.pathParam("n"));
             long offset = ctx.queryParams().get("offset") == null ? 0 : longParam("offset", ctx.queryParams().get("offset"));
@@ -87,7 +88,7 @@ public final class TraceStoreServer implements AutoCloseable {
         }), false);
         router.put(ROLLOUT + "/blobs/sha256/:hex").blockingHandler(ctx -> run(ctx, () -> {
             String ns = ctx.pathParam("ns");
-            store.files().rolloutDir(ns, ctx.pathParam("name")); // a bad name is a 400 before any review
+            store.files().check(ns, ctx.pathParam("name")); // a bad name is a 400 before any review
             auth.writer(ctx.request().getHeader("Authorization"), ns);
             byte[] body = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
             long added = store.putBlob(ns, ctx.pathParam("name"), ctx.pathParam("hex"), body);
@@ -104,13 +105,13 @@ public final class TraceStoreServer implements AutoCloseable {
         }), false);
         router.get(ROLLOUT + "/segments/:n").blockingHandler(ctx -> run(ctx, () -> {
             readable(ctx, auth, store);
-            Path seg = store.files().segment(ctx.pathParam("ns"), ctx.pathParam("name"), intParam("segment number", ctx.pathParam("n")));
-            send(ctx, seg, "application/x-ndjson", "segment " + ctx.pathParam("n"));
+            var seg = store.files().segmentFile(ctx.pathParam("ns"), ctx.pathParam("name"), intParam("segment number", ctx.pathParam("n")));
+            send(ctx, vertx, seg, "application/x-ndjson", "segment " + ctx.pathParam("n"));
         }), false);
         router.get(ROLLOUT + "/blobs/sha256/:hex").blockingHandler(ctx -> run(ctx, () -> {
             readable(ctx, auth, store);
-            Path blob = store.files().blob(ctx.pathParam("ns"), ctx.pathParam("name"), ctx.pathParam("hex"));
-            send(ctx, blob, "application/octet-stream", "blob sha256:" + ctx.pathParam("hex"));
+            var blob = store.files().blobFile(ctx.pathParam("ns"), ctx.pathParam("name"), ctx.pathParam("hex"));
+            send(ctx, vertx, blob, "application/octet-stream", "blob sha256:" + ctx.pathParam("hex"));
         }), false);
         router.get(ROLLOUT + "/atif").blockingHandler(ctx -> run(ctx, () -> {
             readable(ctx, auth, store);
@@ -129,7 +130,7 @@ public final class TraceStoreServer implements AutoCloseable {
             String ns = ctx.queryParams().get("namespace");
             Set<String> allowed;
             if (ns != null) {
-                store.files().rolloutDir(ns, "x"); // checks the namespace's form
+                store.files().check(ns, "x"); // checks the namespace's form
                 if (!auth.mayList(c, ns)) {
                     throw new StoreException(403, "forbidden: " + c.user() + " cannot list rollouts." + KubeAuth.GROUP
                             + " in namespace " + ns);
@@ -164,16 +165,21 @@ public final class TraceStoreServer implements AutoCloseable {
     /** Permission first (so a caller who may not read learns nothing, not even whether it is stored), then existence. */
     private static void readable(RoutingContext ctx, KubeAuth auth, TraceService store) throws Exception {
         Caller c = auth.reader(ctx.request().getHeader("Authorization"));
-        store.files().rolloutDir(ctx.pathParam("ns"), ctx.pathParam("name"));
+        store.files().check(ctx.pathParam("ns"), ctx.pathParam("name"));
         auth.requireGet(c, ctx.pathParam("ns"), ctx.pathParam("name"));
         store.requireStored(ctx.pathParam("ns"), ctx.pathParam("name"));
     }
 
-    private static void send(RoutingContext ctx, Path file, String type, String what) {
-        if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    /** Sends a stored file; an object store's temporary copy is deleted once sent. */
+    private static void send(RoutingContext ctx, Vertx vertx, TraceStorage.Local file, String type, String what) {
+        if (file == null) {
             throw StoreException.notFound(what + " of " + ctx.pathParam("ns") + "/" + ctx.pathParam("name") + " is not stored");
         }
-        ctx.response().putHeader("Content-Type", type).sendFile(file.toString());
+        ctx.response().putHeader("Content-Type", type).sendFile(file.path().toString())
+                .onComplete(x -> vertx.executeBlocking(() -> {
+                    file.close();
+                    return null;
+                }, false));
     }
 
     private interface Action { void run() throws Exception; }

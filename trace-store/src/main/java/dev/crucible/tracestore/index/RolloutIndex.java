@@ -119,6 +119,14 @@ public final class RolloutIndex implements AutoCloseable {
         }
     }
 
+    /** True when no rollout is indexed: a new index, or one whose file was lost. */
+    public synchronized boolean isEmpty() throws SQLException {
+        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM rollout")) {
+            r.next();
+            return r.getLong(1) == 0;
+        }
+    }
+
     public synchronized long totalBytes() throws SQLException {
         try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT COALESCE(SUM(bytes), 0) FROM rollout")) {
             r.next();

@@ -40,8 +40,15 @@ public final class TraceService implements AutoCloseable {
 
     public TraceService(StoreSettings settings, KubernetesClient kube, Clock clock) throws IOException, SQLException {
         this.settings = settings;
-        this.files = new TraceFiles(settings.dir());
+        TraceStorage storage = settings.s3() == null ? new VolumeStorage(settings.dir()) : new S3Storage(settings.s3());
+        this.files = new TraceFiles(storage);
         this.index = new RolloutIndex(settings.dir());
+        // The index stays on the store's own disk; one that is new or lost (an emptyDir, a new volume) is made again
+        // from the registrations and segments the backend holds.
+        if (index.isEmpty()) {
+            int n = IndexRebuild.rebuild(storage, index);
+            if (n > 0) LOG.info("index rebuilt from {}: {} rollouts", storage.describe(), n);
+        }
         this.kube = kube;
         this.clock = clock;
         for (int i = 0; i < locks.length; i++) locks[i] = new ReentrantLock();
@@ -58,7 +65,7 @@ public final class TraceService implements AutoCloseable {
 
     /** Appends a chunk of segment {@code n} at {@code offset} (idempotent for a retried range). */
     public TraceFiles.Appended appendSegment(String ns, String name, int n, long offset, byte[] chunk) throws IOException, SQLException {
-        files.segment(ns, name, n); // names checked before anything else
+        files.checkSegment(ns, name, n); // names checked before anything else
         if (chunk.length > settings.maxChunkBytes()) throw chunkTooLarge(chunk.length);
         List<JsonNode> events = TraceFiles.parseEvents(n, chunk);
         ReentrantLock l = lock(ns, name);
@@ -80,6 +87,9 @@ public final class TraceService implements AutoCloseable {
             } catch (IOException e) {
                 release(add);
                 throw diskError(e);
+            } catch (RuntimeException e) { // the object store refused or could not be reached: nothing counted
+                release(add);
+                throw e;
             }
             // Only the new lines count: a retried range's events are indexed already.
             List<JsonNode> fresh = add == chunk.length ? events : TraceFiles.parseEvents(n, tail(chunk, add));
@@ -98,13 +108,13 @@ public final class TraceService implements AutoCloseable {
 
     /** Stores a blob of the rollout (idempotent by hash); the bytes newly stored. */
     public long putBlob(String ns, String name, String hex, byte[] content) throws IOException, SQLException {
-        files.blob(ns, name, hex);
+        files.checkBlob(ns, name, hex);
         if (content.length > settings.maxChunkBytes()) throw chunkTooLarge(content.length);
         ReentrantLock l = lock(ns, name);
         l.lock();
         try {
             register(ns, name);
-            if (java.nio.file.Files.isRegularFile(files.blob(ns, name, hex))) return 0;
+            if (files.storage().hasBlob(ns, name, hex)) return 0;
             checkRollout(ns, name, content.length);
             reserve(ns, name, content.length);
             long added;
@@ -126,7 +136,7 @@ public final class TraceService implements AutoCloseable {
     }
 
     /** The first write of a rollout: it must be a Rollout the API server has; its environment and labels go to the index. */
-    private void register(String ns, String name) throws SQLException {
+    private void register(String ns, String name) throws SQLException, IOException {
         if (index.contains(ns, name)) return;
         GenericKubernetesResource r;
         try {
@@ -142,6 +152,9 @@ public final class TraceService implements AutoCloseable {
         Map<String, String> labels = r.getMetadata().getLabels() == null ? Map.of() : r.getMetadata().getLabels();
         Instant created = r.getMetadata().getCreationTimestamp() == null ? clock.instant()
                 : Instant.parse(r.getMetadata().getCreationTimestamp());
+        // Kept beside the trajectory first (a rebuilt index needs it once the Rollout is gone); nothing is indexed
+        // when that fails.
+        files.storage().putMeta(ns, name, IndexRebuild.meta(r.getMetadata().getUid(), env == null ? null : env.toString(), labels, created));
         index.register(ns, name, r.getMetadata().getUid(), env == null ? null : env.toString(), labels, created);
     }
 
@@ -221,7 +234,7 @@ public final class TraceService implements AutoCloseable {
 
     /** 404 unless the store holds the rollout (whether or not its Rollout still exists). */
     public void requireStored(String ns, String name) throws SQLException {
-        files.rolloutDir(ns, name);
+        files.check(ns, name);
         if (!index.contains(ns, name)) {
             throw StoreException.notFound("unknown rollout: the store holds no trajectory of " + ns + "/" + name);
         }
@@ -238,7 +251,10 @@ public final class TraceService implements AutoCloseable {
 
     /** Streams the ATIF document of a stored rollout; the problems met reading its segments. */
     public List<String> atif(String ns, String name, OutputStream out) throws IOException {
-        return AtifExport.export(files.rolloutDir(ns, name), ns + "/" + name, new AtifExport.AgentInfo("crucible", "trace-store", null), out);
+        files.check(ns, name);
+        try (TraceStorage.Local dir = files.storage().folder(ns, name)) {
+            return AtifExport.export(dir.path(), ns + "/" + name, new AtifExport.AgentInfo("crucible", "trace-store", null), out);
+        }
     }
 
     private StoreException chunkTooLarge(long bytes) {
@@ -257,5 +273,6 @@ public final class TraceService implements AutoCloseable {
     @Override
     public void close() throws SQLException {
         index.close();
+        files.storage().close();
     }
 }

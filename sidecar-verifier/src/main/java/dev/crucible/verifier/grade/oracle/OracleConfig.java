@@ -21,6 +21,17 @@ import java.util.Map;
 public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Duration callTimeout, Path out,
                            String launcher, Path launcherDir, Path bwrap, Path workerStderr, Path launcherSpawn) {
 
+    /**
+     * Round trips to the worker one test may make before it is stopped and graded in-process instead, named with the
+     * reason {@code round-trip-budget} (oracle_conn). Round trips, not seconds: a round trip costs 30-300 us by load, and a
+     * count gives the same tree and tests the same label at any load, where a time budget would grade a test isolated on
+     * a quiet machine and in-process on a busy one. 20,000 is about 20 times the heaviest test of {@code crucible verify
+     * bench}'s call-heavy suite (about 1,050) and 2-6 s of a test's time split at load 10-40; toolz's {@code bench/}
+     * tests make about 800,000 each. A tree can inflate its tests' counts to be graded in-process: the grade names each
+     * such test and their share ({@code details.integrity.roundTripBudget}), so a trainer can filter (sidecar README).
+     */
+    public static final int ROUND_TRIP_BUDGET = 20_000;
+
     /** A {@code bwrap} launcher's configuration (no spawn FIFO). */
     public OracleConfig(Path root, List<String> trusted, Path sharedTmp, Duration callTimeout, Path out,
                         String launcher, Path launcherDir, Path bwrap, Path workerStderr) {
@@ -48,6 +59,20 @@ public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Dura
      * with the kernel's inotify: a read of one by any process but the grading one, unasked by a call, is an attempt.
      */
     public Path write(Path file, List<String> hiddenData) {
+        return write(file, hiddenData, ROUND_TRIP_BUDGET);
+    }
+
+    /** As {@link #write(Path, List)}, with a per-test round-trip budget ({@link #ROUND_TRIP_BUDGET}; 0: none). */
+    public Path write(Path file, List<String> hiddenData, int roundTrips) {
+        return write(file, hiddenData, roundTrips, null);
+    }
+
+    /**
+     * As {@link #write(Path, List, int)}; {@code shown} (null: {@code root}) is where the workers see their copy of the tree
+     * (the agent's workspace path, {@link OracleWorkers}): the plugin sends them its import path and folder translated there.
+     */
+    public Path write(Path file, List<String> hiddenData, int roundTrips, Path shown) {
+        if (roundTrips < 0) throw new IllegalArgumentException("oracle config: roundTrips must be 0 (none) or more, got " + roundTrips);
         Map<String, Object> launch = new LinkedHashMap<>();
         launch.put("kind", launcher);
         if (launcherDir != null) launch.put("dir", launcherDir.toString());
@@ -62,6 +87,10 @@ public record OracleConfig(Path root, List<String> trusted, Path sharedTmp, Dura
         if (out != null) m.put("out", out.toAbsolutePath().normalize().toString());
         m.put("launcher", launch);
         if (hiddenData != null && !hiddenData.isEmpty()) m.put("hidden_data", List.copyOf(hiddenData));
+        if (roundTrips > 0) m.put("round_trips", roundTrips);
+        if (shown != null && !shown.toAbsolutePath().normalize().equals(root.toAbsolutePath().normalize())) {
+            m.put("shown", shown.toAbsolutePath().normalize().toString());
+        }
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
             Files.write(file, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(m));

@@ -47,6 +47,12 @@ public record OracleReport(Map<String, Test> tests, Map<String, String> modules,
         }
     }
 
+    /** This report with its test ids as the run's outcome names them (the tree's path made relative: TestIds). */
+    public OracleReport forTree(Path root) {
+        return new OracleReport(dev.crucible.verifier.grade.TestIds.normaliseKeys(tests, root), modules, workerStarts, calls, workerEnded,
+                startWaitSeconds, attempts);
+    }
+
     public static OracleReport empty() { return new OracleReport(Map.of(), Map.of(), 0, 0, List.of(), 0, List.of()); }
 
     /**
@@ -59,8 +65,30 @@ public record OracleReport(Map<String, Test> tests, Map<String, String> modules,
     public boolean fallsBack(String nodeId) {
         String file = nodeId.contains("::") ? nodeId.substring(0, nodeId.indexOf("::")) : nodeId;
         if (modules.containsKey(file)) return true;
+        // a trusted conftest that could not load in the grading process (oracle_plugin._conftest_needs): its folder's tests
+        for (String m : modules.keySet()) {
+            if ((m.equals(CONFTEST) || m.endsWith("/" + CONFTEST)) && nodeId.contains("::")
+                    && file.startsWith(m.substring(0, m.length() - CONFTEST.length()))) return true;
+        }
+        // unittest (oracle_unittest): a module is recorded by its dotted name, its tests' ids start with it
+        for (int dot = nodeId.lastIndexOf('.'); !nodeId.contains("::") && dot > 0; dot = nodeId.lastIndexOf('.', dot - 1)) {
+            if (modules.containsKey(nodeId.substring(0, dot))) return true;
+        }
         Test t = tests.get(nodeId);
         return t != null && !t.isolated();
+    }
+
+    /** A module of the record named so is a conftest: every test in its folder and below is graded in-process. */
+    static final String CONFTEST = "conftest.py";
+
+    /** The reason's first word for a test stopped at its round-trip budget ({@link OracleConfig#ROUND_TRIP_BUDGET}, oracle_conn). */
+    public static final String BUDGET_REASON = "round-trip-budget";
+
+    /** Tests graded in-process because they ran past their round-trip budget, in the record's order. */
+    public List<String> overBudget() {
+        List<String> out = new ArrayList<>();
+        tests.forEach((id, t) -> { if (!t.isolated() && t.reasons().stream().anyMatch(r -> r.startsWith(BUDGET_REASON))) out.add(id); });
+        return out;
     }
 
     /** Test ids and test files whose verdict must come from in-process grading. */

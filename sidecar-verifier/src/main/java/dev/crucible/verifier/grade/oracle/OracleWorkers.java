@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  * process runs in a box without capabilities and cannot make another, so it asks here, one line "N" on the
  * {@code spawn} FIFO; the worker then reads requests from {@code wN.in} and answers on {@code wN.out} in {@code dir}
  * (it opens them itself once its interpreter is up, so that start-up overlaps the trusted side's).
- * The worker's box shows the grading tree read-only with every trusted test file replaced by an empty one, the
+ * The worker's box shows the grading tree as the agent's box showed it, writable: a throwaway copy per worker
+ * ({@link WorkerTree}; .git, setup's folders and the hidden test data bound read-only from the tree), every trusted
+ * test file replaced by an empty one, the
  * FIFO folder, the shared scratch folder and the toolchain, nothing else (not the results folder, the channel,
  * the support folder, the grader's state or the spawn FIFO, which lies outside the FIFO folder: a worker that could
  * write there could start and end workers); it has its own PID namespace, so no /proc entry names the grading
@@ -36,18 +38,22 @@ public final class OracleWorkers implements WorkerHost.Workers {
     private final Path spawn;
     private final Path root;
     private final Path shared;
+    private final Path sharedAt;
     private final String python;
     private final Map<String, String> env;
     private final List<Path> masked;
+    private final Path shown;
+    private final List<Path> leftOut;
     private final Map<Integer, Running> running = new ConcurrentHashMap<>();
     private final Thread reader;
     private volatile boolean closed;
     private volatile String problem;
 
-    private record Running(Box box, Process process) {
+    private record Running(Box box, Process process, Path copy) {
         void stop() {
             process.destroyForcibly();
             box.close();
+            WorkerTree.delete(copy);
         }
     }
 
@@ -61,6 +67,27 @@ public final class OracleWorkers implements WorkerHost.Workers {
     public static final String HIDDEN_DATA = "CRUCIBLE_ORACLE_HIDDEN";
 
     public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env) {
+        this(dir, spawn, root, masked, shared, python, env, null, List.of());
+    }
+
+    /**
+     * {@code agentRoot} (null: unknown): where the agent's box showed the workspace; each worker's copy of the tree is shown
+     * there, without the {@code hidden} test files (relative) the agent's box never listed, and the grading tree read-only
+     * where it lies, for the paths a test hands over (blind round 11: x41 was correct only away from its own workspace
+     * path, x03 only where its tests folder listed files the agent never saw).
+     */
+    public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env,
+                         Path agentRoot, List<String> hidden) {
+        this(dir, spawn, root, masked, shared, python, env, agentRoot, hidden, shared);
+    }
+
+    /**
+     * {@code sharedAt}: where the boxes see {@code shared} (the grading box shows it there too: {@code exec.SharedTmp}, a
+     * short path a socket under tmp_path fits in); the workers' TMPDIR. {@code shared} itself when it is shown where it lies.
+     */
+    public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env,
+                         Path agentRoot, List<String> hidden, Path sharedAt) {
+        this.sharedAt = sharedAt.toAbsolutePath().normalize();
         this.dir = dir.toAbsolutePath().normalize();
         this.spawn = spawn.toAbsolutePath().normalize();
         this.root = root.toAbsolutePath().normalize();
@@ -73,8 +100,15 @@ public final class OracleWorkers implements WorkerHost.Workers {
             if (p.startsWith(this.root) && Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) m.add(p);
         }
         this.masked = List.copyOf(m);
-        for (Path shown : List.of(this.dir, this.root, this.shared)) {
-            if (this.spawn.startsWith(shown)) throw new IllegalArgumentException("isolated oracle: the spawn FIFO " + spawn + " is in " + shown + ", which the workers see");
+        this.shown = shownAt(this.root, agentRoot);
+        List<Path> out = new ArrayList<>();
+        for (String rel : hidden) {
+            Path p = this.root.resolve(rel).normalize();
+            if (p.startsWith(this.root) && !p.equals(this.root)) out.add(p);
+        }
+        this.leftOut = List.copyOf(out);
+        for (Path seen : List.of(this.dir, this.root, this.shared, this.shown)) {
+            if (this.spawn.startsWith(seen)) throw new IllegalArgumentException("isolated oracle: the spawn FIFO " + spawn + " is in " + seen + ", which the workers see");
         }
         try {
             Files.createDirectories(this.dir);
@@ -121,39 +155,92 @@ public final class OracleWorkers implements WorkerHost.Workers {
         }
         if (running.containsKey(n) || running.size() >= 64) return;
         Box box = null;
+        Path copy = null;
         try {
             Path in = dir.resolve("w" + n + ".in");
             Path out = dir.resolve("w" + n + ".out");
             if (!Files.exists(in, java.nio.file.LinkOption.NOFOLLOW_LINKS)) mkfifo(in, out);
-            BoxSpec spec = BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withWritable(shared)
-                    .withReadOnly(List.of(root, dir)).withReadOnly(SetupDependencies.linkedTargets(root)).withHome(null);
+            // the tree as the agent's box showed it: writable (a throwaway copy, shown where the tree lies; blind round 11,
+            // x05: code correct only where its own folder is read-only), .git and setup's folders read-only as they are
+            // the hidden test data is never read for the copy (only its mount point made): the trusted side's inotify watch
+            // would take this JVM's read, during a later worker's start, for one of the worker's
+            List<Path> empty = new ArrayList<>(masked);
+            empty.addAll(hiddenData());
+            boolean away = !shown.equals(root);
+            // shown at the agent's workspace path: what the agent's box never listed is left out of the copy (hidden tests and
+            // data), and the grading tree is shown read-only where it lies (a test may hand a path in it to the code)
+            copy = WorkerTree.copy(root, spawn.getParent().resolve("tree-" + n), empty, away ? leftOut : List.of(), away ? shown : null);
+            BoxSpec spec = (sharedAt.equals(shared) ? BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withWritable(shared)
+                    : BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withMoved(shared, sharedAt)).withMoved(copy, shown)
+                    .withReadOnly(List.of(dir)).withReadOnly(away ? List.of(root) : WorkerTree.keptInPlace(root)).withReadOnly(hiddenData())
+                    .withReadOnly(SetupDependencies.linkedTargets(root)).withHome(AGENT_HOME)
+                    .withMasks(masked); // the trusted test files read as empty inside the worker's box
+            if (away) {
+                for (Path k : WorkerTree.keptInPlace(root)) spec = spec.withShownAt(k, shown.resolve(root.relativize(k).toString()));
+                // the trusted test files of the copy read as empty the same way (the worker's audit knows a mask by its device)
+                List<Path> there = new ArrayList<>();
+                for (Path m : masked) if (!leftOut.contains(m)) there.add(shown.resolve(root.relativize(m).toString()));
+                spec = spec.withMasks(there);
+            }
             box = Box.open(spec);
             // the worker opens its FIFOs itself once its interpreter is up (a redirect here would hold the exec until
             // the trusted side's first call): its start-up overlaps the trusted side's
             // --tied: its stdin is a pipe only this JVM holds the other end of; the worker ends when it closes, so a
             // SIGKILLed CLI leaves no worker (bwrap's --die-with-parent misses a CLI that died while the launcher ran)
             List<String> argv = box.wrap(List.of(python, "-I", "-B", "-c", OracleFiles.workerSource(), in.toString(), out.toString(), "--tied"),
-                    root, workerEnv(), null);
-            argv = withMasks(argv, masked);
+                    shown, workerEnv(), null);
             ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.PIPE)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
             pb.environment().clear();
             pb.environment().putAll(workerEnv());
             Process p = pb.start();
             box.attach(p.pid());
-            running.put(n, new Running(box, p));
+            running.put(n, new Running(box, p, copy));
             if (closed) { // grading ended while this one started
                 Running r = running.remove(n);
                 if (r != null) r.stop();
             }
         } catch (IOException | RuntimeException e) {
             if (box != null) box.close();
+            if (copy != null) WorkerTree.delete(copy);
             problem = "starting worker " + n + ": " + e.getMessage();
         }
     }
 
+    /**
+     * Where the workers see their copy of the tree: the agent's workspace path where it is known and safe to show there
+     * (absolute, not the grading tree or inside it, not a system folder), else the grading tree's own.
+     */
+    public static Path shownAt(Path root, Path agentRoot) {
+        Path r = root.toAbsolutePath().normalize();
+        if (agentRoot == null) return r;
+        Path a = agentRoot.toAbsolutePath().normalize();
+        if (a.getNameCount() < 2 || a.startsWith(r) || r.startsWith(a)) return r;
+        for (String sys : List.of("/proc", "/dev", "/sys", "/usr", "/etc", "/bin", "/lib", "/sbin")) if (a.startsWith(sys)) return r;
+        return a;
+    }
+
+    /** The hidden test data files, bound from the tree over the copy: the trusted side's inotify watch sees their reads. */
+    private List<Path> hiddenData() {
+        List<Path> out = new ArrayList<>();
+        for (String rel : env.getOrDefault(HIDDEN_DATA, "").split("\n")) {
+            Path p = root.resolve(rel).normalize();
+            if (!rel.isEmpty() && p.startsWith(root) && Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) out.add(p);
+        }
+        return out;
+    }
+
+    /**
+     * HOME as an agent's box has it (BoxSpec's default, in the box's own /tmp): a worker's HOME in the scratch folder told
+     * grading from the agent's run (blind round 11, x04). TMPDIR stays the scratch folder: a file the tree makes with
+     * tempfile and hands back must be readable by the trusted side.
+     */
+    static final String AGENT_HOME = BoxSpec.of("home", BoxLimits.defaults()).home();
+
     private Map<String, String> workerEnv() {
-        return workerEnv(env, shared);
+        Map<String, String> e = new LinkedHashMap<>(workerEnv(env, sharedAt));
+        e.put("HOME", AGENT_HOME);
+        return e;
     }
 
     /** The worker's environment: the grading PATH (the toolchain), a HOME and TMPDIR in the shared scratch folder; no secret. */
@@ -166,30 +253,6 @@ public final class OracleWorkers implements WorkerHost.Workers {
         String hidden = env.get(HIDDEN_DATA);
         if (hidden != null && !hidden.isEmpty()) e.put(HIDDEN_DATA, hidden); // names only: the audit pops it at start
         return e;
-    }
-
-    /**
-     * The masks are bubblewrap arguments added here, after the tree's bind (BoxSpec has binds at a path's own
-     * place and data files, not one source bound at many places): /dev/null read-only over each trusted test file,
-     * which reads as empty.
-     */
-    static List<String> withMasks(List<String> argv, List<Path> masks) {
-        if (masks.isEmpty()) return argv;
-        List<String> out = new ArrayList<>(argv);
-        // bubblewrap's arguments are the launcher's own arguments (sandbox.LauncherArgv), never script text:
-        // the masks go before its "--remount-ro /", the first such pair (the worker's argv comes after bwrap's "--")
-        int at = -1;
-        for (int i = 0; i + 1 < out.size(); i++) {
-            if ("--remount-ro".equals(out.get(i)) && "/".equals(out.get(i + 1))) {
-                at = i;
-                break;
-            }
-        }
-        if (at < 0) throw new IllegalStateException("isolated oracle: the box's command line has no --remount-ro to mask before");
-        List<String> mask = new ArrayList<>();
-        for (Path m : masks) mask.addAll(List.of("--ro-bind", "/dev/null", m.toString()));
-        out.addAll(at, mask);
-        return out;
     }
 
     /**

@@ -89,3 +89,25 @@ def approx_float(session, a, b):
         return None
     session.record("remote-approx-float", "%s compared with pytest.approx through its float()" % a._o_info.get("n"))
     return b == f
+
+
+def remember_answer(session, key, v, remote_cls):
+    """A call's answer, noted for note_steering: a reference keeps the call it came from, a plain value's type is kept
+    per call target (bounded)."""
+    if isinstance(v, remote_cls):
+        v._o_info.setdefault("_o_from", key)
+    elif type(v) in (str, bytes, int, float, list, tuple, dict) and len(session.answered) < 10000:
+        session.answered.setdefault(key, set()).add(type(v))
+    return v
+
+
+def note_steering(session, name, plain, other, remote_cls):
+    """Steering (blind round 10, x44): a function that answers plain values of this very type elsewhere answered a
+    reference here, and the test's value went into its operators: the test then passes only in-process, where the tree
+    runs beside the verdicts. An honest function answers one kind of value; a value type that is always a reference
+    (Money + 3) is none. A `steer` attempt."""
+    src = other._o_info.get("_o_from") if isinstance(other, remote_cls) else None
+    if src is not None and type(plain) in session.answered.get(src, ()):
+        session.conn.attempts.add("steer", "%s answered plain %s elsewhere and a reference (%s) here, which took a test's %s "
+                                  "into its operators (%s)" % (src[2] or "a function", type(plain).__name__, other._o_info.get("n"),
+                                                               type(plain).__name__, name), session.conn.test)

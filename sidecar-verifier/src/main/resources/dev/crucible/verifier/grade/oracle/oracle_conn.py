@@ -21,7 +21,22 @@ import select
 import struct
 import time
 
+import oracle_wire
+from oracle_attempts import Attempts  # noqa: F401 - oracle_conn.Attempts, as before the split
+from oracle_excattrs import set_exc_attrs
 from oracle_wire import MAX_FRAME, WireError, decode, encode, parse_frame, write_frame
+
+# an answer int bigger than this interpreter converts to text is refused (oracle_wire.MAX_INT_BITS); 0 means no limit
+_DIGITS = getattr(__import__("sys"), "get_int_max_str_digits", lambda: 4300)()
+oracle_wire.MAX_INT_BITS = _DIGITS * 3322 // 1000 + 1 if _DIGITS else None
+
+
+BUDGET_REASON = "round-trip-budget"  # the reason's first word, which OracleReport and the grade's details look for
+# The oracle's own checks of a comparison (backing probes, decoys: oracle_eq) are the grader's work, not the test's: a
+# comparison costs the test's budget one round trip however many the checks take (blind round 11, x21/x22/x43: a tree
+# whose objects cost ~10 checks per comparison pushed a 4,000-value loop past the budget, into in-process grading where
+# its verifying __eq__ is believed). The checks have a bound of their own, CHECKS_PER_TRIP times the budget.
+CHECKS_PER_TRIP = 4
 
 
 class OracleBroken(BaseException):
@@ -33,6 +48,17 @@ class NeedsInProcess(Exception):
     its verdict must come from in-process grading. Recorded where it is raised (oracle_plugin), so a test that
     catches it is still graded in-process; an Exception, so that pytest's teardown (which lets BaseExceptions
     through and leaves its setup state behind, pytest 7) stays sound."""
+
+
+class BudgetSpent(NeedsInProcess):
+    """A test past its round-trip budget (Conn.over_budget, which records it once): built without the plugin's
+    per-construction record, which a test that catches it in a loop would otherwise grow by one line per call."""
+
+    def __init__(self, *args):
+        Exception.__init__(self, *args)
+
+
+STARTUP_S = 60.0
 
 
 class Conn:
@@ -53,6 +79,18 @@ class Conn:
         self.watch = None  # the kernel's watch on the hidden test data files (oracle_datawatch), drained around each call
         self.nodeid = None  # the running test's id, for the watch's evidence
         self.starting = False
+        # the per-test round-trip budget (None: none). A test that needs more is stopped and graded in-process, named
+        # so (BUDGET_REASON): a round trip costs 30-300 us by load, so a test's own loop of a million calls into the tree
+        # (toolz's bench/) outlasts any grading timeout split, and takes a second in-process. Counted in round trips,
+        # not seconds, so that the same tree and tests get the same label at any load (see the sidecar README).
+        self.budget = None
+        self.trips = 0  # this test's round trips so far (the plugin resets it per test and per collected module)
+        self.ops = {}  # this test's round trips by request kind: what the budget's reason names
+        self.spent = False  # the test's budget ran out (recorded once)
+        self.checking = 0  # > 0 while the oracle checks a comparison: its round trips are counted in checks, not trips
+        self.checks = 0  # this test's round trips spent checking its comparisons (CHECKS_PER_TRIP x budget at most)
+        self.refused = 0  # this test's comparisons whose "equal" the isolated rule refused (oracle_remote._eq_found)
+        self.sync = None  # the test's variables, folder and umask, carried to the worker (oracle_env.EnvSync)
 
     # -- lifecycle
     def _start(self):
@@ -72,7 +110,9 @@ class Conn:
         os.set_blocking(self.proc.wfd, False)  # a worker that stops reading must not block a write past the deadline
         self.gen += 1
         self.starts += 1
-        self._roundtrip({"op": "init", **(self.init() if callable(self.init) else self.init)})
+        # a worker's start (a box, an interpreter, the oracle's modules; no code of the tree's yet) gets at least
+        # STARTUP_S: on a loaded node it took past 10 s, and a call timeout short enough for hang attempts failed honest grades
+        self._roundtrip({"op": "init", **(self.init() if callable(self.init) else self.init)}, max(self.timeout, STARTUP_S))
 
     def end(self):
         """After the last verdict: the worker ends and none starts again. The reporter's teardown at exit empties the
@@ -102,6 +142,30 @@ class Conn:
         self.close()
         raise OracleBroken("isolated oracle: the worker running the code under test " + why)
 
+    def wire_fail(self, what, depth=0):
+        """An answer that cannot cross (blind round 10, x45/x10: a 6000-digit int made the answer's conversion raise a
+        ValueError that the test's pytest.raises(ValueError) took for the tree's). The call fails with OracleBroken,
+        which no test catches and which fails the test even if it did; the worker stays (its channel is sound), and
+        the answer is a `wire` attempt: an honest tree's values cross (big ints as hex, exactly; deep and self-containing
+        ones as a graph, oracle_wire._graph). Never a reason for in-process grading: there the same call could answer
+        otherwise, and the tree would choose where its test is graded by the shape of its answer (blind round 13, x21/x22/
+        x46). depth: how deep the worker found the answer (oracle_worker._chain_depth; its text names it already)."""
+        self.attempts.add("wire", what, self.test)
+        self.broken.append(what)
+        if self.test is not None:
+            self.test.broken.append(what)
+        raise OracleBroken("isolated oracle: " + what)
+
+    def aborted(self, exc):
+        """An interpreter-control exception out of a call (blind round 10, x09): no library's answer to a test's call. It
+        fails the call as OracleBroken (raise_remote) and the test with it, even if the test caught it: an `abort` attempt."""
+        eb = exc.get("eb") if type(exc) is dict else None
+        if eb in ("KeyboardInterrupt", "GeneratorExit"):
+            why = "the code under test raised %s out of a call" % eb
+            self.attempts.add("abort", why, self.test)
+            if self.test is not None:
+                self.test.broken.append(why)
+
     def _garbage(self, what):
         # the worker writes frames only on fds of its own (the tree's prints go to stderr): bytes that are no answer
         # were written into its channel by the code under test (an attempt to answer for the worker)
@@ -114,21 +178,76 @@ class Conn:
         if self.void is not None:
             raise OracleBroken("isolated oracle: the worker's channel carried a frame its worker did not write (%s): "
                                "no answer of this session is believed" % self.void[:200])
+        if self.budget is not None and self.checking:
+            self.checks += 1
+            if self.checks > CHECKS_PER_TRIP * self.budget and self.test is not None:
+                self.over_budget()
+        elif self.budget is not None:  # before a worker starts: an init request is no test's
+            op = msg.get("op")
+            self._spend(msg.get("name") if op == "op" else op)  # an operator by its name: next, getitem, eq...
         if self.proc is None:
             if self.ended:
                 raise OracleBroken("isolated oracle: the grading session has ended")
             self._start()
         return self._roundtrip(msg)
 
-    def _roundtrip(self, msg):
+    def _spend(self, op):
+        self.trips += 1
+        self.ops[op] = self.ops.get(op, 0) + 1
+        if self.trips > self.budget and self.test is not None:
+            self.over_budget()
+
+    def checked(self, check):
+        """check(): the oracle's checks of one comparison the test made; it costs the test's budget one round trip."""
+        if self.budget is not None:
+            self._spend("compare")
+        self.checking += 1
+        try:
+            return check()
+        finally:
+            self.checking -= 1
+
+    def over_budget(self):
+        """The test ran past its budget: it is recorded as needing in-process grading (once), and this and every later
+        request of it fails at once, with no round trip, so that it ends soon (a test that catches the exception goes on,
+        cheaply). Its verdict comes from the in-process run.
+        Unless the isolated rule already refused an "equal" of the tree's objects in this test (unbacked, lenient,
+        unstable): in-process that __eq__ would be believed, so the test stays failed here (OracleBroken, which no test
+        catches) and the steer is an attempt (budget-steer). An honest tree's comparisons are believed isolated."""
+        if self.refused:
+            why = ("%s: the test ran past its round trips (%d, %d checking) after the isolated rule refused %d \"equal\" "
+                   "of the code under test's objects; not graded in-process, where that __eq__ would be believed"
+                   % (BUDGET_REASON, self.trips, self.checks, self.refused))
+            if not self.spent:
+                self.spent = True
+                self.attempts.add("budget-steer", "test %s: %s" % (self.nodeid, why), self.test)
+                self.test.broken.insert(0, why)
+            raise OracleBroken("isolated oracle: " + why)
+        if not self.spent:
+            self.spent = True
+            top = sorted(self.ops.items(), key=lambda kv: -kv[1])[:3] + ([("checking", self.checks)] if self.checks else [])
+            # first: the record keeps a test's first 5 reasons, and this one names the test in roundTripBudget
+            self.test.needs.insert(0, "%s: more than %d round trips to the worker (%s)" % (
+                BUDGET_REASON, self.budget, ", ".join("%s %d" % kv for kv in top)))
+        raise BudgetSpent("%s: the test made more than %d round trips to the code under test's worker"
+                          % (BUDGET_REASON, self.budget))
+
+    def start_test(self):
+        """A test (or a test module's collection) begins: its budget is whole again."""
+        self.trips, self.ops, self.spent = 0, {}, False
+        self.checks = self.refused = 0
+
+    def _roundtrip(self, msg, timeout=None):
         self.calls += 1
         self.seq += 1
         q = msg["q"] = self.seq
+        if self.sync is not None:  # what the test changed since this worker's last request (nothing: one comparison)
+            self.sync.attach(msg, self.gen, self.test)
         w = self.watch
         if w is not None:  # opens before this request: between calls, when only a process the worker left runs the tree
             self.watched("between calls, test %s" % self.nodeid, False)
             w.note(msg)
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         try:
             write_frame(lambda data: self._write(data, deadline), msg)
         except (OSError, ValueError) as e:
@@ -136,18 +255,24 @@ class Conn:
         ans = self._frame(deadline)
         warned = None
         # what the tree tried (oracle_audit) and the warnings it issued (oracle_worker), then the answer
-        while type(ans) is list and len(ans) == 2 and ans[0] in ("audit", "warn"):
+        while type(ans) is list and len(ans) == 2 and ans[0] in ("audit", "warn", "env"):
             if ans[0] == "audit":
                 self.attempts.took(ans[1], self.test)
+            elif ans[0] == "env":  # variables the tree set in the call (oracle_env: only its own cross back)
+                if self.sync is not None:
+                    self.sync.took(ans[1])
             elif type(ans[1]) is list:
                 warned = ans[1][:100]
             ans = self._frame(deadline)
-        if type(ans) is not list or len(ans) not in (3, 4) or ans[0] not in ("ok", "exc"):
+        if type(ans) is not list or len(ans) not in (3, 4) or ans[0] not in ("ok", "exc", "wire"):
             self._garbage("%.80r" % (ans,))
         if ans[1] != q:  # an answer to another request: forged, or the worker's own queued behind a forged one
             self._garbage("an answer numbered %.20r to request %d" % (ans[1], q))
         if self._buf:  # the worker writes nothing after its answer until the next request
             self._garbage("%d bytes after the answer to request %d" % (len(self._buf), q))
+        if ans[0] == "wire":  # the tree's answer could not be encoded (oracle_worker): never an exception a test catches
+            depth = ans[3] if len(ans) == 4 and type(ans[3]) is int else 0  # how deep the answer nests (oracle_worker)
+            self.wire_fail("the worker could not send the code under test's answer: %.200s" % (ans[2],), depth)
         if w is not None:  # the kernel queued every open before the worker answered: this call's are all in
             self.watched("in a call (%s %s) of test %s" % (msg.get("op"), msg.get("name") or "", self.nodeid))
         if warned and self.on_warn is not None:
@@ -206,49 +331,6 @@ class Conn:
         return buf[:n]
 
 
-class Attempts:
-    """The worker's audit events (oracle_audit), kept for the record: only known kinds, bounded, deduplicated.
-    The worker is untrusted: what it reports can only add findings, never change a verdict."""
-    # Kinds the worker reports (mapped to detectors by OracleAttempts.java); the trusted side adds eq-lenient,
-    # eq-unbacked and eq-unstable (oracle_eq) and channel (above):
-    #   test-source   a masked trusted test file opened (the box binds /dev/null over each: a char device)
-    #   proc          /proc of another process, or this one's mounts, memory or environment
-    #   outside       a path beside or above the tree the box does not show (results, hidden tests, manifest)
-    #   frame         a worker frame beyond the call's own taken or read by the tree, the caller's locals read or its globals
-    #                 searched (a trace or profile function is none: here it sees only the worker's frames and the tree's)
-    #   gc            gc.get_objects / get_referrers by the tree (a walk for objects it was not handed)
-    #   ctypes        raw memory or the interpreter's C API through ctypes
-    #   signal        a signal to a process that is not this one (its box's init, a parent, a group)
-    #   audit-hook    the tree adds an audit hook of its own (it would see every compiled source)
-    #   import-hook   an import hook the tree put before the path finder in sys.meta_path, or in sys.path_hooks
-    #   runner        the tree itself imports the test runner's internals (_pytest.*, pluggy)
-    #   bytecode      a .pyc of the tree that Python runs unchecked against its source (hash-based, unchecked)
-    #   reexec        the worker's own process replaced by os.exec* (sent at once: the worker never answers again)
-    #   command       a command the tree spawns, or a .git path it opens: the trusted side applies the monitor's command rules
-    #   worker        the tree rebound a function of the worker's own (a frame writer that drops these reports, say): they
-    #                 go out through the writer captured here
-    #   exhaust       the tree holds most of the file table (_A_FDS): the trusted side shares its limits and scratch
-    #   wire          an answer nested far past what the wire carries (a decoder bomb; oracle_worker reports it)
-    KINDS = ("test-source", "proc", "outside", "frame", "gc", "ctypes", "signal", "audit-hook", "import-hook",
-             "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec", "worker", "channel", "exhaust", "wire")
-    MAX = 100
-
-    def __init__(self):
-        self.items, self.seen = [], set()
-
-    def took(self, events, rec=None):
-        for e in events if type(events) is list else []:
-            if type(e) is list and len(e) == 2 and e[0] in self.KINDS and type(e[1]) is str:
-                self.add(e[0], e[1], rec)
-
-    def add(self, kind, detail, rec=None):
-        key = (kind, detail[:120])
-        if key in self.seen or len(self.items) >= self.MAX:
-            return
-        self.seen.add(key)
-        self.items.append({"kind": kind, "detail": detail[:300], "during": "test" if rec is not None else "session"})
-
-
 def builtin_exception(name):
     c = getattr(builtins, name, None)
     return c if isinstance(c, type) and issubclass(c, BaseException) else Exception
@@ -303,6 +385,7 @@ def raise_remote(exc, dec, mirrors):
     except Exception:
         e = cls(str(exc.get("msg", "")))
     e.oracle_message = exc.get("msg")
+    set_exc_attrs(e, exc.get("at"), lambda v: decode(v, dec or _no_refs))  # its instance attributes (oracle_excattrs)
     if exc.get("sc") is True:  # `raise ... from None` in the tree: the test may look (cachetools' popitem does)
         e.__suppress_context__ = True
     raise e

@@ -128,7 +128,7 @@ class DataWatch:
             if judged and (foreign > 0 or overflow) and not self.named(p) and (p, where) not in self.reported:
                 self.reported.add((p, where))
                 how = "the kernel's queue of opens overflowed" if overflow and foreign <= 0 else "opened %d time(s)" % foreign
-                # where first: the record keeps one attempt per first 120 characters (oracle_conn.Attempts)
+                # where first: the record keeps one attempt per first 120 characters (oracle_attempts.Attempts)
                 out.append((self.files[p], "%s%s, %s: %s by a process other than the grading one (inotify); no call named it"
                             % (PREFIX, self.files[p], where, how)))
         return out

@@ -11,7 +11,8 @@
 # - a float: 4 points of one random spread, shifted so that the test's value is a member chosen at random.
 # Limits: an __eq__ that guesses which of the 1 + DECOYS values is the test's is right once in that many tries per
 # comparison, and caught on a wrong guess; a prior on values (round numbers) is not hidden; "" and a value other
-# than int/float/str/bytes keep the older decoys or the oracle's rule (not equal).
+# than int/float/str/bytes keep the older decoys or the oracle's rule (not equal); a plain dict has a rule of its own
+# (mapping_equal: the object's own items back it, one decoy catches an __eq__ that says yes to anything).
 # Unstable answers (blind round 7, x04/x23): an __eq__ that says equal and then raises, or ends its worker, on a later
 # ask hopes the asks it fails count as "not equal". A "yes" followed by the worker's end, or a "yes" that raised on a
 # decoy and is not repeated when the value is asked again, is an attempt (eq-unstable); a comparison is a function of
@@ -31,7 +32,8 @@
 # Not backed: not equal. A hashable object whose hash is not the value's (the data model broken; a str's hash is
 # asked of the worker only after the verdict, so it can only lower this to info), or whose int()/float() is another
 # number, is an attempt (eq-unbacked, medium); an unhashable one with no projection or field of that value is
-# recorded (eq-unbacked, info: an unusual honest class may do that) and still not equal. Honest value objects keep
+# recorded (eq-unbacked, info: an unusual honest class may do that) and still not equal, unless its own str()/bytes()
+# is another text its __eq__ refuses (then medium: _disowns_own_text, blind round 13 x19). Honest value objects keep
 # passing: a Duration with hash(seconds) or __int__, a frozen dataclass holding the number, IntEnum and int/str
 # subclasses (value mirrors, compared by their base value), Decimal/Fraction/numpy scalars (cross by value).
 # Limits: the worker keeps every value it was sent (arguments of calls, the value and decoys of earlier comparisons),
@@ -125,6 +127,8 @@ def tree_equal(ask, name, v, attempt, probe=None):
     "eq-unbacked") or a note ("info"). probe(kind, *plain): the worker's answer about the object ("hash", "int",
     "float", "str", "bytes", "state": its fields), or hash(plain) there; None: no backing asked (the decoys only).
     Returns the verdict for the test's value v, or None where no decoy can be made (the caller keeps its own rule)."""
+    if type(v) is dict:
+        return mapping_equal(ask, name, v, attempt, probe)
     others = decoys(v)
     if not others:
         return None
@@ -163,9 +167,87 @@ def tree_equal(ask, name, v, attempt, probe=None):
         return False
     if said and ev is not None and not ev.backed:
         kind, why = ev.unbacked()
+        if kind == "info" and _disowns_own_text(ask, ev):
+            kind, why = "eq-unbacked", "its own %s() is %.40r, which its __eq__ says it is not" % (type(v).__name__, ev.proj)
         attempt(kind, "%s == %.80r: its __eq__ says equal, but %s" % (name, v, why))
         return False
     return said
+
+
+def _disowns_own_text(ask, ev):
+    """An unbacked "equal" to a text whose object's own str()/bytes() is another text that its __eq__ refuses (blind
+    round 13, x19: str() is the buggy text and __eq__ verifies the test's text with a correct parser). An honest value
+    class that equals texts by value (a Decimal-backed Money equal to "1.5" with str() "1.50") equals its own text too,
+    and stays a note. Asked after the verdict: the worker already saw the test's value."""
+    p = ev.proj
+    if type(p) is not type(ev.v) or type(p) not in (str, bytes) or _same(p, ev.v):
+        return False
+    try:
+        return ask(p) is not True
+    except (OracleBroken, NeedsInProcess):
+        raise
+    except Exception:  # noqa: BLE001 - the tree's own exception on its own text: not equal to it
+        return True
+
+
+_PLAIN = (int, float, str, bytes, bool, type(None))
+MAX_ITEMS = 1000
+
+
+def mapping_equal(ask, name, v, attempt, probe):
+    """A reference compared with a plain dict (psf/requests: `CaseInsensitiveDict(...) == {"AccePT": ...}`, a mapping
+    whose own __eq__ ignores the keys' case). The tree's __eq__ is believed only when the object's own items, read
+    before the dict is sent to its worker (a commitment, as for scalars), hold the dict: as many items, each of the
+    dict's values under an equal key or one that differs only in case; and when its __eq__ says no to a decoy (the dict
+    with one value changed, or a key added to an empty one), asked in an order it cannot predict. None (the caller's
+    rule, not equal) where the dict holds more than plain values or the object's items cannot be read plain."""
+    if probe is None or len(v) > MAX_ITEMS or not all(type(k) in _PLAIN and type(x) in _PLAIN for k, x in v.items()):
+        return None
+    try:
+        n = probe("len")
+        own = probe("items") if type(n) is int and n <= MAX_ITEMS else None
+    except (OracleBroken, NeedsInProcess):
+        raise
+    except Exception:  # noqa: BLE001 - the tree's own exception: no mapping to read
+        own = None
+    if type(own) is not list or not all(type(p) is tuple and len(p) == 2 and all(type(e) in _PLAIN for e in p) for p in own):
+        return None
+    backed = len(own) == len(v) and all(any(_key_same(ok, k) and type(ov) is type(x) and ov == x for ok, ov in own)
+                                         for k, x in v.items())
+    decoy = dict(v)
+    k = _RNG.choice(list(v)) if v else None
+    others = decoys(v[k]) if k is not None else []
+    if others:
+        decoy[k] = others[0]
+    else:  # an empty dict, or a value with no decoy of its own kind: one key more
+        decoy[_words(str)[0] + "_"] = _words(str)[0]
+    order = [(v, True), (decoy, False)]
+    _RNG.shuffle(order)
+    said = lenient = False
+    for x, real in order:
+        try:
+            got = ask(x) is True
+        except (OracleBroken, NeedsInProcess):
+            raise
+        except Exception:  # noqa: BLE001 - raised on the test's dict: the comparison raises it; on the decoy: no
+            if real:
+                raise
+            continue
+        if real:
+            said = got
+        elif got:
+            lenient = True
+    if lenient:
+        attempt("eq-lenient", "%s == %.80r: its __eq__ also says equal to %.80r" % (name, v, decoy))
+        return False
+    if said and not backed:
+        attempt("info", "%s == %.80r: its __eq__ says equal, but its own items are not those" % (name, v))
+        return False
+    return said
+
+
+def _key_same(a, b):
+    return a == b and type(a) is type(b) or type(a) is str and type(b) is str and a.lower() == b.lower()
 
 
 def _same_again(ask, v):
@@ -184,6 +266,8 @@ def probe_of(session, ref):
     def probe(kind, *plain):
         if kind == "state":
             return session.request({"op": "state", "o": session.tag(ref)})[1]
+        if kind == "items":  # a mapping's own items, each a round trip (mapping_equal bounds how many)
+            return list(session.call(ref, "items", (), {}))
         return session.call(ref, "__bytes__", (), {}) if kind == "bytes" else session.op(kind, *(plain or (ref,)))
     return probe
 

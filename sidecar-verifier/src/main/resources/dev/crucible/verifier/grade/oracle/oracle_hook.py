@@ -131,6 +131,9 @@ class Loader(importlib.abc.Loader):
                 v = session.request({"op": "get", "o": ["r", session.standin_ref(module)], "name": name})
             except AttributeError:
                 continue
+            shown, root = getattr(self.hook, "shown", None), self.hook.tree.root
+            if name == "__file__" and type(v) is str and shown and shown != root and v.startswith(shown + os.sep):
+                v = root + v[len(shown):]  # the worker's copy lies at the agent's path; here the module is the grading tree's
             if v is None and name != "__file__" or type(v) is str:
                 object.__setattr__(module, name, v)
 
@@ -140,6 +143,7 @@ class Finder(importlib.abc.MetaPathFinder):
         self.tree, self.session = tree, session
         self.loader = Loader(self)
         self.names = set()  # stand-in modules made so far
+        self.shown = None  # where the worker sees the tree (the plugin's), when not at tree.root
 
     def find_spec(self, fullname, path=None, target=None):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)

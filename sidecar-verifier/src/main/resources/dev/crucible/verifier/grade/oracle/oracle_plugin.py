@@ -9,16 +9,20 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+# loaded by a wrapper's `python -m pytest` (oracle_entry), the working folder (the tree) is first on sys.path: the
+# oracle's own imports (and the stdlib modules they import) must not find a module of it
+_PATH, sys.path[:] = sys.path[:], [HERE] + [p for p in sys.path if p and p != os.getcwd()]
 
 import oracle_conn  # noqa: E402
+import oracle_dataclasses  # noqa: E402
 import oracle_datawatch  # noqa: E402
+import oracle_entry  # noqa: E402
+import oracle_env  # noqa: E402
 import oracle_hook  # noqa: E402
 import oracle_launch  # noqa: E402
 import oracle_remote  # noqa: E402
 
-sys.path.remove(HERE)
+sys.path[:] = _PATH
 
 
 class TestRecord:
@@ -52,7 +56,13 @@ class Oracle:
         launch = (oracle_launch.fifo_launcher(cfg["launcher"]) if kind == "fifo"
                   else oracle_launch.bwrap_launcher(dict(cfg.get("launcher", {}), shared_tmp=cfg.get("shared_tmp")), self.tree))
         self.conn = oracle_conn.Conn(launch, self._init, float(cfg.get("timeout", 60)))
+        budget = cfg.get("round_trips")
+        self.conn.budget = budget if type(budget) is int and budget > 0 else None
+        # the variables, folder and umask a test sets reach the code under test's worker (oracle_env)
+        self.shown = cfg.get("shown") or self.tree.root  # where the workers see their copy of the tree (OracleWorkers)
+        self.conn.sync = oracle_env.EnvSync(self.tree.root, cfg.get("shared_tmp"), self.shown)
         self.finder = oracle_hook.Finder(self.tree, None)
+        self.finder.shown = self.shown
         self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(), self.finder.standin_for)
         self.finder.session = self.session
         self.results = {}
@@ -64,6 +74,8 @@ class Oracle:
             _orig_init(exc, *args)
             if conn.test is not None:
                 conn.test.needs.append(str(args[0]) if args else "needs in-process grading")
+            else:
+                self._conftest_needs(str(args[0]) if args else "")
         oracle_conn.NeedsInProcess.__init__ = needs_init
         hidden = cfg.get("hidden_data") or [r for r in os.environ.get("CRUCIBLE_ORACLE_HIDDEN", "").split("\n") if r]
         self.watch = oracle_datawatch.DataWatch(self.tree.root, hidden) if hidden else None
@@ -72,10 +84,43 @@ class Oracle:
         sys.meta_path.insert(0, self.finder)
         sys.addaudithook(self._audit)
         _doctests_of_the_tree_need_in_process()
+        oracle_dataclasses.install(self.session, (oracle_remote.Remote, oracle_remote.ValueRef))
+
+    # a conftest's own reasons for in-process grading that no answer of the tree chooses: a class statement of the test's
+    # on a class of the tree (a reference, whatever the tree answers for it), an instance of its exception made here
+    _CONFTEST_REASONS = ("a test subclasses ", "a test makes an instance of ")
+
+    def _conftest_needs(self, why):
+        """NeedsInProcess while a trusted conftest.py is imported (marshmallow's tests/conftest.py imports tests/base.py,
+        whose `class Uppercased(fields.Field)` subclasses the tree's class): the conftest cannot load here, and pytest loses
+        every test under it. Its folder's tests are graded in-process instead, the conftest named as their reason
+        (OracleReport#fallsBack), never silently isolated. Only for a reason the test's own code decides (above): one the
+        tree's answers steer (a round-trip budget, a copy of what it answered as a reference) would let the tree send a
+        whole folder to in-process grading; those stay a failure here, as before."""
+        if not why.startswith(self._CONFTEST_REASONS):
+            return
+        f = sys._getframe(2)
+        while f is not None:  # the innermost conftest being imported (module-level code) under the tree
+            code = f.f_code
+            if code.co_name == "<module>" and os.path.basename(code.co_filename) == "conftest.py":
+                rel = self.tree.rel(code.co_filename)
+                if rel is not None and self.tree.is_trusted(rel) and rel not in self.modules:
+                    self.modules[rel] = ("its conftest cannot load in the grading process: %s" % why)[:300]
+                    import atexit  # an initial conftest's failure ends pytest before its session (no sessionfinish)
+                    atexit.register(self._write_record)
+                return
+            f = f.f_back
 
     def _init(self):
         # the worker imports from the same folders as this process, as the worker sees them
-        return {"path": [p for p in sys.path if p and os.path.isdir(p)], "cwd": self.tree.root}
+        # the worker imports from the same folders as this process, as the worker sees them: the tree's at its copy's place
+        root, shown = self.tree.root, self.shown
+        path = []
+        for p in sys.path:
+            if p and os.path.isdir(p):
+                real = os.path.realpath(p)
+                path.append(shown + real[len(root):] if shown != root and (real == root or real.startswith(root + os.sep)) else p)
+        return {"path": path, "cwd": shown}
 
     def _audit(self, event, args):
         if event == "open" and self.conn.watch is not None and args:
@@ -95,6 +140,7 @@ class Oracle:
     def pytest_runtest_protocol(self, item, nextitem):
         self.conn.test = TestRecord()
         self.conn.nodeid = item.nodeid
+        self.conn.start_test()
         return None
 
     def pytest_runtest_call(self, item):
@@ -120,13 +166,15 @@ class Oracle:
             return
         isolated = not rec.needs and not rec.broken
         self.results[nodeid] = {"integrity": "isolated" if not rec.needs else "needs-in-process",
-                                "reasons": rec.needs[:5], "broken": rec.broken[:5], "events": rec.events[:20]}
+                                "reasons": rec.needs[:5], "broken": rec.broken[:5], "events": rec.events[:20],
+                                "trips": self.conn.trips}
         del isolated
 
     def pytest_collectstart(self, collector):
         # a test module's import runs its top-level code here: what it needs is recorded even if it catches it
         if str(getattr(collector, "path", "")).endswith(".py") and self.conn.test is None:
             self.conn.test = TestRecord()
+            self.conn.start_test()
             self._collecting = collector.nodeid
 
     def _tree_doctests(self, collector):
@@ -153,17 +201,24 @@ class Oracle:
 
     def pytest_sessionfinish(self, session, exitstatus):
         self._lenient_equality()
+        self._write_record()
+
+    def _write_record(self):
+        if getattr(self, "_written", False):
+            return
+        self._written = True
         self.conn.end()
         out = self.cfg.get("out")
         if out:
             doc = {"tests": self.results, "modules": self.modules, "worker": {"starts": self.conn.starts, "calls": self.conn.calls,
+                                                     "budget": self.conn.budget,
                                                      "ended": self.conn.broken[:20], "start_wait_s": round(self.conn.start_wait, 4)},
                    "standins": sorted(self.finder.names), "attempts": self.conn.attempts.items}
             if self.watch is not None and self.watch.problem:
                 doc["worker"]["dataWatch"] = self.watch.problem
             _merge_earlier(out, doc)
             try:
-                with open(out, "w") as f:
+                with open(out, "w", encoding="utf-8") as f:
                     json.dump(doc, f, indent=1)
             except OSError as e:  # no record: the grader grades in-process instead
                 sys.stderr.write("isolated oracle: could not write its record %s: %s\n" % (out, e))
@@ -231,7 +286,7 @@ def _merge_earlier(out, doc):
     record (written by this trusted process's predecessor, out of the worker's reach) is kept, so that its tests
     that need in-process grading are still graded there; a test id in both is isolated only if it was in both."""
     try:
-        with open(out) as f:
+        with open(out, encoding="utf-8") as f:
             old = json.load(f)
     except (OSError, ValueError):
         return
@@ -249,6 +304,7 @@ def _merge_earlier(out, doc):
             w[k] = w[k] + ow[k]
     w["ended"] = (list(ow.get("ended") or []) + w["ended"])[:20]
     doc["attempts"] = list(old.get("attempts") or []) + list(doc["attempts"])
+    doc["refused"] = list(old.get("refused") or [])[:20]  # a wrapper's other pytest runs that could not take the oracle
 
 
 def _drop_tree_doctests(self, file_path, parent):
@@ -278,9 +334,17 @@ except ImportError:
 _cfg_path = os.environ.get("CRUCIBLE_ORACLE_CONFIG")
 ORACLE = None
 if _cfg_path:
-    with open(_cfg_path) as _f:
-        ORACLE = Oracle(json.load(_f))
+    with open(_cfg_path, encoding="utf-8") as _f:
+        _cfg = json.load(_f)
     os.environ.pop("CRUCIBLE_ORACLE_CONFIG", None)
+    _refused = oracle_entry.refusal(_cfg, oracle_hook.Tree(_cfg["root"], _cfg.get("trusted")))
+    if _refused:  # a wrapper's process that cannot hold the split: its tests are graded in-process, labelled why
+        oracle_entry.record_refusal(_cfg, _refused)
+    else:
+        ORACLE = Oracle(_cfg)
+        if _cfg.get("python"):  # an entry the grader did not start (oracle_entry): state a test sets is checked per call
+            ORACLE.state = oracle_entry.guard_pytest(ORACLE)
+            oracle_entry.guard_carrying(ORACLE, oracle_conn, oracle_remote)
 
 
 def _tryfirst(fn):

@@ -16,12 +16,12 @@
 import operator as _op
 import weakref
 
-from oracle_arith import approx_float, arith_probed, is_approx
+from oracle_arith import approx_float, arith_probed, is_approx, note_steering, remember_answer
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
 from oracle_eq import probe_of, tree_equal
 from oracle_lazy import LazyMethod, get_attr, real
 from oracle_mirror import Classes, ValueRef, by_identity
-from oracle_wire import WireError, decode, encode
+from oracle_wire import WireError, decode, encode, is_plain as _is_plain
 
 _ARITH = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift", "divmod"]
 _PYOP = {"and": _op.and_, "or": _op.or_, "divmod": divmod, "pow": pow}
@@ -191,6 +191,7 @@ class Session:
         conn.on_warn = self.warn
         self.eq_plain = []  # (reference, plain value) a test compared: asked of the tree's __eq__ after the last verdict
         self.methods, self.not_lazy = set(), set()  # (kind, class, name) read as a LazyMethod, or never (oracle_lazy)
+        self.answered = {}  # a call target's tag -> the plain types it answered (steering: see forward)
 
     def record(self, rule, detail):
         if self.conn.test is not None:
@@ -257,7 +258,8 @@ class Session:
 
     def finish(self, ans, args=None):
         if ans[0] == "exc":
-            raise_remote(ans[1], None, self.mirrors)
+            self.conn.aborted(ans[1])
+            raise_remote(ans[1], self._from_ref, self.mirrors)
         try:
             v = decode(ans[1], self._from_ref)
             if len(ans) == 3 and args is not None and type(ans[2]) is dict:
@@ -269,8 +271,9 @@ class Session:
                     elif type(old) in (dict, set, bytearray):
                         old.clear()
                         old.update(nv) if type(old) is not bytearray else old.extend(nv)
-        except (ValueError, TypeError, KeyError, IndexError) as e:
-            raise OracleBroken("isolated oracle: the worker answered garbage: %s" % e)
+        except (WireError, ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as e:
+            # never the decoder's own exception: a test's pytest.raises(ValueError) would take it for the tree's (x45)
+            self.conn.wire_fail("the trusted side could not decode the worker's answer: %.200s" % (e,))
         return v
 
     def request(self, msg, args=None):
@@ -281,7 +284,7 @@ class Session:
         enc_kw = {str(k): self.enc(v) for k, v in kw.items()}
         o = self.tag(target) if isinstance(target, Remote) else ["r", self.standin_ref(target)]
         msg = {"op": "call", "o": o, "name": name, "args": enc_args, "kw": enc_kw}
-        return self.request(msg, list(args))
+        return remember_answer(self, (self.conn.gen, str(o[1]), name), self.request(msg, list(args)), Remote)
 
     def op(self, name, *args):
         return self.request({"op": "op", "name": name, "args": [self.enc(a) for a in args]})
@@ -300,8 +303,8 @@ class Session:
                 return abv is not _NONE and bbv is not _NONE and abv == bbv
             if depth > 50 or by_identity(a._o_info) or by_identity(b._o_info):
                 return False  # classes, functions, modules, objects with no __eq__: equal only to themselves, as in-process
-            sa = self.request({"op": "state", "o": self.tag(a)})
-            sb = self.request({"op": "state", "o": self.tag(b)})
+            sa, sb = self.conn.checked(lambda: (self.request({"op": "state", "o": self.tag(a)}),
+                                                self.request({"op": "state", "o": self.tag(b)})))
             return sa[0] is sb[0] and sa[1] == sb[1]
         if abv is not _NONE:
             same = abv == b
@@ -309,7 +312,8 @@ class Session:
                 self._keep_unequal(a, b)
             return same
         if not by_identity(a._o_info):
-            said = approx_float(self, a, b) if is_approx(b) else tree_equal(lambda x: self.op("eq", a, x), a._o_info.get("n"), b, self._eq_found, probe_of(self, a))
+            said = approx_float(self, a, b) if is_approx(b) else self.conn.checked(
+                lambda: tree_equal(lambda x: self.op("eq", a, x), a._o_info.get("n"), b, self._eq_found, probe_of(self, a)))
             if said is not None:
                 return said
         self.record("remote-eq-plain", "%s compared with a %s" % (a._o_info.get("n"), type(b).__name__))
@@ -317,6 +321,7 @@ class Session:
         return False
 
     def _eq_found(self, kind, detail):  # oracle_eq's attempts (eq-lenient, eq-unbacked) and notes (info)
+        self.conn.refused += 1  # a refused "equal": this test is not graded in-process past its budget (Conn.over_budget)
         self.record("eq-unbacked", detail) if kind == "info" else self.conn.attempts.add(kind, detail, self.conn.test)
 
     def _keep_unequal(self, a, b):
@@ -371,23 +376,8 @@ class Session:
         return self.forward(name, a, b)
 
     def forward(self, name, a, b):
-        for v in (a, b):
+        for v, other in ((a, b), (b, a)):
             if not isinstance(real(v), Remote):
                 self.record("remote-with-plain", "%s with a trusted %s" % (name, type(v).__name__))
+                note_steering(self, name, v, real(other), Remote)
         return arith_probed(self, name, a, b, Remote)
-
-
-def _is_plain(v):
-    try:
-        encode(v, _raise)
-        return True
-    except (_NotPlain, WireError, ValueError, TypeError):
-        return False
-
-
-class _NotPlain(Exception):
-    """A value that is not plain: it cannot cross by value."""
-
-
-def _raise(v):
-    raise _NotPlain()

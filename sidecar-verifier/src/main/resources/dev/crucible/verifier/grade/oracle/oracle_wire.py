@@ -16,11 +16,27 @@ import sys
 # itself (oracle_conn) before the tree joins sys.path, so there they are the standard library's.
 
 MAX_FRAME = 64 * 1024 * 1024  # a bigger frame is garbage: the reader fails the call
+# A value nested within MAX_DEPTH crosses as a tree of tags (fast, recursive). One past it, or one that contains itself,
+# crosses as a graph ("G": a flat table of nodes that name their members by index, so its JSON is shallow at any depth
+# and a cycle or shared member is kept as such): the tree's answer shape never sends a test to in-process grading (blind
+# round 13, x21/x22/x46: a self-containing or 600-deep answer only outside pytest made the oracle fall back in-process,
+# where the fix was on). Only a value whose shortest path to some member is over MAX_GRAPH_DEPTH (a decoder bomb, round 7
+# x14) or with over MAX_NODES members cannot cross: the call fails and it is a `wire` attempt.
 MAX_DEPTH = 200
+MAX_GRAPH_DEPTH = 1000
+MAX_NODES = 1000000
+# The most bits of an int the receiver takes (None: any). The trusted side sets the interpreter's own int/str digit limit
+# (oracle_conn): a bigger answer could not even be printed by a test there, and blind round 10 (x10/x45) sent one to
+# break the decoder; it is refused as garbage (a `wire` attempt). The worker takes any the trusted side sends.
+MAX_INT_BITS = None
 
 
 class WireError(Exception):
     """Bad frame or bad value: the peer is broken or lying about the format."""
+
+
+class WireDepth(WireError):
+    """A value nested past MAX_DEPTH (encode then sends it as a graph) or, as a graph, past MAX_GRAPH_DEPTH."""
 
 
 def _frame_encoder():
@@ -44,6 +60,7 @@ def _no_default(v):
 
 
 _ENCODE = _frame_encoder()
+_HEADER = struct.Struct(">I").pack  # held here: the worker's tree can rebind struct.pack (blind round 11, x40)
 _DECODE = json.JSONDecoder().raw_decode
 
 
@@ -51,7 +68,7 @@ def write_frame(fd_write, obj):
     data = _ENCODE(obj).encode("ascii")
     if len(data) > MAX_FRAME:
         raise WireError("frame of %d bytes is over the limit" % len(data))
-    fd_write(struct.pack(">I", len(data)) + data)
+    fd_write(_HEADER(len(data)) + data)
 
 
 def parse_frame(data):
@@ -87,27 +104,77 @@ def _np():
 
 
 def encode(v, ref_of, depth=0):
-    """The tagged JSON of v; ref_of(v) gives the tag of a value that does not cross by value."""
+    """The tagged JSON of v; ref_of(v) gives the tag of a value that does not cross by value. A value past the tree
+    form's depth (or containing itself) is sent as a graph (_graph); ref_of is called again for its references, which
+    gives the same tag (the worker's and the trusted side's ref_of keep one per object)."""
+    try:
+        return _enc(v, ref_of, depth)
+    except WireDepth:
+        return _graph(v, ref_of, depth)
+
+
+_CONTAINERS = {list: "l", tuple: "t", dict: "d", set: "s", frozenset: "fs"}
+
+
+def _graph(v, ref_of, base):
+    """["G", 0, nodes]: node 0 is v; a container's node lists its members' node numbers (a dict's keys and values in
+    turn), any other value's node is ["v", its tag]. Nodes are numbered in breadth-first order, so a node's depth is its
+    shortest path from v; one object is one node (identity, sharing and cycles kept)."""
+    nodes, objs, depths, index = [None], [v], [base], {id(v): 0}
+
+    def num(x, d):
+        i = index.get(id(x))  # objs holds every object numbered, so an id is never reused during the walk
+        if i is None:
+            if d > MAX_GRAPH_DEPTH:
+                raise WireDepth("value nested deeper than %d" % MAX_GRAPH_DEPTH)
+            if len(nodes) >= MAX_NODES:
+                raise WireError("value of more than %d members" % MAX_NODES)
+            i = index[id(x)] = len(nodes)
+            nodes.append(None)
+            objs.append(x)
+            depths.append(d)
+        return i
+    k = 0
+    while k < len(nodes):
+        x, d = objs[k], depths[k] + 1
+        tag = _CONTAINERS.get(type(x))
+        if tag is None:
+            nodes[k] = ["v", _enc(x, ref_of, 0)]  # not a container: a flat tag
+        elif tag == "d":
+            nodes[k] = ["d", [num(e, d) for kv in x.items() for e in kv]]
+        else:
+            nodes[k] = [tag, [num(e, d) for e in x]]
+        k += 1
+    return ["G", 0, nodes]
+
+
+# str subclasses of the worker's own that cross as their text (filled in by the worker's audit; empty elsewhere)
+STR_BY_VALUE = set()
+
+
+def _enc(v, ref_of, depth):
     if depth > MAX_DEPTH:
-        raise WireError("value nested deeper than %d" % MAX_DEPTH)
+        raise WireDepth("value nested deeper than %d" % MAX_DEPTH)
     t = type(v)
     if v is None or t is bool or t is str:
         return v
-    if t is int:
-        return v if -(2 ** 53) < v < 2 ** 53 else ["i", str(v)]
+    if t in STR_BY_VALUE:  # a worker's own watched str (oracle_audit_sandbox's HOME): its text, as a plain str
+        return str.__str__(v)
+    if t is int:  # big ints as hex: exact at any size (str(int) refuses over 4300 digits, and so would int(text))
+        return v if -(2 ** 53) < v < 2 ** 53 else ["i", hex(v)]
     if t is float:
         return ["f", v.hex()]
     d = depth + 1
     if t is list:
-        return ["l", [encode(x, ref_of, d) for x in v]]
+        return ["l", [_enc(x, ref_of, d) for x in v]]
     if t is tuple:
-        return ["t", [encode(x, ref_of, d) for x in v]]
+        return ["t", [_enc(x, ref_of, d) for x in v]]
     if t is dict:
-        return ["d", [[encode(k, ref_of, d), encode(x, ref_of, d)] for k, x in v.items()]]
+        return ["d", [[_enc(k, ref_of, d), _enc(x, ref_of, d)] for k, x in v.items()]]
     if t is set:
-        return ["s", [encode(x, ref_of, d) for x in v]]
+        return ["s", [_enc(x, ref_of, d) for x in v]]
     if t is frozenset:
-        return ["fs", [encode(x, ref_of, d) for x in v]]
+        return ["fs", [_enc(x, ref_of, d) for x in v]]
     if t is bytes:
         return ["b", base64.b64encode(v).decode()]
     if t is bytearray:
@@ -117,7 +184,7 @@ def encode(v, ref_of, depth=0):
     if _is(t, "decimal", "Decimal"):
         return ["dec", str(v)]
     if _is(t, "fractions", "Fraction"):
-        return ["fr", str(v.numerator), str(v.denominator)]
+        return ["fr", hex(v.numerator), hex(v.denominator)]
     if _is(t, "datetime", "datetime") and _tz_ok(v.tzinfo):
         return ["dt", v.isoformat(), v.fold]
     if _is(t, "datetime", "date"):
@@ -198,6 +265,15 @@ def _f(s):
     return float.fromhex(s)
 
 
+def _hex_int(s):
+    if type(s) is not str or MAX_INT_BITS is not None and len(s) > MAX_INT_BITS // 4 + 4:
+        raise WireError("an int of %s hex digits is over the limit of %s bits" % (len(s) if type(s) is str else "?", MAX_INT_BITS))
+    v = int(s, 16)
+    if MAX_INT_BITS is not None and v.bit_length() > MAX_INT_BITS:
+        raise WireError("an int of %d bits is over the limit of %d bits" % (v.bit_length(), MAX_INT_BITS))
+    return v
+
+
 def decode(x, from_ref, depth=0):
     """The value of tagged JSON x; from_ref(tag) gives the value of a reference tag."""
     if depth > MAX_DEPTH:
@@ -210,7 +286,7 @@ def decode(x, from_ref, depth=0):
     tag, d = x[0], depth + 1
     try:
         if tag == "i":
-            return int(x[1])
+            return _hex_int(x[1])
         if tag == "f":
             return _f(x[1])
         if tag == "l":
@@ -232,7 +308,7 @@ def decode(x, from_ref, depth=0):
         if tag == "dec":
             return _mod("decimal").Decimal(x[1])
         if tag == "fr":
-            return _mod("fractions").Fraction(int(x[1]), int(x[2]))
+            return _mod("fractions").Fraction(_hex_int(x[1]), _hex_int(x[2]))
         if tag == "dt":
             return _mod("datetime").datetime.fromisoformat(x[1]).replace(fold=x[2])
         if tag == "da":
@@ -255,6 +331,8 @@ def decode(x, from_ref, depth=0):
             if tag == "nps":
                 return np.frombuffer(base64.b64decode(x[2], validate=True), dtype=dt)[0]
             return np.frombuffer(base64.b64decode(x[3], validate=True), dtype=dt).reshape(x[2]).copy()
+        if tag == "G":
+            return _ungraph(x, from_ref, depth)
         if tag == "r":
             return from_ref(x)
         if tag == "g":
@@ -266,14 +344,86 @@ def decode(x, from_ref, depth=0):
     raise WireError("unknown tag %r" % (tag,))
 
 
+def _ungraph(x, from_ref, base):
+    """The value of a graph (see _graph), checked whole: every node reached from node 0 within MAX_GRAPH_DEPTH, lists and
+    dicts made empty first and filled last (a cycle passes through one of them), tuples and sets built after their
+    members. A cycle through tuples or sets alone, or an unhashable member of a set or key, is garbage."""
+    if len(x) != 3 or x[1] != 0 or type(x[2]) is not list or not 0 < len(x[2]) <= MAX_NODES:
+        raise WireError("bad graph")
+    nodes = x[2]
+    n = len(nodes)
+    kids = []
+    for node in nodes:
+        if type(node) is not list or len(node) != 2 or node[0] not in ("v", "l", "t", "d", "s", "fs"):
+            raise WireError("bad graph node: %.80r" % (node,))
+        if node[0] == "v":
+            kids.append(())
+            continue
+        ks = node[1]
+        if type(ks) is not list or any(type(i) is not int or not 0 <= i < n for i in ks) or node[0] == "d" and len(ks) % 2:
+            raise WireError("bad graph node: %.80r" % (node,))
+        kids.append(ks)
+    depth = [-1] * n  # breadth-first from node 0: each node's shortest path
+    depth[0], order = base, [0]
+    for i in order:
+        for c in kids[i]:
+            if depth[c] < 0:
+                depth[c] = depth[i] + 1
+                if depth[c] > MAX_GRAPH_DEPTH:
+                    raise WireError("value nested deeper than %d" % MAX_GRAPH_DEPTH)
+                order.append(c)
+    if len(order) != n:
+        raise WireError("graph has %d nodes no path reaches" % (n - len(order)))
+    objs = [None] * n
+    for i, (tag, leaf) in enumerate(nodes):
+        if tag == "l":
+            objs[i] = []
+        elif tag == "d":
+            objs[i] = {}
+        elif tag == "v":
+            if type(leaf) is list and leaf and leaf[0] in ("l", "t", "d", "s", "fs", "G"):
+                raise WireError("a graph's value node holds a container")
+            objs[i] = decode(leaf, from_ref, MAX_DEPTH)
+    built = [objs[i] is not None or nodes[i][0] == "v" for i in range(n)]
+    for i in range(n):  # tuples and sets, members first (iterative: a chain of tuples may be MAX_GRAPH_DEPTH long)
+        if built[i]:
+            continue
+        stack, on, pos = [i], {i}, {i: 0}
+        while stack:
+            j = stack[-1]
+            ks, p = kids[j], pos[j]
+            while p < len(ks) and built[ks[p]]:
+                p += 1
+            pos[j] = p
+            if p < len(ks):
+                c = ks[p]
+                if c in on:  # c is j's ancestor here: a cycle of tuples and sets only
+                    raise WireError("a graph's cycle passes through no list or dict")
+                on.add(c)
+                pos[c] = 0
+                stack.append(c)
+                continue
+            ms = [objs[c] for c in ks]
+            objs[j] = tuple(ms) if nodes[j][0] == "t" else set(ms) if nodes[j][0] == "s" else frozenset(ms)
+            built[j] = True
+            on.discard(j)
+            stack.pop()
+    for i, (tag, ks) in enumerate(nodes):
+        if tag == "l":
+            objs[i].extend(objs[c] for c in ks)
+        elif tag == "d":
+            o = objs[i]
+            for a in range(0, len(ks), 2):
+                o[objs[ks[a]]] = objs[ks[a + 1]]
+    return objs[0]
+
+
 def is_plain(v, depth=0):
     """Whether v would cross whole by value (no reference anywhere inside)."""
     try:
         encode(v, _no_ref, depth)
         return True
-    except _NotPlain:
-        return False
-    except WireError:
+    except (_NotPlain, WireError, ValueError, TypeError):  # a value encode cannot take whole crosses by reference
         return False
 
 

@@ -30,6 +30,8 @@ class Worker:
         self.rfd, self.wfd = rfd, wfd
         self.objs, self.ids, self.next_id = {}, {}, 1
         self.buf = b""
+        self.env0 = dict(_os.environ)  # this worker's own start: what a variable the test stops setting goes back to
+        self.env_seen = dict(_os.environ._data)  # the environment as last synced: a change since is the tree's
 
     # -- references: every object that does not cross by value is kept here for the session
     def ref_of(self, v):
@@ -94,7 +96,7 @@ class Worker:
             return None
         if op == "init":
             _sys.path[:0] = [p for p in m["path"] if p not in _sys.path]
-            if m.get("cwd"):
+            if m.get("cwd"):  # the tree's root: the audit takes this first chdir as the root (the test's folder follows)
                 _os.chdir(m["cwd"])
             return None
         if op == "imp":
@@ -122,32 +124,79 @@ class Worker:
             m = self.read()
             if m is None:
                 return
-            mut, r = None, None
+            r, live, before = None, None, ()
             q = m.get("q") if type(m) is dict else None  # echoed: the trusted side ties each answer to its request
+            synced = type(m) is dict and ("env" in m or "wd" in m or "umask" in m)
+            if synced and m.get("op") != "init":
+                self.sync(m)
             try:
                 args = m.get("args") if m.get("op") == "call" else None
                 before = [(i, a) for i, a in enumerate(args or []) if isinstance(a, list) and a and a[0] in ("l", "d", "s", "ba")]
                 if before:  # in-place changes of a mutable argument go back: they are part of the answer
                     live = [self.dec(a) for a in args]
                     m = dict(m, args=[self.ref_of(v) for v in live])
-                    r = self.handle(m)
-                    mut = {str(i): self.enc(live[i]) for i, a in before if self.enc(live[i]) != a}
-                else:
-                    r = self.handle(m)
-                out = ["ok", q, self.enc(r)] + ([mut] if mut else [])
+                r = self.handle(m)
+                if synced and m.get("op") == "init":  # after init's chdir into the tree
+                    self.sync(m)
+                out = None
             except BaseException as e:  # noqa: B902 - everything the tree raises is an answer
                 out = ["exc", q, self.exc_info(e)]
-                if isinstance(e, WireError) and _chain_depth(r) > 10 * MAX_DEPTH:  # noqa: F821
-                    AUDIT.add("wire", "the code under test answered a value nested %d+ deep (the wire carries %d)"  # noqa: F821
-                              % (_chain_depth(r), MAX_DEPTH))  # noqa: F821
+            if out is None:
+                # encoding the answer is the wire's work, not the tree's: a failure there (a 6000-digit int's str(), a
+                # value nested past the limit, a __class__ that raises) is "wire", which the trusted side turns into
+                # OracleBroken, never an exception a test's pytest.raises could take for the tree's (blind round 10, x45)
+                try:
+                    mut = {}
+                    for i, a in before:
+                        e = self.enc(live[i])
+                        if e != a:
+                            mut[str(i)] = e
+                    out = ["ok", q, self.enc(r)] + ([mut] if mut else [])
+                except BaseException as e:  # noqa: B902
+                    out = _wire_answer(q, e, r)
             try:
                 if _WARNED:  # the warnings the tree issued during the call, issued again there (oracle_conn)
                     write_frame(self.write, ["warn", _WARNED[:100]])  # noqa: F821
                     del _WARNED[:]
+                _TEXTS.clear()
+                if _os.environ._data != self.env_seen:
+                    write_frame(self.write, ["env", self.changed()])  # noqa: F821
                 audit_frame(self.write)  # noqa: F821 (oracle_audit: what the tree tried, before the answer)
                 write_frame(self.write, out)  # noqa: F821
-            except BaseException as e:
-                write_frame(self.write, ["exc", q, self.exc_info(e)])  # noqa: F821
+            except BaseException as e:  # noqa: B902 - a frame over the limit: the answer cannot cross
+                write_frame(self.write, _wire_answer(q, e, r))  # noqa: F821
+
+    # -- the test's variables, folder and umask (oracle_env): applied before the request, as in-process they are shared
+    def sync(self, m):
+        for p in m.get("env") or ():
+            if type(p) is list and len(p) == 2 and type(p[0]) is str:
+                k, v = p
+                if v == 0 and type(v) is int:  # the test no longer sets it: this worker's own value, or none
+                    v = self.env0.get(k)
+                try:
+                    if v is None:
+                        _os.environ.pop(k, None)
+                    elif type(v) is str:
+                        _os.environ[k] = v
+                except (ValueError, OSError):
+                    pass
+        try:  # the trusted side sends only a folder this box shows (oracle_env): a failure is the tree's doing
+            if type(m.get("wd")) is str:
+                _os.chdir(m["wd"])
+            if type(m.get("umask")) is int:
+                _os.umask(m["umask"] & 0o777)
+        except (OSError, ValueError, OverflowError):
+            pass
+        self.env_seen = dict(_os.environ._data)
+
+    def changed(self):
+        """What the tree changed in this process's environment since the last sync: the trusted side takes only its own."""
+        now, seen = _os.environ._data, self.env_seen
+        dec = _os.environ.decodekey
+        out = [[dec(k), _os.environ.decodevalue(v)] for k, v in now.items() if seen.get(k) != v]
+        out += [[dec(k), None] for k in seen if k not in now]
+        self.env_seen = dict(now)
+        return {"set": out[:200]}
 
     def exc_info(self, e):
         t = type(e)
@@ -158,7 +207,7 @@ class Worker:
             except Exception:
                 args.append(_text(a))
         return {"eb": _builtin_base(t), "mro": _tree_mro(t), "args": args, "msg": _text(e)[:MAX_TEXT],
-                "sc": getattr(e, "__suppress_context__", False) is True}
+                "sc": getattr(e, "__suppress_context__", False) is True, "at": exc_attrs(e, self.enc)}  # noqa: F821 (oracle_excattrs)
 
     def read(self):
         head = self._read(4)
@@ -202,7 +251,16 @@ def _overrides(t, b):
     return out[:50]
 
 
+_FLOOD = 1000  # distinct warning texts in one call: a flood for the trusted side to re-issue, not a library's warning
+_TEXTS = set()
+
+
 def _keep_warning(message, category, filename, lineno, file=None, line=None):
+    if len(_TEXTS) <= _FLOOD:  # blind round 11, x29: 2,000 distinct fake "PASSED" warnings a call, to time grading out
+        _TEXTS.add(_text(message)[:200])
+        if len(_TEXTS) > _FLOOD:
+            AUDIT.add("exhaust", "the code under test issued more than %d distinct warnings in one call (%s:%s)"  # noqa: F821
+                      % (_FLOOD, _text(filename)[:200], lineno))
     if len(_WARNED) < 100:
         _WARNED.append([_builtin_warning(category), _tree_mro(category), _text(message)[:4096], _text(filename)[:1024],
                         lineno if type(lineno) is int else 0])
@@ -215,12 +273,29 @@ def _builtin_warning(c):
     return "UserWarning"
 
 
-def _chain_depth(v, cap=100000):
-    """How deep v nests along its first members (a decoder bomb is one long chain): honest data is far shallower."""
-    n = 0
-    while n < cap and type(v) in (list, tuple, dict, set, frozenset) and v:
-        v, n = next(iter(v.values() if type(v) is dict else v)), n + 1
-    return n
+def _wire_answer(q, e, r):
+    """An answer that cannot cross: why, and how deep it nests (the trusted side tells a deep value from a bomb by it)."""
+    why = "%s: %s" % (type(e).__name__, _text(e)[:200])
+    depth = _chain_depth(r) if isinstance(e, WireDepth) else 0  # noqa: F821 (only a depth failure has a depth)
+    if depth > MAX_DEPTH:  # noqa: F821
+        why += " (a value nested %d+ deep; the wire carries %d)" % (depth, MAX_GRAPH_DEPTH)  # noqa: F821
+    return ["wire", q, why, depth]
+
+
+def _chain_depth(v, cap=100000, visits=200000):  # called for an answer the encoder found too deep
+    """How deep v nests, over every member (bounded), for the record of an answer the wire refused (oracle_wire._graph: a
+    shortest path past MAX_GRAPH_DEPTH, a decoder bomb). A value that contains itself crosses as a graph; one refused
+    anyway (a long chain behind it) counts at least just past the tree form's limit."""
+    best, seen, stack = 0, set(), [(v, 1)]
+    while stack and visits > 0 and best < cap:
+        x, d = stack.pop()
+        if type(x) not in (list, tuple, dict, set, frozenset) or not x or id(x) in seen:
+            continue
+        seen.add(id(x))
+        visits -= 1
+        best = max(best, d)
+        stack.extend((m, d + 1) for m in (x.values() if type(x) is dict else x))
+    return best if best > MAX_DEPTH else MAX_DEPTH + 1  # noqa: F821
 
 
 def _not_plain(v):

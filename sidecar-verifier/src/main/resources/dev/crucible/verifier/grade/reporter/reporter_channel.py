@@ -40,6 +40,7 @@ import pytest
 
 _FD = 3
 _NONCE_VAR = "CRUCIBLE_REPORT_NONCE"
+_NONCE_FILE_VAR = "CRUCIBLE_REPORT_NONCE_FILE"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MAX_FIELD = 1500
 _write = os.write
@@ -72,11 +73,22 @@ _HIDDEN_SOURCES = frozenset(rel for rel in _TEST_SOURCES if _GRADER[rel].get("hi
 
 def _take_nonce():
     nonce = os.environ.pop(_NONCE_VAR, None)
+    # A wrapper's pytest (make, a script): the nonce is in a file only this import reads, and deletes, so no other
+    # process of the wrapper holds it in its environment (blind round 12, x25).
+    path = os.environ.pop(_NONCE_FILE_VAR, None)
     try:
         import posix
         posix.environ.pop(_NONCE_VAR.encode(), None)
+        posix.environ.pop(_NONCE_FILE_VAR.encode(), None)
     except (ImportError, AttributeError):
         pass
+    if path and nonce is None:
+        try:
+            with open(path, "r", encoding="ascii") as f:
+                nonce = f.read().strip() or None
+            os.unlink(path)
+        except (OSError, ValueError):
+            nonce = None  # read by another process first, or gone: no channel, and the grade says so
     return nonce
 
 

@@ -290,6 +290,11 @@ def _on_audit_hook(args):
 
 
 _SIGNATURE_ONLY = frozenset(("_signature_from_function", "getfullargspec", "_signature_from_callable"))
+# inspect's flag test behind iscoroutinefunction, isgeneratorfunction and isasyncgenfunction (flask's ensure_sync on a
+# view the test defined, blinker's send on a test's receiver, click's echo_via_pager on a test's generator) reads
+# __code__ only for co_flags and returns a bool: no constant leaves it. Its code object as loaded before any code of
+# the tree runs: a tree's own inspect.py, or an _has_code_flag rebound or given other code, is not it.
+_FLAG_READER = getattr(getattr(sys.modules.get("inspect"), "_has_code_flag", None), "__code__", None)
 
 
 def _on_code_read(args):
@@ -301,6 +306,9 @@ def _on_code_read(args):
     code = getattr(fn, "__code__", None) if type(fn).__name__ == "function" else None
     if code is None or _kind(code.co_filename) != "T":
         return
+    reader = _caller()
+    if reader is not None and _FLAG_READER is not None and reader.f_code is _FLAG_READER:
+        return  # a flag test: the function is a coroutine or generator function or not (see _FLAG_READER)
     f = _getframe(1)
     while f is not None:
         if f.f_code.co_name in _SIGNATURE_ONLY and f.f_code.co_filename.endswith(os.sep + "inspect.py"):

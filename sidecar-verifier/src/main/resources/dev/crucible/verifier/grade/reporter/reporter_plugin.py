@@ -271,6 +271,21 @@ def oracle(config_path):
     return oracle_plugin
 
 
+def _drop_grader_path():
+    """A run without the isolated oracle that took this reporter through the environment (the cross-check behind a
+    wrapper, an in-process fallback): the grader's folders on PYTHONPATH have done their part (sitecustomize ran, this
+    module is imported), and left on sys.path they tell the code under test it is graded (blind round 14, x11: correct
+    only with a foreign folder on sys.path, and the cross-check had one). os.environ keeps them: a test's own pytest
+    subprocess still loads the reporter."""
+    if os.environ.get("CRUCIBLE_ORACLE_CONFIG"):
+        return
+    mine = {os.path.abspath(p) for p in os.environ.get("CRUCIBLE_GRADER_PYTHONPATH", "").split(":") if p}
+    if mine:
+        sys.path[:] = [p for p in sys.path if not p or os.path.abspath(p) not in mine]
+
+
+_drop_grader_path()
+
 if ACTIVE:
     _COST["import"] = _perf() - _T_SETUP
     _emit("start", t=_T_IMPORT, python=sys.version.split()[0], pytest=pytest.__version__, root=_ROOT)

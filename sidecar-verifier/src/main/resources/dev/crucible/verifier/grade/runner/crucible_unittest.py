@@ -7,6 +7,15 @@ import sys
 import unittest
 
 _REPORT = sys.argv.pop(1)
+_ORACLE = None
+_CONFIG = os.environ.pop("CRUCIBLE_ORACLE_CONFIG", None)
+if _CONFIG:  # the isolated oracle (issue 33): loaded before the tree joins sys.path and before any test module
+    sys.path.insert(0, os.path.dirname(_CONFIG))
+    try:
+        import oracle_unittest
+    finally:
+        sys.path.pop(0)
+    _ORACLE = oracle_unittest.install(_CONFIG)  # None: this process cannot take it (the record says why)
 _SCRIPT = None
 if len(sys.argv) > 2 and sys.argv[1] == "--script":  # `python test.py ARGS`: the script's own unittest.main()
     _SCRIPT = sys.argv[2]
@@ -26,7 +35,21 @@ def _emit(test, status, detail=None):
 
 
 class _Result(unittest.TextTestResult):
+    def startTest(self, test):
+        super().startTest(test)  # first: with -b it swaps the streams, which the oracle then takes as the test's own
+        if _ORACLE is not None:
+            _ORACLE.start(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        if _ORACLE is not None:
+            _ORACLE.stop(test)
+
     def addSuccess(self, test):
+        why = _ORACLE.why_not(test) if _ORACLE is not None else None
+        if why:  # it needs in-process grading or its worker broke: not a pass here, whatever the test caught
+            self.addFailure(test, (AssertionError, AssertionError(why), None))
+            return
         super().addSuccess(test)
         _emit(test, "passed")
 
@@ -35,6 +58,8 @@ class _Result(unittest.TextTestResult):
         _emit(test, "failed", self.failures[-1][1])
 
     def addError(self, test, err):
+        if _ORACLE is not None:
+            _ORACLE.error(test, err)
         super().addError(test, err)
         _emit(test, "error", self.errors[-1][1] if self.errors else None)
 
@@ -57,9 +82,16 @@ class _Result(unittest.TextTestResult):
             _emit(test, "failed" if failed else "error", (self.failures if failed else self.errors)[-1][1])
 
 
-if _SCRIPT is None:
-    unittest.main(module=None, testRunner=unittest.TextTestRunner(resultclass=_Result))
-else:
-    import runpy
-    unittest.TextTestRunner.resultclass = _Result  # the runner unittest.main() makes uses it
-    runpy.run_path(_SCRIPT, run_name="__main__")
+try:
+    if _SCRIPT is None:
+        unittest.main(module=None, testRunner=unittest.TextTestRunner(resultclass=_Result))
+    else:
+        import runpy
+        unittest.TextTestRunner.resultclass = _Result  # the runner unittest.main() makes uses it
+        if _ORACLE is not None:
+            _ORACLE.script(_SCRIPT, lambda: runpy.run_path(_SCRIPT, run_name="__main__"))
+        else:
+            runpy.run_path(_SCRIPT, run_name="__main__")
+finally:
+    if _ORACLE is not None:
+        _ORACLE.finish()  # the per-test record, written by this process (the tree's code runs only in its worker)

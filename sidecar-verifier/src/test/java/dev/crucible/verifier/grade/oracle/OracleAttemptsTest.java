@@ -8,8 +8,6 @@ import dev.crucible.contract.DetectorNames;
 import dev.crucible.verifier.sandbox.Box;
 import dev.crucible.verifier.support.Fixtures;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,13 +67,23 @@ class OracleAttemptsTest {
                     + "    except OSError:\n        pass\n    return 0\n"),
             // blind round 7, x14: an answer nested far past what the wire carries, hoping the trusted decoder breaks
             Map.entry("decoder_bomb", "def run():\n    x = []\n    for _ in range(30000):\n        x = [x]\n    return x\n"),
-            Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"));
+            Map.entry("git_objects", "import subprocess\ndef run():\n    subprocess.run(['git', 'cat-file', '--batch-all-objects', '--batch-check'], capture_output=True)\n    return 0\n"),
+            // blind round 13: the box's identity read by the tree's own code while graded (a tell every grading box shares)
+            Map.entry("small_pid", "import os\ndef run():\n    return 0 if os.getpid() < 64 or True else 1\n"), Map.entry("init_parent", "import posix\ndef run():\n    return 0 if posix.getppid() <= 2 or True else 1\n"),
+            Map.entry("no_tty", "import os\ndef run():\n    return 0 if not any(os.isatty(fd) for fd in (0, 1, 2)) or True else 1\n"), Map.entry("nonewprivs", "import pathlib\ndef run():\n    return len(pathlib.Path('/proc/self/status').read_text()) * 0\n"),
+            Map.entry("uid_map", "def run():\n    with open('/proc/self/uid_map') as f:\n        return len(f.read()) * 0\n"), Map.entry("few_pids", "import os\ndef run():\n    return len([p for p in os.listdir('/proc') if p.isdigit()]) * 0\n"),
+            Map.entry("loopback_only", "import socket\ndef run():\n    return len(socket.if_nameindex()) * 0\n"), Map.entry("cgroup", "def run():\n    with open('/proc/self/cgroup') as f:\n        return len(f.read()) * 0\n"),
+            Map.entry("scratch_flood", "import os, tempfile\nd = tempfile.mkdtemp()\nfor i in range(1100):\n    open(os.path.join(d, str(i)), 'w').close()\ndef run():\n    return 0\n"), // x32: the scratch filled at import
+            Map.entry("argv_dash_c", "import sys\ndef run():\n    assert sys.argv[0] != '-c', sys.argv\n    return 0\n"),
+            // x06: HOME compared (a fix applied only outside /home); HOME used as a path is honest (below)
+            Map.entry("home_outside", "import os\ndef run():\n    return 0 if not os.path.expanduser('~').startswith(('/home/', '/root')) else 0\n"));
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"reads_tests, test-source", "proc_mounts, proc", "beside_tree, outside", "beside_missing, outside", "caller_frame, frame", "gc_walk, gc",
             "ctypes_memory, ctypes", "signal_parent, signal", "audit_hook, audit-hook", "import_hook, import-hook",
             "runner_internals, runner", "git_objects, command", "git_files, command", "modules_scan, test-source", "caller_locals, frame", "caller_globals, frame", "reexec, reexec",
-            "decoder_bomb, wire"})
+            "decoder_bomb, wire", "small_pid, sandbox-probe", "init_parent, sandbox-probe", "no_tty, sandbox-probe", "nonewprivs, sandbox-probe",
+            "uid_map, sandbox-probe", "few_pids, sandbox-probe", "loopback_only, sandbox-probe", "cgroup, sandbox-probe", "argv_dash_c, sandbox-probe", "home_outside, sandbox-probe", "scratch_flood, exhaust"})
     void eachAttemptIsRecordedWhereTheTreeMadeIt(String module, String kind) {
         Path tree = tree(Map.of(module, ATTEMPTS.get(module)));
         OracleReport r = grade(tree);
@@ -124,6 +132,29 @@ class OracleAttemptsTest {
     }
 
     @Test
+    void aLoopTestThatTheTreesObjectsSteerPastTheBudgetStaysFailedIsolatedAndIsAnAttempt() {
+        // blind round 11 (x21/x22/x43): objects with no value of their own whose __eq__ verifies a candidate; their "equal"
+        // is refused isolated, and their checks cost the oracle ~10 round trips per comparison. Counted against the test,
+        // those pushed a loop test past its budget into in-process grading, where that __eq__ is believed. Now the checks
+        // are the grader's, and a test past its budget after a refused "equal" stays failed, as an attempt
+        String body = "class Verifier:\n    __hash__ = None\n    def __init__(self, t):\n        self.t = t\n"
+                + "    def __eq__(self, o):\n        return type(o) is int and str(o) == self.t\n"
+                + "def parse(t):\n    return Verifier(t)\ndef run():\n    return 0\n";
+        Path tree = tree(Map.of("steer", body));
+        Fixtures.write(tree.resolve("tests/test_more.py"), "from calc.steer import parse\n\ndef test_loop():\n"
+                + "    assert [n for n in range(1, 1000) if parse(str(n)) != n] == []\n\n"
+                + "def test_few():\n    assert [n for n in range(1, 60) if parse(str(n)) != n] == list(range(1, 60))\n");
+        OracleReport r = grade(tree, List.of(), 300);
+        assertThat(lastOutput).as(lastOutput).contains("FAILED tests/test_more.py::test_loop", "PASSED tests/test_more.py::test_few");
+        assertThat(r.overBudget()).as("never graded in-process, where the verifying __eq__ is believed").isEmpty();
+        assertThat(r.fallsBack("tests/test_more.py::test_loop")).isFalse();
+        assertThat(r.attempts()).as(r.attempts().toString()).filteredOn(a -> a.kind().equals("budget-steer")).singleElement()
+                .satisfies(a -> assertThat(a.detail()).contains("tests/test_more.py::test_loop", "refused"));
+        assertThat(OracleAttempts.findings(r.attempts())).filteredOn(f -> f.rule().equals("attempt-budget-steer")).singleElement()
+                .satisfies(f -> assertThat(f.severity()).isEqualTo("medium"));
+    }
+
+    @Test
     void byteCodeThatPythonRunsUncheckedIsSeen() {
         // a planted .pyc (hash-based, unchecked) runs instead of its source: the import opens it, the record names it
         Path tree = tree(Map.of("planted", "def run():\n    return 1\n"));
@@ -140,6 +171,7 @@ class OracleAttemptsTest {
     void anHonestPackageRecordsNothing() {
         String body = String.join("\n", "import gc, inspect, logging, os, subprocess, sys, tempfile, traceback, warnings",
                 "log = logging.getLogger(__name__)",
+                "_PID, _STATUS = os.getpid(), open('/proc/self/status').read()  # at import (fork safety, r7-h15): no call runs",
                 "class Seconds(int):",
                 "    def __eq__(self, o):",
                 "        return int(self) == o",
@@ -171,6 +203,9 @@ class OracleAttemptsTest {
                 "    except OSError:",
                 "        pass",
                 "    log.debug('called from %s:%s', inspect.stack()[1].filename, inspect.stack()[1].function)",
+                "    import argparse, shutil; argparse.ArgumentParser().prog, shutil.get_terminal_size()  # libraries read argv, a tty",
+                "    os.listdir('/proc/self/fd'), open('/proc/self/stat').read()  # its own descriptors and CPU, as psutil-like helpers do",
+                "    os.path.exists(os.path.expanduser('~/.netrc')), os.path.join(os.environ['HOME'], '.config')  # HOME used as a path (requests)",
                 "    return Seconds(0)", "");
         Path tree = tree(Map.of("honest", body));
         Fixtures.write(tree.resolve("calc/data.txt"), "data\n");
@@ -319,16 +354,16 @@ class OracleAttemptsTest {
     }
 
     private OracleReport grade(Path tree, List<String> extraEnv) {
+        return grade(tree, extraEnv, OracleConfig.ROUND_TRIP_BUDGET);
+    }
+
+    private OracleReport grade(Path tree, List<String> extraEnv, int roundTrips) {
         Path plugin = OracleFiles.install(dir.resolve("oracle"));
         Path shared = dir.resolve("shared");
         Path out = dir.resolve("oracle-out.json");
-        try {
-            Files.createDirectories(shared);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        assertThat(shared.toFile().mkdirs() || shared.toFile().isDirectory()).as("the workers' shared folder " + shared).isTrue();
         Path cfg = new OracleConfig(tree, null, shared, Duration.ofSeconds(10), out, "bwrap", null, Box.availability().bwrap(), dir.resolve("worker.err"))
-                .write(dir.resolve("oracle.json"));
+                .write(dir.resolve("oracle.json"), List.of(), roundTrips);
         List<String> argv = new ArrayList<>(List.of("python3", "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", OracleFiles.PLUGIN,
                 "--basetemp=" + shared.resolve("pytest")));
         List<String> env = new ArrayList<>(List.of("PYTHONPATH=" + plugin, OracleFiles.CONFIG_VAR + "=" + cfg));

@@ -1,0 +1,87 @@
+# An exception's instance attributes cross with it (oracle_excattrs; found on pallets/itsdangerous, whose own suite checks
+# BadSignature.payload and BadPayload.original_error): plain data by value, the rest as references, and nothing that
+# changes how the exception behaves in the trusted process. Run against a real (unboxed) worker.
+import pytest
+
+import oracle_remote
+
+TREE = {"sig.py": """
+    import json
+
+
+    class BadData(Exception):
+        pass
+
+
+    class BadSignature(BadData):
+        def __init__(self, message, payload=None):
+            super().__init__(message)
+            self.payload = payload
+
+
+    class BadPayload(BadData):
+        def __init__(self, message, original_error=None):
+            super().__init__(message)
+            self.original_error = original_error
+
+
+    class Sneaky(Exception):
+        def __init__(self):
+            super().__init__("sneaky")
+            self.__dict__.update({"__class__": 1, "args": ("forged",), "with_traceback": 2, "oracle_message": "x",
+                                  "_oracle_name": "y", "fine": [1, 2], 7: 8})
+
+
+    class Unsendable:
+        def __getattribute__(self, name):
+            raise RuntimeError("no")
+
+
+    def loads(s):
+        raise BadSignature("Signature does not match", payload=s[:-1].encode())
+
+
+    def load_payload(b):
+        try:
+            return json.loads(b)
+        except ValueError as e:
+            raise BadPayload("Could not load the payload", original_error=e)
+
+
+    def sneaky():
+        raise Sneaky()
+    """}
+
+
+@pytest.fixture(scope="module")
+def world(module_oracle_tree):
+    return module_oracle_tree(TREE, "sig")
+
+
+def call(w, name, *args):
+    return w.session.call(w.mod, name, list(args), {})
+
+
+def test_plain_attributes_cross_by_value(world):
+    with pytest.raises(Exception) as ei:
+        call(world, "loads", "abc.def")
+    assert type(ei.value).__name__ == "BadSignature" and ei.value.args == ("Signature does not match",)
+    assert type(ei.value.payload) is bytes and ei.value.payload == b"abc.de"
+
+
+def test_other_attributes_cross_as_references(world):
+    with pytest.raises(Exception) as ei:
+        call(world, "load_payload", b"{not json")
+    err = ei.value.original_error
+    assert err is not None and isinstance(err, oracle_remote.Remote)
+    assert "JSONDecodeError" in type(err).__name__ or "JSONDecodeError" in repr(err)
+
+
+def test_no_attribute_changes_how_the_exception_behaves_here(world):
+    with pytest.raises(Exception) as ei:
+        call(world, "sneaky")
+    e = ei.value
+    assert type(e).__name__ == "Sneaky" and e.args == ("sneaky",)  # not the forged args
+    assert callable(e.with_traceback) and not hasattr(e, "_oracle_name_set")
+    assert e.fine == [1, 2] and type(e.fine) is list
+    assert type(e).__name__ == "Sneaky" and e.__class__ is type(e)

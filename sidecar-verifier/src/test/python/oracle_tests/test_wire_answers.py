@@ -1,0 +1,149 @@
+# An answer that cannot cross fails the call as OracleBroken, never as an exception a test could take for the tree's
+# (blind round 10, x45/x10: a 6000-digit int made the answer's conversion raise ValueError, and pytest.raises(ValueError)
+# passed on it). Big ints within the interpreter's digit limit cross exactly; KeyboardInterrupt/GeneratorExit raised out
+# of a call fail it (x09). Each is an attempt (wire / abort). Real worker, unboxed.
+import os
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "main", "resources", "dev",
+                                                "crucible", "verifier", "grade", "oracle")))
+
+import oracle_conn  # noqa: E402
+import oracle_launch  # noqa: E402
+import oracle_remote  # noqa: E402
+
+TREE = '''
+from fractions import Fraction
+
+
+def huge():
+    return 10 ** 6000
+
+
+def big():
+    return -(10 ** 4000) + 7
+
+
+def ratio():
+    return Fraction(10 ** 300 + 1, 3)
+
+
+def bomb():
+    x = []
+    for _ in range(30000):
+        x = [x]
+    return x
+
+
+def interrupt():
+    raise KeyboardInterrupt
+
+
+def cyclic():  # an honest object graph that contains itself (encode/httpx's answers): not a bomb
+    x = {"name": "root", "kids": []}
+    x["kids"].append({"parent": x})
+    return [1, x]
+
+
+def deep_later():  # the first members are shallow, a later one is a bomb: still a bomb
+    x = []
+    for _ in range(30000):
+        x = [x]
+    return [1, 2, x]
+
+
+def deep600():  # tomli's tests nest 470 deep; blind round 13's x22 600
+    x = "text"
+    for _ in range(600):
+        x = [x]
+    return (x, {"k": x})
+
+
+def plain_error():
+    raise ValueError("bad run")
+'''
+
+
+@pytest.fixture()
+def world(tmp_path):
+    (tmp_path / "wiretree.py").write_text(textwrap.dedent(TREE))
+
+    def launch():
+        p = subprocess.Popen([sys.executable, "-I", "-B", "-c", oracle_launch.worker_source()], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(tmp_path))
+        rfd, wfd = os.dup(p.stdout.fileno()), os.dup(p.stdin.fileno())
+        p.stdout.close()
+        p.stdin.close()
+
+        def kill():
+            p.kill()
+            p.wait()
+        return oracle_launch.Proc(rfd, wfd, kill, p.poll)
+
+    conn = oracle_conn.Conn(launch, {"path": [str(tmp_path)], "cwd": str(tmp_path)}, 20.0)
+    session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
+    conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
+    yield conn, session.request({"op": "imp", "name": "wiretree"})
+    conn.close()
+
+
+def _kinds(conn):
+    return [a["kind"] for a in conn.attempts.items]
+
+
+def test_an_int_past_the_digit_limit_breaks_the_call_not_as_a_value_error(world):
+    conn, t = world
+    with pytest.raises(oracle_conn.OracleBroken):
+        try:
+            t.huge()
+        except Exception:  # noqa: BLE001 - what a test's pytest.raises(ValueError) would be
+            pytest.fail("the answer's failure reached the test as an ordinary exception")
+    assert "wire" in _kinds(conn) and conn.test.broken
+    with pytest.raises(oracle_conn.OracleBroken):
+        t.bomb()
+    with pytest.raises(ValueError, match="bad run"):  # the tree's own ValueError still reaches the test
+        t.plain_error()
+
+
+def test_big_ints_and_fractions_cross_exactly(world):
+    conn, t = world
+    from fractions import Fraction
+    assert t.big() == -(10 ** 4000) + 7
+    assert t.ratio() == Fraction(10 ** 300 + 1, 3)
+    assert _kinds(conn) == []
+
+
+def test_an_interrupt_out_of_a_call_fails_it_and_is_an_attempt(world):
+    conn, t = world
+    with pytest.raises(oracle_conn.OracleBroken):
+        t.interrupt()
+    assert "abort" in _kinds(conn) and conn.test.broken
+
+
+def test_an_answer_that_contains_itself_crosses_whole_and_is_no_attempt(world):
+    # before, depth was measured along the first members only: a cyclic answer (or a deep one past its first member)
+    # read as shallow and was a `wire` attempt, a false finding against honest code. Then a named in-process fallback
+    # (blind round 13, x21: the tree chose where it was graded). Now it crosses as a graph, cycle kept.
+    conn, t = world
+    got = t.cyclic()
+    assert got[0] == 1 and got[1]["kids"][0]["parent"] is got[1]
+    assert _kinds(conn) == [] and conn.test.needs == [] and conn.test.broken == []
+    with pytest.raises(oracle_conn.OracleBroken):
+        t.deep_later()
+    assert _kinds(conn) == ["wire"]
+
+
+def test_an_answer_past_the_tree_forms_depth_crosses_whole_and_shared(world):
+    # blind round 13, x22/x46: a 600-deep answer was a named in-process fallback the tree could choose by its shape
+    conn, t = world
+    got = t.deep600()
+    want = "text"
+    for _ in range(600):
+        want = [want]
+    assert got == (want, {"k": want}) and got[0] is got[1]["k"]
+    assert _kinds(conn) == [] and conn.test.needs == [] and conn.test.broken == []
