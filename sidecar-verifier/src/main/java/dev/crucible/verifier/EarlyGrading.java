@@ -1,5 +1,6 @@
 package dev.crucible.verifier;
 
+import dev.crucible.verifier.pristine.TreeCopy;
 import dev.crucible.verifier.exec.ExecRequest;
 import dev.crucible.verifier.exec.Executor;
 import dev.crucible.verifier.grade.PytestCommand;

@@ -1,5 +1,6 @@
 package dev.crucible.verifier;
 
+import dev.crucible.verifier.pristine.TreeCopy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;

@@ -11,7 +11,7 @@ import dev.crucible.derive.Derivation;
 import dev.crucible.derive.DerivationException;
 import dev.crucible.derive.FixCommit;
 import dev.crucible.derive.WorkflowFinder;
-import dev.crucible.verifier.TreeCopy;
+import dev.crucible.verifier.pristine.TreeCopy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -188,7 +188,7 @@ final class AttemptScratch implements AutoCloseable {
         try {
             if (volume == null) {
                 step = "removing the state folder " + stateDir;
-                String left = dev.crucible.verifier.TreeCopy.delete(stateDir, within);
+                String left = dev.crucible.verifier.pristine.TreeCopy.delete(stateDir, within);
                 if (left != null) leftBehind.add("state folder " + left);
                 return;
             }
@@ -265,7 +265,7 @@ final class AttemptScratch implements AutoCloseable {
     static void remove(Progress progress, Path... trees) {
         long deadline = System.nanoTime() + CLEANUP.toNanos();
         for (Path t : trees) {
-            String left = t == null ? null : dev.crucible.verifier.TreeCopy.delete(t, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            String left = t == null ? null : dev.crucible.verifier.pristine.TreeCopy.delete(t, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             if (left != null) progress.info("cleanup: " + left);
         }
     }

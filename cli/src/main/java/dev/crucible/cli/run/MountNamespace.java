@@ -84,10 +84,10 @@ public final class MountNamespace {
             // SIGKILL here reaches it as SIGTERM (--pdeathsig), so it never runs on alone
             Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(p), "crucible-mountns-forward"));
             int rc = p.waitFor();
-            dev.crucible.verifier.TreeCopy.delete(dir);
+            dev.crucible.verifier.pristine.TreeCopy.delete(dir);
             return rc;
         } catch (IOException e) {
-            dev.crucible.verifier.TreeCopy.delete(dir);
+            dev.crucible.verifier.pristine.TreeCopy.delete(dir);
             return none("the namespace could not be entered: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -168,13 +168,13 @@ public final class MountNamespace {
         }
         if (err == null) err = request("fuse\t" + img + "\t" + at);
         if (err != null) {
-            dev.crucible.verifier.TreeCopy.delete(img);
+            dev.crucible.verifier.pristine.TreeCopy.delete(img);
             return new DiskVolume.Opened(null, "the ext4 image could not be mounted with fuse2fs: " + err);
         }
         return new DiskVolume.Opened(DiskVolume.mounted(at, bytes, "an ext4 image mounted by fuse2fs in the run's own mount namespace (disk, not memory)",
                 () -> {
                     request("umount\t" + at);
-                    dev.crucible.verifier.TreeCopy.delete(img);
+                    dev.crucible.verifier.pristine.TreeCopy.delete(img);
                 }, v -> compact(img, at, v)), null);
     }
 

@@ -43,7 +43,7 @@ final class StaleStateFolders {
                 long pid = Long.parseLong(m.group(1));
                 long start = Long.parseLong(m.group(2));
                 if (ProcessTable.stat(pid).map(st -> st.startTicks() == start).orElse(false)) continue; // its CLI still runs
-                if (dev.crucible.verifier.TreeCopy.delete(d, bound) == null) removed.add(d);
+                if (dev.crucible.verifier.pristine.TreeCopy.delete(d, bound) == null) removed.add(d);
             }
         } catch (IOException | RuntimeException unreadable) {
             // no temporary folder to sweep: nothing left by this user there

@@ -60,11 +60,11 @@ final class VolumeKeeper {
         Map<Object, Path> movedInodes = new HashMap<>();
         List<Path> folders = new ArrayList<>(); // their modes and owners are set last, once nothing more goes in them
         Path stateDir = from.resolve(state);
-        String stateLeft = dev.crucible.verifier.TreeCopy.delete(stateDir, Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()) / 4));
+        String stateLeft = dev.crucible.verifier.pristine.TreeCopy.delete(stateDir, Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()) / 4));
         if (stateLeft != null) left.accept("state folder " + stateLeft);
         Trims trims = Trims.afterTrim(volume);
         try {
-            String old = dev.crucible.verifier.TreeCopy.delete(to, Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()) / 4));
+            String old = dev.crucible.verifier.pristine.TreeCopy.delete(to, Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()) / 4));
             if (old != null) left.accept("an earlier kept copy " + old);
             Files.createDirectories(to);
             Deque<Path> pending = new ArrayDeque<>(List.of(from));

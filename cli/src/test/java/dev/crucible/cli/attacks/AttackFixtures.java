@@ -1,6 +1,6 @@
 package dev.crucible.cli.attacks;
 
-import dev.crucible.verifier.TreeCopy;
+import dev.crucible.verifier.pristine.TreeCopy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.crucible.cli.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.crucible.verifier.TreeCopy;
+import dev.crucible.verifier.pristine.TreeCopy;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -66,7 +66,7 @@ class ParallelCleanupTest {
     private static long removeOne(Path root) throws Exception {
         slowTree(root);
         long t = System.nanoTime();
-        dev.crucible.verifier.TreeCopy.delete(root, Duration.ofMinutes(5));
+        dev.crucible.verifier.pristine.TreeCopy.delete(root, Duration.ofMinutes(5));
         return (System.nanoTime() - t) / 1_000_000;
     }
 

@@ -3,7 +3,7 @@ package dev.crucible.cli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.crucible.verifier.TreeCopy;
+import dev.crucible.verifier.pristine.TreeCopy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.crucible.cli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.api.v1alpha1.rollout.RolloutSpec;
-import dev.crucible.verifier.TreeCopy;
+import dev.crucible.verifier.pristine.TreeCopy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

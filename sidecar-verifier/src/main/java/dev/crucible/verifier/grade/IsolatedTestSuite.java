@@ -156,7 +156,7 @@ public final class IsolatedTestSuite implements Strategy {
     private static GradeContext asAUsersRun(GradeContext ctx, boolean boxed) {
         if (!boxed) return ctx;
         Path shared = SharedTmp.of(ctx.resultsDir());
-        if (dev.crucible.verifier.TreeCopy.delete(shared, Duration.ofSeconds(30)) != null) return ctx; // could not: as before
+        if (dev.crucible.verifier.pristine.TreeCopy.delete(shared, Duration.ofSeconds(30)) != null) return ctx; // could not: as before
         Map<String, String> env = new java.util.LinkedHashMap<>(ctx.env());
         env.remove("TMPDIR");
         return ctx.withEnv(env);

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.verifier.grade.result.TestIds;
 import dev.crucible.contract.Verdict;
 import dev.crucible.verifier.grade.result.IntegrityFinding;
 import dev.crucible.verifier.grade.result.JUnitXmlParser;

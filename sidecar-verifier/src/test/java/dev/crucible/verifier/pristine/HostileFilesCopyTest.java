@@ -3,7 +3,7 @@ package dev.crucible.verifier.pristine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.files.CopyStats;
-import dev.crucible.verifier.TreeCopy;
+import dev.crucible.verifier.pristine.TreeCopy;
 import dev.crucible.verifier.support.Fixtures;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;

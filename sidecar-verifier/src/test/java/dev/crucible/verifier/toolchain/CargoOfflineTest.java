@@ -72,7 +72,7 @@ class CargoOfflineTest {
 
         // what Episode does before each grading: a fresh copy of the prefix's target as grading's CARGO_TARGET_DIR
         Path home = Files.createDirectories(dir.resolve("results/home"));
-        dev.crucible.verifier.TreeCopy.copy(e.warmCargoTarget().get(), ExecEnvironment.gradingCargoTarget(home));
+        dev.crucible.verifier.pristine.TreeCopy.copy(e.warmCargoTarget().get(), ExecEnvironment.gradingCargoTarget(home));
         Path grade = crate(dir.resolve("grade-1"));
         Files.copy(ws.resolve("Cargo.lock"), grade.resolve("Cargo.lock"));
         Map<String, String> env = e.forGrading(home);

@@ -49,7 +49,7 @@ public record OracleReport(Map<String, Test> tests, Map<String, String> modules,
 
     /** This report with its test ids as the run's outcome names them (the tree's path made relative: TestIds). */
     public OracleReport forTree(Path root) {
-        return new OracleReport(dev.crucible.verifier.grade.TestIds.normaliseKeys(tests, root), modules, workerStarts, calls, workerEnded,
+        return new OracleReport(dev.crucible.verifier.grade.result.TestIds.normaliseKeys(tests, root), modules, workerStarts, calls, workerEnded,
                 startWaitSeconds, attempts);
     }
 

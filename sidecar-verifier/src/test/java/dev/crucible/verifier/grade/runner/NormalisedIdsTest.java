@@ -4,7 +4,7 @@ import static dev.crucible.verifier.grade.runner.RunnerFixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.VerifyReport;
-import dev.crucible.verifier.grade.TestIds;
+import dev.crucible.verifier.grade.result.TestIds;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.crucible.verifier;
+package dev.crucible.verifier.pristine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

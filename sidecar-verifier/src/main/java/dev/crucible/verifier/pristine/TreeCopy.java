@@ -1,4 +1,4 @@
-package dev.crucible.verifier;
+package dev.crucible.verifier.pristine;
 
 import dev.crucible.files.CopyStats;
 import dev.crucible.files.TreeCopier;

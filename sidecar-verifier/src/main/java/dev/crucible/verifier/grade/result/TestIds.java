@@ -1,6 +1,5 @@
-package dev.crucible.verifier.grade;
+package dev.crucible.verifier.grade.result;
 
-import dev.crucible.verifier.grade.result.TestCase;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
