@@ -33,7 +33,7 @@ def run(tmp_path, body):
     (root / "treemod.py").write_text(textwrap.dedent(body))
     home = tmp_path / "home"
     home.mkdir()
-    names = ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")
+    names = ("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")
     src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in names) + DRIVER
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(tmp_path), "HOME": str(home)}
     r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)], capture_output=True, text=True, timeout=120,

@@ -33,7 +33,7 @@ def events(tmp_path, body, call=False):
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_hidden.py").write_text("def test_x():\n    assert True\n")
     (root / "treemod.py").write_text(textwrap.dedent(body))
-    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + DRIVER
+    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + DRIVER
     r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)] + (["call"] if call else []), capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -165,7 +165,7 @@ def test_fcntl_on_the_workers_own_pipes_is_a_worker_attempt(tmp_path):
                     pass
     """))
     driver = DRIVER.replace("audit_install(globals())", "_pipe = _o.pipe()\naudit_install(globals())")
-    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + driver
+    src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + driver
     r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     found = json.loads(r.stdout.strip().splitlines()[-1])
@@ -196,7 +196,7 @@ def test_a_worker_crashed_on_purpose_is_sent_before_it_dies(tmp_path):
         root = tmp_path / what.split()[0]
         root.mkdir()
         (root / "treemod.py").write_text(body)
-        src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + CRASH_DRIVER
+        src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in ("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")) + CRASH_DRIVER
         r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root)], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
         assert r.returncode < 0, (r.returncode, r.stderr)
         sys.path.insert(0, ORACLE)

@@ -45,7 +45,7 @@ def events(tmp_path, body, wait=0.0):
     (root / "treemod.py").write_text(textwrap.dedent(body))
     shared = tmp_path / "shared"
     shared.mkdir()
-    names = ("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")
+    names = ("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py")
     src = "\n".join(open(os.path.join(ORACLE, n)).read() for n in names) + DRIVER
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(shared), "HOME": str(shared)}
     r = subprocess.run([sys.executable, "-I", "-B", "-c", src, str(root), str(wait)], capture_output=True, text=True, timeout=360,

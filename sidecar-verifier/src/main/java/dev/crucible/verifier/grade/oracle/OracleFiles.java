@@ -30,7 +30,7 @@ public final class OracleFiles {
     public static final String PLUGIN = "oracle_plugin";
     /** Environment variable naming the configuration JSON the plugin reads at import. */
     public static final String CONFIG_VAR = "CRUCIBLE_ORACLE_CONFIG";
-    static final List<String> NAMES = List.of("oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_worker.py", "oracle_conn.py", "oracle_attempts.py", "oracle_env.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_arith.py", "oracle_remote.py", "oracle_dataclasses.py",
+    static final List<String> NAMES = List.of("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_worker.py", "oracle_conn.py", "oracle_attempts.py", "oracle_env.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_arith.py", "oracle_remote.py", "oracle_dataclasses.py",
             "oracle_hook.py", "oracle_launch.py", "oracle_datawatch.py", "oracle_plugin.py", "oracle_entry.py", "oracle_unittest.py");
     private static final Map<String, byte[]> SOURCES = load();
 
@@ -130,9 +130,10 @@ public final class OracleFiles {
         }
     }
 
-    /** The worker's whole source, as it runs with {@code python -I -B -c}: the wire format, the audit, then the worker. */
+    /** The worker's whole source, as it runs with {@code python -I -B -c}: the wire format (its graph form first), the audit, then the worker. */
     public static String workerSource() {
-        return new String(SOURCES.get("oracle_wire.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
+        return new String(SOURCES.get("oracle_wire_graph.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
+                + new String(SOURCES.get("oracle_wire.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_audit.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_audit_calls.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_audit_probes.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"

@@ -10,6 +10,9 @@ import json.encoder
 import struct
 import sys
 
+if "ungraph" not in globals():  # the trusted side; in the worker's one source oracle_wire_graph comes first
+    from oracle_wire_graph import ungraph
+
 # The registered value types' modules (datetime, decimal, fractions, pathlib) are not imported here: a value of one
 # exists only once its module is, so encode() looks them up in sys.modules, and decode() imports one when a value
 # of it comes. The worker starts without them (pathlib alone is several ms); the trusted side imports them
@@ -332,7 +335,7 @@ def decode(x, from_ref, depth=0):
                 return np.frombuffer(base64.b64decode(x[2], validate=True), dtype=dt)[0]
             return np.frombuffer(base64.b64decode(x[3], validate=True), dtype=dt).reshape(x[2]).copy()
         if tag == "G":
-            return _ungraph(x, from_ref, depth)
+            return ungraph(x, lambda v: decode(v, from_ref, MAX_DEPTH), depth, MAX_NODES, MAX_GRAPH_DEPTH, WireError)
         if tag == "r":
             return from_ref(x)
         if tag == "g":
@@ -342,80 +345,6 @@ def decode(x, from_ref, depth=0):
     except (TypeError, ValueError, KeyError, IndexError, OverflowError, ArithmeticError) as e:
         raise WireError("bad %r value: %s" % (tag, e))
     raise WireError("unknown tag %r" % (tag,))
-
-
-def _ungraph(x, from_ref, base):
-    """The value of a graph (see _graph), checked whole: every node reached from node 0 within MAX_GRAPH_DEPTH, lists and
-    dicts made empty first and filled last (a cycle passes through one of them), tuples and sets built after their
-    members. A cycle through tuples or sets alone, or an unhashable member of a set or key, is garbage."""
-    if len(x) != 3 or x[1] != 0 or type(x[2]) is not list or not 0 < len(x[2]) <= MAX_NODES:
-        raise WireError("bad graph")
-    nodes = x[2]
-    n = len(nodes)
-    kids = []
-    for node in nodes:
-        if type(node) is not list or len(node) != 2 or node[0] not in ("v", "l", "t", "d", "s", "fs"):
-            raise WireError("bad graph node: %.80r" % (node,))
-        if node[0] == "v":
-            kids.append(())
-            continue
-        ks = node[1]
-        if type(ks) is not list or any(type(i) is not int or not 0 <= i < n for i in ks) or node[0] == "d" and len(ks) % 2:
-            raise WireError("bad graph node: %.80r" % (node,))
-        kids.append(ks)
-    depth = [-1] * n  # breadth-first from node 0: each node's shortest path
-    depth[0], order = base, [0]
-    for i in order:
-        for c in kids[i]:
-            if depth[c] < 0:
-                depth[c] = depth[i] + 1
-                if depth[c] > MAX_GRAPH_DEPTH:
-                    raise WireError("value nested deeper than %d" % MAX_GRAPH_DEPTH)
-                order.append(c)
-    if len(order) != n:
-        raise WireError("graph has %d nodes no path reaches" % (n - len(order)))
-    objs = [None] * n
-    for i, (tag, leaf) in enumerate(nodes):
-        if tag == "l":
-            objs[i] = []
-        elif tag == "d":
-            objs[i] = {}
-        elif tag == "v":
-            if type(leaf) is list and leaf and leaf[0] in ("l", "t", "d", "s", "fs", "G"):
-                raise WireError("a graph's value node holds a container")
-            objs[i] = decode(leaf, from_ref, MAX_DEPTH)
-    built = [objs[i] is not None or nodes[i][0] == "v" for i in range(n)]
-    for i in range(n):  # tuples and sets, members first (iterative: a chain of tuples may be MAX_GRAPH_DEPTH long)
-        if built[i]:
-            continue
-        stack, on, pos = [i], {i}, {i: 0}
-        while stack:
-            j = stack[-1]
-            ks, p = kids[j], pos[j]
-            while p < len(ks) and built[ks[p]]:
-                p += 1
-            pos[j] = p
-            if p < len(ks):
-                c = ks[p]
-                if c in on:  # c is j's ancestor here: a cycle of tuples and sets only
-                    raise WireError("a graph's cycle passes through no list or dict")
-                on.add(c)
-                pos[c] = 0
-                stack.append(c)
-                continue
-            ms = [objs[c] for c in ks]
-            objs[j] = tuple(ms) if nodes[j][0] == "t" else set(ms) if nodes[j][0] == "s" else frozenset(ms)
-            built[j] = True
-            on.discard(j)
-            stack.pop()
-    for i, (tag, ks) in enumerate(nodes):
-        if tag == "l":
-            objs[i].extend(objs[c] for c in ks)
-        elif tag == "d":
-            o = objs[i]
-            for a in range(0, len(ks), 2):
-                o[objs[ks[a]]] = objs[ks[a + 1]]
-    return objs[0]
 
 
 def is_plain(v, depth=0):
