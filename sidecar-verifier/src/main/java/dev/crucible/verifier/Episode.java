@@ -1,5 +1,6 @@
 package dev.crucible.verifier;
 
+import dev.crucible.verifier.pristine.TreeRemoval;
 import dev.crucible.verifier.pristine.TreeCopy;
 import dev.crucible.contract.PolicyAction;
 import dev.crucible.contract.SpecDefaults;

@@ -1,5 +1,6 @@
 package dev.crucible.verifier;
 
+import dev.crucible.verifier.pristine.TreeRemoval;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.crucible.verifier.support.Fixtures;

@@ -1,4 +1,4 @@
-package dev.crucible.verifier;
+package dev.crucible.verifier.pristine;
 
 import dev.crucible.files.TreeDelete;
 import java.io.IOException;
@@ -17,15 +17,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code rm -rf} that outlives the CLI, or, where that folder is another file system (the attempt's disk volume),
  * left in place for the volume's unmount.
  */
-final class TreeRemoval {
+public final class TreeRemoval {
     /** How long close waits for a removal before handing the rest off. */
-    static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+    public static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
     private volatile Thread thread;
     private volatile Path tree;
     private final AtomicBoolean stop = new AtomicBoolean();
 
     /** Starts removing {@code t}, after the previous removal ended (the next grading tree may take its name). */
-    void start(Path t) {
+    public void start(Path t) {
         await();
         stop.set(false);
         Thread th = new Thread(() -> {
@@ -42,7 +42,7 @@ final class TreeRemoval {
     }
 
     /** Waits for the running removal to end, however long it takes (a new grading tree of the same name follows). */
-    void await() {
+    public void await() {
         join(thread, 0);
         thread = null;
     }
@@ -51,7 +51,7 @@ final class TreeRemoval {
      * Waits at most {@code wait}; a removal still running then is stopped and its rest handed off. Returns null when
      * the removal ended in time, else where the rest went.
      */
-    String finish(Duration wait) {
+    public String finish(Duration wait) {
         Thread th = thread;
         if (th == null) return null;
         join(th, Math.max(1, wait.toMillis()));
