@@ -45,6 +45,9 @@ public final class ChannelReport {
         int passedCalls;
     }
 
+    /** The rule of a line in the reporter's record shape without the run's nonce: someone wrote a record of their own. */
+    public static final String FORGED_RECORD = "forged-record";
+
     private ChannelReport(String nonce) { this.nonce = nonce; }
 
     /**
@@ -78,8 +81,10 @@ public final class ChannelReport {
             return;
         }
         if (!nonce.equals(j.path("nonce").asText(null))) {
-            finding("critical", "line " + n + " of the result channel does not carry the run's nonce (written by something other than the grader's reporter): "
-                    + abbreviate(line));
+            // a record in the reporter's own shape is a forgery, never an honest program's output on a stray descriptor
+            findings.add(new IntegrityFinding(IntegrityFinding.GRADER_TAMPERING, "critical", "result-channel", "line " + n
+                    + " of the result channel does not carry the run's nonce (written by something other than the grader's reporter): "
+                    + abbreviate(line), j.path("type").isTextual() ? FORGED_RECORD : null));
             return;
         }
         long pid = j.path("pid").asLong(-1);
@@ -103,7 +108,7 @@ public final class ChannelReport {
             case "finding" -> {
                 String where = j.path("nodeid").isTextual() ? " (during " + j.get("nodeid").asText() + ")" : "";
                 findings.add(new IntegrityFinding(j.path("detector").asText(IntegrityFinding.GRADER_TAMPERING), severity(j.path("severity").asText("high")),
-                        j.path("path").asText(null), j.path("evidence").asText("") + where));
+                        j.path("path").asText(null), j.path("evidence").asText("") + where, j.path("check").isTextual() ? j.get("check").asText() : null));
             }
             case "end" -> {
                 if (s.end != null) finding("critical", "a second session end on the result channel for process " + pid);

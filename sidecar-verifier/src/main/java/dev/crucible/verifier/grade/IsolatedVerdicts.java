@@ -153,6 +153,7 @@ final class IsolatedVerdicts {
         Outcome o = TestSuiteStrategy.score(v, reported, run, reportError, Duration.ofSeconds(v.timeoutOrDefault()));
         List<IntegrityFinding> findings = new ArrayList<>(isolated.integrity());
         if (inProcess != null) findings.addAll(inProcess.integrity());
+        if (ordinary != null) findings.addAll(tamperingInCrossCheck(ordinary));
         if (!aware.isEmpty()) {
             findings.add(new IntegrityFinding(dev.crucible.contract.DetectorNames.GRADER_TAMPERING, "high", null,
                     aware.size() + " test(s) passed as graded and failed in the cross-check run (the same tree in an interpreter"
@@ -222,6 +223,22 @@ final class IsolatedVerdicts {
      * What the cross-check run itself said, for a reader of unconfirmed passes: its reason, exit code, test count and
      * output tail (a run that broke or timed out under load otherwise reads as a tree that hid its results).
      */
+    /**
+     * What the cross-check run's reporter saw that no honest tree does: tampering with the grader's own machinery (a record
+     * forged onto the result channel, the test-module guard or pytest's hook caller replaced, pytest's internals changed).
+     * The rest of that run's findings are not taken: its run-time detectors judge code beside the tests (an honest frame
+     * read or ctypes call), which is the worker audit's business. Taken, these flag an attempt made only where the tree is
+     * graded in-process, which the AND with that run already kept from earning (issue 33: attempts are flagged).
+     */
+    static List<IntegrityFinding> tamperingInCrossCheck(Outcome ordinary) {
+        return ordinary.integrity().stream().filter(f -> f.rule() != null && CROSS_CHECK_TAMPERING.contains(f.rule()))
+                .map(f -> new IntegrityFinding(f.detector(), f.severity(), f.path(), "in the cross-check run (the tree graded again"
+                        + " in-process, as a user's run): " + f.evidence(), f.rule())).toList();
+    }
+
+    static final java.util.Set<String> CROSS_CHECK_TAMPERING = java.util.Set.of(ChannelReport.FORGED_RECORD, "test-module-guard",
+            "hook-caller-changed", "internals-changed");
+
     static String crossCheckRun(Outcome ordinary) {
         if (ordinary == null) return "";
         String tail = ordinary.details().get("outputTail") instanceof String t ? t.strip() : "";

@@ -37,25 +37,33 @@ public final class TestIds {
      * the tree's path ({@code test_x[/tmp/.../grade-1/tests/test_utils.py]}, psf/requests' {@code __file__}) has no record.
      */
     public static <V> Map<String, V> normaliseKeys(Map<String, V> byId, Path root) {
-        Map<String, Integer> seen = new HashMap<>();
         Map<String, V> out = new java.util.LinkedHashMap<>();
-        byId.forEach((raw, v) -> {
-            String id = normalise(raw, root);
-            int n = seen.merge(id, 1, Integer::sum);
-            out.put(n > 1 ? id + " #" + n : id, v);
-        });
+        List<String> ids = normaliseAll(List.copyOf(byId.keySet()), root);
+        int i = 0;
+        for (V v : byId.values()) out.put(ids.get(i++), v);
         return out;
     }
 
     /** The tests with normalised ids, in order; a test whose id does not change is the same object. */
     public static List<TestCase> normalise(List<TestCase> tests, Path root) {
-        Map<String, Integer> seen = new HashMap<>();
+        List<String> ids = normaliseAll(tests.stream().map(TestCase::id).toList(), root);
         List<TestCase> out = new ArrayList<>(tests.size());
-        for (TestCase t : tests) {
-            String id = normalise(t.id(), root);
-            int n = seen.merge(id, 1, Integer::sum);
-            if (n > 1) id = id + " #" + n;
+        for (int i = 0; i < tests.size(); i++) {
+            TestCase t = tests.get(i);
+            String id = ids.get(i);
             out.add(id.equals(t.id()) ? t : new TestCase(id, t.status(), t.group(), t.durationMs(), t.message()));
+        }
+        return out;
+    }
+
+    /** Each id normalised, in order; the second and later ids made equal get {@code " #2"}, {@code " #3"}... */
+    private static List<String> normaliseAll(List<String> raw, Path root) {
+        Map<String, Integer> seen = new HashMap<>();
+        List<String> out = new ArrayList<>(raw.size());
+        for (String r : raw) {
+            String id = normalise(r, root);
+            int n = seen.merge(id, 1, Integer::sum);
+            out.add(n > 1 ? id + " #" + n : id);
         }
         return out;
     }
