@@ -127,7 +127,8 @@ final class AttemptScratch implements AutoCloseable {
      */
     boolean noteFull(AttemptRecord rec, String message, Progress progress) {
         if (volume == null || message == null || !message.contains("No space left on device")) return false;
-        if (rec.limitExceeded == null) rec.limitExceeded = "disk limit " + Quantities.human(bytes) + " reached by the grading copy of the workspace";
+        if (rec.limitExceeded == null) rec.limitExceeded = "disk limit " + Quantities.human(bytes) + " reached by the grading copy of the workspace ("
+                + volume.whatFilled() + ")";
         progress.info("grading could not copy the workspace: " + rec.limitExceeded);
         return true;
     }

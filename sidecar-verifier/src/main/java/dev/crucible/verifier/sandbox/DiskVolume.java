@@ -146,7 +146,38 @@ public final class DiskVolume implements AutoCloseable {
 
     /** The reason result.json gives when the volume filled. */
     public String reason() {
-        return "disk limit " + Quantities.human(bytes) + " reached (the attempt's volume is full: " + Quantities.human(used()) + " used)";
+        return "disk limit " + Quantities.human(bytes) + " reached (" + whatFilled() + ")";
+    }
+
+    /**
+     * What ran out: its bytes, or its inodes (a flood of small files fills an ext4 volume's inode table long before its
+     * bytes, and ENOSPC then named a byte count far under the limit: host round 4).
+     */
+    public String whatFilled() {
+        return freeInodes() == 0
+                ? "the attempt's volume has no inodes left: too many files and folders for its size, with " + Quantities.human(used()) + " of its bytes used"
+                : "the attempt's volume is full: " + Quantities.human(used()) + " used";
+    }
+
+    /** Free inodes on the volume ({@code stat -f}), -1 when unknown: read when a write failed, never per poll (a process). */
+    public long freeInodes() {
+        Path stat = tool("stat");
+        if (stat == null || closed) return -1;
+        try {
+            Process p = new ProcessBuilder(stat.toString(), "-f", "-c", "%d", mountPoint.toString()).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return -1;
+            }
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip(); // one short line
+            return p.exitValue() == 0 && out.matches("\\d{1,18}") ? Long.parseLong(out) : -1;
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 
     /** Gives the host back the blocks of files deleted on the volume (the image's holes are punched again). */

@@ -48,6 +48,26 @@ class DiskVolumeTest {
     }
 
     @Test
+    void aVolumeOutOfInodesSaysSoNotThatItsBytesAreFull() throws Exception {
+        // host round 4: a flood of empty files filled a volume's inode table at a few MiB of its bytes, and the reason said
+        // "disk limit reached (the attempt's volume is full: 3Mi used)", which sent the reader looking for big files
+        assumeVolumes();
+        DiskVolume.Opened o = DiskVolume.open(tmp.resolve("v.img"), tmp.resolve("mnt"), 16L << 20);
+        assertThat(o.problem()).isNull();
+        try (DiskVolume v = o.volume()) {
+            assertThat(v.freeInodes()).isPositive();
+            assertThat(v.reason()).contains("is full");
+            Path mount = tmp.resolve("mnt");
+            assertThatThrownBy(() -> {
+                for (int i = 0; i < 200_000; i++) Files.createFile(mount.resolve("f" + i));
+            }).isInstanceOf(IOException.class).hasMessageContaining("space");
+            assertThat(v.full()).as("its bytes are not full").isFalse();
+            assertThat(v.freeInodes()).isZero();
+            assertThat(v.reason()).startsWith("disk limit 16Mi reached").contains("no inodes left").doesNotContain("is full");
+        }
+    }
+
+    @Test
     void aMountPointThatIsNotEmptyIsRefusedWithTheReason() throws Exception {
         assumeVolumes();
         Path mount = Files.createDirectories(tmp.resolve("mnt"));
