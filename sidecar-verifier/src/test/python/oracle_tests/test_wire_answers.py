@@ -66,6 +66,22 @@ def deep600():  # tomli's tests nest 470 deep; blind round 13's x22 600
 
 def plain_error():
     raise ValueError("bad run")
+
+
+class Proxy:  # werkzeug's LocalProxy: claims the class of what it stands for (pallets/flask's request.form, a dict)
+    def __init__(self, target):
+        object.__setattr__(self, "_t", target)
+
+    @property
+    def __class__(self):
+        return type(object.__getattribute__(self, "_t"))
+
+    def __getitem__(self, k):
+        return object.__getattribute__(self, "_t")[k]
+
+
+def proxy():
+    return Proxy({"a": 1})
 '''
 
 
@@ -147,3 +163,12 @@ def test_an_answer_past_the_tree_forms_depth_crosses_whole_and_shared(world):
         want = [want]
     assert got == (want, {"k": want}) and got[0] is got[1]["k"]
     assert _kinds(conn) == [] and conn.test.needs == [] and conn.test.broken == []
+
+
+def test_an_object_that_claims_a_value_class_crosses_by_reference_and_is_no_attempt(world):
+    # flask's baseline: isinstance(proxy, dict) is true through __class__, dict.items(proxy) raised, and the honest answer
+    # was a `wire` attempt; its real type decides what it is
+    conn, t = world
+    got = t.proxy()
+    assert got["a"] == 1
+    assert _kinds(conn) == [] and conn.test.broken == []

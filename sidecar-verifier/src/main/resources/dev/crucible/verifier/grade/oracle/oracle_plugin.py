@@ -112,13 +112,19 @@ class Oracle:
             f = f.f_back
 
     def _init(self):
-        # the worker imports from the same folders as this process, as the worker sees them
         # the worker imports from the same folders as this process, as the worker sees them: the tree's at its copy's place
         root, shown = self.tree.root, self.shown
+        # never the grader's own folders (this one, the reporter's on CRUCIBLE_GRADER_PYTHONPATH): the worker needs none
+        # of them, and honest code that walks sys.path (importlib.metadata.version, entry_points: pallets/flask and click
+        # at HEAD) listed them and was an attempt-outside on a no-op baseline
+        grader = {os.path.realpath(g) for g in os.environ.get("CRUCIBLE_GRADER_PYTHONPATH", "").split(os.pathsep) if g}
+        grader.add(os.path.realpath(HERE))
         path = []
         for p in sys.path:
             if p and os.path.isdir(p):
                 real = os.path.realpath(p)
+                if any(real == g or real.startswith(g + os.sep) for g in grader):
+                    continue
                 path.append(shown + real[len(root):] if shown != root and (real == root or real.startswith(root + os.sep)) else p)
         return {"path": path, "cwd": shown}
 

@@ -46,10 +46,12 @@ class Worker:
     def info(self, v):
         t = type(v)
         i = {"n": "%s.%s" % (getattr(t, "__module__", "?"), getattr(t, "__qualname__", "?")), "k": "obj", "cl": callable(v)}
-        if isinstance(v, type(_sys)):
+        # the object's real type, never its __class__: a proxy that claims another class (werkzeug's LocalProxy says
+        # dict; pallets/flask at HEAD) made dict.items(v) raise and its honest answer an attempt-wire
+        if issubclass(t, type(_sys)):
             i["k"] = "mod"
             i["n"] = v.__name__
-        elif isinstance(v, type):
+        elif issubclass(t, type):
             i["k"] = "cls"
             i["n"] = "%s.%s" % (v.__module__, v.__qualname__)
             if issubclass(v, BaseException):
@@ -58,7 +60,7 @@ class Worker:
                 i["mro"] = _tree_mro(v)
         else:
             for b in _VALUE_BASES:
-                if isinstance(v, b):
+                if issubclass(t, b):
                     i["bv"] = self.enc(_base_value(b, v))
                     i["vb"] = b.__name__
                     ov = _overrides(t, b)
