@@ -138,8 +138,12 @@ _WALK_NAMES = frozenset(("f_back", "walk_stack", "getouterframes"))
 # the calling function reads attributes by computed name (derive: scrapy's create_deprecated_class, issue 35; blind
 # e15 reads inspect.stack()[i].code_context and .frame.f_locals, and stays a finding).
 _STACK_READ_NAMES = frozenset(("f_locals", "f_globals", "code_context", "getline", "getlines", "walk_stack"))
+# An exception's traceback formatted (logging.exception, traceback.format_exc: flask's log_exception and its CLI, at HEAD)
+# reads the same of each frame, the test's too when the error came out of a callable the test handed over.
 _STACK_READERS = frozenset(("stack", "getouterframes", "getinnerframes", "trace", "getframeinfo", "getmodule", "getfile",
-                            "getsourcefile", "getabsfile", "extract_stack", "format_stack", "print_stack"))
+                            "getsourcefile", "getabsfile", "extract_stack", "format_stack", "print_stack",
+                            "format_exc", "format_exception", "print_exc", "print_exception", "format_tb", "print_tb",
+                            "extract_tb", "print_last"))
 _COMPUTED_ACCESS = frozenset(("getattr", "attrgetter", "methodcaller", "__getattribute__", "getmembers", "getattr_static"))
 
 
