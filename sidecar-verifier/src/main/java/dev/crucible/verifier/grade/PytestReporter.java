@@ -43,7 +43,7 @@ public final class PytestReporter {
      * Python loads: the reporter tells its own frames by its file and seals its own module's dictionary, so at run
      * time it stays one file; the parts only keep each source file readable.
      */
-    static final List<String> PARTS = List.of("reporter_channel.py", "reporter_frames.py", "reporter_audit.py",
+    static final List<String> PARTS = List.of("reporter_channel.py", "reporter_frames.py", "reporter_audit.py", "reporter_signals.py",
             "reporter_internals.py", "reporter_plugin.py");
     // (before SOURCE: static fields initialise in order)
     private static final byte[] SOURCE = load();
