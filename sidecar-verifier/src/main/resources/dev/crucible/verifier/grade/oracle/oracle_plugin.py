@@ -20,6 +20,7 @@ import oracle_entry  # noqa: E402
 import oracle_env  # noqa: E402
 import oracle_hook  # noqa: E402
 import oracle_launch  # noqa: E402
+import oracle_patches  # noqa: E402
 import oracle_remote  # noqa: E402
 
 sys.path[:] = _PATH
@@ -84,6 +85,7 @@ class Oracle:
         sys.meta_path.insert(0, self.finder)
         sys.addaudithook(self._audit)
         _doctests_of_the_tree_need_in_process()
+        self.patches = oracle_patches.install(self)  # a test's patch of a module or class the worker has its own copy of
         oracle_dataclasses.install(self.session, (oracle_remote.Remote, oracle_remote.ValueRef))
 
     # a conftest's own reasons for in-process grading that no answer of the tree chooses: a class statement of the test's
@@ -370,3 +372,4 @@ def pytest_configure(config):
     if ORACLE is not None:
         config.pluginmanager.register(ORACLE, "crucible-oracle")
         config.pluginmanager.register(_Wrapper(ORACLE), "crucible-oracle-verdict")
+        config.pluginmanager.register(ORACLE.patches, "crucible-oracle-patches")

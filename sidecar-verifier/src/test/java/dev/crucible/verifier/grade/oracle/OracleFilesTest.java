@@ -28,7 +28,7 @@ class OracleFilesTest {
         OracleFiles.install(oracle, python, Map.of("PATH", Path.of(python).getParent() + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin")));
         try (var s = Files.list(oracle.resolve("__pycache__"))) {
             assertThat(s.map(p -> p.getFileName().toString().replaceAll("\\..*", ""))).containsExactlyInAnyOrder(
-                    "oracle_wire_graph", "oracle_wire", "oracle_conn", "oracle_attempts", "oracle_env", "oracle_mirror", "oracle_eq", "oracle_lazy", "oracle_arith", "oracle_remote", "oracle_hook", "oracle_launch", "oracle_datawatch", "oracle_plugin",
+                    "oracle_wire_graph", "oracle_wire", "oracle_conn", "oracle_attempts", "oracle_env", "oracle_mirror", "oracle_eq", "oracle_lazy", "oracle_arith", "oracle_remote", "oracle_hook", "oracle_launch", "oracle_datawatch", "oracle_patches", "oracle_plugin",
                     "oracle_entry", "oracle_unittest", "oracle_dataclasses", "oracle_excattrs");
         }
         // a source that no longer compiles still imports: the interpreter took the byte code
