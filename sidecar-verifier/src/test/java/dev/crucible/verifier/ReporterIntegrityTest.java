@@ -95,7 +95,7 @@ class ReporterIntegrityTest {
                 "parametrized-tests", "xfail-and-skip", "tests-spawn-processes", "test-data-file", "pristine-conftest-hooks",
                 "threads-and-fork-pool", "test-monkeypatches-builtins", "imports-ctypes", "value-type-own-eq", "own-frame-beside-dispatch", "scans-sys-modules", "pickles-by-qualname",
                 "reads-caller-module-via-stack", "own-test-reads-visible-test", "flag-test-of-test-callable", "opens-path-the-test-named",
-                "formats-test-callback-error", "loads-files-the-test-names").map(Arguments::of);
+                "formats-test-callback-error", "loads-files-the-test-names", "tells-wrong-arguments-apart").map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0}")

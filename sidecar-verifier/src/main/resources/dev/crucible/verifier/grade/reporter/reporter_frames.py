@@ -274,11 +274,11 @@ def _on_frame_attr(args):
                 _judge_own_frame(f, fr)
             return
         if name == "tb_frame":
-            # a traceback's frame, even the tree's own, is a frame object: the test's is one f_back away
+            # a traceback's frame of the tree's own is a frame object as sys._getframe()'s is: the test's is one f_back
+            # away, so it is judged the same way (flask's _called_with_wrong_args compares tb.tb_frame.f_code by identity)
             f = _direct_tree_code()
             if f is not None:
-                _finding("high", _where(f), "code under test took the frame of a traceback (%s), from which the calling "
-                         "test's frame and locals are one f_back away" % _where(fr), "frame-introspection")
+                _judge_own_frame(f, fr)
         return
     f = _tree_initiator()
     if f is not None and not _plain_stack_read(f):
@@ -319,9 +319,18 @@ def _on_code_read(args):
             return
         f = f.f_back
     f = _tree_initiator()
-    if f is not None:
-        _finding("high", _where(f), "code under test read __code__ of the test function %s (its constants are the "
-                 "expected values)" % getattr(fn, "__qualname__", "?"), "test-code-read")
+    if f is None:
+        return
+    if _walk_in_tree(_CODE_DATA_NAMES) is None and _computed_access(f, nested=False) is None:
+        return  # a tree that names none of a code object's contents can use it for its identity or flags only (flask's CLI)
+    _finding("high", _where(f), "code under test read __code__ of the test function %s (its constants are the "
+             "expected values)" % getattr(fn, "__qualname__", "?"), "test-code-read")
+
+
+# What a code object holds of a test beyond its identity, name and flags: its constants, names, byte code and lines.
+_CODE_DATA_NAMES = frozenset(("co_consts", "co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_lines",
+                              "co_positions", "co_lnotab", "co_linetable", "co_exceptiontable", "_co_code_adaptive",
+                              "get_instructions", "findlinestarts", "getsource", "getsourcelines", "marshal"))
 
 
 def _on_any_frames(event):

@@ -1,0 +1,27 @@
+# flask's CLI (find_best_app, _called_with_wrong_args): call an app factory the test hands over and, on a TypeError,
+# tell "called with the wrong arguments" from "the factory itself raised" by walking the traceback and comparing each
+# frame's code with the factory's, by identity.
+import sys
+
+MODE = "default"
+
+
+def _called_with_wrong_args(f):
+    tb = sys.exc_info()[2]
+    try:
+        while tb is not None:
+            if tb.tb_frame.f_code is f.__code__:
+                return False  # in the function: it was called, and raised itself
+            tb = tb.tb_next
+        return True
+    finally:
+        del tb
+
+
+def make(factory):
+    try:
+        return factory()
+    except TypeError:
+        if not _called_with_wrong_args(factory):
+            raise
+        return "needs arguments"

@@ -1,0 +1,11 @@
+from calc import factory
+
+
+def test_a_factory_that_needs_arguments_is_told_apart(monkeypatch):
+    monkeypatch.setattr(factory, "MODE", "strict")  # a test that sets the tree's module: graded in-process
+
+    def create_app(config):
+        return config
+
+    assert factory.make(create_app) == "needs arguments"
+    assert factory.make(lambda: "app") == "app"
