@@ -1,3 +1,5 @@
+import pytest
+
 from calc import factory
 
 
@@ -7,5 +9,10 @@ def test_a_factory_that_needs_arguments_is_told_apart(monkeypatch):
     def create_app(config):
         return config
 
+    def broken():
+        raise TypeError("inside the factory")
+
     assert factory.make(create_app) == "needs arguments"
     assert factory.make(lambda: "app") == "app"
+    with pytest.raises(TypeError, match="inside the factory"):  # the traceback holds this test's function's frame
+        factory.make(broken)

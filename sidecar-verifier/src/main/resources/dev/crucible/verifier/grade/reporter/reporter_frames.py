@@ -234,7 +234,9 @@ def _plain_stack_read(initiator):
     return via and _walk_in_tree(_STACK_READ_NAMES) is None and _computed_access(initiator, nested=False) is None
 
 
-def _judge_own_frame(taker, fr):
+def _judge_own_frame(taker, fr, frames_function=True):
+    """frames_function: the function the frame belongs to is judged too (a frame it took of itself); a traceback's frame
+    is held by the taker only, whatever its own function does (flask's find_best_app reads a module by getattr)."""
     if _state["nodeid"] is None:
         return
     f, depth = fr, 0
@@ -248,7 +250,7 @@ def _judge_own_frame(taker, fr):
     if walk is not None:
         why = "the tree names %s (%s:%d)" % (walk[1], _rel(os.path.realpath(walk[0])) or walk[0], walk[2])
     else:
-        for frame in (taker, fr):
+        for frame in (taker, fr) if frames_function else (taker,):
             if _kind(frame.f_code.co_filename) == "C":
                 access = _computed_access(frame)
                 if access is not None:
@@ -278,11 +280,20 @@ def _on_frame_attr(args):
             # away, so it is judged the same way (flask's _called_with_wrong_args compares tb.tb_frame.f_code by identity)
             f = _direct_tree_code()
             if f is not None:
-                _judge_own_frame(f, fr)
+                _judge_own_frame(f, fr, frames_function=False)
         return
     f = _tree_initiator()
-    if f is not None and not _plain_stack_read(f):
+    if f is not None and not _plain_stack_read(f) and not (name in ("tb_frame", "f_code") and _identity_only(f)):
         _finding("high", _where(f), "code under test read %s of a frame of %s" % (name, _where(fr)), "frame-introspection")
+
+
+def _identity_only(taker):
+    """A test's frame out of a traceback (a callable the test handed over raised inside the tree: flask's CLI walks the
+    traceback comparing each frame's f_code with the factory's), or its code, can serve the tree for identity only where
+    the tree names none of a frame's data (f_locals, f_globals, f_back, source lines) or a code object's contents and
+    the function reading it reads no attribute by computed name."""
+    return (_walk_in_tree(_STACK_READ_NAMES | _WALK_NAMES) is None and _walk_in_tree(_CODE_DATA_NAMES) is None
+            and _computed_access(taker, nested=False) is None)
 
 
 def _on_audit_hook(args):
