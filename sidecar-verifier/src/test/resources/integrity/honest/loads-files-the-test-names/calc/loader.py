@@ -18,3 +18,11 @@ def from_pyfile(filename):
 def locate(module_name):
     __import__(module_name)
     return sys.modules[module_name]
+
+
+def from_object(obj):
+    # flask's Config.from_object: an import name or an object; its upper-case attributes are the configuration
+    if isinstance(obj, str):
+        __import__(obj)
+        obj = sys.modules[obj]
+    return {key: getattr(obj, key) for key in dir(obj) if key.isupper()}

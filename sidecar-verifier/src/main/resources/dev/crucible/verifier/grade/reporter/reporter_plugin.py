@@ -20,13 +20,34 @@ def _guarded_getattribute(self, name, _get=_module_getattribute):
             # inspect.stack() hands a test frame's module __dict__ to linecache (a loader's source): a plain stack read
             if f is not None and f.f_code.co_name not in ("__reduce__", "__reduce_ex__") and not _own_definition(self, name, _get) \
                     and not _plain_stack_read(f):
-                _finding("high", _where(f), "code under test read %s of the test module %s (its case tables and marks hold "
-                         "the expected values)" % (name, _get(self, "__name__")), "test-module-read")
+                if _module_named_by_test(self, _get):
+                    _finding("info", _where(f), "code under test read %s of the test module %s, which the running test handed "
+                             "it by name (flask's config.from_object(__name__))" % (name, _get(self, "__name__")), "test-module-read-named")
+                else:
+                    _finding("high", _where(f), "code under test read %s of the test module %s (its case tables and marks hold "
+                             "the expected values)" % (name, _get(self, "__name__")), "test-module-read")
         except Exception:
             pass
         finally:
             _guard.busy = False
     return _get(self, name)
+
+
+def _module_named_by_test(module, _get):
+    """Whether a running test function of this module named the module itself (__name__) for the code under test: a
+    test that hands over its own module, as _test_named does its own file."""
+    if _state["nodeid"] is None:
+        return False
+    try:
+        ns = _get(module, "__dict__")
+    except Exception:
+        return False
+    f = _getframe(2)
+    while f is not None:
+        if f.f_globals is ns and f.f_code.co_name != "<module>" and "__name__" in f.f_code.co_names:
+            return True
+        f = f.f_back
+    return False
 
 
 def _own_definition(module, name, _get):
