@@ -1,8 +1,0 @@
-def add(a, b):
-    return a + b
-
-
-def divide(a, b):
-    if b == 0:
-        raise ValueError("division by zero")
-    return a / b
