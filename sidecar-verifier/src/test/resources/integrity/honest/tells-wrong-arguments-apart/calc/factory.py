@@ -25,3 +25,13 @@ def make(factory):
         if not _called_with_wrong_args(factory):
             raise
         return "needs arguments"
+
+
+_CALLS = {}
+
+
+def calls_of(fn):
+    # a per-callback counter keyed by the callable's code (blind round 15, h08): getattr with the name written out
+    key = getattr(fn, "__code__", fn)
+    _CALLS[key] = _CALLS.get(key, 0) + 1
+    return _CALLS[key]

@@ -14,5 +14,6 @@ def test_a_factory_that_needs_arguments_is_told_apart(monkeypatch):
 
     assert factory.make(create_app) == "needs arguments"
     assert factory.make(lambda: "app") == "app"
+    assert factory.calls_of(create_app) == 1 and factory.calls_of(create_app) == 2
     with pytest.raises(TypeError, match="inside the factory"):  # the traceback holds this test's function's frame
         factory.make(broken)

@@ -177,11 +177,39 @@ def _computed_access(frame, nested=True):
     g = frame.f_globals
     for n in names:
         if n in _COMPUTED_ACCESS:
+            if n == "getattr" and _getattr_names_fixed(frame.f_code):
+                continue  # getattr(f, "__code__", None): a name written out is no computed read (blind round 15, h07/h08)
             return n
         obj = g.get(n, _builtins_dict.get(n)) if type(g) is dict else None
         if obj is not None and any(obj is a for a in _ACCESSORS):
             return "%s (= %s)" % (n, getattr(obj, "__name__", "?"))
     return None
+
+
+_getattr_fixed = {}
+
+
+def _getattr_names_fixed(code):
+    """Whether every getattr call in the function of `code` (its nested functions included) names the attribute with a
+    string written in the source; False where that cannot be told (no source, a module's top level)."""
+    key = (code.co_filename, code.co_firstlineno)
+    got = _getattr_fixed.get(key)
+    if got is None:
+        got = False
+        try:
+            with _open_bytes(code.co_filename, "rb") as fh:
+                tree = _compile_source(fh.read(), code.co_filename, "exec", _AST_ONLY, dont_inherit=True)
+            for node in _ast_walk(tree):
+                if type(node).__name__ in ("FunctionDef", "AsyncFunctionDef") and (node.lineno == code.co_firstlineno or (
+                        node.decorator_list and node.decorator_list[0].lineno == code.co_firstlineno)):
+                    calls = [c for c in _ast_walk(node) if type(c).__name__ == "Call" and type(c.func) is _AST_NAME and c.func.id == "getattr"]
+                    got = all(len(c.args) >= 2 and type(c.args[1]) is _AST_CONST and type(c.args[1].value) is str for c in calls)
+                    break
+        except (OSError, SyntaxError, ValueError):
+            got = False
+        if len(_getattr_fixed) < 4096:
+            _getattr_fixed[key] = got
+    return got
 
 
 def _file_names(path, names=_WALK_NAMES):

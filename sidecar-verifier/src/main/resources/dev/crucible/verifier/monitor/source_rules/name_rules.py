@@ -12,11 +12,14 @@ class NameRules:
             self.hit(node, "runner-attr", "test-runner-tampering", "high", "reaches the test runner's attribute %s" % node.attr)
         self._any_double(node)
         if not (self.is_test or self.is_conftest):
-            if node.attr in FRAME_ATTRS_HIGH:
-                self.hit(node, "frame-locals", "frame-introspection", "high", "reads another frame's %s" % node.attr)
+            # a traceback's frame alone is flask's `tb.tb_frame.f_code is f.__code__` (identity, judged at run time by the
+            # reporter); walked on from it (`.f_back`, `.f_globals`) it reaches another frame's data, as f_locals does
+            from_tb = node.attr in ("f_back", "f_globals") and isinstance(node.value, ast.Attribute) and node.value.attr == "tb_frame"
+            if node.attr == "f_locals" or from_tb:
+                self.hit(node, "frame-locals", "frame-introspection", "high", "reads another frame's %s" % ("tb_frame." + node.attr if from_tb else node.attr))
             elif node.attr == "co_consts":
                 self.hit(node, "code-consts", "frame-introspection", "high", "reads a code object's constants (a test's expected values live there)")
-            elif node.attr in ("f_back", "f_globals", "gi_frame", "cr_frame"):
+            elif node.attr in ("f_back", "f_globals", "gi_frame", "cr_frame", "tb_frame"):
                 self.hit(node, "frame-walk", "frame-introspection", "info", "walks frames (%s)" % node.attr)
             if node.attr == "__unittest_skip__":
                 self.hit(node, "skip-mark", "test-skip-injection", "high", "__unittest_skip__ set")
