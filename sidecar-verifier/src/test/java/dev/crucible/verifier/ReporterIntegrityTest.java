@@ -55,6 +55,7 @@ class ReporterIntegrityTest {
                 Arguments.of("junit-rewrite-at-exit", Naive.JUNIT, "", "the JUnit file says tests/test_ops.py::test_divide_negative passed"),
                 Arguments.of("caller-frame-expected-value", Naive.JUNIT, "", "took the frame of tests/test_ops.py"),
                 Arguments.of("test-file-read-at-import", Naive.JUNIT, "", "read the test file tests/test_ops.py"),
+                Arguments.of("linecache-after-stack-print", Naive.JUNIT, "", "read the test file tests/test_ops.py"),
                 Arguments.of("fake-channel-lines", Naive.NONE, "", "does not carry the run's nonce"),
                 Arguments.of("gc-finds-config", Naive.JUNIT, "", "called gc.get_objects"),
                 Arguments.of("ctypes-type-dict", Naive.JUNIT, "", "used ctypes.cdata"),

@@ -26,6 +26,7 @@ _WATCHED = {
     "pluggy.HookCaller.__call__": lambda: pluggy.HookCaller.__dict__["__call__"],
     "pluggy.PluginManager._hookexec": lambda: pluggy.PluginManager.__dict__["_hookexec"],
 }
+_WATCHED["linecache.updatecache"] = lambda: _linecache.updatecache  # reporter_signals: test sources never kept
 _WATCHED["_signal.signal"] = lambda: _signal.signal
 _WATCHED["_signal.getsignal"] = lambda: _signal.getsignal
 # What pytest reads, parses and compiles each test module with (the assertion rewriter): a stand-in sees
