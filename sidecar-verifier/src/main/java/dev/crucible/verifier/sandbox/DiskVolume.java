@@ -163,21 +163,8 @@ public final class DiskVolume implements AutoCloseable {
     public long freeInodes() {
         Path stat = tool("stat");
         if (stat == null || closed) return -1;
-        try {
-            Process p = new ProcessBuilder(stat.toString(), "-f", "-c", "%d", mountPoint.toString()).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return -1;
-            }
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip(); // one short line
-            return p.exitValue() == 0 && out.matches("\\d{1,18}") ? Long.parseLong(out) : -1;
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
+        String out = tools.output(List.of(stat.toString(), "-f", "-c", "%d", mountPoint.toString()), Duration.ofSeconds(10));
+        return out != null && out.matches("\\d{1,18}") ? Long.parseLong(out) : -1;
     }
 
     /** Gives the host back the blocks of files deleted on the volume (the image's holes are punched again). */

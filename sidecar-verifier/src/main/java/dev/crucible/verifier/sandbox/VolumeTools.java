@@ -33,7 +33,20 @@ final class VolumeTools {
 
     /** Null when {@code argv} exited 0 within {@code bound}, else what it said or why it did not finish. */
     String run(List<String> argv, Duration bound) {
-        if (stopped) return String.join(" ", argv) + ": not started, the volume is closing";
+        return exec(argv, bound).problem();
+    }
+
+    /** What {@code argv} printed when it exited 0 within {@code bound} (its first 16 KiB, stripped), else null. */
+    String output(List<String> argv, Duration bound) {
+        Ran r = exec(argv, bound);
+        return r.problem() == null ? r.said() : null;
+    }
+
+    /** {@code problem}: null when the tool exited 0 in time; {@code said}: its output. */
+    private record Ran(String problem, String said) {}
+
+    private Ran exec(List<String> argv, Duration bound) {
+        if (stopped) return new Ran(String.join(" ", argv) + ": not started, the volume is closing", "");
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(SETSID)) cmd.add(SETSID.toString());
         cmd.addAll(argv);
@@ -41,7 +54,7 @@ final class VolumeTools {
         try {
             p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
         } catch (IOException e) {
-            return "cannot run " + argv.get(0) + ": " + e.getMessage();
+            return new Ran("cannot run " + argv.get(0) + ": " + e.getMessage(), "");
         }
         Map<Long, Long> root = ProcessTreeKiller.startsOf(List.of(p.pid()));
         running.add(root);
@@ -54,19 +67,19 @@ final class VolumeTools {
             if (!p.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
                 ProcessTreeKiller.killStarted(root);
                 p.waitFor(5, TimeUnit.SECONDS);
-                return String.join(" ", argv) + ": did not finish in " + bound.toSeconds() + " s; stopped";
+                return new Ran(String.join(" ", argv) + ": did not finish in " + bound.toSeconds() + " s; stopped", "");
             }
             drain.join(2000); // its output ends with it, unless a child it left holds the pipe: then without the rest
-            if (stopped && p.exitValue() != 0) return String.join(" ", argv) + ": stopped, the volume is closing";
+            if (stopped && p.exitValue() != 0) return new Ran(String.join(" ", argv) + ": stopped, the volume is closing", "");
             String said;
             synchronized (out) {
                 said = out.toString(StandardCharsets.UTF_8).strip();
             }
-            return p.exitValue() == 0 ? null : argv.get(0) + " exited " + p.exitValue() + (said.isEmpty() ? "" : ": " + said);
+            return new Ran(p.exitValue() == 0 ? null : argv.get(0) + " exited " + p.exitValue() + (said.isEmpty() ? "" : ": " + said), said);
         } catch (InterruptedException e) {
             ProcessTreeKiller.killStarted(root);
             Thread.currentThread().interrupt();
-            return "interrupted while running " + argv.get(0);
+            return new Ran("interrupted while running " + argv.get(0), "");
         } finally {
             running.remove(root);
         }
