@@ -58,16 +58,16 @@ def install(oracle):
                 return None, None
         return None, target
 
-    class OracleMonkeyPatch(mp.MonkeyPatch):
-        def setattr(self, target, *args, **kw):
+    def checked(method):  # setattr and delattr take the target the same way
+        def patch(self, target, *args, **kw):
             attr, obj = target_of(target, kw.get("raising", True))
             check(obj, attr if attr is not None else (args[0] if args else "?"))
-            return super().setattr(target, *args, **kw)
+            return method(self, target, *args, **kw)
+        return patch
 
-        def delattr(self, target, *args, **kw):
-            attr, obj = target_of(target, kw.get("raising", True))
-            check(obj, attr if attr is not None else (args[0] if args else "?"))
-            return super().delattr(target, *args, **kw)
+    class OracleMonkeyPatch(mp.MonkeyPatch):
+        setattr = checked(mp.MonkeyPatch.setattr)
+        delattr = checked(mp.MonkeyPatch.delattr)
 
     plugin = types.ModuleType("crucible_oracle_patches")
 

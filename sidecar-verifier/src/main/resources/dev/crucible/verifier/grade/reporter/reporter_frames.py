@@ -320,8 +320,7 @@ def _identity_only(taker):
     traceback comparing each frame's f_code with the factory's), or its code, can serve the tree for identity only where
     the tree names none of a frame's data (f_locals, f_globals, f_back, source lines) or a code object's contents and
     the function reading it reads no attribute by computed name."""
-    return (_walk_in_tree(_STACK_READ_NAMES | _WALK_NAMES) is None and _walk_in_tree(_CODE_DATA_NAMES) is None
-            and _computed_access(taker, nested=False) is None)
+    return _walk_in_tree(_IDENTITY_BREAKERS) is None and _computed_access(taker, nested=False) is None
 
 
 def _on_audit_hook(args):
@@ -370,6 +369,8 @@ def _on_code_read(args):
 _CODE_DATA_NAMES = frozenset(("co_consts", "co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_lines",
                               "co_positions", "co_lnotab", "co_linetable", "co_exceptiontable", "_co_code_adaptive",
                               "get_instructions", "findlinestarts", "getsource", "getsourcelines", "marshal"))
+# A tree naming none of these can use a test's frame or code for identity only (_identity_only): one walk of the tree.
+_IDENTITY_BREAKERS = _STACK_READ_NAMES | _WALK_NAMES | _CODE_DATA_NAMES
 
 
 def _on_any_frames(event):
