@@ -3,20 +3,7 @@
 # value goes into the tree's operators and the test is graded again in-process. Recorded as a `steer` attempt; a value
 # type that is always a reference (Money + 3), or a function whose other answers are of another type, is not. Real
 # worker, unboxed.
-import os
-import subprocess
-import sys
-import textwrap
-import types
-
 import pytest
-
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "main", "resources", "dev",
-                                                "crucible", "verifier", "grade", "oracle")))
-
-import oracle_conn  # noqa: E402
-import oracle_launch  # noqa: E402
-import oracle_remote  # noqa: E402
 
 TREE = '''
 class Decoded:
@@ -53,26 +40,9 @@ def parse(text):
 
 
 @pytest.fixture()
-def world(tmp_path):
-    (tmp_path / "codec.py").write_text(textwrap.dedent(TREE))
-
-    def launch():
-        p = subprocess.Popen([sys.executable, "-I", "-B", "-c", oracle_launch.worker_source()], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(tmp_path))
-        rfd, wfd = os.dup(p.stdout.fileno()), os.dup(p.stdin.fileno())
-        p.stdout.close()
-        p.stdin.close()
-
-        def kill():
-            p.kill()
-            p.wait()
-        return oracle_launch.Proc(rfd, wfd, kill, p.poll)
-
-    conn = oracle_conn.Conn(launch, {"path": [str(tmp_path)], "cwd": str(tmp_path)}, 20.0)
-    session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
-    conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
-    yield conn, session.request({"op": "imp", "name": "codec"})
-    conn.close()
+def world(oracle_tree):
+    w = oracle_tree({"codec.py": TREE}, "codec")
+    yield w.conn, w.mod
 
 
 def _steer(conn):

@@ -2,20 +2,9 @@
 # (blind round 10, x45/x10: a 6000-digit int made the answer's conversion raise ValueError, and pytest.raises(ValueError)
 # passed on it). Big ints within the interpreter's digit limit cross exactly; KeyboardInterrupt/GeneratorExit raised out
 # of a call fail it (x09). Each is an attempt (wire / abort). Real worker, unboxed.
-import os
-import subprocess
-import sys
-import textwrap
-import types
-
 import pytest
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "main", "resources", "dev",
-                                                "crucible", "verifier", "grade", "oracle")))
-
-import oracle_conn  # noqa: E402
-import oracle_launch  # noqa: E402
-import oracle_remote  # noqa: E402
+import oracle_conn  # the oracle's folder is on sys.path (conftest)
 
 TREE = '''
 from fractions import Fraction
@@ -86,26 +75,9 @@ def proxy():
 
 
 @pytest.fixture()
-def world(tmp_path):
-    (tmp_path / "wiretree.py").write_text(textwrap.dedent(TREE))
-
-    def launch():
-        p = subprocess.Popen([sys.executable, "-I", "-B", "-c", oracle_launch.worker_source()], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(tmp_path))
-        rfd, wfd = os.dup(p.stdout.fileno()), os.dup(p.stdin.fileno())
-        p.stdout.close()
-        p.stdin.close()
-
-        def kill():
-            p.kill()
-            p.wait()
-        return oracle_launch.Proc(rfd, wfd, kill, p.poll)
-
-    conn = oracle_conn.Conn(launch, {"path": [str(tmp_path)], "cwd": str(tmp_path)}, 20.0)
-    session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
-    conn.test = types.SimpleNamespace(events=[], needs=[], broken=[])
-    yield conn, session.request({"op": "imp", "name": "wiretree"})
-    conn.close()
+def world(oracle_tree):
+    w = oracle_tree({"wiretree.py": TREE}, "wiretree")
+    yield w.conn, w.mod
 
 
 def _kinds(conn):
