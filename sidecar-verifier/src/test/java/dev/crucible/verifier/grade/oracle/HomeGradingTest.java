@@ -69,24 +69,12 @@ class HomeGradingTest {
 
     @Test
     void theTrustedSideAndTheWorkerShareTheAgentsHome() {
-        Path ws = OracleGrades.project(dir, """
-                def add(a, b):
-                    return a + b
-
-
-                def divide(a, b):
-                    if b == 0:
-                        raise ValueError("division by zero")
-                    return a / b
-                """);
+        Path ws = OracleGrades.project(dir, OracleGrades.FIXED_OPS);
         Fixtures.write(ws.resolve("calc/paths.py"), PATHS);
         Fixtures.write(ws.resolve("tests/test_home.py"), TESTS);
         VerifyReport r = OracleGrades.grade(dir, ws, OracleGrades.PYTEST, "", List.of(), IDS, 120, dir.resolve("state"));
         String why = r.reason() + " " + r.tests().details();
-        for (String id : IDS) {
-            assertThat(r.tests().details()).as(why).filteredOn(t -> t.id().equals(id)).singleElement()
-                    .satisfies(t -> assertThat(t.status().name()).as(id + ": " + t.message()).isEqualToIgnoringCase("passed"));
-        }
+        OracleGrades.assertEachPassed(r, IDS);
         assertThat(r.tests().details()).as("graded through the isolated oracle: the tree's HOME is its worker's")
                 .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
         assertThat(r.hackFindings()).as(why).noneMatch(f -> f.isHack());

@@ -25,6 +25,28 @@ final class OracleGrades {
         return ws;
     }
 
+    /** calc/ops.py with divide fixed: a tree the fixture's own tests all pass on. */
+    static final String FIXED_OPS = """
+            def add(a, b):
+                return a + b
+
+
+            def divide(a, b):
+                if b == 0:
+                    raise ValueError("division by zero")
+                return a / b
+            """;
+
+    /** Each of {@code ids} is in the report, once, and passed. */
+    static void assertEachPassed(VerifyReport r, List<String> ids) {
+        String why = r.reason() + " " + r.tests().details();
+        for (String id : ids) {
+            org.assertj.core.api.Assertions.assertThat(r.tests().details()).as(why).filteredOn(t -> t.id().equals(id)).singleElement()
+                    .satisfies(t -> org.assertj.core.api.Assertions.assertThat(t.status().name()).as(id + ": " + t.message())
+                            .isEqualToIgnoringCase("passed"));
+        }
+    }
+
     /** The grading command of the calc fixture. */
     static final String PYTEST = "python3 -m pytest -q -p no:cacheprovider";
 

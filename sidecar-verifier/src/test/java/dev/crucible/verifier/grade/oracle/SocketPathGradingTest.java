@@ -88,16 +88,7 @@ class SocketPathGradingTest {
 
     @Test
     void socketsUnderTheTemporaryFolderFitAtGrading() {
-        Path ws = OracleGrades.project(dir, """
-                def add(a, b):
-                    return a + b
-
-
-                def divide(a, b):
-                    if b == 0:
-                        raise ValueError("division by zero")
-                    return a / b
-                """);
+        Path ws = OracleGrades.project(dir, OracleGrades.FIXED_OPS);
         Fixtures.write(ws.resolve("calc/server.py"), SERVER);
         Fixtures.write(ws.resolve("tests/test_sockets.py"), TESTS);
         // a run's state folder as crucible run lays it out under a run folder: results-1/home is 90+ bytes
@@ -105,10 +96,7 @@ class SocketPathGradingTest {
         assertThat(state.resolve("results-1/home").toString().length()).isGreaterThan(93);
         VerifyReport r = OracleGrades.grade(dir, ws, OracleGrades.PYTEST, "", List.of(), TESTS_IDS, 120, state);
         String why = r.reason() + " " + r.tests().details();
-        for (String id : TESTS_IDS) {
-            assertThat(r.tests().details()).as(why).filteredOn(t -> t.id().equals(id)).singleElement()
-                    .satisfies(t -> assertThat(t.status().name()).as(id + ": " + t.message()).isEqualToIgnoringCase("passed"));
-        }
+        OracleGrades.assertEachPassed(r, TESTS_IDS);
         assertThat(r.tests().details()).as("graded through the isolated oracle: tmp_path is its shared folder")
                 .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
         assertThat(r.reward()).as(why).isEqualTo(1.0);
