@@ -67,10 +67,11 @@ public final class ImportCommand implements Runnable {
     /** {@code crucible import swebench INSTANCE.json --repo CLONE}. */
     @Command(name = "swebench", mixinStandardHelpOptions = true,
             description = {"A SWE-bench instance (instance_id, repo, base_commit, problem_statement, test_patch, patch, FAIL_TO_PASS, "
-                    + "PASS_TO_PASS) becomes an RLEnvironment folder: environment.yaml (workspace: the repository at base_commit), "
+                    + "PASS_TO_PASS, version) becomes an RLEnvironment folder: environment.yaml (workspace: the repository at base_commit), "
                     + "hidden-tests/ (the files of test_patch as it leaves them, seen only at grading) and reference.patch (the gold patch).",
-                "Setup comes from `crucible derive` at base_commit (swebench 5.x ships no per-repository install specifications); "
-                    + "grading runs pytest on the test patch's files, binary on FAIL_TO_PASS and PASS_TO_PASS."})
+                "Setup comes from the swebench package's MAP_REPO_VERSION_TO_SPECS[repo][version] where --python can import a "
+                    + "release that has it (4.x; 5.x dropped it), else from `crucible derive` at base_commit; the output says which and why. "
+                    + "Grading runs pytest on the listed tests, binary on FAIL_TO_PASS and PASS_TO_PASS."})
     static final class SweBench implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -83,8 +84,13 @@ public final class ImportCommand implements Runnable {
         Path repo;
 
         @Option(names = "--job", paramLabel = "JOB",
-                description = "The CI job whose setup to derive (as crucible derive --job), where the first testing job is not the one.")
+                description = "The CI job whose setup to derive (as crucible derive --job), where the first testing job is not the one; "
+                        + "setup then comes from derive, not from swebench's specifications.")
         String job;
+
+        @Option(names = "--python", paramLabel = "PYTHON",
+                description = "The Python that imports the swebench package, to read its install specifications. Default: python3.")
+        String python;
 
         @Option(names = {"-o", "--out"}, paramLabel = "DIR", description = "Folder to write. Default: ./crucible-import/NAME.")
         Path out;
@@ -95,7 +101,9 @@ public final class ImportCommand implements Runnable {
             try {
                 SweBenchInstance inst = SweBenchInstance.read(instance);
                 Path target = out != null ? out : Path.of("crucible-import", inst.name());
-                List<String> notes = SweBenchFolder.write(inst, repo, job, target);
+                SweBenchSpecs.Lookup specs = job != null ? SweBenchSpecs.Lookup.none("--job given: setup from crucible derive")
+                        : SweBenchSpecs.lookup(python != null ? python : "python3", python != null, inst.repo(), inst.version());
+                List<String> notes = SweBenchFolder.write(inst, repo, job, specs, target);
                 var o = spec.commandLine().getOut();
                 notes.forEach(n -> o.println("note: " + n));
                 o.println("imported " + inst.instanceId() + " -> " + target.resolve(SweBenchFolder.MANIFEST));

@@ -27,15 +27,11 @@ import java.util.stream.Stream;
 
 /**
  * Writes the RLEnvironment folder of an imported SWE-bench instance: {@code environment.yaml} (the workspace is
- * {@code spec.source}: the local repository at base_commit; setup from {@code crucible derive} at that commit, or a
- * pip install of the package and pytest when nothing derives), {@code hidden-tests/} (the files of test_patch as
+ * {@code spec.source}: the local repository at base_commit; setup from swebench's specification for the repo and version
+ * ({@link SweBenchSpecs}), else from {@code crucible derive} at that commit, else a pip install of the package and pytest), {@code hidden-tests/} (the files of test_patch as
  * it leaves them, copied over the workspace only when grading), {@code reference.patch} (the gold patch, never in
  * the workspace). The verifier runs pytest on the test patch's files, graded per test on FAIL_TO_PASS and
  * PASS_TO_PASS, binary as SWE-bench's "resolved".
- *
- * <p>Install steps: swebench 5.0.2 (the release pinned here) no longer ships per-repository specifications
- * (MAP_REPO_VERSION_TO_SPECS went with 5.x; an instance carries its own image and eval_script instead), so they
- * come from {@code crucible derive} at base_commit.
  */
 final class SweBenchFolder {
     static final String MANIFEST = "environment.yaml";
@@ -46,7 +42,7 @@ final class SweBenchFolder {
     }
 
     /** Writes the folder (replacing one `crucible import` wrote); returns notes for the user. */
-    static List<String> write(SweBenchInstance inst, Path repo, String job, Path out) throws IOException, HarborTask.InvalidTask {
+    static List<String> write(SweBenchInstance inst, Path repo, String job, SweBenchSpecs.Lookup specs, Path out) throws IOException, HarborTask.InvalidTask {
         if (!Files.isDirectory(repo)) throw new HarborTask.InvalidTask(repo + ": not a folder (--repo: a git clone of " + inst.repo() + ")");
         Git.Result rev = Git.run(repo, null, "rev-parse", "--verify", "--quiet", inst.baseCommit() + "^{commit}");
         if (rev.exit() != 0) {
@@ -79,7 +75,7 @@ final class SweBenchFolder {
                 Files.write(target, e.getValue());
             }
             if (inst.patch() != null) Files.writeString(tmp.resolve(REFERENCE), inst.patch());
-            ObjectNode manifest = manifest(inst, repo, commit, job, hidden.keySet(), notes);
+            ObjectNode manifest = manifest(inst, repo, commit, job, specs, hidden.keySet(), notes);
             new YAMLMapper().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
                     .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
                     .enable(YAMLGenerator.Feature.LITERAL_BLOCK_STYLE).writeValue(tmp.resolve(MANIFEST).toFile(), manifest);
@@ -126,11 +122,19 @@ final class SweBenchFolder {
         return out;
     }
 
-    static ObjectNode manifest(SweBenchInstance inst, Path repo, String commit, String job, Set<String> testFiles, List<String> notes)
-            throws HarborTask.InvalidTask {
+    static ObjectNode manifest(SweBenchInstance inst, Path repo, String commit, String job, SweBenchSpecs.Lookup specs,
+            Set<String> testFiles, List<String> notes) throws HarborTask.InvalidTask, IOException {
         ObjectNode root;
-        boolean derived;
-        try {
+        boolean derived = false;
+        if (specs.found()) {
+            root = fallback(repo, commit);
+            ObjectNode s = (ObjectNode) root.at("/spec/setup");
+            s.put("script", SweBenchSpecs.setupScript(specs, repo, commit, notes));
+            String python = specs.spec().path("python").asText("");
+            if (!python.isBlank()) ((ObjectNode) s.get("toolchains")).put("python", python);
+            notes.add(0, "setup from " + specs.source() + (python.isBlank() ? "" : " (Python " + python + ")"));
+        } else try {
+            notes.add("no swebench specification: " + specs.reason());
             Derivation d = WorkflowFinder.derive(repo, commit, job);
             if (job != null && !job.equals(d.jobId())) {  // the finder takes a job it cannot find as no preference
                 throw new HarborTask.InvalidTask("--job " + job + ": crucible derive at base_commit: no such job (the testing job is '"
@@ -165,11 +169,15 @@ final class SweBenchFolder {
             setup.put("script", setup.path("script").asText("") + "\n\n" + pytestSetup(repo, commit, setup.path("toolchains").has("uv")));
         }
         ((ObjectNode) object(spec, "task")).put("prompt", inst.problemStatement().strip() + "\n");
+        String pytest = specs.found() ? SweBenchSpecs.pytestCommand(specs) : null;
+        if (specs.found() && pytest == null) {
+            notes.add("the spec's test_cmd (" + specs.spec().path("test_cmd").asText() + ") is not pytest: grading runs pytest on the listed tests");
+        }
         int timeout = root.at("/spec/verifier/timeoutSeconds").asInt(1800);
         List<String> globs = new ArrayList<>();
         root.at("/spec/verifier/protectedPaths").forEach(g -> globs.add(g.asText()));
         ObjectNode v = spec.putObject("verifier");
-        v.put("type", "test-suite").put("framework", "pytest").put("command", command(inst, testFiles));
+        v.put("type", "test-suite").put("framework", "pytest").put("command", command(pytest == null ? PYTEST : pytest, inst, testFiles));
         array(v, "failToPass", inst.failToPass());
         array(v, "passToPass", inst.passToPass());
         v.put("rewardMode", RewardMode.BINARY.wire()).put("timeoutSeconds", timeout);
@@ -214,6 +222,9 @@ final class SweBenchFolder {
         return null;
     }
 
+    /** The test command when no spec gives one (SWE-bench's TEST_PYTEST, without the cache). */
+    static final String PYTEST = "python -m pytest -rA -p no:cacheprovider";
+
     /** Up to this many listed tests, grading runs them by id; beyond it, their files (an argument list stays short). */
     static final int MAX_IDS = 100;
 
@@ -222,9 +233,9 @@ final class SweBenchFolder {
      * the file's other tests can neither change it nor raise findings; with more than {@link #MAX_IDS}, on the test
      * patch's Python files and the files the ids name, as SWE-bench's harness runs them.
      */
-    static String command(SweBenchInstance inst, Set<String> testFiles) {
+    static String command(String pytest, SweBenchInstance inst, Set<String> testFiles) {
         List<String> ids = concat(inst.failToPass(), inst.passToPass());
-        String base = "python -m pytest -rA -p no:cacheprovider ";
+        String base = pytest + " ";
         if (ids.size() <= MAX_IDS && ids.stream().allMatch(id -> id.contains("::"))) {
             return base + String.join(" ", ids.stream().map(id -> "'" + id.replace("'", "'\\''") + "'").toList());
         }

@@ -19,11 +19,11 @@ import java.util.regex.Pattern;
  * One SWE-bench instance as the {@code swebench} package's {@code SWEbenchInstance} defines it: {@code instance_id},
  * {@code repo} (owner/name), {@code base_commit}, {@code problem_statement}, {@code test_patch}, {@code patch} (the gold
  * fix; optional here), {@code FAIL_TO_PASS} and {@code PASS_TO_PASS} (lists of test ids, or a JSON string holding
- * one, as the dataset stores them). Other fields (version, hints_text, created_at, environment_setup_commit, image,
- * eval_script ...) are ignored. Every refusal names the file and the field.
+ * one, as the dataset stores them), {@code version} (optional: the key of swebench's install specifications). Other
+ * fields (hints_text, created_at, environment_setup_commit, image, eval_script ...) are ignored. Every refusal names the file and the field.
  */
 record SweBenchInstance(Path file, String instanceId, String repo, String baseCommit, String problemStatement,
-        String testPatch, String patch, List<String> failToPass, List<String> passToPass) {
+        String testPatch, String patch, List<String> failToPass, List<String> passToPass, String version) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern DIFF_HEADER = Pattern.compile("(?m)^diff --git a/(\\S+) b/(\\S+)$");
@@ -57,7 +57,9 @@ record SweBenchInstance(Path file, String instanceId, String repo, String baseCo
         List<String> f2p = tests(file, root, "FAIL_TO_PASS", true);
         if (f2p.isEmpty()) throw new HarborTask.InvalidTask(file + ": FAIL_TO_PASS: empty (the tests the fix makes pass)");
         List<String> p2p = tests(file, root, "PASS_TO_PASS", false);
-        return new SweBenchInstance(file, id, repo, base.toLowerCase(Locale.ROOT), prompt, testPatch, gold, f2p, p2p);
+        String version = string(file, root, "version", false);  // a JSON number would lose digits (2.10 is 2.1): text only
+        return new SweBenchInstance(file, id, repo, base.toLowerCase(Locale.ROOT), prompt, testPatch, gold, f2p, p2p,
+                version == null ? null : version.strip());
     }
 
     /** The files a patch touches (the "b/" side; "a/" for a deletion), in patch order. */

@@ -114,7 +114,7 @@ class SweBenchImportTest {
         HarborImportTest.Cli imp = HarborImportTest.crucible("import", "swebench", file.toString(), "--repo",
                 dir.resolve("tinycalc").toString(), "--out", folder.toString());
         assertThat(imp.exit()).as(imp.out() + imp.err()).isZero();
-        assertThat(imp.out()).contains("imported example__tinycalc-1", "setup from crucible derive");
+        assertThat(imp.out()).contains("imported example__tinycalc-1", "setup from crucible derive", "note: no swebench specification: ");
         assertThat(folder.resolve("hidden-tests/tests/test_ops.py")).content().contains("test_mean_of_nothing");
         assertThat(folder.resolve("reference.patch")).content().contains("raise ValueError");
         String manifest = Files.readString(folder.resolve("environment.yaml"));
@@ -155,6 +155,17 @@ class SweBenchImportTest {
         assertThat(refused(dir.resolve("a"), "PASS_TO_PASS", "not json").err()).contains("PASS_TO_PASS: a string that is not a JSON list");
         assertThat(refused(dir.resolve("b"), "FAIL_TO_PASS", List.of(3)).err()).contains("FAIL_TO_PASS[0]: expected a test id");
         assertThat(refused(dir.resolve("c"), "repo", "requests").err()).contains("repo: expected owner/name");
+        assertThat(refused(dir.resolve("d"), "version", 2.10).err()).contains("instance.json: version: expected a string, not number");
+    }
+
+    @Test
+    void aNamedPythonThatCannotRunIsRefused(@TempDir Path dir) throws Exception {
+        Path file = instance(dir);
+        HarborImportTest.Cli r = HarborImportTest.crucible("import", "swebench", file.toString(), "--repo",
+                dir.resolve("tinycalc").toString(), "--python", dir.resolve("no-python").toString(), "-o", dir.resolve("out").toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(Main.EXIT_INVALID);
+        assertThat(r.err()).contains("--python " + dir.resolve("no-python") + ": cannot be run");
+        assertThat(dir.resolve("out")).doesNotExist();
     }
 
     @Test
