@@ -45,6 +45,11 @@ final class SweBenchSpecs {
      * the user named with --python ({@code named}), which is refused.
      */
     static Lookup lookup(String python, boolean named, String repo, String version) throws IOException, HarborTask.InvalidTask {
+        return lookup(python, named, repo, version, TIMEOUT_S);
+    }
+
+    static Lookup lookup(String python, boolean named, String repo, String version, long timeoutS)
+            throws IOException, HarborTask.InvalidTask {
         if (version == null) return Lookup.none("the instance has no version, so no specification applies");
         Path dir = Files.createTempDirectory("crucible-swebench-specs-");
         try {
@@ -53,8 +58,9 @@ final class SweBenchSpecs {
                 Files.copy(in, script);
             }
             Path err = dir.resolve("err");
+            Path outFile = dir.resolve("out");  // to files, not pipes: a Python that hangs cannot hold a read past the bound
             ProcessBuilder pb = new ProcessBuilder(python, script.toString(), repo, version).directory(dir.toFile())
-                    .redirectError(err.toFile());
+                    .redirectOutput(outFile.toFile()).redirectError(err.toFile());
             Process p;
             try {
                 p = pb.start();
@@ -62,14 +68,13 @@ final class SweBenchSpecs {
                 if (named) throw new HarborTask.InvalidTask("--python " + python + ": cannot be run: " + e.getMessage());
                 return Lookup.none(python + " cannot be run (" + e.getMessage() + ")");
             }
-            byte[] out = p.getInputStream().readNBytes(1 << 20);
-            if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
+            if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                return Lookup.none(python + " did not answer within " + TIMEOUT_S + " s");
+                return Lookup.none(python + " did not answer within " + timeoutS + " s");
             }
             JsonNode r;
-            try {
-                r = JSON.readTree(new String(out, StandardCharsets.UTF_8));
+            try (InputStream in = Files.newInputStream(outFile)) {
+                r = JSON.readTree(new String(in.readNBytes(1 << 20), StandardCharsets.UTF_8));
             } catch (IOException e) {
                 r = null;
             }

@@ -63,6 +63,18 @@ class SweBenchSpecsTest {
     }
 
     @Test
+    @Timeout(30)
+    void aPythonThatHangsIsBounded(@TempDir Path dir) throws Exception {
+        Path hangs = dir.resolve("python");
+        java.nio.file.Files.writeString(hangs, "#!/bin/sh\nexec sleep 120\n");
+        assertThat(hangs.toFile().setExecutable(true)).isTrue();
+        long start = System.nanoTime();
+        SweBenchSpecs.Lookup l = SweBenchSpecs.lookup(hangs.toString(), true, "pallets/flask", "3.0", 2);
+        assertThat(l.reason()).isEqualTo(hangs + " did not answer within 2 s");
+        assertThat((System.nanoTime() - start) / 1_000_000_000L).isLessThan(15);
+    }
+
+    @Test
     void aPythonWithoutSwebenchOrNoPythonAtAll(@TempDir Path dir) throws Exception {
         Path venv = dir.resolve("venv");
         assertThat(new ProcessBuilder("python3", "-m", "venv", venv.toString()).start().waitFor()).isZero();
