@@ -292,6 +292,7 @@ public final class LocalRollout {
         if (agentLog != null) agentLog.finish(java.time.Duration.ofSeconds(5)); // the tail is written before anyone reads the log
         rec.agent = new RolloutResult.Agent(command, rec.agentExit, dir.agentLog().toString());
         if (exited) progress.info("agent exited with status " + rec.agentExit + " after " + rec.agentMs / 1000.0 + " s");
+        if (exited && (rec.limitLikely = sandbox.limitLikely(rec.agentExit, Text.tail(dir.agentLog(), 64 << 10))) != null) progress.info(rec.limitLikely);
         if (!cancelled) grade(() -> episode.verify());
     }
 
