@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 34 point 2, a run always ends: the real CLI in its own JVM (its temporary folder its own, so its
  * state folders can be counted), stopped by SIGTERM while its agent sleeps, and while its live monitor is
- * stuck on a FIFO the agent put at .git/HEAD; and left alone with that FIFO until its deadline. Each time:
+ * stuck on a FIFO the agent put at .git/HEAD, and while it grades 100,000 files (within {@link Interruption#EXIT_BOUND_S});
+ * and left alone with that FIFO until its deadline. Each time:
  * result.json with the contract's phase and reason, the exit status, no agent left, no state folder, no
  * cgroup of its boxes, no mount under its folder.
  */
