@@ -29,6 +29,7 @@ final class AttemptRecord {
     volatile boolean timedOut; // set by the attempt, or by its watchdog
     volatile String abandonedWhy; // the watchdog's reason when it ended the attempt (its thread stuck, or grading past its bound)
     volatile String limitExceeded; // which resource limit ended the run (set by the sandbox's enforcement), or null
+    volatile String limitLikely; // a limit held only inside the box (rlimit) that the agent likely met: a note in the message, never a reason
     Integer agentExit;
     VerifyReport report;
     String restoredFrom;
@@ -41,9 +42,15 @@ final class AttemptRecord {
     /**
      * The decision's message says what really ended the attempt: a watchdog that ended it (grading past its bound, host
      * round 4 B1: 2,500 .py files) said "ran past limits.maxDurationSeconds; its agent was stopped" though the agent had
-     * exited long before and the deadline was not what stopped it; an interruption names its signal and phase.
+     * exited long before and the deadline was not what stopped it; an interruption names its signal and phase. A limit the agent
+     * likely met inside the box (RLIMIT_AS, RLIMIT_NPROC: its allocation or fork refused, exit 1 or 2) is said after it.
      */
     TerminalOutcome explain(TerminalOutcome d, dev.crucible.contract.PhaseName phaseAtStop) {
+        TerminalOutcome e = because(d, phaseAtStop);
+        return limitLikely == null || limitExceeded != null ? e : new TerminalOutcome(e.phase(), e.reason(), e.message() + "; " + limitLikely);
+    }
+
+    private TerminalOutcome because(TerminalOutcome d, dev.crucible.contract.PhaseName phaseAtStop) {
         if (dev.crucible.contract.OutcomeReasons.INTERRUPTED.equals(d.reason())) return new TerminalOutcome(d.phase(), d.reason(), Interruption.message(d.message(), phaseAtStop));
         if (abandonedWhy != null && dev.crucible.contract.OutcomeReasons.DEADLINE_EXCEEDED.equals(d.reason())) {
             return new TerminalOutcome(d.phase(), d.reason(), "ended by the " + abandonedWhy.replace(": the attempt ends now", "") + "; no grade was recorded");

@@ -44,6 +44,14 @@ final class AttemptScratch implements AutoCloseable {
      * is killed ({@link DiskVolume#stopTools}), so the volume is unmounted and deleted after all.
      */
     static final Duration UNMOUNT_MARGIN = Duration.ofSeconds(30);
+    /**
+     * The cleanup's bound once the run is stopped by a signal ({@link Interruption#stopping}): whoever sent it waits for the CLI
+     * (and SIGKILLs it after a while). What is not moved off the volume by then goes with it, listed in not-kept.txt; a state
+     * folder on the host's disk is handed to a detached removal ({@code TreeCopy.delete}).
+     */
+    static final Duration INTERRUPTED = Duration.ofSeconds(3);
+    /** As {@link #UNMOUNT_MARGIN}, once stopped by a signal: a volume still busy then is unmounted lazily, or swept by the next run. */
+    static final Duration INTERRUPTED_MARGIN = Duration.ofSeconds(4);
 
     /** Open scratches: a JVM exit (System.exit after the results, Ctrl-C) closes them, so no mount or image outlives the CLI. */
     private static final java.util.Set<AttemptScratch> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -60,12 +68,13 @@ final class AttemptScratch implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             java.util.concurrent.CountDownLatch l = resultsWritten;
             try {
-                if (l != null) l.await(Interruption.GRACE_S + 15, java.util.concurrent.TimeUnit.SECONDS);
+                if (l != null) l.await(Interruption.GRACE_S + 3, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            // all at once, under one bound: one after another, a SIGTERM during --parallel N took up to N x 60 s
-            closeAll(CLEANUP, UNMOUNT_MARGIN).forEach(line -> System.err.println("crucible: cleanup: " + line));
+            // all at once, under one bound: one after another, a SIGTERM during --parallel N took up to N x 60 s; and the short
+            // one: the JVM is exiting, and whoever stopped it is waiting
+            closeAll(INTERRUPTED, INTERRUPTED_MARGIN).forEach(line -> System.err.println("crucible: cleanup: " + line));
         }, "crucible-attempt-disks"));
     }
 
@@ -217,6 +226,12 @@ final class AttemptScratch implements AutoCloseable {
         Thread t = start(within);
         join(List.of(t), System.nanoTime() + within.plus(margin).toNanos());
         unfinished(t, within.plus(margin));
+    }
+
+    /** As above, with the bound of now: the short one ({@link #INTERRUPTED}) once the run is stopped by a signal. */
+    void closeBounded() {
+        boolean stopping = Interruption.stopping;
+        closeBounded(stopping ? INTERRUPTED : CLEANUP, stopping ? INTERRUPTED_MARGIN : UNMOUNT_MARGIN);
     }
 
     /**

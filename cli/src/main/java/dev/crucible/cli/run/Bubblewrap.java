@@ -56,6 +56,9 @@ public final class Bubblewrap implements Sandbox {
     }
 
     @Override
+    public String limitLikely(int exitCode, String outputTail) { return box.rlimitLikely(exitCode, outputTail); }
+
+    @Override
     public String describe() { return box.describe(); }
 
     @Override

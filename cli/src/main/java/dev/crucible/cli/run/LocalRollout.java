@@ -19,8 +19,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -57,7 +55,7 @@ public final class LocalRollout {
     private volatile boolean abandoned; // then abandon, not the (stuck) thread, hands out the result once it cleaned up
     private final CompletableFuture<RolloutResult> outcome = new CompletableFuture<>();
     /** The monitor's findings as they were reported, readable without the monitor's lock (which a stuck read may hold). */
-    private final List<dev.crucible.verifier.monitor.Finding> seen = new CopyOnWriteArrayList<>();
+    private final List<dev.crucible.verifier.monitor.Finding> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final AttemptRecord rec = new AttemptRecord(); // what happened, filled in as the attempt goes
     private long t0 = System.nanoTime();
@@ -123,15 +121,16 @@ public final class LocalRollout {
 
     private void closeScratch() {
         if (scratch == null || !scratchClosed.compareAndSet(false, true)) return;
-        scratch.closeBounded(AttemptScratch.CLEANUP, AttemptScratch.UNMOUNT_MARGIN); // a step past that (an unmount) goes on in the background, named
+        scratch.closeBounded(); // a step past its bound (an unmount) goes on in the background, named
         scratch.leftBehind().forEach(l -> progress.info("cleanup: " + l));
     }
 
     public boolean ended() { return ended.get(); }
+    boolean stoppedWhileGrading() { return cancelled && stoppedIn == PhaseName.Verifying; } // cancelled in grading: its grade is dropped
 
     /** Watched from now on by the watchdog: the deadline counts from {@code t0}; grading gets the verifier's timeout. */
     private void watch() {
-        AttemptWatchdog.watch(new AttemptWatchdog.Watched(ended::get, t0 + TimeUnit.SECONDS.toNanos(doc.deadlineSeconds()), () -> verifyingSince,
+        AttemptWatchdog.watch(new AttemptWatchdog.Watched(ended::get, t0 + java.util.concurrent.TimeUnit.SECONDS.toNanos(doc.deadlineSeconds()), () -> verifyingSince,
                 Duration.ofSeconds(doc.environment().verifierEnv().verifier().timeoutOrDefault()), why -> {
                     if (!cancelled) rec.timedOut = true;
                     progress.info(why);
@@ -293,6 +292,7 @@ public final class LocalRollout {
         if (agentLog != null) agentLog.finish(java.time.Duration.ofSeconds(5)); // the tail is written before anyone reads the log
         rec.agent = new RolloutResult.Agent(command, rec.agentExit, dir.agentLog().toString());
         if (exited) progress.info("agent exited with status " + rec.agentExit + " after " + rec.agentMs / 1000.0 + " s");
+        if (exited && (rec.limitLikely = sandbox.limitLikely(rec.agentExit, Text.tail(dir.agentLog(), 64 << 10))) != null) progress.info(rec.limitLikely);
         if (!cancelled) grade(() -> episode.verify());
     }
 

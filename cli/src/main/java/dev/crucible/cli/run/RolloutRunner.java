@@ -78,6 +78,7 @@ public final class RolloutRunner {
         }
         Thread hook = new Thread(() -> {
             interrupted[0] = true;
+            Interruption.stopping = true; // before cancel: the cleanups it starts take the short bound
             synchronized (this.out) {
                 this.out.println("crucible: " + (Interruption.received == null ? "" : Interruption.received + " received; ")
                         + "interrupted: stopping the agents and writing results ...");

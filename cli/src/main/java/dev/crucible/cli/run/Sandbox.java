@@ -34,6 +34,9 @@ public sealed interface Sandbox extends AutoCloseable permits Bubblewrap, Namesp
     /** After the agent ended with {@code exitCode}: the resource limit that ended it, if one did. */
     default Optional<String> limitExceeded(int exitCode) { return Optional.empty(); }
 
+    /** A note that a limit held only inside the box (an rlimit) was likely what ended the agent, from its exit and output's tail; or null. */
+    default String limitLikely(int exitCode, String outputTail) { return null; }
+
     /** One line for the terminal: what is enforced, or what is not. */
     String describe();
 

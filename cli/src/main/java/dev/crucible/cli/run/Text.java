@@ -52,15 +52,22 @@ public final class Text {
 
     /** The last non-blank line of a (growing) log file, reading at most its last 4 KiB. */
     static String lastLine(Path file) {
+        String t = tail(file, 4096);
+        if (t == null) return null;
+        String[] lines = t.split("\n");
+        for (int i = lines.length - 1; i >= 0; i--) if (!lines[i].isBlank()) return lines[i];
+        return null;
+    }
+
+    /** The last {@code max} bytes of a log file the CLI writes (agent.log), as UTF-8; null when unreadable. */
+    static String tail(Path file, int max) {
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
             long len = f.length();
-            int n = (int) Math.min(len, 4096);
+            int n = (int) Math.min(len, max);
             byte[] b = new byte[n];
             f.seek(len - n);
             f.readFully(b);
-            String[] lines = new String(b, StandardCharsets.UTF_8).split("\n");
-            for (int i = lines.length - 1; i >= 0; i--) if (!lines[i].isBlank()) return lines[i];
-            return null;
+            return new String(b, StandardCharsets.UTF_8);
         } catch (IOException e) {
             return null;
         }

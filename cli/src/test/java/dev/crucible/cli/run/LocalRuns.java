@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import picocli.CommandLine;
 
 /** Test support: the repository's examples, copies of them with edited manifests, and running {@code crucible run} in-process. */
-final class LocalRuns {
+public final class LocalRuns {
     record Run(int exit, String out, String err) {}
 
     private LocalRuns() {}
@@ -70,7 +70,7 @@ final class LocalRuns {
     static JsonNode json(Path file) throws IOException { return new ObjectMapper().readTree(file.toFile()); }
 
     /** Processes whose command line contains {@code marker} (a leftover agent, if any). */
-    static long processesWith(String marker) {
+    public static long processesWith(String marker) {
         return ProcessHandle.allProcesses().filter(p -> {
             try {
                 return Files.readString(Path.of("/proc", Long.toString(p.pid()), "cmdline")).contains(marker);

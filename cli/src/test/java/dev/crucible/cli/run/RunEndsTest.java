@@ -5,12 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.crucible.contract.OutcomeReasons;
 import dev.crucible.contract.PhaseName;
-import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 34 point 2, a run always ends: the real CLI in its own JVM (its temporary folder its own, so its
  * state folders can be counted), stopped by SIGTERM while its agent sleeps, and while its live monitor is
- * stuck on a FIFO the agent put at .git/HEAD; and left alone with that FIFO until its deadline. Each time:
+ * stuck on a FIFO the agent put at .git/HEAD, and while it grades 100,000 files (within {@link Interruption#EXIT_BOUND_S});
+ * and left alone with that FIFO until its deadline. Each time:
  * result.json with the contract's phase and reason, the exit status, no agent left, no state folder, no
  * cgroup of its boxes, no mount under its folder.
  */
@@ -28,7 +25,7 @@ class RunEndsTest {
 
     @Test
     void sigtermWritesAnInterruptedResultAndLeavesNothing(@TempDir Path dir) throws Exception {
-        Cli cli = Cli.start(dir, "sleep 876.125" + ProcessHandle.current().pid(), 120);
+        RunningCli cli = RunningCli.start(dir, "sleep 876.125" + ProcessHandle.current().pid(), 120);
         cli.awaitRunning();
         cli.signal("TERM");
         assertThat(cli.awaitExit(60)).as(cli.log()).isEqualTo(128 + 15);
@@ -37,7 +34,7 @@ class RunEndsTest {
 
     @Test
     void sigtermEndsARunWhoseMonitorIsStuckOnAFifo(@TempDir Path dir) throws Exception {
-        Cli cli = Cli.start(dir, FIFO + "echo planted && sleep 876.25" + ProcessHandle.current().pid(), 120);
+        RunningCli cli = RunningCli.start(dir, FIFO + "echo planted && sleep 876.25" + ProcessHandle.current().pid(), 120);
         cli.awaitRunning();
         cli.awaitAgentLog("planted");
         Thread.sleep(3000); // the monitor scans every second: it is now in (or past) its read of the FIFO
@@ -46,11 +43,32 @@ class RunEndsTest {
         cli.assertEnded(PhaseName.Failed, OutcomeReasons.INTERRUPTED);
     }
 
+    /**
+     * SIGTERM while grading a workspace of 100,000 files the agent made: the grade is dropped anyway, so the attempt is not
+     * waited for, and the cleanup after an interrupted result is short (what is not moved off the volume by then goes with it).
+     * Before: exit 49.7 s after the signal (20 s waiting for the grading copy, then up to 60 s of cleanup).
+     */
+    @Test
+    void sigtermWhileGradingManyFilesEndsWithinItsBound(@TempDir Path dir) throws Exception {
+        RunningCli cli = RunningCli.start(dir, "mkdir many && cd many && seq 1 100000 | xargs touch && echo made; exit 0 && sleep 876.75"
+                + ProcessHandle.current().pid(), 300);
+        cli.awaitLog("Verifying: grading");
+        Thread.sleep(1000); // in the grading copy of the 100,000 files
+        long t = System.nanoTime();
+        cli.signal("TERM");
+        int exit = cli.awaitExit(120);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t);
+        System.out.printf("[sigterm] 100,000 files, SIGTERM during grading: exit %d after %,d ms (bound %d s)%n", exit, ms, Interruption.EXIT_BOUND_S);
+        assertThat(exit).as(cli.log()).isEqualTo(128 + 15);
+        cli.assertEnded(PhaseName.Failed, OutcomeReasons.INTERRUPTED);
+        assertThat(ms).as("exit after the signal, ms:\n" + cli.log()).isLessThanOrEqualTo(TimeUnit.SECONDS.toMillis(Interruption.EXIT_BOUND_S));
+    }
+
     @Test
     void aFifoAtGitHeadCannotKeepTheRunPastItsDeadline(@TempDir Path dir) throws Exception {
         int deadline = 10;
         int gradingTimeout = 15;
-        Cli cli = Cli.start(dir, FIFO + "sleep 876.5" + ProcessHandle.current().pid(), deadline, gradingTimeout);
+        RunningCli cli = RunningCli.start(dir, FIFO + "sleep 876.5" + ProcessHandle.current().pid(), deadline, gradingTimeout);
         // the deadline, grading's bound (the monitor's last scan, stuck on the FIFO, runs in it), and the CLI's own
         // start (a JVM, the workspace, setup) on a loaded machine
         long bound = deadline + gradingTimeout + AttemptWatchdog.GRADING_MARGIN_S + 60;
@@ -65,85 +83,6 @@ class RunEndsTest {
             if (res.path("message").asText().startsWith("ended by the watchdog")) {
                 assertThat(res.path("message").asText()).containsAnyOf("grading ran past its bound", "grading has not started");
             }
-        }
-    }
-
-    /** One CLI process on a copy of the example, with a rollout running {@code agent} under {@code deadline} seconds. */
-    private record Cli(Process p, Path out, Path logFile, Path tmp, String marker) {
-        static Cli start(Path dir, String agent, int deadline) throws Exception { return start(dir, agent, deadline, 120); }
-
-        static Cli start(Path dir, String agent, int deadline, int gradingTimeout) throws Exception {
-            String marker = agent.replaceAll(".*sleep ", "");
-            Path env = LocalRuns.withoutSetup(LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("ends", "embedded", agent, deadline)));
-            Path manifest = env.resolve("environment.yaml");
-            Files.writeString(manifest, Files.readString(manifest).replace("    timeoutSeconds: 120\n", "    timeoutSeconds: " + gradingTimeout + "\n"));
-            Path tmp = Files.createDirectories(dir.resolve("tmp"));
-            for (Path d : List.of(dir, tmp)) { // the boxes' staging folders go here too: their uids must get through
-                Files.setPosixFilePermissions(d, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
-            }
-            Path out = dir.resolve("out");
-            Path log = dir.resolve("cli.log");
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process p = new ProcessBuilder(List.of(java, "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
-                    RunCommand.class.getName(), "-f", env.toString(), "--out", out.toString()))
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
-            return new Cli(p, out, log, tmp, marker);
-        }
-
-        String log() throws Exception { return Files.exists(logFile) ? Files.readString(logFile) : ""; }
-
-        void awaitRunning() throws Exception {
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (!log().contains("Running: agent") || LocalRuns.processesWith(marker) == 0) {
-                assertThat(p.isAlive()).as(log()).isTrue();
-                assertThat(System.nanoTime()).as("the agent never started: " + log()).isLessThan(until);
-                Thread.sleep(100);
-            }
-        }
-
-        void awaitAgentLog(String text) throws Exception {
-            Path agentLog = out.resolve("agent.log");
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!(Files.exists(agentLog) && Files.readString(agentLog).contains(text))) {
-                assertThat(System.nanoTime()).as("agent.log never said " + text + ": " + log() + "\nagent.log:\n"
-                        + (Files.exists(agentLog) ? Files.readString(agentLog) : "(none)")).isLessThan(until);
-                Thread.sleep(100);
-            }
-        }
-
-        void signal(String sig) throws Exception {
-            new ProcessBuilder("kill", "-" + sig, Long.toString(p.pid())).start().waitFor();
-        }
-
-        /** The exit status, or fails (killing the CLI) when it is still running after {@code seconds}. */
-        int awaitExit(long seconds) throws Exception {
-            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-                throw new AssertionError("the CLI was still running after " + seconds + " s:\n" + log());
-            }
-            return p.exitValue();
-        }
-
-        /** result.json has this phase and reason (null: any), and nothing of the run is left on the host. */
-        JsonNode assertEnded(PhaseName phase, String reason) throws Exception {
-            Path result = out.resolve("result.json");
-            assertThat(result).as(log()).exists();
-            JsonNode res = LocalRuns.json(result);
-            if (phase != null) assertThat(res.path("phase").asText()).as(log()).isEqualTo(phase.name());
-            if (reason != null) assertThat(res.path("reason").asText()).as(log()).isEqualTo(reason);
-            assertThat(LocalRuns.processesWith(marker)).as("agent processes left").isZero();
-            try (Stream<Path> s = Files.list(tmp)) {
-                assertThat(s.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("crucible-state-")).toList())
-                        .as("state folders left in the CLI's temporary folder").isEmpty();
-            }
-            try (Stream<Path> s = Files.walk(out)) {
-                assertThat(s.filter(f -> f.getFileName().toString().equals(".crucible-state")).toList()).as("state folders left under OUT").isEmpty();
-            }
-            assertThat(LeftoverBoxes.find(LeftoverBoxes.ROOT, p.pid())).as("cgroups of the CLI's boxes left").isEmpty();
-            assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("mounts left under OUT").doesNotContain(" " + out + "/")
-                    .doesNotContain(" " + out + " ");
-            return res;
         }
     }
 }

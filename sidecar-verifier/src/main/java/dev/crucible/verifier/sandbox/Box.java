@@ -256,6 +256,11 @@ public final class Box implements AutoCloseable {
         else if (code == 128 + 25 && spec.limits().diskBytes() > 0) exceeded = "file size limit " + Quantities.human(spec.limits().diskBytes()) + " reached (SIGXFSZ)";
     }
 
+    /** A note naming the rlimit the agent likely met, from its exit and its output's tail (see {@link BoxEnforcement#rlimitLikely}), or null. */
+    public String rlimitLikely(int exitCode, String outputTail) {
+        return BoxEnforcement.rlimitLikely(spec.limits(), cgroups != null, exitCode, outputTail);
+    }
+
     /** No process in the box's cgroups (joined first thing by each launcher, never left from inside); false without cgroups. */
     public boolean emptied() { return cgroups != null && cgroups.members().isEmpty(); }
 

@@ -105,6 +105,35 @@ final class BoxEnforcement {
         return a;
     }
 
+    /** What a process says when RLIMIT_AS refused it memory (Python, glibc's strerror, C++, Go, Node), lower case. */
+    private static final List<String> NO_MEMORY = List.of("memoryerror", "cannot allocate memory", "std::bad_alloc", "out of memory",
+            "allocation failed");
+    /** What a shell or runtime says when RLIMIT_NPROC refused a fork or a thread (EAGAIN's strerror, bash, dash, Python), lower case. */
+    private static final List<String> NO_PROCESS = List.of("resource temporarily unavailable", "fork: retry", "cannot fork", "can't fork",
+            "can't start new thread");
+
+    /**
+     * Without cgroups, RLIMIT_AS and RLIMIT_NPROC are held inside the box only: the allocation or fork fails (ENOMEM, EAGAIN), the
+     * agent exits 1 or 2 by itself, and no signal tells the host. This names the limit as likely hit when the box had that rlimit,
+     * the agent exited with a status of its own (1 to 125), and the tail of its output ({@code outputTail}) says what that failure
+     * says; else null. The agent chooses its output, so this is a note for the result's message, never a reason or a phase: it
+     * quotes only the fixed phrase it matched, nothing of the agent's text.
+     */
+    static String rlimitLikely(BoxLimits l, boolean cgroups, int exitCode, String outputTail) {
+        if (cgroups || exitCode < 1 || exitCode > 125 || outputTail == null) return null;
+        String t = outputTail.toLowerCase(java.util.Locale.ROOT);
+        List<String> hits = new ArrayList<>();
+        if (l.memoryBytes() > 0) {
+            NO_MEMORY.stream().filter(t::contains).findFirst().ifPresent(w -> hits.add("the memory limit " + Quantities.human(l.memoryBytes())
+                    + " (RLIMIT_AS, per process) was likely hit: the agent exited " + exitCode + " and its output says \"" + w + "\""));
+        }
+        if (l.pids() > 0) {
+            NO_PROCESS.stream().filter(t::contains).findFirst().ifPresent(w -> hits.add("the process limit " + l.pids()
+                    + " (RLIMIT_NPROC) was likely hit: the agent exited " + exitCode + " and its output says \"" + w + "\""));
+        }
+        return hits.isEmpty() ? null : String.join("; ", hits) + " (no cgroups: the box cannot see the refusal itself)";
+    }
+
     /**
      * The disk limit's reason when it was reached, else null. On a volume the kernel holds the limit and its
      * filling up is only the reason to end the box (read every call: one statvfs); without one the writable
