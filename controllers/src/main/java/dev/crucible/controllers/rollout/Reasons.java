@@ -30,6 +30,8 @@ public final class Reasons {
     public static final String VERIFIER_RESULT_INVALID = "VerifierResultInvalid";
     public static final String POD_FAILED = "PodFailed";
     public static final String MEMBER_LOST = "MemberLost";
+    /** A member's node was deleted or lost (NodeLoss): an infrastructure failure, left out of the solve rate. */
+    public static final String NODE_LOST = "NodeLost";
     public static final String POD_REJECTED = "PodRejected";
     public static final String WAITING_FOR_SNAPSHOT = "WaitingForSnapshot";
     public static final String RESTORE_REJECTED = "RestoreRejected";

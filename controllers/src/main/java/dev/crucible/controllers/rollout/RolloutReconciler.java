@@ -146,7 +146,8 @@ public class RolloutReconciler implements Reconciler<Rollout> {
         RolloutStatus old = rollout.getStatus();
         RestoreGate.Result gate = rollout.getSpec().restoreFrom != null && env != null ? branchRestore.gate(rollout, env) : null;
         RolloutDecision d = RolloutStateMachine.decide(new Observed(rollout, env, env == null ? null : RolloutEventSources.validity(env),
-                observed, fit, gate, snapshotPolicy.hackSnapshotPending(rollout), now));
+                observed, fit, gate, snapshotPolicy.hackSnapshotPending(rollout), now,
+                NodeLoss.lost(client, NodeLoss.nodesOfMissing(rollout, observed))));
         if (d.phase() == PhaseName.Hacked && HackResponse.of(rollout) != OnHack.NONE) {
             d = snapshotPolicy.respondToHack(rollout, d, old == null ? null : old.phase, client);
         }

@@ -77,7 +77,7 @@ public final class RolloutStateMachine {
 
     /** The decision for one observation, final (the reconciler only carries it out). */
     public static RolloutDecision decide(Observed o) {
-        RolloutDecision d = observe(o.rollout(), o.environment(), o.environmentValid(), o.pods(), o.now(), o.fit());
+        RolloutDecision d = observe(o.rollout(), o.environment(), o.environmentValid(), o.pods(), o.now(), o.fit(), o.lostNodes());
         if (o.restore() != null && !d.phase().isTerminal()) {
             d = RestoreGate.apply(d, o.restore(), o.rollout().getStatus(), o.pods());
         }
@@ -88,7 +88,7 @@ public final class RolloutStateMachine {
     }
 
     private static RolloutDecision observe(Rollout rollout, RLEnvironment environment, Boolean environmentValid,
-                                           Map<String, Pod> pods, Instant now, GangFit.Result fit) {
+                                           Map<String, Pod> pods, Instant now, GangFit.Result fit, java.util.Set<String> lostNodes) {
         RolloutStatus status = rollout.getStatus();
         PhaseName current = status == null ? null : status.phase;
         if (current != null && current.isTerminal()) {
@@ -146,7 +146,9 @@ public final class RolloutStateMachine {
         if (!missing.isEmpty()) {
             if (current == PhaseName.Running || current == PhaseName.Verifying) {
                 // A started member cannot be replaced without losing the agent's state: end, do not patch over.
-                return terminal(PhaseName.Failed, Reasons.MEMBER_LOST, "pod " + missing.get(0).podName(name)
+                String nodeLost = NodeLoss.missing(name, missing, status, lostNodes);
+                return nodeLost != null ? terminal(PhaseName.Failed, Reasons.NODE_LOST, nodeLost, status, true, members)
+                        : terminal(PhaseName.Failed, Reasons.MEMBER_LOST, "pod " + missing.get(0).podName(name)
                         + " disappeared while the rollout was running (evicted or deleted)", status, true, members);
             }
             return RolloutDecision.createPods(Reasons.CREATING_PODS, "creating " + missing.size() + " of " + plan.size() + " pods",
@@ -192,6 +194,8 @@ public final class RolloutStateMachine {
             return fromResult(rollout, parsed.result(), false, terminated(leader, RolloutLabels.AGENT_CONTAINER), members);
         }
 
+        String nodeLost = NodeLoss.marked(pods.values()); // before "pod failed": PodGC also sets its phase Failed
+        if (nodeLost != null) return terminal(PhaseName.Failed, Reasons.NODE_LOST, nodeLost, status, true, members);
         for (Pod p : pods.values()) {
             if ("Failed".equals(phaseOf(p))) {
                 String why = p.getStatus().getReason();

@@ -52,6 +52,22 @@ class EnvironmentStatisticsCalculatorTest {
         });
     }
 
+    /** Issue 41: a Rollout whose node was lost after its agent started is the cluster's failure, not an unsolved attempt. */
+    @Test
+    void aRolloutEndedByALostNodeIsAnInfrastructureFailureNotAnUnsolvedAttempt() {
+        var lost = new dev.crucible.api.v1alpha1.Rollout();
+        lost.setStatus(new dev.crucible.api.v1alpha1.rollout.RolloutStatus());
+        lost.getStatus().phase = PhaseName.Failed;
+        lost.getStatus().reason = "NodeLost";
+        lost.getStatus().timings = new dev.crucible.api.v1alpha1.rollout.RolloutTimings();
+        lost.getStatus().timings.runningAt = "2026-01-01T00:00:10Z"; // its agent had run
+        var all = List.of(done(null, 1.0), RolloutOutcome.of(lost));
+        var s = EnvironmentStatisticsCalculator.compute(all, null);
+        assertThat(s.solveRate).isEqualTo(1.0);
+        assertThat(s.infrastructureFailures).isEqualTo(1);
+        assertThat(s.failed).as("phase counts stay as they are").isEqualTo(1);
+    }
+
     @Test
     void allOrNothingGroupsAreNotLearnable() {
         var all = List.of(done("easy", 1.0), done("easy", 1.0), done("easy", 1.0), done("easy", 1.0),

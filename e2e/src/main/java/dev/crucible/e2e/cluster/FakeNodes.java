@@ -34,6 +34,11 @@ public final class FakeNodes {
         }
     }
 
+    /** One more CPU node, named, e.g. one a test deletes again (a lost node). */
+    public static void createCpuNode(KubernetesClient client, String name) {
+        add(client, node(name, 0));
+    }
+
     /**
      * The API server's TaintNodesByCondition admission marks new nodes not-ready; with no node lifecycle
      * controller to lift it, the fake node gets its intended taints back right after creation.

@@ -18,7 +18,7 @@ public class EnvironmentStatistics {
     public Integer solved;
     @JsonPropertyDescription("solved / finished rollouts whose agent ran (infrastructure failures do not count).")
     public Double solveRate;
-    @JsonPropertyDescription("Finished rollouts whose agent never ran (rejected restore, pods never running, a member lost before start): not attempts, left out of solveRate.")
+    @JsonPropertyDescription("Finished rollouts whose agent never ran (rejected restore, pods never running, a member lost before start), or that lost a node under them (reason NodeLost): not attempts, left out of solveRate.")
     public Integer infrastructureFailures;
     public Integer learnableGroups;
     public List<GroupStatistics> groups;
