@@ -53,8 +53,23 @@ final class CommandEnvironments {
      * command runs in a {@link dev.crucible.verifier.sandbox.GradingSandbox} box, and TMPDIR is the box's
      * own /tmp ({@link SharedTmp}) and HOME is {@link #BOX_HOME}, where the agent's box and the oracle's workers have it
      * (a test comparing {@code expanduser("~")} on the trusted side with the code under test's answer in a worker saw two
-     * homes: click's test_expand_args). Unboxed (--no-sandbox, a grading container) both stay in the results folder.
+     * homes: click's test_expand_args). Unboxed (--no-sandbox, a grading container) both stay in the results folder,
+     * but for TMPDIR on this host (the overload taking the executor).
      */
+    static Map<String, String> grading(Path results, String python, Environment env, dev.crucible.verifier.exec.Executor grader) {
+        Map<String, String> m = grading(results, python, env, grader instanceof dev.crucible.verifier.sandbox.GradingSandbox);
+        // on this host without a box: TMPDIR a short link to the results' home (SharedTmp#hostTmp); a container or another
+        // box has a /tmp of its own, where the link would not be
+        if (grader instanceof dev.crucible.verifier.exec.LocalExecutor) {
+            try {
+                m.put("TMPDIR", SharedTmp.hostTmp(results).toString());
+            } catch (java.io.IOException | UnsupportedOperationException e) {
+                // the results folder's home stays TMPDIR: long, so a socket under it may not bind
+            }
+        }
+        return m;
+    }
+
     static Map<String, String> grading(Path results, String python, Environment env, boolean boxed) {
         Map<String, String> m;
         if (env.execution().isPresent()) {

@@ -222,10 +222,8 @@ public final class Episode implements AutoCloseable {
             Path gradeRoot = gradeBase.resolve("grade-" + resets);
             Path results = gradeBase.resolve("results-" + resets);
             EarlyGrading started = early != null && early.gradeRoot().equals(gradeRoot) ? early : null;
-            if (started == null) { // else both are fresh and empty but for the waiting interpreter's channel and home
-                TreeCopy.delete(gradeRoot);
-                TreeCopy.delete(results);
-            }
+            // else both are fresh and empty but for the waiting interpreter's channel and home
+            if (started == null) List.of(gradeRoot, results).forEach(TreeCopy::delete);
             GradingTree.Built built;
             try {
                 Files.createDirectories(results.resolve("home"));
@@ -255,7 +253,7 @@ public final class Episode implements AutoCloseable {
             FinalScan last = FinalScan.start(monitor, pristine, workspace);
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
                     python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env,
-                    opt.grader() instanceof dev.crucible.verifier.sandbox.GradingSandbox), pid -> { },
+                    opt.grader()), pid -> { },
                     gradeBase.resolve("support-" + resets),
                     GraderFiles.of(gradeRoot, pristine.hashes(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)),
                     started == null ? null : started.channel()).withAgentRoot(workspace);
@@ -279,7 +277,7 @@ public final class Episode implements AutoCloseable {
             GradingPhases.add("scan_bg", last.nanos());
             long tGrade = GradingPhases.since("grade", tPrep);
             VerifyReport.Tamper tamper = new VerifyReport.Tamper(last.changes(), built.dropped());
-            removeLater(gradeRoot);
+            removeLater(gradeRoot, results);
             GradingPhases.since("cleanup", tGrade);
             VerifyReport.Timings timings = new VerifyReport.Timings(ms(tKill - t0), ms(tPrep - tKill), ms(tGrade - tPrep), ms(tGrade - t0));
             lastReport = VerifyReport.of(env.name(), o, rewardMode(), v.skippedCountsAsPassed(), monitor.findings(),
@@ -388,9 +386,10 @@ public final class Episode implements AutoCloseable {
 
     private static long ms(long nanos) { return nanos / 1_000_000; }
 
-    /** Removes a used grading tree on a thread of its own ({@link TreeRemoval}): nothing reads it once the report is made. */
-    private void removeLater(Path tree) {
+    /** Removes a used grading tree on a thread of its own ({@link TreeRemoval}) and a host TMPDIR's link: nothing reads them once the report is made. */
+    private void removeLater(Path tree, Path results) {
         treeRemoval.start(tree);
+        dev.crucible.verifier.exec.SharedTmp.releaseHost(results);
     }
 
     private void awaitTreeRemoval() {

@@ -14,7 +14,8 @@ import java.util.Set;
  * The baseline at the task commit: the derived environment run twice through the real local runtime
  * ({@code crucible run}: setup, a no-op agent in the agent's box, grading in the grading sandbox), every
  * test's result recorded. Tests that pass both times become passToPass; a test that fails there (the
- * network, drift in what setup installs) or passes in one run only (flaky) is excluded, with its reason,
+ * network, drift in what setup installs), passes in one run only (flaky) or is collected under another id in each run
+ * ({@link UnstableIds}) is excluded, with its reason,
  * so a no-op agent at the task commit reaches reward 1 by construction. A run without per-test results
  * (graded as one execution) gets no lists; the environment is unusable when setup or grading fails there, and when a
  * no-op run has a counted finding (see {@link #flagged}).
@@ -94,13 +95,16 @@ final class Baseline {
     static Result compare(LocalRuns.Outcome first, LocalRuns.Outcome second) {
         List<String> passToPass = new ArrayList<>();
         List<ExcludedTest> excluded = new ArrayList<>();
+        Set<String> unstable = UnstableIds.between(first.tests(), second.tests());
         for (Map.Entry<String, String> t : first.tests().entrySet()) {
             String id = t.getKey();
             String a = t.getValue();
             String b = second.tests().get(id);
             boolean passA = PASSING.contains(a);
             boolean passB = b != null && PASSING.contains(b);
-            if (passA && passB) {
+            if (unstable.contains(id)) {
+                excluded.add(new ExcludedTest(id, UnstableIds.reason(id)));
+            } else if (passA && passB) {
                 passToPass.add(id);
             } else if (passA || passB) {
                 excluded.add(new ExcludedTest(id, "flaky at the task commit: " + a + " in the first baseline run, "

@@ -12,11 +12,21 @@ import java.util.regex.Pattern;
  * ({@code test_load[/tmp/crucible-episode-81/grade-1/data/a.json]}), a temporary folder's random name or an
  * object's address, none of which is the same twice, so failToPass / passToPass / excludedTests written from one
  * run would never match the next. The tree's path becomes relative, other temporary paths {@code <tmp>},
- * addresses {@code 0x?}; two ids made equal keep apart as {@code " #2"}.
+ * addresses {@code 0x?}, the clock's date (with its time of day) {@code <now>}; two ids made equal keep apart as
+ * {@code " #2"}.
  */
 public final class TestIds {
     private static final Pattern TEMP = Pattern.compile("(?<![\\w./-])(?:/private)?(?:/tmp|/var/tmp|/var/folders)/[^\\s\\]\\[,)(:'\"]*");
     private static final Pattern ADDRESS = Pattern.compile("\\b0x[0-9a-fA-F]{6,16}\\b");
+    private static final String TIME = "\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d{1,9})?(?:Z|[+-]\\d{2}:?\\d{2})?";
+    /**
+     * A date, year first or last, with the time of day before or after it: marshmallow's
+     * {@code parametrize(..., [dt.datetime.now().strftime("%H:%M:%S %Y-%m-%d"), ...])} gives ids that no two collections
+     * (the isolated run and its cross-check, two baseline runs, a fix task's runs) share.
+     */
+    private static final Pattern STAMP = Pattern.compile("(?<![\\d:])(?:(?<t1>" + TIME + ")[ T_])?"
+            + "(?:(?<y>\\d{4})[-/](?<m>\\d{2})[-/](?<d>\\d{2})|(?<m2>\\d{2})[-/](?<d2>\\d{2})[-/](?<y2>\\d{4}))"
+            + "(?:[ T_](?<t2>" + TIME + "))?(?![\\d:])");
 
     private TestIds() {}
 
@@ -28,7 +38,26 @@ public final class TestIds {
             s = s.replace(r + "/", "").replace(r, ".");
         }
         s = TEMP.matcher(s).replaceAll("<tmp>");
-        return ADDRESS.matcher(s).replaceAll("0x?");
+        s = ADDRESS.matcher(s).replaceAll("0x?");
+        return STAMP.matcher(s).replaceAll(m -> isNow(m) ? "<now>" : java.util.regex.Matcher.quoteReplacement(m.group()));
+    }
+
+    /**
+     * Whether a date in an id is the clock's: within a day of today (UTC, so any time zone's today), where a date written
+     * into a test (2019-01-02) is left as it is. Only then is it taken out, so ids of fixed dates stay readable and apart.
+     */
+    private static boolean isNow(java.util.regex.MatchResult m) {
+        boolean yearFirst = m.group(2) != null; // groups: t1, y, m, d, m2, d2, y2, t2 (MatchResult has no names in Java 17)
+        String y = yearFirst ? m.group(2) : m.group(7);
+        String mo = yearFirst ? m.group(3) : m.group(5);
+        String d = yearFirst ? m.group(4) : m.group(6);
+        try {
+            java.time.LocalDate date = java.time.LocalDate.of(Integer.parseInt(y), Integer.parseInt(mo), Integer.parseInt(d));
+            java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneOffset.UTC);
+            return Math.abs(java.time.temporal.ChronoUnit.DAYS.between(today, date)) <= 1;
+        } catch (java.time.DateTimeException | NumberFormatException e) {
+            return false;
+        }
     }
 
     /**
