@@ -20,10 +20,18 @@ import oracle_entry  # noqa: E402
 import oracle_env  # noqa: E402
 import oracle_hook  # noqa: E402
 import oracle_launch  # noqa: E402
+import oracle_libexc  # noqa: E402
 import oracle_patches  # noqa: E402
 import oracle_remote  # noqa: E402
 
 sys.path[:] = _PATH
+
+
+def _grader_dirs():
+    """The grader's own folders (this one, the reporter's on CRUCIBLE_GRADER_PYTHONPATH), as real paths."""
+    grader = {os.path.realpath(g) for g in os.environ.get("CRUCIBLE_GRADER_PYTHONPATH", "").split(os.pathsep) if g}
+    grader.add(os.path.realpath(HERE))
+    return grader
 
 
 class TestRecord:
@@ -64,7 +72,8 @@ class Oracle:
         self.conn.sync = oracle_env.EnvSync(self.tree.root, cfg.get("shared_tmp"), self.shown)
         self.finder = oracle_hook.Finder(self.tree, None)
         self.finder.shown = self.shown
-        self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(), self.finder.standin_for)
+        library = oracle_libexc.finder(self.tree.root, _grader_dirs(), oracle_hook.StandInModule)  # a library's exception: its own class
+        self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(library), self.finder.standin_for)
         self.finder.session = self.session
         self.results = {}
         self.modules = {}  # test files whose collection needed in-process grading: all their tests fall back
@@ -119,8 +128,7 @@ class Oracle:
         # never the grader's own folders (this one, the reporter's on CRUCIBLE_GRADER_PYTHONPATH): the worker needs none
         # of them, and honest code that walks sys.path (importlib.metadata.version, entry_points: pallets/flask and click
         # at HEAD) listed them and was an attempt-outside on a no-op baseline
-        grader = {os.path.realpath(g) for g in os.environ.get("CRUCIBLE_GRADER_PYTHONPATH", "").split(os.pathsep) if g}
-        grader.add(os.path.realpath(HERE))
+        grader = _grader_dirs()
         path = []
         for p in sys.path:
             if p and os.path.isdir(p):
