@@ -23,6 +23,7 @@ import oracle_launch  # noqa: E402
 import oracle_libexc  # noqa: E402
 import oracle_patches  # noqa: E402
 import oracle_remote  # noqa: E402
+import oracle_syspath  # noqa: E402
 
 sys.path[:] = _PATH
 
@@ -70,6 +71,7 @@ class Oracle:
         # the variables, folder and umask a test sets reach the code under test's worker (oracle_env)
         self.shown = cfg.get("shown") or self.tree.root  # where the workers see their copy of the tree (OracleWorkers)
         self.conn.sync = oracle_env.EnvSync(self.tree.root, cfg.get("shared_tmp"), self.shown)
+        self.conn.sync.paths = oracle_syspath.PathSync(self.tree, self.shown, _grader_dirs())  # sys.path, test modules
         self.finder = oracle_hook.Finder(self.tree, None)
         self.finder.shown = self.shown
         library = oracle_libexc.finder(self.tree.root, _grader_dirs(), oracle_hook.StandInModule)  # a library's exception: its own class
@@ -123,20 +125,11 @@ class Oracle:
             f = f.f_back
 
     def _init(self):
-        # the worker imports from the same folders as this process, as the worker sees them: the tree's at its copy's place
-        root, shown = self.tree.root, self.shown
+        # the worker imports from the same folders as this process, as the worker sees them: the tree's at its copy's place,
         # never the grader's own folders (this one, the reporter's on CRUCIBLE_GRADER_PYTHONPATH): the worker needs none
         # of them, and honest code that walks sys.path (importlib.metadata.version, entry_points: pallets/flask and click
         # at HEAD) listed them and was an attempt-outside on a no-op baseline
-        grader = _grader_dirs()
-        path = []
-        for p in sys.path:
-            if p and os.path.isdir(p):
-                real = os.path.realpath(p)
-                if any(real == g or real.startswith(g + os.sep) for g in grader):
-                    continue
-                path.append(shown + real[len(root):] if shown != root and (real == root or real.startswith(root + os.sep)) else p)
-        return {"path": path, "cwd": shown}
+        return {"path": self.conn.sync.paths.view(), "cwd": self.shown}
 
     def _audit(self, event, args):
         if event == "open" and self.conn.watch is not None and args:
