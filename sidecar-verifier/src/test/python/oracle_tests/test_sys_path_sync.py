@@ -54,7 +54,7 @@ def split(tmp_path, monkeypatch):
     conn.test = rec = types.SimpleNamespace(events=[], needs=[], broken=[])
     session = oracle_remote.Session(conn, oracle_conn.Mirrors(), lambda name: None)
     mod = session.request({"op": "imp", "name": "pathtree"})
-    yield types.SimpleNamespace(mod=mod, rec=rec, root=root, shown=shown, tmp=tmp_path)
+    yield types.SimpleNamespace(mod=mod, rec=rec, root=root, shown=shown, tmp=tmp_path, conn=conn)
     conn.close()
     sync.uninstall()
 
@@ -119,3 +119,30 @@ def test_a_folder_the_tree_added_and_the_test_took_off_is_the_tests_when_it_adds
     monkeypatch.syspath_prepend(os.path.join(split.root, "tests"))  # a later test's fixture (flask's test_apps)
     split.mod.origin("apps")
     assert any("a folder of test files" in n for n in split.rec.needs)
+
+
+def test_each_test_that_puts_a_folder_of_test_files_on_sys_path_is_sent_in_process(split, monkeypatch):
+    # flask's test_apps fixture, once per parametrized test: undone and done again between two requests
+    for _ in range(2):
+        monkeypatch.syspath_prepend(os.path.join(split.root, "tests"))
+        split.mod.origin("apps")
+        assert any("a folder of test files" in n for n in split.rec.needs)
+        monkeypatch.undo()
+        split.conn.test = split.rec = types.SimpleNamespace(events=[], needs=[], broken=[])  # the next test's record
+
+
+def test_a_test_that_blocks_or_fakes_a_module_in_sys_modules_is_sent_in_process(split, monkeypatch):
+    # flask's run_cert tests: the tree imports by name in its worker, whose sys.modules the patch never reaches
+    split.mod.origin("pkg")
+    assert not split.rec.needs
+    monkeypatch.setitem(sys.modules, "cryptography_x1", None)
+    split.mod.origin("pkg")
+    assert any("sys.modules['cryptography_x1']" in n for n in split.rec.needs)
+
+
+def test_a_call_that_hands_the_tree_a_test_files_path_is_sent_in_process(split):
+    # flask's config.from_pyfile(__file__): in-process it runs the test file; its worker's box shows the mask
+    split.mod.module_file(os.path.join(split.root, "pkg", "__init__.py"))  # the tree's own file: stays split
+    assert not split.rec.needs
+    split.mod.module_file(os.path.join(split.root, "tests", "test_here.py"))
+    assert any("path of a test file (tests/test_here.py)" in n for n in split.rec.needs)

@@ -6,7 +6,9 @@
 # process's sys.path as the worker sees it (a folder of the grading tree at its copy's place, the grader's own folders
 # left out); a fixture's `monkeypatch.syspath_prepend(tmp_path)` then reaches flask's find_spec in the worker. A folder
 # the test adds that holds test files (trusted, masked in the worker's box: flask's tests/test_apps, imported by name
-# through `locate_app`) sends its test to in-process grading, decided here: the worker could only import masks. And
+# through `locate_app`) sends its test to in-process grading, decided here: the worker could only import masks, and so
+# does a test's None or object in sys.modules (a blocked import, a stand-in module), and a test file's path a call
+# hands over (what the worker reads there is the mask). And
 # "tm", the test modules this process imported ([name, file at the worker's place]): the worker holds an empty module
 # of that name whose __file__ only is set, so `Flask(__name__)` finds its root folder as in-process (the module's
 # text never crosses).
@@ -71,6 +73,8 @@ class PathSync:
         self.grader = tuple(_sp_os.path.realpath(g) for g in grader)
         self.gen, self.raw, self.sent, self.nmods, self.looked = None, None, None, -1, set()
         self.theirs, self.trusted = set(), None
+        self.base, self.checked = None, None  # the first worker's path (none of a test's); the test last checked
+        self.odd = set()  # names whose sys.modules entry was no module before any test (a library's own doing)
 
     def view(self):
         """sys.path as the worker sees it: the tree's folders at its copy's place, none of the grader's."""
@@ -88,26 +92,44 @@ class PathSync:
     def attach(self, msg, gen, rec):
         if msg.get("op") == "init":  # a fresh worker: its path is the init's, no test module yet
             self.gen, self.raw, self.sent, self.nmods, self.looked = gen, list(_sp_sys.path), msg.get("path"), -1, set()
+            if self.base is None:  # the grading process's own start: no test's yet
+                self.base = self.sent
+                self.odd = {n for n, m in list(_sp_sys.modules.items()) if not isinstance(m, _sp_types.ModuleType)}
             return
-        if _sp_sys.path != self.raw:
+        if msg.get("op") == "call" and rec is not None:
+            self._handed(msg, rec)
+        moved = _sp_sys.path != self.raw
+        if moved:
             self.raw = list(_sp_sys.path)
             self.theirs.intersection_update(self.raw)  # a folder the test took off is the test's when it adds it again
             v = self.view()
             if v != self.sent:
-                self._check(v, rec)
                 msg["sp"] = self.sent = v
+        if rec is not None and (moved or rec is not self.checked):  # each test's own folders, once per change
+            self.checked = rec
+            self._check(self.sent or (), rec)
         if len(_sp_sys.modules) != self.nmods:
             self.nmods = len(_sp_sys.modules)
-            tm = self._test_modules()
+            tm = self._test_modules(rec)
             if tm:
                 msg["tm"] = tm
 
+    def _handed(self, msg, rec):
+        """A test file's path handed to the tree (flask's config.from_pyfile(__file__)): its worker reads the mask."""
+        kw = msg.get("kw")
+        for a in list(msg.get("args") or ()) + (list(kw.values()) if type(kw) is dict else []):
+            p = a[1] if type(a) is list and len(a) == 3 and a[0] == "p" else a
+            if type(p) is str and p.endswith(".py") and len(p) < SP_TEXT:
+                rel = self.tree.rel(_sp_os.path.join(self.root, p))
+                if rel is not None and self.tree.is_trusted(rel) and _sp_os.path.isfile(self.root + _sp_os.sep + rel):
+                    why = "a test hands the code under test the path of a test file (%s), which its worker's box masks" % rel[:200]
+                    if why not in rec.needs:
+                        rec.needs.append(why)
+
     def _check(self, v, rec):
         """A folder the test added that holds test files: the tree may import them by name, and its box masks them."""
-        if rec is None:
-            return
         for p in v:
-            if p in (self.sent or ()) or self._back(p) in self.theirs:
+            if p in (self.base or ()) or self._back(p) in self.theirs:
                 continue
             rel = self.tree.rel(self._back(p))
             if rel is None:
@@ -121,10 +143,18 @@ class PathSync:
                 if why not in rec.needs:
                     rec.needs.append(why)
 
-    def _test_modules(self):
+    def _test_modules(self, rec):
         out = []
         for name, m in list(_sp_sys.modules.items()):
-            if name in self.looked or type(m) is not _sp_types.ModuleType:
+            if name in self.looked or name in self.odd:
+                continue
+            if not isinstance(m, _sp_types.ModuleType):  # flask's run_cert tests: `setitem(sys.modules, "x", None)`
+                why = "a test puts %s into sys.modules[%r]: the code under test imports by name in its worker, which " \
+                      "has a sys.modules of its own" % ("None" if m is None else "a %s" % type(m).__name__, name[:100])
+                if rec is not None and why not in rec.needs:
+                    rec.needs.append(why)
+                continue
+            if type(m) is not _sp_types.ModuleType:
                 continue
             self.looked.add(name)  # each module once per worker: a file is looked up when the module first shows
             f = _sp_types.ModuleType.__dict__["__dict__"].__get__(m).get("__file__")
