@@ -50,8 +50,7 @@ class Worker:
         # the object's real type, never its __class__: a proxy that claims another class (werkzeug's LocalProxy says
         # dict; pallets/flask at HEAD) made dict.items(v) raise and its honest answer an attempt-wire
         if issubclass(t, type(_sys)):
-            i["k"] = "mod"
-            i["n"] = v.__name__
+            i["k"], i["n"] = "mod", v.__name__
         elif issubclass(t, type):
             i["k"] = "cls"
             i["n"] = "%s.%s" % (v.__module__, v.__qualname__)
@@ -73,6 +72,8 @@ class Worker:
             else:
                 if getattr(t, "__eq__", None) is object.__eq__:
                     i["ie"] = True  # no __eq__ of its own: equal only to itself, as in-process
+                if (en := enum_id(v, t)) is not None:  # noqa: F821 (oracle_wire)
+                    i["en"] = en  # an Enum member's pytest id
         return i
 
     def enc(self, v):
