@@ -29,6 +29,13 @@ TREE = {"lib.py": """
 
     def skip():
         raise unittest.SkipTest("not today")
+
+
+    def lying():
+        import subprocess
+        e = subprocess.CalledProcessError(1, "ls")
+        e.cmd = "division by zero"  # what CalledProcessError.__str__ reads
+        raise e
     """}
 
 
@@ -43,7 +50,7 @@ def world(module_oracle_tree):
 def test_a_library_exception_is_the_class_the_test_imported(world):
     with pytest.raises(json.JSONDecodeError) as got:
         world.mod.parse("{")
-    assert type(got.value) is json.JSONDecodeError
+    assert isinstance(got.value, json.JSONDecodeError) and type(got.value).__name__ == "JSONDecodeError"
     assert got.value.pos == 1 and got.value.doc == "{"
 
 
@@ -51,6 +58,15 @@ def test_the_trees_subclass_of_a_library_exception_is_caught_as_that_exception(w
     with pytest.raises(json.JSONDecodeError) as got:
         world.mod.own("x")
     assert type(got.value).__name__ == "TreeError" and type(got.value) is not json.JSONDecodeError
+
+
+def test_a_library_exceptions_message_is_its_arguments_never_what_the_tree_set(world):
+    # the lying-exception exploit through a library's __str__ (click's ClickException.__str__ returns self.message)
+    import subprocess
+    with pytest.raises(subprocess.CalledProcessError) as got:
+        world.mod.lying()
+    assert "division by zero" not in str(got.value) and str(got.value) == "(1, 'ls')"
+    assert got.value.cmd == "division by zero"  # its attributes still cross
 
 
 def test_a_skip_raised_by_the_tree_stays_a_mirror_so_it_never_skips_the_test(world):
@@ -62,7 +78,7 @@ def test_a_skip_raised_by_the_tree_stays_a_mirror_so_it_never_skips_the_test(wor
 
 def test_only_modules_this_process_holds_outside_the_tree_and_the_grader_are_looked_up(tmp_path):
     find = oracle_libexc.finder(str(tmp_path), [], oracle_hook.StandInModule)
-    assert find("json.decoder:JSONDecodeError") is json.JSONDecodeError
+    assert issubclass(find("json.decoder:JSONDecodeError"), json.JSONDecodeError)
     assert find("json:JSONDecodeError") is None  # a re-export: the worker names where a class is defined
     assert find("no_such_module_here:Error") is None
     assert find("_pytest.outcomes:Failed") is None and find("unittest.case:SkipTest") is None

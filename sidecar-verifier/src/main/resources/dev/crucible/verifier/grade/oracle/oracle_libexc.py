@@ -5,7 +5,8 @@
 # whose module this process already holds (never imported here for the worker's word), outside the tree and outside
 # the grader's own folders, is that module's class, an Exception subclass of no runner's control-flow kind (pytest's
 # outcomes are BaseExceptions; unittest's SkipTest and those named below are refused: a skip counts as a pass where
-# skipped tests count). The worker's name chooses only among classes the test could catch in-process as well.
+# skipped tests count), as a subclass whose str() is its arguments' (_argued). The worker's name chooses only among
+# classes the test could catch in-process as well.
 import os
 import sys
 import types
@@ -57,5 +58,20 @@ def finder(tree_root, grader_dirs, standin_type):
             return None
         if c.__module__ != mod or c.__qualname__ != qual:  # an alias (a re-export): the worker names where it is defined
             return None
-        return c
+        return _argued(c)
     return find
+
+
+_ARGUED = {}
+
+
+def _argued(c):
+    """A subclass of the library's class whose str() is its arguments', as a mirror's (oracle_conn.Mirrors): the tree
+    sets the attributes a library's __str__ reads (click's ClickException.message), and a message the tree chose is the
+    lying-exception exploit the split beats (oracle/exploits/lying-exception). isinstance and except clauses match."""
+    got = _ARGUED.get(c)
+    if got is None:
+        builtin = next(b for b in c.__mro__ if b.__module__ == "builtins")
+        got = _ARGUED[c] = type(c.__name__, (c,), {"__module__": c.__module__, "__qualname__": c.__qualname__,
+                                                   "__str__": builtin.__str__, "_oracle_name": "%s:%s" % (c.__module__, c.__qualname__)})
+    return got
