@@ -37,3 +37,11 @@ def test_an_enum_member_of_the_tree_is_named_as_pytest_names_it_in_process(oracl
     assert name(w.mod.UNSET) == "Sentinel.UNSET"
     assert name(w.mod.A) is None and name(w.mod.PLAIN) is None  # pytest's own naming (by position)
     assert name("x") is None and name(3) is None
+
+
+def test_the_workers_word_names_only_a_member_of_the_references_own_class(oracle_tree):
+    w = oracle_tree(TREE, "sentinels")
+    ref = w.mod.UNSET
+    for forged in ("Other.UNSET", "Sentinel.UNSET-True-None", "x", "Sentinel.a.b", 7):
+        ref._o_info["en"] = forged
+        assert name(ref) is None

@@ -151,7 +151,9 @@ class Oracle:
         the test by the same id."""
         ref = val._o_ref if isinstance(val, oracle_remote.ValueRef) else val
         got = ref._o_info.get("en") if isinstance(ref, oracle_remote.Remote) else None
-        return got[:200] if type(got) is str else None
+        cls, member = got.split(".", 1) if type(got) is str and got.count(".") == 1 else ("", "")
+        # only "Class.member" of the reference's own class: the worker's word names no other test
+        return got if cls.isidentifier() and member.isidentifier() and str(ref._o_info.get("n")).rpartition(".")[2] == cls else None
 
     def pytest_runtest_protocol(self, item, nextitem):
         self.conn.test = TestRecord()
