@@ -85,3 +85,19 @@ def test_no_attribute_changes_how_the_exception_behaves_here(world):
     assert callable(e.with_traceback) and not hasattr(e, "_oracle_name_set")
     assert e.fine == [1, 2] and type(e.fine) is list
     assert type(e).__name__ == "Sneaky" and e.__class__ is type(e)
+
+
+def test_an_oserrors_own_fields_cross_as_the_tree_set_them(oracle_tree):
+    # flask's config.from_pyfile sets strerror on the OSError it re-raises; its test reads str(e) (pallets/flask)
+    w = oracle_tree({"cfg.py": """
+        def load(name):
+            try:
+                open(name, "rb")
+            except OSError as e:
+                e.strerror = "Unable to load configuration file (%s)" % e.strerror
+                raise
+        """}, "cfg")
+    with pytest.raises(FileNotFoundError) as got:
+        w.mod.load("missing.cfg")
+    assert str(got.value) == "[Errno 2] Unable to load configuration file (No such file or directory): 'missing.cfg'"
+    assert got.value.errno == 2 and got.value.filename == "missing.cfg"

@@ -30,8 +30,8 @@ public final class OracleFiles {
     public static final String PLUGIN = "oracle_plugin";
     /** Environment variable naming the configuration JSON the plugin reads at import. */
     public static final String CONFIG_VAR = "CRUCIBLE_ORACLE_CONFIG";
-    static final List<String> NAMES = List.of("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_worker.py", "oracle_conn.py", "oracle_attempts.py", "oracle_env.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_arith.py", "oracle_remote.py", "oracle_dataclasses.py",
-            "oracle_hook.py", "oracle_launch.py", "oracle_datawatch.py", "oracle_patches.py", "oracle_plugin.py", "oracle_entry.py", "oracle_unittest.py");
+    static final List<String> NAMES = List.of("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_syspath.py", "oracle_worker.py", "oracle_conn.py", "oracle_attempts.py", "oracle_env.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_arith.py", "oracle_remote.py", "oracle_dataclasses.py",
+            "oracle_hook.py", "oracle_libexc.py", "oracle_launch.py", "oracle_datawatch.py", "oracle_patches.py", "oracle_plugin.py", "oracle_entry.py", "oracle_unittest.py");
     private static final Map<String, byte[]> SOURCES = load();
 
     /**
@@ -139,6 +139,7 @@ public final class OracleFiles {
                 + new String(SOURCES.get("oracle_audit_probes.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_audit_sandbox.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_excattrs.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
+                + new String(SOURCES.get("oracle_syspath.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_worker.py"), java.nio.charset.StandardCharsets.UTF_8);
     }
 

@@ -110,8 +110,7 @@ class Conn:
         os.set_blocking(self.proc.wfd, False)  # a worker that stops reading must not block a write past the deadline
         self.gen += 1
         self.starts += 1
-        # a worker's start (a box, an interpreter, the oracle's modules; no code of the tree's yet) gets at least
-        # STARTUP_S: on a loaded node it took past 10 s, and a call timeout short enough for hang attempts failed honest grades
+        # a worker's start (box, interpreter, the oracle's modules) gets STARTUP_S at least: past 10 s on a loaded node
         self._roundtrip({"op": "init", **(self.init() if callable(self.init) else self.init)}, max(self.timeout, STARTUP_S))
 
     def end(self):
@@ -340,8 +339,9 @@ class Mirrors:
     """Local stand-ins for the tree's exception classes, by qualified name, so that pytest.raises(calc.Err)
     and except clauses in tests match what the worker raised; their hierarchy follows the tree's."""
 
-    def __init__(self):
+    def __init__(self, library=None):
         self.by_name = {}
+        self.library = library  # name -> this process's own class of a library's exception, or None (oracle_libexc)
 
     def of(self, names, base_name):
         """names: the class and its non-builtin ancestors, nearest first; base_name: the builtin base."""
@@ -350,7 +350,7 @@ class Mirrors:
             base = Exception
         cls = None
         for n in reversed(names):
-            got = self.by_name.get(n)
+            got = self.by_name.get(n) or (self.library(n) if self.library else None)
             if got is None:
                 mod, _, qual = n.rpartition(":")
                 bases = (cls, base) if cls is not None and not issubclass(cls, base) else (cls or base,)
@@ -382,8 +382,12 @@ def raise_remote(exc, dec, mirrors):
     cls = mirrors.of(names, eb) if names else builtin_exception(eb)
     try:
         e = cls(*args)
-    except Exception:
-        e = cls(str(exc.get("msg", "")))
+    except Exception:  # a library's class (oracle_libexc) whose __init__ takes other than its args: made from its args
+        try:
+            e = cls.__new__(cls, *args)
+            BaseException.__init__(e, *args)
+        except Exception:
+            e = cls(str(exc.get("msg", "")))
     e.oracle_message = exc.get("msg")
     set_exc_attrs(e, exc.get("at"), lambda v: decode(v, dec or _no_refs))  # its instance attributes (oracle_excattrs)
     if exc.get("sc") is True:  # `raise ... from None` in the tree: the test may look (cachetools' popitem does)
@@ -393,7 +397,3 @@ def raise_remote(exc, dec, mirrors):
 
 def _no_refs(tag):
     raise WireError("an exception argument held a reference")
-
-
-def encode_arg(v, ref_of):
-    return encode(v, ref_of)

@@ -89,6 +89,7 @@ class EnvSync:
             pass
 
     _compare = False
+    paths = None  # oracle_syspath.PathSync, where the plugin made one
 
     def _wrote(self, key):
         if not self.applying and key not in _NOT_FORWARD:
@@ -99,6 +100,8 @@ class EnvSync:
     def attach(self, msg, gen, rec=None):
         """Adds to msg what the worker (generation gen) has not been sent yet; nothing when nothing changed. rec: the
         running test's record, which a working folder the worker's box does not show sends to in-process grading."""
+        if self.paths is not None:  # sys.path and the test modules' names (oracle_syspath): checked on every request
+            self.paths.attach(msg, gen, rec)
         if gen == self.gen and self.version == self.sent_version and not self._compare:
             return
         if gen != self.gen:  # a fresh worker has its own clean environment, the tree's root as cwd, its own umask
@@ -148,6 +151,8 @@ class EnvSync:
         """frame: {"set": [[name, value or None], ...]} as the worker reported it (untrusted: see _theirs_to_set)."""
         if type(frame) is not dict:
             return
+        if self.paths is not None and "path" in frame:
+            self.paths.took(frame["path"])
         pairs = frame.get("set")
         if type(pairs) is not list:
             return

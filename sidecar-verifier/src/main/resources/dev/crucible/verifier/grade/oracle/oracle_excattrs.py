@@ -5,6 +5,7 @@
 # oracle_conn imports it. Nothing of the tree runs in the trusted process: a value is data or a reference's proxy.
 EXC_ATTRS_MAX = 64
 _EXC_DICT = BaseException.__dict__["__dict__"]  # the instance's own dict: no property or __getattr__ of the tree's class
+_OS_FIELDS = ("errno", "strerror", "filename", "filename2")  # OSError's own fields, read from OSError's descriptors
 
 
 def exc_attr_name(k):
@@ -30,6 +31,11 @@ def exc_attrs(e, enc):
                 out[k] = enc(d[k])
             except BaseException:  # noqa: B902 - the encoder's failure on the tree's value (a __class__ that raises...)
                 continue
+    if isinstance(e, OSError):  # its fields are no __dict__ entries, and the tree may set them past its args (flask's
+        for k in _OS_FIELDS:  # config.from_pyfile sets strerror: str(e) reads "Unable to load configuration file (...)")
+            v = OSError.__dict__[k].__get__(e)
+            if type(v) in (int, str, bytes):  # never None: a filename2 set to None reads "-> None" in str(e)
+                out[k] = enc(v)
     return out or None
 
 
@@ -37,10 +43,10 @@ def set_exc_attrs(e, at, dec, errors=Exception):
     """Trusted side: sets the worker's attributes (exc_attrs) on the mirror e; dec decodes a value (references become
     proxies); a value this side cannot decode or set (errors) is left out, as above. A reference of a worker that broke
     (OracleBroken, a BaseException) still fails the call."""
-    if type(at) is not dict or len(at) > EXC_ATTRS_MAX:
+    if type(at) is not dict or len(at) > EXC_ATTRS_MAX + len(_OS_FIELDS):
         return
     for k, v in at.items():
-        if exc_attr_name(k):
+        if exc_attr_name(k) or k in _OS_FIELDS and isinstance(e, OSError):
             try:
                 setattr(e, k, dec(v))
             except errors:

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def worker_source():
     parts = []
-    for name in ("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_worker.py"):  # the order OracleFiles.workerSource uses
+    for name in ("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_syspath.py", "oracle_worker.py"):  # the order OracleFiles.workerSource uses
         with open(os.path.join(HERE, name), encoding="utf-8") as f:
             parts.append(f.read())
     return "\n".join(parts)

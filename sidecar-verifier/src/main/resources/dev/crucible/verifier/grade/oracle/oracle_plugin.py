@@ -20,10 +20,19 @@ import oracle_entry  # noqa: E402
 import oracle_env  # noqa: E402
 import oracle_hook  # noqa: E402
 import oracle_launch  # noqa: E402
+import oracle_libexc  # noqa: E402
 import oracle_patches  # noqa: E402
 import oracle_remote  # noqa: E402
+import oracle_syspath  # noqa: E402
 
 sys.path[:] = _PATH
+
+
+def _grader_dirs():
+    """The grader's own folders (this one, the reporter's on CRUCIBLE_GRADER_PYTHONPATH), as real paths."""
+    grader = {os.path.realpath(g) for g in os.environ.get("CRUCIBLE_GRADER_PYTHONPATH", "").split(os.pathsep) if g}
+    grader.add(os.path.realpath(HERE))
+    return grader
 
 
 class TestRecord:
@@ -62,9 +71,11 @@ class Oracle:
         # the variables, folder and umask a test sets reach the code under test's worker (oracle_env)
         self.shown = cfg.get("shown") or self.tree.root  # where the workers see their copy of the tree (OracleWorkers)
         self.conn.sync = oracle_env.EnvSync(self.tree.root, cfg.get("shared_tmp"), self.shown)
+        self.conn.sync.paths = oracle_syspath.PathSync(self.tree, self.shown, _grader_dirs())  # sys.path, test modules
         self.finder = oracle_hook.Finder(self.tree, None)
         self.finder.shown = self.shown
-        self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(), self.finder.standin_for)
+        library = oracle_libexc.finder(self.tree.root, _grader_dirs(), oracle_hook.StandInModule)  # a library's exception: its own class
+        self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(library), self.finder.standin_for)
         self.finder.session = self.session
         self.results = {}
         self.modules = {}  # test files whose collection needed in-process grading: all their tests fall back
@@ -114,21 +125,11 @@ class Oracle:
             f = f.f_back
 
     def _init(self):
-        # the worker imports from the same folders as this process, as the worker sees them: the tree's at its copy's place
-        root, shown = self.tree.root, self.shown
+        # the worker imports from the same folders as this process, as the worker sees them: the tree's at its copy's place,
         # never the grader's own folders (this one, the reporter's on CRUCIBLE_GRADER_PYTHONPATH): the worker needs none
         # of them, and honest code that walks sys.path (importlib.metadata.version, entry_points: pallets/flask and click
         # at HEAD) listed them and was an attempt-outside on a no-op baseline
-        grader = {os.path.realpath(g) for g in os.environ.get("CRUCIBLE_GRADER_PYTHONPATH", "").split(os.pathsep) if g}
-        grader.add(os.path.realpath(HERE))
-        path = []
-        for p in sys.path:
-            if p and os.path.isdir(p):
-                real = os.path.realpath(p)
-                if any(real == g or real.startswith(g + os.sep) for g in grader):
-                    continue
-                path.append(shown + real[len(root):] if shown != root and (real == root or real.startswith(root + os.sep)) else p)
-        return {"path": path, "cwd": shown}
+        return {"path": self.conn.sync.paths.view(), "cwd": self.shown}
 
     def _audit(self, event, args):
         if event == "open" and self.conn.watch is not None and args:
@@ -145,6 +146,15 @@ class Oracle:
             self.conn.test.needs.append("the test unpickles or unmarshals data in the grading process (%s)" % event)
 
     # -- pytest hooks (registered as this object's methods)
+    def pytest_make_parametrize_id(self, config, val, argname):
+        """An Enum member of the tree as a parameter is named as in-process (oracle_wire.enum_id): the fallback run finds
+        the test by the same id."""
+        ref = val._o_ref if isinstance(val, oracle_remote.ValueRef) else val
+        got = ref._o_info.get("en") if isinstance(ref, oracle_remote.Remote) else None
+        cls, member = got.split(".", 1) if type(got) is str and got.count(".") == 1 else ("", "")
+        # only "Class.member" of the reference's own class: the worker's word names no other test
+        return got if cls.isidentifier() and member.isidentifier() and str(ref._o_info.get("n")).rpartition(".")[2] == cls else None
+
     def pytest_runtest_protocol(self, item, nextitem):
         self.conn.test = TestRecord()
         self.conn.nodeid = item.nodeid

@@ -32,6 +32,7 @@ class Worker:
         self.buf = b""
         self.env0 = dict(_os.environ)  # this worker's own start: what a variable the test stops setting goes back to
         self.env_seen = dict(_os.environ._data)  # the environment as last synced: a change since is the tree's
+        self.paths = WorkerPath()  # noqa: F821 (oracle_syspath is prepended): sys.path and the test modules' names
 
     # -- references: every object that does not cross by value is kept here for the session
     def ref_of(self, v):
@@ -49,8 +50,7 @@ class Worker:
         # the object's real type, never its __class__: a proxy that claims another class (werkzeug's LocalProxy says
         # dict; pallets/flask at HEAD) made dict.items(v) raise and its honest answer an attempt-wire
         if issubclass(t, type(_sys)):
-            i["k"] = "mod"
-            i["n"] = v.__name__
+            i["k"], i["n"] = "mod", v.__name__
         elif issubclass(t, type):
             i["k"] = "cls"
             i["n"] = "%s.%s" % (v.__module__, v.__qualname__)
@@ -72,6 +72,8 @@ class Worker:
             else:
                 if getattr(t, "__eq__", None) is object.__eq__:
                     i["ie"] = True  # no __eq__ of its own: equal only to itself, as in-process
+                if (en := enum_id(v, t)) is not None:  # noqa: F821 (oracle_wire)
+                    i["en"] = en  # an Enum member's pytest id
         return i
 
     def enc(self, v):
@@ -97,7 +99,7 @@ class Worker:
         if op == "end":  # the trusted side's closing request (oracle_conn.Conn.end): only its answer
             return None
         if op == "init":
-            _sys.path[:0] = [p for p in m["path"] if p not in _sys.path]
+            self.paths.init(m["path"])
             if m.get("cwd"):  # the tree's root: the audit takes this first chdir as the root (the test's folder follows)
                 _os.chdir(m["cwd"])
             return None
@@ -128,7 +130,7 @@ class Worker:
                 return
             r, live, before = None, None, ()
             q = m.get("q") if type(m) is dict else None  # echoed: the trusted side ties each answer to its request
-            synced = type(m) is dict and ("env" in m or "wd" in m or "umask" in m)
+            synced = type(m) is dict and ("env" in m or "wd" in m or "umask" in m or "sp" in m or "tm" in m)
             if synced and m.get("op") != "init":
                 self.sync(m)
             try:
@@ -161,7 +163,7 @@ class Worker:
                     write_frame(self.write, ["warn", _WARNED[:100]])  # noqa: F821
                     del _WARNED[:]
                 _TEXTS.clear()
-                if _os.environ._data != self.env_seen:
+                if _os.environ._data != self.env_seen or self.paths.moved():
                     write_frame(self.write, ["env", self.changed()])  # noqa: F821
                 audit_frame(self.write)  # noqa: F821 (oracle_audit: what the tree tried, before the answer)
                 write_frame(self.write, out)  # noqa: F821
@@ -190,6 +192,7 @@ class Worker:
         except (OSError, ValueError, OverflowError):
             pass
         self.env_seen = dict(_os.environ._data)
+        self.paths.apply(m)
 
     def changed(self):
         """What the tree changed in this process's environment since the last sync: the trusted side takes only its own."""
@@ -198,7 +201,7 @@ class Worker:
         out = [[dec(k), _os.environ.decodevalue(v)] for k, v in now.items() if seen.get(k) != v]
         out += [[dec(k), None] for k in seen if k not in now]
         self.env_seen = dict(now)
-        return {"set": out[:200]}
+        return {"set": out[:200], "path": self.paths.changed()}
 
     def exc_info(self, e):
         t = type(e)

@@ -1,0 +1,77 @@
+# A library's exception the tree raised, as this process's own class (found on pallets/flask and click: werkzeug's
+# BuildError and Unauthorized, click's BadParameter). The worker names each class of the exception's ancestry; a class
+# of the tree is a local mirror (oracle_conn.Mirrors), but a library's class is one the test imported itself, and a
+# mirror of the same name is another class: `pytest.raises(BuildError)` missed what in-process it catches. So a name
+# whose module this process already holds (never imported here for the worker's word), outside the tree and outside
+# the grader's own folders, is that module's class, an Exception subclass of no runner's control-flow kind (pytest's
+# outcomes are BaseExceptions; unittest's SkipTest and those named below are refused: a skip counts as a pass where
+# skipped tests count), as a subclass whose str() is its arguments' (_argued). The worker's name chooses only among
+# classes the test could catch in-process as well.
+import os
+import sys
+import types
+
+# top-level packages whose exceptions steer a runner or are the grader's own: their names keep a mirror
+_RUNNERS = frozenset(("_pytest", "pytest", "pluggy", "py", "unittest", "nose", "nose2", "twisted", "doctest", "hypothesis"))
+_GRADER_PREFIX = ("oracle_", "crucible", "reporter_")
+_MOD_DICT = types.ModuleType.__dict__["__dict__"].__get__
+_CLS_DICT = type.__dict__["__dict__"].__get__
+
+
+def _skips():
+    out = []
+    for mod, name in (("unittest", "SkipTest"), ("unittest.case", "SkipTest"), ("nose.plugins.skip", "SkipTest"),
+                      ("twisted.trial.unittest", "SkipTest")):
+        c = getattr(sys.modules.get(mod), name, None)
+        if isinstance(c, type):
+            out.append(c)
+    return tuple(out)
+
+
+def finder(tree_root, grader_dirs, standin_type):
+    """name ("module:Qual.Name") -> the class, or None for a mirror. tree_root: the grading tree; grader_dirs: the
+    grader's own folders (real paths); standin_type: the stand-in module class (a tree module here)."""
+    root = os.path.realpath(tree_root)
+    grader = tuple(os.path.realpath(g) for g in grader_dirs if g)
+
+    def outside(path):
+        real = os.path.realpath(path)
+        return not any(real == d or real.startswith(d + os.sep) for d in (root,) + grader)
+
+    def find(name):
+        if type(name) is not str or ":" not in name:
+            return None
+        mod, _, qual = name.rpartition(":")
+        top = mod.partition(".")[0]
+        if top in _RUNNERS or top.startswith(_GRADER_PREFIX) or top == "builtins":
+            return None
+        m = sys.modules.get(mod)
+        if not isinstance(m, types.ModuleType) or isinstance(m, standin_type):
+            return None
+        f = _MOD_DICT(m).get("__file__")
+        if type(f) is not str or not outside(f):  # a built-in module, the tree's, a test's or the grader's
+            return None
+        c = _MOD_DICT(m).get(qual.partition(".")[0])
+        for part in qual.split(".")[1:]:  # a nested class: read from the class's own dicts, no descriptor runs
+            c = _CLS_DICT(c).get(part) if isinstance(c, type) else None
+        if not (isinstance(c, type) and issubclass(c, Exception)) or issubclass(c, _skips()):
+            return None
+        if c.__module__ != mod or c.__qualname__ != qual:  # an alias (a re-export): the worker names where it is defined
+            return None
+        return _argued(c)
+    return find
+
+
+_ARGUED = {}
+
+
+def _argued(c):
+    """A subclass of the library's class whose str() is its arguments', as a mirror's (oracle_conn.Mirrors): the tree
+    sets the attributes a library's __str__ reads (click's ClickException.message), and a message the tree chose is the
+    lying-exception exploit the split beats (oracle/exploits/lying-exception). isinstance and except clauses match."""
+    got = _ARGUED.get(c)
+    if got is None:
+        builtin = next(b for b in c.__mro__ if b.__module__ == "builtins")
+        got = _ARGUED[c] = type(c.__name__, (c,), {"__module__": c.__module__, "__qualname__": c.__qualname__,
+                                                   "__str__": builtin.__str__, "_oracle_name": "%s:%s" % (c.__module__, c.__qualname__)})
+    return got
