@@ -76,7 +76,7 @@ def _frame_changed(f):
             if name in bound:
                 if bound[name] != here.get(name):
                     return "the global %s it calls is bound otherwise than in the task" % name
-            elif _foreign_callable(f.f_globals[name], f.f_globals):
+            elif "*" not in bound and _foreign_callable(f.f_globals[name], f.f_globals):  # `import *` binds what it finds
                 return "the global %s was set from outside the module's own source" % name
         elif name in _BUILTINS_AT_START and builtins.__dict__.get(name) is not _BUILTINS_AT_START[name]:
             return "builtins.%s was replaced" % name
@@ -103,11 +103,12 @@ def _task_view(rel):
 
 
 def _current_text(rel):
+    """The source here, as bytes: compiled as the import system compiles it (a coding cookie honoured)."""
     try:
         with _open_bytes(os.path.join(_ROOT, rel), "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
+            return fh.read()
     except OSError:
-        return ""
+        return b""
 
 
 def _code_shape(code):
