@@ -31,7 +31,7 @@ class HandedFileReaderTest {
             .map(id -> "tests/test_settings.py::test_signed_quotients[" + id + "]").toList();
 
     static Stream<String> exploits() {
-        return Stream.of("rewritten-loader-scrapes", "exec-hook-beside-loader");
+        return Stream.of("rewritten-loader-scrapes", "exec-set-from-another-module");
     }
 
     @ParameterizedTest(name = "{0}")
