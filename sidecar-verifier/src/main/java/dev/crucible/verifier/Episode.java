@@ -245,18 +245,18 @@ public final class Episode implements AutoCloseable {
                 return lastReport;
             }
             long tPrep = GradingPhases.since("tree", tScan);
-            // The last file scan (syntax rules) and the protected-file diff run beside the graded command: every
-            // agent process is dead and the tree is built, so neither the workspace nor what grading reads changes.
-            // Started after the tree so that a revert the scan triggers cannot race the copy (the tree takes the
-            // pristine protected files either way). Joined before any other finding is added, so the findings keep
-            // the order a sequential verify gives.
+            // The last file scan (syntax rules) and the protected-file diff run beside the graded command: every agent process
+            // is dead and the tree is built, so neither the workspace nor what grading reads changes. Started after the tree so
+            // that a revert the scan triggers cannot race the copy (the tree takes the pristine protected files either way).
+            // Joined before any other finding is added, so the findings keep the order a sequential verify gives.
             FinalScan last = FinalScan.start(monitor, pristine, workspace);
+            var graderFiles = GraderFiles.of(gradeRoot, pristine.hashes(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null));
             GradeContext ctx = new GradeContext(gradeRoot, results, env.baseDir(), opt.grader(),
                     python.executable() == null ? env.verifier().interpreterOrDefault() : python.executable(), CommandEnvironments.grading(results, python.executable(), env,
-                    opt.grader()), pid -> { },
-                    gradeBase.resolve("support-" + resets),
-                    GraderFiles.of(gradeRoot, pristine.hashes(), env.hiddenTestsDir().orElse(null), env.hiddenTestsPatch().orElse(null)),
-                    started == null ? null : started.channel()).withAgentRoot(workspace);
+                    opt.grader()), pid -> { }, gradeBase.resolve("support-" + resets), graderFiles,
+                    started == null ? null : started.channel()).withAgentRoot(workspace)
+                    .withTaskChanges(dev.crucible.verifier.pristine.TaskSources.compare( // against the tree the agent was given
+                            opt.pristineSource() == null ? initialCopy : opt.pristineSource(), gradeRoot, graderFiles.keySet()));
             VerifierSpec v = env.verifier();
             // the setup-time pytest plugins are the only ones grading loads; a change in the prefix since setup is tampering
             List<String> drift = env.execution().map(dev.crucible.verifier.toolchain.ExecEnvironments::pluginDrift).orElse(List.of());

@@ -20,16 +20,18 @@ import java.util.function.LongConsumer;
  * grading: the hardened pytest bootstrap run through {@link #argv} then loads the oracle (see {@link IsolatedTestSuite}).
  * {@code agentRoot} (null: unknown) is where the agent's box showed the workspace the tree was built from: the oracle's
  * workers see their copy of the tree there, as the agent's code saw itself (blind round 11, x41).
+ * {@code taskChanges} (null: unknown) are the tree's Python sources that differ from the task's tree, for the reporter
+ * ({@link dev.crucible.verifier.pristine.TaskSources}).
  */
 public record GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
                            Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles,
                            java.util.concurrent.atomic.AtomicReference<ResultChannel> channel, Path oracleConfig,
-                           Path agentRoot) {
+                           Path agentRoot, dev.crucible.verifier.pristine.TaskSources.Changes taskChanges) {
 
     public GradeContext(Path root, Path resultsDir, Path envDir, Executor executor, String python,
                         Map<String, String> env, LongConsumer onStart, Path supportDir, Map<String, GraderFiles.Entry> graderFiles,
                         java.util.concurrent.atomic.AtomicReference<ResultChannel> channel) {
-        this(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, null, null);
+        this(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, null, null, null);
     }
 
     public GradeContext {
@@ -43,18 +45,23 @@ public record GradeContext(Path root, Path resultsDir, Path envDir, Executor exe
     }
 
     public GradeContext withEnv(Map<String, String> newEnv) {
-        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles, channel, oracleConfig, agentRoot);
+        return new GradeContext(root, resultsDir, envDir, executor, python, newEnv, onStart, supportDir, graderFiles, channel, oracleConfig, agentRoot, taskChanges);
     }
 
     /** This context with the isolated oracle's configuration (null: graded in-process). */
     public GradeContext withOracle(Path config) {
-        return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, config, agentRoot);
+        return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, config, agentRoot, taskChanges);
     }
 
     /** This context with the path where the agent's box showed the workspace (null: unknown). */
     public GradeContext withAgentRoot(Path path) {
         return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, oracleConfig,
-                path == null ? null : path.toAbsolutePath().normalize());
+                path == null ? null : path.toAbsolutePath().normalize(), taskChanges);
+    }
+
+    /** This context with the tree's Python sources that differ from the task's tree (null: unknown). */
+    public GradeContext withTaskChanges(dev.crucible.verifier.pristine.TaskSources.Changes changes) {
+        return new GradeContext(root, resultsDir, envDir, executor, python, env, onStart, supportDir, graderFiles, channel, oracleConfig, agentRoot, changes);
     }
 
     public ExecResult shell(String command, Duration timeout, String stdin) {

@@ -43,7 +43,7 @@ public final class PytestReporter {
      * Python loads: the reporter tells its own frames by its file and seals its own module's dictionary, so at run
      * time it stays one file; the parts only keep each source file readable.
      */
-    static final List<String> PARTS = List.of("reporter_channel.py", "reporter_frames.py", "reporter_audit.py", "reporter_signals.py",
+    static final List<String> PARTS = List.of("reporter_channel.py", "reporter_frames.py", "reporter_audit.py", "reporter_handover.py", "reporter_signals.py",
             "reporter_internals.py", "reporter_plugin.py");
     // (before SOURCE: static fields initialise in order)
     private static final byte[] SOURCE = load();
@@ -61,8 +61,14 @@ public final class PytestReporter {
 
     /** Writes the reporter, its byte code for {@code python} (compiled through {@code executor} the first time) and its configuration. */
     public static void install(Path supportDir, Path root, Map<String, GraderFiles.Entry> graderFiles, String python, Executor executor) {
+        install(supportDir, root, graderFiles, null, python, executor);
+    }
+
+    /** As above, with the tree's sources that differ from the task's tree ({@code null}: unknown, as before). */
+    public static void install(Path supportDir, Path root, Map<String, GraderFiles.Entry> graderFiles,
+            dev.crucible.verifier.pristine.TaskSources.Changes task, String python, Executor executor) {
         long t0 = System.nanoTime();
-        install(supportDir, root, graderFiles);
+        install(supportDir, root, graderFiles, task);
         COMPILED.computeIfAbsent(python, p -> compile(p, supportDir, executor)).ifPresent(c -> {
             try {
                 Path cache = Files.createDirectories(supportDir.resolve("__pycache__"));
@@ -88,11 +94,20 @@ public final class PytestReporter {
     }
 
     public static void install(Path supportDir, Path root, Map<String, GraderFiles.Entry> graderFiles) {
+        install(supportDir, root, graderFiles, null);
+    }
+
+    /**
+     * {@code task} (null: unknown) goes to the reporter as {@code task: {changed: {rel: the task's text}, added: [rel]}}:
+     * a grader file a test hands over is read as the test asked only through code of the task's own (reporter_handover.py).
+     */
+    public static void install(Path supportDir, Path root, Map<String, GraderFiles.Entry> graderFiles, dev.crucible.verifier.pristine.TaskSources.Changes task) {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("root", root.toAbsolutePath().normalize().toString());
         Map<String, Object> files = new LinkedHashMap<>();
         graderFiles.forEach((rel, e) -> files.put(rel, Map.of("sha256", e.sha256(), "test", e.test(), "hidden", e.hidden())));
         cfg.put("files", files);
+        if (task != null) cfg.put("task", Map.of("changed", task.changed(), "added", task.added()));
         try {
             Files.createDirectories(supportDir);
             Files.write(supportDir.resolve(MODULE + ".py"), SOURCE);

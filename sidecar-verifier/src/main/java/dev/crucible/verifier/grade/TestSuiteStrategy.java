@@ -161,7 +161,7 @@ public final class TestSuiteStrategy implements Strategy {
      * pytest writes is only cross-checked against it (it is written inside the graded process).
      */
     private static Outcome gradePytest(VerifierSpec v, GradeContext ctx, Path junit, Duration timeout) {
-        PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.python(), ctx.executor());
+        PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.taskChanges(), ctx.python(), ctx.executor());
         ResultChannel channel = ctx.openChannel();
         Map<String, String> env = new LinkedHashMap<>(ctx.env());
         env.put(PytestReporter.NONCE_VAR, channel.nonce());

@@ -55,7 +55,7 @@ final class WrappedGrading {
         } catch (IOException | RuntimeException e) {
             return TestSuiteStrategy.error(v, "could not prepare the wrapped runners' folder: " + e.getMessage());
         }
-        PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.python(), ctx.executor());
+        PytestReporter.install(ctx.supportDir(), ctx.root(), ctx.graderFiles(), ctx.taskChanges(), ctx.python(), ctx.executor());
         ResultChannel channel = ctx.openChannel();
         // the nonce reaches only the pytest process that loads the reporter: a file it reads and deletes, never the wrapper's environment
         Path nonceFile = PytestReporter.nonceThroughFile(env, ctx.resultsDir(), channel.nonce());

@@ -27,9 +27,13 @@ def _on_open(args):
             # did not know, and no verdict of the task's depends on it; package code doing so still counts (below)
             _finding("info", _where(f), "a test of the agent's read the visible test file %s (bytes the agent could see)" % target, "test-file-read-visible")
         elif _test_named(target):  # hidden or not: the test gave it, and a hidden test names its file as a visible one does
-            _finding("info", _where(f), "code under test opened the test file %s, which the running test named itself (its "
-                     "__file__ or a path it holds): a path handed to the code, as click.File(default=__file__) is" % target,
-                     "test-file-read-named")
+            changed = _handover_changed()  # reporter_handover: only the task's own code reads what a test hands over
+            if changed is not None:
+                _handed_to_changed(f, target, changed)
+            else:
+                _finding("info", _where(f), "code under test opened the test file %s, which the running test named itself (its "
+                         "__file__ or a path it holds): a path handed to the code, as click.File(default=__file__) is" % target,
+                         "test-file-read-named")
         elif target not in _HIDDEN_SOURCES and _import_system_on_stack():
             # a visible module under the tests imported by the code under test (flask's CLI loading an app the test
             # names by module): the agent's bytes, loaded; what the tree then reads of a test module is judged on its own
@@ -209,6 +213,9 @@ def _own_bytes_loaded(filename, source):
     if rel is None:
         return False
     if _test_named(rel):
+        changed = _handover_changed()
+        if changed is not None:
+            _handed_to_changed(_direct_tree_code() or _tree_actor()[0], rel, changed)
         return True
     return rel not in _HIDDEN_SOURCES and _import_system_on_stack()
 
