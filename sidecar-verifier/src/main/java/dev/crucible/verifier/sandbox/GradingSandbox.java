@@ -47,6 +47,9 @@ public final class GradingSandbox implements Executor {
         this.toolchains = List.copyOf(toolchains);
     }
 
+    /** What each graded command's box may use (the oracle's workers take its memory limit). */
+    public BoxLimits limits() { return limits; }
+
     private volatile boolean network;
 
     /**

@@ -44,6 +44,8 @@ public final class OracleWorkers implements WorkerHost.Workers {
     private final List<Path> masked;
     private final Path shown;
     private final List<Path> leftOut;
+    /** Each worker's box: the grading box's memory (host round 5, B1: a tree module allocating at import had no bound here). */
+    private final BoxLimits limits;
     private final Map<Integer, Running> running = new ConcurrentHashMap<>();
     private final Thread reader;
     private volatile boolean closed;
@@ -78,15 +80,18 @@ public final class OracleWorkers implements WorkerHost.Workers {
      */
     public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env,
                          Path agentRoot, List<String> hidden) {
-        this(dir, spawn, root, masked, shared, python, env, agentRoot, hidden, shared);
+        this(dir, spawn, root, masked, shared, python, env, agentRoot, hidden, shared, 0);
     }
 
     /**
      * {@code sharedAt}: where the boxes see {@code shared} (the grading box shows it there too: {@code exec.SharedTmp}, a
      * short path a socket under tmp_path fits in); the workers' TMPDIR. {@code shared} itself when it is shown where it lies.
+     * {@code memoryBytes}: each worker box's memory limit, the grading box's (0: none), so code under test holds no more
+     * memory in a worker than in the agent's box or the graded command's.
      */
     public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env,
-                         Path agentRoot, List<String> hidden, Path sharedAt) {
+                         Path agentRoot, List<String> hidden, Path sharedAt, long memoryBytes) {
+        this.limits = BoxLimits.defaults().withMemory(memoryBytes);
         this.sharedAt = sharedAt.toAbsolutePath().normalize();
         this.dir = dir.toAbsolutePath().normalize();
         this.spawn = spawn.toAbsolutePath().normalize();
@@ -170,8 +175,8 @@ public final class OracleWorkers implements WorkerHost.Workers {
             // shown at the agent's workspace path: what the agent's box never listed is left out of the copy (hidden tests and
             // data), and the grading tree is shown read-only where it lies (a test may hand a path in it to the code)
             copy = WorkerTree.copy(root, spawn.getParent().resolve("tree-" + n), empty, away ? leftOut : List.of(), away ? shown : null);
-            BoxSpec spec = (sharedAt.equals(shared) ? BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withWritable(shared)
-                    : BoxSpec.of("oracle-" + n, BoxLimits.defaults()).withMoved(shared, sharedAt)).withMoved(copy, shown)
+            BoxSpec spec = (sharedAt.equals(shared) ? BoxSpec.of("oracle-" + n, limits).withWritable(shared)
+                    : BoxSpec.of("oracle-" + n, limits).withMoved(shared, sharedAt)).withMoved(copy, shown)
                     .withReadOnly(List.of(dir)).withReadOnly(away ? List.of(root) : WorkerTree.keptInPlace(root)).withReadOnly(hiddenData())
                     .withReadOnly(SetupDependencies.linkedTargets(root)).withHome(AGENT_HOME)
                     .withMasks(masked); // the trusted test files read as empty inside the worker's box

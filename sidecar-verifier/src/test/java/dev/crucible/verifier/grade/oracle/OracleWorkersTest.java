@@ -82,6 +82,56 @@ class OracleWorkersTest {
                 dir.resolve("fifo2").resolve("spawn"), tree, List.of(), dir.resolve("tmp"), "python3", Map.of()), "a spawn FIFO in the workers' folder is refused");
     }
 
+    /**
+     * Host round 5, B1: code under test held 3.7 GB in a worker while the agent's box and the graded command's had 1 GiB.
+     * The worker's box takes the grading box's memory limit: a cgroup's memory.max where the box has one, else
+     * RLIMIT_AS, read from the host for the worker's own interpreter.
+     */
+    @Test
+    void aWorkerHoldsNoMoreMemoryThanTheGradingBox() throws IOException, InterruptedException {
+        Path tree = Files.createDirectories(dir.resolve("tree"));
+        Files.writeString(tree.resolve("calc.py"), "def add(a, b):\n    return a + b\n");
+        Path python = Path.of(python3()).toRealPath();
+        long limit = 256L << 20;
+        try (OracleWorkers w = new OracleWorkers(dir.resolve("fifo"), dir.resolve("spawn"), tree, List.of(), dir.resolve("tmp"), python.toString(),
+                Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin")), null, List.of(), dir.resolve("tmp"), limit)) {
+            Optional<ProcessHandle> worker = Optional.empty();
+            for (int i = 0; i < 600 && worker.isEmpty(); i++) { // 60 s at most on a loaded machine
+                worker = ProcessHandle.current().descendants()
+                        .filter(p -> p.info().command().map(c -> Path.of(c).equals(python)).orElse(false))
+                        .filter(p -> cmdline(p).contains(dir.resolve("fifo").resolve("w1.in").toString()))
+                        .findFirst();
+                if (worker.isEmpty()) Thread.sleep(100);
+            }
+            assertThat(w.problem()).isNull();
+            assertThat(worker).as("the worker's interpreter").isPresent();
+            assertThat(memoryBound(worker.get().pid())).as("the worker's memory bound (cgroup memory.max, else RLIMIT_AS); its cgroup: %s", Files.readString(Path.of("/proc", Long.toString(worker.get().pid()), "cgroup"))).isEqualTo(limit);
+        }
+    }
+
+    /**
+     * The tightest of the process's cgroup memory limit (read on the host: v2 memory.max, or v1's memory controller
+     * memory.limit_in_bytes) and its RLIMIT_AS; -1 when none binds.
+     */
+    private static long memoryBound(long pid) throws IOException {
+        long bound = -1;
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
+            String[] f = line.split(":", 3);
+            Path file = f[0].equals("0") && f[1].isEmpty() ? Path.of("/sys/fs/cgroup" + f[2], "memory.max")
+                    : List.of(f[1].split(",")).contains("memory") ? Path.of("/sys/fs/cgroup/memory" + f[2], "memory.limit_in_bytes") : null;
+            if (file == null || !Files.isReadable(file)) continue;
+            String v = Files.readString(file).strip();
+            if (v.equals("max") || Long.parseLong(v) >= Long.MAX_VALUE / 2) continue; // v1 says "no limit" with a huge number
+            bound = bound < 0 ? Long.parseLong(v) : Math.min(bound, Long.parseLong(v));
+        }
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "limits"))) {
+            if (!line.startsWith("Max address space")) continue;
+            String soft = line.substring("Max address space".length()).strip().split("\\s+")[0];
+            if (!soft.equals("unlimited")) bound = bound < 0 ? Long.parseLong(soft) : Math.min(bound, Long.parseLong(soft));
+        }
+        return bound;
+    }
+
     /** A process's arguments, NUL-separated as /proc has them (ProcessHandle gives none for another user's process). */
     private static List<String> cmdline(ProcessHandle p) {
         try {
