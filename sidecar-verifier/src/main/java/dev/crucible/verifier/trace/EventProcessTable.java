@@ -59,6 +59,7 @@ final class EventProcessTable implements ProcessEvents.Sink {
     private final Map<Long, Image> live = new HashMap<>();
     private final ArrayDeque<Image> ended = new ArrayDeque<>();
     private long root = -1;
+    private long rootSeq; // the root's one start event: events for its pid may reach us in any order around watch()
     private String agentCommand;
     private volatile String broken;
     private volatile boolean closing;
@@ -133,10 +134,15 @@ final class EventProcessTable implements ProcessEvents.Sink {
      */
     synchronized long watch(long pid, List<String> command, Instant fallbackStart) {
         root = pid;
+        rootSeq = 0;
         agentCommand = command == null ? null : String.join(" ", command);
         Image r = live.get(pid);
+        // a quick root may have run and ended before it was named (its exit event came in first): its last image
+        if (r == null) for (Image i : ended) if (i.pid == pid && (r == null || i.start.isAfter(r.start))) r = i;
         if (r == null) { // its fork not reported yet: its command line as /proc has it now
-            String cmd = ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("[not yet reported]");
+            // /proc may not show it yet (mid-exec): the command this JVM started is known
+            String cmd = ProcessHandle.of(pid).flatMap(h -> h.info().commandLine())
+                    .orElse(agentCommand == null ? "[not yet reported]" : agentCommand);
             long ppid = ProcessHandle.of(pid).flatMap(ProcessHandle::parent).map(ProcessHandle::pid).orElse(0L);
             live.put(pid, r = new Image(pid, ppid, cmd, null, fallbackStart, fallbackStart, true, true));
         }
@@ -255,6 +261,10 @@ final class EventProcessTable implements ProcessEvents.Sink {
     }
 
     private void emitStart(Image i, int depth) {
+        if (i.pid == root && rootSeq > 0) { // another image of the root (its fork or exec reported late): recorded once
+            i.seq = rootSeq;
+            return;
+        }
         if (depth < 64 && i.pid != root) {
             Image parent = null;
             for (Image p : images()) {
@@ -265,7 +275,8 @@ final class EventProcessTable implements ProcessEvents.Sink {
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("pid", i.pid);
         d.put("ppid", i.ppid);
-        d.put("command", i.command == null ? "[unknown: its parent is not the agent's]" : i.command);
+        String command = i.command == null && i.pid == root ? agentCommand : i.command; // the root's fork, before its exec reached us
+        d.put("command", command == null ? "[unknown: its parent is not the agent's]" : command);
         if (i.cwd != null) d.put("cwd", i.cwd);
         d.put("start", i.start.toString());
         if (!i.exec && i.pid != root) d.put("forkOf", "its parent's program: it had run no program of its own then");
@@ -275,5 +286,6 @@ final class EventProcessTable implements ProcessEvents.Sink {
         }
         d.put("observed", "kernel process events");
         i.seq = rec.append(EventKind.PROCESS_START, null, null, d);
+        if (i.pid == root) rootSeq = i.seq;
     }
 }
