@@ -76,6 +76,30 @@ class ReadmeCommandsTest {
         assertThat(checked).as("subcommands checked").contains("integrity bench", "probe train");
     }
 
+    /**
+     * The READMEs' offline builds ({@code ./mvnw -o ... install}) work after the README's two commands: every lifecycle
+     * phase they name resolves its plugins from the local repository alone. `verify` never needs the install plugin, so
+     * without .ci/run fetching it a fresh machine stopped at the first offline install (issue 40, point 7).
+     */
+    @Test
+    void everyOfflineMavenPhaseAReadmeNamesFindsItsPlugins() throws Exception {
+        Set<String> phases = new TreeSet<>();
+        Pattern phase = Pattern.compile("(?<![\\w:-])(compile|test|package|verify|install)(?![\\w:-])");
+        for (Path md : markdownFiles()) {
+            for (String code : codeIn(Files.readAllLines(md))) {
+                if (!code.contains("mvnw") || !code.matches(".*\\s-o(\\s.*|$|`)")) continue;
+                Matcher m = phase.matcher(code.substring(code.indexOf("mvnw")));
+                while (m.find()) phases.add(m.group(1));
+            }
+        }
+        assertThat(phases).as("phases in the READMEs' offline ./mvnw commands").contains("install");
+        for (String p : phases) {
+            // -N: the root pom alone, so the check is seconds; its packaging binds the same install and resources plugins
+            Run r = run(List.of(ROOT.resolve("mvnw").toString(), "-B", "-o", "-q", "-N", "-DskipTests", p));
+            assertThat(r.code).as("./mvnw -B -o -N " + p + " (offline, as the READMEs run it); said:\n" + r.out).isZero();
+        }
+    }
+
     /** The code of a Markdown file: fenced and indented blocks whole, and the inline spans of other lines. */
     static List<String> codeIn(List<String> lines) {
         List<String> code = new ArrayList<>();
