@@ -1,7 +1,6 @@
 package dev.crucible.trajectory;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +9,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Reads a trajectory folder's segments in order, one event at a time (memory does not grow with the trajectory).
@@ -46,6 +46,17 @@ public final class TrajectoryReader {
 
     /** One segment file, as {@link #read} reads each (the console reads only the segments a page or a step falls in). */
     public static void readSegment(Path seg, Consumer<TraceEvent> events, Consumer<String> problems) throws IOException {
+        readSegmentWhile(seg, e -> {
+            events.accept(e);
+            return true;
+        }, problems);
+    }
+
+    /**
+     * One segment file until {@code more} answers false for an event (a page that has its rows stops there: a first
+     * screen parses its 200 events, not the segment's 10,000).
+     */
+    public static void readSegmentWhile(Path seg, Predicate<TraceEvent> more, Consumer<String> problems) throws IOException {
         if (!Files.isRegularFile(seg, LinkOption.NOFOLLOW_LINKS)) {
             problems.accept(seg + ": not a regular file, not read");
             return;
@@ -55,39 +66,59 @@ public final class TrajectoryReader {
             problems.accept(seg + ": segment too large (" + size + " bytes, at most " + MAX_SEGMENT_BYTES + "), not read");
             return;
         }
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(seg, LinkOption.NOFOLLOW_LINKS), 64 << 10)) {
+        try (InputStream in = Files.newInputStream(seg, LinkOption.NOFOLLOW_LINKS)) {
+            // chunks scanned for newlines: a byte at a time through a stream costs a call per byte
+            byte[] buf = new byte[64 << 10];
             ByteArrayOutputStream line = new ByteArrayOutputStream(512);
             long lineNo = 1;
             boolean tooLong = false;
-            int b;
-            while ((b = in.read()) >= 0) {
-                if (b != '\n') {
-                    if (line.size() < MAX_LINE_BYTES) line.write(b);
-                    else tooLong = true;
-                    continue;
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                int from = 0;
+                for (int i = 0; i < n; i++) {
+                    if (buf[i] != '\n') continue;
+                    tooLong = append(line, buf, from, i - from, tooLong);
+                    from = i + 1;
+                    boolean go = true;
+                    if (tooLong) problems.accept(seg + ":" + lineNo + ": line longer than " + MAX_LINE_BYTES + " bytes, skipped");
+                    else go = parse(seg, lineNo, line.toByteArray(), more, problems);
+                    line.reset();
+                    tooLong = false;
+                    lineNo++;
+                    if (!go) return;
                 }
-                if (tooLong) problems.accept(seg + ":" + lineNo + ": line longer than " + MAX_LINE_BYTES + " bytes, skipped");
-                else parse(seg, lineNo, line.toByteArray(), events, problems);
-                line.reset();
-                tooLong = false;
-                lineNo++;
+                tooLong = append(line, buf, from, n - from, tooLong);
             }
             if (line.size() > 0 || tooLong) problems.accept(seg + ":" + lineNo + ": torn last line (" + line.size() + " bytes without a newline), skipped");
         }
     }
 
-    private static void parse(Path seg, long lineNo, byte[] line, Consumer<TraceEvent> events, Consumer<String> problems) {
-        if (line.length == 0) return;
+    /** Adds up to the line limit; true once the line went past it. */
+    private static boolean append(ByteArrayOutputStream line, byte[] buf, int off, int len, boolean tooLong) {
+        int room = MAX_LINE_BYTES - line.size();
+        if (len > room) {
+            line.write(buf, off, Math.max(0, room));
+            return true;
+        }
+        line.write(buf, off, len);
+        return tooLong;
+    }
+
+    /** False when {@code more} asked to stop. */
+    private static boolean parse(Path seg, long lineNo, byte[] line, Predicate<TraceEvent> more, Consumer<String> problems) {
+        if (line.length == 0) return true;
+        TraceEvent e;
         try {
-            TraceEvent e = JSON.readValue(line, TraceEvent.class);
-            if (e.kind() == null || e.seq() < 1 || e.time() == null) {
-                problems.accept(seg + ":" + lineNo + ": not an event (seq, time and kind are required), skipped");
-                return;
-            }
-            events.accept(e);
+            e = JSON.readValue(line, TraceEvent.class);
         } catch (IOException | RuntimeException ex) {
             problems.accept(seg + ":" + lineNo + ": malformed event, skipped: " + firstLine(ex.getMessage()));
+            return true;
         }
+        if (e.kind() == null || e.seq() < 1 || e.time() == null) {
+            problems.accept(seg + ":" + lineNo + ": not an event (seq, time and kind are required), skipped");
+            return true;
+        }
+        return more.test(e); // outside the try: the caller's own error is not a malformed line
     }
 
     private static String firstLine(String s) {

@@ -55,6 +55,12 @@ public final class SegmentIndex {
         TrajectoryReader.readSegment(d.file(), events, p -> { });
     }
 
+    /** Events of one segment until {@code more} answers false. */
+    static void readWhile(Digest d, java.util.function.Predicate<dev.crucible.trajectory.TraceEvent> more) throws IOException {
+        READS.incrementAndGet();
+        TrajectoryReader.readSegmentWhile(d.file(), more, p -> { });
+    }
+
     private static Digest digest(Path seg) throws IOException {
         BasicFileAttributes a = Files.readAttributes(seg, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         synchronized (CACHE) {

@@ -59,12 +59,17 @@ public final class TraceService {
         for (SegmentIndex.Digest d : segments) {
             if (rows.size() >= limit) break;
             if (d.events() == 0 || d.lastSeq() < from) continue;
-            readSegment(d, attempt, e -> {
-                if (e.seq() >= from && rows.size() < limit && kindMatches(kinds, e.kind())) {
-                    rows.add(new TracePage.Row(e.seq(), e.time(), e.kind(), e.step(), e.cause(), TraceText.summary(e),
-                            EventKind.FINDING.equals(e.kind()) ? e.text("severity") : null, null));
-                }
-            }, problems);
+            try { // up to the page's last row: the rest of the segment is not parsed
+                SegmentIndex.readWhile(d, e -> {
+                    if (e.seq() >= from && kindMatches(kinds, e.kind())) {
+                        rows.add(new TracePage.Row(e.seq(), e.time(), e.kind(), e.step(), e.cause(), TraceText.summary(e),
+                                EventKind.FINDING.equals(e.kind()) ? e.text("severity") : null, null));
+                    }
+                    return rows.size() < limit;
+                });
+            } catch (IOException e) {
+                problems.add(String.valueOf(e.getMessage()).replace(attempt.toString() + attempt.getFileSystem().getSeparator(), ""));
+            }
         }
         List<TracePage.Row> marked = rows.stream().map(r -> new TracePage.Row(r.seq(), r.time(), r.kind(), r.step(), r.cause(), r.summary(),
                 r.severity(), findingsAt.getOrDefault(r.seq(), List.of()))).toList();
