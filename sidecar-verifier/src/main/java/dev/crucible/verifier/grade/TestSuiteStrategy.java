@@ -205,7 +205,7 @@ public final class TestSuiteStrategy implements Strategy {
         try {
             if (Files.isRegularFile(junit)) junitCases = JUnitXmlParser.parse(junit, true);
         } catch (IOException | RuntimeException e) {
-            if (cr.reported()) findings.add(IntegrityFinding.tampering("high", junit.getFileName().toString(), "pytest's JUnit report is unreadable: " + e.getMessage()));
+            if (cr.reported()) findings.add(UnreadableReport.finding(junit, e));
         }
         if (junitCases != null) findings.addAll(crossCheck(cr, junitCases));
         String reportError = null;
@@ -213,7 +213,7 @@ public final class TestSuiteStrategy implements Strategy {
             reportError = "the grader's pytest reporter never reported (exit " + run.exitCode() + "): " + Tail.of(run.combined());
         }
         else if (cr.stoppedBeforeCollection() != null) reportError = cr.stoppedBeforeCollection() + ": " + Tail.of(run.combined());
-        List<TestCase> tests = TestIds.normalise(ChannelReport.distrust(cr.tests(), findings), ctx.root());
+        List<TestCase> tests = TestIds.normalise(UnreadableReport.distrust(ChannelReport.distrust(cr.tests(), findings), findings), ctx.root());
         Outcome o = score(v, tests, run, reportError, timeout);
         return withFindings(o, findings, o.details());
     }

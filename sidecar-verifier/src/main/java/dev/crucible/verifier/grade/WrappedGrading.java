@@ -89,7 +89,7 @@ final class WrappedGrading {
             try {
                 if (Files.isRegularFile(junit)) findings.addAll(TestSuiteStrategy.crossCheck(cr, JUnitXmlParser.parse(junit, true)));
             } catch (IOException | RuntimeException e) {
-                findings.add(IntegrityFinding.tampering("high", junit.getFileName().toString(), "pytest's JUnit report is unreadable: " + e.getMessage()));
+                findings.add(UnreadableReport.finding(junit, e));
             }
         }
         WrappedRunners.Report others = WrappedRunners.read(run, out, ctx.root());
@@ -105,7 +105,8 @@ final class WrappedGrading {
         String reportError = runners.isEmpty() ? noResults(v.command(), run)
                 : tests.isEmpty() && !others.errors().isEmpty() ? String.join("; ", others.errors())
                 : tests.isEmpty() && cr.stoppedBeforeCollection() != null ? cr.stoppedBeforeCollection() + ": " + Tail.of(run.combined()) : null;
-        Outcome o = TestSuiteStrategy.score(v, TestIds.normalise(ChannelReport.distrust(tests, findings), ctx.root()), run, reportError, timeout);
+        Outcome o = TestSuiteStrategy.score(v, TestIds.normalise(UnreadableReport.distrust(ChannelReport.distrust(tests, findings), findings), ctx.root()),
+                run, reportError, timeout);
         Map<String, Object> details = new LinkedHashMap<>(o.details());
         details.put("runner", runners.isEmpty() ? "none" : String.join(", ", runners));
         details.put("perTest", !runners.isEmpty());
