@@ -59,6 +59,23 @@ final class EntryNames {
         return b;
     }
 
+    /**
+     * The one-component name with exactly the bytes {@code b}, made through a file URI (the JDK's only way to a
+     * {@code Path} from bytes: each byte %XX); null for what no entry is called: empty, {@code .}, {@code ..}, or
+     * holding '/' or NUL.
+     */
+    static Path fromBytes(byte[] b) {
+        if (b.length == 0 || b.length == 1 && b[0] == '.' || b.length == 2 && b[0] == '.' && b[1] == '.') return null;
+        StringBuilder uri = new StringBuilder("file:///");
+        for (byte x : b) {
+            int v = x & 0xff;
+            if (v == '/' || v == 0) return null;
+            if (v < 0x80 && (Character.isLetterOrDigit(v) || v == '-' || v == '.' || v == '_' || v == '~')) uri.append((char) v);
+            else uri.append('%').append(HEX[v >> 4]).append(HEX[v & 15]);
+        }
+        return Path.of(java.net.URI.create(uri.toString())).getFileName();
+    }
+
     /** The bytes an escaped key stands for (the inverse of {@link #escape}). */
     static byte[] unescape(String key) {
         ByteBuffer out = ByteBuffer.allocate(key.length() * 4);

@@ -49,6 +49,46 @@ class EntryNamesTest {
         }
     }
 
+    @Test
+    void aNameIsMadeFromItsBytesAndNothingElseIsMade() {
+        for (int v = 1; v < 256; v++) {
+            if (v == '/') continue;
+            byte[] n = {'a', (byte) v, 'b'};
+            assertThat(EntryNames.bytes(EntryNames.fromBytes(n))).as("byte %02x", v).isEqualTo(n);
+        }
+        byte[] invalid = {(byte) 0xed, (byte) 0xa0, (byte) 0x80, '%', '4', '1', ' '};
+        assertThat(EntryNames.bytes(EntryNames.fromBytes(invalid))).isEqualTo(invalid);
+        // no entry is called so: a key that spells one in escapes must never walk up or across
+        for (byte[] bad : new byte[][] {{}, {'.'}, {'.', '.'}, {'a', '/', 'b'}, {'a', 0}}) assertThat(EntryNames.fromBytes(bad)).isNull();
+    }
+
+    @Test
+    void anEscapedKeyThatSpellsDotDotOrASlashNamesNothing() throws Exception {
+        sh("printf one > \"$(printf 'bad\\377\\376.py')\"; mkdir \"$(printf 'd\\377\\033[31m')\";"
+                + " printf two > \"$(printf 'd\\377\\033[31m/conftest.py')\"; printf three > 'lit\\xff.py'; printf four > \"$(printf 'caf\\303\\251.py')\"");
+        Files.writeString(ws.getParent().resolve("outside.txt"), "secret");
+        BoundedRead r = BoundedRead.of(ws, "workspace");
+        assertThat(r.read("d\\xff\u001b[31m/\\x2e\\x2e/\\x2e\\x2e/outside.txt", 100)).isNull();
+        assertThat(r.read("\\x2e\\x2e/outside.txt", 100)).isNull();
+        assertThat(r.read("d\\xff\u001b[31m\\x2fconftest.py", 100)).isNull();
+        assertThat(r.read("bad\\xFF\\xfe.py", 100)).as("another spelling of the key").isNull();
+    }
+
+    @Test
+    void aFolderOfManyUndecodableNamesIsReadByKeyWithoutListingItPerRead() throws Exception {
+        // blind host round 5, B2: 30,000 such names; each read listed the folder again (quadratic, the CLI's heap filled)
+        int n = 2000;
+        assertThat(new ProcessBuilder("python3", "-c", "import os,sys\nfor i in range(int(sys.argv[1])):\n"
+                + "    open(b'f%05d-' % i + bytes([0xff, 0xfe]) * 100, 'wb').write(b'%d' % i)", String.valueOf(n))
+                .directory(ws.toFile()).inheritIO().start().waitFor()).isZero();
+        BoundedRead r = BoundedRead.of(ws, "workspace");
+        java.util.List<String> keys = new java.util.ArrayList<>(r.list("", n + 10).keySet());
+        assertThat(keys).hasSize(n).allMatch(EntryNames::escaped);
+        long t0 = System.nanoTime();
+        for (String k : keys) assertThat(text(r.read(k, 100))).isEqualTo(String.valueOf(Integer.parseInt(k.substring(1, 6)))); // one walk each, as scans do
+        System.out.printf("read %d undecodable names one by one in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
+    }
+
     private void sh(String script) throws Exception {
         assertThat(new ProcessBuilder("/bin/sh", "-c", script).directory(ws.toFile()).inheritIO().start().waitFor()).isZero();
         assertThat(Files.list(ws).count()).isEqualTo(4); // bad, the folder, lit, café
