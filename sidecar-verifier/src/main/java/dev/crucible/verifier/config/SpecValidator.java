@@ -94,6 +94,10 @@ public final class SpecValidator {
         if (!VerifierSpec.ORACLE_MODES.contains(v.oracleOrDefault())) {
             errors.add(at + ".oracle: must be one of " + VerifierSpec.ORACLE_MODES + ", got '" + v.oracle() + "'");
         }
+        if (v.inProcessVerdicts() != null && !dev.crucible.contract.OracleModes.IN_PROCESS_VERDICTS.contains(v.inProcessVerdicts())) {
+            errors.add(at + ".inProcessVerdicts: must be one of " + dev.crucible.contract.OracleModes.IN_PROCESS_VERDICTS
+                    + ", got '" + v.inProcessVerdicts() + "'");
+        }
         if (v.framework() != null && !FRAMEWORKS.contains(v.framework())) {
             errors.add(at + ".framework: must be one of " + FRAMEWORKS + ", got '" + v.framework() + "'");
         }

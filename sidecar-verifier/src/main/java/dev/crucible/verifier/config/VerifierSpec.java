@@ -25,7 +25,8 @@ public record VerifierSpec(
         List<Component> components,
         String interpreter,
         List<ExcludedTest> excludedTests,
-        String oracle) {
+        String oracle,
+        String inProcessVerdicts) {
 
     public VerifierSpec {
         failToPass = failToPass == null ? List.of() : List.copyOf(failToPass);
@@ -36,20 +37,37 @@ public record VerifierSpec(
         excludedTests = excludedTests == null ? List.of() : List.copyOf(excludedTests);
     }
 
+    /** The shape before {@code inProcessVerdicts} (null: {@code untrusted}). */
+    public VerifierSpec(String type, String command, String buildCommand, String framework, String reportPath,
+                        List<String> failToPass, List<String> passToPass, String rewardMode, Integer timeoutSeconds,
+                        List<String> protectedPaths, HiddenTests hiddenTests, Boolean countSkippedAsPassed, List<IoCase> ioCases,
+                        Bidirectional bidirectional, List<Component> components, String interpreter, List<ExcludedTest> excludedTests,
+                        String oracle) {
+        this(type, command, buildCommand, framework, reportPath, failToPass, passToPass, rewardMode, timeoutSeconds, protectedPaths,
+                hiddenTests, countSkippedAsPassed, ioCases, bidirectional, components, interpreter, excludedTests, oracle, null);
+    }
+
     /** The shape before {@code oracle} (issue 33: null is {@code auto}). */
     public VerifierSpec(String type, String command, String buildCommand, String framework, String reportPath,
                         List<String> failToPass, List<String> passToPass, String rewardMode, Integer timeoutSeconds,
                         List<String> protectedPaths, HiddenTests hiddenTests, Boolean countSkippedAsPassed, List<IoCase> ioCases,
                         Bidirectional bidirectional, List<Component> components, String interpreter, List<ExcludedTest> excludedTests) {
         this(type, command, buildCommand, framework, reportPath, failToPass, passToPass, rewardMode, timeoutSeconds, protectedPaths,
-                hiddenTests, countSkippedAsPassed, ioCases, bidirectional, components, interpreter, excludedTests, null);
+                hiddenTests, countSkippedAsPassed, ioCases, bidirectional, components, interpreter, excludedTests, null, null);
     }
 
     /** Values of {@code oracle}: how pytest suites are graded (see the sidecar-verifier README, "The isolated oracle"). */
-    public static final java.util.List<String> ORACLE_MODES = java.util.List.of("auto", "isolated", "in-process");
+    public static final java.util.List<String> ORACLE_MODES = dev.crucible.contract.OracleModes.ORACLE;
 
     /** {@code auto} (isolated where bubblewrap boxes grading, else in-process), {@code isolated} or {@code in-process}. */
-    public String oracleOrDefault() { return oracle == null ? "auto" : oracle; }
+    public String oracleOrDefault() { return oracle == null ? dev.crucible.contract.OracleModes.AUTO : oracle; }
+
+    /**
+     * Whether a test the isolated oracle could not split (graded in-process beside the code under test, in a run that is
+     * otherwise isolated) counts: only where the environment says {@code trusted} (see the sidecar-verifier README,
+     * "In-process verdicts earn nothing").
+     */
+    public boolean inProcessVerdictsTrusted() { return dev.crucible.contract.OracleModes.TRUSTED.equals(inProcessVerdicts); }
 
     /** The shape before {@code excludedTests}. */
     public VerifierSpec(String type, String command, String buildCommand, String framework, String reportPath,

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.grade;
 
+import dev.crucible.contract.OracleModes;
 import dev.crucible.verifier.config.VerifierSpec;
 import dev.crucible.verifier.exec.ExecResult;
 import dev.crucible.verifier.grade.oracle.OracleAttempts;
@@ -145,6 +146,9 @@ final class IsolatedVerdicts {
             reported.add(crossChecked(v, t.withIntegrity(TestCase.IN_PROCESS), confirm.get(t.id()), ordinary != null && !unchecked.contains(t.id()), aware, unconfirmed));
             fellBack.add(t.id());
         });
+        // the fence: an in-process pass earns nothing unless the environment trusts such verdicts (round 16)
+        List<String> fenced = new ArrayList<>();
+        if (!v.inProcessVerdictsTrusted()) reported.replaceAll(t -> fenced(v, t, record, unsplit, fenced));
         Outcome last = inProcess != null ? inProcess : isolated;
         int exit = last.details().get("exitCode") instanceof Integer i ? i : 0;
         // the runs' own output tails: a grading failure (pytest's exit 4, a crash at collection) must show its cause
@@ -161,6 +165,7 @@ final class IsolatedVerdicts {
                             + String.join(", ", aware.subList(0, Math.min(5, aware.size()))), "grader-aware"));
         }
         if (!evaded.isEmpty()) findings.add(EntryRun.evadedFinding(evaded, isolated.tests().size()));
+        if (!fenced.isEmpty()) findings.add(fencedFinding(fenced, reported.size()));
         if (!unconfirmed.isEmpty()) {
             findings.add(new IntegrityFinding(dev.crucible.contract.DetectorNames.GRADER_TAMPERING, "info", null,
                     unconfirmed.size() + " test(s) passed as graded but the cross-check run gave them no result or an untrusted one; not counted as passed: "
@@ -175,11 +180,13 @@ final class IsolatedVerdicts {
         // the tests that count: FAIL_TO_PASS / PASS_TO_PASS where the environment names them, else every test graded
         boolean named = o.tests().stream().anyMatch(t -> !t.group().equals("other") && !t.group().equals(TestSuiteStrategy.EXCLUDED));
         boolean allIsolated = o.tests().stream().filter(t -> !t.group().equals(TestSuiteStrategy.EXCLUDED) && (!named || !t.group().equals("other")))
-                .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
+                .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()) || fenced.contains(t.id())); // a fenced test can only lower it
         integrity.put("reward", allIsolated ? TestCase.ISOLATED : TestCase.IN_PROCESS);
         integrity.put("isolatedTests", o.tests().stream().filter(t -> TestCase.ISOLATED.equals(t.integrity())).count());
         integrity.put("inProcessTests", fellBack.subList(0, Math.min(50, fellBack.size())));
         if (ordinary != null) integrity.put("crossChecked", true);
+        integrity.put("inProcessVerdicts", v.inProcessVerdictsTrusted() ? OracleModes.TRUSTED : OracleModes.UNTRUSTED);
+        if (!fenced.isEmpty()) integrity.put("untrustedInProcess", fenced.size());
         Map<String, String> reasons = new LinkedHashMap<>();
         record.modules().forEach(reasons::put);
         record.tests().forEach((id, t) -> { if (!t.isolated() && reasons.size() < 20) reasons.put(id, String.join("; ", t.reasons())); });
@@ -199,6 +206,31 @@ final class IsolatedVerdicts {
         o = new Outcome(o.type(), o.reward(), o.verdict(), o.category(), o.reason(), o.partialCredit(), o.tests(), details,
                 isolated.commandMs() + (inProcess == null ? 0 : inProcess.commandMs()) + (ordinary == null ? 0 : ordinary.commandMs()), List.of());
         return TestSuiteStrategy.withFindings(o, findings, details);
+    }
+
+    /**
+     * A pass graded in-process in an isolated run, where the environment does not trust such verdicts: untrusted, not
+     * counted, with why the oracle could not split it. The code under test shared the process that computed it and can
+     * read what the test hands over or holds (blind round 16: 6 of 7 fresh exploits forged such passes through the
+     * task's own loader, {@code sys.modules}, a lambda's globals). A failure stays as it is: steering a test here only
+     * fails it.
+     */
+    static TestCase fenced(VerifierSpec v, TestCase t, OracleReport record, Map<String, String> unsplit, List<String> fenced) {
+        if (!TestCase.IN_PROCESS.equals(t.integrity()) || !t.status().counts(v.skippedCountsAsPassed())) return t;
+        fenced.add(t.id());
+        String why = record.fallBackReason(t.id());
+        if (why == null || why.isBlank()) why = unsplit.getOrDefault(t.id(), "the isolated oracle could not split it");
+        return new TestCase(t.id(), TestStatus.UNTRUSTED, t.group(), t.durationMs(), "passed in-process (" + why + "), beside the code"
+                + " under test, which can forge such a verdict: not counted (spec.verifier.inProcessVerdicts: untrusted; trusted counts it)",
+                t.integrity());
+    }
+
+    /** The fenced passes, named for the reader: no attempt by themselves (honest tests fall back too), so info. */
+    static IntegrityFinding fencedFinding(List<String> fenced, int total) {
+        return new IntegrityFinding(dev.crucible.contract.DetectorNames.GRADER_TAMPERING, "info", null, fenced.size() + " of " + total
+                + " test(s) passed only in-process (the isolated oracle could not split them), not counted: "
+                + String.join(", ", fenced.subList(0, Math.min(5, fenced.size())))
+                + "; an environment that accepts forgeable verdicts sets spec.verifier.inProcessVerdicts: trusted", "in-process-untrusted");
     }
 
     /**

@@ -73,7 +73,7 @@ final class MultiLineGrading {
     private static VerifierSpec single(VerifierSpec v, String script) {
         return new VerifierSpec(v.type(), script, null, v.framework(), v.reportPath(), List.of(), List.of(), v.rewardMode(),
                 v.timeoutSeconds(), v.protectedPaths(), v.hiddenTests(), v.countSkippedAsPassed(), v.ioCases(), v.bidirectional(),
-                v.components(), v.interpreter(), List.of());
+                v.components(), v.interpreter(), List.of(), v.oracle(), v.inProcessVerdicts()); // the oracle's switches hold per line too
     }
 
     private static Map<String, Object> withExecutions(Map<String, Object> details, List<Map<String, Object>> executions) {

@@ -57,7 +57,10 @@ class OracleRecordEvidenceTest {
                 .satisfies(t -> assertThat(t.status()).isEqualTo(TestStatus.FAILED));
 
         Files.writeString(record, "{\"refused\": [\"the code under test ran in this process before the oracle could load: calc\"]}");
-        Outcome refused = IsolatedVerdicts.merged(MAKE, channel, null, null, OracleReport.read(record), IsolatedVerdicts.EntryRun.of(record, OracleReport.read(record)));
+        // kept in-process, counted where the environment trusts such verdicts (by default fenced: InProcessFenceTest)
+        VerifierSpec trusting = new VerifierSpec("test-suite", "make test", null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, "trusted");
+        Outcome refused = IsolatedVerdicts.merged(trusting, channel, null, null, OracleReport.read(record), IsolatedVerdicts.EntryRun.of(record, OracleReport.read(record)));
         assertThat(refused.reward()).isEqualTo(1.0);
         assertThat(refused.tests()).allSatisfy(t -> assertThat(t.integrity()).isEqualTo(TestCase.IN_PROCESS));
         assertThat(refused.integrity()).noneMatch(f -> "oracle-evaded".equals(f.rule()));

@@ -67,6 +67,12 @@ public class CheckSpec {
     @Size(max = 256)
     public String interpreter;
 
+    @JsonPropertyDescription("How pytest and unittest suites are graded: auto (default: split from the agent's code by the isolated oracle where grading is boxed, else in-process), isolated, or in-process.")
+    public OracleMode oracle;
+
+    @JsonPropertyDescription("Whether a test the isolated oracle could not split, graded in-process beside the agent's code, counts: untrusted (default: its pass earns nothing, as that code could forge it) or trusted.")
+    public InProcessVerdicts inProcessVerdicts;
+
     @JsonPropertyDescription("stdin/stdout cases (io only).")
     @Size(max = 1000)
     public List<IoCase> ioCases;

@@ -62,20 +62,23 @@ public record OracleReport(Map<String, Test> tests, Map<String, String> modules,
      * the code under test could otherwise break its worker on purpose to be graded where it can reach the verdict.
      * Its isolated verdict stands (a test that did not run is missing, so failed).
      */
-    public boolean fallsBack(String nodeId) {
+    public boolean fallsBack(String nodeId) { return fallBackReason(nodeId) != null; }
+
+    /** Why the record sends {@code nodeId} to in-process grading (its module's, its conftest's or its own reasons); null: it does not. */
+    public String fallBackReason(String nodeId) {
         String file = nodeId.contains("::") ? nodeId.substring(0, nodeId.indexOf("::")) : nodeId;
-        if (modules.containsKey(file)) return true;
+        if (modules.containsKey(file)) return modules.get(file);
         // a trusted conftest that could not load in the grading process (oracle_plugin._conftest_needs): its folder's tests
         for (String m : modules.keySet()) {
             if ((m.equals(CONFTEST) || m.endsWith("/" + CONFTEST)) && nodeId.contains("::")
-                    && file.startsWith(m.substring(0, m.length() - CONFTEST.length()))) return true;
+                    && file.startsWith(m.substring(0, m.length() - CONFTEST.length()))) return m + ": " + modules.get(m);
         }
         // unittest (oracle_unittest): a module is recorded by its dotted name, its tests' ids start with it
         for (int dot = nodeId.lastIndexOf('.'); !nodeId.contains("::") && dot > 0; dot = nodeId.lastIndexOf('.', dot - 1)) {
-            if (modules.containsKey(nodeId.substring(0, dot))) return true;
+            if (modules.containsKey(nodeId.substring(0, dot))) return modules.get(nodeId.substring(0, dot));
         }
         Test t = tests.get(nodeId);
-        return t != null && !t.isolated();
+        return t == null || t.isolated() ? null : String.join("; ", t.reasons());
     }
 
     /** A module of the record named so is a conftest: every test in its folder and below is graded in-process. */

@@ -81,7 +81,17 @@ class HonestProjectShapesTest {
                 "@pytest.fixture", "def upper():", "    return Uppercased().serialize('UPPER').lower()", "");
         Path ws = project(Map.of("calc/fields.py", FIELDS, "tests/__init__.py", "", "tests/base.py", base, "tests/conftest.py", conftest,
                 "tests/test_schema.py", SCHEMA_TESTS));
-        VerifyReport r = grade(ws, "python3 -m pytest -q -p no:cacheprovider tests", "", List.of("tests/test_schema.py::test_string"));
+        // by default such passes earn nothing (the tree shares their process), each saying why; the environment may trust them
+        VerifyReport fenced = grade(ws, "python3 -m pytest -q -p no:cacheprovider tests", "", List.of("tests/test_schema.py::test_string"));
+        assertThat(fenced.reward()).as(fenced.reason() + " " + fenced.tests().details()).isEqualTo(0.0);
+        assertThat(labels(fenced)).as(fenced.details().toString()).containsEntry("tests/test_schema.py::test_string", TestCase.IN_PROCESS + " UNTRUSTED");
+        assertThat(fenced.tests().details()).filteredOn(t -> t.id().equals("tests/test_schema.py::test_string")).singleElement()
+                .satisfies(t -> assertThat(t.message()).contains("subclasses calc.fields.Field").contains("inProcessVerdicts"));
+        assertThat(integrity(fenced)).containsEntry("inProcessVerdicts", "untrusted").containsEntry("untrustedInProcess",
+                (int) labels(fenced).values().stream().filter(l -> l.equals(TestCase.IN_PROCESS + " UNTRUSTED")).count());
+        assertThat(fenced.hackFindings()).anyMatch(f -> "in-process-untrusted".equals(f.rule()) && f.severity().equals("info"))
+                .allMatch(f -> f.severity().equals("info"));
+        VerifyReport r = grade(ws, "python3 -m pytest -q -p no:cacheprovider tests", "inProcessVerdicts: trusted", List.of("tests/test_schema.py::test_string"));
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         assertThat(labels(r)).as(r.details().toString()).containsEntry("tests/test_schema.py::test_string", TestCase.IN_PROCESS + " PASSED")
                 .containsEntry("tests/test_schema.py::test_fixture", TestCase.IN_PROCESS + " PASSED")

@@ -165,7 +165,7 @@ class IsolatedGradingTest {
 
     @Test
     void aTestThatCannotRunSplitFallsBackAloneAndTheRewardSaysSo() {
-        VerifyReport r = grade(project("integrity/honest/pickles-by-qualname"), "", List.of("tests/test_pickle.py::test_a_wrapper_pickles_by_reference"));
+        VerifyReport r = grade(project("integrity/honest/pickles-by-qualname"), TRUSTED, List.of("tests/test_pickle.py::test_a_wrapper_pickles_by_reference"));
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         assertThat(r.tests().details()).filteredOn(t -> t.id().startsWith("tests/test_pickle.py"))
                 .isNotEmpty().allMatch(t -> TestCase.IN_PROCESS.equals(t.integrity()));
@@ -188,7 +188,7 @@ class IsolatedGradingTest {
                 "", "", "def test_calls_the_tree_a_few_times():",
                 "    assert sum(add(i, 1) for i in range(100)) == 5050", ""));
         String loop = "tests/test_loops.py::test_calls_the_tree_in_a_long_loop", few = "tests/test_loops.py::test_calls_the_tree_a_few_times";
-        VerifyReport r = grade(ws, "", List.of(loop, few), List.of("tests/test_ops.py::test_add"), 60);
+        VerifyReport r = grade(ws, TRUSTED, List.of(loop, few), List.of("tests/test_ops.py::test_add"), 60);
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         assertThat(r.tests().details()).filteredOn(t -> t.id().equals(loop)).singleElement()
                 .satisfies(t -> assertThat(t.integrity()).isEqualTo(TestCase.IN_PROCESS));
@@ -266,7 +266,7 @@ class IsolatedGradingTest {
     void withoutNamedTestsEveryTestCountsForTheRewardsLabel() {
         // no FAIL_TO_PASS / PASS_TO_PASS (a derived environment without --baseline): every test counts, so one that fell
         // back makes the reward in-process (it was 'isolated', vacuously, over no named test)
-        VerifyReport r = grade(project("integrity/honest/pickles-by-qualname"), "", List.of(), List.of());
+        VerifyReport r = grade(project("integrity/honest/pickles-by-qualname"), TRUSTED, List.of(), List.of());
         assertThat(r.tests().details()).anyMatch(t -> TestCase.IN_PROCESS.equals(t.integrity()));
         assertThat(integrity(r)).as(r.details().toString()).containsEntry("reward", "in-process");
     }
@@ -280,7 +280,7 @@ class IsolatedGradingTest {
                 "test_isinstance", "test_monkeypatch_falls_back").stream().map(n -> "tests/test_rich.py::" + n).collect(java.util.stream.Collectors.toList());
         // unittest-style tests, run by pytest, graded split the same way
         ids.addAll(List.of("tests/test_unit.py::ShapesTest::test_equal", "tests/test_unit.py::ShapesTest::test_raises", "tests/test_unit.py::ShapesTest::test_almost"));
-        VerifyReport r = grade(ws, "", ids, List.of());
+        VerifyReport r = grade(ws, TRUSTED, ids, List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         assertThat(r.tests().details()).filteredOn(t -> !TestCase.ISOLATED.equals(t.integrity())).extracting(TestCase::id)
                 .containsExactly("tests/test_rich.py::test_monkeypatch_falls_back");
@@ -294,6 +294,9 @@ class IsolatedGradingTest {
     }
 
     private static Map<String, Object> integrity(VerifyReport r) { return OracleGrades.integrity(r); }
+
+    /** The fallback's own grading checked: its passes count only where the environment trusts in-process verdicts (InProcessFenceTest). */
+    private static final String TRUSTED = "inProcessVerdicts: trusted\n";
 
     private VerifyReport grade(Path ws, String verifierExtra, List<String> extraF2p) {
         List<String> f2p = new java.util.ArrayList<>(List.of("tests/test_ops.py::test_divide_negative", "tests/test_ops.py::test_divide_by_zero"));

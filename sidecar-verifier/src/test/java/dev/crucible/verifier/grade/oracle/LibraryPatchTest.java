@@ -37,7 +37,7 @@ class LibraryPatchTest {
                 "    assert add(LIMIT, 1) == 6", ""));
         List<String> f2p = List.of("tests/test_clock.py::test_monkeypatched_clock", "tests/test_clock.py::test_mock_patched_clock",
                 "tests/test_clock.py::test_own_module_patched");
-        VerifyReport r = OracleGrades.grade(dir, ws, "", f2p);
+        VerifyReport r = OracleGrades.grade(dir, ws, "inProcessVerdicts: trusted", f2p); // by default such passes earn nothing
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.hackFindings()).isEqualTo(1.0);
         assertThat(r.tests().details()).filteredOn(t -> f2p.contains(t.id())).allSatisfy(t -> assertThat(t.status()).isEqualTo(TestStatus.PASSED));
         assertThat(r.tests().details()).filteredOn(t -> t.id().endsWith("_clock")).as(r.tests().details().toString())

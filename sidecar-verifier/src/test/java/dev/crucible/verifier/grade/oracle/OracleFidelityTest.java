@@ -89,6 +89,7 @@ class OracleFidelityTest {
                       python3 -m pytest -q -p no:cacheprovider extra/
                     protectedPaths: ["fid/tests/**", "extra/**"]
                     timeoutSeconds: 120
+                    inProcessVerdicts: trusted  # the fallback's own fidelity is checked here; each line keeps it
                 """);
         Environment env = Environment.load(dir.resolve("env.yaml"));
         EpisodeOptions o = EpisodeOptions.defaults().withIntervals(Duration.ofMillis(500), Duration.ofMillis(200))

@@ -124,7 +124,7 @@ class WrappedIsolationTest {
                 "def test_plain():", "    assert env('NOT_SET_ANYWHERE') is None", "");
         Path ws = project(Map.of("calc/ops.py", HONEST, "calc/state.py", state, "tests/test_state.py", tests,
                 "Makefile", ".PHONY: ci\nci:\n\tpython3 -m pytest -q tests/test_state.py\n"));
-        VerifyReport r = grade(ws, "make ci", "", List.of(), List.of());
+        VerifyReport r = grade(ws, "make ci", TRUSTED, List.of(), List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         Map<String, String> labels = new java.util.TreeMap<>();
         r.tests().details().forEach(t -> labels.put(t.id(), t.integrity()));
@@ -150,7 +150,7 @@ class WrappedIsolationTest {
                 "def test_exc_args():", "    with pytest.raises(Timeout) as ei:", "        fail()", "    assert ei.value.args == ('slow',)", "");
         Path ws = project(Map.of("calc/ops.py", HONEST, "calc/aio.py", aio, "tests/test_aio.py", tests,
                 "Makefile", ".PHONY: ci\nci:\n\tpython3 -m pytest -q tests/test_aio.py\n"));
-        VerifyReport r = grade(ws, "make ci", "", List.of(), List.of());
+        VerifyReport r = grade(ws, "make ci", TRUSTED, List.of(), List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         Map<String, String> labels = new java.util.TreeMap<>();
         r.tests().details().forEach(t -> labels.put(t.id(), t.integrity()));
@@ -174,7 +174,7 @@ class WrappedIsolationTest {
         // split there, so it stays out, and every test is labelled in-process with that reason (never silently isolated)
         Path ws = project(Map.of("calc/ops.py", HONEST,
                 "run_tests.py", "import sys\nimport calc.ops\nimport pytest\n\nsys.exit(pytest.main(['-q', 'tests']))\n"));
-        VerifyReport r = grade(ws, "python3 run_tests.py", "", List.of(), List.of());
+        VerifyReport r = grade(ws, "python3 run_tests.py", TRUSTED, List.of(), List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.details()).isEqualTo(1.0);
         assertThat(r.tests().details()).hasSize(4).allMatch(t -> TestCase.IN_PROCESS.equals(t.integrity()));
         assertThat(integrity(r)).containsEntry("reward", "in-process");
@@ -188,7 +188,7 @@ class WrappedIsolationTest {
                 "calc/testing.py", "import unittest\n\n\nclass CalcCase(unittest.TestCase):\n    pass\n",
                 "tests/test_sub.py", "from calc.testing import CalcCase\nfrom calc.ops import add\n\n\nclass Sub(CalcCase):\n"
                         + "    def test_sub_add(self):\n        self.assertEqual(add(1, 1), 2)\n"));
-        VerifyReport r = grade(ws, "python3 -m unittest", "", List.of(), List.of());
+        VerifyReport r = grade(ws, "python3 -m unittest", TRUSTED, List.of(), List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         Map<String, String> labels = new java.util.TreeMap<>();
         r.tests().details().forEach(t -> labels.put(t.id(), t.integrity()));
@@ -221,7 +221,7 @@ class WrappedIsolationTest {
                 "    def test_redirect(self):", "        buf = io.StringIO()", "        with contextlib.redirect_stderr(buf):",
                 "            shout('hi')", "        self.assertEqual(buf.getvalue(), 'HI')", "");
         Path ws = project(Map.of("calc/errs.py", errs, "tests/__init__.py", "", "tests/test_more.py", tests));
-        VerifyReport r = grade(ws, "python3 -m unittest", "", List.of(), List.of());
+        VerifyReport r = grade(ws, "python3 -m unittest", TRUSTED, List.of(), List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         Map<String, String> labels = new java.util.TreeMap<>();
         r.tests().details().forEach(t -> labels.put(t.id(), t.integrity()));
@@ -250,7 +250,7 @@ class WrappedIsolationTest {
     @Test
     void aUnittestScriptIsGradedIsolated() {
         Path ws = project(Map.of("calc/ops.py", HONEST, "test.py", UNIT + "\n\nif __name__ == '__main__':\n    unittest.main()\n"));
-        VerifyReport r = grade(ws, "python3 test.py", "", List.of(), List.of());
+        VerifyReport r = grade(ws, "python3 test.py", TRUSTED, List.of(), List.of());
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details() + " " + r.details()).isEqualTo(1.0);
         assertThat(r.tests().details()).filteredOn(t -> !t.id().equals("__main__.Ops.test_patched")).hasSize(3)
                 .allMatch(t -> TestCase.ISOLATED.equals(t.integrity()));
@@ -262,6 +262,9 @@ class WrappedIsolationTest {
     private static Map<String, Object> integrity(VerifyReport r) {
         return (Map<String, Object>) r.details().get("integrity");
     }
+
+    /** The fallbacks' own grading checked: their passes count only where the environment trusts in-process verdicts (InProcessFenceTest). */
+    private static final String TRUSTED = "inProcessVerdicts: trusted\n";
 
     private VerifyReport grade(Path ws, String command, String verifierExtra, List<String> f2p, List<String> p2p) {
         String yaml = """
