@@ -24,6 +24,8 @@ final class Baseline {
     /** Statuses that count as passing in a baseline run (skipped tests are neither listed nor excluded). */
     private static final Set<String> PASSING = Set.of("passed", "xpassed");
     private static final Set<String> NEUTRAL = Set.of("skipped", "xfailed");
+    /** A pass the isolated oracle could not split, graded in-process and not counted (the fence). */
+    private static final String UNTRUSTED = "untrusted";
 
     /**
      * What the baseline found.
@@ -96,6 +98,7 @@ final class Baseline {
         List<String> passToPass = new ArrayList<>();
         List<ExcludedTest> excluded = new ArrayList<>();
         Set<String> unstable = UnstableIds.between(first.tests(), second.tests());
+        int untrusted = 0;
         for (Map.Entry<String, String> t : first.tests().entrySet()) {
             String id = t.getKey();
             String a = t.getValue();
@@ -109,6 +112,10 @@ final class Baseline {
             } else if (passA || passB) {
                 excluded.add(new ExcludedTest(id, "flaky at the task commit: " + a + " in the first baseline run, "
                         + (b == null ? "not reported" : b) + " in the second"));
+            } else if (UNTRUSTED.equals(a)) {
+                // graded only in-process, beside the code under test: fenced, whatever it did (sidecar-verifier README)
+                untrusted++;
+                excluded.add(new ExcludedTest(id, "untrusted at the task commit with a no-op agent" + firstLine(first.messages().get(id))));
             } else if (!NEUTRAL.contains(a)) {
                 String msg = first.messages().get(id);
                 String reason = OfflineFailures.networkCause(msg).map(l -> "fails at the task commit without network: " + l)
@@ -118,7 +125,8 @@ final class Baseline {
         }
         double seconds = first.seconds() + (second == first ? 0 : second.seconds());
         String unusable = passToPass.isEmpty() ? "no test passes at the task commit in both baseline runs ("
-                + first.tests().size() + " reported, " + excluded.size() + " excluded)" : null;
+                + first.tests().size() + " reported, " + excluded.size() + " excluded" + (untrusted == 0 ? "" : ", " + untrusted
+                + " of them graded only in-process, which counts only with spec.verifier.inProcessVerdicts: trusted") + ")" : null;
         return new Result(unusable, true, passToPass, excluded, first.tests().size(), seconds);
     }
 

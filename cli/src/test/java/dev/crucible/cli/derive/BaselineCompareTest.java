@@ -38,6 +38,27 @@ class BaselineCompareTest {
     }
 
     /**
+     * A test the isolated oracle could not split passes only in-process, which the fence does not count: it is no
+     * passToPass test (every honest run would fail it) but an exclusion that says so; a baseline of only such tests
+     * is unusable and names the switch.
+     */
+    @Test
+    void aTestGradedOnlyInProcessIsExcludedSayingWhy() {
+        String why = "passed in-process (a test monkeypatches calc.config), beside the code under test, which can forge such a verdict: not counted";
+        Map<String, String> a = new LinkedHashMap<>();
+        a.put("t::split", "passed");
+        a.put("t::patched", "untrusted");
+        Baseline.Result r = Baseline.compare(run(a, Map.of("t::patched", why)), run(a, Map.of()));
+        assertThat(r.passToPass()).containsExactly("t::split");
+        assertThat(r.excluded()).singleElement().satisfies(e -> {
+            assertThat(e.id()).isEqualTo("t::patched");
+            assertThat(e.reason()).startsWith("untrusted at the task commit with a no-op agent: passed in-process (a test monkeypatches calc.config)");
+        });
+        Baseline.Result none = Baseline.compare(run(Map.of("t::patched", "untrusted"), Map.of()), run(Map.of("t::patched", "untrusted"), Map.of()));
+        assertThat(none.unusable()).contains("1 of them graded only in-process").contains("inProcessVerdicts: trusted");
+    }
+
+    /**
      * A parametrized test whose ids carry a run-time value the grader does not normalise (a uuid, a random seed): each
      * run reports it under another id. It is excluded as an unstable id, not as flaky or failing; its fixed siblings and
      * a test that simply vanished in the second run are judged as before.
