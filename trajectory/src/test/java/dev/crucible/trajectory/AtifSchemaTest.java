@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The exported document against Harbor's published Pydantic models: the PyPI package {@code atif} 1.8.0, installed
  * by pip (with this machine's pip configuration) into target/atif-venv. Skipped only when there is no python3 with
- * venv and pip; a failed install fails the test.
+ * venv and pip, or when pip says no package index it can reach has the package; any other failed install fails the test.
  */
 class AtifSchemaTest {
     private static final String ATIF = "atif==1.8.0";
@@ -31,8 +31,20 @@ class AtifSchemaTest {
         python = venv.resolve("bin/python");
         if (Files.isExecutable(python) && run(null, python.toString(), "-c", "import atif") == 0) return;
         assertThat(run(null, "python3", "-m", "venv", venv.toString())).as("python3 -m venv").isZero();
-        assertThat(run(null, python.toString(), "-m", "pip", "install", "-q", ATIF)).as("pip install " + ATIF).isZero();
+        Path log = Path.of("target/atif-pip.log").toAbsolutePath();
+        int rc = run(log, python.toString(), "-m", "pip", "install", "-q", ATIF);
+        String said = Files.readString(log);
+        System.out.print(said);
+        // a machine whose package index cannot be reached (or has no atif 1.8.0) lacks what the test needs: skip, saying
+        // so; any other failed install is a failure
+        assumeTrue(rc == 0 || !UNREACHABLE.matcher(said).find(), "no package index with " + ATIF + " is reachable with this machine's pip configuration: "
+                + said.strip().lines().reduce((a, b) -> b).orElse(""));
+        assertThat(rc).as("pip install " + ATIF + ": " + said).isZero();
     }
+
+    private static final java.util.regex.Pattern UNREACHABLE = java.util.regex.Pattern.compile("No matching distribution found|Could not find a version"
+            + "|Failed to establish a new connection|Temporary failure in name resolution|Name or service not known|ProxyError|NewConnectionError"
+            + "|Network is unreachable|Connection refused|Read timed out");
 
     @Test
     void crucibleExportValidatesAgainstTheAtifModels(@TempDir Path dir) throws Exception {
