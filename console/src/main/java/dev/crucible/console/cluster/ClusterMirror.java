@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.console.http.ClusterPages;
 import dev.crucible.console.store.ConsoleError;
 import dev.crucible.console.store.ResultFile;
+import dev.crucible.console.store.LearnableBands;
 import dev.crucible.console.store.RolloutSummary;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,7 +49,7 @@ public final class ClusterMirror implements ClusterPages.Source {
         for (JsonNode row : all.path("rollouts")) {
             listed.add(ResultFile.summary(row.path("namespace").asText() + "/" + row.path("name").asText(), result(row), row.has("stored")));
         }
-        return new ClusterPages.Mirror(temp(), extra(all), listed);
+        return new ClusterPages.Mirror(temp(), extra(all), listed, LearnableBands.of(all.path("learnableBands")));
     }
 
     @Override

@@ -111,9 +111,32 @@ public final class ClusterSource {
             stored.set("detectors", r.path("detectors"));
         }
         ObjectNode out = JSON.createObjectNode();
+        out.set("learnableBands", bands(token, listed));
         out.set("listedNamespaces", listed);
         out.set("refusedNamespaces", refused);
         out.putArray("rollouts").addAll(rows.values());
+        return out;
+    }
+
+    /**
+     * {@code spec.learnableBand} of each RLEnvironment the caller may list in the namespaces whose Rollouts it listed
+     * ("*": all), by environment name (the name a Rollout's row carries); the first seen where two namespaces share a
+     * name. A refusal leaves those environments at the default band.
+     */
+    private ObjectNode bands(String token, ArrayNode listed) {
+        ObjectNode out = JSON.createObjectNode();
+        for (JsonNode ns : listed) {
+            String at = ns.asText().equals("*") ? "" : "/namespaces/" + name("namespace", ns.asText());
+            Reply r = get(api, apiServer + GROUP + at + "/rlenvironments", token);
+            if (r.status != 200) continue;
+            for (JsonNode e : r.json().path("items")) {
+                JsonNode b = e.path("spec").path("learnableBand");
+                String env = e.path("metadata").path("name").asText("");
+                if (env.isEmpty() || !b.isObject() || out.has(env)) continue;
+                out.putObject(env).put("from", "RLEnvironment " + e.path("metadata").path("namespace").asText() + "/" + env)
+                        .set("band", b);
+            }
+        }
         return out;
     }
 

@@ -49,9 +49,15 @@ public final class ClusterPages {
      * A mirror folder and what the answer adds (e.g. the refused namespaces); {@link #close()} deletes the folder.
      * {@code listed}: the rollouts themselves when they are not written into the folder (the list, built in memory).
      */
-    public record Mirror(Path runs, Map<String, Object> extra, List<RolloutSummary> listed) implements AutoCloseable {
+    /** {@code bands}: the listed environments' learnable bands (empty: each at the default). */
+    public record Mirror(Path runs, Map<String, Object> extra, List<RolloutSummary> listed,
+                         Map<String, dev.crucible.console.store.LearnableBands.Band> bands) implements AutoCloseable {
         public Mirror(Path runs, Map<String, Object> extra) {
             this(runs, extra, null);
+        }
+
+        public Mirror(Path runs, Map<String, Object> extra, List<RolloutSummary> listed) {
+            this(runs, extra, listed, Map.of());
         }
 
         @Override
@@ -202,7 +208,7 @@ public final class ClusterPages {
 
     private static RunStore store(Mirror m) {
         try {
-            return m.listed() != null ? RunStore.of(m.runs(), m.listed()) : new RunStore(m.runs(), Long.MAX_VALUE);
+            return m.listed() != null ? RunStore.of(m.runs(), m.listed(), m.bands()) : new RunStore(m.runs(), Long.MAX_VALUE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

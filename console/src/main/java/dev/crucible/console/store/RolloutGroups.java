@@ -23,11 +23,16 @@ public record RolloutGroups(List<EnvironmentDetector> byEnvironmentDetector, Lis
     public record Pattern(String pattern, String detector, String rule, String severity, String path, String shape, int rollouts,
                           int findings, String example) {}
 
-    /** {@code solved}: rollouts whose verdict is pass; {@code rewards}: how many rollouts had each reward, lowest first. */
-    public record EnvironmentStats(String environment, int rollouts, int solved, double solveRate, Double meanReward, Map<String, Integer> rewards) {}
+    /**
+     * {@code solved}: rollouts whose verdict is pass; {@code rewards}: how many rollouts had each reward, lowest first;
+     * {@code learnableBand} and where the solve rate lies against it ({@code bandPosition}: below, inside, above).
+     */
+    public record EnvironmentStats(String environment, int rollouts, int solved, double solveRate, Double meanReward, Map<String, Integer> rewards,
+                                   LearnableBands.Band learnableBand, String bandPosition) {}
 
     public static RolloutGroups of(RunStore store, RolloutQuery q) {
-        List<RolloutSummary> all = store.index().rollouts();
+        RunStore.Index index = store.index();
+        List<RolloutSummary> all = index.rollouts();
         Map<String, int[]> envDet = new LinkedHashMap<>();
         Map<String, Pattern> patterns = new LinkedHashMap<>();
         Map<String, int[]> envStats = new LinkedHashMap<>();
@@ -74,8 +79,10 @@ public record RolloutGroups(List<EnvironmentDetector> byEnvironmentDetector, Lis
         List<EnvironmentStats> envs = new ArrayList<>();
         envStats.forEach((env, s) -> {
             double[] m = envReward.get(env);
-            envs.add(new EnvironmentStats(env, s[0], s[1], s[0] == 0 ? 0 : (double) s[1] / s[0], m == null ? null : m[0] / m[1],
-                    envRewards.getOrDefault(env, Map.of())));
+            double rate = s[0] == 0 ? 0 : (double) s[1] / s[0];
+            LearnableBands.Band band = index.band(env);
+            envs.add(new EnvironmentStats(env, s[0], s[1], rate, m == null ? null : m[0] / m[1], envRewards.getOrDefault(env, Map.of()),
+                    band, band.position(rate)));
         });
         return new RolloutGroups(ed, List.copyOf(ps.subList(0, Math.min(ps.size(), MAX_PATTERNS))), envs, values(all), left);
     }

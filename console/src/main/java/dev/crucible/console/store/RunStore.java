@@ -30,7 +30,12 @@ public final class RunStore {
     public static final int MAX_DEPTH = 8;
     public static final int MAX_ROLLOUTS = 200_000;
 
-    public record Index(List<RolloutSummary> rollouts, Map<String, RolloutSummary> byId, List<String> problems, long scannedAtMs) {}
+    /** {@code bands}: each environment's learnable band from the runs' summary.json files ({@link LearnableBands}). */
+    public record Index(List<RolloutSummary> rollouts, Map<String, RolloutSummary> byId, List<String> problems, long scannedAtMs,
+                        Map<String, LearnableBands.Band> bands) {
+        /** The band of {@code environment}: from a summary.json, else the default. */
+        public LearnableBands.Band band(String environment) { return bands.getOrDefault(environment, LearnableBands.DEFAULT); }
+    }
 
     private record Cached(FileTime modified, long size, RolloutSummary summary, String problem) {}
 
@@ -52,9 +57,14 @@ public final class RunStore {
      * would be): the cluster console's list, built in memory from what the API server and the trace store answered.
      */
     public static RunStore of(Path root, List<RolloutSummary> rollouts) throws IOException {
+        return of(root, rollouts, Map.of());
+    }
+
+    /** The same with each environment's learnable band (the cluster's RLEnvironments' spec.learnableBand). */
+    public static RunStore of(Path root, List<RolloutSummary> rollouts, Map<String, LearnableBands.Band> bands) throws IOException {
         RunStore s = new RunStore(root, Long.MAX_VALUE);
         List<RolloutSummary> found = new ArrayList<>(rollouts);
-        s.index = s.index(found, List.of());
+        s.index = s.index(found, List.of(), bands);
         return s;
     }
 
@@ -82,10 +92,14 @@ public final class RunStore {
         List<RolloutSummary> found = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         Set<Path> seen = new java.util.HashSet<>();
+        Map<String, LearnableBands.Band> bands = new java.util.TreeMap<>();
         try {
             Files.walkFileTree(root, EnumSet.noneOf(java.nio.file.FileVisitOption.class), MAX_DEPTH, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    // a run's summary.json (several attempts) lies above its attempt folders: read before them
+                    String bad = LearnableBands.read(dir, root.relativize(dir.resolve("summary.json")).toString(), bands);
+                    if (bad != null) problems.add(bad);
                     Path result = dir.resolve(ResultFile.NAME);
                     if (!Files.exists(result, LinkOption.NOFOLLOW_LINKS)) return FileVisitResult.CONTINUE;
                     if (found.size() >= MAX_ROLLOUTS) {
@@ -109,15 +123,15 @@ public final class RunStore {
             problems.add(root + ": not read (" + e.getMessage() + ")");
         }
         cache.keySet().retainAll(seen);
-        return index(found, problems);
+        return index(found, problems, bands);
     }
 
-    private Index index(List<RolloutSummary> found, List<String> problems) {
+    private Index index(List<RolloutSummary> found, List<String> problems, Map<String, LearnableBands.Band> bands) {
         found.sort(Comparator.comparing((RolloutSummary r) -> r.startedAt() == null ? "" : r.startedAt()).reversed()
                 .thenComparing(RolloutSummary::id));
         Map<String, RolloutSummary> byId = new LinkedHashMap<>();
         for (RolloutSummary r : found) byId.put(r.id(), r);
-        return new Index(List.copyOf(found), Map.copyOf(byId), List.copyOf(problems), System.currentTimeMillis());
+        return new Index(List.copyOf(found), Map.copyOf(byId), List.copyOf(problems), System.currentTimeMillis(), Map.copyOf(bands));
     }
 
     private Cached read(Path dir, Path result) {

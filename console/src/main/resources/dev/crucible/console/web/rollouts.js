@@ -165,7 +165,11 @@ function renderGroups(g) {
   env.replaceChildren();
   for (const e of g.environments) {
     env.append(el('tr', {}, el('td', {text: e.environment}), el('td', {class: 'num', text: e.rollouts}),
-      el('td', {class: 'num', text: Math.round(e.solveRate * 100) + '%'}), el('td', {class: 'num', text: fmtReward(e.meanReward)}),
+      el('td', {class: 'num', text: Math.round(e.solveRate * 100) + '%'}),
+      el('td', {class: 'band band-' + e.bandPosition, 'data-band': e.bandPosition,
+        title: e.learnableBand.from === 'default' ? 'the default band (no summary.json names this environment\'s spec.learnableBand)' : 'from ' + e.learnableBand.from,
+        text: e.bandPosition + ' [' + Math.round(e.learnableBand.minSolveRate * 100) + '%, ' + Math.round(e.learnableBand.maxSolveRate * 100) + '%]'}),
+      el('td', {class: 'num', text: fmtReward(e.meanReward)}),
       el('td', {class: 'rewards', text: Object.entries(e.rewards).map(([r, n]) => fmtReward(Number(r)) + '×' + n).join('  ')})));
   }
 }
