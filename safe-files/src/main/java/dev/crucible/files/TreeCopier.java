@@ -64,7 +64,7 @@ public final class TreeCopier {
                     stats.skip(DeepPaths.describe(rel.toString()), DeepPaths.REASON);
                     return FileVisitResult.SKIP_SUBTREE;
                 }
-                Path d = to.resolve(rel.toString());
+                Path d = BytePaths.under(to, rel);
                 if (!Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
                     Files.deleteIfExists(d); // a file or link in the way is replaced, never written through
                     Files.createDirectories(d);
@@ -75,9 +75,10 @@ public final class TreeCopier {
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                if (opt.skipFile().test(from.relativize(file))) return FileVisitResult.CONTINUE;
-                String rel = from.relativize(file).toString();
-                Path d = to.resolve(rel);
+                Path relPath = from.relativize(file);
+                if (opt.skipFile().test(relPath)) return FileVisitResult.CONTINUE;
+                String rel = relPath.toString();
+                Path d = BytePaths.under(to, relPath);
                 if (attrs.isSymbolicLink()) copyLink(contained, rel, file, d, stats);
                 else copyFile(rel, file, d, opt.preserveTimes(), stats);
                 return FileVisitResult.CONTINUE;
@@ -158,6 +159,10 @@ public final class TreeCopier {
     public static boolean copyLink(ContainedRoot contained, String rel, Path file, Path dst, CopyStats stats) throws IOException {
         try {
             if (contained != null) {
+                if (!file.endsWith(rel)) { // its text names another entry (not UTF-8): containment is checked by name, so it is left out
+                    stats.skip(rel, vanished(rel));
+                    return false;
+                }
                 String why = ContainedLinks.refusal(contained, rel);
                 if (why != null) {
                     stats.skip(rel, why);

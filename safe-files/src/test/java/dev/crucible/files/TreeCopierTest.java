@@ -200,6 +200,38 @@ class TreeCopierTest {
         assertThat(s.skipped()).extracting(CopyStats.Skipped::toString).containsExactly("gone.txt: vanished while copied");
     }
 
+    /**
+     * Blind host round 5, B2: names of 255 bytes that are not UTF-8 (0xff...). Their text re-encodes each byte as three, so
+     * a copy named by text was too long a name: FileSystemException ("File name too long") ended the whole copy (for
+     * grading: "could not prepare grading", reward 0). Now each is copied under its own bytes, a folder so named too.
+     */
+    @Test
+    void namesOf255BytesThatAreNotUtf8AreCopiedUnderTheirOwnBytes() throws Exception {
+        Path odd = EntryNames.fromBytes(longOddName(1));
+        Files.writeString(src.resolve(odd), "data");
+        Path oddDir = Files.createDirectory(src.resolve(EntryNames.fromBytes(longOddName(2))));
+        Files.writeString(oddDir.resolve("in.py"), "x = 1\n");
+        Files.createSymbolicLink(src.resolve(EntryNames.fromBytes(longOddName(3))), Path.of("in.py"));
+        CopyStats s = TreeCopier.copy(src, dst, TreeCopier.Options.of(TreeCopier.Links.AS_IS));
+        assertThat(s.skipped()).isEmpty();
+        assertThat(dst.resolve(odd)).hasContent("data");
+        assertThat(dst.resolve(src.relativize(oddDir)).resolve("in.py")).hasContent("x = 1\n");
+        assertThat(Files.readSymbolicLink(dst.resolve(EntryNames.fromBytes(longOddName(3))))).isEqualTo(Path.of("in.py"));
+        // a link so named cannot be checked for containment by name: left out and listed, the copy goes on
+        CopyStats contained = TreeCopier.copy(src, tmp.resolve("grading"), TreeCopier.Options.of(TreeCopier.Links.CONTAINED));
+        assertThat(tmp.resolve("grading").resolve(odd)).hasContent("data");
+        assertThat(contained.skipped()).singleElement().satisfies(k -> assertThat(k.reason()).contains("not valid UTF-8"));
+    }
+
+    /** 247 bytes 0xff and 8 digits: 255 bytes, the longest name ext4 takes, and none of it UTF-8 but the digits. */
+    static byte[] longOddName(int i) {
+        byte[] b = new byte[255];
+        java.util.Arrays.fill(b, (byte) 0xff);
+        byte[] tag = String.format("%08d", i).getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(tag, 0, b, 247, 8);
+        return b;
+    }
+
     /** st_blocks of {@code p}, from the host's stat (512-byte units). */
     static long stBlocks(Path p) throws Exception {
         Process proc = new ProcessBuilder("stat", "-c", "%b", p.toString()).start();

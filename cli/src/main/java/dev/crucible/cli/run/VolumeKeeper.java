@@ -88,7 +88,7 @@ final class VolumeKeeper {
                         break walk;
                     }
                     if (f.equals(stateDir)) continue; // what is left of it goes with the volume
-                    Path t = to.resolve(from.relativize(f).toString());
+                    Path t = dev.crucible.files.BytePaths.under(to, from.relativize(f)); // by bytes: a name not UTF-8 is kept too
                     try {
                         BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                         if (a.isDirectory() && DeepPaths.tooDeep(from.relativize(f))) {
@@ -117,7 +117,7 @@ final class VolumeKeeper {
             }
             for (int i = folders.size() - 1; i >= 0; i--) {
                 Path d = folders.get(i);
-                Path t = to.resolve(from.relativize(d).toString());
+                Path t = dev.crucible.files.BytePaths.under(to, from.relativize(d));
                 Files.setPosixFilePermissions(t, Files.getPosixFilePermissions(d, LinkOption.NOFOLLOW_LINKS));
                 sameOwner(d, t);
             }

@@ -77,6 +77,32 @@ class VolumeKeeperTest {
         assertThat(Files.size(kept.resolve("f0"))).isEqualTo(4 * MIB);
     }
 
+    /**
+     * Blind host round 5, B2: the agent's files with 255-byte names that are not UTF-8 were each "File name too long" in
+     * not-kept.txt (30,000 of them: a 46 MB list) and went with the volume: their copies were named by text, each 0xff
+     * three bytes again. They are kept under their own bytes. The "volume" is a plain folder (nothing to unmount or trim).
+     */
+    @org.junit.jupiter.api.Test
+    void namesOf255BytesThatAreNotUtf8AreKeptUnderTheirOwnBytes() throws Exception {
+        Path vol = Files.createDirectories(tmp.resolve("vol"));
+        Path junk = Files.createDirectories(vol.resolve("workspace/junk"));
+        for (int i = 0; i < 3; i++) Files.writeString(odd(junk, i), "x" + i);
+        Path oddDir = Files.createDirectory(odd(vol.resolve("workspace"), 7));
+        Files.writeString(oddDir.resolve("in.py"), "x = 1\n");
+        DiskVolume v = DiskVolume.mounted(vol, 1L << 30, "a plain folder", () -> { });
+        AttemptDir dir = new AttemptDir(Files.createDirectories(tmp.resolve("attempt")));
+        VolumeKeeper.keep(v, dir, "state");
+        Path kept = dir.root().resolve(VolumeKeeper.KEPT);
+        assertThat(dir.root().resolve("not-kept.txt")).doesNotExist();
+        for (int i = 0; i < 3; i++) assertThat(kept.resolve(vol.relativize(odd(junk, i)))).hasContent("x" + i);
+        assertThat(kept.resolve(vol.relativize(oddDir)).resolve("in.py")).hasContent("x = 1\n");
+    }
+
+    /** A 255-byte name in {@code dir}: 247 bytes 0xff (no UTF-8) and 8 digits, made by bytes through a file URI. */
+    static Path odd(Path dir, int i) {
+        return Path.of(java.net.URI.create(dir.toUri().toString().replaceAll("/?$", "/") + "%FF".repeat(247) + String.format("%08d", i)));
+    }
+
     /** Allocated bytes under {@code p} (du: real blocks, not apparent sizes), 0 when gone. */
     private static long allocated(Path p) {
         try {

@@ -1,5 +1,6 @@
 package dev.crucible.verifier.pristine;
 
+import dev.crucible.files.BytePaths;
 import dev.crucible.files.ContainedRoot;
 import dev.crucible.files.CopyStats;
 import dev.crucible.files.DeepPaths;
@@ -87,11 +88,12 @@ public final class GradingTree {
                 return;
             }
             int before = stats.skipped().size();
+            // by the listed name's bytes: its text names another file when it is not UTF-8 (BytePaths)
+            Path src = BytePaths.under(workspace, rel), dst = BytePaths.under(gradeRoot, rel);
             try {
-                Files.createDirectories(gradeRoot.resolve(r).getParent());
-                boolean ok = attrs.isSymbolicLink() ? TreeCopier.copyLink(ws, r, workspace.resolve(r), gradeRoot.resolve(r), stats)
-                        : TreeCopier.copyFile(r, workspace.resolve(r), gradeRoot.resolve(r), false, stats);
-                if (ok && !attrs.isSymbolicLink()) gradeRoot.resolve(r).toFile().setWritable(true);
+                Files.createDirectories(dst.getParent());
+                boolean ok = attrs.isSymbolicLink() ? TreeCopier.copyLink(ws, r, src, dst, stats) : TreeCopier.copyFile(r, src, dst, false, stats);
+                if (ok && !attrs.isSymbolicLink()) dst.toFile().setWritable(true);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

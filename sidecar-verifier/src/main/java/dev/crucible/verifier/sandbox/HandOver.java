@@ -22,6 +22,9 @@ import java.util.Set;
 final class HandOver {
     private static final int SET_ID_BITS = 06000;
 
+    /** Tests: called with each entry just before it is handed over (to remove it, as a concurrent delete would). */
+    static volatile java.util.function.Consumer<Path> beforeEntry;
+
     private HandOver() {}
 
     /** {@code keep}: folders left as they are, with all below them (setup's dependency folders). Returns the entries changed. */
@@ -40,12 +43,34 @@ final class HandOver {
                 if (own(f, uid, a.isRegularFile())) changed[0]++;
                 return FileVisitResult.CONTINUE;
             }
+
+            /**
+             * An entry gone since it was listed needs no owner. The results folder holds the isolated oracle's worker trees,
+             * copied and deleted while another box opens and hands it over: 100,000 files of the agent's made that window
+             * wide, the cross-check run's box failed to open on one ("grading sandbox: PATH", exit 126) and every pass was
+             * unconfirmed, reward 0 (blind host round 5, B2's 100,000 files across folders).
+             */
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+                if (e instanceof java.nio.file.NoSuchFileException) return FileVisitResult.CONTINUE;
+                throw e;
+            }
         });
         return changed[0];
     }
 
     /** Chowns {@code p} unless the box owns it already (and, for a regular file, no set-ID bit is left for the chown to clear). */
     private static boolean own(Path p, int uid, boolean regular) throws IOException {
+        java.util.function.Consumer<Path> hook = beforeEntry;
+        if (hook != null) hook.accept(p);
+        try {
+            return chown(p, uid, regular);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return false; // gone since listed (see visitFileFailed)
+        }
+    }
+
+    private static boolean chown(Path p, int uid, boolean regular) throws IOException {
         Map<String, Object> a = Files.readAttributes(p, "unix:uid,gid,mode", LinkOption.NOFOLLOW_LINKS);
         boolean setId = regular && ((Integer) a.get("mode") & SET_ID_BITS) != 0;
         if ((Integer) a.get("uid") == uid && (Integer) a.get("gid") == uid && !setId) return false;
