@@ -60,4 +60,34 @@ class BaselineCompareTest {
         assertThat(r.excluded().get(1).reason()).startsWith("unstable id: ");
         assertThat(r.excluded().get(2).reason()).isEqualTo("flaky at the task commit: passed in the first baseline run, not reported in the second");
     }
+
+    /**
+     * gpt-engineer at its HEAD: 3 of 18 tests passed only in-process (a patch of os.environ, one past its round-trip
+     * budget), UNTRUSTED and not counted. They are no failure at the task commit: excluded with that reason, counted in
+     * the report, and an UNTRUSTED test for any other reason (the result channel) is judged as before.
+     */
+    @Test
+    void aTestPassingOnlyInProcessIsExcludedAsSuchAndCounted() {
+        Map<String, String> a = new LinkedHashMap<>();
+        a.put("t::isolated", "passed");
+        a.put("t::patches", "untrusted");
+        a.put("t::channel", "untrusted");
+        String why = "passed in-process (a test patches environ of os, whose copy in the code under test's process it does not"
+                + " reach), beside the code under test, which can forge such a verdict: not counted (spec.verifier.inProcessVerdicts:"
+                + " untrusted; trusted counts it)";
+        Map<String, String> m = Map.of("t::patches", why, "t::channel", "reported twice or late on the result channel");
+        Baseline.Result r = Baseline.compare(run(a, m), run(a, m));
+        assertThat(r.passToPass()).containsExactly("t::isolated");
+        assertThat(r.excluded()).extracting(ExcludedTest::id).containsExactly("t::patches", "t::channel");
+        assertThat(r.excluded().get(0).reason()).isEqualTo(Baseline.IN_PROCESS
+                + " (a test patches environ of os, whose copy in the code under test's process it does not reach)");
+        assertThat(r.excluded().get(1).reason()).startsWith("fails at the task commit with a no-op agent (untrusted)");
+        assertThat(Baseline.inProcessOnly(r)).isEqualTo(1);
+        assertThat(Baseline.json(r)).containsEntry("inProcessOnly", 1L);
+
+        Map<String, String> only = Map.of("t::patches", "untrusted");
+        Baseline.Result none = Baseline.compare(run(only, m), run(only, m));
+        assertThat(none.unusable()).isEqualTo("no test passes at the task commit in both baseline runs (1 reported, 1 excluded, "
+                + "1 of them passing only in-process)");
+    }
 }
