@@ -135,6 +135,20 @@ final class ActionMapping {
                 + ": check whether the tests need what it does and add it to setup if so");
     }
 
+    /**
+     * astral-sh/setup-uv's {@code python-version} input: the Python uv and its venv use (LLaMA-Factory: the matrix's
+     * 3.13 under setup-uv alone; without this the environment got this machine's default interpreter). Null when not given.
+     */
+    static Outcome uvPython(String uses, Map<String, String> with) {
+        String action = (uses.contains("@") ? uses.substring(0, uses.indexOf('@')) : uses).toLowerCase(Locale.ROOT);
+        String v = with.get("python-version");
+        if (!action.equals("astral-sh/setup-uv") || v == null || v.isBlank()) {
+            return null;
+        }
+        v = v.strip().lines().findFirst().orElse("").strip();
+        return new Outcome(Disposition.TOOLCHAIN, uses + " python-version: needs python " + v, "python", v, null, null);
+    }
+
     private static Outcome toolchain(String uses, String ref, String[] spec, Map<String, String> with,
             Function<String, String> readFile) {
         String name = spec[0];

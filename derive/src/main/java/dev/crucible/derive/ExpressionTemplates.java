@@ -78,7 +78,7 @@ final class ExpressionTemplates {
     }
 
     /** Index of the '}}' ending an expression that starts at {@code from}, skipping quoted strings. */
-    private static int closing(String text, int from) {
+    static int closing(String text, int from) {
         boolean quoted = false;
         for (int i = from; i < text.length() - 1; i++) {
             char c = text.charAt(i);

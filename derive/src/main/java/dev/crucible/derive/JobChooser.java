@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Picks the job to derive from: the one named, else the first that runs tests (then the first that lints). */
 final class JobChooser {
@@ -41,9 +43,43 @@ final class JobChooser {
                 return j;
             }
         }
+        // as GitHub shows it: `Test (${{ matrix.python }})` is listed as `Test (3.12)`, the name a user copies
+        for (WorkflowJob j : workflow.jobs().values()) {
+            if (j.name() != null && ExpressionTemplates.hasExpression(j.name()) && shownAs(j.name()).matcher(wanted.strip()).matches()) {
+                return j;
+            }
+        }
         throw new DerivationException(workflow.file(), wanted, workflow.jobsLine(), "no such job; the workflow has "
                 + describe(workflow));
     }
+
+    /**
+     * A job name with its {@code ${{ … }}} expressions as GitHub fills them in: each stands for one word (no
+     * whitespace), whatever it holds (spaces, quotes, a '}}' in a string); runs of whitespace match any whitespace.
+     */
+    static Pattern shownAs(String name) {
+        String text = name.strip();
+        StringBuilder re = new StringBuilder();
+        int i = 0;
+        while (true) {
+            int start = text.indexOf("${{", i);
+            int end = start < 0 ? -1 : ExpressionTemplates.closing(text, start + 3);
+            String literal = end < 0 ? text.substring(i) : text.substring(i, start);
+            Matcher space = SPACE.matcher(literal);
+            int from = 0;
+            while (space.find()) {
+                re.append(Pattern.quote(literal.substring(from, space.start()))).append("\\s+");
+                from = space.end();
+            }
+            re.append(Pattern.quote(literal.substring(from)));
+            if (end < 0) break;
+            re.append("\\S*"); // an empty value leaves nothing: `Test ()`
+            i = end + 2;
+        }
+        return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE);
+    }
+
+    private static final Pattern SPACE = Pattern.compile("\\s+");
 
     private static WorkflowJob firstTesting(Workflow workflow, List<String> notes, Function<String, String> readFile) {
         Map<String, CommandClassifier.Classified> runs = new LinkedHashMap<>();

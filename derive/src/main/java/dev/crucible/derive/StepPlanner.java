@@ -125,6 +125,10 @@ final class StepPlanner {
         }
         p.action = ActionMapping.map(s.uses(), with, readFile);
         p.set(p.action.disposition(), p.action.reason());
+        ActionMapping.Outcome uvPython = ActionMapping.uvPython(s.uses(), with);
+        if (uvPython != null) {
+            p.nestedToolchains.add(uvPython);
+        }
         if (p.action.disposition() == Disposition.LINT || p.action.disposition() == Disposition.SETUP) {
             p.kind = p.action.disposition() == Disposition.LINT ? CommandKind.LINT : CommandKind.INSTALL;
             p.commandScript = p.action.command();

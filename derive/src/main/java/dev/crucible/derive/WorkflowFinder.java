@@ -39,11 +39,17 @@ public final class WorkflowFinder {
         }
         List<String> why = new ArrayList<>();
         Derivation elsewhere = null;
+        Derivation secret = null;
         for (String f : files) {
             try {
                 Derivation d = new WorkflowDeriver().derive(repo, commit, f, job, matrix, testStep);
-                if (d.verifier().name().equals("tests") && !runsElsewhere(d)) {
+                if (d.verifier().name().equals("tests") && !runsElsewhere(d) && !testsReadSecrets(d)) {
                     return d;
+                }
+                if (d.verifier().name().equals("tests") && !runsElsewhere(d)) { // MetaGPT's fulltest.yaml before unittest.yaml
+                    if (secret == null) secret = d;
+                    why.add(f + ": its test command reads secrets");
+                    continue;
                 }
                 if (d.verifier().name().equals("tests")) { // uv's test-windows-trampolines.yml: kept only if nothing tests on Linux
                     if (elsewhere == null) elsewhere = d;
@@ -54,6 +60,9 @@ public final class WorkflowFinder {
             } catch (DerivationException e) {
                 why.add(f + ": " + e.problem());
             }
+        }
+        if (secret != null) {
+            return secret;
         }
         if (elsewhere != null) {
             return elsewhere;
@@ -149,6 +158,16 @@ public final class WorkflowFinder {
             Thread.currentThread().interrupt();
             return null;
         }
+    }
+
+    /**
+     * The test steps derive kept read secrets (StepPlanner notes each `uses secrets.X`): MetaGPT's fulltest.yaml decodes
+     * API keys into config files before pytest, its unittest.yaml copies the repository's test config. A workflow whose
+     * tests need none comes first; one that reads them is still taken when no other tests.
+     */
+    private static boolean testsReadSecrets(Derivation d) {
+        return d.steps().stream().anyMatch(s -> s.decision() == Disposition.TEST
+                && s.notes().stream().anyMatch(n -> n.startsWith("uses secrets.")));
     }
 
     /** The job derive chose runs on macOS or Windows in CI (WorkflowDeriver says so in a note). */

@@ -120,4 +120,41 @@ class CiExtrasTest {
         assertThat(d.setupScript()).doesNotContain("pipx install poetry").contains("poetry install")
                 .contains("pipx install nox && pipx install black"); // black is no tool the runtime installs: kept as written
     }
+
+    @Test
+    void aToolsInstallerScriptPipedIntoAnInterpreterIsAToolchainRequest() throws Exception {
+        // open-interpreter: `curl -sSL https://install.python-poetry.org | python3 -`; its host is unreachable where setup runs
+        Derivation d = derive("""
+                on: [push]
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: actions/setup-python@v5
+                        with:
+                          python-version: "3.12"
+                      - name: Install poetry
+                        run: |
+                          curl -sSL https://install.python-poetry.org | python3 - --version 1.8.3
+                          echo "$HOME/.local/bin" >> $GITHUB_PATH
+                      - run: curl -LsSf https://astral.sh/uv/0.4.30/install.sh | sh
+                      - run: curl -sSL https://example.org/setup.sh | bash
+                      - run: poetry install
+                      - run: poetry run pytest
+                """);
+        assertThat(d.toolchains()).containsEntry("poetry", "1.8.3").containsEntry("uv", "0.4.30");
+        assertThat(d.steps().get(1).decision()).isEqualTo(Disposition.TOOLCHAIN);
+        assertThat(d.steps().get(1).reason()).contains("install.python-poetry.org: needs poetry 1.8.3");
+        assertThat(d.setupScript()).doesNotContain("install.python-poetry.org").doesNotContain("astral.sh")
+                .contains("curl -sSL https://example.org/setup.sh | bash"); // no tool the runtime installs: kept as written
+        assertThat(derive("""
+                on: [push]
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: curl -sSL https://install.python-poetry.org | POETRY_VERSION=1.7.1 python3 -
+                      - run: poetry run pytest
+                """).toolchains()).containsEntry("poetry", "1.7.1");
+    }
 }

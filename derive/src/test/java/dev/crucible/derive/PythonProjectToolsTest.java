@@ -243,4 +243,27 @@ class PythonProjectToolsTest {
         assertThat(TomlValue.parse("\"\"\"multi\"\"\"")).isInstanceOf(TomlValue.Unreadable.class);
         assertThat(TomlValue.parse("true")).isEqualTo(true);
     }
+
+    @Test
+    void setupUvsPythonVersionAsksForThatPython() throws Exception {
+        // LLaMA-Factory: setup-uv with python-version from the matrix and no setup-python; the environment got this
+        // machine's default interpreter (3.11) for the 3.13 cell
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    strategy:
+                      matrix:
+                        python: ["3.13", "3.12"]
+                    steps:
+                      - uses: astral-sh/setup-uv@v7
+                        with:
+                          python-version: ${{ matrix.python }}
+                      - run: uv pip install -e .
+                      - run: python -m pytest
+                """);
+        assertThat(d.toolchains()).containsEntry("uv", "*").containsEntry("python", "3.13");
+        assertThat(String.join("\n", d.steps().get(0).notes()) + d.steps().get(0).reason()).doesNotContain("already asked");
+    }
 }

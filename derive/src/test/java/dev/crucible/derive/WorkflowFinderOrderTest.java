@@ -57,6 +57,22 @@ class WorkflowFinderOrderTest {
     }
 
     @Test
+    void aWorkflowWhoseTestsReadSecretsComesAfterOneWhoseTestsDoNot() throws Exception {
+        // MetaGPT: fulltest.yaml (name order first) decodes API keys from secrets into config files before pytest;
+        // unittest.yaml copies the repository's test config
+        write("fulltest.yaml", workflow("ubuntu-latest", "|\n          echo \"${{ secrets.KEY_YAML }}\" | base64 -d > config/key.yaml"
+                + "\n          pytest tests/"));
+        write("unittest.yaml", workflow("ubuntu-latest", "|\n          cp tests/config2.yaml config/\n          pytest"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).isEqualTo(".github/workflows/unittest.yaml");
+
+        Files.delete(repo.resolve(".github/workflows/unittest.yaml"));
+        commit();
+        assertThat(WorkflowFinder.derive(repo, "HEAD", null).workflowPath()).as("the only one that tests: still taken")
+                .isEqualTo(".github/workflows/fulltest.yaml");
+    }
+
+    @Test
     void aScheduledChoreComesAfterTheWorkflowsAChangeMustPass() throws Exception {
         // sherlock: exclusions.yml (a nightly list update that runs some tests) sorted before regression.yml (pull requests)
         write("exclusions.yml", workflow("ubuntu-latest", "python -m pytest -m validate_targets_fp").replace("on: push\n",

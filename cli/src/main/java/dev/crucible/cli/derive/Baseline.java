@@ -24,8 +24,6 @@ final class Baseline {
     /** Statuses that count as passing in a baseline run (skipped tests are neither listed nor excluded). */
     private static final Set<String> PASSING = Set.of("passed", "xpassed");
     private static final Set<String> NEUTRAL = Set.of("skipped", "xfailed");
-    /** A pass the isolated oracle could not split, graded in-process and not counted (the fence). */
-    private static final String UNTRUSTED = "untrusted";
 
     /**
      * What the baseline found.
@@ -98,7 +96,6 @@ final class Baseline {
         List<String> passToPass = new ArrayList<>();
         List<ExcludedTest> excluded = new ArrayList<>();
         Set<String> unstable = UnstableIds.between(first.tests(), second.tests());
-        int untrusted = 0;
         for (Map.Entry<String, String> t : first.tests().entrySet()) {
             String id = t.getKey();
             String a = t.getValue();
@@ -112,10 +109,8 @@ final class Baseline {
             } else if (passA || passB) {
                 excluded.add(new ExcludedTest(id, "flaky at the task commit: " + a + " in the first baseline run, "
                         + (b == null ? "not reported" : b) + " in the second"));
-            } else if (UNTRUSTED.equals(a)) {
-                // graded only in-process, beside the code under test: fenced, whatever it did (sidecar-verifier README)
-                untrusted++;
-                excluded.add(new ExcludedTest(id, "untrusted at the task commit with a no-op agent" + firstLine(first.messages().get(id))));
+            } else if (inProcessOnly(a, first.messages().get(id))) {
+                excluded.add(new ExcludedTest(id, IN_PROCESS + inProcessWhy(first.messages().get(id))));
             } else if (!NEUTRAL.contains(a)) {
                 String msg = first.messages().get(id);
                 String reason = OfflineFailures.networkCause(msg).map(l -> "fails at the task commit without network: " + l)
@@ -124,10 +119,34 @@ final class Baseline {
             }
         }
         double seconds = first.seconds() + (second == first ? 0 : second.seconds());
+        long inProcess = excluded.stream().filter(e -> e.reason().startsWith(IN_PROCESS)).count();
         String unusable = passToPass.isEmpty() ? "no test passes at the task commit in both baseline runs ("
-                + first.tests().size() + " reported, " + excluded.size() + " excluded" + (untrusted == 0 ? "" : ", " + untrusted
-                + " of them graded only in-process, which counts only with spec.verifier.inProcessVerdicts: trusted") + ")" : null;
+                + first.tests().size() + " reported, " + excluded.size() + " excluded"
+                + (inProcess > 0 ? ", " + inProcess + " of them passing only in-process" : "") + ")" : null;
         return new Result(unusable, true, passToPass, excluded, first.tests().size(), seconds);
+    }
+
+    /**
+     * A pass the isolated oracle could not split (a test patching what the tree's process holds, one past its round-trip
+     * budget): graded in-process, beside the code under test, which could forge it; the grader reports it UNTRUSTED and
+     * counts it only where the environment says {@code spec.verifier.inProcessVerdicts: trusted} (sidecar-verifier
+     * README). At the task commit it is no failure: it is excluded with that reason, and the report counts them.
+     */
+    static final String IN_PROCESS = "passes only in-process at the task commit, not counted while spec.verifier.inProcessVerdicts is untrusted";
+
+    static boolean inProcessOnly(String status, String message) {
+        return "untrusted".equals(status) && message != null && message.startsWith("passed in-process");
+    }
+
+    /** ": WHY" of "passed in-process (WHY), beside the code under test, …". */
+    private static String inProcessWhy(String message) {
+        int open = message.indexOf('('), close = message.indexOf("), beside");
+        return open > 0 && close > open ? " (" + message.substring(open + 1, close) + ")" : "";
+    }
+
+    /** How many tests the baseline excluded as passing only in-process. */
+    static long inProcessOnly(Result r) {
+        return r.excluded().stream().filter(e -> e.reason().startsWith(IN_PROCESS)).count();
     }
 
     /** The line of a failure that says most: pytest's first {@code E} line, else one naming an error, else the last. */
@@ -149,6 +168,7 @@ final class Baseline {
         if (!r.perTest()) m.put("note", "no per-test results: the test command is graded as one execution");
         m.put("tests", r.tests());
         m.put("passToPass", r.passToPass().size());
+        m.put("inProcessOnly", inProcessOnly(r));
         m.put("excluded", r.excluded().stream().map(e -> Map.of("id", e.id(), "reason", e.reason())).toList());
         m.put("seconds", Math.round(r.seconds() * 10) / 10.0);
         return m;

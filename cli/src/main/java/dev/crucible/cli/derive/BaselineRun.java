@@ -71,6 +71,12 @@ final class BaselineRun {
             err.println("crucible derive: baseline: " + r.tests() + " tests, " + r.passToPass().size() + " pass both times (passToPass), "
                     + r.excluded().size() + " excluded (" + Math.round(r.seconds()) + " s)");
             for (ExcludedTest t : r.excluded()) err.println("  excluded " + t.id() + " -- " + t.reason());
+            long inProcess = Baseline.inProcessOnly(r);
+            if (inProcess > 0) { // the isolated oracle could not split them: say what would count them, and its cost
+                err.println("crucible derive: baseline: " + inProcess + " of " + r.tests() + " tests pass only in-process and are"
+                        + " excluded; spec.verifier.inProcessVerdicts: trusted counts them, and lets the code under test forge"
+                        + " such verdicts (sidecar-verifier README)");
+            }
         }
         err.flush();
         return r;

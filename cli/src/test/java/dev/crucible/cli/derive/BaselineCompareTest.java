@@ -38,27 +38,6 @@ class BaselineCompareTest {
     }
 
     /**
-     * A test the isolated oracle could not split passes only in-process, which the fence does not count: it is no
-     * passToPass test (every honest run would fail it) but an exclusion that says so; a baseline of only such tests
-     * is unusable and names the switch.
-     */
-    @Test
-    void aTestGradedOnlyInProcessIsExcludedSayingWhy() {
-        String why = "passed in-process (a test monkeypatches calc.config), beside the code under test, which can forge such a verdict: not counted";
-        Map<String, String> a = new LinkedHashMap<>();
-        a.put("t::split", "passed");
-        a.put("t::patched", "untrusted");
-        Baseline.Result r = Baseline.compare(run(a, Map.of("t::patched", why)), run(a, Map.of()));
-        assertThat(r.passToPass()).containsExactly("t::split");
-        assertThat(r.excluded()).singleElement().satisfies(e -> {
-            assertThat(e.id()).isEqualTo("t::patched");
-            assertThat(e.reason()).startsWith("untrusted at the task commit with a no-op agent: passed in-process (a test monkeypatches calc.config)");
-        });
-        Baseline.Result none = Baseline.compare(run(Map.of("t::patched", "untrusted"), Map.of()), run(Map.of("t::patched", "untrusted"), Map.of()));
-        assertThat(none.unusable()).contains("1 of them graded only in-process").contains("inProcessVerdicts: trusted");
-    }
-
-    /**
      * A parametrized test whose ids carry a run-time value the grader does not normalise (a uuid, a random seed): each
      * run reports it under another id. It is excluded as an unstable id, not as flaky or failing; its fixed siblings and
      * a test that simply vanished in the second run are judged as before.
@@ -80,5 +59,35 @@ class BaselineCompareTest {
         assertThat(r.excluded().get(0).reason()).startsWith("unstable id: t.py::test_u is collected under other parameter ids in each run");
         assertThat(r.excluded().get(1).reason()).startsWith("unstable id: ");
         assertThat(r.excluded().get(2).reason()).isEqualTo("flaky at the task commit: passed in the first baseline run, not reported in the second");
+    }
+
+    /**
+     * gpt-engineer at its HEAD: 3 of 18 tests passed only in-process (a patch of os.environ, one past its round-trip
+     * budget), UNTRUSTED and not counted. They are no failure at the task commit: excluded with that reason, counted in
+     * the report, and an UNTRUSTED test for any other reason (the result channel) is judged as before.
+     */
+    @Test
+    void aTestPassingOnlyInProcessIsExcludedAsSuchAndCounted() {
+        Map<String, String> a = new LinkedHashMap<>();
+        a.put("t::isolated", "passed");
+        a.put("t::patches", "untrusted");
+        a.put("t::channel", "untrusted");
+        String why = "passed in-process (a test patches environ of os, whose copy in the code under test's process it does not"
+                + " reach), beside the code under test, which can forge such a verdict: not counted (spec.verifier.inProcessVerdicts:"
+                + " untrusted; trusted counts it)";
+        Map<String, String> m = Map.of("t::patches", why, "t::channel", "reported twice or late on the result channel");
+        Baseline.Result r = Baseline.compare(run(a, m), run(a, m));
+        assertThat(r.passToPass()).containsExactly("t::isolated");
+        assertThat(r.excluded()).extracting(ExcludedTest::id).containsExactly("t::patches", "t::channel");
+        assertThat(r.excluded().get(0).reason()).isEqualTo(Baseline.IN_PROCESS
+                + " (a test patches environ of os, whose copy in the code under test's process it does not reach)");
+        assertThat(r.excluded().get(1).reason()).startsWith("fails at the task commit with a no-op agent (untrusted)");
+        assertThat(Baseline.inProcessOnly(r)).isEqualTo(1);
+        assertThat(Baseline.json(r)).containsEntry("inProcessOnly", 1L);
+
+        Map<String, String> only = Map.of("t::patches", "untrusted");
+        Baseline.Result none = Baseline.compare(run(only, m), run(only, m));
+        assertThat(none.unusable()).isEqualTo("no test passes at the task commit in both baseline runs (1 reported, 1 excluded, "
+                + "1 of them passing only in-process)");
     }
 }

@@ -158,7 +158,7 @@ class _Audit:
             self.add("startup", "%s: a start-up file for later interpreters, at %s" % (what, self.where(4)))
         if self.shared and (p == self.shared or p.startswith(self.shared + "/")):
             if not reading:
-                self.created(what)
+                self.created(what, p)
                 self.wrote(p)
             return
         parent = _a_os.path.dirname(root)

@@ -8,15 +8,25 @@ import time as _p_time
 
 _A_MADE = 10000  # files made in the shared scratch that are its inodes filled, not a test's temporary files
 _A_MADE_IDLE = 1000  # the same made while no call of the trusted side runs
+_A_MADE_HANDED = 50000  # made in a folder a test handed over (its own files: gpt-engineer's DB(tmp_path), 10,000 in one test)
 # seconds of CPU the tree's threads used between calls, and more than the worker's own thread used in all: busy threads,
 # not a library's pool (load-bound: a busy thread got 0.6 s of a 3 s wait at load 38 on 2 cores)
 _A_IDLE_CPU = 0.5
 
 
-def _created(self, what):
+def _created(self, what, p=None):
     """Files and folders the tree makes in the scratch folder it shares with the trusted side: tens of thousands are
     its inodes or blocks filled, not a test's temporary files (x18: 20,000); a thousand while no call runs (at import,
-    from a thread between calls) is no test's file at all (blind round 13, x32: 9,000 at import)."""
+    from a thread between calls) is no test's file at all (blind round 13, x32: 9,000 at import). A path that exists is
+    not made (mkdir(exist_ok=True), a file rewritten); one in a folder a call of the test named is the test's own file
+    (gpt-engineer's 10,000 writes through DB(tmp_path)), counted apart against a far higher bound."""
+    if p is not None and _a_os.path.lexists(p):  # noqa: F821 (oracle_audit)
+        return
+    if p is not None and self.calling > 0 and _in_handed(self, p):
+        self.made_handed = getattr(self, "made_handed", 0) + 1
+        if self.made_handed == _A_MADE_HANDED:
+            self.add("exhaust", "the code under test made %d files or folders in folders the tests handed it, last %s at %s" % (self.made_handed, what, self.where(5)))
+        return
     self.made += 1
     if self.calling <= 0:
         self.made_idle = getattr(self, "made_idle", 0) + 1
@@ -24,6 +34,15 @@ def _created(self, what):
             self.add("exhaust", "the code under test made %d files or folders in the shared scratch folder while no call ran, last %s at %s" % (self.made_idle, what, self.where(5)))
     if self.made == _A_MADE:
         self.add("exhaust", "the code under test made %d files or folders in the shared scratch folder, last %s at %s" % (self.made, what, self.where(5)))
+
+
+def _in_handed(self, p):
+    """p is in a folder below the scratch folder that a call of the test named (tmp_path): never the scratch itself."""
+    for g in self.given:
+        q = _a_os.path.normpath(_a_os.path.join(_a_os.getcwd(), g))  # noqa: F821 (oracle_audit)
+        if q.startswith(self.shared + "/") and p.startswith(q + "/"):
+            return True
+    return False
 
 
 def _wrote(self, p):
@@ -59,7 +78,7 @@ def _share_written(self):
 def _on_mkdir(self, args):
     p = self.path(args[0]) if args else None
     if p and self.shared and p.startswith(self.shared + "/") and self.by_tree(3):
-        self.created("mkdir(%r)" % p)
+        self.created("mkdir(%r)" % p, p)
 
 
 def _on_connect(self, args):

@@ -10,7 +10,6 @@
 # request follows it (next read, or the closing request of end()); only a tree that also stops its worker's answer
 # (killing, hanging or rewiring it: an ended worker, a timeout, a `worker` attempt) gets a forged answer through,
 # and that answer is one it could have returned anyway.
-import builtins
 import datetime  # noqa: F401 - the wire's value types, imported before the tree joins sys.path (see oracle_wire)
 import decimal  # noqa: F401
 import fractions  # noqa: F401
@@ -19,11 +18,13 @@ import pathlib  # noqa: F401
 import cmath, itertools, math, operator, random, string  # noqa: F401,E401 - what crosses by name (oracle_wire.global_tag)
 import select
 import struct
+import threading
 import time
 
 import oracle_wire
 from oracle_attempts import Attempts  # noqa: F401 - oracle_conn.Attempts, as before the split
 from oracle_excattrs import set_exc_attrs
+from oracle_libexc import Mirrors, builtin_exception  # noqa: F401 - oracle_conn.Mirrors, as before the move
 from oracle_wire import MAX_FRAME, WireError, decode, encode, parse_frame, write_frame
 
 # an answer int bigger than this interpreter converts to text is refused (oracle_wire.MAX_INT_BITS); 0 means no limit
@@ -91,6 +92,11 @@ class Conn:
         self.checks = 0  # this test's round trips spent checking its comparisons (CHECKS_PER_TRIP x budget at most)
         self.refused = 0  # this test's comparisons whose "equal" the isolated rule refused (oracle_remote._eq_found)
         self.sync = None  # the test's variables, folder and umask, carried to the worker (oracle_env.EnvSync)
+        # one round trip at a time: threads of the test sharing this connection (gpt-engineer's test_concurrent_access)
+        # would otherwise read each other's answers, which the number check takes for a forged `channel` frame. Held
+        # for a whole request (a first call's worker start too, so that threads start one worker); reentrant, as a
+        # start makes its own init round trip.
+        self.lock = threading.RLock()
 
     # -- lifecycle
     def _start(self):
@@ -174,6 +180,10 @@ class Conn:
 
     # -- calls
     def request(self, msg):
+        with self.lock:
+            return self._request(msg)
+
+    def _request(self, msg):
         if self.void is not None:
             raise OracleBroken("isolated oracle: the worker's channel carried a frame its worker did not write (%s): "
                                "no answer of this session is believed" % self.void[:200])
@@ -237,6 +247,10 @@ class Conn:
         self.checks = self.refused = 0
 
     def _roundtrip(self, msg, timeout=None):
+        with self.lock:  # end() and a worker's start come here without request()
+            return self._locked_roundtrip(msg, timeout)
+
+    def _locked_roundtrip(self, msg, timeout):
         self.calls += 1
         self.seq += 1
         q = msg["q"] = self.seq
@@ -328,41 +342,6 @@ class Conn:
             buf += chunk
         self._buf = buf[n:]
         return buf[:n]
-
-
-def builtin_exception(name):
-    c = getattr(builtins, name, None)
-    return c if isinstance(c, type) and issubclass(c, BaseException) else Exception
-
-
-class Mirrors:
-    """Local stand-ins for the tree's exception classes, by qualified name, so that pytest.raises(calc.Err)
-    and except clauses in tests match what the worker raised; their hierarchy follows the tree's."""
-
-    def __init__(self, library=None):
-        self.by_name = {}
-        self.library = library  # name -> this process's own class of a library's exception, or None (oracle_libexc)
-
-    def of(self, names, base_name):
-        """names: the class and its non-builtin ancestors, nearest first; base_name: the builtin base."""
-        base = builtin_exception(base_name)
-        if base in (KeyboardInterrupt, GeneratorExit):
-            base = Exception
-        cls = None
-        for n in reversed(names):
-            got = self.by_name.get(n) or (self.library(n) if self.library else None)
-            if got is None:
-                mod, _, qual = n.rpartition(":")
-                bases = (cls, base) if cls is not None and not issubclass(cls, base) else (cls or base,)
-                try:
-                    got = type(qual.rpartition(".")[2] or "RemoteError", bases,
-                               {"__module__": mod, "__qualname__": qual, "_oracle_name": n})
-                except TypeError:  # builtin bases whose layouts conflict: the nearest one wins
-                    got = type(qual.rpartition(".")[2] or "RemoteError", (cls or base,),
-                               {"__module__": mod, "__qualname__": qual, "_oracle_name": n})
-                self.by_name[n] = got
-            cls = got
-        return cls
 
 
 def raise_remote(exc, dec, mirrors):

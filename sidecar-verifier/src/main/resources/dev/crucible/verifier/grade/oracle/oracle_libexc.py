@@ -1,12 +1,14 @@
 # A library's exception the tree raised, as this process's own class (found on pallets/flask and click: werkzeug's
 # BuildError and Unauthorized, click's BadParameter). The worker names each class of the exception's ancestry; a class
-# of the tree is a local mirror (oracle_conn.Mirrors), but a library's class is one the test imported itself, and a
+# of the tree is a local mirror (Mirrors, below), but a library's class is one the test imported itself, and a
 # mirror of the same name is another class: `pytest.raises(BuildError)` missed what in-process it catches. So a name
 # whose module this process already holds (never imported here for the worker's word), outside the tree and outside
 # the grader's own folders, is that module's class, an Exception subclass of no runner's control-flow kind (pytest's
 # outcomes are BaseExceptions; unittest's SkipTest and those named below are refused: a skip counts as a pass where
 # skipped tests count), as a subclass whose str() is its arguments' (_argued). The worker's name chooses only among
-# classes the test could catch in-process as well.
+# classes the test could catch in-process as well. Mirrors (moved here from oracle_conn, which re-exports it) asks
+# finder's function first for each name, else makes a mirror.
+import builtins
 import os
 import sys
 import types
@@ -66,7 +68,7 @@ _ARGUED = {}
 
 
 def _argued(c):
-    """A subclass of the library's class whose str() is its arguments', as a mirror's (oracle_conn.Mirrors): the tree
+    """A subclass of the library's class whose str() is its arguments', as a mirror's (Mirrors): the tree
     sets the attributes a library's __str__ reads (click's ClickException.message), and a message the tree chose is the
     lying-exception exploit the split beats (oracle/exploits/lying-exception). isinstance and except clauses match."""
     got = _ARGUED.get(c)
@@ -75,3 +77,38 @@ def _argued(c):
         got = _ARGUED[c] = type(c.__name__, (c,), {"__module__": c.__module__, "__qualname__": c.__qualname__,
                                                    "__str__": builtin.__str__, "_oracle_name": "%s:%s" % (c.__module__, c.__qualname__)})
     return got
+
+
+def builtin_exception(name):
+    c = getattr(builtins, name, None)
+    return c if isinstance(c, type) and issubclass(c, BaseException) else Exception
+
+
+class Mirrors:
+    """Local stand-ins for the tree's exception classes, by qualified name, so that pytest.raises(calc.Err)
+    and except clauses in tests match what the worker raised; their hierarchy follows the tree's."""
+
+    def __init__(self, library=None):
+        self.by_name = {}
+        self.library = library  # name -> this process's own class of a library's exception, or None (oracle_libexc)
+
+    def of(self, names, base_name):
+        """names: the class and its non-builtin ancestors, nearest first; base_name: the builtin base."""
+        base = builtin_exception(base_name)
+        if base in (KeyboardInterrupt, GeneratorExit):
+            base = Exception
+        cls = None
+        for n in reversed(names):
+            got = self.by_name.get(n) or (self.library(n) if self.library else None)
+            if got is None:
+                mod, _, qual = n.rpartition(":")
+                bases = (cls, base) if cls is not None and not issubclass(cls, base) else (cls or base,)
+                try:
+                    got = type(qual.rpartition(".")[2] or "RemoteError", bases,
+                               {"__module__": mod, "__qualname__": qual, "_oracle_name": n})
+                except TypeError:  # builtin bases whose layouts conflict: the nearest one wins
+                    got = type(qual.rpartition(".")[2] or "RemoteError", (cls or base,),
+                               {"__module__": mod, "__qualname__": qual, "_oracle_name": n})
+                self.by_name[n] = got
+            cls = got
+        return cls
