@@ -95,6 +95,23 @@ def _take_nonce():
 _NONCE = _take_nonce()
 
 
+def _close_to_children():
+    """Makes this process non-dumpable, so a process the tests start (the tree's CLI run by a test: same uid, no
+    capability in the box) cannot open its /proc entries: the initial environment that still holds the nonce, the
+    channel's descriptor, its memory (blind grading round 17, x14). Its own /proc/self stays readable to it."""
+    before = set(sys.modules)
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError, ImportError):
+        pass  # not Linux: nothing to close
+    for name in set(sys.modules) - before:  # ctypes loaded here would tell the tree it is graded
+        sys.modules.pop(name, None)
+
+
+_close_to_children()
+
+
 def _channel_ok():
     try:
         return _NONCE is not None and stat.S_ISFIFO(os.fstat(_FD).st_mode)
