@@ -71,10 +71,19 @@ public final class TraceCommand implements Callable<Integer> {
                 err.println("crucible trace: --steps: expected A..B, A.., ..B or N, got '" + steps + "'");
                 return Main.EXIT_INVALID;
             }
-            if (m.group(3) != null) from = to = Long.parseLong(m.group(3));
-            else {
-                if (!m.group(1).isEmpty()) from = Long.parseLong(m.group(1));
-                if (!m.group(2).isEmpty()) to = Long.parseLong(m.group(2));
+            try {
+                if (m.group(3) != null) from = to = Long.parseLong(m.group(3));
+                else {
+                    if (!m.group(1).isEmpty()) from = Long.parseLong(m.group(1));
+                    if (!m.group(2).isEmpty()) to = Long.parseLong(m.group(2));
+                }
+            } catch (NumberFormatException e) {
+                err.println("crucible trace: --steps: a number past " + Long.MAX_VALUE + " in '" + steps + "'");
+                return Main.EXIT_INVALID;
+            }
+            if (from > to) {
+                err.println("crucible trace: --steps: " + from + " is after " + to + " in '" + steps + "'");
+                return Main.EXIT_INVALID;
             }
         }
         for (String k : kinds) {
