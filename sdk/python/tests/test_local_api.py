@@ -27,12 +27,21 @@ def test_honest_fix_scores_one(crucible: str, environment: Path, tmp_path: Path)
             edited = c.edit("calc/ops.py", BUGGY, FIX)
             assert edited.exitCode == 0, edited.observation
             assert (c.read_file("calc/ops.py").observation or "").count("ValueError") == 1
+            # the framework's own side, merged into the rollout's timeline; a malformed document changes nothing
+            steps = [{"step_id": 1, "source": "user", "message": "fix divide"},
+                     {"step_id": 2, "source": "agent", "message": "edited calc/ops.py: the-agents-own-words"}]
+            atif = {"schema_version": "ATIF-v1.8", "agent": {"name": "scripted"}, "steps": steps}
+            assert c.hand_in_trajectory(atif).merged == 2
+            with pytest.raises(BadRequest, match=r"steps\[0\]\.source"):
+                c.hand_in_trajectory({**atif, "steps": [{**steps[0], "source": "robot"}]})
             report = c.verify()
         assert (report.phase, report.phaseReason, report.reward, report.verdict) == ("Succeeded", "Verified", 1.0, "pass")
         assert report.tests is not None and report.tests.passed == report.tests.total == 4
         assert run.wait(60) == 0
         result = run.result()
         assert result is not None and result.reward == 1.0 and result.phase is not None and result.phase.value == "Succeeded"
+    exported = [p.read_text() for p in (tmp_path / "run").glob("**/trajectory.atif.json")]
+    assert len(exported) == 1 and exported[0].count("the-agents-own-words") == 1, "the handed-in step is in the exported trajectory once"
 
 
 def test_conftest_hack_is_flagged_in_its_step(crucible: str, environment: Path, tmp_path: Path) -> None:

@@ -25,6 +25,16 @@ class Closing:
     """The answer of POST /v1/close."""
 
     closing: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class HandedIn:
+    """The answer of POST /v1/trajectory: how many of the document's steps the trajectory stored (fewer than sent past
+    its cap, or none once the run has ended)."""
+
+    merged: int
+
+
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=None)  # a step may run as long as its own timeout
 
 
@@ -121,6 +131,11 @@ class EnvClient:
     def findings(self) -> FindingsResponse:
         return self._call(FindingsResponse, "GET", "/v1/findings")
 
+    def hand_in_trajectory(self, atif: Mapping[str, Any]) -> HandedIn:
+        """POST /v1/trajectory: the framework's own side (an ATIF document: messages, reasoning, tool calls) merged into
+        the rollout's timeline as agent.step events; a malformed document is refused whole (BadRequest naming the field)."""
+        return self._call(HandedIn, "POST", "/v1/trajectory", dict(atif))
+
 
 class AsyncEnvClient:
     """The asyncio twin of :class:`EnvClient`."""
@@ -206,3 +221,7 @@ class AsyncEnvClient:
 
     async def findings(self) -> FindingsResponse:
         return await self._call(FindingsResponse, "GET", "/v1/findings")
+
+    async def hand_in_trajectory(self, atif: Mapping[str, Any]) -> HandedIn:
+        """See :meth:`EnvClient.hand_in_trajectory`."""
+        return await self._call(HandedIn, "POST", "/v1/trajectory", dict(atif))

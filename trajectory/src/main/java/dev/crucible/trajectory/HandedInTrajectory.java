@@ -35,11 +35,27 @@ public final class HandedInTrajectory {
 
     private HandedInTrajectory() {}
 
-    /** Checks {@code file} and appends its steps to {@code rec}; the number of steps merged. */
-    @SuppressWarnings("unchecked")
+    /** Checks {@code file} and appends its steps to {@code rec}; the number of steps stored. */
     public static int merge(Path file, TrajectoryRecorder rec) throws Refused {
-        JsonNode root = read(file);
-        String where = file.getFileName().toString();
+        return merge(read(file), file.getFileName().toString(), rec);
+    }
+
+    /**
+     * The same for a document handed in whole ({@code POST /v1/trajectory}); {@code where} names it in a refusal.
+     * Checked whole before the first step is stored: a refused document leaves the trajectory as it was.
+     */
+    public static int merge(byte[] doc, String where, TrajectoryRecorder rec) throws Refused {
+        if (doc.length > MAX_BYTES) throw new Refused(where + ": " + doc.length + " bytes, at most " + MAX_BYTES);
+        try {
+            return merge(JSON.readTree(doc), where, rec);
+        } catch (IOException e) {
+            throw new Refused(where + ": not JSON: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int merge(JsonNode root, String where, TrajectoryRecorder rec) throws Refused {
+        if (root == null) throw new Refused(where + ": empty");
         if (!root.isObject()) throw new Refused(where + ": not a JSON object");
         if (!root.path("schema_version").asText("").startsWith("ATIF-v")) throw new Refused(where + ": schema_version: required, ATIF-v<version>");
         if (!root.path("agent").path("name").isTextual()) throw new Refused(where + ": agent.name: required string");
@@ -48,8 +64,9 @@ public final class HandedInTrajectory {
         List<Map<String, Object>> checked = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) checked.add(JSON.convertValue(check(where + ": steps[" + i + "]", steps.get(i)), Map.class));
         String agent = root.path("agent").path("name").asText();
-        for (Map<String, Object> s : checked) rec.append(EventKind.AGENT_STEP, null, null, Map.of("agent", agent, "atif", s));
-        return checked.size();
+        int stored = 0; // fewer than sent past the trajectory's cap, or once the run has ended and its recorder closed
+        for (Map<String, Object> s : checked) if (rec.append(EventKind.AGENT_STEP, null, null, Map.of("agent", agent, "atif", s)) >= 0) stored++;
+        return stored;
     }
 
     private static JsonNode check(String at, JsonNode s) throws Refused {

@@ -70,6 +70,16 @@ public final class EnvironmentApi {
     /** Reset and step answer 409 with {@code why} from now on; verify, findings and /v1/close still answer. */
     public void readOnly(String why) { readOnly = why; }
 
+    /** Merges a handed-in ATIF document into the trajectory; the number of steps merged. */
+    public interface TrajectoryHandIn {
+        int merge(byte[] doc) throws dev.crucible.trajectory.HandedInTrajectory.Refused;
+    }
+
+    private volatile TrajectoryHandIn handIn;
+
+    /** What POST /v1/trajectory does (the agent framework's own steps); unset: that endpoint answers 404. */
+    public void onTrajectory(TrajectoryHandIn h) { handIn = h; }
+
     /** What POST /v1/close runs (its answer the body; an {@link EpisodeStateException} a 409). */
     public void onClose(Callable<Object> c) { onClose = c; }
 
@@ -91,6 +101,12 @@ public final class EnvironmentApi {
             metrics.verify(report.verdict(), report.reward(), Duration.ofNanos(System.nanoTime() - t0));
             return report;
         })));
+        r.post("/v1/trajectory").handler(ctx -> {
+            TrajectoryHandIn h = handIn;
+            byte[] doc = ctx.body() == null || ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+            if (h == null) error(ctx, 404, "no trajectory is recorded here: POST /v1/trajectory has nothing to merge into");
+            else blocking(ctx, () -> Map.of("merged", h.merge(doc))); // steps stored: fewer than sent past the cap or after the run
+        });
         r.get("/v1/findings").handler(ctx -> blocking(ctx, () -> Map.of("findings", episodes.findings())));
         r.post("/v1/close").handler(ctx -> {
             Callable<Object> c = onClose;
@@ -252,7 +268,8 @@ public final class EnvironmentApi {
             if (t instanceof StepBusyException || t instanceof EpisodeStateException) {
                 metrics.rejected(t instanceof StepBusyException ? "busy" : "state");
                 error(ctx, 409, t.getMessage());
-            } else if (t instanceof BadToolCallException || t instanceof ConfigException || t instanceof UnsafePathException) {
+            } else if (t instanceof BadToolCallException || t instanceof ConfigException || t instanceof UnsafePathException
+                    || t instanceof dev.crucible.trajectory.HandedInTrajectory.Refused) {
                 metrics.rejected("bad-request");
                 error(ctx, 400, t.getMessage());
             } else {

@@ -46,6 +46,7 @@ public final class EpisodeTrajectory {
     public void observe(EpisodeHolder holder, EnvironmentApi api) {
         holder.observe(trace);
         api.observe(trace);
+        api.onTrajectory(doc -> HandedInTrajectory.merge(doc, "POST /v1/trajectory", trace.recorder()));
     }
 
     /**

@@ -67,6 +67,33 @@ class EnvironmentApiTest {
     static JsonNode json(HttpResponse<String> r) throws Exception { return Json.MAPPER.readTree(r.body()); }
 
     @Test
+    void aFrameworkHandsInItsStepsOverTheApiAndAMalformedDocumentChangesNothing() throws Exception {
+        String doc = """
+                {"schema_version": "ATIF-v1.8", "agent": {"name": "mini-swe-agent"}, "steps": [
+                 {"step_id": 1, "source": "user", "message": "fix divide"},
+                 {"step_id": 2, "source": "agent", "message": "running the tests", "reasoning_content": "look first",
+                  "tool_calls": [{"tool_call_id": "c1", "function_name": "bash", "arguments": {"command": "pytest -q"}}]}]}""";
+        assertThat(post("/v1/trajectory", doc).statusCode()).as("no trajectory recorded here").isEqualTo(404);
+        var trajectory = dev.crucible.verifier.trace.EpisodeTrajectory.open(dir.resolve("trajectory"), "api-test", false);
+        trajectory.observe(holder, api);
+        HttpResponse<String> ok = post("/v1/trajectory", doc);
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+        assertThat(json(ok).get("merged").asInt()).isEqualTo(2);
+        HttpResponse<String> bad = post("/v1/trajectory", doc.replace("\"source\": \"agent\"", "\"source\": \"robot\""));
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(json(bad).get("error").asText()).contains("POST /v1/trajectory: steps[1].source");
+        assertThat(post("/v1/trajectory", "not json").statusCode()).isEqualTo(400);
+        trajectory.trace().recorder().close();
+        assertThat(json(post("/v1/trajectory", doc)).get("merged").asInt()).as("the run's recorder is closed: nothing stored, and it says so").isZero();
+        java.util.List<dev.crucible.trajectory.TraceEvent> steps = new java.util.ArrayList<>();
+        dev.crucible.trajectory.TrajectoryReader.read(dir.resolve("trajectory"), e -> {
+            if (e.kind().equals(dev.crucible.trajectory.EventKind.AGENT_STEP)) steps.add(e);
+        }, p -> { });
+        assertThat(steps).as("the refused documents added nothing").hasSize(2);
+        assertThat(steps.get(1).data().toString()).contains("running the tests", "pytest -q");
+    }
+
+    @Test
     void fullEpisodeOverHttp() throws Exception {
         assertThat(post("/v1/step", "{\"tool\":\"bash\",\"args\":{\"command\":\"ls\"}}").statusCode()).isEqualTo(409);
         HttpResponse<String> reset = post("/v1/reset", null);
