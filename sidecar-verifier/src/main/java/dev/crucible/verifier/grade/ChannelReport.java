@@ -50,13 +50,36 @@ public final class ChannelReport {
 
     private ChannelReport(String nonce) { this.nonce = nonce; }
 
+    private String killedBy;
+
+    /** The line the grading box adds to a command's stderr when one of its limits ended it (GradingSandbox). */
+    static final String LIMIT_NOTE = "crucible: grading ended: ";
+
+    /** The limit named in {@code stderr}'s {@link #LIMIT_NOTE} line ("memory limit 1Gi reached (OOM kill)"), or null. */
+    static String limitNote(String stderr) {
+        int i = stderr == null ? -1 : stderr.lastIndexOf(LIMIT_NOTE);
+        if (i < 0) return null;
+        int end = stderr.indexOf('\n', i);
+        return stderr.substring(i + LIMIT_NOTE.length(), end < 0 ? stderr.length() : end).strip();
+    }
+
     /**
      * @param exitCode the command's exit code, compared with the session's exit status when
      *                 {@code directPytest} (the command was the grader's own pytest bootstrap)
      */
     public static Result parse(ResultChannel.Lines lines, String nonce, int exitCode, boolean timedOut, boolean directPytest) {
+        return parse(lines, nonce, exitCode, timedOut, directPytest, null);
+    }
+
+    /**
+     * As above; {@code killedBy}: the grading box's limit that ended the command ({@link #limitNote}), or null. A process the
+     * kernel killed at that limit (host round 5: a graded process OOM-killed after its session ended, exit 137, was a
+     * critical finding and Hacked) did not choose its exit code: the finding names the limit.
+     */
+    public static Result parse(ResultChannel.Lines lines, String nonce, int exitCode, boolean timedOut, boolean directPytest, String killedBy) {
         long t0 = System.nanoTime();
         ChannelReport r = new ChannelReport(nonce);
+        r.killedBy = exitCode > 128 ? killedBy : null; // a signal's exit only: a command that exited by itself chose its code
         int i = 0;
         for (String line : lines.lines()) r.line(++i, line);
         r.close(lines, exitCode, timedOut, directPytest);
@@ -169,7 +192,8 @@ public final class ChannelReport {
                 if (!timedOut && stoppedBeforeCollection(e.getKey(), s, exitCode)) continue;
                 if (!timedOut) {
                     finding(exitCode == 0 ? "critical" : "high", "pytest (process " + e.getKey() + ") never reached the end of its session"
-                            + " (exit code " + exitCode + "): it was stopped or exited early, e.g. through os._exit or an atexit handler");
+                            + " (exit code " + exitCode + "): " + (killedBy != null ? "the grading box's " + killedBy + " stopped it"
+                            : "it was stopped or exited early, e.g. through os._exit or an atexit handler"));
                 }
                 continue;
             }
@@ -183,7 +207,11 @@ public final class ChannelReport {
                 finding("critical", "pytest's summary counts " + stats.get("passed").asInt() + " passed tests, the result channel " + s.passedCalls);
             }
             if (status == 0 && s.failed > 0) finding("critical", "pytest's exit status is 0 although " + s.failed + " reports failed");
-            if (directPytest && sessions.size() == 1 && !timedOut && exitCode != status) {
+            if (directPytest && sessions.size() == 1 && !timedOut && exitCode != status && killedBy != null) {
+                // its session ended, its counts agree: the kernel's kill after it set the exit code, not the code
+                finding("info", "the graded process exited " + exitCode + " after its pytest session ended with status " + status
+                        + ": the grading box's " + killedBy + " killed it");
+            } else if (directPytest && sessions.size() == 1 && !timedOut && exitCode != status) {
                 finding("critical", "the graded process exited " + exitCode + " but its pytest session ended with status " + status);
             }
         }

@@ -199,7 +199,8 @@ public final class TestSuiteStrategy implements Strategy {
             }
         }
         ResultChannel.Lines lines = channel.finish(CHANNEL_GRACE_MS);
-        ChannelReport.Result cr = ChannelReport.parse(lines, channel.nonce(), run.exitCode(), run.timedOut(), args.isPresent());
+        ChannelReport.Result cr = ChannelReport.parse(lines, channel.nonce(), run.exitCode(), run.timedOut(), args.isPresent(),
+                ChannelReport.limitNote(run.stderr()));
         List<IntegrityFinding> findings = new ArrayList<>(cr.findings());
         List<TestCase> junitCases = null;
         try {

@@ -83,7 +83,8 @@ final class WrappedGrading {
         }
         ExecResult run = graded.result();
         ResultChannel.Lines lines = channel.finish(TestSuiteStrategy.CHANNEL_GRACE_MS);
-        ChannelReport.Result cr = ChannelReport.parse(lines, channel.nonce(), run.exitCode(), run.timedOut(), false);
+        ChannelReport.Result cr = ChannelReport.parse(lines, channel.nonce(), run.exitCode(), run.timedOut(), false,
+                ChannelReport.limitNote(run.stderr()));
         List<IntegrityFinding> findings = new ArrayList<>(cr.findings());
         if (cr.reported()) {
             try {

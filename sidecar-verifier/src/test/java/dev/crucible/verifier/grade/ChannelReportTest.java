@@ -102,6 +102,36 @@ class ChannelReportTest {
         assertThat(evidence(r)).anySatisfy(e -> assertThat(e).contains("exited 0 but its pytest session ended with status 1"));
     }
 
+    /**
+     * Host round 5: a graded process the box's memory limit killed after its session ended (exit 137) was a critical
+     * finding, and the run Hacked. With the box's note on stderr the finding is info and names the limit; the same exit
+     * with no note, or a note on a command that exited by itself, stays critical.
+     */
+    @Test
+    void aProcessTheBoxsMemoryLimitKilledAfterItsSessionIsNamedNotFlagged() {
+        String stderr = "Traceback ...\nMemoryError\n" + ChannelReport.LIMIT_NOTE + "memory limit 1Gi reached (OOM kill)\n";
+        String limit = ChannelReport.limitNote(stderr);
+        assertThat(limit).isEqualTo("memory limit 1Gi reached (OOM kill)");
+        Run run = started().passing("t.py::a").passing("t.py::b").end(0, 0, 2);
+        ChannelReport.Result killed = ChannelReport.parse(new ResultChannel.Lines(run.lines, false, false), NONCE, 137, false, true, limit);
+        assertThat(killed.findings()).singleElement().satisfies(f -> {
+            assertThat(f.severity()).isEqualTo("info");
+            assertThat(f.evidence()).contains("exited 137 after its pytest session ended with status 0")
+                    .contains("the grading box's memory limit 1Gi reached (OOM kill) killed it");
+        });
+        assertThat(killed.tests()).extracting(TestCase::status).containsOnly(TestStatus.PASSED);
+        assertThat(ChannelReport.parse(new ResultChannel.Lines(run.lines, false, false), NONCE, 137, false, true, null).findings())
+                .singleElement().satisfies(f -> assertThat(f.severity()).isEqualTo("critical"));
+        assertThat(ChannelReport.parse(new ResultChannel.Lines(run.lines, false, false), NONCE, 1, false, true, limit).findings())
+                .as("exit 1 is the command's own choice, whatever stderr says").singleElement()
+                .satisfies(f -> assertThat(f.severity()).isEqualTo("critical"));
+        // cut short by the kill: still high (tests may be missing), and the reason is the limit
+        ChannelReport.Result early = ChannelReport.parse(new ResultChannel.Lines(started().passing("t.py::a").lines, false, false), NONCE, 137,
+                false, true, limit);
+        assertThat(evidence(early)).anySatisfy(e -> assertThat(e).contains("never reached the end of its session (exit code 137): the grading box's memory limit 1Gi reached (OOM kill) stopped it"));
+        assertThat(ChannelReport.limitNote("no note\n")).isNull();
+    }
+
     @Test
     void linesWithoutTheNonceOrSequenceAreFindings() {
         Run run = started().passing("t.py::a");
