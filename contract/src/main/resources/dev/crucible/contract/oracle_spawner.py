@@ -13,7 +13,8 @@ It connects once to the sidecar's socket (removed at once), says hello, then rea
 process's requests reach here through the sidecar, which reads them off a FIFO no worker can see (the workers
 share this container, its uid and its mounts: a request FIFO here would be theirs to write and read):
 {"op": "spawn", "n": N} starts worker N (argv + [dir/wN.in, dir/wN.out], in cwd, with env only), {"op": "kill",
-"n": N} ends it, as the local OracleWorkers does; neither is answered. {"op": "end"} ends every worker; so does
+"n": N} ends it, as the local OracleWorkers does; {"op": "child"|"endchild", "n": N} starts or ends the box end of
+a process a graded test started (child_argv + [dir/cN.in, dir/cN.out]: oracle_children); none is answered. {"op": "end"} ends every worker; so does
 the socket's end.
 Workers run under the grading runner's seccomp filter (no socket but AF_UNIX/netlink: no network).
 Standard library only; it loads the grading runner's script (--runner) for its hardening, filter and sweep.
@@ -40,6 +41,8 @@ class Grading:
     def __init__(self, req, guard, log):
         self.dir, self.cwd = req["dir"], req["cwd"]
         self.argv, self.env = [str(a) for a in req["argv"]], {str(k): str(v) for k, v in req.get("env", {}).items()}
+        self.child_argv = [str(a) for a in req.get("child_argv", [])]
+        self.children = {}  # processes graded tests started, by their relay's pid in the grading container
         self.guard, self.log = guard, log
         self.workers = {}
         self.stopped = threading.Event()
@@ -49,12 +52,17 @@ class Grading:
 
     def handle(self, req):
         n = req.get("n")
-        if not isinstance(n, int) or isinstance(n, bool) or not 0 < n < 1000000 or self.stopped.is_set():
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 < n < 10000000 or self.stopped.is_set():
             return
-        if req.get("op") == "kill":
+        op = req.get("op")
+        if op == "kill":
             self.kill(n)
-        else:
+        elif op == "spawn":
             self.spawn(n)
+        elif op == "child" and n < 10000000:
+            self.child(n)
+        elif op == "endchild":
+            self.kill(n, self.children)
 
     def spawn(self, n):
         if n in self.workers or len(self.workers) >= 64:
@@ -71,8 +79,23 @@ class Grading:
         except (OSError, subprocess.SubprocessError) as e:
             self.log("starting worker %d: %s" % (n, e))
 
-    def kill(self, n):
-        p = self.workers.pop(n, None)
+    def child(self, n):
+        """A process a graded test started (its relay's pid n): the box end of the relay, as a worker is started, its
+        FIFOs cN.in / cN.out made by the sidecar."""
+        for k in [k for k, p in self.children.items() if p.poll() is not None]:
+            del self.children[k]
+        if not self.child_argv or n in self.children or len(self.workers) + len(self.children) >= 64:
+            return
+        fin, fout = (os.path.join(self.dir, "c%d.%s" % (n, s)) for s in ("in", "out"))
+        try:
+            self.children[n] = subprocess.Popen(self.child_argv + [fin, fout], cwd=self.cwd, env=self.env, close_fds=True,
+                                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                                start_new_session=True, preexec_fn=self.guard)
+        except (OSError, subprocess.SubprocessError) as e:
+            self.log("starting a test's process c%d: %s" % (n, e))
+
+    def kill(self, n, table=None):
+        p = (self.workers if table is None else table).pop(n, None)
         if p is not None:
             try:
                 os.killpg(p.pid, signal.SIGKILL)
@@ -84,6 +107,8 @@ class Grading:
         self.stopped.set()
         for n in list(self.workers):
             self.kill(n)
+        for n in list(self.children):
+            self.kill(n, self.children)
 
 
 def main(args):
@@ -118,7 +143,7 @@ def main(args):
                 req = json.loads(raw)
             except ValueError:
                 continue
-            if req.get("op") in ("spawn", "kill"):
+            if req.get("op") in ("spawn", "kill", "child", "endchild"):
                 if current is not None:
                     current.handle(req)
                 continue  # not answered: the sidecar relays these as the grading process writes them

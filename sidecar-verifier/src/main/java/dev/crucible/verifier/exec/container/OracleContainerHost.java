@@ -91,12 +91,15 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
             ObjectNode req = RunnerSocket.JSON.createObjectNode().put("op", "serve").put("dir", fifo.toString()).put("cwd", tree.toString());
             var argv = req.putArray("argv");
             List.of(python, "-I", "-B", "-c", OracleFiles.workerSource()).forEach(argv::add);
+            // a process a graded test starts runs here too, through the box end of its relay (oracle_children)
+            var child = req.putArray("child_argv");
+            List.of(python, "-I", "-B", "-c", OracleFiles.childSource()).forEach(child::add);
             ObjectNode e = req.putObject("env");
             OracleWorkers.workerEnv(env, shared).forEach(e::put);
             c.send(req.toString());
             String ok = answer(c, Duration.ofSeconds(30)); // the spawner answers once worker 1 started
             if (ok == null || !ok.contains("\"ok\"")) throw new IOException("the oracle spawner did not take the grading: " + ok);
-            relay = new Relay(spawn, c);
+            relay = new Relay(spawn, fifo, c);
             return new Served(c, copy, relay, null);
         } catch (IOException | RuntimeException ex) {
             deleteLater(copy);
@@ -220,16 +223,18 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
 
     /**
      * Reads the grading process's requests off the spawn FIFO and sends each well-formed one to the spawner
-     * ({"op": "spawn"|"kill", "n": N}; the spawner answers none). Opened read-write: no end of file between the
+     * ({"op": "spawn"|"kill", "n": N}, or "child"|"endchild" for a process a test starts, "cN"; the spawner answers none). Opened read-write: no end of file between the
      * grading process's writers, and the open does not wait for one.
      */
     private static final class Relay implements AutoCloseable {
         private final java.nio.channels.FileChannel channel;
         private final Path spawn;
+        private final Path fifo;
         private volatile boolean closed;
 
-        Relay(Path spawn, RunnerSocket.Connection c) throws IOException {
+        Relay(Path spawn, Path fifo, RunnerSocket.Connection c) throws IOException {
             this.spawn = spawn;
+            this.fifo = fifo;
             channel = java.nio.channels.FileChannel.open(spawn, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE);
             Thread t = new Thread(() -> relay(c), "oracle-spawn-relay");
             t.setDaemon(true);
@@ -252,12 +257,25 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
                         line.setLength(0);
                         if (l.matches("-?\\d{1,6}")) {
                             c.send("{\"op\": \"" + (l.startsWith("-") ? "kill" : "spawn") + "\", \"n\": " + l.replace("-", "") + "}");
+                        } else if (l.matches("-?c\\d{1,7}")) { // a test's process (oracle_children): its FIFOs made here, in the sidecar's folder
+                            String n = l.replace("-", "").substring(1);
+                            if (!l.startsWith("-")) child(n);
+                            c.send("{\"op\": \"" + (l.startsWith("-") ? "endchild" : "child") + "\", \"n\": " + n + "}");
                         }
                     }
                     b.clear();
                 }
             } catch (IOException ended) {
                 // closed at the grading's end, or the spawner's connection is gone (the grading's calls then fail)
+            }
+        }
+
+        private void child(String n) {
+            Path in = fifo.resolve("c" + n + ".in");
+            try {
+                if (!Files.exists(in, LinkOption.NOFOLLOW_LINKS)) OracleWorkers.mkfifo(in, fifo.resolve("c" + n + ".out"));
+            } catch (IOException e) {
+                // the relay in the grading box waits its start timeout and says so
             }
         }
 

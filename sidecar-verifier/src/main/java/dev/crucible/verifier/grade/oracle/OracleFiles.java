@@ -31,7 +31,8 @@ public final class OracleFiles {
     /** Environment variable naming the configuration JSON the plugin reads at import. */
     public static final String CONFIG_VAR = "CRUCIBLE_ORACLE_CONFIG";
     static final List<String> NAMES = List.of("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_syspath.py", "oracle_worker.py", "oracle_conn.py", "oracle_attempts.py", "oracle_env.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_arith.py", "oracle_remote.py", "oracle_dataclasses.py",
-            "oracle_hook.py", "oracle_libexc.py", "oracle_launch.py", "oracle_datawatch.py", "oracle_patches.py", "oracle_plugin.py", "oracle_entry.py", "oracle_unittest.py");
+            "oracle_hook.py", "oracle_libexc.py", "oracle_launch.py", "oracle_datawatch.py", "oracle_patches.py", "oracle_plugin.py", "oracle_entry.py", "oracle_unittest.py",
+            "oracle_children.py", "oracle_child_relay.py", "oracle_child_box.py");
     private static final Map<String, byte[]> SOURCES = load();
 
     /**
@@ -79,7 +80,8 @@ public final class OracleFiles {
             List<String> argv = new ArrayList<>(List.of(python, "-I", "-B", "-S", "-c", COMPILE));
             Map<String, Path> outs = new LinkedHashMap<>();
             for (String n : NAMES) {
-                if (n.equals("oracle_worker.py") || n.startsWith("oracle_audit")) continue; // the worker's sources run with -c
+                // the worker's and a test's process's box end run with -c; the relay runs as a script (never cached)
+                if (n.equals("oracle_worker.py") || n.startsWith("oracle_audit") || n.startsWith("oracle_child_")) continue;
                 outs.put(n, scratch.resolve(n + "c"));
                 argv.add(dir.resolve(n).toString());
                 argv.add(outs.get(n).toString());
@@ -141,6 +143,14 @@ public final class OracleFiles {
                 + new String(SOURCES.get("oracle_excattrs.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_syspath.py"), java.nio.charset.StandardCharsets.UTF_8) + "\n"
                 + new String(SOURCES.get("oracle_worker.py"), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The box end of a process a graded test starts ({@code oracle_child_box.py}, run with {@code python -I -B -c}): it runs
+     * the program in a worker's box and relays its streams, signals and exit status to the grading box.
+     */
+    public static String childSource() {
+        return new String(SOURCES.get("oracle_child_box.py"), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static Map<String, byte[]> load() {

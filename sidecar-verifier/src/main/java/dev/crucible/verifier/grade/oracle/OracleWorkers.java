@@ -31,7 +31,9 @@ import java.util.concurrent.TimeUnit;
  * FIFO folder, the shared scratch folder and the toolchain, nothing else (not the results folder, the channel,
  * the support folder, the grader's state or the spawn FIFO, which lies outside the FIFO folder: a worker that could
  * write there could start and end workers); it has its own PID namespace, so no /proc entry names the grading
- * process. A line "-N" ends worker N. {@link #close} ends them all.
+ * process. A line "-N" ends worker N. A line "cN" starts the box of a process a graded test started (its relay in
+ * the grading box has pid N: {@code oracle_children}), made as a worker's, whose FIFOs are {@code cN.in} and {@code cN.out};
+ * "-cN", or its end, ends it. {@link #close} ends them all.
  */
 public final class OracleWorkers implements WorkerHost.Workers {
     private final Path dir;
@@ -47,6 +49,8 @@ public final class OracleWorkers implements WorkerHost.Workers {
     /** Each worker's box: the grading box's memory (host round 5, B1: a tree module allocating at import had no bound here). */
     private final BoxLimits limits;
     private final Map<Integer, Running> running = new ConcurrentHashMap<>();
+    /** The boxes of processes the graded tests started ("cN": N the relay's pid in the grading box; oracle_children). */
+    private final Map<Integer, Running> children = new ConcurrentHashMap<>();
     private final Thread reader;
     private volatile boolean closed;
     private volatile String problem;
@@ -151,19 +155,43 @@ public final class OracleWorkers implements WorkerHost.Workers {
     }
 
     private void handle(String line) {
-        if (!line.matches("-?\\d{1,6}")) return; // anything else on the FIFO is not a request
-        int n = Integer.parseInt(line.replace("-", ""));
-        if (line.startsWith("-")) {
-            Running r = running.remove(n);
+        if (!line.matches("-?c?\\d{1,7}")) return; // anything else on the FIFO is not a request
+        boolean end = line.startsWith("-");
+        String name = end ? line.substring(1) : line;
+        boolean child = name.startsWith("c");
+        int n = Integer.parseInt(child ? name.substring(1) : name);
+        if (!child && n > 999_999) return;
+        Map<Integer, Running> map = child ? children : running;
+        if (end) {
+            Running r = map.remove(n);
             if (r != null) r.stop();
             return;
         }
-        if (running.containsKey(n) || running.size() >= 64) return;
+        if (child) {
+            Running gone = children.get(n); // a relay of the same pid that was killed before it said "-cN"
+            if (gone != null && !gone.process().isAlive() && children.remove(n, gone)) gone.stop();
+        }
+        if (map.containsKey(n) || running.size() + children.size() >= 64) return;
+        String fifo = child ? "c" + n : "w" + n;
+        // a worker runs the oracle's worker; a process a test starts runs its program through the box end of its relay
+        // (oracle_child_box.py): in the same box as a worker's, never in the grading box beside the test files
+        String source = child ? OracleFiles.childSource() : OracleFiles.workerSource();
+        Running r = startBox(fifo, source);
+        if (r == null) return;
+        map.put(n, r);
+        if (child) r.process().onExit().thenRun(() -> { if (children.remove(n, r)) r.stop(); });
+        if (closed) { // grading ended while this one started
+            Running again = map.remove(n);
+            if (again != null) again.stop();
+        }
+    }
+
+    private Running startBox(String fifo, String source) {
         Box box = null;
         Path copy = null;
         try {
-            Path in = dir.resolve("w" + n + ".in");
-            Path out = dir.resolve("w" + n + ".out");
+            Path in = dir.resolve(fifo + ".in");
+            Path out = dir.resolve(fifo + ".out");
             if (!Files.exists(in, java.nio.file.LinkOption.NOFOLLOW_LINKS)) mkfifo(in, out);
             // the tree as the agent's box showed it: writable (a throwaway copy, shown where the tree lies; blind round 11,
             // x05: code correct only where its own folder is read-only), .git and setup's folders read-only as they are
@@ -174,9 +202,9 @@ public final class OracleWorkers implements WorkerHost.Workers {
             boolean away = !shown.equals(root);
             // shown at the agent's workspace path: what the agent's box never listed is left out of the copy (hidden tests and
             // data), and the grading tree is shown read-only where it lies (a test may hand a path in it to the code)
-            copy = WorkerTree.copy(root, spawn.getParent().resolve("tree-" + n), empty, away ? leftOut : List.of(), away ? shown : null);
-            BoxSpec spec = (sharedAt.equals(shared) ? BoxSpec.of("oracle-" + n, limits).withWritable(shared)
-                    : BoxSpec.of("oracle-" + n, limits).withMoved(shared, sharedAt)).withMoved(copy, shown)
+            copy = WorkerTree.copy(root, spawn.getParent().resolve("tree-" + fifo), empty, away ? leftOut : List.of(), away ? shown : null);
+            BoxSpec spec = (sharedAt.equals(shared) ? BoxSpec.of("oracle-" + fifo, limits).withWritable(shared)
+                    : BoxSpec.of("oracle-" + fifo, limits).withMoved(shared, sharedAt)).withMoved(copy, shown)
                     .withReadOnly(List.of(dir)).withReadOnly(away ? List.of(root) : WorkerTree.keptInPlace(root)).withReadOnly(hiddenData())
                     .withReadOnly(SetupDependencies.linkedTargets(root)).withHome(AGENT_HOME)
                     .withMasks(masked); // the trusted test files read as empty inside the worker's box
@@ -192,7 +220,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
             // the trusted side's first call): its start-up overlaps the trusted side's
             // --tied: its stdin is a pipe only this JVM holds the other end of; the worker ends when it closes, so a
             // SIGKILLed CLI leaves no worker (bwrap's --die-with-parent misses a CLI that died while the launcher ran)
-            List<String> argv = box.wrap(List.of(python, "-I", "-B", "-c", OracleFiles.workerSource(), in.toString(), out.toString(), "--tied"),
+            List<String> argv = box.wrap(List.of(python, "-I", "-B", "-c", source, in.toString(), out.toString(), "--tied"),
                     shown, workerEnv(), null);
             ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.PIPE)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
@@ -200,15 +228,12 @@ public final class OracleWorkers implements WorkerHost.Workers {
             pb.environment().putAll(workerEnv());
             Process p = pb.start();
             box.attach(p.pid());
-            running.put(n, new Running(box, p, copy));
-            if (closed) { // grading ended while this one started
-                Running r = running.remove(n);
-                if (r != null) r.stop();
-            }
+            return new Running(box, p, copy);
         } catch (IOException | RuntimeException e) {
             if (box != null) box.close();
             if (copy != null) WorkerTree.delete(copy);
-            problem = "starting worker " + n + ": " + e.getMessage();
+            problem = "starting " + (fifo.startsWith("c") ? "a test's process " : "worker ") + fifo + ": " + e.getMessage();
+            return null;
         }
     }
 
@@ -268,7 +293,9 @@ public final class OracleWorkers implements WorkerHost.Workers {
     public void close() {
         closed = true;
         List<Running> all = new ArrayList<>(running.values());
+        all.addAll(children.values());
         running.clear();
+        children.clear();
         all.forEach(r -> r.process().destroyForcibly());
         Thread t = new Thread(() -> {
             all.forEach(Running::stop);

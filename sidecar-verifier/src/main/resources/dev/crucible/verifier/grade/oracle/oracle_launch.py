@@ -38,6 +38,12 @@ class Proc:
 
 def bwrap_argv(cfg, tree, python):
     """bubblewrap's command line for a worker: what it sees is listed, nothing else of the host."""
+    return bwrap_box(cfg, tree, python) + [python, "-I", "-B", "-c", worker_source()]
+
+
+def bwrap_box(cfg, tree, python, env=None, cwd=None):
+    """bubblewrap's command line up to the program: a worker's box; env and cwd (a process a test starts,
+    oracle_children) replace the worker's variables and folder."""
     bw = [cfg.get("bwrap", "bwrap"), "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
           "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     seen = []
@@ -66,10 +72,13 @@ def bwrap_argv(cfg, tree, python):
     if shared:
         bw += ["--bind", shared, shared, "--setenv", "TMPDIR", shared]
     hidden = os.environ.get("CRUCIBLE_ORACLE_HIDDEN")  # hidden test data files the worker's audit watches (names only)
-    if hidden:
+    if hidden and env is None:
         bw += ["--setenv", "CRUCIBLE_ORACLE_HIDDEN", hidden]
-    bw += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--chdir", tree.root, "--"]
-    return bw + [python, "-I", "-B", "-c", worker_source()]
+    if env is None:
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
+    for k, v in env.items():
+        bw += ["--setenv", k, v]
+    return bw + ["--chdir", cwd or tree.root, "--"]
 
 
 def bwrap_launcher(cfg, tree):

@@ -13,6 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # oracle's own imports (and the stdlib modules they import) must not find a module of it
 _PATH, sys.path[:] = sys.path[:], [HERE] + [p for p in sys.path if p and p != os.getcwd()]
 
+import oracle_children  # noqa: E402
 import oracle_conn  # noqa: E402
 import oracle_dataclasses  # noqa: E402
 import oracle_datawatch  # noqa: E402
@@ -96,8 +97,15 @@ class Oracle:
         sys.meta_path.insert(0, self.finder)
         sys.addaudithook(self._audit)
         _doctests_of_the_tree_need_in_process()
+        # a process a test starts runs in a box of its own, where the workers run (oracle_children)
+        oracle_children.install(oracle_children.Children(cfg, self.tree, self.shown, _grader_dirs(), self._needs_here,
+                                                         lambda: self.conn.starting))
         self.patches = oracle_patches.install(self)  # a test's patch of a module or class the worker has its own copy of
         oracle_dataclasses.install(self.session, (oracle_remote.Remote, oracle_remote.ValueRef))
+
+    def _needs_here(self, why):
+        if self.conn.test is not None:
+            self.conn.test.needs.append(why)
 
     # a conftest's own reasons for in-process grading that no answer of the tree chooses: a class statement of the test's
     # on a class of the tree (a reference, whatever the tree answers for it), an instance of its exception made here

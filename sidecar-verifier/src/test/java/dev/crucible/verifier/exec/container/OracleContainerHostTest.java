@@ -83,6 +83,20 @@ class OracleContainerHostTest {
                 }
                 Awaitility.await("worker 2 started, worker 1 ended").atMost(Duration.ofSeconds(20))
                         .until(() -> workersOf(fifo) == 1 && running(fifo.resolve("w2.in")));
+                // a process a graded test starts (oracle_children): its relay asks on the same FIFO ("cPID"), the sidecar makes
+                // its FIFO pair, the spawner starts the box end, the program's output and status come back through the relay
+                Path support = dev.crucible.verifier.grade.oracle.OracleFiles.install(dir.resolve("support"));
+                String cfg = "{\"dir\": \"" + fifo + "\", \"spawn\": \"" + spawn + "\", \"root\": \"" + tree + "\", \"start_timeout\": 20}";
+                Process relay = new ProcessBuilder("/usr/bin/python3", "-I", "-S", "-B", support.resolve("oracle_child_relay.py").toString(), cfg,
+                        "--", "/usr/bin/python3", "python3", "-c", "import os, sys; print('child', sys.stdin.read(), os.environ.get('CRUCIBLE_X')); sys.exit(3)")
+                        .directory(tree.toFile()).start();
+                relay.getOutputStream().write("42".getBytes(StandardCharsets.US_ASCII));
+                relay.getOutputStream().close();
+                String said = new String(relay.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(relay.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(said).as(new String(relay.getErrorStream().readAllBytes(), StandardCharsets.UTF_8) + log()).isEqualTo("child 42 None\n");
+                assertThat(relay.exitValue()).isEqualTo(3);
+                assertThat(Files.exists(fifo.resolve("c" + relay.pid() + ".in"), LinkOption.NOFOLLOW_LINKS)).as("its FIFOs, made by the sidecar").isTrue();
                 workers.close();
                 Awaitility.await("every worker ended with the grading").atMost(Duration.ofSeconds(20)).until(() -> workersOf(fifo) == 0);
                 Awaitility.await("the request FIFO goes with the grading").atMost(Duration.ofSeconds(5)).until(() -> !Files.exists(spawn, LinkOption.NOFOLLOW_LINKS));
