@@ -92,7 +92,7 @@ final class ToxFlattening {
                 p.env.put(e.substring(0, eq).strip(), e.substring(eq + 1).strip());
             }
         }
-        p.setupLines.addAll(install.stream().map(l -> prefix.isEmpty() ? l : "(cd " + ShellScripts.quote(prefix) + " && " + l + ")").toList());
+        p.setupLines.addAll(install); // the step's setup runs in its working folder already (ShellScripts.body)
         p.commandScript = String.join("\n", run);
         String first = run.get(0);
         p.recognised = CommandClassifier.classifyLine(first).what();

@@ -177,6 +177,8 @@ public final class WorkflowDeriver {
             ScriptSteps.prune(steps, tests.commandText(), readFile);
             ProjectInstalls.makeEditable(steps);
             ToxFlattening.flatten(roles.verifier(), readFile, notes);
+            HatchTestFlattening.flatten(roles.verifier(), readFile, notes);
+            HatchTestFlattening.dropUnusedHatch(steps, roles.verifier());
             UvSync.apply(steps, roles.verifier(), readFile, notes);
             CoverageWrappers.strip(roles.verifier());
             CoverageWrappers.dropUnusedTools(steps, roles.verifier());

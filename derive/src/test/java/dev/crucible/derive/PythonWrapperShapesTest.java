@@ -186,4 +186,26 @@ class PythonWrapperShapesTest {
         assertThat(XdistWorkers.strip("pytest -q -n auto --numprocesses=2 -x")).isEqualTo("pytest -q -x");
         assertThat(XdistWorkers.strip("pytest -k not-n")).isEqualTo("pytest -k not-n");
     }
+
+    @Test
+    void toxInAWorkingFolderInstallsThereOnce() throws Exception {
+        // the step's setup lines already run in its working folder: wrapped in another `cd folder`, they ran in folder/folder
+        write("pkg/tox.ini", """
+                [testenv]
+                deps = pytest
+                commands = pytest tests
+                """);
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pip install tox
+                      - run: tox -e py
+                        working-directory: pkg
+                """);
+        assertThat(d.setupScript()).contains("cd pkg\npython -m pip install pytest\npython -m pip install -e .\n")
+                .doesNotContain("(cd ");
+    }
 }
