@@ -88,4 +88,34 @@ final class UvSync {
         if (noProject) b.append(" --no-install-project");
         return b.toString();
     }
+
+    /** {@code uv venv} with no folder of its own, its options only ({@code --python 3.13}, {@code --seed}). */
+    private static final Pattern UV_VENV = Pattern.compile("uv\\s+venv((?:\\s+(?:--python|-p)\\s+[\\w.]+|\\s+--seed|\\s+--python=[\\w.]+)*)\\s*");
+
+    /**
+     * {@code uv venv} in setup (LLaMA-Factory: {@code uv venv}, then {@code uv pip install …}) makes the project's
+     * environment where the runtime already made one (its venv, VIRTUAL_ENV and UV_PROJECT_ENVIRONMENT): uv refuses to
+     * replace it (uv 0.13: exit 2, "A virtual environment already exists"). {@code --allow-existing} keeps its folder,
+     * where the lines after it install; uv rewrites its pyvenv.cfg without the machine's site packages, as a fresh CI venv.
+     */
+    static void keepEnvironmentVenv(List<PlannedStep> steps, List<String> notes) {
+        for (PlannedStep p : steps) {
+            if (p.disposition != Disposition.SETUP || p.script == null || p.shellTemplate != null) continue;
+            StringBuilder out = new StringBuilder();
+            boolean changed = false;
+            for (String line : p.script.split("\n", -1)) {
+                java.util.regex.Matcher m = UV_VENV.matcher(line.strip());
+                if (m.matches()) {
+                    line = line.replaceFirst("\\s*$", "") + " --allow-existing";
+                    changed = true;
+                }
+                out.append(line).append('\n');
+            }
+            if (changed) {
+                p.script = out.substring(0, out.length() - 1);
+                p.notes.add("'uv venv' gets --allow-existing: the runtime already made the environment's venv, which uv would refuse to replace");
+                notes.add("setup's 'uv venv' keeps the environment's venv (--allow-existing)");
+            }
+        }
+    }
 }

@@ -180,6 +180,7 @@ public final class WorkflowDeriver {
             HatchTestFlattening.flatten(roles.verifier(), readFile, notes);
             HatchTestFlattening.dropUnusedHatch(steps, roles.verifier());
             UvSync.apply(steps, roles.verifier(), readFile, notes);
+            UvSync.keepEnvironmentVenv(steps, notes);
             CoverageWrappers.strip(roles.verifier());
             CoverageWrappers.dropUnusedTools(steps, roles.verifier());
             NodeScripts.adjust(roles.verifier(), readFile);

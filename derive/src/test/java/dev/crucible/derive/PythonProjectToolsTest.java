@@ -266,4 +266,27 @@ class PythonProjectToolsTest {
         assertThat(d.toolchains()).containsEntry("uv", "*").containsEntry("python", "3.13");
         assertThat(String.join("\n", d.steps().get(0).notes()) + d.steps().get(0).reason()).doesNotContain("already asked");
     }
+
+    @Test
+    void uvVenvInSetupKeepsTheEnvironmentsVenv() throws Exception {
+        // LLaMA-Factory: `uv venv` then `uv pip install`; the runtime's venv exists already and uv refused to replace it
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: astral-sh/setup-uv@v7
+                        with:
+                          python-version: "3.12"
+                      - run: |
+                          uv venv
+                          uv venv --python 3.12 --seed
+                          uv venv other
+                          uv pip install -e .
+                      - run: python -m pytest
+                """);
+        assertThat(d.setupScript()).contains("uv venv --allow-existing\nuv venv --python 3.12 --seed --allow-existing\nuv venv other\n");
+        assertThat(String.join("\n", d.notes())).contains("keeps the environment's venv");
+    }
 }
