@@ -111,6 +111,16 @@ def test_the_program_runs_in_its_box_with_the_tests_streams_and_status(rerouted,
     assert seen["ppid"] != os.getpid()  # a child of the box end, not of this process
 
 
+def test_a_program_that_ends_before_reading_all_its_input_gives_its_own_status(rerouted):
+    # markitdown's CLI test piped a file to `python -m markitdown`: the relay still had input to send when the box end
+    # was done, its write failed, and the test got 125 ("closed its end") instead of the program's status
+    for _ in range(3):
+        p = subprocess.run([sys.executable, "-c", "import sys; sys.stdin.read(10); print('read'); sys.exit(4)"],
+                           input=b"x" * (8 << 20), capture_output=True, timeout=60)
+        assert p.returncode == 4, p.stderr
+        assert p.stdout == b"read\n"
+
+
 def test_a_signal_the_test_sends_ends_the_program_and_the_status_says_so(rerouted):
     p = subprocess.Popen([sys.executable, "-c", "import os, time; print(os.getpid(), flush=True); time.sleep(120)"],
                          stdout=subprocess.PIPE, text=True)

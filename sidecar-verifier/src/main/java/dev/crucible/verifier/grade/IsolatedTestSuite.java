@@ -105,7 +105,8 @@ public final class IsolatedTestSuite implements Strategy {
         try (WorkerHost.Workers workers = pod != null ? pod.start(base.resolve("fifo"), spawn, ctx.root(), masked, shared, ctx.python(), workerEnv)
                 : new OracleWorkers(base.resolve("fifo"), spawn, ctx.root(), masked, shared, ctx.python(), workerEnv,
                         ctx.agentRoot(), hiddenFiles(ctx), sharedAt,
-                        ctx.executor() instanceof GradingSandbox g ? g.limits().memoryBytes() : 0)) {
+                        ctx.executor() instanceof GradingSandbox g ? g.limits().memoryBytes() : 0,
+                        ctx.executor() instanceof GradingSandbox ? GradingSandbox.uidGroup(ctx.resultsDir()) : null)) {
             if (pod != null && workers.problem() != null) return labelled(inner.grade(v, ctx), true, workers.problem());
             Path cfg = new OracleConfig(ctx.root(), trusted.isEmpty() ? null : trusted, sharedAt, Duration.ofSeconds(60), out,
                     "fifo", base.resolve("fifo"), null, null, spawn).write(OracleFiles.install(ctx.supportDir().resolve("oracle"), ctx.python(), ctx.env()).resolve("config.json"),

@@ -55,6 +55,7 @@ public final class Box implements AutoCloseable {
     private volatile String exceeded;
     private volatile boolean closed;
     private volatile Traversal traversal;
+    private volatile String uidGroup;
 
     private Box(BoxSpec spec, Availability bwrap, int uid, Cgroups cgroups, String cgroupProblem, Path stage) {
         this.spec = spec;
@@ -74,16 +75,31 @@ public final class Box implements AutoCloseable {
 
     /** A box for {@code spec}; {@link BoxUnavailableException} when bubblewrap cannot make one here. */
     public static Box open(BoxSpec spec) throws IOException {
+        return open(spec, null);
+    }
+
+    /**
+     * A box whose uid is shared by every open box of the same {@code uidGroup} (null: a uid of its own). One grading's
+     * boxes (the graded command's, the isolated oracle's workers and the processes its tests start) hand files to each
+     * other through one scratch folder: pytest makes its folders there 0700, and a box opened later took them over
+     * (chowned to its uid) from the grading process (microsoft/markitdown's CLI tests: the output file a test's program
+     * wrote was not there for the test). Each box still has its own namespaces, mounts and cgroups.
+     */
+    public static Box open(BoxSpec spec, String uidGroup) throws IOException {
         Availability a = availability();
         if (!a.ok()) throw new BoxUnavailableException(a.problem());
-        int uid = ROOT ? BoxHost.nextUid() : BoxHost.processUid();
+        int uid = ROOT ? BoxHost.takeUid(uidGroup) : BoxHost.processUid();
         try {
-            return open(spec, a, uid);
+            Box b = open(spec, a, uid);
+            b.uidGroup = uidGroup;
+            return b;
         } catch (IOException | RuntimeException e) {
-            if (ROOT) BoxHost.releaseUid(uid);
+            if (ROOT) BoxHost.releaseUid(uidGroup, uid);
             throw e;
         }
     }
+
+    private static final java.util.concurrent.atomic.AtomicLong SERIAL = new java.util.concurrent.atomic.AtomicLong();
 
     private static Box open(BoxSpec spec, Availability a, int uid) throws IOException {
         Cgroups cg = null;
@@ -92,7 +108,7 @@ public final class Box implements AutoCloseable {
             String[] w = new String[1];
             if (Cgroups.usable(w).isPresent()) {
                 try {
-                    cg = Cgroups.create("box-" + ProcessHandle.current().pid() + "-" + uid, spec.limits());
+                    cg = Cgroups.create("box-" + ProcessHandle.current().pid() + "-" + uid + "-" + SERIAL.incrementAndGet(), spec.limits());
                 } catch (IOException e) {
                     why = "could not create cgroups: " + e.getMessage();
                 }
@@ -344,7 +360,7 @@ public final class Box implements AutoCloseable {
             }
         }
         restoreTraversal();
-        if (ROOT) BoxHost.releaseUid(uid);
+        if (ROOT) BoxHost.releaseUid(uidGroup, uid);
     }
 
     private void watch() {

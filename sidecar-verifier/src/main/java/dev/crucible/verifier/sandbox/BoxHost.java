@@ -37,6 +37,38 @@ final class BoxHost {
         UIDS_IN_USE.remove(uid);
     }
 
+    /** uid group → {uid, open boxes}: see {@link Box#open(BoxSpec, String)}. */
+    private static final java.util.Map<String, int[]> GROUPS = new java.util.HashMap<>();
+
+    /** The uid of {@code group}'s open boxes, or a new one for its first (null: always a new one). */
+    static int takeUid(String group) throws BoxUnavailableException {
+        if (group == null) return nextUid();
+        synchronized (GROUPS) {
+            int[] g = GROUPS.get(group);
+            if (g != null) {
+                g[1]++;
+                return g[0];
+            }
+            int uid = nextUid();
+            GROUPS.put(group, new int[] {uid, 1});
+            return uid;
+        }
+    }
+
+    /** A box of {@code group} closed: its uid may be taken again once the group's last box closed. */
+    static void releaseUid(String group, int uid) {
+        if (group == null) {
+            releaseUid(uid);
+            return;
+        }
+        synchronized (GROUPS) {
+            int[] g = GROUPS.get(group);
+            if (g == null || g[0] != uid || --g[1] > 0) return;
+            GROUPS.remove(group);
+            releaseUid(uid);
+        }
+    }
+
     /**
      * Distinct per open box in this JVM, and per JVM (pid-derived), so parallel attempts and their
      * grading never share an id (nor the cgroup named after it, which closing a box empties): 64 boxes

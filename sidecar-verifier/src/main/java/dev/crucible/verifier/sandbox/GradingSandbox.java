@@ -82,7 +82,7 @@ public final class GradingSandbox implements Executor {
         if (l == null) return false;
         Box box = null;
         try {
-            box = Box.open(l.spec());
+            box = Box.open(l.spec(), uidGroup(l.base().resolve("results-" + l.n())));
             box.letThrough(l.base());
             Box b = box;
             LocalExecutor.Started s = local.start(boxedRequest(box, req, cwd), b::attach);
@@ -128,7 +128,7 @@ public final class GradingSandbox implements Executor {
         long t0 = System.nanoTime();
         ExecResult r;
         Optional<String> limit;
-        try (Box box = Box.open(l.spec())) {
+        try (Box box = Box.open(l.spec(), uidGroup(l.base().resolve("results-" + l.n())))) {
             // read-only in the box, but readable whatever modes the agent gave its files (a writable tree was handed over at open)
             if (req.writableExcept() == null) box.handOver(l.gradeRoot());
             box.letThrough(l.base()); // the grading folders are then bound as they are, without staging mounts
@@ -210,13 +210,21 @@ public final class GradingSandbox implements Executor {
                         .withHome(null).withNetwork(network);
                 Path shared = dev.crucible.verifier.exec.SharedTmp.of(base.resolve("results-" + n)); // at a short path: sockets fit
                 if (java.nio.file.Files.isDirectory(shared, java.nio.file.LinkOption.NOFOLLOW_LINKS)) spec = spec.withMoved(shared, dev.crucible.verifier.exec.SharedTmp.IN_BOX);
-                return new Layout(p, base, spec);
+                return new Layout(p, base, spec, n);
             }
         }
         return null;
     }
 
-    private record Layout(Path gradeRoot, Path base, BoxSpec spec) {}
+    private record Layout(Path gradeRoot, Path base, BoxSpec spec, String n) {}
+
+    /**
+     * The uid group of one grading's boxes, by its results folder: the graded command's box and the isolated oracle's
+     * (its workers, the programs its tests start) run as one uid, which hands files between them as one user's run does.
+     */
+    public static String uidGroup(Path resultsDir) {
+        return "grading:" + resultsDir.toAbsolutePath().normalize();
+    }
 
     /** A prestarted command: the request it will serve, its box and its process. */
     private record Warm(ExecRequest req, Box box, LocalExecutor.Started started, Path gradeRoot) {

@@ -24,9 +24,8 @@ final class EditableInstalls {
     /** Rewrites the site folders' .pth path lines under {@code workspace}; returns what changed ("file: old → rel"). */
     static List<String> relocate(List<Path> sites, Path workspace) throws IOException {
         Path ws = workspace.toAbsolutePath().normalize();
-        String marker = PROJECT_FILES.stream().filter(f -> Files.isRegularFile(ws.resolve(f))).findFirst().orElse(null);
+        String rootMarker = PROJECT_FILES.stream().filter(f -> Files.isRegularFile(ws.resolve(f))).findFirst().orElse(null);
         List<String> changed = new ArrayList<>();
-        if (marker == null) return changed;
         for (Path site : sites) {
             if (!Files.isDirectory(site)) continue;
             List<Path> pths;
@@ -40,7 +39,8 @@ final class EditableInstalls {
                     String l = line.strip();
                     if (l.startsWith("/") && !l.startsWith("import")) {
                         Path p = Path.of(l).normalize();
-                        if (p.startsWith(ws)) {
+                        String marker = p.startsWith(ws) ? marker(ws, p, rootMarker) : null;
+                        if (marker != null) {
                             String rel = ws.relativize(p).toString();
                             out.add(importLine(rel, marker));
                             changed.add(pth.getFileName() + ": " + l + " → <tree>/" + rel);
@@ -52,9 +52,24 @@ final class EditableInstalls {
                 }
                 if (any) Files.write(pth, out, StandardCharsets.UTF_8);
             }
-            changed.addAll(relocateFinders(site, ws, marker));
+            changed.addAll(relocateFinders(site, ws, rootMarker));
         }
         return changed;
+    }
+
+    /**
+     * What tells the tree's root from the folders above it: the root's project file, or where the root has none (a
+     * monorepo: microsoft/markitdown's packages/markitdown/pyproject.toml) the nearest project file above {@code p},
+     * as a path from the root. Null when there is none.
+     */
+    static String marker(Path ws, Path p, String rootMarker) {
+        if (rootMarker != null) return rootMarker;
+        for (Path d = p; d != null && d.startsWith(ws); d = d.getParent()) {
+            for (String f : PROJECT_FILES) {
+                if (Files.isRegularFile(d.resolve(f))) return ws.relativize(d.resolve(f)).toString();
+            }
+        }
+        return null;
     }
 
     private static final java.util.regex.Pattern MAPPING = java.util.regex.Pattern.compile("(?m)^MAPPING(?:\\s*:[^=\\n]*)?\\s*=\\s*\\{.*\\}\\s*$");
@@ -66,7 +81,7 @@ final class EditableInstalls {
      * becomes a call that finds it in the tree the interpreter runs in (as {@link #importLine}), falling back
      * to the recorded path.
      */
-    private static List<String> relocateFinders(Path site, Path ws, String marker) throws IOException {
+    private static List<String> relocateFinders(Path site, Path ws, String rootMarker) throws IOException {
         List<String> changed = new ArrayList<>();
         List<Path> finders;
         try (Stream<Path> s = Files.list(site)) {
@@ -79,20 +94,26 @@ final class EditableInstalls {
             if (!m.find()) continue;
             String line = m.group();
             StringBuilder rewritten = new StringBuilder();
+            java.util.Set<String> markers = new java.util.LinkedHashSet<>();
+            List<String> these = new ArrayList<>();
             java.util.regex.Matcher q = QUOTED.matcher(line);
             boolean any = false;
             while (q.find()) {
                 String value = q.group(1);
                 String replacement = q.group();
-                if (value.startsWith("/") && Path.of(value).normalize().startsWith(ws) && !Path.of(value).normalize().equals(ws)) {
+                String marker = value.startsWith("/") && Path.of(value).normalize().startsWith(ws) ? marker(ws, Path.of(value).normalize(), rootMarker) : null;
+                if (marker != null && !Path.of(value).normalize().equals(ws)) {
+                    markers.add(marker);
                     String rel = ws.relativize(Path.of(value).normalize()).toString();
                     replacement = "_crucible_tree(" + pyString(rel) + ", " + pyString(value) + ")";
-                    changed.add(f.getFileName() + ": " + value + " → <tree>/" + rel);
+                    these.add(f.getFileName() + ": " + value + " → <tree>/" + rel);
                     any = true;
                 }
                 q.appendReplacement(rewritten, java.util.regex.Matcher.quoteReplacement(replacement));
             }
-            if (!any) continue;
+            if (!any || markers.size() != 1) continue; // one project's packages (a finder is one install's)
+            String marker = markers.iterator().next();
+            changed.addAll(these);
             q.appendTail(rewritten);
             String helper = "def _crucible_tree(rel, recorded):\n"
                     + "    import os\n"

@@ -79,6 +79,26 @@ class EditableInstallsTest {
         return root;
     }
 
+    @Test
+    void aPackageOfAMonorepoWithNoProjectFileAtItsRootFollowsTheTreeToo() throws Exception {
+        // microsoft/markitdown: packages/markitdown/pyproject.toml, nothing at the root; `cd packages/markitdown && pytest`
+        // imported the package from the setup workspace's path, absent in grading: 7 test modules failed to import
+        assumeTrue(onPath("python3"), "python3 not found on PATH");
+        Path setupTree = Files.createDirectories(dir.resolve("attempt-0/workspace"));
+        project(setupTree.resolve("packages/pkgx"), "from setup tree");
+        Path site = Files.createDirectories(dir.resolve("venv/site-packages"));
+        Files.writeString(site.resolve("_editable_impl_pkgx.pth"), setupTree.resolve("packages/pkgx/src") + "\n");
+
+        Path grading = Files.createDirectories(dir.resolve("results/grade-1"));
+        project(grading.resolve("packages/pkgx"), "from grading tree");
+        List<String> changed = EditableInstalls.relocate(List.of(site), setupTree);
+        deleteTree(setupTree);
+        assertThat(changed).singleElement().asString().contains("<tree>/packages/pkgx/src");
+        assertThat(importFrom(site, grading.resolve("packages/pkgx"))).contains("from grading tree");
+        assertThat(importFrom(site, grading.resolve("packages/pkgx/tests"))).contains("from grading tree");
+        assertThat(importFrom(site, grading)).contains("from grading tree");
+    }
+
     private static Path project(Path root, String marker) throws Exception {
         Files.createDirectories(root.resolve("src/pkgx"));
         Files.createDirectories(root.resolve("tests"));

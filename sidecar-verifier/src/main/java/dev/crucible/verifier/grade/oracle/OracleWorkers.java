@@ -41,6 +41,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
     private final Path root;
     private final Path shared;
     private final Path sharedAt;
+    private final String uidGroup;
     private final String python;
     private final Map<String, String> env;
     private final List<Path> masked;
@@ -95,6 +96,17 @@ public final class OracleWorkers implements WorkerHost.Workers {
      */
     public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env,
                          Path agentRoot, List<String> hidden, Path sharedAt, long memoryBytes) {
+        this(dir, spawn, root, masked, shared, python, env, agentRoot, hidden, sharedAt, memoryBytes, null);
+    }
+
+    /**
+     * {@code uidGroup}: the boxes run as the uid of the graded command's box ({@link Box#open(BoxSpec, String)}), so files
+     * pass between the test, the code under test and the programs tests start as they do in one user's run; null: the
+     * workers' own uid, shared by them and by the programs tests start.
+     */
+    public OracleWorkers(Path dir, Path spawn, Path root, List<String> masked, Path shared, String python, Map<String, String> env,
+                         Path agentRoot, List<String> hidden, Path sharedAt, long memoryBytes, String uidGroup) {
+        this.uidGroup = uidGroup != null ? uidGroup : "oracle-workers:" + dir.toAbsolutePath().normalize();
         this.limits = BoxLimits.defaults().withMemory(memoryBytes);
         this.sharedAt = sharedAt.toAbsolutePath().normalize();
         this.dir = dir.toAbsolutePath().normalize();
@@ -215,7 +227,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
                 for (Path m : masked) if (!leftOut.contains(m)) there.add(shown.resolve(root.relativize(m).toString()));
                 spec = spec.withMasks(there);
             }
-            box = Box.open(spec);
+            box = Box.open(spec, uidGroup);
             // the worker opens its FIFOs itself once its interpreter is up (a redirect here would hold the exec until
             // the trusted side's first call): its start-up overlaps the trusted side's
             // --tied: its stdin is a pipe only this JVM holds the other end of; the worker ends when it closes, so a

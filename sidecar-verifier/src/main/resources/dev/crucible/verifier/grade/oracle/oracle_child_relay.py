@@ -130,7 +130,10 @@ class Relay:
                 except BlockingIOError:
                     pass
                 except OSError:
-                    _fail("the box of the test's process closed its end")
+                    # the box end is done with its input (the program ended without reading all of it): as a pipe's writer
+                    # sees EPIPE, the rest is dropped; its exit status is still on its way (markitdown's CLI read a zip
+                    # from stdin, and the test got 125 instead of the program's status)
+                    self.out, self.stdin_open = b"", False
             if 0 in r:
                 try:
                     b = os.read(0, 65536)

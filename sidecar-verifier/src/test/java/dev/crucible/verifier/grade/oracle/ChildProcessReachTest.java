@@ -91,4 +91,24 @@ class ChildProcessReachTest {
         assertThat(r.tests().details()).filteredOn(t -> t.id().equals(CLI_ID)).singleElement()
                 .satisfies(t -> assertThat(t.integrity()).isEqualTo(dev.crucible.verifier.grade.result.TestCase.ISOLATED));
     }
+
+    /**
+     * A test's program writes where the test told it, in tmp_path, and the test reads it back (microsoft/markitdown's
+     * {@code markitdown -o tmp/x.output}, then {@code os.path.exists}): the box it runs in shares the scratch folder.
+     */
+    @Test
+    void aTestsProgramWritesAFileTheTestReads() {
+        assumeTrue(Box.availability().ok(), "bubblewrap is needed for the grading sandbox: " + Box.availability().problem());
+        Path ws = OracleGrades.project(dir, OracleGrades.FIXED_OPS);
+        Fixtures.write(ws.resolve("tests/test_out.py"), String.join("\n", "import subprocess", "import sys", "", "",
+                "def test_program_writes_into_tmp_path(tmp_path_factory):",
+                "    out = tmp_path_factory.mktemp('pytest_tmp') / 'x.output'",
+                "    p = subprocess.run([sys.executable, '-c', 'import sys; open(sys.argv[1], \"w\").write(\"hello\")', str(out)],",
+                "                       capture_output=True, text=True, timeout=120)",
+                "    assert p.returncode == 0, p.stderr",
+                "    assert out.read_text() == 'hello'", ""));
+        String id = "tests/test_out.py::test_program_writes_into_tmp_path";
+        VerifyReport r = OracleGrades.grade(dir, ws, "", List.of(id));
+        OracleGrades.assertEachPassed(r, List.of(id));
+    }
 }
