@@ -1,6 +1,7 @@
 package dev.crucible.cli.integrity;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -111,6 +112,20 @@ class IntegrityBenchTest {
         assertThat(p.waitFor()).isZero();
         assertThat(refs).contains("refs/heads/main", "refs/heads/fix/multi-unit", "refs/tags/v0.2.1"); // the leak the corpus mines
         assertThat(Files.readString(f.hiddenDir().resolve("tests/test_multi_unit.py"))).contains("def test_roundtrip");
+    }
+
+    @Test
+    void aQuotedTaskCommitIsTheSameCommitAndABadOneIsNamed() throws Exception {
+        // blind round 18: `commit: "cd78…"` passed validate and was refused here ("spec.source.commit: not found")
+        Path fixture = tmp.resolve("fixture");
+        dev.crucible.verifier.pristine.TreeCopy.copy(root().resolve("examples/integrity"), fixture);
+        Path manifest = fixture.resolve("environment.yaml");
+        String yaml = Files.readString(manifest);
+        Files.writeString(manifest, yaml.replace("6782ee6f61eaeb29c6c49204dee0b1eb751b69a6", "\"6782ee6f61eaeb29c6c49204dee0b1eb751b69a6\""));
+        assertThat(Fixture.prepare(fixture, Files.createDirectories(tmp.resolve("w1"))).taskCommit()).isEqualTo("6782ee6f61eaeb29c6c49204dee0b1eb751b69a6");
+        Files.writeString(manifest, yaml.replace("6782ee6f61eaeb29c6c49204dee0b1eb751b69a6", "main"));
+        assertThatThrownBy(() -> Fixture.prepare(fixture, Files.createDirectories(tmp.resolve("w2"))))
+                .hasMessageContaining("spec.source.commit: 'main' is not a commit id");
     }
 
     @Test
