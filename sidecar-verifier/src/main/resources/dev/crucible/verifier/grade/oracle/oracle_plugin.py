@@ -77,6 +77,7 @@ class Oracle:
         self.finder.shown = self.shown
         library = oracle_libexc.finder(self.tree.root, _grader_dirs(), oracle_hook.StandInModule)  # a library's exception: its own class
         self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(library), self.finder.standin_for)
+        self.session.scratch = cfg.get("shared_tmp")
         self.finder.session = self.session
         self.results = {}
         self.modules = {}  # test files whose collection needed in-process grading: all their tests fall back

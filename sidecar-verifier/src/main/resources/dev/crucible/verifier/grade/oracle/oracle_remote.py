@@ -16,6 +16,7 @@
 import operator as _op
 import weakref
 
+import oracle_handed
 from oracle_arith import approx_float, arith_probed, is_approx, note_steering, remember_answer
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
 from oracle_eq import probe_of, tree_equal
@@ -192,6 +193,8 @@ class Session:
         self.eq_plain = []  # (reference, plain value) a test compared: asked of the tree's __eq__ after the last verdict
         self.methods, self.not_lazy = set(), set()  # (kind, class, name) read as a LazyMethod, or never (oracle_lazy)
         self.answered = {}  # a call target's tag -> the plain types it answered (steering: see forward)
+        self.scratch = None  # the scratch folder both sides see (oracle_handed copies a test's open file there)
+        self.handed = []  # the worker's copies of what tests handed over, held so the worker keeps them
 
     def record(self, rule, detail):
         if self.conn.test is not None:
@@ -213,6 +216,9 @@ class Session:
         rid = getattr(v, "_oracle_standin_rid", None) if type(v).__name__ == "StandInModule" else None
         if rid is not None:
             return ["r", self.standin_ref(v)]
+        handed = oracle_handed.copy_in_worker(self, v)
+        if handed is not None:
+            return self.tag(handed)
         raise NeedsInProcess("a test passes a %s.%s to the code under test" % (type(v).__module__, type(v).__qualname__))
 
     def standin_ref(self, mod):

@@ -113,6 +113,52 @@ class OracleCorpusTest {
         assertThat(g.report.fallsBack("tests/test_caught.py::test_after_caught_patch")).isTrue();
     }
 
+    /**
+     * An open file or a BytesIO a test hands to the code is copied into the worker (same type, position and bytes) and the
+     * test is graded isolated; before, each went to in-process grading (microsoft/markitdown: 47 of 212 tests not counted).
+     */
+    @Test
+    void anOpenFileOrBytesIOTheTestHandsOverIsGradedIsolated() {
+        Path tree = dir.resolve("handed");
+        Fixtures.write(tree.resolve("reader.py"), String.join("\n", "import os", "",
+                "def rest(stream):",
+                "    data = stream.read()",
+                "    if isinstance(data, bytes):",
+                "        data = data.decode()",
+                "    return data.splitlines()[0], type(stream).__name__, os.path.basename(getattr(stream, 'name', '') or '')", ""));
+        Fixtures.write(tree.resolve("tests/data.bin"), "from data\n");
+        Fixtures.write(tree.resolve("tests/test_handed.py"), String.join("\n", "import io", "import os", "", "import reader", "", "",
+                "def test_binary_file(tmp_path):",
+                "    p = tmp_path / 'in.txt'",
+                "    p.write_bytes(b'skip\\nhello\\nworld\\n')",
+                "    with open(p, 'rb') as f:",
+                "        f.readline()",
+                "        assert reader.rest(f) == ('hello', 'BufferedReader', 'in.txt')",
+                "        assert f.readline() == b'hello\\n'  # the test's own object kept its position", "", "",
+                "def test_text_file(tmp_path):",
+                "    p = tmp_path / 'in.txt'",
+                "    p.write_text('skip\\nhello\\n')",
+                "    with open(p) as f:",
+                "        f.readline()",
+                "        assert reader.rest(f) == ('hello', 'TextIOWrapper', 'in.txt')", "", "",
+                "def test_bytesio():",
+                "    b = io.BytesIO(b'a\\nb\\n')",
+                "    b.read(2)",
+                "    assert reader.rest(b) == ('b', 'BytesIO', '')", "", "",
+                "def test_a_data_file_of_the_tests():",
+                "    with open(os.path.join(os.path.dirname(__file__), 'data.bin'), 'rb') as f:",
+                "        assert reader.rest(f)[0] == 'from data'", "", "",
+                "def test_a_wrong_answer_still_fails():",
+                "    with open(os.path.join(os.path.dirname(__file__), 'data.bin'), 'rb') as f:",
+                "        assert reader.rest(f)[0] == 'something else'", ""));
+        Graded g = grade(tree, true);
+        for (String t : List.of("test_binary_file", "test_text_file", "test_bytesio", "test_a_data_file_of_the_tests")) {
+            assertThat(g.passed("tests/test_handed.py::" + t)).as(t + "\n" + g.output).isTrue();
+        }
+        assertThat(g.passed("tests/test_handed.py::test_a_wrong_answer_still_fails")).as(g.output).isFalse();
+        assertThat(g.report.needsInProcess()).as(g.output).isEmpty();
+    }
+
     @Test
     void aHungWorkerFailsTheCallAndTheNextTestGetsAFreshOne() {
         Graded g = grade(project("oracle/exploits/hang"), true);
