@@ -142,9 +142,25 @@ class Remote:
 _NONE = object()
 
 
+class _New:
+    """`Cls.__new__(Cls)` of a tree class (an instance without __init__; microsoft/markitdown's tests): object.__new__ of
+    the reference refused it ("X is not a type object"); the worker's class makes it. The proxy type itself is still made
+    as any object is."""
+
+    def __get__(self, inst, owner):
+        if inst is None:
+            return _made_here
+        return lambda *args, **kw: inst._o_s.call(inst, "__new__", args, kw)
+
+
+def _made_here(cls, *args, **kw):
+    return object.__new__(cls)
+
+
 class CallableRemote(Remote):
     """A reference to a callable: only these are callable here, so callable(x) answers as in-process."""
     __slots__ = ()
+    __new__ = _New()
 
     def __call__(self, *args, **kw):
         return self._o_s.call(self, None, args, kw)

@@ -125,7 +125,12 @@ class OracleCorpusTest {
                 "    data = stream.read()",
                 "    if isinstance(data, bytes):",
                 "        data = data.decode()",
-                "    return data.splitlines()[0], type(stream).__name__, os.path.basename(getattr(stream, 'name', '') or '')", ""));
+                "    return data.splitlines()[0], type(stream).__name__, os.path.basename(getattr(stream, 'name', '') or '')", "", "",
+                "class Reader:",
+                "    def __init__(self):",
+                "        raise RuntimeError('not here')", "",
+                "    def tag(self, s):",
+                "        return self.prefix + s", ""));
         Fixtures.write(tree.resolve("tests/data.bin"), "from data\n");
         Fixtures.write(tree.resolve("tests/test_handed.py"), String.join("\n", "import io", "import os", "", "import reader", "", "",
                 "def test_binary_file(tmp_path):",
@@ -148,11 +153,16 @@ class OracleCorpusTest {
                 "def test_a_data_file_of_the_tests():",
                 "    with open(os.path.join(os.path.dirname(__file__), 'data.bin'), 'rb') as f:",
                 "        assert reader.rest(f)[0] == 'from data'", "", "",
+                "def test_an_instance_made_without_init():",
+                "    # markitdown: DocumentIntelligenceConverter.__new__(DocumentIntelligenceConverter), then attributes set",
+                "    r = reader.Reader.__new__(reader.Reader)",
+                "    r.prefix = 'x'",
+                "    assert r.tag('y') == 'xy'", "", "",
                 "def test_a_wrong_answer_still_fails():",
                 "    with open(os.path.join(os.path.dirname(__file__), 'data.bin'), 'rb') as f:",
                 "        assert reader.rest(f)[0] == 'something else'", ""));
         Graded g = grade(tree, true);
-        for (String t : List.of("test_binary_file", "test_text_file", "test_bytesio", "test_a_data_file_of_the_tests")) {
+        for (String t : List.of("test_binary_file", "test_text_file", "test_bytesio", "test_a_data_file_of_the_tests", "test_an_instance_made_without_init")) {
             assertThat(g.passed("tests/test_handed.py::" + t)).as(t + "\n" + g.output).isTrue();
         }
         assertThat(g.passed("tests/test_handed.py::test_a_wrong_answer_still_fails")).as(g.output).isFalse();
