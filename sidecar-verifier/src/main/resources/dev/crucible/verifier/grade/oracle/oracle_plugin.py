@@ -77,7 +77,7 @@ class Oracle:
         self.finder.shown = self.shown
         library = oracle_libexc.finder(self.tree.root, _grader_dirs(), oracle_hook.StandInModule)  # a library's exception: its own class
         self.session = oracle_remote.Session(self.conn, oracle_conn.Mirrors(library), self.finder.standin_for)
-        self.session.scratch = cfg.get("shared_tmp")
+        self.session.scratch, self.session.tree, self.session.shown = cfg.get("shared_tmp"), self.tree, self.shown
         self.finder.session = self.session
         self.results = {}
         self.modules = {}  # test files whose collection needed in-process grading: all their tests fall back
@@ -93,6 +93,7 @@ class Oracle:
         oracle_conn.NeedsInProcess.__init__ = needs_init
         hidden = cfg.get("hidden_data") or [r for r in os.environ.get("CRUCIBLE_ORACLE_HIDDEN", "").split("\n") if r]
         self.watch = oracle_datawatch.DataWatch(self.tree.root, hidden) if hidden else None
+        self.session.hidden = {os.path.normpath(h) for h in hidden}  # the worker's reads of these are watched
         if self.watch is not None and self.watch.fd >= 0:
             self.conn.watch = self.watch  # before any test module reads its data here (counted as this process's own)
         sys.meta_path.insert(0, self.finder)

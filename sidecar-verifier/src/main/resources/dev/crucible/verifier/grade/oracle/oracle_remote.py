@@ -209,7 +209,8 @@ class Session:
         self.eq_plain = []  # (reference, plain value) a test compared: asked of the tree's __eq__ after the last verdict
         self.methods, self.not_lazy = set(), set()  # (kind, class, name) read as a LazyMethod, or never (oracle_lazy)
         self.answered = {}  # a call target's tag -> the plain types it answered (steering: see forward)
-        self.scratch = None  # the scratch folder both sides see (oracle_handed copies a test's open file there)
+        # what oracle_handed needs to open a test's open file where the worker sees it
+        self.scratch, self.tree, self.shown, self.hidden, self.masked = None, None, None, set(), None
         self.handed = []  # the worker's copies of what tests handed over, held so the worker keeps them
 
     def record(self, rule, detail):

@@ -126,12 +126,17 @@ class OracleCorpusTest {
                 "    if isinstance(data, bytes):",
                 "        data = data.decode()",
                 "    return data.splitlines()[0], type(stream).__name__, os.path.basename(getattr(stream, 'name', '') or '')", "", "",
+                "def sibling(stream):",
+                "    with open(os.path.join(os.path.dirname(stream.name), 'extra.ini')) as f:",
+                "        return f.read().strip()", "", "",
                 "class Reader:",
                 "    def __init__(self):",
                 "        raise RuntimeError('not here')", "",
                 "    def tag(self, s):",
                 "        return self.prefix + s", ""));
         Fixtures.write(tree.resolve("tests/data.bin"), "from data\n");
+        Fixtures.write(tree.resolve("tests/conf/main.ini"), "@include extra.ini\n");
+        Fixtures.write(tree.resolve("tests/conf/extra.ini"), "extra content\n");
         Fixtures.write(tree.resolve("tests/test_handed.py"), String.join("\n", "import io", "import os", "", "import reader", "", "",
                 "def test_binary_file(tmp_path):",
                 "    p = tmp_path / 'in.txt'",
@@ -153,6 +158,17 @@ class OracleCorpusTest {
                 "def test_a_data_file_of_the_tests():",
                 "    with open(os.path.join(os.path.dirname(__file__), 'data.bin'), 'rb') as f:",
                 "        assert reader.rest(f)[0] == 'from data'", "", "",
+                "def test_a_file_beside_the_handed_one():",
+                "    # blind round 19: an @include beside the handed file; a copy under its base name lost its folder",
+                "    with open(os.path.join(os.path.dirname(__file__), 'conf', 'main.ini'), 'rb') as f:",
+                "        assert reader.sibling(f) == 'extra content'", "", "",
+                "def test_a_link_to_a_test_file(tmp_path):",
+                "    # blind round 19, x11: the code made a link to a hidden test file where the test then opens its output;",
+                "    # what the descriptor names is a trusted file, masked in the worker: graded in-process, never copied there",
+                "    out = tmp_path / 'out.ini'",
+                "    os.symlink(os.path.abspath(__file__), str(out))",
+                "    with open(out, 'rb') as f:",
+                "        assert reader.rest(f)[0] == 'import io'", "", "",
                 "def test_an_instance_made_without_init():",
                 "    # markitdown: DocumentIntelligenceConverter.__new__(DocumentIntelligenceConverter), then attributes set",
                 "    r = reader.Reader.__new__(reader.Reader)",
@@ -162,11 +178,12 @@ class OracleCorpusTest {
                 "    with open(os.path.join(os.path.dirname(__file__), 'data.bin'), 'rb') as f:",
                 "        assert reader.rest(f)[0] == 'something else'", ""));
         Graded g = grade(tree, true);
-        for (String t : List.of("test_binary_file", "test_text_file", "test_bytesio", "test_a_data_file_of_the_tests", "test_an_instance_made_without_init")) {
+        for (String t : List.of("test_binary_file", "test_text_file", "test_bytesio", "test_a_data_file_of_the_tests", "test_an_instance_made_without_init",
+                "test_a_file_beside_the_handed_one")) {
             assertThat(g.passed("tests/test_handed.py::" + t)).as(t + "\n" + g.output).isTrue();
         }
         assertThat(g.passed("tests/test_handed.py::test_a_wrong_answer_still_fails")).as(g.output).isFalse();
-        assertThat(g.report.needsInProcess()).as(g.output).isEmpty();
+        assertThat(g.report.needsInProcess()).as(g.output).containsExactly("tests/test_handed.py::test_a_link_to_a_test_file");
     }
 
     @Test
