@@ -55,12 +55,13 @@ public final class Box implements AutoCloseable {
     private volatile String exceeded;
     private volatile boolean closed;
     private volatile Traversal traversal;
-    private volatile String uidGroup;
+    private final String uidGroup; // its uid's group (null: its own uid), released with it
 
-    private Box(BoxSpec spec, Availability bwrap, int uid, Cgroups cgroups, String cgroupProblem, Path stage) {
+    private Box(BoxSpec spec, Availability bwrap, int uid, String uidGroup, Cgroups cgroups, String cgroupProblem, Path stage) {
         this.spec = spec;
         this.bwrap = bwrap;
         this.uid = uid;
+        this.uidGroup = uidGroup;
         this.cgroups = cgroups;
         this.cgroupProblem = cgroupProblem;
         this.stage = stage;
@@ -90,9 +91,7 @@ public final class Box implements AutoCloseable {
         if (!a.ok()) throw new BoxUnavailableException(a.problem());
         int uid = ROOT ? BoxHost.takeUid(uidGroup) : BoxHost.processUid();
         try {
-            Box b = open(spec, a, uid);
-            b.uidGroup = uidGroup;
-            return b;
+            return open(spec, a, uid, uidGroup);
         } catch (IOException | RuntimeException e) {
             if (ROOT) BoxHost.releaseUid(uidGroup, uid);
             throw e;
@@ -101,7 +100,7 @@ public final class Box implements AutoCloseable {
 
     private static final java.util.concurrent.atomic.AtomicLong SERIAL = new java.util.concurrent.atomic.AtomicLong();
 
-    private static Box open(BoxSpec spec, Availability a, int uid) throws IOException {
+    private static Box open(BoxSpec spec, Availability a, int uid, String uidGroup) throws IOException {
         Cgroups cg = null;
         String why = null;
         if (ROOT) {
@@ -119,7 +118,7 @@ public final class Box implements AutoCloseable {
             why = "not root: cgroups cannot be created";
         }
         Path stage = ROOT ? Files.createTempDirectory("crucible-box-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"))) : null;
-        Box b = new Box(spec, a, uid, cg, why, stage);
+        Box b = new Box(spec, a, uid, uidGroup, cg, why, stage);
         for (Path w : spec.writable()) b.handOver(w);
         for (Path w : spec.moved().keySet()) b.handOver(w);
         b.watcher.start();

@@ -82,7 +82,7 @@ public final class GradingSandbox implements Executor {
         if (l == null) return false;
         Box box = null;
         try {
-            box = Box.open(l.spec(), uidGroup(l.base().resolve("results-" + l.n())));
+            box = Box.open(l.spec(), uidGroup(l.results()));
             box.letThrough(l.base());
             Box b = box;
             LocalExecutor.Started s = local.start(boxedRequest(box, req, cwd), b::attach);
@@ -128,7 +128,7 @@ public final class GradingSandbox implements Executor {
         long t0 = System.nanoTime();
         ExecResult r;
         Optional<String> limit;
-        try (Box box = Box.open(l.spec(), uidGroup(l.base().resolve("results-" + l.n())))) {
+        try (Box box = Box.open(l.spec(), uidGroup(l.results()))) {
             // read-only in the box, but readable whatever modes the agent gave its files (a writable tree was handed over at open)
             if (req.writableExcept() == null) box.handOver(l.gradeRoot());
             box.letThrough(l.base()); // the grading folders are then bound as they are, without staging mounts
@@ -210,13 +210,13 @@ public final class GradingSandbox implements Executor {
                         .withHome(null).withNetwork(network);
                 Path shared = dev.crucible.verifier.exec.SharedTmp.of(base.resolve("results-" + n)); // at a short path: sockets fit
                 if (java.nio.file.Files.isDirectory(shared, java.nio.file.LinkOption.NOFOLLOW_LINKS)) spec = spec.withMoved(shared, dev.crucible.verifier.exec.SharedTmp.IN_BOX);
-                return new Layout(p, base, spec, n);
+                return new Layout(p, base, spec, base.resolve("results-" + n));
             }
         }
         return null;
     }
 
-    private record Layout(Path gradeRoot, Path base, BoxSpec spec, String n) {}
+    private record Layout(Path gradeRoot, Path base, BoxSpec spec, Path results) {}
 
     /**
      * The uid group of one grading's boxes, by its results folder: the graded command's box and the isolated oracle's
