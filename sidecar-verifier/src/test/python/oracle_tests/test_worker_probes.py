@@ -254,3 +254,36 @@ def honest():
     found = sorted(a["detail"].split(" in the worker")[0].rsplit(" ", 1)[1] for a in w.conn.attempts.items if a["kind"] == "worker")
     assert found == ["json.JSONEncoder.encode", "json.dumps", "struct.pack"], w.conn.attempts.items
     assert w.mod.patch() is False and len(w.conn.attempts.items) == 3  # each rebinding recorded once
+
+
+def test_counting_the_pids_a_box_shows_is_a_sandbox_probe_a_childs_group_is_not(tmp_path):
+    # blind round 18, e03: the fix applied only when few pids below 400 answer os.getsid (a fresh PID namespace)
+    for i, probe in enumerate(("os.getsid(pid)", "os.getpgid(pid)", "os.kill(pid, 0)")):
+        found = events(tmp_path / str(i), """
+            import os
+            def run():
+                alive = 0
+                for pid in range(2, 400):
+                    try:
+                        %s
+                        alive += 1
+                    except OSError:
+                        pass
+                return alive
+        """ % probe)
+        probes = [d for k, d in found if k == "sandbox-probe"]
+        assert probes and all("treemod.py" in d for d in probes), (probe, found)
+        assert len(probes) == 1, (probe, probes)  # one record for the loop's line, not one per pid
+    found = events(tmp_path / "honest", """
+        import os, signal, subprocess, sys
+        def run():
+            p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+            os.killpg(os.getpgid(p.pid), signal.SIGTERM)
+            p.wait()
+            try:
+                os.kill(p.pid, 0)  # reaped: gone, but its own child's pid is no count of the box's
+            except ProcessLookupError:
+                pass
+            return p.returncode
+    """)
+    assert [d for k, d in found if k == "sandbox-probe"] == [], found

@@ -57,20 +57,37 @@ def _sandbox_path(self, p, what):
     return True
 
 
-def _probe_fn(mod, name, describe):
-    """Replaces mod.name (and posix's, the same object) by one that records the tree's own direct calls."""
+_A_MISSING = 8  # pids looked up and not found before it is a count of the box's (one stale pid file's pid is honest)
+
+
+def _probe_fn(mod, name, describe, missing_only=False):
+    """Replaces mod.name (and posix's, the same object) by one that records the tree's own direct calls; missing_only:
+    only once the tree has asked after _A_MISSING processes that are not there, the mark of counting the pids a box
+    shows (a library's check that its own child or a lock's owner is alive asks after one)."""
     real = getattr(mod, name, None)
     if real is None or getattr(real, "_a_probe", False):
         return
+    missing = [0]
 
-    def probe(*a, **kw):
+    def seen(a):
         if not AUDIT.busy and AUDIT.calling > 0:  # noqa: F821 - the audit's own getpid, a hook's work, start-up
             what = describe(a)
             if what:
-                f = _a_sys._getframe(1)  # noqa: F821
+                f = _a_sys._getframe(2)  # noqa: F821 - seen, probe, the caller
                 if _probe_tree_frame(f, False):
                     _probe_add("%s: the tree read its sandbox's identity, at %s" % (what, _probe_where(f)))
-        return real(*a, **kw)
+
+    def probe(*a, **kw):
+        if not missing_only:
+            seen(a)
+            return real(*a, **kw)
+        try:
+            return real(*a, **kw)
+        except ProcessLookupError:
+            missing[0] += 1
+            if missing[0] >= _A_MISSING:
+                seen(a)
+            raise
     probe.__name__, probe.__doc__, probe._a_probe = name, real.__doc__, True
     for m in (mod, _a_sys.modules.get("posix") if mod is _a_os else None):  # noqa: F821
         if m is not None and getattr(m, name, None) is real:
@@ -178,6 +195,11 @@ def audit_sandbox_install():
     _Audit.sandbox_path = _sandbox_path  # noqa: F821
     _probe_fn(_a_os, "getpid", lambda a: "os.getpid()")  # noqa: F821 - x02: a pid namespace's small numbers
     _probe_fn(_a_os, "getppid", lambda a: "os.getppid()")  # noqa: F821 - x03: the box's init as parent
+    # blind round 18, e03: the fix on only where few pids below 400 answer getsid (a fresh PID namespace). A session id
+    # is no library's business during a call; a group id is (killpg of its own child), so only a pid that is not there
+    _probe_fn(_a_os, "getsid", lambda a: "os.getsid()")  # noqa: F821
+    _probe_fn(_a_os, "getpgid", lambda a: "os.getpgid() of a missing process", True)  # noqa: F821
+    _probe_fn(_a_os, "kill", lambda a: "os.kill(pid, 0) of a missing process" if len(a) > 1 and a[1] == 0 else None, True)  # noqa: F821
     _probe_fn(_a_os, "isatty", lambda a: "os.isatty(%d)" % a[0] if _std_fd(a) else None)  # noqa: F821 - x07
     _probe_fn(_a_os, "ttyname", lambda a: "os.ttyname(%d)" % a[0] if _std_fd(a) else None)  # noqa: F821
     _probe_fn(_a_os, "ctermid", lambda a: "os.ctermid()")  # noqa: F821
