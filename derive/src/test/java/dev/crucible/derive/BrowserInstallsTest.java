@@ -24,8 +24,7 @@ class BrowserInstallsTest {
 
     private Derivation derive(String text) throws DerivationException {
         SystemPackages.use(SystemPackages::installedHere);
-        return new WorkflowDeriver().deriveFromText(
-                new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), text);
+        return WorkflowFixtures.fromText(repo, ".github/workflows/ci.yml", text);
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,7 +43,7 @@ class CargoCoverageTest {
     @Test
     void cargoLlvmCovIsGradedAsCargoTestAndItsInstallGoes() throws Exception {
         Files.writeString(repo.resolve("Cargo.toml"), "[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
-        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), WORKFLOW);
+        Derivation d = WorkflowFixtures.fromText(repo, ".github/workflows/ci.yml", WORKFLOW);
         assertThat(d.verifier().command()).isEqualTo("cargo test --all-features --locked --workspace -- --include-ignored");
         assertThat(d.verifier().type()).isEqualTo("test-suite");
         assertThat(step(d, 3).decision()).isEqualTo(Disposition.DROPPED);
@@ -65,8 +64,7 @@ class CargoCoverageTest {
     void anInstallAKeptCommandStillUsesStays() throws Exception {
         Files.writeString(repo.resolve("Cargo.toml"), "[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
         // a piped llvm-cov line is not rewritten (its output is read by the pipe), so its tool is still needed
-        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null),
-                WORKFLOW.replace("-- --include-ignored\"", "-- --include-ignored | tee cov.txt\""));
+        Derivation d = WorkflowFixtures.fromText(repo, ".github/workflows/ci.yml", WORKFLOW.replace("-- --include-ignored\"", "-- --include-ignored | tee cov.txt\""));
         assertThat(d.verifier().command()).contains("cargo llvm-cov");
         assertThat(step(d, 3).decision()).isEqualTo(Disposition.SETUP);
         assertThat(d.setupScript()).contains("cargo install --locked cargo-llvm-cov");

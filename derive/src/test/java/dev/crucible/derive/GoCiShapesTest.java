@@ -45,7 +45,7 @@ class GoCiShapesTest {
     @Test
     void twoPlainRunnerStepsAreGradedLineByLine() throws Exception {
         String two = WorkflowFixtures.text("go-two-runs.yml").replace("      - name: Race\n        run: go test -race ./... | tee race.log\n", "");
-        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/go-two.yml", null, Map.of(), null), two);
+        Derivation d = WorkflowFixtures.fromText(repo, ".github/workflows/go-two.yml", two);
 
         assertThat(d.verifier().type()).isEqualTo("test-suite");
         assertThat(d.verifier().command()).isEqualTo("go test -count 1 ./...\nCGO_ENABLED=0 go test -count 1 -tags purego ./...");

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,7 +19,7 @@ class GoCoverageFlagsTest {
     @Test
     void coverageFlagsLeaveTheGoTestCommand() throws Exception {
         Files.writeString(repo.resolve("go.mod"), "module example.com/m\n\ngo 1.22\n");
-        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), """
+        Derivation d = WorkflowFixtures.fromText(repo, ".github/workflows/ci.yml", """
                 on: push
                 jobs:
                   test:

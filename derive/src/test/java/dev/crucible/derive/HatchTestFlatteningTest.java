@@ -2,10 +2,7 @@ package dev.crucible.derive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +16,7 @@ class HatchTestFlatteningTest {
     Path repo;
 
     private Derivation derive(String run) throws DerivationException {
-        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, "ci.yml", null, Map.of(), null), """
+        return WorkflowFixtures.fromText(repo, "ci.yml", """
                 on: push
                 jobs:
                   tests:
@@ -34,10 +31,8 @@ class HatchTestFlatteningTest {
                 """.formatted(run));
     }
 
-    private void write(String path, String text) throws IOException {
-        Path f = repo.resolve(path);
-        Files.createDirectories(f.getParent());
-        Files.writeString(f, text);
+    private void write(String path, String text) {
+        WorkflowFixtures.write(repo, path, text);
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +23,7 @@ class InstallsAmongTestLinesTest {
         String text = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n"
                 + "      - uses: actions/setup-node@v4\n        with:\n          node-version: 20\n"
                 + "      - name: test\n        run: |\n" + script.lines().map(l -> "          " + l + "\n").reduce("", String::concat);
-        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/test.yml", null, Map.of(), null), text);
+        return WorkflowFixtures.fromText(repo, ".github/workflows/test.yml", text);
     }
 
     @Test

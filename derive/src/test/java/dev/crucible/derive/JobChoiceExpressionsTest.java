@@ -47,7 +47,7 @@ class JobChoiceExpressionsTest {
             """;
 
     private Derivation derive(String workflow, String job) throws DerivationException {
-        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, "ci.yml", job, Map.of(), null), workflow);
+        return WorkflowFixtures.fromText(repo, "ci.yml", job, Map.of(), workflow);
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.crucible.derive;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +16,7 @@ class JobChoiceOsTest {
     Path repo;
 
     private Derivation derive(String workflow) throws DerivationException {
-        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, "ci.yml", null, Map.of(), null), workflow);
+        return WorkflowFixtures.fromText(repo, "ci.yml", workflow);
     }
 
     @Test

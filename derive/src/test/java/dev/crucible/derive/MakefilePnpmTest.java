@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +18,7 @@ class MakefilePnpmTest {
     Path repo;
 
     private Derivation derive(String run) throws Exception {
-        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), """
+        return WorkflowFixtures.fromText(repo, ".github/workflows/ci.yml", """
                 on: push
                 jobs:
                   test:

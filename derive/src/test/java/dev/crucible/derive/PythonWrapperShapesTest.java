@@ -2,8 +2,6 @@ package dev.crucible.derive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,14 +16,11 @@ class PythonWrapperShapesTest {
     Path repo;
 
     private Derivation derive(String workflow) throws DerivationException {
-        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, "ci.yml", null, Map.of(), null),
-                workflow);
+        return WorkflowFixtures.fromText(repo, "ci.yml", workflow);
     }
 
-    private void write(String path, String text) throws IOException {
-        Path f = repo.resolve(path);
-        Files.createDirectories(f.getParent());
-        Files.writeString(f, text);
+    private void write(String path, String text) {
+        WorkflowFixtures.write(repo, path, text);
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,8 +27,7 @@ class RunnerRustTest {
             """;
 
     private Derivation derive(String text) throws DerivationException {
-        return new WorkflowDeriver().deriveFromText(
-                new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), text);
+        return WorkflowFixtures.fromText(repo, ".github/workflows/ci.yml", text);
     }
 
     @Test

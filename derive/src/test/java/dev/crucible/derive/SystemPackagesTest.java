@@ -27,8 +27,7 @@ class SystemPackagesTest {
     private Derivation derive(String packages) throws DerivationException {
         SystemPackages.use(SystemPackages::installedHere);
         String text = WorkflowFixtures.text("apt-packages.yml").replace("PACKAGES", packages);
-        return new WorkflowDeriver().deriveFromText(
-                new DerivationRequest(repo, null, ".github/workflows/apt-packages.yml", null, Map.of(), null), text);
+        return WorkflowFixtures.fromText(repo, ".github/workflows/apt-packages.yml", text);
     }
 
     /** The setup script without its comments (which quote each step's first line). */
@@ -64,8 +63,7 @@ class SystemPackagesTest {
     @Test
     void withoutAMachineToCheckTheStepStaysAsCiHasIt() throws Exception {
         String text = WorkflowFixtures.text("apt-packages.yml").replace("PACKAGES", ABSENT);
-        Derivation d = new WorkflowDeriver().deriveFromText(
-                new DerivationRequest(repo, null, ".github/workflows/apt-packages.yml", null, Map.of(), null), text);
+        Derivation d = WorkflowFixtures.fromText(repo, ".github/workflows/apt-packages.yml", text);
         assertThat(d.setupScript()).contains("sudo apt-get install -y " + ABSENT);
     }
 
@@ -114,8 +112,7 @@ class SystemPackagesTest {
                       - run: pip install -e .
                       - run: python -m pytest -q
                 """;
-        Derivation d = new WorkflowDeriver().deriveFromText(
-                new DerivationRequest(repo, null, ".github/workflows/ci.yml", null, Map.of(), null), text);
+        Derivation d = WorkflowFixtures.fromText(repo, ".github/workflows/ci.yml", text);
         if (AbsentInstallers.onPath("bundle")) {
             assertThat(commands(d)).contains("bundle install"); // a machine with Ruby runs it as CI does
             return;

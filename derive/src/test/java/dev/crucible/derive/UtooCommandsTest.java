@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,7 +19,7 @@ class UtooCommandsTest {
     @Test
     void utooLinesRunWithNpm() throws Exception {
         Files.writeString(repo.resolve("package.json"), "{\"name\":\"a\",\"scripts\":{\"test\":\"jest\"}}\n");
-        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, ".github/workflows/test.yml", null, Map.of(), null), """
+        Derivation d = WorkflowFixtures.fromText(repo, ".github/workflows/test.yml", """
                 on: push
                 jobs:
                   test-react-legacy:

@@ -56,6 +56,28 @@ final class WorkflowFixtures {
         return derive(repo, resource, null, Map.of(), null);
     }
 
+    /** Derives from {@code text} as the workflow at {@code workflowPath} of {@code repo}, for {@code job} (null: chosen). */
+    static Derivation fromText(Path repo, String workflowPath, String job, Map<String, String> matrix, String text)
+            throws DerivationException {
+        return new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, workflowPath, job, matrix, null), text);
+    }
+
+    /** The same with the job chosen and no matrix. */
+    static Derivation fromText(Path repo, String workflowPath, String text) throws DerivationException {
+        return fromText(repo, workflowPath, null, Map.of(), text);
+    }
+
+    /** Writes {@code text} to {@code rel} under {@code repo}, making its folders. */
+    static Path write(Path repo, String rel, String text) {
+        try {
+            Path f = repo.resolve(rel);
+            Files.createDirectories(f.getParent());
+            return Files.writeString(f, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static StepReport step(Derivation d, int number) {
         return d.steps().get(number - 1);
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +46,7 @@ class YarnRegistryTest {
         Files.writeString(repo.resolve("yarn.lock"), LOCK);
         Files.createDirectories(repo.resolve("web"));
         Files.writeString(repo.resolve("web/yarn.lock"), LOCK);
-        Derivation d = new WorkflowDeriver().deriveFromText(new DerivationRequest(repo, null, "ci.yml", null, Map.of(), null), """
+        Derivation d = WorkflowFixtures.fromText(repo, "ci.yml", """
                 on: push
                 jobs:
                   test:
