@@ -53,18 +53,25 @@ public final class VerifyBenchCommand implements Callable<Integer> {
             defaultValue = "20")
     int callTests;
 
+    @Option(names = "--child-tests", paramLabel = "N",
+            description = "size of the CLI suite measured after it: tests that each start the package's program (python -m),"
+                    + " which isolated grading runs in a box of its own (0: skip it; default: ${DEFAULT-VALUE})",
+            defaultValue = "10")
+    int childTests;
+
     @Override
     public Integer call() {
         var err = spec.commandLine().getErr();
         if (runs < 1) return VerifyCommand.bad(err, "--runs: must be at least 1");
         if (syntheticTests < 0) return VerifyCommand.bad(err, "--synthetic-tests: must be 0 or more");
         if (callTests < 0) return VerifyCommand.bad(err, "--call-tests: must be 0 or more");
+        if (childTests < 0) return VerifyCommand.bad(err, "--child-tests: must be 0 or more");
         try {
             Environment env = Environment.load(file);
             Path ws = workspace != null ? workspace : env.workspacePath().orElseThrow(() -> new ConfigException(
                     file + ": spec.workspace.path: needed when --workspace is not given"));
             if (!Files.isDirectory(ws)) return VerifyCommand.bad(err, "--workspace " + ws + ": no such directory");
-            GradingBench.Result r = GradingBench.run(env, ws, runs, Duration.ofSeconds(Math.max(1, window)), syntheticTests, callTests);
+            GradingBench.Result r = GradingBench.run(env, ws, runs, Duration.ofSeconds(Math.max(1, window)), syntheticTests, callTests, childTests);
             r.lines().forEach(spec.commandLine().getOut()::println);
             spec.commandLine().getOut().flush();
             return 0;

@@ -92,7 +92,7 @@ class VerifyCommandTest {
     @Test
     void benchPrintsPhasesAndTheSummaryLineLast() {
         Run r = run("bench", "-f", example().resolve("environment.yaml").toString(), "--runs", "1", "--monitor-window", "1", "--synthetic-tests", "0",
-                "--call-tests", "0");
+                "--call-tests", "0", "--child-tests", "0");
         assertThat(r.code()).as(r.err()).isZero();
         String[] lines = r.out().strip().split("\n");
         assertThat(lines).hasSize(3);
@@ -105,5 +105,8 @@ class VerifyCommandTest {
         Run badCalls = run("bench", "-f", example().resolve("environment.yaml").toString(), "--call-tests", "-1");
         assertThat(badCalls.code()).isEqualTo(2);
         assertThat(badCalls.err()).contains("--call-tests");
+        Run badChildren = run("bench", "-f", example().resolve("environment.yaml").toString(), "--child-tests", "-1");
+        assertThat(badChildren.code()).isEqualTo(2);
+        assertThat(badChildren.err()).contains("--child-tests");
     }
 }

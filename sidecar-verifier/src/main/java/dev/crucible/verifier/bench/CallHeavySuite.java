@@ -1,10 +1,9 @@
 package dev.crucible.verifier.bench;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The isolated oracle's worst case, written by the bench for itself: tests that do almost no work of their own
@@ -24,49 +23,17 @@ final class CallHeavySuite {
 
     /** Writes {@code dir/environment.yaml} and {@code dir/workspace} with about {@code tests} tests; returns the manifest. */
     static Path write(Path dir, int tests) {
-        int files = Math.max(1, (tests + TESTS_PER_FILE - 1) / TESTS_PER_FILE);
-        try {
-            Path ws = Files.createDirectories(dir.resolve("workspace"));
-            Files.createDirectories(ws.resolve("shapes"));
-            Files.createDirectories(ws.resolve("tests"));
-            Files.writeString(ws.resolve("pytest.ini"), "[pytest]\ntestpaths = tests\n");
-            Files.writeString(ws.resolve("shapes/__init__.py"), "from .objects import Counter, Point, Table, evens, square_mod\n");
-            Files.writeString(ws.resolve("shapes/objects.py"), TREE);
-            for (int f = 0; f < files; f++) {
-                Files.writeString(ws.resolve(String.format(Locale.ROOT, "tests/test_calls_%03d.py", f)),
-                        TESTS.replace("@CALLS@", Integer.toString(CALLS)));
-            }
-            Path manifest = dir.resolve("environment.yaml");
-            Files.writeString(manifest, MANIFEST);
-            return manifest;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put("shapes/__init__.py", "from .objects import Counter, Point, Table, evens, square_mod\n");
+        files.put("shapes/objects.py", TREE);
+        for (int f = 0; f < BenchSuites.files(tests, TESTS_PER_FILE); f++) {
+            files.put(String.format(Locale.ROOT, "tests/test_calls_%03d.py", f), TESTS.replace("@CALLS@", Integer.toString(CALLS)));
         }
+        return BenchSuites.write(dir, "bench-call-heavy", files);
     }
 
     /** How many tests {@link #write} makes for a request of {@code tests}. */
-    static int count(int tests) { return Math.max(1, (tests + TESTS_PER_FILE - 1) / TESTS_PER_FILE) * TESTS_PER_FILE; }
-
-    private static final String MANIFEST = """
-            apiVersion: crucible.dev/v1alpha1
-            kind: RLEnvironment
-            metadata:
-              name: bench-call-heavy
-            spec:
-              workspace:
-                path: ./workspace
-              verifier:
-                type: test-suite
-                framework: pytest
-                command: python3 -m pytest -q -p no:cacheprovider
-                rewardMode: binary
-                timeoutSeconds: 600
-                protectedPaths:
-                  - tests/**
-                  - pytest.ini
-              hackPolicy:
-                action: flag
-            """;
+    static int count(int tests) { return BenchSuites.files(tests, TESTS_PER_FILE) * TESTS_PER_FILE; }
 
     private static final String TREE = """
             def square_mod(n, m=7):

@@ -29,7 +29,8 @@ import java.util.Map;
  * parsing), alternating in one invocation so load from elsewhere hits both, medians over N runs,
  * with where the graded time went ({@link PhaseBreakdown}). On the environment's own suite and,
  * unless disabled, on a larger {@link SyntheticSuite}, so fixed and per-test overhead show apart, and on a
- * {@link CallHeavySuite} whose tests do little but call the code under test (the isolated oracle's cost per call).
+ * {@link CallHeavySuite} whose tests do little but call the code under test (the isolated oracle's cost per call), and on a
+ * {@link ChildSuite} whose tests each start the package's program (the cost of a started process's own box).
  * Plus the monitor thread's CPU time over wall time while an agent works in the workspace.
  */
 public final class GradingBench {
@@ -64,9 +65,10 @@ public final class GradingBench {
 
     /**
      * {@code gradingSandbox}: "box" when graded commands ran in the grading sandbox, as in a real run; else why not.
-     * {@code synthetic} and {@code calls} (the call-heavy suite) are null when they were not run.
+     * {@code synthetic}, {@code calls} (the call-heavy suite) and {@code children} (the CLI suite) are null when they were not run.
      */
-    public record Result(Suite example, Suite synthetic, Suite calls, double monitorCpuPct, int runs, String python, String gradingSandbox) {
+    public record Result(Suite example, Suite synthetic, Suite calls, Suite children, double monitorCpuPct, int runs, String python,
+                         String gradingSandbox) {
         public double bareSeconds() { return example.bareSeconds(); }
 
         public double gradedSeconds() { return example.gradedSeconds(); }
@@ -78,7 +80,8 @@ public final class GradingBench {
             return String.format(Locale.ROOT, "bare_s=%.3f graded_s=%.3f overhead_ratio=%.3f cold_overhead_ratio=%.3f monitor_cpu_pct=%.3f grading=%s integrity=%s isolated_vs_inprocess=%.3f%s",
                     bareSeconds(), gradedSeconds(), overheadRatio(), example.coldOverheadRatio(), monitorCpuPct, gradingSandbox, example.integrity(),
                     example.isolatedRatio(), synthetic == null ? "" : String.format(Locale.ROOT, " synthetic_isolated_vs_inprocess=%.3f", synthetic.isolatedRatio()))
-                    + (calls == null ? "" : String.format(Locale.ROOT, " calls_isolated_vs_inprocess=%.3f", calls.isolatedRatio()));
+                    + (calls == null ? "" : String.format(Locale.ROOT, " calls_isolated_vs_inprocess=%.3f", calls.isolatedRatio()))
+                    + (children == null ? "" : String.format(Locale.ROOT, " children_isolated_vs_inprocess=%.3f", children.isolatedRatio()));
         }
 
         /** Everything, one line each: per suite its phases and figures, then {@link #line()}. */
@@ -87,6 +90,7 @@ public final class GradingBench {
             List<Suite> suites = new ArrayList<>(List.of(example));
             if (synthetic != null) suites.add(synthetic);
             if (calls != null) suites.add(calls);
+            if (children != null) suites.add(children);
             for (Suite s : suites) {
                 out.add(s.phases().line(s.name(), runs));
                 out.add(s.line());
@@ -107,6 +111,12 @@ public final class GradingBench {
 
     /** {@code callTests}: size of the call-heavy suite (0: not run). */
     public static Result run(Environment env, Path workspace, int runs, Duration monitorWindow, int syntheticTests, int callTests) {
+        return run(env, workspace, runs, monitorWindow, syntheticTests, callTests, 0);
+    }
+
+    /** {@code childTests}: size of the CLI suite, each test starting a process (0: not run). */
+    public static Result run(Environment env, Path workspace, int runs, Duration monitorWindow, int syntheticTests, int callTests,
+                             int childTests) {
         Path tmp = tempDir();
         try {
             double[] cpuPct = {0};
@@ -122,7 +132,12 @@ public final class GradingBench {
                 Environment ch = Environment.load(CallHeavySuite.write(tmp.resolve("calls-src"), callTests));
                 calls = measure(ch, "calls", ch.workspacePath().orElseThrow(), tmp.resolve("calls"), runs, null, null, null);
             }
-            return new Result(example, synthetic, calls, cpuPct[0], runs, python[0], Box.availability().ok() ? "box" : "unconfined");
+            Suite children = null;
+            if (childTests > 0) {
+                Environment cs = Environment.load(ChildSuite.write(tmp.resolve("children-src"), childTests));
+                children = measure(cs, "children", cs.workspacePath().orElseThrow(), tmp.resolve("children"), runs, null, null, null);
+            }
+            return new Result(example, synthetic, calls, children, cpuPct[0], runs, python[0], Box.availability().ok() ? "box" : "unconfined");
         } finally {
             deleteQuietly(tmp);
         }

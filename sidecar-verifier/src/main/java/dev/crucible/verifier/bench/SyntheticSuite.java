@@ -1,10 +1,9 @@
 package dev.crucible.verifier.bench;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A larger Python repository the bench writes for itself, so that a reader sees grading's fixed cost
@@ -20,48 +19,17 @@ final class SyntheticSuite {
 
     /** Writes {@code dir/environment.yaml} and {@code dir/workspace} with about {@code tests} tests; returns the manifest. */
     static Path write(Path dir, int tests) {
-        int files = Math.max(1, (tests + TESTS_PER_FILE - 1) / TESTS_PER_FILE);
-        try {
-            Path ws = Files.createDirectories(dir.resolve("workspace"));
-            Files.createDirectories(ws.resolve("mathlib"));
-            Files.createDirectories(ws.resolve("tests"));
-            Files.writeString(ws.resolve("pytest.ini"), "[pytest]\ntestpaths = tests\n");
-            Files.writeString(ws.resolve("mathlib/__init__.py"), "from .ops import primes_below, collatz_len, word_counts, roundtrip\n");
-            Files.writeString(ws.resolve("mathlib/ops.py"), OPS);
-            for (int f = 0; f < files; f++) {
-                Files.writeString(ws.resolve(String.format(Locale.ROOT, "tests/test_batch_%03d.py", f)), TESTS.replace("@SEED@", Integer.toString(f)));
-            }
-            Path manifest = dir.resolve("environment.yaml");
-            Files.writeString(manifest, MANIFEST);
-            return manifest;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put("mathlib/__init__.py", "from .ops import primes_below, collatz_len, word_counts, roundtrip\n");
+        files.put("mathlib/ops.py", OPS);
+        for (int f = 0; f < BenchSuites.files(tests, TESTS_PER_FILE); f++) {
+            files.put(String.format(Locale.ROOT, "tests/test_batch_%03d.py", f), TESTS.replace("@SEED@", Integer.toString(f)));
         }
+        return BenchSuites.write(dir, "bench-synthetic", files);
     }
 
     /** How many tests {@link #write} makes for a request of {@code tests}. */
-    static int count(int tests) { return Math.max(1, (tests + TESTS_PER_FILE - 1) / TESTS_PER_FILE) * TESTS_PER_FILE; }
-
-    private static final String MANIFEST = """
-            apiVersion: crucible.dev/v1alpha1
-            kind: RLEnvironment
-            metadata:
-              name: bench-synthetic
-            spec:
-              workspace:
-                path: ./workspace
-              verifier:
-                type: test-suite
-                framework: pytest
-                command: python3 -m pytest -q -p no:cacheprovider
-                rewardMode: binary
-                timeoutSeconds: 600
-                protectedPaths:
-                  - tests/**
-                  - pytest.ini
-              hackPolicy:
-                action: flag
-            """;
+    static int count(int tests) { return BenchSuites.files(tests, TESTS_PER_FILE) * TESTS_PER_FILE; }
 
     private static final String OPS = """
             import json

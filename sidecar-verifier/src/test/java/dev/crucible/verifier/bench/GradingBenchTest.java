@@ -69,6 +69,26 @@ class GradingBenchTest {
         }
     }
 
+    @Test
+    void theChildSuitePassesBareAsWritten(@TempDir Path dir) throws Exception {
+        Path manifest = ChildSuite.write(dir, 8);
+        assertThat(ChildSuite.count(8)).isEqualTo(10);
+        assertThat(pytest(manifest.resolveSibling("workspace"))).contains("10 passed");
+    }
+
+    /** Each test starts a process: isolated, each runs in a box of its own, and the suite still grades every test. */
+    @Test
+    void theChildSuiteIsMeasuredAndItsRatioPrinted() {
+        Environment env = Environment.load(Fixtures.example().resolve("environment.yaml"));
+        GradingBench.Result r = GradingBench.run(env, env.workspacePath().orElseThrow(), 1, Duration.ofSeconds(1), 0, 0, 5);
+        r.lines().forEach(l -> System.out.println("[bench] " + l));
+        assertThat(r.calls()).isNull();
+        assertThat(r.lines()).hasSize(5);
+        assertThat(r.lines().get(3)).startsWith("suite=children tests=5 ");
+        assertThat(r.line()).matches(".* isolated_vs_inprocess=\\d+\\.\\d{3} children_isolated_vs_inprocess=\\d+\\.\\d{3}");
+        if (r.gradingSandbox().equals("box")) assertThat(r.children().integrity()).as("CLI tests are graded isolated").isEqualTo("isolated");
+    }
+
     private static String pytest(Path workspace) throws Exception {
         ProcessBuilder pb = new ProcessBuilder("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider")
                 .directory(workspace.toFile()).redirectErrorStream(true);
