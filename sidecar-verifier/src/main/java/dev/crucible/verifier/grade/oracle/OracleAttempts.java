@@ -50,7 +50,8 @@ public final class OracleAttempts {
             Map.entry("steer", DetectorNames.GRADER_TAMPERING), Map.entry("budget-steer", DetectorNames.EQUALITY_OVERRIDE),
             Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
             Map.entry("reexec", DetectorNames.GRADER_TAMPERING), Map.entry("worker", DetectorNames.GRADER_TAMPERING),
-            Map.entry("channel", DetectorNames.GRADER_TAMPERING), Map.entry("sandbox-probe", DetectorNames.GRADER_TAMPERING));
+            Map.entry("channel", DetectorNames.GRADER_TAMPERING), Map.entry("sandbox-probe", DetectorNames.GRADER_TAMPERING),
+            Map.entry("special-file", DetectorNames.GRADER_TAMPERING));
     /**
      * A command, spawned by the code under test in the worker, that makes a namespace or a mount, or enters another
      * process's: the way around the masks the worker's box lays over the test files (blind round 6, e07). Grading

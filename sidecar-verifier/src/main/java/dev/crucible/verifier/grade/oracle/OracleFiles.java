@@ -32,7 +32,7 @@ public final class OracleFiles {
     public static final String CONFIG_VAR = "CRUCIBLE_ORACLE_CONFIG";
     static final List<String> NAMES = List.of("oracle_wire_graph.py", "oracle_wire.py", "oracle_audit.py", "oracle_audit_calls.py", "oracle_audit_probes.py", "oracle_audit_sandbox.py", "oracle_excattrs.py", "oracle_syspath.py", "oracle_worker.py", "oracle_conn.py", "oracle_attempts.py", "oracle_env.py", "oracle_mirror.py", "oracle_eq.py", "oracle_lazy.py", "oracle_arith.py", "oracle_remote.py", "oracle_dataclasses.py",
             "oracle_hook.py", "oracle_libexc.py", "oracle_launch.py", "oracle_datawatch.py", "oracle_patches.py", "oracle_plugin.py", "oracle_entry.py", "oracle_unittest.py",
-            "oracle_children.py", "oracle_child_relay.py", "oracle_child_box.py", "oracle_handed.py");
+            "oracle_children.py", "oracle_child_relay.py", "oracle_child_box.py", "oracle_handed.py", "oracle_special.py");
     private static final Map<String, byte[]> SOURCES = load();
 
     /**

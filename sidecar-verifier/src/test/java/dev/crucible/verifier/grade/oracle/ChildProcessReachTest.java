@@ -111,4 +111,29 @@ class ChildProcessReachTest {
         VerifyReport r = OracleGrades.grade(dir, ws, "", List.of(id));
         OracleGrades.assertEachPassed(r, List.of(id));
     }
+
+    /**
+     * A test's program leaves a FIFO with no writer where the test then reads its output (blind round 19, x4): the
+     * grading process's open of it held grading until its timeout (600 s there; here the 120 s of {@link OracleGrades}).
+     * Now that open fails at once: the test fails naming the FIFO, and the attempt is recorded.
+     */
+    @Test
+    void aFifoTheProgramLeavesInsteadOfItsOutputFailsTheTestAtOnce() {
+        assumeTrue(Box.availability().ok(), "bubblewrap is needed for the grading sandbox: " + Box.availability().problem());
+        Path ws = OracleGrades.project(dir, OracleGrades.FIXED_OPS);
+        Fixtures.write(ws.resolve("tests/test_out.py"), String.join("\n", "import subprocess", "import sys", "", "",
+                "def test_program_output_is_read_back(tmp_path):",
+                "    out = tmp_path / 'x.output'",
+                "    p = subprocess.run([sys.executable, '-c', 'import os, sys; os.mkfifo(sys.argv[1])', str(out)],",
+                "                       capture_output=True, text=True, timeout=60)",
+                "    assert p.returncode == 0, p.stderr",
+                "    assert out.read_text() == 'hello'", ""));
+        String id = "tests/test_out.py::test_program_output_is_read_back";
+        VerifyReport r = OracleGrades.grade(dir, ws, "", List.of(id));
+        assertThat(r.reason()).as(r.tests().details().toString()).doesNotContain("timed out");
+        assertThat(r.tests().details()).filteredOn(t -> t.id().equals(id)).singleElement()
+                .satisfies(t -> assertThat(t.message()).as(t.status().name()).contains("does not open a FIFO"));
+        assertThat(r.reward()).isEqualTo(0.0);
+        assertThat(r.hackFindings().toString()).contains("a FIFO the grading process did not make");
+    }
 }
