@@ -237,6 +237,8 @@ public final class Box implements AutoCloseable {
         spec.moved().forEach((src, dest) -> binds.add(new Bind(src, dest, true)));
         for (Path r : spec.readOnly()) if (bindable(r)) binds.add(new Bind(r, r, false));
         spec.shownAt().forEach((src, dest) -> { if (bindable(src)) binds.add(new Bind(src, dest, false)); });
+        // the host's root bound over the box's would show the box every host file (host round 6, B3: a toolchain root of "/")
+        binds.removeIf(b -> b.dest().toAbsolutePath().normalize().getNameCount() == 0 || b.src().toAbsolutePath().normalize().getNameCount() == 0);
         binds.sort(Comparator.comparingInt(b -> b.dest().getNameCount())); // parents first: protected paths after their workspace
         return binds;
     }

@@ -52,7 +52,7 @@ final class HostView {
     /** True when {@code p} is inside what {@link #systemArgs} binds (so it needs no bind of its own). */
     static boolean isSystem(Path p) {
         Path n = p.toAbsolutePath().normalize();
-        if (n.getNameCount() == 0) return false;
+        if (n.getNameCount() == 0) return true; // the root: never a toolchain's folder to show (see Box#binds)
         String first = n.getName(0).toString();
         if (TOP.contains(first)) return true;
         return first.equals("etc") && n.getNameCount() >= 2 && ETC.contains(n.getName(1).toString());

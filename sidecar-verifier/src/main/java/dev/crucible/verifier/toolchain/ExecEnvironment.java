@@ -191,6 +191,8 @@ public record ExecEnvironment(String name, String key, Path prefix, Path venv, L
 
     static boolean isSystem(Path p) {
         Path n = p.toAbsolutePath().normalize();
-        return n.getNameCount() > 0 && List.of("usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32").contains(n.getName(0).toString());
+        // "/" itself: a tool found in /bin or /sbin (a PATH where they come before /usr/bin, as `setpriv --reset-env`'s)
+        // has the root as its folder's parent; shown read-only it was the whole host in the box (host round 6, B3)
+        return n.getNameCount() == 0 || List.of("usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32").contains(n.getName(0).toString());
     }
 }

@@ -53,6 +53,22 @@ class BoxTest {
 
     Box open(BoxLimits l) throws IOException { return Box.open(BoxSpec.of("test", l).withWritable(ws)); }
 
+    /**
+     * A folder to show read-only that is the host's root (a toolchain found in /bin, whose folder's parent is "/": host
+     * round 6, B3, a CLI run under `setpriv --reset-env`) is never bound: the box keeps its own root and /tmp.
+     */
+    @Test
+    void theHostsRootIsNeverShownEvenWhenAskedFor() throws Exception {
+        Path marker = Files.createTempFile(Path.of("/tmp"), "crucible-host-root-", ".txt");
+        try (Box box = Box.open(BoxSpec.of("test", BoxLimits.defaults()).withWritable(ws).withReadOnly(List.of(Path.of("/"))))) {
+            Run r = run(box, ws, "test -e " + marker + " && echo SEEN; ls /tmp | wc -l; echo done", 60);
+            assertThat(r.out()).as(r.out()).contains("done").doesNotContain("SEEN");
+            assertThat(r.out().strip().lines().findFirst().orElse("")).as("the box's own /tmp, nearly empty").isIn("0", "1", "2");
+        } finally {
+            Files.deleteIfExists(marker);
+        }
+    }
+
     @Test
     void aLongOpenBoxKeepsItsUidAndItsProcessWhileManyOthersOpenAndClose() throws Exception {
         assumeTrue(Box.ROOT, "boxes get uids of their own only when the CLI is root");

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * process runs in a box without capabilities and cannot make another, so it asks here, one line "N" on the
  * {@code spawn} FIFO; the worker then reads requests from {@code wN.in} and answers on {@code wN.out} in {@code dir}
  * (it opens them itself once its interpreter is up, so that start-up overlaps the trusted side's).
- * The worker's box shows the grading tree as the agent's box showed it, writable: a throwaway copy per worker
+ * The worker's box shows the grading tree as the agent's box showed it, writable: one throwaway copy per grading
  * ({@link WorkerTree}; .git, setup's folders and the hidden test data bound read-only from the tree), every trusted
  * test file replaced by an empty one, the
  * FIFO folder, the shared scratch folder and the toolchain, nothing else (not the results folder, the channel,
@@ -56,11 +56,18 @@ public final class OracleWorkers implements WorkerHost.Workers {
     private volatile boolean closed;
     private volatile String problem;
 
-    private record Running(Box box, Process process, Path copy) {
+    /**
+     * The tree's throwaway copy that every box of this grading shows, workers' and started processes' alike, made at the
+     * first box and removed at {@link #close}. One copy per box was 1 + workers + started processes copies of the tree
+     * (host round 6, B1: an honest fix beside 3.5 GiB of data filled a 10 GiB disk limit while graded, reward 0; each
+     * started process paid a copy). Shared as in a user's run: what one box writes there the next sees.
+     */
+    private Path copy;
+
+    private record Running(Box box, Process process) {
         void stop() {
             process.destroyForcibly();
             box.close();
-            WorkerTree.delete(copy);
         }
     }
 
@@ -198,9 +205,21 @@ public final class OracleWorkers implements WorkerHost.Workers {
         }
     }
 
+    private synchronized Path treeCopy(List<Path> empty, boolean away) throws IOException {
+        if (closed) throw new IOException("grading ended");
+        // shown at the agent's workspace path: what the agent's box never listed is left out of the copy (hidden tests and
+        // data), and the grading tree is shown read-only where it lies (a test may hand a path in it to the code)
+        if (copy == null) copy = WorkerTree.copy(root, spawn.getParent().resolve("tree-copy"), empty, away ? leftOut : List.of(), away ? shown : null);
+        return copy;
+    }
+
+    private synchronized void deleteCopy() {
+        WorkerTree.delete(copy);
+        copy = null;
+    }
+
     private Running startBox(String fifo, String source) {
         Box box = null;
-        Path copy = null;
         try {
             Path in = dir.resolve(fifo + ".in");
             Path out = dir.resolve(fifo + ".out");
@@ -212,9 +231,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
             List<Path> empty = new ArrayList<>(masked);
             empty.addAll(hiddenData());
             boolean away = !shown.equals(root);
-            // shown at the agent's workspace path: what the agent's box never listed is left out of the copy (hidden tests and
-            // data), and the grading tree is shown read-only where it lies (a test may hand a path in it to the code)
-            copy = WorkerTree.copy(root, spawn.getParent().resolve("tree-" + fifo), empty, away ? leftOut : List.of(), away ? shown : null);
+            Path copy = treeCopy(empty, away);
             BoxSpec spec = (sharedAt.equals(shared) ? BoxSpec.of("oracle-" + fifo, limits).withWritable(shared)
                     : BoxSpec.of("oracle-" + fifo, limits).withMoved(shared, sharedAt)).withMoved(copy, shown)
                     .withReadOnly(List.of(dir)).withReadOnly(away ? List.of(root) : WorkerTree.keptInPlace(root)).withReadOnly(hiddenData())
@@ -240,10 +257,9 @@ public final class OracleWorkers implements WorkerHost.Workers {
             pb.environment().putAll(workerEnv());
             Process p = pb.start();
             box.attach(p.pid());
-            return new Running(box, p, copy);
+            return new Running(box, p);
         } catch (IOException | RuntimeException e) {
             if (box != null) box.close();
-            if (copy != null) WorkerTree.delete(copy);
             problem = "starting " + (fifo.startsWith("c") ? "a test's process " : "worker ") + fifo + ": " + e.getMessage();
             return null;
         }
@@ -311,6 +327,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
         all.forEach(r -> r.process().destroyForcibly());
         Thread t = new Thread(() -> {
             all.forEach(Running::stop);
+            deleteCopy();
             if (reader.isAlive()) {
                 try (OutputStream o = Files.newOutputStream(spawn, java.nio.file.StandardOpenOption.WRITE)) {
                     o.write('\n'); // wakes the reader if it still waits for a writer

@@ -18,10 +18,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * An oracle worker's own copy of the grading tree, which its box shows writable where the tree lies (blind round 11, x05:
- * code that was correct only where its own folder is read-only told grading from the agent's box, whose workspace is
- * writable). What the worker writes there is thrown away with the worker; the trusted side never reads it (it reads the
- * grading tree). The trusted test files are copied as empty files: the box's masks lie over them as before. {@code .git}
+ * The oracle workers' copy of the grading tree (one per grading, shared by its workers and the processes its tests
+ * start: {@code OracleWorkers}), which their boxes show writable where the tree lies (blind round 11, x05: code that was
+ * correct only where its own folder is read-only told grading from the agent's box, whose workspace is writable). What
+ * they write there is thrown away with the grading; the trusted side never reads it (it reads the grading tree). The trusted test files are copied as empty files: the box's masks lie over them as before. {@code .git}
  * and setup's dependency folders are not copied: they are bound read-only from the tree ({@link #keptInPlace}), as large
  * as they can be.
  */
