@@ -58,7 +58,7 @@ def _hook(event, args):
     if w is not None and event == "open" and args:
         w.opened_here(args[0])
     elif w is not None and event == "subprocess.Popen" and not _CONN[0].starting:
-        w.spawned_here(_CONN[0].nodeid)
+        w.spawned_here(_CONN[0].nodeid, args)
 
 
 sys.addaudithook(_hook)
@@ -113,8 +113,20 @@ def test_a_read_left_behind_between_calls_is_seen_at_the_next(world):
 def test_a_child_the_test_starts_is_the_graders(world):
     conn, calc, root = world
     path = str(root / "tests" / "data" / "golden.txt")
-    assert b"2.0.0" in subprocess.run(["cat", path], capture_output=True).stdout  # the test runs a CLI on its data
+    # the test runs a CLI on its data, the file not named on its command line (a glob the shell expands)
+    assert b"2.0.0" in subprocess.run(["sh", "-c", "cat " + os.path.dirname(path) + "/*.txt"], capture_output=True).stdout
     calc.load  # a later call: the opens between calls of this test are not judged
     assert calc.fwalk()  # during a call still are
     found = _data(conn)
     assert len(found) == 1 and "in a call" in found[0], conn.attempts.items
+
+
+def test_a_path_on_a_started_programs_command_line_is_handed_to_it(world):
+    # blind round 20: a CLI test ran `python -m pkg tests/data/card.tpl`; the program's read was drained during a later
+    # test and every honest agent was flagged. The path on the command line is handed over, as a call's argument is.
+    conn, calc, root = world
+    rel = os.path.join("tests", "data", "golden.txt")
+    assert b"2.0.0" in subprocess.run(["cat", rel], capture_output=True, cwd=str(root)).stdout
+    conn.nodeid = "tests/test_later.py::test_next"  # the next test's first call drains the program's open
+    assert calc.load  # a call
+    assert _data(conn) == [], conn.attempts.items

@@ -70,8 +70,22 @@ class DataWatch:
                 if os.path.basename(q) == os.path.basename(s):
                     self.own[q] = self.own.get(q, 0) + 1
 
-    def spawned_here(self, test):
+    def spawned_here(self, test, args=()):
+        """A test started a process; the paths on its command line are handed to it as a call's arguments are (blind
+        round 20: a CLI test's `python -m pkg tests/data/card.tpl` read the file it was given, and every honest agent was
+        flagged for the read)."""
         self.spawned = test
+        words = []
+        for a in args if isinstance(args, (tuple, list)) else ():
+            for x in a if isinstance(a, (tuple, list)) else [a]:
+                if isinstance(x, (str, bytes, os.PathLike)):
+                    try:
+                        x = os.fsdecode(x)
+                    except (TypeError, ValueError):
+                        continue
+                    words.append(x)
+                    words.extend(x.split())  # os.system's and a shell's command line: its words
+        self.note({"op": "spawn", "args": words[:256]})
 
     # -- what the calls hand to the tree
     def note(self, msg):

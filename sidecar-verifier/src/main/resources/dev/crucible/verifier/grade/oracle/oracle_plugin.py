@@ -149,7 +149,7 @@ class Oracle:
             self.conn.watch.opened_here(args[0])  # this process's own reads of the hidden data: the rest are another's
             return
         if event in _SPAWNS and self.conn.watch is not None and not self.conn.starting:
-            self.conn.watch.spawned_here(self.conn.nodeid)  # a child of the test's: its opens are not the worker's
+            self.conn.watch.spawned_here(self.conn.nodeid, args)  # a child of the test's, the paths it was given
         # a test that turns the tree's bytes into code here (pickle, marshal) would run the tree in this process;
         # the import system's own loading of a cached .pyc is not that (the tree's modules never load here: they are
         # stand-ins), and counting it sent every test that imports lazily to in-process grading
