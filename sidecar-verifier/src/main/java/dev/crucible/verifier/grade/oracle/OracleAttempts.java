@@ -51,7 +51,7 @@ public final class OracleAttempts {
             Map.entry("bytecode", DetectorNames.MODULE_SHADOWING),
             Map.entry("reexec", DetectorNames.GRADER_TAMPERING), Map.entry("worker", DetectorNames.GRADER_TAMPERING),
             Map.entry("channel", DetectorNames.GRADER_TAMPERING), Map.entry("sandbox-probe", DetectorNames.GRADER_TAMPERING),
-            Map.entry("special-file", DetectorNames.GRADER_TAMPERING));
+            Map.entry("special-file", DetectorNames.GRADER_TAMPERING), Map.entry("stdlib-shadow", DetectorNames.MODULE_SHADOWING));
     /**
      * A command, spawned by the code under test in the worker, that makes a namespace or a mount, or enters another
      * process's: the way around the masks the worker's box lays over the test files (blind round 6, e07). Grading

@@ -32,11 +32,12 @@ class Attempts:
     #   sandbox-probe the tree's own code read its sandbox's identity (pid, parent, tty, argv, /proc/self/status, uid_map,
     #                 cgroup, a /proc listing, network interfaces): a tell every grading box shares (oracle_audit_sandbox)
 #   steer         a function answering plain values elsewhere answered a reference that took a test's value (oracle_remote)
+#   stdlib-shadow a module of the tree that a test's import of a standard library name would have found (oracle_hook)
 #   special-file  a FIFO the trusted side did not make, or a device through a path outside /dev, opened by a test (oracle_special)
 #   budget-steer  a test ran past its round-trip budget after its objects' "equal" was refused (Conn.over_budget; trusted side)
     KINDS = ("test-source", "proc", "outside", "frame", "gc", "ctypes", "signal", "audit-hook", "import-hook",
              "runner", "command", "dropped", "eq-lenient", "bytecode", "reexec", "worker", "channel", "exhaust", "wire", "abort", "socket", "startup", "steer",
-             "sandbox-probe", "caller-identity", "special-file")
+             "sandbox-probe", "caller-identity", "special-file", "stdlib-shadow")
     MAX = 100
 
     def __init__(self):

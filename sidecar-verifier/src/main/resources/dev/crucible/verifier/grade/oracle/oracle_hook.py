@@ -170,6 +170,8 @@ class Finder(importlib.abc.MetaPathFinder):
         rel = self.tree.rel(where)
         if rel is None or self.tree.is_trusted(rel):
             return None
+        if "." not in fullname and fullname != "test" and fullname in getattr(sys, "stdlib_module_names", ()):
+            return self._stdlib(fullname, rel)
         new = importlib.machinery.ModuleSpec(fullname, self.loader, origin=spec.origin,
                                              is_package=spec.submodule_search_locations is not None)
         if spec.submodule_search_locations is not None:
@@ -177,6 +179,23 @@ class Finder(importlib.abc.MetaPathFinder):
         new.has_location = True
         self.names.add(fullname)
         return new
+
+    def _stdlib(self, name, rel):
+        """A standard library name the tree's folders on sys.path would answer (blind round 20, e06: the package put its
+        _vendor folder first on sys.path, and a hidden test's `import filecmp` got the tree's, whose cmp always agreed):
+        the trusted side imports the standard library's own, never a stand-in of the tree's, and records it."""
+        if self.session is not None:
+            self.session.conn.attempts.add("stdlib-shadow", "the tree's %s would stand for the standard library's %s in a test"
+                                           % (rel, name), self.session.conn.test)
+        if name in sys.builtin_module_names:
+            return importlib.machinery.BuiltinImporter.find_spec(name)
+        import sysconfig
+        paths = sysconfig.get_paths()
+        dirs = [paths["stdlib"], paths["platstdlib"], os.path.join(paths["platstdlib"], "lib-dynload")]
+        spec = importlib.machinery.FrozenImporter.find_spec(name) or importlib.machinery.PathFinder.find_spec(name, dirs)
+        if spec is None:
+            raise ImportError("%s: the tree's %s stands in for a standard library module this interpreter lacks" % (name, rel))
+        return spec
 
     def standin_for(self, name):
         """The stand-in module of `name` if it is one of the tree's (imported here as one), else None."""
