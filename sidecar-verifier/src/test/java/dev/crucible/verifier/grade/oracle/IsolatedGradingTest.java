@@ -244,8 +244,8 @@ class IsolatedGradingTest {
 
     @Test
     void aFreshWorkerStartedDuringGradingIsNoReadOfTheHiddenTestData() {
-        // each worker gets its own copy of the tree at its start; one started after another broke starts while the trusted
-        // side's inotify watch on the hidden test data is on. The copy never reads that data (it is bound from the tree),
+        // a worker started after another broke starts while the trusted side's inotify watch on the hidden test data is on
+        // (it shows the grading's copy of the tree, made at the first start). The copy never reads that data (it is bound from the tree),
         // so an honest tree whose worker broke is not charged with a read of it (round 11's bench: x36's fresh worker)
         Path ws = project("integrity/base");
         Fixtures.write(ws.resolve("calc/ops.py"), String.join("\n", "import os", "", "", "def add(a, b):", "    return a + b", "", "",
