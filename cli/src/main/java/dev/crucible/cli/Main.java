@@ -37,6 +37,8 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        Integer underUtf8 = Utf8FileNames.reexec(args); // file names are read in the locale's charset: UTF-8, or none outside ASCII
+        if (underUtf8 != null) System.exit(underUtf8);
         Integer inNamespace = dev.crucible.cli.run.MountNamespace.reexec(args); // without root: a namespace whose tmpfs caps the disk
         if (inNamespace != null) System.exit(inNamespace);
         configureLogging();
