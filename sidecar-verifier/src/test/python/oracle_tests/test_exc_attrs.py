@@ -101,3 +101,28 @@ def test_an_oserrors_own_fields_cross_as_the_tree_set_them(oracle_tree):
         w.mod.load("missing.cfg")
     assert str(got.value) == "[Errno 2] Unable to load configuration file (No such file or directory): 'missing.cfg'"
     assert got.value.errno == 2 and got.value.filename == "missing.cfg"
+
+
+def test_a_property_of_the_trees_exception_class_crosses_as_its_value(oracle_tree):
+    # blind round 20, h05: TemplateError kept its line in args and read it through a property; the mirror had none
+    w = oracle_tree({"tpl.py": """
+        class TemplateError(Exception):
+            def __init__(self, msg, line):
+                super().__init__(msg, line)
+
+            @property
+            def line(self):
+                return self.args[1]
+
+            @property
+            def broken(self):
+                raise RuntimeError("no")
+
+
+        def render(src):
+            raise TemplateError("unclosed tag", 3)
+        """}, "tpl")
+    with pytest.raises(Exception) as got:
+        w.mod.render("{{ x")
+    assert type(got.value).__name__ == "TemplateError" and got.value.line == 3
+    assert not hasattr(got.value, "broken")

@@ -31,6 +31,15 @@ def exc_attrs(e, enc):
                 out[k] = enc(d[k])
             except BaseException:  # noqa: B902 - the encoder's failure on the tree's value (a __class__ that raises...)
                 continue
+    for c in type(e).__mro__:  # the properties of the tree's own classes, read here (blind round 20, h05: TemplateError's
+        if c.__module__ == "builtins" or len(out) >= EXC_ATTRS_MAX:  # `line` read its args; the mirror had no such
+            break  # property): their values, as the instance's attributes cross; no getter runs on the trusted side
+        for k, v in list(c.__dict__.items())[:EXC_ATTRS_MAX]:
+            if type(v) is property and exc_attr_name(k) and k not in out and k not in d:
+                try:
+                    out[k] = enc(v.__get__(e))
+                except BaseException:  # noqa: B902 - a getter that raises: the test reads no such attribute
+                    continue
     if isinstance(e, OSError):  # its fields are no __dict__ entries, and the tree may set them past its args (flask's
         for k in _OS_FIELDS:  # config.from_pyfile sets strerror: str(e) reads "Unable to load configuration file (...)")
             v = OSError.__dict__[k].__get__(e)
