@@ -199,7 +199,7 @@ def audit_sandbox_install():
     # is no library's business during a call; a group id is (killpg of its own child), so only a pid that is not there
     _probe_fn(_a_os, "getsid", lambda a: "os.getsid()")  # noqa: F821
     _probe_fn(_a_os, "getpgid", lambda a: "os.getpgid() of a missing process", True)  # noqa: F821
-    _probe_fn(_a_os, "kill", lambda a: "os.kill(pid, 0) of a missing process" if len(a) > 1 and a[1] == 0 else None, True)  # noqa: F821
+    # os.kill stays as it is: the audit's own checks of a signal read its caller's frame (a wrapper would hide it)
     _probe_fn(_a_os, "isatty", lambda a: "os.isatty(%d)" % a[0] if _std_fd(a) else None)  # noqa: F821 - x07
     _probe_fn(_a_os, "ttyname", lambda a: "os.ttyname(%d)" % a[0] if _std_fd(a) else None)  # noqa: F821
     _probe_fn(_a_os, "ctermid", lambda a: "os.ctermid()")  # noqa: F821

@@ -336,3 +336,19 @@ class _Evidence:
         if type(v) in _NUM and type(self.proj) in _NUM:
             return "eq-unbacked", "its own %s() is %.40r" % (type(v).__name__, self.proj)
         return "info", "it holds no such value (no hash, %s() or field of it)" % type(v).__name__
+
+
+def same_fields(sa, sb):
+    """Two objects' fields ("state" answers, the same class): equal where both have them; a field only one has is a
+    difference unless it is a cached_property's entry, filled on one object only (oracle_worker._state)."""
+    fa, fb = sa[1], sb[1]
+    if type(fa) is not dict or type(fb) is not dict:
+        return False
+    lazy = set(sa[2]) if len(sa) > 2 and type(sa[2]) is list else set()
+    for k in fa.keys() | fb.keys():
+        if k in fa and k in fb:
+            if not (fa[k] == fb[k]):
+                return False
+        elif k not in lazy:
+            return False
+    return True

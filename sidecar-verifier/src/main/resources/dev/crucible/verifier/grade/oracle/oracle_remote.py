@@ -19,7 +19,7 @@ import weakref
 import oracle_handed
 from oracle_arith import approx_float, arith_probed, is_approx, note_steering, remember_answer
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
-from oracle_eq import probe_of, tree_equal
+from oracle_eq import probe_of, same_fields, tree_equal
 from oracle_lazy import LazyMethod, get_attr, real
 from oracle_mirror import Classes, ValueRef, by_identity
 from oracle_wire import WireError, decode, encode, is_plain as _is_plain
@@ -328,7 +328,7 @@ class Session:
                 return False  # classes, functions, modules, objects with no __eq__: equal only to themselves, as in-process
             sa, sb = self.conn.checked(lambda: (self.request({"op": "state", "o": self.tag(a)}),
                                                 self.request({"op": "state", "o": self.tag(b)})))
-            return sa[0] is sb[0] and sa[1] == sb[1]
+            return sa[0] is sb[0] and same_fields(sa, sb)
         if abv is not _NONE:
             same = abv == b
             if same is False:
