@@ -57,6 +57,9 @@ public final class AtifExport {
         Map<String, Object> status = new LinkedHashMap<>();
         BlobStore blobs = new BlobStore(dir);
         try (JsonGenerator g = JSON.getFactory().createGenerator(out, JsonEncoding.UTF8)) {
+            // every character past ASCII written as \\uXXXX: the agent's names and output carry C1 controls and bidi
+            // overrides (U+009B, U+202E) that a terminal acts on when `crucible trace --atif` prints (host round 6, P1)
+            g.enable(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII.mappedFeature());
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
             g.writeStringField("schema_version", SCHEMA_VERSION);

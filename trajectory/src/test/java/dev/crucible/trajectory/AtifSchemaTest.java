@@ -86,6 +86,20 @@ class AtifSchemaTest {
         assertThat(handedIn.at("/extra/crucible/agent").asText()).isEqualTo("my-framework");
     }
 
+    /** Host round 6, P1: an agent's file name with an 8-bit CSI and a bidi override reached the terminal raw through --atif. */
+    @Test
+    void theExportIsAsciiWhateverTheAgentNamed(@TempDir Path dir) throws Exception {
+        String name = "esc/\u009b31mc1.py bidi\u202eyp.txt caf\u00e9";
+        try (TrajectoryRecorder r = TrajectoryRecorder.open(dir, RecorderLimits.defaults())) {
+            r.append(EventKind.FILE, null, null, Map.of("path", name, "op", "added", "size", 1));
+        }
+        var out = new java.io.ByteArrayOutputStream();
+        AtifExport.export(dir, "s", new AtifExport.AgentInfo("a", "unknown", Map.of()), out);
+        byte[] bytes = out.toByteArray();
+        for (byte b : bytes) assertThat(b & 0xff).as("a byte past ASCII").isLessThan(0x80);
+        assertThat(new ObjectMapper().readTree(bytes).toString()).contains(name);
+    }
+
     @Test
     void theValidatorRejectsADocumentThatBreaksTheModels(@TempDir Path dir) throws Exception {
         Path bad = dir.resolve("bad.json");
