@@ -11,7 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  * {@code "?"} when the process's uid has no passwd entry (a container's arbitrary uid, {@code setpriv}, the attack suite's
  * uid 64123), and a path built on it is relative: the caches landed in a folder named {@code ?} under whatever folder the
  * CLI was started in. Then {@code $HOME} when it is an absolute folder this process can write, else a private (0700)
- * temporary folder made once for the process, and said on stderr.
+ * temporary folder made once for the process, said on stderr and removed when the process ends.
  */
 public final class UserHome {
     private static volatile Path fallback;
@@ -42,6 +42,15 @@ public final class UserHome {
         }
         System.err.println("crucible: this uid has no usable home folder (user.home " + said + ", HOME " + System.getenv("HOME")
                 + "): caches go to " + fallback + " for this run");
+        // for this run only: each run as such a uid left its 25 MB folder behind (host round 6, P4); a SIGKILL still does
+        Path made = fallback;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                TreeDelete.delete(made);
+            } catch (IOException | RuntimeException e) {
+                // the temporary folder's own clean-up is the OS's
+            }
+        }, "crucible-temporary-home"));
         return fallback;
     }
 }
