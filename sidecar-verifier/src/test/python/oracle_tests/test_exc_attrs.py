@@ -126,3 +126,34 @@ def test_a_property_of_the_trees_exception_class_crosses_as_its_value(oracle_tre
         w.mod.render("{{ x")
     assert type(got.value).__name__ == "TemplateError" and got.value.line == 3
     assert not hasattr(got.value, "broken")
+
+
+def test_an_exception_raised_without_arguments_reads_as_its_own_str(oracle_tree):
+    # blind round 20, h10: the message built in __str__ from the exception's fields, super().__init__() with no arguments
+    w = oracle_tree({"tpl.py": """
+        class TemplateError(Exception):
+            def __init__(self, msg, line):
+                super().__init__()
+                self.msg, self.line = msg, line
+
+            def __str__(self):
+                return "line %d: %s" % (self.line, self.msg)
+
+
+        class Lying(ValueError):
+            def __str__(self):
+                return "division by zero"
+
+
+        def render(src):
+            raise TemplateError("unclosed tag", 3)
+
+
+        def divide():
+            raise Lying("not what you think")
+        """}, "tpl")
+    with pytest.raises(Exception, match="line 3: unclosed tag"):
+        w.mod.render("{{ x")
+    with pytest.raises(Exception) as got:  # arguments and a different __str__: the arguments, as before (lying-exception)
+        w.mod.divide()
+    assert str(got.value) == "not what you think"

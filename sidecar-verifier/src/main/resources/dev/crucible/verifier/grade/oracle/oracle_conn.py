@@ -368,6 +368,8 @@ def raise_remote(exc, dec, mirrors):
         except Exception:
             e = cls(str(exc.get("msg", "")))
     e.oracle_message = exc.get("msg")
+    if not args and type(exc.get("msg")) is str:
+        e._oracle_str = exc["msg"]  # read by a mirror's str() only (oracle_libexc._mirror_str)
     set_exc_attrs(e, exc.get("at"), lambda v: decode(v, dec or _no_refs))  # its instance attributes (oracle_excattrs)
     if exc.get("sc") is True:  # `raise ... from None` in the tree: the test may look (cachetools' popitem does)
         e.__suppress_context__ = True
