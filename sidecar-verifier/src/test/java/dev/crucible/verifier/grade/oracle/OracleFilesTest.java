@@ -29,7 +29,7 @@ class OracleFilesTest {
         try (var s = Files.list(oracle.resolve("__pycache__"))) {
             assertThat(s.map(p -> p.getFileName().toString().replaceAll("\\..*", ""))).containsExactlyInAnyOrder(
                     "oracle_wire_graph", "oracle_wire", "oracle_conn", "oracle_attempts", "oracle_env", "oracle_mirror", "oracle_eq", "oracle_lazy", "oracle_arith", "oracle_remote", "oracle_hook", "oracle_launch", "oracle_datawatch", "oracle_patches", "oracle_plugin",
-                    "oracle_entry", "oracle_unittest", "oracle_dataclasses", "oracle_excattrs", "oracle_libexc", "oracle_syspath", "oracle_children", "oracle_handed");
+                    "oracle_entry", "oracle_unittest", "oracle_dataclasses", "oracle_excattrs", "oracle_libexc", "oracle_syspath", "oracle_children", "oracle_handed", "oracle_special");
         }
         // a source that no longer compiles still imports: the interpreter took the byte code
         Files.writeString(oracle.resolve("oracle_remote.py"), "\nthis is not python\n", StandardOpenOption.APPEND);
