@@ -29,6 +29,7 @@ class Grader:
         self.spawn = str(base / "spawn")
         os.mkfifo(self.spawn)
         self.requests, self.started, self.closed = [], {}, False
+        self.refuse = None  # a reason: the grader writes cN.failed instead of starting the box
         self.fd = os.open(self.spawn, os.O_RDWR)  # read-write: no end of file between writers
         threading.Thread(target=self.serve, name="grader", daemon=True).start()
 
@@ -49,7 +50,10 @@ class Grader:
 
     def handle(self, line):
         self.requests.append(line)
-        if line.startswith("c"):
+        if line.startswith("c") and self.refuse:
+            with open(self.dir / (line + ".failed"), "w") as f:
+                f.write(self.refuse)
+        elif line.startswith("c"):
             fin, fout = (str(self.dir / ("%s.%s" % (line, s))) for s in ("in", "out"))
             os.mkfifo(fin)
             os.mkfifo(fout)
@@ -166,6 +170,24 @@ def test_descriptors_handed_over_send_the_test_in_process(rerouted):
     os.close(r)
     os.close(w)
     assert needs and "pass_fds" in needs[0]
+
+
+def test_a_box_the_grader_will_not_start_fails_the_program_at_once_with_its_reason(rerouted):
+    grader, _, _, _ = rerouted
+    grader.refuse = "the grader already runs 64 boxes"
+    p = subprocess.run([sys.executable, "-c", "print('ran')"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 125 and p.stdout == ""
+    # the reason, not the end of the 20 s wait ("no box ... came up within")
+    assert "did not start a box for the test's process: the grader already runs 64 boxes" in p.stderr, p.stderr
+
+
+def test_a_reason_left_for_an_earlier_process_of_the_same_pid_is_not_read_as_this_ones(tmp_path):
+    stale = tmp_path / "c1.failed"
+    stale.write_text("refused long ago")
+    os.utime(stale, (time.time() - 60, time.time() - 60))
+    assert oracle_child_relay.refusal(str(stale), time.time()) is None
+    assert oracle_child_relay.refusal(str(stale), time.time() - 120) == "refused long ago"
+    assert oracle_child_relay.refusal(str(tmp_path / "c2.failed"), 0) is None
 
 
 def test_the_relay_keeps_the_graders_variables_and_folders_back():

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.crucible.files.TreeCopier;
 import dev.crucible.verifier.grade.oracle.OracleFiles;
 import dev.crucible.verifier.grade.oracle.OracleWorkers;
+import dev.crucible.verifier.grade.oracle.WorkerFifos;
 import dev.crucible.verifier.grade.oracle.WorkerHost;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -87,7 +88,7 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
             copyWithout(tree, copy, masked);
             makeFifos(fifo, shared);
             Files.createDirectories(spawn.toAbsolutePath().getParent());
-            OracleWorkers.mkfifo(spawn);
+            WorkerFifos.mkfifo(spawn);
             ObjectNode req = RunnerSocket.JSON.createObjectNode().put("op", "serve").put("dir", fifo.toString()).put("cwd", tree.toString());
             var argv = req.putArray("argv");
             List.of(python, "-I", "-B", "-c", OracleFiles.workerSource()).forEach(argv::add);
@@ -153,7 +154,7 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
             all.add(fifo.resolve("w" + n + ".in"));
             all.add(fifo.resolve("w" + n + ".out"));
         }
-        OracleWorkers.mkfifo(all.toArray(Path[]::new));
+        WorkerFifos.mkfifo(all.toArray(Path[]::new));
     }
 
     private static void run(String... argv) throws IOException {
@@ -273,7 +274,7 @@ public final class OracleContainerHost implements WorkerHost, AutoCloseable {
         private void child(String n) {
             Path in = fifo.resolve("c" + n + ".in");
             try {
-                if (!Files.exists(in, LinkOption.NOFOLLOW_LINKS)) OracleWorkers.mkfifo(in, fifo.resolve("c" + n + ".out"));
+                if (!Files.exists(in, LinkOption.NOFOLLOW_LINKS)) WorkerFifos.mkfifo(in, fifo.resolve("c" + n + ".out"));
             } catch (IOException e) {
                 // the relay in the grading box waits its start timeout and says so
             }

@@ -53,6 +53,16 @@ public final class OracleWorkers implements WorkerHost.Workers {
     /** The boxes of processes the graded tests started ("cN": N the relay's pid in the grading box; oracle_children). */
     private final Map<Integer, Running> children = new ConcurrentHashMap<>();
     private final Thread reader;
+    /** Box starts under way (names "N" / "cN"), and those ended while they started; guarded by {@link #starts}. */
+    private final java.util.Set<String> starting = new java.util.HashSet<>();
+    private final java.util.Set<String> cancelled = new java.util.HashSet<>();
+    private final java.util.concurrent.ExecutorService starts = java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "oracle-box-start");
+        t.setDaemon(true);
+        return t;
+    });
+    /** The most boxes one grading runs at once, workers and started processes together. */
+    volatile int capacity = 64;
     private volatile boolean closed;
     private volatile String problem;
 
@@ -145,7 +155,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
             Files.setPosixFilePermissions(this.shared, PosixFilePermissions.fromString("rwxrwxrwx"));
             // the first worker's FIFOs with the request FIFO, in one process: it is started now, beside pytest's start
             Files.createDirectories(this.spawn.getParent());
-            mkfifo(this.spawn, this.dir.resolve("w1.in"), this.dir.resolve("w1.out"));
+            WorkerFifos.mkfifo(this.spawn, this.dir.resolve("w1.in"), this.dir.resolve("w1.out"));
         } catch (IOException e) {
             throw new UncheckedIOException("isolated oracle: preparing " + this.dir + ": " + e.getMessage(), e);
         }
@@ -182,7 +192,11 @@ public final class OracleWorkers implements WorkerHost.Workers {
         if (!child && n > 999_999) return;
         Map<Integer, Running> map = child ? children : running;
         if (end) {
-            Running r = map.remove(n);
+            Running r;
+            synchronized (starts) {
+                if (starting.contains(name)) cancelled.add(name);
+                r = map.remove(n);
+            }
             if (r != null) r.stop();
             return;
         }
@@ -190,18 +204,50 @@ public final class OracleWorkers implements WorkerHost.Workers {
             Running gone = children.get(n); // a relay of the same pid that was killed before it said "-cN"
             if (gone != null && !gone.process().isAlive() && children.remove(n, gone)) gone.stop();
         }
-        if (map.containsKey(n) || running.size() + children.size() >= 64) return;
-        String fifo = child ? "c" + n : "w" + n;
-        // a worker runs the oracle's worker; a process a test starts runs its program through the box end of its relay
-        // (oracle_child_box.py): in the same box as a worker's, never in the grading box beside the test files
-        String source = child ? OracleFiles.childSource() : OracleFiles.workerSource();
-        Running r = startBox(fifo, source);
-        if (r == null) return;
-        map.put(n, r);
-        if (child) r.process().onExit().thenRun(() -> { if (children.remove(n, r)) r.stop(); });
-        if (closed) { // grading ended while this one started
-            Running again = map.remove(n);
-            if (again != null) again.stop();
+        synchronized (starts) {
+            if (map.containsKey(n) || starting.contains(name)) return;
+            if (running.size() + children.size() + starting.size() >= capacity) {
+                failed(child ? name : "w" + name, "the grader already runs " + capacity + " boxes for this grading's workers and started processes");
+                return;
+            }
+            starting.add(name);
+        }
+        // each box starts on a thread of its own: a test that starts many processes at once (or a loaded machine) no
+        // longer queues one box's start behind the others' until a relay's wait ran out (blind round 18, h08)
+        try {
+            starts.execute(() -> start(name, n, child, map));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            synchronized (starts) { starting.remove(name); }
+        }
+    }
+
+    private void start(String name, int n, boolean child, Map<Integer, Running> map) {
+        Running r = null;
+        try {
+            // a worker runs the oracle's worker; a process a test starts runs its program through the box end of its relay
+            // (oracle_child_box.py): in the same box as a worker's, never in the grading box beside the test files
+            r = startBox(child ? name : "w" + name, child ? OracleFiles.childSource() : OracleFiles.workerSource());
+            if (r == null) return;
+            Running started = r;
+            synchronized (starts) { map.put(n, started); }
+            if (child) started.process().onExit().thenRun(() -> { if (children.remove(n, started)) started.stop(); });
+        } finally {
+            boolean stop;
+            synchronized (starts) {
+                starting.remove(name);
+                stop = cancelled.remove(name) || closed; // ended, or grading ended, while it started
+                if (stop && r != null) map.remove(n, r);
+            }
+            if (stop && r != null) r.stop();
+        }
+    }
+
+    /** Tells the waiting side why box {@code fifo} ("wN", "cN") will not come ({@link WorkerFifos#failed}). */
+    private void failed(String fifo, String why) {
+        try {
+            WorkerFifos.failed(dir, fifo, why);
+        } catch (IOException e) {
+            problem = "telling " + fifo + " why its box did not start (" + why + "): " + e.getMessage();
         }
     }
 
@@ -223,7 +269,7 @@ public final class OracleWorkers implements WorkerHost.Workers {
         try {
             Path in = dir.resolve(fifo + ".in");
             Path out = dir.resolve(fifo + ".out");
-            if (!Files.exists(in, java.nio.file.LinkOption.NOFOLLOW_LINKS)) mkfifo(in, out);
+            if (!Files.exists(in, java.nio.file.LinkOption.NOFOLLOW_LINKS)) WorkerFifos.mkfifo(in, out);
             // the tree as the agent's box showed it: writable (a throwaway copy, shown where the tree lies; blind round 11,
             // x05: code correct only where its own folder is read-only), .git and setup's folders read-only as they are
             // the hidden test data is never read for the copy (only its mount point made): the trusted side's inotify watch
@@ -260,7 +306,9 @@ public final class OracleWorkers implements WorkerHost.Workers {
             return new Running(box, p);
         } catch (IOException | RuntimeException e) {
             if (box != null) box.close();
-            problem = "starting " + (fifo.startsWith("c") ? "a test's process " : "worker ") + fifo + ": " + e.getMessage();
+            String why = "starting " + (fifo.startsWith("c") ? "a test's process " : "worker ") + fifo + ": " + e.getMessage();
+            problem = why;
+            failed(fifo, why);
             return null;
         }
     }
@@ -319,11 +367,15 @@ public final class OracleWorkers implements WorkerHost.Workers {
      */
     @Override
     public void close() {
-        closed = true;
-        List<Running> all = new ArrayList<>(running.values());
-        all.addAll(children.values());
-        running.clear();
-        children.clear();
+        List<Running> all;
+        synchronized (starts) {
+            closed = true;
+            all = new ArrayList<>(running.values());
+            all.addAll(children.values());
+            running.clear();
+            children.clear();
+        }
+        starts.shutdown();
         all.forEach(r -> r.process().destroyForcibly());
         Thread t = new Thread(() -> {
             all.forEach(Running::stop);
@@ -338,19 +390,5 @@ public final class OracleWorkers implements WorkerHost.Workers {
         }, "oracle-workers-close");
         t.setDaemon(true);
         t.start();
-    }
-
-    public static void mkfifo(Path... fifos) throws IOException {
-        try {
-            List<String> argv = new ArrayList<>(List.of("mkfifo", "-m", "666"));
-            for (Path f : fifos) argv.add(f.toString());
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("mkfifo " + List.of(fifos) + ": " + out.strip());
-            for (Path f : fifos) Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted making " + List.of(fifos));
-        }
     }
 }

@@ -29,7 +29,7 @@ class Children:
         launcher = cfg.get("launcher", {})
         self.kind = launcher.get("kind", "bwrap")
         self.relay_cfg = json.dumps({"dir": launcher.get("dir"), "spawn": launcher.get("spawn"), "root": tree.root,
-                                     "shown": shown, "grader": self.grader, "start_timeout": launcher.get("start_timeout", 30)})
+                                     "shown": shown, "grader": self.grader, "start_timeout": launcher.get("start_timeout", 120)})
 
     def rewrite(self, executable, argv, cwd, env):
         """The command that runs (executable, argv) in a box of its own; None where it stays as it is."""

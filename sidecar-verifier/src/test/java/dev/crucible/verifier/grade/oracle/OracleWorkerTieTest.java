@@ -62,7 +62,7 @@ class OracleWorkerTieTest {
     void anUntiedWorkerIgnoresItsStdin() throws Exception {
         // the pod's spawner starts workers without --tied and stdin of its own choosing: no tie there
         Path tree = Files.createDirectories(dir.resolve("tree"));
-        OracleWorkers.mkfifo(dir.resolve("w1.in"), dir.resolve("w1.out"));
+        WorkerFifos.mkfifo(dir.resolve("w1.in"), dir.resolve("w1.out"));
         Process p = new ProcessBuilder(python3(), "-I", "-B", "-c", OracleFiles.workerSource(), dir.resolve("w1.in").toString(),
                 dir.resolve("w1.out").toString()).directory(tree.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         try {
@@ -74,7 +74,7 @@ class OracleWorkerTieTest {
     }
 
     private Process start(Path tree) throws IOException, InterruptedException {
-        OracleWorkers.mkfifo(dir.resolve("w1.in"), dir.resolve("w1.out"));
+        WorkerFifos.mkfifo(dir.resolve("w1.in"), dir.resolve("w1.out"));
         return new ProcessBuilder(python3(), "-I", "-B", "-c", OracleFiles.workerSource(), dir.resolve("w1.in").toString(),
                 dir.resolve("w1.out").toString(), "--tied").directory(tree.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }

@@ -110,6 +110,31 @@ class OracleWorkersTest {
     }
 
     /**
+     * A box the grader will not start (here: past its limit of boxes) is refused in words, {@code NAME.failed} in the FIFO
+     * folder, which the relay and the trusted side read at once: before, they waited out their start timeout (30 s) and
+     * failed with "no box ... came up", the cause unsaid.
+     */
+    @Test
+    void aRefusedBoxIsRefusedInWordsAtOnce() throws IOException, InterruptedException {
+        Path tree = Files.createDirectories(dir.resolve("tree"));
+        Files.writeString(tree.resolve("calc.py"), "def add(a, b):\n    return a + b\n");
+        Path spawn = dir.resolve("spawn");
+        try (OracleWorkers w = new OracleWorkers(dir.resolve("fifo"), spawn, tree, List.of(), dir.resolve("tmp"), python3(),
+                Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin")))) {
+            w.capacity = 1; // worker 1, started with the grading, fills it
+            try (java.io.OutputStream o = Files.newOutputStream(spawn, java.nio.file.StandardOpenOption.WRITE)) {
+                o.write("c4242\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            }
+            Path failed = dir.resolve("fifo").resolve("c4242.failed");
+            for (int i = 0; i < 300 && !Files.exists(failed); i++) Thread.sleep(100);
+            assertThat(failed).as("the refusal, in the folder the relay waits in").exists();
+            assertThat(Files.readString(failed)).contains("already runs 1 boxes");
+            assertThat(Files.getAttribute(failed, "unix:mode")).as("readable by the grading box's uid").matches(m -> ((Integer) m & 0004) != 0);
+            assertThat(dir.resolve("fifo").resolve("c4242.in")).as("no box was started for it").doesNotExist();
+        }
+    }
+
+    /**
      * The tightest of the process's cgroup memory limit (read on the host: v2 memory.max, or v1's memory controller
      * memory.limit_in_bytes) and its RLIMIT_AS; -1 when none binds.
      */
