@@ -54,6 +54,8 @@ final class GitWatch {
     static final int MAX_HEAD = 4 << 10;
     static final int MAX_CONFIG = 1 << 20;
     static final int MAX_PACKED_REFS = 32 << 20;
+    /** Remote-tracking and replace refs kept from packed-refs: a clone of a repository with this many branches is rare. */
+    static final int MAX_PACKED_KEPT = 100_000;
     /** A loose object's start, compressed: enough for a commit's header lines. */
     static final int MAX_OBJECT_HEAD = 64 << 10;
     static final int MAX_ENTRIES = 500_000;
@@ -244,15 +246,51 @@ final class GitWatch {
         return m;
     }
 
+    /**
+     * The packed refs a finding can name (remote-tracking and replace refs, "NAME@SHA"), read line by line from the file's
+     * bytes. Host round 6, P5: a 30 MB packed-refs of tags made the whole file a String, its lines and a set of every ref,
+     * about 630 MiB more RSS for the CLI; refs that can never be reported are no longer kept, and at most
+     * {@link #MAX_PACKED_KEPT} are (past that, one finding says so).
+     */
     private Set<String> packedRefs(Consumer<WorkspaceScanner.Raw> out) {
         Set<String> refs = new HashSet<>();
-        String s = text(read("packed-refs", MAX_PACKED_REFS, out));
-        if (s == null) return refs;
-        for (String line : s.split("\n")) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length == 2 && f[1].startsWith("refs/")) refs.add(f[1] + "@" + f[0]);
+        byte[] b = read("packed-refs", MAX_PACKED_REFS, out);
+        if (b == null) return refs;
+        for (int start = 0, end; start < b.length; start = end + 1) {
+            end = start;
+            while (end < b.length && b[end] != '\n') end++;
+            String ref = reportableRef(b, start, end);
+            if (ref == null) continue;
+            if (refs.size() >= MAX_PACKED_KEPT) {
+                if (out != null) out.accept(new WorkspaceScanner.Raw(DetectorNames.GIT_HISTORY, "high", ".git/packed-refs",
+                        "packed-refs lists more than " + MAX_PACKED_KEPT + " remote-tracking or replace refs; the rest are not compared", "foreign-ref"));
+                break;
+            }
+            refs.add(ref);
         }
         return refs;
+    }
+
+    int packedRefsKept() { return packedRefs.size(); } // held between checks
+
+    private static final byte[][] REPORTABLE = {"refs/remotes/".getBytes(StandardCharsets.US_ASCII), "refs/replace/".getBytes(StandardCharsets.US_ASCII)};
+
+    /** "NAME@SHA" for a line "SHA NAME" whose NAME is a remote-tracking or replace ref; null for any other line. */
+    static String reportableRef(byte[] b, int start, int end) {
+        while (start < end && (b[start] == ' ' || b[start] == '\t')) start++;
+        while (end > start && (b[end - 1] == ' ' || b[end - 1] == '\t' || b[end - 1] == '\r')) end--;
+        int sp = start;
+        while (sp < end && b[sp] != ' ' && b[sp] != '\t') sp++;
+        int name = sp;
+        while (name < end && (b[name] == ' ' || b[name] == '\t')) name++;
+        if (sp == start || name == end) return null;
+        for (int i = name; i < end; i++) if (b[i] == ' ' || b[i] == '\t') return null; // a third field: not a ref line
+        for (byte[] prefix : REPORTABLE) {
+            if (end - name >= prefix.length && java.util.Arrays.equals(b, name, name + prefix.length, prefix, 0, prefix.length)) {
+                return new String(b, name, end - name, StandardCharsets.ISO_8859_1) + "@" + new String(b, start, sp - start, StandardCharsets.ISO_8859_1);
+            }
+        }
+        return null;
     }
 
     private Set<String> looseObjects(Consumer<WorkspaceScanner.Raw> out) {
