@@ -33,13 +33,28 @@ public final class AtifExport {
 
     private AtifExport() {}
 
-    /** Writes {@code dir}/trajectory.atif.json (under a temporary name, then moved: never half a document); the problems met reading. */
+    /** The least a stored document may take, whatever its folder holds already. */
+    static final long MIN_STORED = 1L << 20;
+
+    /** As {@link #write(Path, String, AgentInfo, long)} under the default cap ({@link RecorderLimits#defaults}). */
     public static List<String> write(Path dir, String sessionId, AgentInfo agent) throws IOException {
+        return write(dir, sessionId, agent, RecorderLimits.defaults().capBytes());
+    }
+
+    /**
+     * Writes {@code dir}/trajectory.atif.json (under a temporary name, then moved: never half a document); the problems met
+     * reading. Compact, and within the trajectory's cap ({@code capBytes}) with the segments and blobs it is made from (at
+     * least {@link #MIN_STORED}): past that the steps stop and the document says so. The folder lies outside the attempt's
+     * disk limit, bounded by the cap alone, and the document of an exec storm was 2.8 times its segments on top of it (host
+     * round 6, P2). The whole is exported on demand ({@code crucible trace --atif}, the console, the trace store).
+     */
+    public static List<String> write(Path dir, String sessionId, AgentInfo agent, long capBytes) throws IOException {
+        long budget = Math.max(MIN_STORED, capBytes - storedBytes(dir));
         Path tmp = Files.createTempFile(dir, ".atif-", ".tmp");
         try {
             List<String> problems;
             try (OutputStream out = Files.newOutputStream(tmp)) {
-                problems = export(dir, sessionId, agent, out);
+                problems = export(dir, sessionId, agent, out, budget, false);
             }
             Files.move(tmp, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return problems;
@@ -48,19 +63,43 @@ public final class AtifExport {
         }
     }
 
+    /** The whole trajectory as one document, indented: on demand, streamed to whoever asked. */
     public static List<String> export(Path dir, String sessionId, AgentInfo agent, OutputStream out) throws IOException {
+        return export(dir, sessionId, agent, out, Long.MAX_VALUE, true);
+    }
+
+    /** The bytes of the trajectory's own files (segments, blobs), not a document written from them. */
+    static long storedBytes(Path dir) throws IOException {
+        long[] sum = {0};
+        try (var files = Files.walk(dir)) {
+            files.filter(f -> Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                    .filter(f -> !f.getFileName().toString().equals(FILE) && !f.getFileName().toString().startsWith(".atif-"))
+                    .forEach(f -> {
+                        try {
+                            sum[0] += Files.size(f);
+                        } catch (IOException e) {
+                            // gone meanwhile
+                        }
+                    });
+        }
+        return sum[0];
+    }
+
+    private static List<String> export(Path dir, String sessionId, AgentInfo agent, OutputStream sink, long budget, boolean pretty) throws IOException {
         List<String> problems = new ArrayList<>();
         // seq -> step id: they differ only after a gap (an event lost to a failed write), so only the gaps are kept
         TreeMap<Long, Long> offsets = new TreeMap<>();
         offsets.put(0L, 0L);
         long[] stepId = {0};
+        long[] written = {0}; // steps in the document; stepId counts every event read
         Map<String, Object> status = new LinkedHashMap<>();
         BlobStore blobs = new BlobStore(dir);
+        Counted out = new Counted(sink);
         try (JsonGenerator g = JSON.getFactory().createGenerator(out, JsonEncoding.UTF8)) {
             // every character past ASCII written as \\uXXXX: the agent's names and output carry C1 controls and bidi
             // overrides (U+009B, U+202E) that a terminal acts on when `crucible trace --atif` prints (host round 6, P1)
             g.enable(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII.mappedFeature());
-            g.useDefaultPrettyPrinter();
+            if (pretty) g.useDefaultPrettyPrinter();
             g.writeStartObject();
             g.writeStringField("schema_version", SCHEMA_VERSION);
             if (sessionId != null) g.writeStringField("session_id", sessionId);
@@ -76,8 +115,10 @@ public final class AtifExport {
                 long id = ++stepId[0];
                 if (e.seq() - id != offsets.lastEntry().getValue()) offsets.put(e.seq(), e.seq() - id);
                 if (EventKind.END.equals(e.kind())) status.putAll(e.data());
+                if (written[0] < id - 1 || out.count + Math.max(0, g.getOutputBuffered()) > budget) return; // past the budget: read on for the status
                 try {
                     g.writeObject(step(e, id, e.cause() == null ? null : stepOf(offsets, e.cause()), blobs));
+                    written[0] = id;
                 } catch (IOException ex) {
                     failed[0] = ex;
                 }
@@ -87,10 +128,14 @@ public final class AtifExport {
             g.writeStringField("notes", "Written by Crucible from its trajectory segments. Each step's extra.crucible holds the event"
                     + " (seq, kind, cause, data); blob references (sha256:…) name files under blobs/sha256/ beside this document.");
             g.writeObjectFieldStart("final_metrics");
-            g.writeNumberField("total_steps", stepId[0]);
+            g.writeNumberField("total_steps", written[0]);
             g.writeEndObject();
             Map<String, Object> crucible = new LinkedHashMap<>();
             crucible.put("format", "crucible-trajectory/1");
+            if (written[0] < stepId[0]) {
+                crucible.put("truncated", Map.of("stepsWritten", written[0], "events", stepId[0], "why", "the stored document keeps the"
+                        + " trajectory folder within its cap (" + budget + " bytes were left for it); `crucible trace --atif` exports the whole"));
+            }
             crucible.put("status", status.isEmpty() ? Map.of("complete", false, "note", "no end-of-trajectory summary: the run did not close it") : status);
             if (!problems.isEmpty()) crucible.put("readProblems", problems);
             g.writeObjectField("extra", Map.of("crucible", crucible));
@@ -181,5 +226,24 @@ public final class AtifExport {
         }
         if (v instanceof List<?> l) return l.stream().map(x -> restore(x, blobs)).toList();
         return v;
+    }
+
+    /** Counts what passes, for the stored document's budget. */
+    private static final class Counted extends java.io.FilterOutputStream {
+        long count;
+
+        Counted(OutputStream out) { super(out); }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            count += len;
+        }
     }
 }

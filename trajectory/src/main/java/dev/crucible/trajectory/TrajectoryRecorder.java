@@ -64,6 +64,9 @@ public final class TrajectoryRecorder implements AutoCloseable {
     }
 
     /** A recorder writing under {@code dir}; when the folder cannot be made, one that stores nothing and says why. */
+    /** What this trajectory may take (its cap bounds the stored ATIF document too). */
+    public RecorderLimits limits() { return limits; }
+
     public static TrajectoryRecorder open(Path dir, RecorderLimits limits) {
         TrajectoryRecorder r = new TrajectoryRecorder(dir, limits);
         try {

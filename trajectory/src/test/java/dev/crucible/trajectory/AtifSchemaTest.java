@@ -100,6 +100,45 @@ class AtifSchemaTest {
         assertThat(new ObjectMapper().readTree(bytes).toString()).contains(name);
     }
 
+    /**
+     * Host round 6, P2: after an exec storm the stored document was 2.8 times the segments it came from, on the host's disk
+     * outside the attempt's limit and past the trajectory's cap. Now the segments, blobs and stored document together stay
+     * within the cap (at least 1 MiB for the document); past it the steps stop, it says so, and it still validates. Under
+     * the default cap the same storm's document is whole; on demand it always is.
+     */
+    @Test
+    void theStoredDocumentKeepsTheFolderWithinItsCapAndSaysWhenItStopped(@TempDir Path dir) throws Exception {
+        try (TrajectoryRecorder r = TrajectoryRecorder.open(dir, RecorderLimits.defaults())) {
+            for (int i = 0; i < 30_000; i++) {
+                r.append(EventKind.PROCESS_START, null, null, Map.of("pid", 1000 + i, "command", List.of("sh", "-c", "true " + i), "cwd", "/w"));
+            }
+        }
+        long segments = AtifExport.storedBytes(dir);
+        long cap = segments + (2L << 20); // a cap the storm nearly filled: 2 MiB left for the document
+        AtifExport.write(dir, "storm", new AtifExport.AgentInfo("a", "unknown", Map.of()), cap);
+        Path doc = dir.resolve(AtifExport.FILE);
+        assertThat(segments + Files.size(doc)).as("the folder: %d bytes of segments and the document", segments).isLessThanOrEqualTo(cap + (64 << 10));
+        JsonNode root = new ObjectMapper().readTree(doc.toFile());
+        long written = root.get("steps").size();
+        assertThat(written).isLessThan(30_000).isEqualTo(root.at("/final_metrics/total_steps").asLong());
+        assertThat(root.at("/extra/crucible/truncated/events").asLong()).as("30,000 and the recorder's end summary").isEqualTo(30_001);
+        assertThat(root.at("/extra/crucible/status/complete").isBoolean()).as("the end summary is read past the budget").isTrue();
+        assertThat(root.at("/extra/crucible/truncated/why").asText()).contains("crucible trace --atif");
+        assertThat(validate(doc)).startsWith("ok " + written);
+        long truncated = Files.size(doc);
+
+        AtifExport.write(dir, "storm", new AtifExport.AgentInfo("a", "unknown", Map.of()));
+        JsonNode whole = new ObjectMapper().readTree(doc.toFile());
+        assertThat(whole.get("steps").size()).as("under the default cap: whole").isEqualTo(30_001);
+        assertThat(whole.at("/extra/crucible/truncated").isMissingNode()).isTrue();
+        var all = new java.io.ByteArrayOutputStream();
+        AtifExport.export(dir, "storm", new AtifExport.AgentInfo("a", "unknown", Map.of()), all);
+        assertThat(new ObjectMapper().readTree(all.toByteArray()).get("steps").size()).as("on demand: the whole").isEqualTo(30_001);
+        System.out.printf("[atif-stored] segments and blobs %d B; stored under a cap 2 MiB above them %d B (%d of 30,001 steps); stored"
+                + " whole (compact) %d B (%.2fx); on demand (indented) %d B (%.2fx)%n", segments, truncated, written, Files.size(doc),
+                Files.size(doc) / (double) segments, all.size(), all.size() / (double) segments);
+    }
+
     @Test
     void theValidatorRejectsADocumentThatBreaksTheModels(@TempDir Path dir) throws Exception {
         Path bad = dir.resolve("bad.json");

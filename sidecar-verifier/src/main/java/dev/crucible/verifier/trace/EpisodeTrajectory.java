@@ -92,7 +92,7 @@ public final class EpisodeTrajectory {
         TrajectoryRecorder rec = trace.recorder();
         rec.close();
         try {
-            AtifExport.write(rec.dir(), session, agent).forEach(p -> rec.problem("reading back for ATIF: " + p));
+            AtifExport.write(rec.dir(), session, agent, rec.limits().capBytes()).forEach(p -> rec.problem("reading back for ATIF: " + p));
         } catch (IOException | RuntimeException e) {
             rec.problem("trajectory.atif.json not written: " + e.getMessage());
         }
