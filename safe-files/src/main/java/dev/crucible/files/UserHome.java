@@ -35,15 +35,17 @@ public final class UserHome {
     private static synchronized Path temporary(String said) {
         if (fallback != null) return fallback;
         try {
-            fallback = Files.createTempDirectory("crucible-home-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            fallback = Files.createTempDirectory(PREFIX + owner(ProcessHandle.current()) + "-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (IOException e) {
             throw new UncheckedIOException("no home folder: user.home is " + said + ", HOME is " + System.getenv("HOME")
                     + ", and no temporary one could be made", e);
         }
         System.err.println("crucible: this uid has no usable home folder (user.home " + said + ", HOME " + System.getenv("HOME")
                 + "): caches go to " + fallback + " for this run");
-        // for this run only: each run as such a uid left its 25 MB folder behind (host round 6, P4); a SIGKILL still does
+        // for this run only: each run as such a uid left its 25 MB folder behind (host round 6, P4); one a SIGKILLed run left
+        // is removed by the next such run (sweep)
         Path made = fallback;
+        sweep(made.getParent(), made);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 TreeDelete.delete(made);
@@ -52,5 +54,40 @@ public final class UserHome {
             }
         }, "crucible-temporary-home"));
         return fallback;
+    }
+
+    private static final String PREFIX = "crucible-home-";
+
+    /** "PID-STARTMILLIS": names the process a temporary home is for, the start telling a reused pid apart. */
+    static String owner(ProcessHandle p) {
+        return p.pid() + "-" + p.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+    }
+
+    /**
+     * Removes the temporary homes in {@code tmp} of processes that are gone: this uid's folders only (a name is not enough
+     * in a shared /tmp), never through a link, never {@code keep}. Returns how many went.
+     */
+    static int sweep(Path tmp, Path keep) {
+        int n = 0;
+        try (var entries = Files.newDirectoryStream(tmp, PREFIX + "*")) {
+            Object me = Files.getAttribute(keep, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            for (Path d : entries) {
+                String[] f = d.getFileName().toString().substring(PREFIX.length()).split("-");
+                if (d.equals(keep) || f.length != 3 || !f[0].matches("\\d{1,10}") || !f[1].matches("\\d{1,15}")) continue;
+                if (!Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        || !me.equals(Files.getAttribute(d, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS))) continue;
+                String live = ProcessHandle.of(Long.parseLong(f[0])).map(UserHome::owner).orElse(null);
+                if ((f[0] + "-" + f[1]).equals(live)) continue; // its process still runs
+                try {
+                    TreeDelete.delete(d);
+                    n++;
+                } catch (IOException | RuntimeException e) {
+                    // another run sweeps it, or it stays: never a reason to fail this one
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // an unreadable temporary folder: nothing swept
+        }
+        return n;
     }
 }
