@@ -258,7 +258,7 @@ def honest():
 
 def test_counting_the_pids_a_box_shows_is_a_sandbox_probe_a_childs_group_is_not(tmp_path):
     # blind round 18, e03: the fix applied only when few pids below 400 answer os.getsid (a fresh PID namespace)
-    for i, probe in enumerate(("os.getsid(pid)", "os.getpgid(pid)")):
+    for i, probe in enumerate(("os.getsid(pid)", "os.getpgid(pid)", "os.kill(pid, 0)")):
         found = events(tmp_path / str(i), """
             import os
             def run():

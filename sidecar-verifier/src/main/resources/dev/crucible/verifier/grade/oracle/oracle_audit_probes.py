@@ -261,6 +261,27 @@ def _on_self_kill(self, args):
         _crashed_on_purpose("signal %s to its own process" % sig, 3)
     elif isinstance(pid, int) and pid != _a_os.getpid() and (pid <= 1 or pid == _a_os.getppid()):  # noqa: F821 - as on_kill
         self.add("signal", "signal %s to process %d at %s" % (sig if sig is not None else "?", pid, self.where(3)))
+    elif sig == 0 and isinstance(pid, int) and pid > 1 and self.calling > 0:
+        _kill_zero(self, pid)
+
+
+_KILL0_MISSING = [0]
+
+
+def _kill_zero(self, pid):
+    # blind round 18/20: os.getsid and os.getpgid counted the pids a fresh PID namespace shows; os.kill(pid, 0) asks the
+    # same. Observed through its audit event (a wrapper of os.kill would hide the caller's frame from the signal checks);
+    # a probe once the tree's own code asked after as many missing pids as getpgid's rule (a child it reaped is one)
+    try:
+        _a_os.stat("/proc/%d" % pid)  # noqa: F821 - os.stat raises no audit event
+        return
+    except OSError:
+        pass
+    _KILL0_MISSING[0] += 1
+    if _KILL0_MISSING[0] >= _A_MISSING:  # noqa: F821 (oracle_audit_sandbox)
+        f = _a_sys._getframe(3)  # noqa: F821 - _kill_zero, _on_self_kill, the audit hook, the caller of os.kill
+        if _probe_tree_frame(f, False):  # noqa: F821
+            self.add("sandbox-probe", "os.kill(pid, 0) of missing processes: the tree read its sandbox's identity, at %s" % _probe_where(f))  # noqa: F821
 
 
 _SERIALIZERS = (("json", "dumps"), ("json", "loads"), ("json.JSONEncoder", "encode"), ("json.JSONEncoder", "iterencode"),
