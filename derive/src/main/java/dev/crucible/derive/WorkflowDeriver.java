@@ -203,6 +203,7 @@ public final class WorkflowDeriver {
                 : VerifierShapes.verifier("lint", roles.lint(), true, null);
         String setupScript = NodeTools.prepend(ShellScripts.setupScript(steps),
                 NodeTools.installs(toolchains, steps, verifier, readFile, notes));
+        ImpliedTools.add(toolchains, setupScript, verifier.command(), notes);
 
         Map<String, String> setupEnv = runnerEnv(env);
         List<String> secretEnv = new ArrayList<>(userEnv);

@@ -90,6 +90,34 @@ class PythonProjectToolsTest {
     }
 
     @Test
+    void uvThatTheRunnerHasIsAskedAsAToolchainAndToxThatSetupInstallsIsNot() throws Exception {
+        // infiniflow/ragflow: a self-hosted runner with uv on it; no setup-uv, so setup failed "uv: command not found"
+        write("pyproject.toml", "[project]\nname = \"demo\"\nversion = \"1\"\n");
+        Derivation d = derive("""
+                on: push
+                jobs:
+                  tests:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: actions/checkout@v4
+                      - run: uv sync --python 3.13 --frozen
+                      - run: uv run pytest tests
+                """);
+        assertThat(d.toolchains()).containsKey("uv");
+        assertThat(String.join("\n", d.notes())).contains("runs uv with no step that sets it up");
+        Derivation pip = derive("""
+                on: push
+                jobs:
+                  t:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: python -m pip install "tox>=4" pytest
+                      - run: tox -e tests
+                """);
+        assertThat(pip.toolchains()).doesNotContainKey("tox");
+    }
+
+    @Test
     void aTomlEnvironmentWithItsOwnDepsAndNoLockRunnerInstallsWithPip() throws Exception {
         write("tox.toml", """
                 env_list = ["tests"]
