@@ -32,12 +32,14 @@ final class CommandClassifier {
     /** Repository scripts named for running tests: ./test.sh, scripts/run-tests.sh, ci/test-complete. */
     private static final Pattern TEST_SCRIPT = Pattern.compile(
             "(?i)(.*/)?(run[-_]?)?(unit[-_]?)?tests?([-_]\\w+)?(\\.sh|\\.py|\\.bash)?");
-    /** Publishing, deploying and report uploads: meaningful only on GitHub. */
+    /** Publishing, deploying, report uploads and a runner's own housekeeping: meaningful only on GitHub. */
     private static final Pattern CI_ONLY = Pattern.compile("(?i)(" + String.join("|",
             "codecov", "coveralls", "twine\\s+upload", "(npm|yarn|pnpm)\\s+publish", "docker\\s+(login|push)",
             "gh\\s+(release|pr|issue)", "git\\s+push", "cargo\\s+publish", "mvn\\S*\\s.*\\bdeploy\\b",
             "gradlew?\\s.*\\bpublish", "aws\\s+s3", "gsutil", "netlify\\s+deploy", "vercel\\b", "heroku\\b",
-            "sentry-cli", "codeclimate", "sonar-scanner", "curl\\s.*codecov\\.io") + ")");
+            "sentry-cli", "codeclimate", "sonar-scanner", "curl\\s.*codecov\\.io",
+            // a self-hosted runner's housekeeping: the workspace's owner is the runner's business (ragflow)
+            "^(sudo\\s+(-\\S+\\s+)*)?ch(own|grp)\\s.*(\\$\\{?GITHUB_WORKSPACE|github\\.workspace)") + ")");
 
     private CommandClassifier() {
     }

@@ -104,6 +104,10 @@ class CommandClassifierTest {
         "twine upload dist/*                                | CI_ONLY",
         "bash <(curl -s https://codecov.io/bash)            | CI_ONLY",
         "docker push ghcr.io/x/y                            | CI_ONLY",
+        "sudo chown -R ${USER} ${GITHUB_WORKSPACE}          | CI_ONLY",
+        "chown -R runner $GITHUB_WORKSPACE/build            | CI_ONLY",
+        "chmod +x $GITHUB_WORKSPACE/run-tests.sh            | OTHER",
+        "chown -R 1000 ./data                               | OTHER",
         "CI=true FOO=bar pytest                             | TEST",
         "env -u HOME pytest                                 | TEST",
     })
