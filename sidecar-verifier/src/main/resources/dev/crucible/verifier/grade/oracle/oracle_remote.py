@@ -21,7 +21,7 @@ from oracle_arith import approx_float, arith_probed, is_approx, note_steering, r
 from oracle_conn import NeedsInProcess, OracleBroken, raise_remote
 from oracle_eq import probe_of, same_fields, tree_equal
 from oracle_lazy import LazyMethod, get_attr, real
-from oracle_mirror import Classes, ValueRef, by_identity
+from oracle_mirror import Classes, NewHere as _New, ValueRef, by_identity
 from oracle_wire import WireError, decode, encode, is_plain as _is_plain
 
 _ARITH = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift", "divmod"]
@@ -140,21 +140,6 @@ class Remote:
 
 
 _NONE = object()
-
-
-class _New:
-    """`Cls.__new__(Cls)` of a tree class (an instance without __init__; microsoft/markitdown's tests): object.__new__ of
-    the reference refused it ("X is not a type object"); the worker's class makes it. The proxy type itself is still made
-    as any object is."""
-
-    def __get__(self, inst, owner):
-        if inst is None:
-            return _made_here
-        return lambda *args, **kw: inst._o_s.call(inst, "__new__", args, kw)
-
-
-def _made_here(cls, *args, **kw):
-    return object.__new__(cls)
 
 
 class CallableRemote(Remote):
