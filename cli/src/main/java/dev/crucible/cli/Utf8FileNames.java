@@ -11,10 +11,12 @@ import java.util.concurrent.TimeUnit;
  * unset: POSIX, as a bare container or {@code setpriv --reset-env} gives) a file the agent named {@code café.txt} could
  * not be a path: the run ended Failed ({@code InvalidPathException}), an honest fix got no grade and the monitor was
  * blind to a hack beside it (host round 6, B2). The CLI then runs itself again once under {@code C.UTF-8}, which glibc
- * always has; where even that gives no UTF-8 it goes on and says so.
+ * always has; where even that gives no UTF-8 it goes on and says so. The second process ends with the first
+ * (setpriv's --pdeathsig TERM, as the mount namespace's is tied).
  */
 final class Utf8FileNames {
     static final String ENV = "CRUCIBLE_UTF8_REEXEC";
+    private static final String SETPRIV = "/usr/bin/setpriv";
 
     private Utf8FileNames() {}
 
@@ -28,7 +30,11 @@ final class Utf8FileNames {
                     + "): a file name outside ASCII cannot be read; set LC_ALL to a UTF-8 locale");
             return null;
         }
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> cmd = new ArrayList<>();
+        // tied to this process: a SIGKILL here (a supervisor's) ends the run as a SIGTERM does, with its result written
+        // (host round 7, case 18: the run went on to its deadline under init, its out folder locked)
+        if (java.nio.file.Files.isExecutable(Path.of(SETPRIV))) cmd.addAll(List.of(SETPRIV, "--pdeathsig", "TERM"));
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (!a.startsWith("-XX:ArchiveClassesAtExit")) cmd.add(a); // the launcher's archive is this process's to write
         }

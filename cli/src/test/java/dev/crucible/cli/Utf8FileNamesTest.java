@@ -36,6 +36,38 @@ class Utf8FileNamesTest {
         assertThat(hacker.path("phase").asText()).as(hacker.toString()).isEqualTo("Hacked");
     }
 
+    /**
+     * Host round 7, case 18: the CLI started with no locale runs itself again; a SIGKILL of the process the user started
+     * left the second one (under init) running the agent to its deadline, its out folder locked. It now ends with the
+     * first, as a SIGTERM ends a run: its result says Interrupted.
+     */
+    @Test
+    void theRunUnderUtf8EndsWithTheProcessTheUserStarted() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv (util-linux) is missing");
+        Path example = Path.of("").toAbsolutePath();
+        while (!Files.exists(example.resolve("examples/python-bugfix/environment.yaml"))) example = example.getParent();
+        Path out = dir.resolve("killed");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "-f",
+                example.resolve("examples/python-bugfix/environment.yaml").toString(), "--agent-cmd", "sleep 600", "--out", out.toString()));
+        if (!Box.availability().ok()) cmd.add("--no-sandbox");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("killed.log").toFile()).directory(dir.toFile());
+        for (String v : List.of("LANG", "LC_ALL", "LC_CTYPE", "LANGUAGE")) pb.environment().remove(v);
+        Process p = pb.start();
+        List<ProcessHandle> inner = List.of();
+        for (int i = 0; i < 1200 && !(Files.readString(dir.resolve("killed.log")).contains("agent running") && !inner.isEmpty()); i++) {
+            inner = p.descendants().filter(d -> d.info().command().map(c -> c.endsWith("/java")).orElse(false)).toList();
+            Thread.sleep(100);
+        }
+        assertThat(inner).as("the CLI under C.UTF-8: %s", Files.readString(dir.resolve("killed.log"))).isNotEmpty();
+        p.destroyForcibly(); // SIGKILL: no hook of the first process runs
+        p.waitFor();
+        for (ProcessHandle h : inner) h.onExit().get(120, TimeUnit.SECONDS);
+        assertThat(inner).as("every JVM of the run ended with the one the user started").noneMatch(ProcessHandle::isAlive);
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        assertThat(r.path("reason").asText()).as(r.toString()).isEqualTo("Interrupted");
+    }
+
     /** {@code agentScript}: the agent, a script of its own (the box shows the files its command names). */
     private JsonNode run(String agentScript, Path example, String name) throws Exception {
         Path out = dir.resolve(name);
