@@ -141,6 +141,7 @@ class TrajectoryStatus:
     capped: bool
     complete: bool
     events: int
+    exportBytes: int
     lost: int
     dir: str | None = None
     dropped: dict[str, int] | None = None

@@ -149,9 +149,14 @@ public final class TrajectoryRecorder implements AutoCloseable {
         lastFlush = System.nanoTime();
     }
 
+    private volatile long exportBytes;
+
+    /** The stored ATIF document's size, once written beside the segments (TrajectoryStatus.exportBytes). */
+    public void exported(long bytes) { exportBytes = bytes; }
+
     public synchronized TrajectoryStatus status() {
         long droppedAll = dropped.values().stream().mapToLong(Long::longValue).sum();
-        return new TrajectoryStatus(dir.toString(), seq - lost, stored, capped, lost, Map.copyOf(dropped), List.copyOf(problems),
+        return new TrajectoryStatus(dir.toString(), seq - lost, stored, exportBytes, capped, lost, Map.copyOf(dropped), List.copyOf(problems),
                 !capped && lost == 0 && droppedAll == 0 && problems.isEmpty());
     }
 

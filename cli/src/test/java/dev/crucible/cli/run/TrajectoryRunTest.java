@@ -34,6 +34,9 @@ class TrajectoryRunTest {
         assertThat(res.path("reason").asText()).isEqualTo("Verified"); // graded as usual
         assertThat(res.at("/trajectory/complete").asBoolean()).isFalse();
         assertThat(res.at("/trajectory/problems/0").asText()).contains("agent-trajectory.json: steps[0].source: required, one of system, user, agent");
+        // the stored ATIF document is counted beside the segments (host round 7: uncounted, 2.2x the accounted bytes)
+        Path doc = Path.of(res.at("/trajectory/dir").asText()).resolve(dev.crucible.trajectory.AtifExport.FILE);
+        assertThat(res.at("/trajectory/exportBytes").asLong()).isEqualTo(Files.size(doc)).isPositive();
 
         StringWriter t = new StringWriter();
         CommandLine trace = Main.commandLine();

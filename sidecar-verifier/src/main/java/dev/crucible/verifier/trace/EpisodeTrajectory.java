@@ -93,6 +93,7 @@ public final class EpisodeTrajectory {
         rec.close();
         try {
             AtifExport.write(rec.dir(), session, agent, rec.limits().capBytes()).forEach(p -> rec.problem("reading back for ATIF: " + p));
+            rec.exported(java.nio.file.Files.size(rec.dir().resolve(AtifExport.FILE)));
         } catch (IOException | RuntimeException e) {
             rec.problem("trajectory.atif.json not written: " + e.getMessage());
         }
