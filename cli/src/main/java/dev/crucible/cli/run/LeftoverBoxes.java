@@ -13,12 +13,18 @@ import java.util.stream.Stream;
 /**
  * The cgroups of boxes this process made and did not close: what an interrupted run leaves when a box was
  * in use by a thread that never got to close it (a graded command at Ctrl-C). Box names its cgroups
- * {@code box-PID-UID} under a {@code crucible} folder of each hierarchy (v1 CPU groups as
- * {@code crucible-box-PID-UID} at the top); only those of {@code pid} are touched: their processes are
+ * {@code box-PID-UID-N} under a {@code crucible} folder of each hierarchy (v1 CPU groups as
+ * {@code crucible-box-PID-UID-N} at the top; before, {@code box-PID-UID}); only those of {@code pid} are touched: their processes are
  * killed, then the folders removed. Without root there are none (boxes use rlimits then).
  */
 final class LeftoverBoxes {
     static final Path ROOT = Path.of("/sys/fs/cgroup");
+
+    /**
+     * What follows the pid in a box's cgroup name: the uid, then the box's serial (Box.open). The serial was missed for a while,
+     * and no leftover of a killed run was ever swept (host round 7, cases 3 and 5: {@code box-21977-326529-2} stayed).
+     */
+    private static final String AFTER_PID = "-\\d+(-\\d+)?";
 
     private LeftoverBoxes() {}
 
@@ -46,7 +52,7 @@ final class LeftoverBoxes {
      * process in it; nothing is killed) and only past {@code minAge}. Returns the folders removed.
      */
     static List<Path> sweepDead(Path root, java.time.Duration minAge) {
-        Pattern name = Pattern.compile("(crucible-)?box-(\\d+)-\\d+");
+        Pattern name = Pattern.compile("(crucible-)?box-(\\d+)" + AFTER_PID);
         List<Path> removed = new ArrayList<>();
         long before = System.currentTimeMillis() - minAge.toMillis();
         for (Path d : matching(root, name)) {
@@ -65,7 +71,7 @@ final class LeftoverBoxes {
 
     /** The cgroup folders named for {@code pid}'s boxes under {@code root} (v1 and v2 layouts). */
     static List<Path> find(Path root, long pid) {
-        return matching(root, Pattern.compile("(crucible-)?box-" + pid + "-\\d+"));
+        return matching(root, Pattern.compile("(crucible-)?box-" + pid + AFTER_PID));
     }
 
     private static List<Path> matching(Path root, Pattern name) {

@@ -30,12 +30,14 @@ class StaleCgroupsTest {
         Path alive = parent.resolve("box-" + live.pid() + "-4242");
         Path busy = parent.resolve("box-" + gone.pid() + "-4243");
         Path other = parent.resolve("not-a-box-" + gone.pid());
+        Path named = parent.resolve("box-" + gone.pid() + "-4242-7"); // as Box names them now: uid, then the box's serial
         try {
-            for (Path d : List.of(dead, alive, busy, other)) Files.createDirectory(d);
+            for (Path d : List.of(dead, alive, busy, other, named)) Files.createDirectory(d);
             Files.writeString(busy.resolve("cgroup.procs"), Long.toString(member.pid()));
             Path deadReal = dead.toRealPath();
             List<Path> removed = LeftoverBoxes.sweepDead(LeftoverBoxes.ROOT, Duration.ZERO);
             assertThat(removed).contains(deadReal);
+            assertThat(named).as("empty, of a pid that is gone, named as Box names it (host round 7: never swept)").doesNotExist();
             assertThat(dead).as("empty, of a pid that is gone").doesNotExist();
             assertThat(alive).as("its run's pid is alive").exists();
             assertThat(busy).as("a process is still in it: nothing is killed").exists();
@@ -46,7 +48,7 @@ class StaleCgroupsTest {
             member.destroyForcibly().waitFor();
             live.destroyForcibly().waitFor();
             Thread.sleep(200);
-            for (Path d : List.of(dead, alive, busy, other)) Files.deleteIfExists(d);
+            for (Path d : List.of(dead, alive, busy, other, named)) Files.deleteIfExists(d);
         }
     }
 }
