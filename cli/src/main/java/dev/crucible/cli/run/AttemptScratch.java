@@ -193,7 +193,6 @@ final class AttemptScratch implements AutoCloseable {
     synchronized void close(Duration within) {
         if (closed) return;
         closed = true;
-        OPEN.remove(this);
         long deadline = System.nanoTime() + within.toNanos();
         try {
             if (volume == null) {
@@ -206,6 +205,9 @@ final class AttemptScratch implements AutoCloseable {
         } finally {
             step = "done";
             writeLeftBehind();
+            // only now: a signal while this close still moves the workspace finds it open, and the exit hook ends it
+            // (host round 7, case 4: SIGTERM during the move after the result left the volume mounted, unsaid)
+            OPEN.remove(this);
         }
     }
 
