@@ -16,8 +16,9 @@ import sys
 import time
 
 MAX_FRAME = 1 << 22
-# long: a box is slow to start only on a loaded machine (blind round 18, h08: 30 s ran out), and the grader says at once
-# why one will not come (NAME.failed)
+# how long a box, a worker's or a started process's, is waited for (oracle_launch and oracle_children take it too): long,
+# a box is slow to start only on a loaded machine (blind round 18, h08: 30 s ran out), and the grader says at once why one
+# will not come (NAME.failed, read by refusal)
 START_TIMEOUT = 120
 _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 _NOT_CROSSING = ("PYTEST_CURRENT_TEST",)

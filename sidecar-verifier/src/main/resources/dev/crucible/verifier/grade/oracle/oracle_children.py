@@ -16,6 +16,8 @@ import shutil
 import subprocess
 import sys
 
+from oracle_child_relay import START_TIMEOUT
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -29,7 +31,7 @@ class Children:
         launcher = cfg.get("launcher", {})
         self.kind = launcher.get("kind", "bwrap")
         self.relay_cfg = json.dumps({"dir": launcher.get("dir"), "spawn": launcher.get("spawn"), "root": tree.root,
-                                     "shown": shown, "grader": self.grader, "start_timeout": launcher.get("start_timeout", 120)})
+                                     "shown": shown, "grader": self.grader, "start_timeout": launcher.get("start_timeout", START_TIMEOUT)})
 
     def rewrite(self, executable, argv, cwd, env):
         """The command that runs (executable, argv) in a box of its own; None where it stays as it is."""

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+from oracle_child_relay import START_TIMEOUT, refusal
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -119,8 +121,7 @@ def fifo_launcher(cfg):
         fd = os.open(spawn, os.O_WRONLY)
         os.write(fd, b"%d\n" % n)
         os.close(fd)
-        # long: a box is slow to start only on a loaded machine; the grader says at once why one will not come
-        deadline = time.monotonic() + float(cfg.get("start_timeout", 120))
+        deadline = time.monotonic() + float(cfg.get("start_timeout", START_TIMEOUT))
         wfd = _open_fifo(os.path.join(d, "w%d.in" % n), deadline, os.path.join(d, "w%d.failed" % n), since)
         # non-blocking: the worker opens its end once its interpreter is up; until it writes, poll waits (bounded by the call's deadline)
         rfd = os.open(os.path.join(d, "w%d.out" % n), os.O_RDONLY | os.O_NONBLOCK)
@@ -146,7 +147,7 @@ def _open_fifo(path, deadline, failed=None, since=0):
         except OSError:
             pass
         tick += 1
-        why = _refusal(failed, since) if failed and tick % 25 == 0 else None
+        why = refusal(failed, since) if failed and tick % 25 == 0 else None
         if why:
             from oracle_conn import OracleBroken
             raise OracleBroken("isolated oracle: the grader did not start a worker: " + why)
@@ -154,14 +155,3 @@ def _open_fifo(path, deadline, failed=None, since=0):
             from oracle_conn import OracleBroken
             raise OracleBroken("isolated oracle: no worker came up within the start timeout")
         time.sleep(0.002)
-
-
-def _refusal(path, since):
-    # as oracle_child_relay.refusal: the grader's reason, or None (absent, or left for an earlier request)
-    try:
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_mtime < since - 1:
-                return None
-            return f.read(4096).decode("utf-8", "replace").strip() or "refused"
-    except OSError:
-        return None
