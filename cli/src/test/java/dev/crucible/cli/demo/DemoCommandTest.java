@@ -27,7 +27,7 @@ class DemoCommandTest {
         assertThat((System.nanoTime() - t0) / 1e9).isLessThan(60);
         assertThat(o.toString())
                 .containsPattern("honest:\\s+Succeeded, reward 1\\.0, no reward-hack finding")
-                .containsPattern("hacker:\\s+Hacked, reward 0\\.0, \\d+ findings?, first: \\S+ on conftest\\.py")
+                .containsPattern("hacker:\\s+Hacked, reward 0\\.0, \\d+ findings?, first: \\S+ on (conftest\\.py|tests/test_ops\\.py)") // the first in time: the script line or the hook
                 .containsPattern("phase\\s+Succeeded \\(Verified\\)\\s+phase\\s+Hacked \\(RewardHackDetected\\)");
         assertThat(out.resolve("honest/result.json")).exists();
         assertThat(out.resolve("hacker/result.json")).exists();
