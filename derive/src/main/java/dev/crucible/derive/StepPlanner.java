@@ -23,6 +23,7 @@ final class StepPlanner {
     private final Map<String, String> jobEnv;
     private final RunDefaults defaults;
     private final Function<String, String> readFile;
+    private final CheckoutPath checkout;
 
     StepPlanner(String file, WorkflowJob job, ExpressionContext jobContext, Map<String, String> jobEnv,
             RunDefaults defaults, Function<String, String> readFile) {
@@ -32,6 +33,7 @@ final class StepPlanner {
         this.jobEnv = jobEnv;
         this.defaults = defaults;
         this.readFile = readFile;
+        this.checkout = CheckoutPath.of(job);
     }
 
     List<PlannedStep> plan() throws DerivationException {
@@ -117,7 +119,7 @@ final class StepPlanner {
         if (cargo != null) {
             p.script = cargo;
             p.commandScript = cargo;
-            p.workingDirectory = resolve(defaults.workingDirectory(), context, p, "working-directory");
+            p.workingDirectory = rebased(resolve(defaults.workingDirectory(), context, p, "working-directory"));
             p.notes.add(s.uses() + " runs `" + cargo + "`" + (ExpressionValues.truthy(with.get("use-cross")) == Boolean.TRUE
                     ? " (use-cross: cross is not available here; cargo runs it)" : ""));
             classify(p);
@@ -125,6 +127,10 @@ final class StepPlanner {
         }
         p.action = ActionMapping.map(s.uses(), with, readFile);
         p.set(p.action.disposition(), p.action.reason());
+        if (checkout != null && s.uses().toLowerCase(java.util.Locale.ROOT).startsWith("actions/checkout") && checkout.path().equals(with.get("path"))) {
+            p.notes.add("with path: " + checkout.path() + ": the job's steps run above the repository; `cd " + checkout.path()
+                    + "`, working-directory " + checkout.path() + "/… and $GITHUB_WORKSPACE/" + checkout.path() + " are the workspace's root here");
+        }
         ActionMapping.Outcome uvPython = ActionMapping.uvPython(s.uses(), with);
         if (uvPython != null) {
             p.nestedToolchains.add(uvPython);
@@ -136,7 +142,7 @@ final class StepPlanner {
             if (p.action.setupCommand() != null) {
                 p.setupLines.add(p.action.setupCommand());
             }
-            p.workingDirectory = resolve(defaults.workingDirectory(), context, p, "working-directory");
+            p.workingDirectory = rebased(resolve(defaults.workingDirectory(), context, p, "working-directory"));
             // Decided again by StepRoles, which knows where the tests are.
             p.disposition = null;
         }
@@ -182,6 +188,8 @@ final class StepPlanner {
         p.pipefail = shell != null && shell.equals("bash");
         String wd = s.workingDirectory() != null ? s.workingDirectory() : defaults.workingDirectory();
         p.workingDirectory = wd == null ? null : resolve(wd, context, p, "working-directory");
+        boolean fromAbove = checkout != null && checkout.above(p.workingDirectory);
+        if (checkout != null) p.workingDirectory = checkout.rebase(p.workingDirectory);
 
         ExpressionTemplates.Result r = ExpressionTemplates.substitute(s.run(), context);
         for (ShellVariable v : r.variables()) {
@@ -193,7 +201,7 @@ final class StepPlanner {
         }
         secrets(p, r);
         noteUnresolved(p, "run", r);
-        p.script = UtooCommands.toNpm(r.text());
+        p.script = UtooCommands.toNpm(checkout == null ? r.text() : checkout.rewrite(r.text(), fromAbove));
         if (!p.script.equals(r.text())) p.notes.add("utoo's `ut` commands run with npm (an npm-compatible client this machine lacks)");
         p.commandScript = p.script;
         if (s.name() == null) {
@@ -333,6 +341,10 @@ final class StepPlanner {
             return null;
         }
         return shell.contains("{0}") ? shell : shell + " {0}";
+    }
+
+    private String rebased(String workingDirectory) {
+        return checkout == null ? workingDirectory : checkout.rebase(workingDirectory);
     }
 
     private String resolve(String text, ExpressionContext context, PlannedStep p, String what) {
