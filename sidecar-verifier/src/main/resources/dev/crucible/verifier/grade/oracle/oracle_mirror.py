@@ -82,7 +82,18 @@ _REMOTE = ()  # oracle_remote's reference class (set by Classes: that module imp
 _IMMUTABLE = {"int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "tuple": tuple, "frozenset": frozenset}
 
 
+_CONTAINER = {"__contains__": "contains", "__len__": "len", "__iter__": "iter", "__getitem__": "getitem"}
+
+
 def _forwarded(name):
+    if name in _CONTAINER:  # a container method the tree's class redefines: its answer, as any reference's (round 21, h08)
+        op = _CONTAINER[name]
+
+        def c(self, *args):
+            r = self._o_ref._o_s.op(op, self._o_ref, *(a._o_ref if isinstance(a, ValueRef) else a for a in args))
+            return r is True if op == "contains" else r
+        c.__name__ = name
+        return c
     if name in _ORDERING:  # between two of the tree's objects: the tree's; against a trusted plain value: the base's
         def g(self, other):
             if not isinstance(other, (ValueRef,) + _REMOTE):

@@ -242,6 +242,7 @@ _WARNED = []
 # and its ordering (blind round 8, h14: a NamedTuple Version ordered by a SemVer key, not as a plain tuple)
 _ARITH_DUNDERS = frozenset("__%s%s__" % (p, n) for n in ("add", "sub", "mul", "mod", "truediv", "floordiv", "and", "or", "xor")
                            for p in ("", "r")) | frozenset(("__lt__", "__le__", "__gt__", "__ge__"))
+_CONTAINER_DUNDERS = frozenset(("__contains__", "__len__", "__iter__", "__getitem__"))  # round 21, h08: a Span's own `in`
 
 
 def _overrides(t, b):
@@ -250,13 +251,12 @@ def _overrides(t, b):
         if c is b:
             break
         for n in list(getattr(c, "__dict__", {}))[:200]:
-            if type(n) is str and (n in _ARITH_DUNDERS or not n.startswith("__") and hasattr(b, n)) and n not in out:
+            if type(n) is str and (n in _ARITH_DUNDERS or n in _CONTAINER_DUNDERS or not n.startswith("__") and hasattr(b, n)) and n not in out:
                 out.append(n)
     return out[:50]
 
 
-_FLOOD = 1000  # distinct warning texts in one call: a flood for the trusted side to re-issue, not a library's warning
-_TEXTS = set()
+_FLOOD, _TEXTS = 1000, set()  # distinct warning texts in one call: a flood for the trusted side to re-issue, not a library's warning
 
 
 def _keep_warning(message, category, filename, lineno, file=None, line=None):
