@@ -1,6 +1,7 @@
 # A value-type subclass of the tree that redefines a container method (blind round 21, h08: a validated NamedTuple Span
 # with a half-open `__contains__`) answers with its own method under the oracle, as in-process: its mirror used tuple's
-# `in`, and `4 in Span(2, 5)` failed an honest fix. Methods it does not redefine stay the base value's (no round trip).
+# `in`, and `4 in Span(2, 5)` failed an honest fix. A slice crosses by value (h06: `zip(merged, merged[1:])` over a
+# list subclass the tree returned sent an honest test to in-process grading, where its pass did not count). Methods it does not redefine stay the base value's (no round trip).
 TREE = {"span.py": """
     from typing import NamedTuple
 
@@ -24,6 +25,16 @@ TREE = {"span.py": """
     class Plain(NamedTuple):
         a: int
         b: int
+
+
+    class SpanList(list):
+        @property
+        def total(self):
+            return sum(len(s) for s in self)
+
+
+    def spans(*pairs):
+        return SpanList(Span(a, b) for a, b in pairs)
 
 
     def span(a, b):
@@ -50,3 +61,12 @@ def test_a_namedtuple_that_redefines_nothing_keeps_tuples_methods(oracle_tree):
     p = w.mod.plain(7, 9)
     assert 7 in p and 8 not in p
     assert len(p) == 2 and list(p) == [7, 9] and p[1] == 9
+
+
+def test_a_slice_of_the_trees_sequence_crosses(oracle_tree):
+    w = oracle_tree(TREE, "span")
+    merged = w.mod.spans((1, 3), (5, 9), (12, 14))
+    pairs = list(zip(merged, merged[1:]))
+    assert len(pairs) == 2 and all(a.end < b.start for a, b in pairs)
+    assert merged[::2] == [(1, 3), (12, 14)] and merged[-1:] == [(12, 14)]
+    assert merged.total == 8
