@@ -216,7 +216,9 @@ final class HostSideRun implements AutoCloseable {
                 .forEach(h -> left.add("process " + h.pid() + ": " + h.info().commandLine().orElse("")));
         if (Files.isDirectory(tmp)) {
             try (Stream<Path> s = Files.list(tmp)) {
-                s.filter(f -> f.getFileName().toString().startsWith("crucible-state-")).forEach(f -> left.add("state folder " + f));
+                // the run's own temporary folder: any crucible-* there is the run's (state, mount helper, channels, home);
+                // only crucible-state- was looked at, and a uid's mount helper folder stayed unseen (host round 8, cases 18, 19)
+                s.filter(f -> f.getFileName().toString().startsWith("crucible-")).forEach(f -> left.add("left in its temporary folder: " + f));
             }
         }
         // OUT/ROLLOUT/attempt-N/sandbox/.crucible-state: not deeper, and a kept workspace may hold a tree past PATH_MAX
@@ -224,7 +226,7 @@ final class HostSideRun implements AutoCloseable {
             s.filter(f -> f.getFileName().toString().equals(".crucible-state")).forEach(f -> left.add("state folder " + f));
         }
         // LeftoverBoxes' names: (crucible-)box-<cli pid>-<n>, in each hierarchy or its crucible/ folder (v1 and v2)
-        java.util.regex.Pattern box = java.util.regex.Pattern.compile("(crucible-)?box-" + cliPid + "-\\d+");
+        java.util.regex.Pattern box = java.util.regex.Pattern.compile("(crucible-)?box-" + cliPid + "(-\\d+)+"); // box-PID-UID-N
         try (Stream<Path> s = Files.walk(Path.of("/sys/fs/cgroup"), 3)) {
             s.filter(d -> box.matcher(d.getFileName().toString()).matches()).forEach(d -> left.add("cgroup " + d));
         } catch (IOException | java.io.UncheckedIOException unreadable) {
