@@ -18,7 +18,8 @@ import java.util.function.LongConsumer;
  * part of the baseline and never a finding. Setup is the environment author's code, not the agent's:
  * it runs outside the sandbox (it may need the network to install dependencies), with the environment's
  * execution environment ({@code env}: its venv first on PATH, GOPATH, CARGO_HOME… in its prefix), so
- * what it installs lands in that prefix, never in this machine's interpreter.
+ * what it installs lands in that prefix, never in this machine's interpreter. Its process tree ends with the CLI
+ * ({@link TiedProcessTree}).
  */
 final class SetupRunner {
     /** What setup did; {@code exitCode} -1 when it ran past its timeout. */
@@ -41,7 +42,7 @@ final class SetupRunner {
         // limit (or a run stopped by a batch) shows the step it was in, where written at the end it showed nothing
         ExecResult r;
         try (java.io.OutputStream tee = dev.crucible.files.OutputFolder.append(log)) { // O_NOFOLLOW
-            r = new LocalExecutor().runTeeing(new ExecRequest(dev.crucible.verifier.exec.Shell.argv(setup.script), workspace, env, true,
+            r = new LocalExecutor().runTeeing(new ExecRequest(TiedProcessTree.wrap(dev.crucible.verifier.exec.Shell.argv(setup.script)), workspace, env, true,
                     limit, 1 << 20, null, true), onStart, tee);
             if (r.truncated()) tee.write("\n[output cut at 1 MiB]\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             if (r.timedOut()) tee.write(("\n[setup stopped at its limit of " + limit.toSeconds() + " s]\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));

@@ -42,6 +42,50 @@ class KilledRunTest {
         killMidGrade(dir, List.of(dev.crucible.cli.Main.class.getName(), "verify", "-f", env.resolve("environment.yaml").toString(), "--workspace", ws.toString()));
     }
 
+    /**
+     * Setup runs outside the box as the CLI's user: a SIGKILL of a root CLI during setup left setup's shell and its
+     * {@code sleep} under init, and the next run set the prefix up again while they ran (host round 8, cases 26, 27).
+     * Now setup's whole tree ends with the CLI (TiedProcessTree).
+     */
+    @Test
+    void sigkillDuringSetupLeavesNoSetupProcess(@TempDir Path dir) throws Exception {
+        assumeTrue(Box.ROOT && TiedProcessTree.available(), "setup's tree is tied to the CLI by a PID namespace: root and unshare --pid are needed");
+        Path env = LocalRuns.copyExample(dir.resolve("env"), LocalRuns.rollout("killed", "embedded", "true", 120));
+        Path m = env.resolve("environment.yaml");
+        Files.writeString(m, Files.readString(m).replace("python3 -m pip --version >/dev/null 2>&1 || true",
+                "sleep 877.25 & sleep 877.5; echo setup-done"));
+        Path log = dir.resolve("cli.log");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), RunCommand.class.getName(), "-f", env.toString(),
+                "--out", dir.resolve("out").toString()).redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+            while (sleepers().size() < 2) {
+                assertThat(p.isAlive()).as("the CLI ended before setup slept: %s", read(log)).isTrue();
+                assertThat(System.nanoTime()).as("setup never started: %s", read(log)).isLessThan(until);
+                Thread.sleep(100);
+            }
+        } finally {
+            p.destroyForcibly(); // SIGKILL: no shutdown hook runs
+        }
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        List<Long> left = sleepers();
+        for (int i = 0; i < 100 && !left.isEmpty(); i++) {
+            Thread.sleep(100);
+            left = sleepers();
+        }
+        try {
+            assertThat(left).as("setup's processes alive 10 s after the CLI's SIGKILL; log:\n%s", read(log)).isEmpty();
+        } finally {
+            left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+            OrphanVolumes.sweep(); // the killed CLI's disk volume, as its next start would
+        }
+    }
+
+    private static List<Long> sleepers() {
+        return ProcessHandle.allProcesses().map(ProcessHandle::pid).filter(pid -> cmdline(pid).startsWith("sleep\u0000877.")).toList();
+    }
+
     private static final String SLEEP = "import time; time.sleep(876.875)";
 
     /** Starts the CLI ({@code args}: main class and arguments) in its own JVM, SIGKILLs it once a worker serves, checks nothing is left. */
