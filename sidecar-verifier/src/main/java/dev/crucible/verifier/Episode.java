@@ -276,7 +276,7 @@ public final class Episode implements AutoCloseable {
             GradingPhases.add("scan_wait", last.waitNanos());
             GradingPhases.add("scan_bg", last.nanos());
             long tGrade = GradingPhases.since("grade", tPrep);
-            VerifyReport.Tamper tamper = new VerifyReport.Tamper(last.changes(), built.dropped());
+            VerifyReport.Tamper tamper = VerifyReport.Tamper.of(last.changes(), built.dropped());
             removeLater(gradeRoot, results);
             GradingPhases.since("cleanup", tGrade);
             VerifyReport.Timings timings = new VerifyReport.Timings(ms(tKill - t0), ms(tPrep - tKill), ms(tGrade - tPrep), ms(tGrade - t0));

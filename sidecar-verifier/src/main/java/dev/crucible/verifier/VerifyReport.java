@@ -91,7 +91,20 @@ public record VerifyReport(String environment, double reward, Double testReward,
     }
 
     /** What the agent changed that grading ignored: protected files differing from pristine, files left out of the grading tree. */
-    public record Tamper(List<PristineSnapshot.Change> protectedChanges, List<String> droppedFromGrading) {}
+    public record Tamper(List<PristineSnapshot.Change> protectedChanges, List<String> droppedFromGrading) {
+        /** Entries kept of each list: 150,000 FIFOs made result.json 81 MB, past what the console reads (host round 8, cases 29, 30). */
+        public static final int MAX_LISTED = 500;
+
+        /** The lists cut at {@link #MAX_LISTED}, the last entry of droppedFromGrading saying how many were not listed. */
+        public static Tamper of(List<PristineSnapshot.Change> changes, List<String> dropped) {
+            if (changes == null) changes = List.of();
+            if (dropped == null) dropped = List.of();
+            List<String> d = new java.util.ArrayList<>(dropped.subList(0, Math.min(dropped.size(), MAX_LISTED)));
+            if (dropped.size() > MAX_LISTED) d.add("(and " + (dropped.size() - MAX_LISTED) + " more left out of grading, not listed)");
+            if (changes.size() > MAX_LISTED) d.add("(protectedChanges lists the first " + MAX_LISTED + " of " + changes.size() + ")");
+            return new Tamper(List.copyOf(changes.subList(0, Math.min(changes.size(), MAX_LISTED))), List.copyOf(d));
+        }
+    }
 
     public record Timings(long killAgentsMs, long prepareMs, long gradeMs, long totalMs) {}
 

@@ -29,6 +29,9 @@ import java.util.Map;
  * are not kept (listed in {@code not-kept.txt}). The agent has ended by then: nothing changes the tree while it is moved.
  */
 final class VolumeKeeper {
+    /** Lines of not-kept.txt at most (the rest counted in its last line). */
+    static final int NOT_KEPT_LINES = 10_000;
+
     static final String KEPT = ".sandbox-kept";
     static final long PIECE = 16L << 20;
     private static final int BLOCK = 64 << 10;
@@ -126,7 +129,10 @@ final class VolumeKeeper {
         }
         if (!notKept.isEmpty()) {
             try {
-                dev.crucible.files.OutputFolder.replace(dir.root().resolve("not-kept.txt"), String.join("\n", notKept) + "\n");
+                // its first lines: 150,000 FIFOs made it 73 MB on the host's disk, outside the volume (host round 8, case 29)
+                List<String> listed = notKept.size() <= NOT_KEPT_LINES ? notKept : new ArrayList<>(notKept.subList(0, NOT_KEPT_LINES));
+                if (listed != notKept) listed.add("(and " + (notKept.size() - NOT_KEPT_LINES) + " more not kept, not listed)");
+                dev.crucible.files.OutputFolder.replace(dir.root().resolve("not-kept.txt"), String.join("\n", listed) + "\n");
             } catch (IOException ignored) {
                 // the list is a courtesy; the run's result does not depend on it
             }
