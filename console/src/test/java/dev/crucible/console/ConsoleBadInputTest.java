@@ -89,6 +89,24 @@ class ConsoleBadInputTest {
     }
 
     @Test
+    void aHackedRolloutWhoseResultIsTooLargeKeepsItsFindingsAndTests(@TempDir Path runs) throws Exception {
+        // host round 8, case 30: 90,000 FIFOs listed in verifierReport made result.json 48.8 MB; the Hacked run showed no finding
+        Path big = Files.createDirectories(runs.resolve("fifos"));
+        Files.writeString(big.resolve("result.json"), "{\"rollout\":\"fifos\",\"environment\":\"calc\",\"attempt\":0,\"phase\":\"Hacked\","
+                + "\"reason\":\"RewardHackDetected\",\"reward\":0.0,\"tests\":{\"passed\":2,\"failed\":2,\"skipped\":0,\"total\":4,\"details\":[]},"
+                + "\"hackFindings\":[{\"detector\":\"startup-hook-injection\",\"severity\":\"critical\",\"path\":\"conftest.py\","
+                + "\"evidence\":\"added conftest.py\",\"step\":-1},{\"detector\":\"test-skip-injection\",\"severity\":\"critical\","
+                + "\"path\":\"conftest.py\",\"evidence\":\"" + "e".repeat(10_000) + "\"}],"
+                + "\"verifierReport\":{\"tamper\":{\"droppedFromGrading\":[\"" + "f".repeat(ResultFile.MAX_BYTES) + "\"]}}}");
+        try (ConsoleServer s = ConsoleServer.start(runs, "127.0.0.1", 0)) {
+            JsonNode item = get(s, "/api/rollouts?detector=startup-hook-injection", 200).get("items").get(0);
+            assertThat(item.get("id").asText()).isEqualTo("fifos");
+            assertThat(item.get("message").asText()).contains("result.json not read in full", "larger than");
+            assertThat(item.toString()).contains("test-skip-injection", "\"total\":4").doesNotContain("e".repeat(5000));
+        }
+    }
+
+    @Test
     void aRolloutWhoseResultIsTooLargeIsStillListedWithItsPhaseAndWhy(@TempDir Path runs) throws Exception {
         // hostred3 B1: a finding quoting a 17 MiB ref name made result.json 35 MB, and the Hacked rollout vanished from the lists
         Path big = Files.createDirectories(runs.resolve("big"));

@@ -48,7 +48,9 @@ public final class ResultFile {
                     String name = p.currentName();
                     com.fasterxml.jackson.core.JsonToken t = p.nextToken();
                     if (t == null) break;
-                    if (t.isStructStart()) p.skipChildren();
+                    if (t == com.fasterxml.jackson.core.JsonToken.START_ARRAY && name.equals("hackFindings")) findings(p, head.putArray(name));
+                    else if (t == com.fasterxml.jackson.core.JsonToken.START_OBJECT && name.equals("tests")) head.set(name, scalars(p));
+                    else if (t.isStructStart()) p.skipChildren();
                     else if (t.isNumeric()) head.put(name, p.getDoubleValue());
                     else if (t == com.fasterxml.jackson.core.JsonToken.VALUE_STRING && p.getTextLength() <= 4096) head.put(name, p.getText());
                 }
@@ -58,8 +60,32 @@ public final class ResultFile {
         }
         if (head.path("attempt").isNumber()) head.put("attempt", head.get("attempt").asInt());
         head.put("message", "result.json not read in full: " + why);
-        head.remove("hackFindings");
         return summary(id, head, SafeFiles.isDirectory(attemptDir.resolve("trajectory").resolve("segments")));
+    }
+
+    /**
+     * The findings of a refused result.json, each read whole or not at all, strings cut at 4 KiB: a Hacked run whose
+     * result.json grew past the cap (host round 8, case 30: 90,000 FIFOs listed) lost its findings from every view.
+     */
+    private static void findings(com.fasterxml.jackson.core.JsonParser p, com.fasterxml.jackson.databind.node.ArrayNode out) throws IOException {
+        while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+            com.fasterxml.jackson.databind.node.ObjectNode f = scalars(p);
+            if (out.size() < 1000) out.add(f);
+        }
+    }
+
+    /** An object's scalar fields (strings cut at 4 KiB), its nested values skipped; the parser at its end. */
+    private static com.fasterxml.jackson.databind.node.ObjectNode scalars(com.fasterxml.jackson.core.JsonParser p) throws IOException {
+        com.fasterxml.jackson.databind.node.ObjectNode o = JSON.createObjectNode();
+        while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            com.fasterxml.jackson.core.JsonToken t = p.nextToken();
+            if (t.isStructStart()) p.skipChildren();
+            else if (t.isNumeric()) o.put(name, p.getNumberValue().doubleValue() == p.getLongValue() ? p.getLongValue() : p.getDoubleValue());
+            else if (t == com.fasterxml.jackson.core.JsonToken.VALUE_STRING) o.put(name, p.getTextLength() <= 4096 ? p.getText() : p.getText().substring(0, 4096) + "…");
+            else if (t.isBoolean()) o.put(name, p.getBooleanValue());
+        }
+        return o;
     }
 
     public static RolloutSummary summary(String id, Path attemptDir) throws IOException {
