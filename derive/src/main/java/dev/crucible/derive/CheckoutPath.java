@@ -34,12 +34,17 @@ final class CheckoutPath {
             if (repository != null && !repository.replace(" ", "").equals("${{github.repository}}")) continue;
             String p = s.with().get("path");
             if (p == null) return null;
-            p = p.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "");
+            p = folder(p);
             // a folder name as written: an expression or a way out is not guessed at
             if (p.isEmpty() || p.equals(".") || p.contains("${{") || p.startsWith("/") || p.contains("..")) return null;
             return new CheckoutPath(p);
         }
         return null;
+    }
+
+    /** A folder as written, without a leading ./ or trailing slashes. */
+    private static String folder(String written) {
+        return written.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "");
     }
 
     String path() {
@@ -49,7 +54,7 @@ final class CheckoutPath {
     /** A step's working directory relative to the repository: null for its root, unchanged when outside the checkout. */
     String rebase(String workingDirectory) {
         if (workingDirectory == null) return null;
-        String wd = workingDirectory.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "");
+        String wd = folder(workingDirectory);
         if (wd.equals(path)) return null;
         if (wd.startsWith(path + "/")) return wd.substring(path.length() + 1);
         return workingDirectory;

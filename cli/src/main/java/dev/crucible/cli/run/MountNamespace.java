@@ -36,8 +36,8 @@ public final class MountNamespace {
     static final String OFF_ENV = "CRUCIBLE_DISK_NAMESPACE";
     /** CRUCIBLE_DISK_VOLUME=image puts the limit on an ext4 image (disk) even where a tmpfs (memory) would fit. */
     static final String KIND_ENV = "CRUCIBLE_DISK_VOLUME";
-    private static final String UNSHARE = "/usr/bin/unshare";
-    private static final String SETPRIV = "/usr/bin/setpriv";
+    static final String UNSHARE = "/usr/bin/unshare";
+    static final String SETPRIV = "/usr/bin/setpriv";
     /** Why this run has no namespace (null: it has one, or it is root's, which needs none). */
     private static volatile String problem;
 

@@ -1,11 +1,11 @@
 package dev.crucible.cli.run;
 
 import dev.crucible.verifier.sandbox.Box;
+import dev.crucible.verifier.sandbox.DiskVolume;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A command whose whole process tree ends with this CLI, even on SIGKILL, which runs no hook: {@code setpriv --pdeathsig
@@ -16,19 +16,14 @@ import java.util.concurrent.TimeUnit;
  * CAP_SYS_ADMIN); where a tool or the namespace is refused, the command runs as it is.
  */
 final class TiedProcessTree {
-    private static final String SETPRIV = "/usr/bin/setpriv";
-    private static final String UNSHARE = "/usr/bin/unshare";
-    private static final List<String> PREFIX = List.of(SETPRIV, "--pdeathsig", "KILL", UNSHARE, "--pid", "--fork", "--kill-child");
+    private static final List<String> PREFIX = List.of(MountNamespace.SETPRIV, "--pdeathsig", "KILL", MountNamespace.UNSHARE, "--pid", "--fork", "--kill-child");
     private static volatile Boolean works;
 
     private TiedProcessTree() {}
 
     /** {@code argv} tied to this process, or as it is where that cannot be had. */
     static List<String> wrap(List<String> argv) {
-        if (!available()) return argv;
-        List<String> out = new ArrayList<>(PREFIX);
-        out.addAll(argv);
-        return out;
+        return available() ? wrapped(argv) : argv;
     }
 
     static boolean available() {
@@ -38,21 +33,13 @@ final class TiedProcessTree {
     }
 
     private static boolean probe() {
-        if (!Box.ROOT || !Files.isExecutable(Path.of(SETPRIV)) || !Files.isExecutable(Path.of(UNSHARE))) return false;
-        try {
-            List<String> cmd = new ArrayList<>(PREFIX);
-            cmd.add("true");
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return false;
-            }
-            return p.exitValue() == 0; // a container without CAP_SYS_ADMIN refuses the namespace
-        } catch (java.io.IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        if (!Box.ROOT || !Files.isExecutable(Path.of(MountNamespace.SETPRIV)) || !Files.isExecutable(Path.of(MountNamespace.UNSHARE))) return false;
+        return DiskVolume.run(wrapped(List.of("true"))) == null; // a container without CAP_SYS_ADMIN refuses the namespace
+    }
+
+    private static List<String> wrapped(List<String> argv) {
+        List<String> out = new ArrayList<>(PREFIX);
+        out.addAll(argv);
+        return out;
     }
 }

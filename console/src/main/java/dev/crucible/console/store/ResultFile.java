@@ -81,7 +81,7 @@ public final class ResultFile {
             String name = p.currentName();
             com.fasterxml.jackson.core.JsonToken t = p.nextToken();
             if (t.isStructStart()) p.skipChildren();
-            else if (t.isNumeric()) o.put(name, p.getNumberValue().doubleValue() == p.getLongValue() ? p.getLongValue() : p.getDoubleValue());
+            else if (t.isNumeric()) o.put(name, p.getDoubleValue()); // as the top level's: a long past range threw and ended the read
             else if (t == com.fasterxml.jackson.core.JsonToken.VALUE_STRING) o.put(name, p.getTextLength() <= 4096 ? p.getText() : p.getText().substring(0, 4096) + "…");
             else if (t.isBoolean()) o.put(name, p.getBooleanValue());
         }

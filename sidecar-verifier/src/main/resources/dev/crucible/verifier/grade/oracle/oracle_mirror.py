@@ -82,12 +82,12 @@ _REMOTE = ()  # oracle_remote's reference class (set by Classes: that module imp
 _IMMUTABLE = {"int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "tuple": tuple, "frozenset": frozenset}
 
 
-_CONTAINER = {"__contains__": "contains", "__len__": "len", "__iter__": "iter", "__getitem__": "getitem"}
+_CONTAINER = ("__contains__", "__len__", "__iter__", "__getitem__")  # named as the reference's ops: "contains", "len", ...
 
 
 def _forwarded(name):
     if name in _CONTAINER:  # a container method the tree's class redefines: its answer, as any reference's (round 21, h08)
-        op = _CONTAINER[name]
+        op = name[2:-2]
 
         def c(self, *args):
             r = self._o_ref._o_s.op(op, self._o_ref, *(a._o_ref if isinstance(a, ValueRef) else a for a in args))
