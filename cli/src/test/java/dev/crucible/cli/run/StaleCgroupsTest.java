@@ -22,23 +22,29 @@ class StaleCgroupsTest {
     void theEmptyCgroupsOfAGoneRunAreRemovedAndNoOtherOnes() throws Exception {
         Path parent = LeftoverBoxes.ROOT.resolve("memory/crucible");
         Assumptions.assumeTrue(Files.isDirectory(parent) && Files.isWritable(parent), "no writable cgroup v1 memory hierarchy with crucible/ here");
-        Process gone = new ProcessBuilder("true").start();
-        gone.waitFor();
+        // pid_max itself is never handed out: a pid no process has or will have, where one that ran and exited could be
+        // reused on a busy CI box before the sweep looks (a reused pid keeps its folders, by design)
+        long gonePid = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/pid_max")).get(0).trim()); // readString: "3" (sysctl EOF past offset 0)
         Process live = new ProcessBuilder("sleep", "60").start();
         Process member = new ProcessBuilder("sleep", "60").start();
-        Path dead = parent.resolve("box-" + gone.pid() + "-4242");
+        Path dead = parent.resolve("box-" + gonePid + "-4242");
         Path alive = parent.resolve("box-" + live.pid() + "-4242");
-        Path busy = parent.resolve("box-" + gone.pid() + "-4243");
-        Path other = parent.resolve("not-a-box-" + gone.pid());
-        Path named = parent.resolve("box-" + gone.pid() + "-4242-7"); // as Box names them now: uid, then the box's serial
+        Path busy = parent.resolve("box-" + gonePid + "-4243");
+        Path other = parent.resolve("not-a-box-" + gonePid);
+        Path named = parent.resolve("box-" + gonePid + "-4242-7"); // as Box names them now: uid, then the box's serial
         try {
             for (Path d : List.of(dead, alive, busy, other, named)) Files.createDirectory(d);
+            // kernfs makes a cgroup folder's inode (and stamps its mtime) at the first lookup after mkdir, not at mkdir: Box
+            // writes its limits into the folder at once, so look each one up here as Box does, or the sweep's own stat is the
+            // first and the folder reads as made "now", too young for a ZERO age (failed on CI, stop 55)
+            for (Path d : List.of(dead, alive, busy, other, named)) Files.getLastModifiedTime(d);
             Files.writeString(busy.resolve("cgroup.procs"), Long.toString(member.pid()));
             Path deadReal = dead.toRealPath();
-            Thread.sleep(1000); // cgroupfs stamps a new folder up to some ms ahead of the JVM's clock: past ZERO age only then
+            Thread.sleep(20); // cgroupfs stamps with the coarse clock, a few ms behind the JVM's: past ZERO age already
             List<Path> removed = LeftoverBoxes.sweepDead(LeftoverBoxes.ROOT, Duration.ZERO);
             assertThat(removed).contains(deadReal);
-            assertThat(named).as("empty, of a pid that is gone, named as Box names it (host round 7: never swept)").doesNotExist();
+            assertThat(named).as("empty, of a pid that is gone, named as Box names it (host round 7: never swept); removed %s, mtime %s, now %s",
+                    removed, Files.exists(named) ? Files.getLastModifiedTime(named) : "-", java.time.Instant.now()).doesNotExist();
             assertThat(dead).as("empty, of a pid that is gone").doesNotExist();
             assertThat(alive).as("its run's pid is alive").exists();
             assertThat(busy).as("a process is still in it: nothing is killed").exists();
