@@ -77,4 +77,26 @@ final class AttemptRecord {
                 workspace == null ? null : workspace.toString(), ResultFindings.bounded(r), restoredFrom, snapshots, execution, null,
                 doc.labels() == null || doc.labels().isEmpty() ? null : doc.labels());
     }
+
+    /** A limit of the host side's own (its stack, its heap) that the agent's files reached, as the error result.json names. */
+    static IllegalStateException hostLimit(Error e) {
+        return new IllegalStateException(e instanceof StackOverflowError ? "the host side overflowed its stack on the agent's files"
+                : "the host side ran out of memory on the agent's files (Java heap " + Runtime.getRuntime().maxMemory() / (1 << 20)
+                        + " MiB: raise it with -Xmx, or CRUCIBLE_JAVA_OPTS for ./crucible)", e);
+    }
+
+    /**
+     * result.json when the attempt's thread ended without one: {@code finish} itself failed, out of memory while other threads
+     * (the monitor's scan, the boxes' watchers) held the heap ({@code outOfMemory}), or another error of the host's. The outcome alone, no grade; null when even this could not be written.
+     */
+    RolloutResult lastResort(RolloutDoc doc, int attempt, long totalMs, Path workspace, AttemptDir dir, boolean outOfMemory) {
+        try {
+            TerminalOutcome d = new TerminalOutcome(dev.crucible.contract.PhaseName.Failed, "LocalRunError", outOfMemory ? hostLimit(new OutOfMemoryError()).getMessage()
+                    : "the attempt ended without a result: the host side failed while writing it (the CLI's output says how)");
+            RolloutResult r = result(doc, attempt, d, List.of(), null, totalMs, workspace, List.of(), null);
+            return dir.writeResult(r) == null ? r : null;
+        } catch (Throwable e) {
+            return null;
+        }
+    }
 }

@@ -59,6 +59,7 @@ public final class LocalRollout {
 
     private final AttemptRecord rec = new AttemptRecord(); // what happened, filled in as the attempt goes
     private long t0 = System.nanoTime();
+    private byte[] reserve; // let go on an OutOfMemoryError, so that result.json can still be written (host round 8, case 32)
     private Path workspace;
     private volatile Sandbox sandbox;
     private volatile AttemptScratch scratch; // the attempt's disk: its limit, and the volume its folders lie on (as root)
@@ -87,6 +88,7 @@ public final class LocalRollout {
 
     public RolloutResult run() {
         t0 = System.nanoTime(); // queued attempts start their clock (and deadline) when they start
+        reserve = new byte[2 << 20];
         rec.startedAt = Instant.now().toString();
         progress.restart();
         watch();
@@ -107,9 +109,11 @@ public final class LocalRollout {
             return finish(null);
         } catch (Exception e) {
             return finish(e);
-        } catch (StackOverflowError e) { // the attempt still gets its result.json (rt34 deep-dirs had none)
-            return finish(new IllegalStateException("the host side overflowed its stack on the agent's files", e));
+        } catch (StackOverflowError | OutOfMemoryError e) { // still a result.json (rt34 deep-dirs; host round 8, case 32)
+            reserve = null; // what filled the heap is garbage once unwound; this makes room for the result
+            return finish(AttemptRecord.hostLimit(e));
         } finally {
+            if (result == null && !abandoned) result = rec.lastResort(doc, attempt, (System.nanoTime() - t0) / 1_000_000, workspace, dir, reserve == null);
             if (episode != null) episode.close();
             if (holder != null) holder.close();
             if (sandbox != null) sandbox.close();
@@ -213,13 +217,10 @@ public final class LocalRollout {
         }
     }
 
-    /**
-     * Continues a rollout restored from snapshot {@code snapshotId}: the restored agent (root {@code pid}, no child of ours) is watched
-     * by a new live monitor with the remaining deadline, then graded and written to result.json exactly as {@link #run} does.
-     */
+    /** Continues a rollout restored from snapshot {@code snapshotId}: its agent (root {@code pid}, no child of ours) is watched by a new
+     * live monitor with the remaining deadline, then graded and written to result.json exactly as {@link #run} does. */
     public RolloutResult resume(RunningRollout meta, String snapshotId, long pid) {
-        Path stateDir = null;
-        Path pristine = null;
+        Path stateDir = null, pristine = null;
         rec.restoredFrom = snapshotId;
         t0 = System.nanoTime() - meta.elapsedMs() * 1_000_000L; // the deadline counts from the original start
         rec.startedAt = meta.startedAt();

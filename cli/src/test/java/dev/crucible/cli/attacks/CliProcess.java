@@ -66,7 +66,7 @@ final class CliProcess {
      * the shell's pid is the CLI's).
      */
     static Result run(Integer uid, Path home, List<String> args, String agentCmdWithPid, long timeoutSeconds) throws Exception {
-        Process p = builder(uid, home, args, agentCmdWithPid).redirectErrorStream(true).start();
+        Process p = builder(uid, home, args, agentCmdWithPid, DEFAULT_HEAP).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes(); // until the CLI (and anything holding its stdout) ends
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -83,21 +83,27 @@ final class CliProcess {
         return start(uid, home, args, agentCmdWithPid, log, Map.of());
     }
 
+    /** The CLI's Java heap unless {@link #HEAP} in a started CLI's variables says otherwise. */
+    static final String DEFAULT_HEAP = "512m";
+    /** A variable of {@link #start}'s map that sets the CLI's heap (-Xmx) instead of {@link #DEFAULT_HEAP}; not passed on. */
+    static final String HEAP = "CRUCIBLE_TEST_HEAP";
+
     /** As above, with these variables added to the CLI's environment. */
     static Process start(Integer uid, Path home, List<String> args, String agentCmdWithPid, Path log, Map<String, String> env) throws Exception {
-        ProcessBuilder pb = builder(uid, home, args, agentCmdWithPid);
+        ProcessBuilder pb = builder(uid, home, args, agentCmdWithPid, env.getOrDefault(HEAP, DEFAULT_HEAP));
         pb.environment().putAll(env);
+        pb.environment().remove(HEAP);
         return pb.redirectErrorStream(true).redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
     }
 
-    private static ProcessBuilder builder(Integer uid, Path home, List<String> args, String agentCmdWithPid) throws IOException {
+    private static ProcessBuilder builder(Integer uid, Path home, List<String> args, String agentCmdWithPid, String heap) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = BEFORE != null ? BEFORE : uid == null ? System.getProperty("java.class.path") : readableClasspath();
         List<String> cmd = new ArrayList<>();
         if (uid != null) cmd.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
         String script = "exec \"$@\"" + (agentCmdWithPid == null ? "" : " --agent-cmd \"" + agentCmdWithPid.replace("$CLI_PID", "$$") + "\"");
-        cmd.addAll(List.of("sh", "-c", script, "sh", java, "-Xmx512m", "-cp", cp, "dev.crucible.cli.Main"));
+        cmd.addAll(List.of("sh", "-c", script, "sh", java, "-Xmx" + heap, "-cp", cp, "dev.crucible.cli.Main"));
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(home.toFile());
         Map<String, String> env = pb.environment();

@@ -159,6 +159,11 @@ final class HostSideRun implements AutoCloseable {
 
     /** As {@link #run} (no disk sampling), with the CLI's temporary folder {@link #tmp}, so {@link #leftovers} sees its state folders. */
     Ended runInOwnTmp(long limitSeconds) throws Exception {
+        return runInOwnTmp(limitSeconds, Map.of());
+    }
+
+    /** As above, with these variables for the CLI as well ({@link CliProcess#HEAP}: its heap). */
+    Ended runInOwnTmp(long limitSeconds, Map<String, String> cliEnv) throws Exception {
         Files.createDirectories(tmp);
         if (uid != null) CliProcess.chown(tmp, uid);
         Path log = host.base.resolve("cli.log");
@@ -167,6 +172,7 @@ final class HostSideRun implements AutoCloseable {
         // -Dhostside.diskVolume=image: a run without root puts its disk limit on an ext4 image (fuse2fs), not a tmpfs
         String volume = System.getProperty("hostside.diskVolume", "");
         if (!volume.isBlank()) env.put("CRUCIBLE_DISK_VOLUME", volume);
+        env.putAll(cliEnv);
         Process p = CliProcess.start(uid, host.home, List.of("run", "-f", envDir.toString(), "--out", out.toString()), null, log, env);
         cliPid = p.pid();
         boolean ended = p.waitFor(limitSeconds, TimeUnit.SECONDS);
