@@ -22,9 +22,10 @@ final class StaleStateFolders {
     static final String PREFIX = "crucible-state-";
     /** The mount helper's folder of a run re-executed in a user and mount namespace (MountNamespace). */
     static final String MOUNTNS_PREFIX = "crucible-mountns-";
-    /** These folders, and the result channels' FIFO folder (ResultChannel), each named for the CLI that made it. */
+    /** These folders, the result channels' FIFO folder (ResultChannel) and a box's staging folder (Box), each named for the CLI that made it. */
     private static final Pattern NAME = Pattern.compile("(?:" + Pattern.quote(PREFIX) + "|" + Pattern.quote(MOUNTNS_PREFIX) + "|"
-            + Pattern.quote(dev.crucible.verifier.grade.ResultChannel.CHANNELS_PREFIX) + ")(\\d+)-(\\d+)-\\d+");
+            + Pattern.quote(dev.crucible.verifier.grade.ResultChannel.CHANNELS_PREFIX) + "|" + Pattern.quote(dev.crucible.verifier.sandbox.Box.STAGE_PREFIX)
+            + ")(\\d+)-(\\d+)-\\d+");
 
     private StaleStateFolders() {}
 

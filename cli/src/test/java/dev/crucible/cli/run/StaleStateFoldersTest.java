@@ -35,7 +35,9 @@ class StaleStateFoldersTest {
             Path channels = folder(tmp, dev.crucible.verifier.grade.ResultChannel.CHANNELS_PREFIX + ended.pid() + "-" + endedStart + "-6");
             Path ourChannels = folder(tmp, dev.crucible.verifier.grade.ResultChannel.CHANNELS_PREFIX + ProcessTable.selfTag() + "-7");
             Path mountns = folder(tmp, StaleStateFolders.MOUNTNS_PREFIX + ended.pid() + "-" + endedStart + "-8");
-            assertThat(StaleStateFolders.sweep(tmp, Duration.ofSeconds(10))).containsExactlyInAnyOrder(gone, other, channels, mountns);
+            // a box's staging folder: left when the box's watcher died with the CLI's heap (HostHeapExhaustionTest), unnamed before
+            Path stage = folder(tmp, dev.crucible.verifier.sandbox.Box.STAGE_PREFIX + ended.pid() + "-" + endedStart + "-9");
+            assertThat(StaleStateFolders.sweep(tmp, Duration.ofSeconds(10))).containsExactlyInAnyOrder(gone, other, channels, mountns, stage);
             assertThat(ourChannels).as("this CLI's result channels").exists();
             assertThat(gone).as("its CLI ended").doesNotExist();
             assertThat(other).as("its pid names a process that started at another time").doesNotExist();

@@ -70,9 +70,7 @@ public final class Box implements AutoCloseable {
     }
 
     /** Whether boxes can be made on this machine (probed once per JVM with a real box). */
-    public static Availability availability() {
-        return BoxHost.availability();
-    }
+    public static Availability availability() { return BoxHost.availability(); }
 
     /** A box for {@code spec}; {@link BoxUnavailableException} when bubblewrap cannot make one here. */
     public static Box open(BoxSpec spec) throws IOException {
@@ -99,6 +97,7 @@ public final class Box implements AutoCloseable {
     }
 
     private static final java.util.concurrent.atomic.AtomicLong SERIAL = new java.util.concurrent.atomic.AtomicLong();
+    public static final String STAGE_PREFIX = "crucible-box-"; // + its CLI's pid and start: a later run sweeps what a dead one left
 
     private static Box open(BoxSpec spec, Availability a, int uid, String uidGroup) throws IOException {
         Cgroups cg = null;
@@ -117,7 +116,7 @@ public final class Box implements AutoCloseable {
         } else {
             why = "not root: cgroups cannot be created";
         }
-        Path stage = ROOT ? Files.createTempDirectory("crucible-box-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"))) : null;
+        Path stage = ROOT ? Files.createTempDirectory(STAGE_PREFIX + dev.crucible.verifier.exec.ProcessTable.selfTag() + "-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"))) : null;
         Box b = new Box(spec, a, uid, uidGroup, cg, why, stage);
         for (Path w : spec.writable()) b.handOver(w);
         for (Path w : spec.moved().keySet()) b.handOver(w);
@@ -390,7 +389,6 @@ public final class Box implements AutoCloseable {
         if (cgroups != null) cgroups.killAll();
         if (!attached.isEmpty()) ProcessTreeKiller.killStarted(Map.copyOf(attached));
     }
-
 
     private static String q(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
 
