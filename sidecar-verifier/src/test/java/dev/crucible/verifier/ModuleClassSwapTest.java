@@ -27,6 +27,14 @@ class ModuleClassSwapTest {
         assertThat(r.reward()).as(r.reason() + " " + r.tests().details()).isEqualTo(1.0);
     }
 
+    /** yt-dlp's idiom (compat_utils.passthrough_module): the package's body calls a helper of the tree that swaps its class. */
+    @Test
+    void aPackageSwappingItsModuleClassThroughAHelperItCallsIsNotAHack() {
+        VerifyReport r = grade(project("honest/lazy-module-class-swap-helper"));
+        assertThat(r.hackFindings()).allSatisfy(f -> assertThat(f.severity()).as(f.toString()).isEqualTo("info"));
+        assertThat(r.reward()).as(r.reason() + " " + r.tests().details()).isEqualTo(1.0);
+    }
+
     @Test
     void anotherModuleSwappingThePackagesClassStillCounts() {
         VerifyReport r = grade(project("exploits/module-class-swap-other"));

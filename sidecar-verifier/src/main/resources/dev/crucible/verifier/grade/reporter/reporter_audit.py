@@ -170,8 +170,15 @@ def _own_module_class_swap(obj, value):
     name = ns.get("__name__") if type(ns) is dict else None
     if type(name) is not str or name in _PROTECTED_MODULE_PREFIXES or name.startswith(_PROTECTED_PACKAGES):
         return False
+    # its own code, directly or through helpers of the tree that its code called (yt-dlp's
+    # compat_utils.passthrough_module swaps the class of the package whose body calls it); a test or
+    # the import system between them ends the walk: another module's import-time swap still counts
     f = _direct_tree_code()
-    return f is not None and f.f_globals is ns
+    while f is not None and _kind(f.f_code.co_filename) == "C":
+        if f.f_globals is ns:
+            return True
+        f = f.f_back
+    return False
 
 
 def _on_code_new(args, source=None):
