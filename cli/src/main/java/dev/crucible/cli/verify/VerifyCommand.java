@@ -1,5 +1,6 @@
 package dev.crucible.cli.verify;
 
+import dev.crucible.cli.run.SignalCleanup;
 import dev.crucible.verifier.Environment;
 import dev.crucible.verifier.Episode;
 import dev.crucible.verifier.EpisodeOptions;
@@ -52,16 +53,35 @@ public final class VerifyCommand implements Callable<Integer> {
         if (findOffline) return FindOffline.run(file, workspace, write, spec.commandLine().getOut(), err);
         if (workspace == null) return bad(err, "--workspace DIR: required (the finished workspace to grade)");
         if (!Files.isDirectory(workspace)) return bad(err, "--workspace " + workspace + ": no such directory");
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        // a signal stops the one thread that grades: the hook kills the boxes and removes what grading made
+        Thread hook = new Thread(() -> {
+            err.println("crucible verify: stopped by a signal while grading; nothing graded; removed " + SignalCleanup.removeOwn(tmp).size()
+                    + " folder(s) it made");
+            err.flush();
+        }, "crucible-verify-stop");
+        Path state = null;
         try {
             Environment env = Environment.load(file);
+            state = SignalCleanup.stateFolder(tmp);
+            Runtime.getRuntime().addShutdownHook(hook);
             // graded code runs in the shared sandbox, as in crucible run
-            VerifyReport report = Episode.gradePostHoc(env, workspace, EpisodeOptions.defaults().withGradingExecutor(
+            VerifyReport report = Episode.gradePostHoc(env, workspace, EpisodeOptions.defaults().withStateDir(state).withGradingExecutor(
                     new dev.crucible.verifier.sandbox.GradingSandbox(dev.crucible.verifier.sandbox.BoxLimits.defaults())));
             spec.commandLine().getOut().println(Json.write(report, pretty));
             spec.commandLine().getOut().flush();
             return 0;
         } catch (ConfigException e) {
             return bad(err, e.getMessage());
+        } catch (java.io.IOException e) {
+            return bad(err, "cannot make a state folder in " + tmp + ": " + e.getMessage());
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException | IllegalArgumentException shuttingDownOrNeverAdded) {
+                // the hook runs (or never was added)
+            }
+            if (state != null) dev.crucible.verifier.pristine.TreeCopy.delete(state);
         }
     }
 
