@@ -58,9 +58,12 @@ public final class TraceCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Path t = Files.isDirectory(dir.resolve("trajectory")) ? dir.resolve("trajectory") : dir;
-        if (!Files.isDirectory(t.resolve("segments"))) {
-            err.println("crucible trace: " + dir + " holds no trajectory (neither " + dir.resolve("trajectory/segments") + " nor " + dir.resolve("segments") + ")");
+        // links are not followed (the reader refuses them): a folder an agent left may link its segments anywhere (host round 9)
+        java.nio.file.LinkOption noLink = java.nio.file.LinkOption.NOFOLLOW_LINKS;
+        Path t = Files.isDirectory(dir.resolve("trajectory"), noLink) ? dir.resolve("trajectory") : dir;
+        if (!Files.isDirectory(t.resolve("segments"), noLink)) {
+            err.println("crucible trace: " + dir + " holds no trajectory (neither " + dir.resolve("trajectory/segments") + " nor " + dir.resolve("segments")
+                    + " is a folder; a link is not followed)");
             return Main.EXIT_INVALID;
         }
         long from = 1;

@@ -36,6 +36,16 @@ class TraceStepsTest {
         assertThat(trace(Main.EXIT_INVALID, "trace", dir.toString(), "--steps", "4..2")).contains("--steps: 4 is after 2");
     }
 
+    /** Host round 9: a trajectory folder whose segments/ is a link to a folder printed the reader's IOException as a stack trace. */
+    @Test
+    void segmentsThatAreALinkAreRefusedInOneLine() throws Exception {
+        java.nio.file.Files.createDirectories(dir.resolve("elsewhere"));
+        java.nio.file.Files.createDirectories(dir.resolve("run/trajectory"));
+        java.nio.file.Files.createSymbolicLink(dir.resolve("run/trajectory/segments"), dir.resolve("elsewhere"));
+        assertThat(trace(Main.EXIT_INVALID, "trace", dir.resolve("run").toString())).contains("holds no trajectory").contains("a link is not followed")
+                .doesNotContain("Exception");
+    }
+
     private static String trace(int exit, String... args) {
         StringWriter w = new StringWriter();
         CommandLine cl = Main.commandLine();
