@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * the pristine copy, hidden tests and grading copies, and a CLI killed with SIGKILL runs no hook to remove them. Their name
  * carries the CLI's pid and start time ({@code crucible-state-PID-START-...}), so the next run removes those whose CLI is
  * gone: no process has that pid, or the one that has it started at another time (the pid was reused). Folders of other
- * users cannot be removed and are left; older names without an owner are never touched.
+ * users are left, even by root; older names without an owner are never touched.
  */
 final class StaleStateFolders {
     static final String PREFIX = "crucible-state-";
@@ -41,6 +41,8 @@ final class StaleStateFolders {
             for (Path d : s.toList()) {
                 Matcher m = NAME.matcher(d.getFileName().toString());
                 if (!m.matches() || !Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS) || !Files.isWritable(d)) continue;
+                // only this user's: a root run removed another user's folders (or ones planted to look like them: host round 9, 10b)
+                if (!Files.getAttribute(Path.of("/proc/self"), "unix:uid").equals(Files.getAttribute(d, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS))) continue;
                 long pid = Long.parseLong(m.group(1));
                 long start = Long.parseLong(m.group(2));
                 if (ProcessTable.stat(pid).map(st -> st.startTicks() == start).orElse(false)) continue; // its CLI still runs

@@ -37,7 +37,13 @@ class StaleStateFoldersTest {
             Path mountns = folder(tmp, StaleStateFolders.MOUNTNS_PREFIX + ended.pid() + "-" + endedStart + "-8");
             // a box's staging folder: left when the box's watcher died with the CLI's heap (HostHeapExhaustionTest), unnamed before
             Path stage = folder(tmp, dev.crucible.verifier.sandbox.Box.STAGE_PREFIX + ended.pid() + "-" + endedStart + "-9");
-            assertThat(StaleStateFolders.sweep(tmp, Duration.ofSeconds(10))).containsExactlyInAnyOrder(gone, other, channels, mountns, stage);
+            // another user's (host round 9, 10b: a root run removed them, and ones planted to look like them); as root only
+            Path foreign = folder(tmp, StaleStateFolders.PREFIX + ended.pid() + "-" + endedStart + "-10");
+            boolean root = "root".equals(System.getProperty("user.name"));
+            if (root) Files.setAttribute(foreign, "unix:uid", 64123);
+            assertThat(StaleStateFolders.sweep(tmp, Duration.ofSeconds(10))).containsExactlyInAnyOrder(
+                    root ? new Path[] {gone, other, channels, mountns, stage} : new Path[] {gone, other, channels, mountns, stage, foreign});
+            if (root) assertThat(foreign).as("another user's").exists();
             assertThat(ourChannels).as("this CLI's result channels").exists();
             assertThat(gone).as("its CLI ended").doesNotExist();
             assertThat(other).as("its pid names a process that started at another time").doesNotExist();
