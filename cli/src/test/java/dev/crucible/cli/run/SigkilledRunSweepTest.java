@@ -60,6 +60,10 @@ class SigkilledRunSweepTest {
             assertThat(mountsUnder(out)).as("the killed run's volume; the next run said:\n" + said).isEmpty();
             assertThat(out.resolve(AttemptScratch.IMAGE)).doesNotExist();
             assertThat(LocalRuns.processesWith(marker)).as("the killed run's agent").isZero();
+            try (java.util.stream.Stream<Path> s = Files.list(dir.resolve("tmp"))) { // host round 9, case 16: unnamed, never swept
+                assertThat(s.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(Box.STAGE_PREFIX)).toList())
+                        .as("the boxes' staging folders; the next run said:\n" + said).isEmpty();
+            }
         } finally {
             LeftoverBoxes.sweep(killed); // a failed case's leftovers are removed here, not left to the machine
             dev.crucible.verifier.sandbox.OrphanVolumes.sweep();
