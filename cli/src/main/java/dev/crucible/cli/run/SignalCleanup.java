@@ -28,9 +28,14 @@ public final class SignalCleanup {
         return Files.createTempDirectory(tmp, StaleStateFolders.prefix(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
 
-    /** Kills this CLI's boxes and removes their cgroups, then its own folders under {@code tmp}; returns the folders removed. */
-    public static List<Path> removeOwn(Path tmp) {
+    /** Opens no more boxes, kills this CLI's and removes their cgroups (the grading thread goes on while a hook runs). */
+    public static void stopBoxes() {
+        dev.crucible.verifier.sandbox.Box.stopOpening();
         LeftoverBoxes.sweep(ProcessHandle.current().pid());
+    }
+
+    /** Removes this CLI's own folders under {@code tmp} (after {@link #stopBoxes}); returns those removed. */
+    public static List<Path> removeOwn(Path tmp) {
         String tag = ProcessTable.selfTag() + "-";
         try (Stream<Path> s = Files.list(tmp)) {
             return s.filter(d -> OWN.stream().anyMatch(p -> d.getFileName().toString().startsWith(p + tag)))

@@ -54,8 +54,18 @@ public final class VerifyCommand implements Callable<Integer> {
         if (workspace == null) return bad(err, "--workspace DIR: required (the finished workspace to grade)");
         if (!Files.isDirectory(workspace)) return bad(err, "--workspace " + workspace + ": no such directory");
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-        // a signal stops the one thread that grades: the hook kills the boxes and removes what grading made
+        // a signal: the hook stops and kills the boxes, lets the grading thread end (it removes its own state folder), then
+        // removes whatever folders are left; the grading thread goes on while a hook runs, so the order matters
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
         Thread hook = new Thread(() -> {
+            stopping.set(true);
+            SignalCleanup.stopBoxes();
+            try {
+                ended.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             err.println("crucible verify: stopped by a signal while grading; nothing graded; removed " + SignalCleanup.removeOwn(tmp).size()
                     + " folder(s) it made");
             err.flush();
@@ -68,6 +78,7 @@ public final class VerifyCommand implements Callable<Integer> {
             // graded code runs in the shared sandbox, as in crucible run
             VerifyReport report = Episode.gradePostHoc(env, workspace, EpisodeOptions.defaults().withStateDir(state).withGradingExecutor(
                     new dev.crucible.verifier.sandbox.GradingSandbox(dev.crucible.verifier.sandbox.BoxLimits.defaults())));
+            if (stopping.get()) return 143; // its grade broke off: no report
             spec.commandLine().getOut().println(Json.write(report, pretty));
             spec.commandLine().getOut().flush();
             return 0;
@@ -82,6 +93,7 @@ public final class VerifyCommand implements Callable<Integer> {
                 // the hook runs (or never was added)
             }
             if (state != null) dev.crucible.verifier.pristine.TreeCopy.delete(state);
+            ended.countDown();
         }
     }
 

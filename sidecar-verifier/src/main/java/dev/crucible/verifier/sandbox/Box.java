@@ -69,6 +69,8 @@ public final class Box implements AutoCloseable {
         watcher.setDaemon(true);
     }
 
+    public static void stopOpening() { BoxHost.stopping = true; } // no box opens from now on: a signal's hook removes what boxes made
+
     /** Whether boxes can be made on this machine (probed once per JVM with a real box). */
     public static Availability availability() { return BoxHost.availability(); }
 
@@ -85,6 +87,7 @@ public final class Box implements AutoCloseable {
      * wrote was not there for the test). Each box still has its own namespaces, mounts and cgroups.
      */
     public static Box open(BoxSpec spec, String uidGroup) throws IOException {
+        if (BoxHost.stopping) throw new BoxUnavailableException("this process is stopping (a signal): no new box");
         Availability a = availability();
         if (!a.ok()) throw new BoxUnavailableException(a.problem());
         int uid = ROOT ? BoxHost.takeUid(uidGroup) : BoxHost.processUid();
@@ -335,9 +338,7 @@ public final class Box implements AutoCloseable {
     }
 
     /** What this box enforces, and what it does not and why: one line for the terminal. */
-    public String describe() {
-        return BoxEnforcement.describe(spec, uid, cgroups, cgroupProblem);
-    }
+    public String describe() { return BoxEnforcement.describe(spec, uid, cgroups, cgroupProblem); }
 
     @Override
     public void close() {

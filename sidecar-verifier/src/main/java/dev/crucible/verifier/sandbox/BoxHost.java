@@ -19,6 +19,7 @@ final class BoxHost {
     /** The first uid boxes take when the CLI is root; each box gets its own (see {@link #nextUid}). */
     static final int UID_BASE = 200_000;
     static final boolean ROOT = processUid() == 0;
+    static volatile boolean stopping; // Box.stopOpening
     private static final AtomicInteger SLOT = new AtomicInteger();
     private static final Set<Integer> UIDS_IN_USE = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private static volatile Box.Availability availability;
