@@ -1,14 +1,11 @@
 package dev.crucible.cli.run;
 
-import dev.crucible.verifier.exec.ProcessTable;
-import dev.crucible.verifier.pristine.TreeCopy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * What a command that grades outside a run ({@code crucible verify}) leaves when a signal stops it mid-grading: its boxes'
@@ -17,10 +14,6 @@ import java.util.stream.Stream;
  * threads as they end; verify has one thread, the one the signal stops, so its shutdown hook does it here.
  */
 public final class SignalCleanup {
-    /** The folders this CLI names for itself ({@code PREFIX + pid-start-}), which a later run sweeps once it is gone. */
-    private static final List<String> OWN = List.of(StaleStateFolders.PREFIX, dev.crucible.verifier.sandbox.Box.STAGE_PREFIX,
-            dev.crucible.verifier.grade.ResultChannel.CHANNELS_PREFIX);
-
     private SignalCleanup() {}
 
     /** A new state folder (0700) under {@code tmp}, named for this CLI: a later run removes it if this one is killed. */
@@ -36,12 +29,6 @@ public final class SignalCleanup {
 
     /** Removes this CLI's own folders under {@code tmp} (after {@link #stopBoxes}); returns those removed. */
     public static List<Path> removeOwn(Path tmp) {
-        String tag = ProcessTable.selfTag() + "-";
-        try (Stream<Path> s = Files.list(tmp)) {
-            return s.filter(d -> OWN.stream().anyMatch(p -> d.getFileName().toString().startsWith(p + tag)))
-                    .filter(d -> TreeCopy.delete(d, Duration.ofSeconds(5)) == null).toList();
-        } catch (IOException | RuntimeException unreadable) {
-            return List.of();
-        }
+        return StaleStateFolders.removeOwn(tmp, Duration.ofSeconds(5));
     }
 }

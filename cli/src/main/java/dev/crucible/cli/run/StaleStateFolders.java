@@ -36,16 +36,29 @@ final class StaleStateFolders {
 
     /** Removes the state folders under {@code tmp} whose CLI is gone, each within {@code bound}; returns those removed. */
     static List<Path> sweep(Path tmp, Duration bound) {
+        return remove(tmp, bound, false);
+    }
+
+    /** Removes this CLI's own folders under {@code tmp} (a signal stops it: SignalCleanup), each within {@code bound}. */
+    static List<Path> removeOwn(Path tmp, Duration bound) {
+        return remove(tmp, bound, true);
+    }
+
+    /** The folders named for a CLI that is gone ({@code own}: for this one), of this user only, removed. */
+    private static List<Path> remove(Path tmp, Duration bound, boolean own) {
         List<Path> removed = new ArrayList<>();
         try (Stream<Path> s = Files.list(tmp)) {
+            Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            String self = ProcessTable.selfTag();
             for (Path d : s.toList()) {
                 Matcher m = NAME.matcher(d.getFileName().toString());
                 if (!m.matches() || !Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS) || !Files.isWritable(d)) continue;
                 // only this user's: a root run removed another user's folders (or ones planted to look like them: host round 9, 10b)
-                if (!Files.getAttribute(Path.of("/proc/self"), "unix:uid").equals(Files.getAttribute(d, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS))) continue;
+                if (!uid.equals(Files.getAttribute(d, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS))) continue;
                 long pid = Long.parseLong(m.group(1));
                 long start = Long.parseLong(m.group(2));
-                if (ProcessTable.stat(pid).map(st -> st.startTicks() == start).orElse(false)) continue; // its CLI still runs
+                if (own != (pid + "-" + start).equals(self)) continue;
+                if (!own && ProcessTable.stat(pid).map(st -> st.startTicks() == start).orElse(false)) continue; // its CLI still runs
                 if (dev.crucible.verifier.pristine.TreeCopy.delete(d, bound) == null) removed.add(d);
             }
         } catch (IOException | RuntimeException unreadable) {

@@ -227,7 +227,7 @@ final class ProcessObserver {
     void checkScript(String script, String text, String cwd, String how, Consumer<WorkspaceScanner.Raw> out) {
         if (text != null && scannedScripts.size() < 4096 && scannedScripts.add(script + "|" + text.length() + "|" + text.hashCode())) {
             ScriptCommands.check("the script " + script + " that " + how, text, cwd, workspace, this.owned, graderPid, out);
-            text.lines().filter(l -> judgedMountReads.size() < 256 && CommandRules.match(l, -1).stream().anyMatch(h -> h.rule().equals("mounts")))
+            text.lines().filter(l -> judgedMountReads.size() < 256 && CommandRules.readsMountTable(l))
                     .forEach(l -> judgedMountReads.add(l.strip()));
         }
     }
